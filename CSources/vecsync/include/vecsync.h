@@ -1,0 +1,44 @@
+/*
+** vecsync.h: the public face of the VecSync SQLite extension.
+**
+** Usage, from the sqlite3 shell (the entry point is found from the file name):
+**
+**   sqlite> .load .build/release/libvecsync
+**   sqlite> select vector_extract(vector32('[1, 2.5, -3e-2]'));
+**   [1,2.5,-0.03]
+**
+** From a host that links SQLite itself, register the same code on every connection
+** opened afterwards:
+**
+**   sqlite3_auto_extension(vecsync_auto_extension_entry());
+**
+** The declarations use incomplete struct types so this header can sit beside any
+** sqlite3.h without redefining its typedefs.
+*/
+#ifndef VECSYNC_H
+#define VECSYNC_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sqlite3;
+struct sqlite3_api_routines;
+
+/* The extension's entry point, as sqlite3_load_extension() looks it up. */
+int sqlite3_vecsync_init(
+  struct sqlite3 *db,                         /* Connection to register on */
+  char **pzErrMsg,                            /* OUT: error text, sqlite3_malloc'ed */
+  const struct sqlite3_api_routines *pApi     /* SQLite's routine table */
+);
+
+/* The entry point cast to the type sqlite3_auto_extension() takes. */
+void (*vecsync_auto_extension_entry(void))(void);
+
+/* The extension's version, e.g. "0.1.0". */
+const char *vecsync_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VECSYNC_H */

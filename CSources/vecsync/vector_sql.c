@@ -1,0 +1,254 @@
+/*
+** vector_sql.c: the scalar vector functions, under libSQL's names and sqlite-vec's.
+**
+** Usage:
+**
+**   select vector32('[1, 2.5, -3e-2]');                 -- F32 blob, 4 bytes an element
+**   select vector_extract(vector32('[1, 2.5, -3e-2]')); -- '[1,2.5,-0.03]'
+**   select vector64('[1,2]');                            -- F64 blob (libSQL's layout)
+**   select vector_distance_cos(vector32('[1,0]'), vector32('[0,1]'));   -- 1.0
+**   select vector_distance_l2('[0,0]', '[3,4]');          -- 5.0
+**   select vec_length('[1,2,3]'), vec_to_json(vec_normalize('[3,4]'));
+**
+** libSQL names: vector32 (alias vector), vector64, vector_extract, vector_distance_cos,
+** vector_distance_l2. sqlite-vec names: vec_f32, vec_distance_cosine, vec_distance_l2,
+** vec_length, vec_to_json, vec_normalize. Each function accepts a vector as JSON-like
+** text or as a blob; a bad vector is an error whose text names the function and problem.
+*/
+#include "vecsync_int.h"
+SQLITE_EXTENSION_INIT3
+
+#include <math.h>
+#include <string.h>
+
+/* Report an error as "fn: message" and free the message. */
+static void vsResultError(sqlite3_context *ctx, int rc, char *zErr){
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    char *zMsg = sqlite3_mprintf("%s: %s",
+        (const char*)sqlite3_user_data(ctx), zErr ? zErr : "error");
+    sqlite3_result_error(ctx, zMsg ? zMsg : "out of memory", -1);
+    sqlite3_free(zMsg);
+  }
+  sqlite3_free(zErr);
+}
+
+/* vector32(x), vector(x), vec_f32(x): x as an F32 blob. */
+static void vsVector32Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsVector v;
+  char *zErr = 0;
+  int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
+  (void)argc;
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  vsResultF32(ctx, (const float*)v.aData, v.nDim);
+  vsVectorFree(&v);
+}
+
+/* vector64(x): x as an F64 blob. */
+static void vsVector64Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsVector v;
+  char *zErr = 0;
+  int rc = vsVectorFromValue(argv[0], VS_F64, &v, &zErr);
+  (void)argc;
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  vsResultF64(ctx, (const double*)v.aData, v.nDim);
+  vsVectorFree(&v);
+}
+
+/* Render as '[a,b,c]' with printf format zFmt ("%g" for libSQL, "%f" for sqlite-vec). */
+static void vsResultText(sqlite3_context *ctx, const VsVector *v, const char *zFmt){
+  sqlite3_str *pStr = sqlite3_str_new(sqlite3_context_db_handle(ctx));
+  int i, rc;
+  sqlite3_str_appendchar(pStr, 1, '[');
+  for(i=0; i<v->nDim; i++){
+    if( i ) sqlite3_str_appendchar(pStr, 1, ',');
+    sqlite3_str_appendf(pStr, zFmt, vsVectorAt(v, i));
+  }
+  sqlite3_str_appendchar(pStr, 1, ']');
+  rc = sqlite3_str_errcode(pStr);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(sqlite3_str_finish(pStr));
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  {
+    int n = sqlite3_str_length(pStr);
+    sqlite3_result_text(ctx, sqlite3_str_finish(pStr), n, sqlite3_free);
+  }
+}
+
+/* vector_extract(x): libSQL's text form, each element as %g. */
+static void vsExtractFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsVector v;
+  char *zErr = 0;
+  int rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
+  (void)argc;
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  vsResultText(ctx, &v, "%g");
+  vsVectorFree(&v);
+}
+
+/* vec_to_json(x): sqlite-vec's text form, each element as %f. */
+static void vsToJsonFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsVector v;
+  char *zErr = 0;
+  int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
+  (void)argc;
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  vsResultText(ctx, &v, "%f");
+  vsVectorFree(&v);
+}
+
+/* vec_length(x): the number of elements. */
+static void vsLengthFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsVector v;
+  char *zErr = 0;
+  int rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
+  (void)argc;
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  sqlite3_result_int(ctx, v.nDim);
+  vsVectorFree(&v);
+}
+
+/* vec_normalize(x): x scaled to unit length, as F32. A zero vector has no direction. */
+static void vsNormalizeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsVector v;
+  char *zErr = 0;
+  float *a = 0;
+  double rNorm;
+  int i, rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
+  (void)argc;
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  rNorm = sqrt(vsDotF64(&v, &v));
+  if( rNorm==0.0 ){
+    vsResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("cannot normalize a zero vector"));
+    goto cleanup;
+  }
+  a = sqlite3_malloc64(sizeof(float)*(size_t)(v.nDim ? v.nDim : 1));
+  if( a==0 ){ sqlite3_result_error_nomem(ctx); goto cleanup; }
+  for(i=0; i<v.nDim; i++) a[i] = (float)(((const float*)v.aData)[i] / rNorm);
+  vsResultF32(ctx, a, v.nDim);
+
+cleanup:
+  sqlite3_free(a);
+  vsVectorFree(&v);
+}
+
+/* Decode both arguments of a distance function and check they can be compared. */
+static int vsDistanceArgs(sqlite3_value **argv, VsVector *pA, VsVector *pB, char **pzErr){
+  int rc = vsVectorFromValue(argv[0], 0, pA, pzErr);
+  if( rc==SQLITE_OK ) rc = vsVectorFromValue(argv[1], 0, pB, pzErr);
+  if( rc==SQLITE_OK && pA->nDim!=pB->nDim ){
+    *pzErr = sqlite3_mprintf(
+        "vectors have different dimensions: %d and %d", pA->nDim, pB->nDim);
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && pA->nDim==0 ){
+    *pzErr = sqlite3_mprintf("the distance of empty vectors is undefined");
+    rc = SQLITE_ERROR;
+  }
+  return rc;
+}
+
+/* vector_distance_cos(a, b), vec_distance_cosine(a, b): 1 - cos(a, b); NULL for a zero
+** vector, whose direction is undefined. Ranges over [0, 2]. */
+static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsVector a, b;
+  char *zErr = 0;
+  int rc;
+  (void)argc;
+  memset(&b, 0, sizeof(b));
+  rc = vsDistanceArgs(argv, &a, &b, &zErr);
+  if( rc!=SQLITE_OK ){
+    vsResultError(ctx, rc, zErr);
+  }else{
+    double rAA = vsDotF64(&a, &a), rBB = vsDotF64(&b, &b);
+    if( rAA==0.0 || rBB==0.0 ){
+      sqlite3_result_null(ctx);
+    }else{
+      double rDist = 1.0 - vsDotF64(&a, &b)/sqrt(rAA*rBB);
+      if( rDist<0.0 ) rDist = 0.0;
+      if( rDist>2.0 ) rDist = 2.0;
+      sqlite3_result_double(ctx, rDist);
+    }
+  }
+  vsVectorFree(&a);
+  vsVectorFree(&b);
+}
+
+/* vector_distance_l2(a, b), vec_distance_l2(a, b): the Euclidean distance. */
+static void vsDistanceL2Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsVector a, b;
+  char *zErr = 0;
+  int rc;
+  (void)argc;
+  memset(&b, 0, sizeof(b));
+  rc = vsDistanceArgs(argv, &a, &b, &zErr);
+  if( rc!=SQLITE_OK ){
+    vsResultError(ctx, rc, zErr);
+  }else{
+    sqlite3_result_double(ctx, sqrt(vsL2SqF64(&a, &b)));
+  }
+  vsVectorFree(&a);
+  vsVectorFree(&b);
+}
+
+/* vecsync_version(): the extension's version. */
+static void vsVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc; (void)argv;
+  sqlite3_result_text(ctx, VECSYNC_VERSION, -1, SQLITE_STATIC);
+}
+
+/* vecsync_debug(): version, SQLite, BLAS and SIMD in use, one per line. */
+static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  char *z = sqlite3_mprintf(
+      "vecsync %s\nsqlite %s\nblas: %s\nsimd: %s\nmax dimensions: %d",
+      VECSYNC_VERSION, sqlite3_libversion(), vsBlasName(), vsSimdName(), VS_MAX_DIMS);
+  (void)argc; (void)argv;
+  if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  sqlite3_result_text(ctx, z, -1, sqlite3_free);
+}
+
+/*
+** Every function is pure: DETERMINISTIC lets SQLite use them in indexes and constant-fold
+** them; INNOCUOUS lets them run in triggers and views of untrusted schemas, which is safe
+** because they read nothing but their arguments. vecsync_debug() reads the process's
+** state, so it is not deterministic.
+*/
+#define VS_PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
+
+int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
+  static const struct {
+    const char *zName;                                   /* SQL name */
+    int nArg;                                            /* Number of arguments */
+    int flags;                                           /* SQLITE_* function flags */
+    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
+  } aFunc[] = {
+    { "vector32",            1, VS_PURE, vsVector32Func },
+    { "vector",              1, VS_PURE, vsVector32Func },
+    { "vector64",            1, VS_PURE, vsVector64Func },
+    { "vector_extract",      1, VS_PURE, vsExtractFunc },
+    { "vector_distance_cos", 2, VS_PURE, vsDistanceCosFunc },
+    { "vector_distance_l2",  2, VS_PURE, vsDistanceL2Func },
+    { "vec_f32",             1, VS_PURE, vsVector32Func },
+    { "vec_distance_cosine", 2, VS_PURE, vsDistanceCosFunc },
+    { "vec_distance_l2",     2, VS_PURE, vsDistanceL2Func },
+    { "vec_length",          1, VS_PURE, vsLengthFunc },
+    { "vec_to_json",         1, VS_PURE, vsToJsonFunc },
+    { "vec_normalize",       1, VS_PURE, vsNormalizeFunc },
+    { "vecsync_version",     0, VS_PURE, vsVersionFunc },
+    { "vecsync_debug",       0, SQLITE_UTF8 | SQLITE_INNOCUOUS, vsDebugFunc },
+  };
+  int rc = SQLITE_OK;
+  size_t i;
+  for(i=0; i<sizeof(aFunc)/sizeof(aFunc[0]) && rc==SQLITE_OK; i++){
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].flags,
+                                 (void*)aFunc[i].zName, aFunc[i].xFunc, 0, 0);
+    if( rc!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("vecsync: cannot register function %s(): %s",
+                               aFunc[i].zName, sqlite3_errmsg(db));
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,42 @@
+# VecSync: make demo · make test · make bench
+#
+# Each target first makes sure the system packages it needs are installed: as root on
+# Debian it installs them with apt-get, anywhere else it says what to install.
+
+SWIFT      ?= swift
+SQLITE3    ?= sqlite3
+EXTENSION  := .build/release/libvecsync.so
+# Debian packages: the SQLite headers the C code and GRDB build against, the sqlite3 shell
+# the demo and the shell tests run, the system BLAS the block scan calls.
+DEB_PACKAGES := libsqlite3-dev sqlite3 libblas-dev
+BENCH_DEB_PACKAGES := python3-venv libopenblas0-pthread
+
+.PHONY: all deps extension demo test bench clean
+
+all: extension
+
+deps:
+	@./scripts/ensure-packages $(DEB_PACKAGES)
+
+# The loadable extension, as the sqlite3 shell and Python load it.
+extension: deps
+	$(SWIFT) build -c release --product vecsync
+
+demo: extension
+	$(SWIFT) build -c release --product vecsync-cli
+	@echo "== sql/demo.sql in the sqlite3 shell, with .load $(EXTENSION:.so=) =="
+	$(SQLITE3) -batch -cmd ".load $(EXTENSION:.so=)" :memory: < sql/demo.sql
+	@echo
+	@echo "== vecsync-cli demo: a message and photo library, searched from Swift =="
+	.build/release/vecsync-cli demo
+
+test: extension
+	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
+
+bench: extension
+	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
+	bash bench/setup.sh
+	bench/.venv/bin/python bench/run.py --extension $(EXTENSION)
+
+clean:
+	rm -rf .build

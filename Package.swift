@@ -1,0 +1,63 @@
+// swift-tools-version:6.1
+//
+// VecSync: exact vector search inside SQLite, and sync that never loses an embedding.
+//
+// Two faces, one compiled C target:
+// - the loadable extension `libvecsync.so` (product `vecsync`), for the sqlite3 shell,
+//   Python, or any SQLite host: `.load .build/release/libvecsync`;
+// - the Swift host (`import VecSync`), which registers the same C code on every GRDB
+//   connection through `sqlite3_auto_extension`.
+import PackageDescription
+
+let package = Package(
+    name: "VecSync",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "vecsync", type: .dynamic, targets: ["CVecSync"]),
+        .library(name: "VecSync", targets: ["VecSync"]),
+        .executable(name: "vecsync-cli", targets: ["vecsync-cli"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The SQLite extension. It includes sqlite3ext.h and reaches SQLite only through the
+        // routines table handed to its entry point, so it links no libsqlite3 of its own.
+        .target(
+            name: "CVecSync",
+            path: "CSources/vecsync",
+            cSettings: [
+                .headerSearchPath("."),
+                .define("VECSYNC_ACCELERATE", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ],
+            linkerSettings: [
+                // Debian merged the CBLAS interface into libblas.so (libblas-dev); there is
+                // no separate libcblas.so to link.
+                .linkedLibrary("blas", .when(platforms: [.linux])),
+                .linkedLibrary("m", .when(platforms: [.linux])),
+                .linkedFramework("Accelerate", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ]
+        ),
+        .target(
+            name: "VecSyncCore",
+            dependencies: [
+                "CVecSync",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(name: "VecSyncStores", dependencies: ["VecSyncCore"]),
+        .target(name: "VecSyncReplication", dependencies: ["VecSyncCore"]),
+        .target(name: "VecSync", dependencies: ["VecSyncCore", "VecSyncStores", "VecSyncReplication"]),
+        .executableTarget(
+            name: "vecsync-cli",
+            dependencies: [
+                "VecSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "VecSyncCoreTests", dependencies: ["VecSyncCore"]),
+        .testTarget(name: "VecSyncStoresTests", dependencies: ["VecSyncStores"]),
+        .testTarget(name: "VecSyncReplicationTests", dependencies: ["VecSyncReplication", "VecSyncStores"]),
+    ]
+)

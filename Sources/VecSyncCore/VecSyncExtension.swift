@@ -1,0 +1,33 @@
+import CVecSync
+import GRDBSQLite
+
+/// Registers the VecSync SQLite extension with the SQLite library linked into the process.
+///
+/// After ``register()``, every connection opened by any SQLite client in the process —
+/// GRDB's `DatabaseQueue` and `DatabasePool` included — has the vector functions, the `vec0`
+/// module and `vector_top_k`:
+///
+/// ```swift
+/// VecSyncExtension.register()
+/// let dbQueue = try DatabaseQueue(path: "app.db")
+/// try dbQueue.read { db in
+///     try String.fetchOne(db, sql: "SELECT vector_extract(vector32('[1,2]'))")
+/// }
+/// ```
+///
+/// It is the same compiled C code the `libvecsync.so` loadable extension carries, handed to
+/// `sqlite3_auto_extension`.
+public enum VecSyncExtension {
+    /// The extension's version, as `vecsync_version()` reports it.
+    public static var version: String { String(cString: vecsync_version_string()) }
+
+    /// Makes every SQLite connection opened from now on vector-capable.
+    ///
+    /// Calling it more than once is harmless: SQLite registers an entry point once.
+    /// Connections that are already open are not affected.
+    public static func register() {
+        _ = registration
+    }
+
+    private static let registration: Int32 = sqlite3_auto_extension(vecsync_auto_extension_entry())
+}
