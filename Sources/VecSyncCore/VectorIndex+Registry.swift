@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+
+extension VectorIndex {
+    /// The table where ``create(_:)`` records each index, so that tools (`vecsync-cli verify`,
+    /// `rebuild`) and the sync engine find every derived vector index of a database.
+    public static let registryTable = "vecsync_vector_indexes"
+
+    /// Every index recorded in the database by ``create(_:)``, by name.
+    public static func registered(in db: Database) throws -> [VectorIndex] {
+        guard try db.tableExists(registryTable) else { return [] }
+        let rows = try VecSyncError.wrap {
+            try Row.fetchAll(db, sql: """
+                SELECT name, source_table, primary_key, embedding_column, dimensions, metric, metadata
+                FROM \(registryTable.quotedDatabaseIdentifier) ORDER BY name
+                """)
+        }
+        return try rows.map { row in try VectorIndex(registryRow: row) }
+    }
+
+    /// The index recorded under `name`, or nil.
+    public static func registered(named name: String, in db: Database) throws -> VectorIndex? {
+        try registered(in: db).first { $0.name == name }
+    }
+
+    /// The indexes derived from `table`.
+    public static func registered(forTable table: String, in db: Database) throws -> [VectorIndex] {
+        try registered(in: db).filter { $0.table.lowercased() == table.lowercased() }
+    }
+
+    func register(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(Self.registryTable.quotedDatabaseIdentifier)(
+              name TEXT PRIMARY KEY,
+              source_table TEXT NOT NULL,
+              primary_key TEXT NOT NULL,
+              embedding_column TEXT NOT NULL,
+              dimensions INTEGER NOT NULL,
+              metric TEXT NOT NULL,
+              metadata TEXT NOT NULL DEFAULT '[]')
+            """)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let metadataJSON = String(decoding: try encoder.encode(metadata), as: UTF8.self)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO \(Self.registryTable.quotedDatabaseIdentifier)
+                  (name, source_table, primary_key, embedding_column, dimensions, metric, metadata)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [name, table, primaryKey, embeddingColumn, dimensions, metric.rawValue, metadataJSON])
+    }
+
+    init(registryRow row: Row) throws {
+        let name: String? = row["name"]
+        let table: String? = row["source_table"]
+        let primaryKey: String? = row["primary_key"]
+        let embeddingColumn: String? = row["embedding_column"]
+        let dimensions: Int? = row["dimensions"]
+        let metricName: String? = row["metric"]
+        let metadataJSON: String? = row["metadata"]
+        guard let name, let table, let primaryKey, let embeddingColumn, let dimensions,
+              let metric = metricName.flatMap(DistanceMetric.init(rawValue:))
+        else {
+            throw VecSyncError.schemaMismatch(table: Self.registryTable, reason: "unreadable row \(row)")
+        }
+        let metadata = try JSONDecoder().decode(
+            [MetadataColumn].self, from: Data((metadataJSON ?? "[]").utf8))
+        self.init(table: table, primaryKey: primaryKey, embeddingColumn: embeddingColumn,
+                  dimensions: dimensions, metric: metric, name: name, metadata: metadata)
+    }
+}

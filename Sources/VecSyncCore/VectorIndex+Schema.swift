@@ -1,0 +1,151 @@
+import Foundation
+import GRDB
+
+extension VectorIndex {
+    /// Creates the index if it does not exist: the `vec0` table, filled from the canonical
+    /// rows, the triggers that keep it current, the `vecsync_state` table, and the index's
+    /// entry in the `vecsync_vector_indexes` registry (so tools and replicas find it).
+    ///
+    /// Calling it again on an existing index only re-registers it and re-creates missing
+    /// triggers; use ``rebuild(_:)`` to refill it.
+    public func create(_ db: Database) throws {
+        try validate(db)
+        try VecSyncError.wrap {
+            try db.inSavepoint {
+                try Self.createStateTable(db)
+                if try !db.tableExists(name) {
+                    try db.execute(sql: createTableSQL(db))
+                    try backfill(db)
+                }
+                for sql in triggerSQL() {
+                    try db.execute(sql: sql)
+                }
+                try register(db)
+                return .commit
+            }
+        }
+    }
+
+    /// Drops the index table, its triggers and its registry entry, and creates them again
+    /// from the canonical rows. Searches afterwards return what they returned before.
+    public func rebuild(_ db: Database) throws {
+        try validate(db)
+        try VecSyncError.wrap {
+            try db.inSavepoint {
+                try dropObjects(db)
+                try create(db)
+                return .commit
+            }
+        }
+    }
+
+    /// Drops the index table, its triggers and its registry entry. The canonical rows are
+    /// untouched.
+    public func drop(_ db: Database) throws {
+        try VecSyncError.wrap {
+            try db.inSavepoint {
+                try dropObjects(db)
+                if try db.tableExists(Self.registryTable) {
+                    try db.execute(
+                        sql: "DELETE FROM \(Self.registryTable.quotedDatabaseIdentifier) WHERE name = ?",
+                        arguments: [name])
+                }
+                return .commit
+            }
+        }
+    }
+
+    /// Whether the index table exists.
+    public func exists(_ db: Database) throws -> Bool {
+        try db.tableExists(name)
+    }
+
+    /// Creates `vecsync_state(key TEXT PRIMARY KEY, value)` if it is missing.
+    public static func createStateTable(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(stateTable.quotedDatabaseIdentifier)(key TEXT PRIMARY KEY, value)")
+    }
+
+    // MARK: - Internals
+
+    private func dropObjects(_ db: Database) throws {
+        for trigger in [insertTrigger, updateTrigger, deleteTrigger] {
+            try db.execute(sql: "DROP TRIGGER IF EXISTS \(trigger.quotedDatabaseIdentifier)")
+        }
+        try db.execute(sql: "DROP TABLE IF EXISTS \(qName)")
+    }
+
+    /// Fills the index from every canonical row that has an embedding.
+    func backfill(_ db: Database) throws {
+        try db.execute(sql: """
+            \(insertPrefix)
+            SELECT \(sourceColumns(prefix: "").joined(separator: ", ")) FROM \(qTable)
+            WHERE \(qEmbedding) IS NOT NULL
+            """)
+    }
+
+    /// Checks the description against the canonical table before anything is written.
+    func validate(_ db: Database) throws {
+        guard dimensions > 0 else {
+            throw VecSyncError.invalidArgument(name: "dimensions", value: "\(dimensions)", reason: "must be at least 1")
+        }
+        guard try db.tableExists(table) else {
+            throw VecSyncError.notFound(kind: "table", key: table)
+        }
+        let columns = try db.columns(in: table).map { $0.name.lowercased() }
+        for column in [embeddingColumn] + metadata.map(\.name) + (usesRowid ? [] : [primaryKey])
+        where !columns.contains(column.lowercased()) {
+            throw VecSyncError.schemaMismatch(table: table, reason: "no column \(column)")
+        }
+    }
+
+    /// `CREATE VIRTUAL TABLE "idx" USING vec0(key text primary key, embedding float[n] distance_metric=…, …)`
+    func createTableSQL(_ db: Database) throws -> String {
+        var columns: [String] = []
+        if !usesRowid {
+            columns.append("\(qKey) \(try keyType(db)) primary key")
+        }
+        columns.append("\(qEmbedding) float[\(dimensions)] distance_metric=\(metric.rawValue)")
+        columns += metadata.map { "\($0.name.quotedDatabaseIdentifier) \($0.type.rawValue)" }
+        return "CREATE VIRTUAL TABLE \(qName) USING vec0(\(columns.joined(separator: ", ")))"
+    }
+
+    /// `integer` when the canonical key has integer affinity, `text` otherwise.
+    func keyType(_ db: Database) throws -> String {
+        let column = try db.columns(in: table).first { $0.name.lowercased() == primaryKey.lowercased() }
+        let declared = column?.type.uppercased() ?? ""
+        return declared.contains("INT") ? "integer" : "text"
+    }
+
+    /// The three triggers, as plain SQL.
+    func triggerSQL() -> [String] {
+        let newValues = sourceColumns(prefix: "NEW.").joined(separator: ", ")
+        let watched = ([embeddingColumn] + metadata.map(\.name) + (usesRowid ? [] : [primaryKey]))
+            .map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let deleteOld = "DELETE FROM \(qName) WHERE \(qIndexKey) = OLD.\(qKey);"
+        return [
+            """
+            CREATE TRIGGER IF NOT EXISTS \(insertTrigger.quotedDatabaseIdentifier) AFTER INSERT ON \(qTable)
+            WHEN NEW.\(qEmbedding) IS NOT NULL AND \(Self.notMergingCondition)
+            BEGIN
+              DELETE FROM \(qName) WHERE \(qIndexKey) = NEW.\(qKey);
+              \(insertPrefix) VALUES (\(newValues));
+            END
+            """,
+            """
+            CREATE TRIGGER IF NOT EXISTS \(updateTrigger.quotedDatabaseIdentifier) AFTER UPDATE OF \(watched) ON \(qTable)
+            WHEN \(Self.notMergingCondition)
+            BEGIN
+              \(deleteOld)
+              \(insertPrefix) SELECT \(newValues) WHERE NEW.\(qEmbedding) IS NOT NULL;
+            END
+            """,
+            """
+            CREATE TRIGGER IF NOT EXISTS \(deleteTrigger.quotedDatabaseIdentifier) AFTER DELETE ON \(qTable)
+            WHEN \(Self.notMergingCondition)
+            BEGIN
+              \(deleteOld)
+            END
+            """,
+        ]
+    }
+}
