@@ -99,6 +99,7 @@ typedef struct VsHit VsHit;
 struct VsHit {
   double rDist;         /* Distance under the metric, smaller is nearer */
   sqlite3_int64 iRowid; /* Rowid, ascending among equal distances */
+  sqlite3_int64 iSlot;  /* Where the vector is stored, for re-ranking */
 };
 
 /* A bounded max-heap keeping the k smallest hits seen: O(n log k) over n candidates. */
@@ -111,11 +112,119 @@ struct VsTopK {
 int vsTopKInit(VsTopK *p, sqlite3_int64 k, sqlite3_int64 nMaxCandidates);
 void vsTopKFree(VsTopK *p);
 /* Offer a candidate; kept when it beats the worst kept hit. */
-void vsTopKPush(VsTopK *p, double rDist, sqlite3_int64 iRowid);
+void vsTopKPush(VsTopK *p, double rDist, sqlite3_int64 iRowid, sqlite3_int64 iSlot);
 /* The threshold a candidate must beat, +inf while the heap is not full. */
 double vsTopKBound(const VsTopK *p);
 /* Sort the kept hits nearest first (destroys the heap order). */
 void vsTopKSort(VsTopK *p);
+
+/* ---- vec0 (vec0.c, vec0_config.c, vec0_store.c) --------------------------------------- */
+
+/* Kinds of vec0 columns. */
+#define VEC0_PK      1   /* "id text primary key" or "id integer primary key" */
+#define VEC0_VECTOR  2   /* "embedding float[768] distance_metric=cosine" */
+#define VEC0_META    3   /* "album text": stored, filterable inside a KNN query */
+#define VEC0_AUX     4   /* "+caption text": stored and returned, not filterable */
+
+/* Declared types of primary key, metadata and auxiliary columns. */
+#define VEC0_TYPE_ANY     0
+#define VEC0_TYPE_TEXT    1
+#define VEC0_TYPE_INTEGER 2
+#define VEC0_TYPE_FLOAT   3
+#define VEC0_TYPE_BOOLEAN 4
+#define VEC0_TYPE_BLOB    5
+
+#define VEC0_MAX_COLUMNS     64
+#define VEC0_DEFAULT_CHUNK   1024
+
+typedef struct Vec0Column Vec0Column;
+struct Vec0Column {
+  char *zName;          /* Column name as declared (unquoted) */
+  int eKind;            /* VEC0_PK, VEC0_VECTOR, VEC0_META or VEC0_AUX */
+  int eType;            /* VEC0_TYPE_* of PK, META and AUX columns */
+};
+
+typedef struct Vec0Config Vec0Config;
+struct Vec0Config {
+  int nCol;             /* User columns, in declared order */
+  Vec0Column aCol[VEC0_MAX_COLUMNS];
+  int iPk;              /* Index of the primary key column, or -1 (rowid only) */
+  int iVec;             /* Index of the vector column */
+  int nDim;             /* Dimensions of the vector column */
+  int eMetric;          /* VS_METRIC_* */
+  int nChunk;           /* Vectors a storage block holds */
+};
+
+int vec0ParseConfig(int argc, const char *const *argv, Vec0Config *pCfg, char **pzErr);
+void vec0ConfigClear(Vec0Config *pCfg);
+const char *vec0MetricName(int eMetric);
+
+/* The in-memory copy of a vec0 table's vectors, in blocks of nChunk rows. */
+typedef struct Vec0Cache Vec0Cache;
+struct Vec0Cache {
+  int bValid;                 /* True while the copy matches the shadow tables */
+  sqlite3_int64 iGeneration;  /* _info 'generation' the copy reflects */
+  unsigned int iDataVersion;  /* SQLITE_FCNTL_DATA_VERSION when last checked */
+  int nBlock;                 /* Blocks allocated */
+  float **apBlock;            /* apBlock[b]: nChunk*nDim floats, row-major */
+  float *aNorm;               /* Per slot: L2 norm of the stored vector */
+  sqlite3_int64 *aRowid;      /* Per slot: rowid of the row stored there */
+  unsigned char *aLive;       /* Per slot: 1 when a row occupies it */
+  sqlite3_int64 nSlot;        /* Slots in use or freed: the scanned range */
+  sqlite3_int64 nLive;        /* Rows */
+};
+
+typedef struct Vec0Table Vec0Table;
+struct Vec0Table {
+  sqlite3_vtab base;          /* Base class: must be first */
+  sqlite3 *db;                /* Connection the table lives on */
+  char *zSchema;              /* "main", "temp" or an attached name */
+  char *zName;                /* Table name */
+  Vec0Config cfg;             /* Parsed declaration */
+  Vec0Cache cache;            /* Vectors in memory, for the block scan */
+  sqlite3_stmt *aStmt[16];    /* Prepared shadow-table statements, by VEC0_STMT_* */
+  Vec0Table *pNext;           /* Next vec0 table of the same connection */
+  struct Vec0Registry *pReg;  /* The connection's list of vec0 tables */
+};
+
+/* The vec0 tables connected on one database connection, for the batch function and
+** for vector_top_k, which stores its index in a vec0 table. */
+typedef struct Vec0Registry Vec0Registry;
+struct Vec0Registry {
+  sqlite3 *db;                /* The connection */
+  Vec0Table *pFirst;          /* Its vec0 tables */
+};
+
+/* Find a connected vec0 table by schema (NULL: any) and name, connecting it if needed. */
+int vec0Find(sqlite3 *db, Vec0Registry *pReg, const char *zSchema, const char *zName,
+             Vec0Table **ppTab, char **pzErr);
+/* Bring the cache up to date with the shadow tables. */
+int vec0CacheEnsure(Vec0Table *p);
+/* Exact k nearest rows to q (nDim floats), restricted to slots with aMask[slot] set
+** when aMask is not NULL. pTop receives at most k hits, nearest first. */
+int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
+               const unsigned char *aMask, VsTopK *pTop);
+/* The same for nQuery queries at once (one sgemm per block); apTop[j] for query j. */
+int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
+                    VsTopK *aTop);
+/* Decode and check a vector for table p's vector column (dimensions, NaN, zero vector
+** under cosine). *paOut is sqlite3_malloc'ed. zWhat names it in errors ("query"). */
+int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
+                  float **paOut, char **pzErr);
+
+/* Storage internals shared by vec0.c and vec0_store.c. */
+int vec0ShadowCreate(Vec0Table *p);
+int vec0ShadowDrop(Vec0Table *p);
+void vec0StmtsFinalize(Vec0Table *p);
+void vec0CacheClear(Vec0Table *p);
+int vec0InfoGet(Vec0Table *p, const char *zKey, sqlite3_int64 *piVal);
+int vec0InfoSet(Vec0Table *p, const char *zKey, sqlite3_int64 iVal);
+int vec0NoteWrite(Vec0Table *p);
+int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot);
+int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot);
+int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
+int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a);
+void vec0CacheSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
 
 /* ---- registration ---------------------------------------------------------------------- */
 

@@ -36,6 +36,7 @@ int sqlite3_vecsync_init(
   SQLITE_EXTENSION_INIT2(pApi);
   pthread_once(&kernelsOnce, vsKernelsInit);
   rc = vsRegisterScalarFunctions(db, &zErr);
+  if( rc==SQLITE_OK ) rc = vsRegisterVec0(db, &zErr);
   if( rc!=SQLITE_OK ){
     if( pzErrMsg ){
       *pzErrMsg = zErr;

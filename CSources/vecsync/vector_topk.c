@@ -5,7 +5,7 @@
 **
 **   VsTopK top;
 **   vsTopKInit(&top, k, nRows);
-**   for(each candidate) vsTopKPush(&top, distance, rowid);
+**   for(each candidate) vsTopKPush(&top, distance, rowid, slot);
 **   vsTopKSort(&top);            // top.a[0..top.n) nearest first
 **   vsTopKFree(&top);
 **
@@ -56,10 +56,11 @@ static void vsSiftDown(VsHit *a, int n, int i){
   }
 }
 
-void vsTopKPush(VsTopK *p, double rDist, sqlite3_int64 iRowid){
+void vsTopKPush(VsTopK *p, double rDist, sqlite3_int64 iRowid, sqlite3_int64 iSlot){
   VsHit h;
   h.rDist = rDist;
   h.iRowid = iRowid;
+  h.iSlot = iSlot;
   if( p->n<p->nCap ){
     int i = p->n++;
     while( i>0 ){

@@ -1,0 +1,318 @@
+/*
+** vec0_config.c: the column declarations of a vec0 table.
+**
+** Usage (sqlite-vec's syntax):
+**
+**   create virtual table vec_photos using vec0(
+**     photo_id text primary key,                    -- or integer primary key, or none
+**     embedding float[768] distance_metric=cosine,  -- cosine | l2 (default) | dot
+**     album text,                                   -- metadata: filterable in KNN
+**     taken_at integer,
+**     +caption text,                                -- auxiliary: stored, returned
+**     chunk_size=1024                               -- vectors per storage block
+**   );
+**
+** Names may be quoted as SQL allows ("a b", [a b], `a b`, 'a b'). Element types of the
+** vector column: float / float32 / f32. Metadata and auxiliary types: text, integer
+** (int), float (real, double), boolean (bool), and blob for auxiliary columns.
+*/
+#include "vecsync_int.h"
+SQLITE_EXTENSION_INIT3
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Vec0Scan Vec0Scan;
+struct Vec0Scan {
+  const char *z;        /* The declaration being read */
+  int i;                /* Offset of the next character */
+};
+
+static void vec0SkipBlanks(Vec0Scan *s){
+  while( s->z[s->i] && isspace((unsigned char)s->z[s->i]) ) s->i++;
+}
+
+/* Read an identifier or a keyword: a quoted name or a run of [A-Za-z0-9_$] and
+** non-ASCII bytes. Returns a sqlite3_malloc'ed copy, unquoted, or NULL if none. */
+static char *vec0Word(Vec0Scan *s){
+  const char *z;
+  int n = 0;
+  vec0SkipBlanks(s);
+  z = &s->z[s->i];
+  if( z[0]=='"' || z[0]=='\'' || z[0]=='`' || z[0]=='[' ){
+    char cClose = z[0]=='[' ? ']' : z[0];
+    sqlite3_str *pStr = sqlite3_str_new(0);
+    int j = 1;
+    for(;;){
+      if( z[j]==0 ){ sqlite3_free(sqlite3_str_finish(pStr)); return 0; }
+      if( z[j]==cClose ){
+        if( cClose!=']' && z[j+1]==cClose ){ sqlite3_str_appendchar(pStr, 1, cClose); j += 2; continue; }
+        j++;
+        break;
+      }
+      sqlite3_str_appendchar(pStr, 1, z[j]);
+      j++;
+    }
+    s->i += j;
+    {
+      char *zOut = sqlite3_str_finish(pStr);
+      return zOut ? zOut : sqlite3_mprintf("");
+    }
+  }
+  while( z[n] && (isalnum((unsigned char)z[n]) || z[n]=='_' || z[n]=='$'
+                  || (unsigned char)z[n]>=0x80) ) n++;
+  if( n==0 ) return 0;
+  s->i += n;
+  return sqlite3_mprintf("%.*s", n, z);
+}
+
+static int vec0Is(const char *zWord, const char *zKeyword){
+  return zWord && sqlite3_stricmp(zWord, zKeyword)==0;
+}
+
+const char *vec0MetricName(int eMetric){
+  switch( eMetric ){
+    case VS_METRIC_COSINE: return "cosine";
+    case VS_METRIC_DOT:    return "dot";
+  }
+  return "l2";
+}
+
+static int vec0ScalarType(const char *zType, int bAux){
+  if( vec0Is(zType, "text") ) return VEC0_TYPE_TEXT;
+  if( vec0Is(zType, "integer") || vec0Is(zType, "int") ) return VEC0_TYPE_INTEGER;
+  if( vec0Is(zType, "float") || vec0Is(zType, "real") || vec0Is(zType, "double") ){
+    return VEC0_TYPE_FLOAT;
+  }
+  if( vec0Is(zType, "boolean") || vec0Is(zType, "bool") ) return VEC0_TYPE_BOOLEAN;
+  if( bAux && vec0Is(zType, "blob") ) return VEC0_TYPE_BLOB;
+  if( bAux && (zType==0 || zType[0]==0) ) return VEC0_TYPE_ANY;
+  return -1;
+}
+
+/* Parse one argument of the vec0(...) declaration. */
+static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
+  Vec0Scan s;
+  char *zName = 0, *zType = 0, *zWord = 0;
+  int rc = SQLITE_OK;
+  int bAux = 0;
+
+  s.z = zArg;
+  s.i = 0;
+  vec0SkipBlanks(&s);
+  if( s.z[s.i]=='+' ){ bAux = 1; s.i++; }
+  zName = vec0Word(&s);
+  if( zName==0 ){
+    *pzErr = sqlite3_mprintf("vec0: cannot read the column declaration \"%s\"", zArg);
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
+  vec0SkipBlanks(&s);
+
+  /* Table option: chunk_size=N */
+  if( !bAux && s.z[s.i]=='=' ){
+    if( vec0Is(zName, "chunk_size") ){
+      char *zEnd = 0;
+      long n = strtol(&s.z[s.i+1], &zEnd, 10);
+      while( zEnd && isspace((unsigned char)*zEnd) ) zEnd++;
+      if( zEnd==&s.z[s.i+1] || (zEnd && *zEnd) || n<8 || n>65536 || (n%8)!=0 ){
+        *pzErr = sqlite3_mprintf(
+          "vec0: chunk_size must be a multiple of 8 between 8 and 65536, got \"%s\"",
+          &s.z[s.i+1]);
+        rc = SQLITE_ERROR;
+      }else{
+        p->nChunk = (int)n;
+      }
+    }else{
+      *pzErr = sqlite3_mprintf("vec0: unknown table option \"%s\"", zName);
+      rc = SQLITE_ERROR;
+    }
+    goto cleanup;
+  }
+
+  if( p->nCol>=VEC0_MAX_COLUMNS ){
+    *pzErr = sqlite3_mprintf("vec0: more than %d columns", VEC0_MAX_COLUMNS);
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
+  {
+    int i;
+    for(i=0; i<p->nCol; i++){
+      if( sqlite3_stricmp(p->aCol[i].zName, zName)==0 ){
+        *pzErr = sqlite3_mprintf("vec0: duplicate column name \"%s\"", zName);
+        rc = SQLITE_ERROR;
+        goto cleanup;
+      }
+    }
+    if( vec0Is(zName, "distance") || vec0Is(zName, "k") || vec0Is(zName, "rowid") ){
+      *pzErr = sqlite3_mprintf("vec0: \"%s\" is a reserved column name", zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+  }
+
+  zType = vec0Word(&s);
+  vec0SkipBlanks(&s);
+
+  /* The vector column: float[N] [distance_metric=...] */
+  if( s.z[s.i]=='[' && !bAux ){
+    char *zEnd = 0;
+    long nDim;
+    if( !(vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32")) ){
+      *pzErr = sqlite3_mprintf(
+        "vec0: column \"%s\": unsupported vector type \"%s\"; use float[N]",
+        zName, zType ? zType : "");
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    nDim = strtol(&s.z[s.i+1], &zEnd, 10);
+    if( zEnd==&s.z[s.i+1] || *zEnd!=']' || nDim<1 || nDim>VS_MAX_DIMS ){
+      *pzErr = sqlite3_mprintf(
+        "vec0: column \"%s\": dimensions must be an integer from 1 to %d", zName,
+        VS_MAX_DIMS);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    s.i = (int)(zEnd - s.z) + 1;
+    if( p->iVec>=0 ){
+      *pzErr = sqlite3_mprintf(
+        "vec0: only one vector column is supported (\"%s\" and \"%s\")",
+        p->aCol[p->iVec].zName, zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    for(;;){
+      char *zValue;
+      sqlite3_free(zWord);
+      zWord = vec0Word(&s);
+      if( zWord==0 ) break;
+      vec0SkipBlanks(&s);
+      if( s.z[s.i]!='=' ){
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected option=value after \"%s\"",
+                                 zName, zWord);
+        rc = SQLITE_ERROR;
+        goto cleanup;
+      }
+      s.i++;
+      zValue = vec0Word(&s);
+      if( vec0Is(zWord, "distance_metric") ){
+        if( vec0Is(zValue, "cosine") ) p->eMetric = VS_METRIC_COSINE;
+        else if( vec0Is(zValue, "l2") ) p->eMetric = VS_METRIC_L2;
+        else if( vec0Is(zValue, "dot") ) p->eMetric = VS_METRIC_DOT;
+        else{
+          *pzErr = sqlite3_mprintf(
+            "vec0: unknown distance_metric \"%s\"; use cosine, l2 or dot",
+            zValue ? zValue : "");
+          rc = SQLITE_ERROR;
+        }
+      }else{
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown option \"%s\"", zName, zWord);
+        rc = SQLITE_ERROR;
+      }
+      sqlite3_free(zValue);
+      if( rc!=SQLITE_OK ) goto cleanup;
+    }
+    p->iVec = p->nCol;
+    p->nDim = (int)nDim;
+    p->aCol[p->nCol].eKind = VEC0_VECTOR;
+    p->aCol[p->nCol].eType = VEC0_TYPE_BLOB;
+    p->aCol[p->nCol].zName = zName;
+    zName = 0;
+    p->nCol++;
+    goto check_end;
+  }
+
+  /* Primary key: <name> text|integer primary key */
+  zWord = vec0Word(&s);
+  if( vec0Is(zWord, "primary") ){
+    sqlite3_free(zWord);
+    zWord = vec0Word(&s);
+    if( !vec0Is(zWord, "key") || bAux ){
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected PRIMARY KEY", zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    if( p->iPk>=0 ){
+      *pzErr = sqlite3_mprintf("vec0: more than one primary key");
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    if( vec0Is(zType, "text") ){
+      p->aCol[p->nCol].eType = VEC0_TYPE_TEXT;
+    }else if( vec0Is(zType, "integer") || vec0Is(zType, "int") ){
+      p->aCol[p->nCol].eType = VEC0_TYPE_INTEGER;
+    }else{
+      *pzErr = sqlite3_mprintf(
+        "vec0: primary key \"%s\" must be text or integer", zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    p->iPk = p->nCol;
+    p->aCol[p->nCol].eKind = VEC0_PK;
+    p->aCol[p->nCol].zName = zName;
+    zName = 0;
+    p->nCol++;
+    goto check_end;
+  }
+  if( zWord ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": unexpected \"%s\"", zName, zWord);
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
+
+  /* Metadata or auxiliary column */
+  {
+    int eType = vec0ScalarType(zType, bAux);
+    if( eType<0 ){
+      *pzErr = sqlite3_mprintf(
+        "vec0: column \"%s\": unknown type \"%s\"; use text, integer, float or boolean%s",
+        zName, zType ? zType : "", bAux ? " (or blob)" : "");
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    p->aCol[p->nCol].eKind = bAux ? VEC0_AUX : VEC0_META;
+    p->aCol[p->nCol].eType = eType;
+    p->aCol[p->nCol].zName = zName;
+    zName = 0;
+    p->nCol++;
+  }
+
+check_end:
+  vec0SkipBlanks(&s);
+  if( s.z[s.i] ){
+    *pzErr = sqlite3_mprintf("vec0: unexpected text \"%s\" in \"%s\"", &s.z[s.i], zArg);
+    rc = SQLITE_ERROR;
+  }
+
+cleanup:
+  sqlite3_free(zName);
+  sqlite3_free(zType);
+  sqlite3_free(zWord);
+  return rc;
+}
+
+int vec0ParseConfig(int argc, const char *const *argv, Vec0Config *pCfg, char **pzErr){
+  int rc = SQLITE_OK;
+  int i;
+  memset(pCfg, 0, sizeof(*pCfg));
+  pCfg->iPk = -1;
+  pCfg->iVec = -1;
+  pCfg->eMetric = VS_METRIC_L2;
+  pCfg->nChunk = VEC0_DEFAULT_CHUNK;
+  for(i=3; i<argc && rc==SQLITE_OK; i++){
+    rc = vec0ParseArg(argv[i], pCfg, pzErr);
+  }
+  if( rc==SQLITE_OK && pCfg->iVec<0 ){
+    *pzErr = sqlite3_mprintf("vec0: a vector column is required, e.g. embedding float[768]");
+    rc = SQLITE_ERROR;
+  }
+  if( rc!=SQLITE_OK ) vec0ConfigClear(pCfg);
+  return rc;
+}
+
+void vec0ConfigClear(Vec0Config *pCfg){
+  int i;
+  for(i=0; i<pCfg->nCol; i++) sqlite3_free(pCfg->aCol[i].zName);
+  pCfg->nCol = 0;
+}
