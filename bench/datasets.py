@@ -1,0 +1,99 @@
+"""Deterministic benchmark data and its exact answers.
+
+The vectors are a mixture of gaussian clusters, so a query's nearest neighbours are
+points of its own cluster and approximate indexes face a realistic task (on uniform
+random data every point is about as far as every other, and recall means little).
+
+- ``generate(n, n_queries, seed)``: ``n`` stored vectors and ``n_queries`` query
+  vectors, float32, 768 dimensions. The stored vectors are produced in fixed-size
+  chunks from one seeded stream, so the data for N = 10,000 is exactly the first
+  10,000 rows of the data for N = 100,000. Queries come from a second stream of the
+  same seed: they are new points of the same clusters, never stored rows, and do not
+  depend on N.
+- ``exact_topk(X, Q, k)``: the exact cosine top-k of each query, in float64.
+- ``recall_at_k(...)``: recall of returned ids against the exact answer, counting a
+  returned id as correct when its exact distance is within ``tie_eps`` of the k-th
+  exact distance (two float32 implementations may order an exact near-tie at the
+  boundary differently; that is not an approximation error).
+"""
+
+import numpy as np
+
+DIM = 768
+CLUSTERS = 100
+CHUNK = 10_000
+
+
+def _mixture(rng: np.random.Generator, centers, spreads, rows: int) -> np.ndarray:
+    labels = rng.integers(0, len(centers), rows)
+    noise = rng.standard_normal((rows, centers.shape[1]), dtype=np.float32)
+    return centers[labels] + spreads[labels, None] * noise
+
+
+def generate(n: int, n_queries: int, seed: int, dim: int = DIM, clusters: int = CLUSTERS):
+    """Return (X, Q): n stored vectors and n_queries queries, float32, C-contiguous."""
+    model = np.random.default_rng([seed, 0])
+    centers = model.standard_normal((clusters, dim), dtype=np.float32)
+    # Clusters of different tightness: same-cluster cosine similarity from about 0.5 to 0.8.
+    spreads = model.uniform(0.5, 1.0, clusters).astype(np.float32)
+
+    data = np.random.default_rng([seed, 1])
+    X = np.empty((n, dim), dtype=np.float32)
+    for start in range(0, n, CHUNK):
+        stop = min(start + CHUNK, n)
+        # Always draw a whole chunk so that a prefix of the data does not depend on n.
+        X[start:stop] = _mixture(data, centers, spreads, CHUNK)[: stop - start]
+
+    queries = np.random.default_rng([seed, 2])
+    Q = np.ascontiguousarray(_mixture(queries, centers, spreads, n_queries), dtype=np.float32)
+    return X, Q
+
+
+def _unit64(a: np.ndarray) -> np.ndarray:
+    a = a.astype(np.float64)
+    return a / np.linalg.norm(a, axis=1, keepdims=True)
+
+
+def exact_topk(X: np.ndarray, Q: np.ndarray, k: int, block: int = 20_000):
+    """Exact cosine top-k for each query, computed in float64.
+
+    Returns (ids, dists): row indexes into X (0-based) and cosine distances (1 - cos),
+    each of shape (len(Q), k), nearest first.
+    """
+    Qn = _unit64(Q)
+    best_d = np.full((len(Q), 0), np.inf)
+    best_i = np.zeros((len(Q), 0), dtype=np.int64)
+    for start in range(0, len(X), block):
+        d = 1.0 - Qn @ _unit64(X[start : start + block]).T
+        i = np.broadcast_to(np.arange(start, start + d.shape[1]), d.shape)
+        d = np.concatenate([best_d, d], axis=1)
+        i = np.concatenate([best_i, i], axis=1)
+        keep = np.argsort(d, axis=1, kind="stable")[:, :k]
+        best_d = np.take_along_axis(d, keep, axis=1)
+        best_i = np.take_along_axis(i, keep, axis=1)
+    return best_i, best_d
+
+
+def exact_distances(X: np.ndarray, q: np.ndarray, rows) -> np.ndarray:
+    """Exact cosine distances, float64, between query q and the given rows of X."""
+    rows = np.asarray(rows, dtype=np.int64)
+    qn = _unit64(q[None, :])[0]
+    return 1.0 - _unit64(X[rows]) @ qn
+
+
+def recall_at_k(X, Q, gt_dists, returned, k: int, tie_eps: float = 1e-5):
+    """Mean recall@k of ``returned`` (list of lists of 0-based row indexes) over queries.
+
+    Also returns the number of queries whose answer was wrong beyond ties.
+    """
+    total, imperfect = 0.0, 0
+    for qi, rows in enumerate(returned):
+        rows = [r for r in dict.fromkeys(rows) if 0 <= r < len(X)][:k]
+        if rows:
+            d = exact_distances(X, Q[qi], rows)
+            hits = int(np.sum(d <= gt_dists[qi, k - 1] + tie_eps))
+        else:
+            hits = 0
+        total += min(hits, k) / k
+        imperfect += hits < k
+    return total / max(len(returned), 1), imperfect

@@ -1,0 +1,311 @@
+"""VecSync vector benchmarks: our extension beside sqlite-vec, libSQL, numpy and faiss.
+
+Run by ``make bench``:
+
+    bash bench/setup.sh && bench/.venv/bin/python bench/run.py --extension .build/release/libvecsync.so
+
+Every system is measured in the same run on the same seeded data (768-d float32, a
+mixture of 100 gaussian clusters), cosine distance, k = 10, one thread:
+
+- N = 10,000 and 100,000 stored vectors (``--quick``: 10,000 only, fewer queries);
+- build: inserts in one transaction (with the vector index in place for vector_top_k);
+- single-query latency, median and p99 over 200 queries after 10 warm-up queries;
+- batch: one call answering 100 queries, time per query;
+- recall@10 against exact float64 answers;
+- for the scanning systems, bytes scanned per second (N x 768 x 4 / median latency),
+  beside a one-thread memory read bandwidth measured in the same run.
+
+Our extension's rows run twice: with Debian's reference BLAS (``libblas3``) and with
+OpenBLAS (``libopenblas0-pthread``, one thread), chosen per process by LD_LIBRARY_PATH.
+libSQL's DiskANN index takes minutes to build 10,000 vectors, so libSQL runs at
+N = 10,000 only unless ``--libsql-100k`` is given.
+
+Writes RESULTS.md, latency.png and results.json to bench/ (``--quick``: to
+bench/data/quick/, so a smoke test does not replace the published figures).
+Each system runs in a process of its own (bench/worker.py); progress goes to stderr.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import datasets
+import machine
+import report
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+DATA = os.path.join(HERE, "data")
+
+# (system, label) in the order they run and appear in the tables.
+PEERS = [
+    ("numpy", "numpy brute force"),
+    ("faiss", "faiss IndexFlatIP"),
+    ("sqlite-vec", "sqlite-vec vec0"),
+]
+OURS = [
+    ("vecsync-vec0", "vecsync vec0"),
+    ("vecsync-topk", "vecsync vector_top_k"),
+]
+LIBSQL = ("libsql", "libSQL vector_top_k (DiskANN)")
+
+
+def log(msg: str) -> None:
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+def rel(path: str) -> str:
+    """A path as the report shows it: relative to the repository when inside it."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path
+
+
+# --------------------------------------------------------------------------------------
+# BLAS variants for our extension's rows.
+
+
+def _dpkg_file(package: str, suffix: str) -> str | None:
+    try:
+        out = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    for line in out.splitlines():
+        if line.endswith(suffix) and os.path.exists(line):
+            return line
+    return None
+
+
+def blas_variants(names: list[str]) -> list[dict]:
+    """Each variant: name, label, env (extra environment) or reason it is unavailable."""
+    variants = []
+    for name in names:
+        if name == "system":
+            variants.append({"name": name, "label": "system BLAS", "env": {}})
+        elif name == "reference":
+            lib = _dpkg_file("libblas3", "/blas/libblas.so.3")
+            v = {"name": name, "label": "reference BLAS"}
+            if lib:
+                v["env"] = {"LD_LIBRARY_PATH": os.path.dirname(lib)}
+            else:
+                v["reason"] = "Debian package libblas3 not found (apt-get install libblas3)"
+            variants.append(v)
+        elif name == "openblas":
+            lib = _dpkg_file("libopenblas0-pthread", "/openblas-pthread/libblas.so.3")
+            v = {"name": name, "label": "OpenBLAS"}
+            if lib:
+                v["env"] = {"LD_LIBRARY_PATH": os.path.dirname(lib)}
+            else:
+                v["reason"] = ("Debian package libopenblas0-pthread not installed "
+                               "(apt-get install libopenblas0-pthread)")
+            variants.append(v)
+        else:
+            raise SystemExit(f"unknown --blas variant {name!r} (reference, openblas, system)")
+    return variants
+
+
+# --------------------------------------------------------------------------------------
+# Data.
+
+
+def prepare_data(n: int, n_queries: int, seed: int) -> str:
+    """Write (or reuse) vectors.npy and queries.npy for the largest N; return the directory."""
+    d = os.path.join(DATA, f"seed{seed}-n{n}-q{n_queries}")
+    meta = {"n": n, "queries": n_queries, "seed": seed, "dim": datasets.DIM,
+            "clusters": datasets.CLUSTERS, "chunk": datasets.CHUNK, "format": 1}
+    meta_path = os.path.join(d, "meta.json")
+    try:
+        with open(meta_path) as f:
+            if json.load(f) == meta:
+                log(f"reusing data in {rel(d)}")
+                return d
+    except (OSError, ValueError):
+        pass
+    os.makedirs(d, exist_ok=True)
+    t0 = time.perf_counter()
+    X, Q = datasets.generate(n, n_queries, seed)
+    np.save(os.path.join(d, "vectors.npy"), X)
+    np.save(os.path.join(d, "queries.npy"), Q)
+    with open(meta_path, "w") as f:
+        json.dump(meta, f)
+    log(f"generated {n:,} x {datasets.DIM} vectors and {n_queries} queries "
+        f"in {time.perf_counter() - t0:.1f} s ({rel(d)})")
+    return d
+
+
+# --------------------------------------------------------------------------------------
+# Running workers.
+
+
+def run_worker(system: str, label: str, n: int, args, data_dir: str, env_extra=None) -> dict:
+    env = dict(os.environ)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+        env[var] = "1"
+    env.update(env_extra or {})
+    fd, out = tempfile.mkstemp(prefix=f"{system}-", suffix=".json", dir=DATA)
+    os.close(fd)
+    cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--system", system, "--label", label,
+           "--data", data_dir, "--n", str(n), "--queries", str(args.queries),
+           "--warmup", str(args.warmup), "--batch", str(args.batch), "--k", str(args.k),
+           "--out", out]
+    if args.extension:
+        cmd += ["--extension", args.extension]
+    if not args.memory:
+        cmd += ["--db-dir", os.path.join(DATA, "db")]
+    log(f"--- {label}, N = {n:,}")
+    t0 = time.perf_counter()
+    proc = None
+    try:
+        proc = subprocess.run(cmd, env=env, stdout=sys.stderr, timeout=args.timeout)
+        with open(out) as f:
+            result = json.load(f)
+        if proc.returncode != 0 and result.get("status") == "ok":
+            result.update(status="failed", error=f"worker exited with status {proc.returncode}")
+    except subprocess.TimeoutExpired:
+        result = {"system": system, "label": label, "n": n, "status": "failed",
+                  "error": f"timed out after {args.timeout} s"}
+    except (OSError, ValueError):
+        code = proc.returncode if proc else None
+        how = "not started" if code is None else f"signal {-code}" if code < 0 else f"status {code}"
+        result = {"system": system, "label": label, "n": n, "status": "failed",
+                  "error": f"worker died ({how}) before writing a result"}
+    finally:
+        try:
+            os.remove(out)
+        except FileNotFoundError:
+            pass
+    result["wall_s"] = time.perf_counter() - t0
+    if result["status"] != "ok":
+        log(f"{label} N={n}: {result['status']}: {result.get('error')}")
+    return result
+
+
+def score(result: dict, X: np.ndarray, Q: np.ndarray, gt_dists: np.ndarray, args) -> None:
+    """Recall@k of single and batch answers, and the largest error of reported distances."""
+    k = args.k
+    if result.get("single_ids"):
+        off = args.warmup
+        qs = Q[off : off + len(result["single_ids"])]
+        result["recall"], result["recall_misses"] = datasets.recall_at_k(
+            X, qs, gt_dists[off:], result["single_ids"], k)
+    if result.get("batch_ids"):
+        qs = Q[: len(result["batch_ids"])]
+        result["batch_recall"], result["batch_recall_misses"] = datasets.recall_at_k(
+            X, qs, gt_dists, result["batch_ids"], k)
+    if result.get("single_dists"):
+        off = args.warmup
+        worst = 0.0
+        for qi, (ids, ds) in enumerate(zip(result["single_ids"], result["single_dists"])):
+            if ids and None not in ds:
+                exact = datasets.exact_distances(X, Q[off + qi], ids)
+                worst = max(worst, float(np.max(np.abs(exact - np.asarray(ds)))))
+        result["max_distance_error"] = worst
+    for key in ("single_ids", "batch_ids", "single_dists"):
+        result.pop(key, None)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(
+        description="Benchmark VecSync's vector search beside sqlite-vec, libSQL, numpy and faiss.",
+        epilog="Output: RESULTS.md, latency.png, results.json (see --out-dir).")
+    p.add_argument("--extension", default=os.path.join(REPO, ".build", "release", "libvecsync.so"),
+                   help="our loadable extension (default: .build/release/libvecsync.so)")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke test: N = 10,000 only, 50 queries; output to bench/data/quick/")
+    p.add_argument("--sizes", help="comma-separated N values (default 10000,100000)")
+    p.add_argument("--queries", type=int, help="timed single queries per system (default 200)")
+    p.add_argument("--warmup", type=int, default=10, help="untimed queries first (default 10)")
+    p.add_argument("--batch", type=int, default=100, help="queries per batch (default 100)")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--blas", default="reference,openblas",
+                   help="BLAS variants for our rows: reference, openblas, system (default reference,openblas)")
+    p.add_argument("--systems",
+                   help="comma-separated subset of: numpy, faiss, sqlite-vec, vecsync-vec0, "
+                        "vecsync-topk, libsql (default all)")
+    p.add_argument("--no-libsql", action="store_true", help="skip libSQL (minutes of index build)")
+    p.add_argument("--libsql-100k", action="store_true",
+                   help="also run libSQL at N > 10,000 (its DiskANN build takes very long)")
+    p.add_argument("--memory", action="store_true",
+                   help="in-memory databases instead of files (default: files under bench/data/db)")
+    p.add_argument("--timeout", type=float, help="seconds allowed per system and N")
+    p.add_argument("--out-dir", help="where to write RESULTS.md, latency.png, results.json")
+    args = p.parse_args()
+
+    sizes = [int(s) for s in (args.sizes or ("10000" if args.quick else "10000,100000")).split(",")]
+    args.queries = args.queries or (50 if args.quick else 200)
+    out_dir = args.out_dir or (os.path.join(DATA, "quick") if args.quick else HERE)
+    args.extension = os.path.abspath(args.extension) if args.extension else None
+    wanted = set(args.systems.split(",")) if args.systems else None
+    if args.no_libsql:
+        wanted = (wanted or {s for s, _ in PEERS + OURS + [LIBSQL]}) - {"libsql"}
+    os.makedirs(DATA, exist_ok=True)
+    started = time.perf_counter()
+
+    info = machine.describe(REPO)
+    log(f"machine: {info['cpu']}, {info['logical_cores']} cores, {info['memory_gib']:.0f} GiB, {info['os']}")
+    variants = blas_variants([v for v in args.blas.split(",") if v])
+    n_queries = max(args.warmup + args.queries, args.batch)
+    data_dir = prepare_data(max(sizes), n_queries, args.seed)
+    X_all = np.load(os.path.join(data_dir, "vectors.npy"), mmap_mode="r")
+    Q = np.load(os.path.join(data_dir, "queries.npy"))
+
+    membw = run_worker("membw", "memory bandwidth", 1, args, data_dir)
+
+    results = []
+    for n in sizes:
+        X = np.ascontiguousarray(X_all[:n])
+        t0 = time.perf_counter()
+        _, gt_dists = datasets.exact_topk(X, Q, args.k)
+        log(f"exact top-{args.k} for N = {n:,} in {time.perf_counter() - t0:.1f} s")
+
+        plan = [(s, label, None, None) for s, label in PEERS]
+        for s, label in OURS:
+            for v in variants:
+                plan.append((s, f"{label} ({v['label']})", v.get("env"), v.get("reason")))
+        if n <= 10_000 or args.libsql_100k:
+            plan.append((*LIBSQL, None, None))
+        else:
+            results.append({"system": "libsql", "label": LIBSQL[1], "n": n, "status": "skipped",
+                            "error": "not run at this N by default (build takes hours); pass --libsql-100k"})
+        for system, label, env, reason in plan:
+            if wanted is not None and system not in wanted:
+                continue
+            if reason:
+                r = {"system": system, "label": label, "n": n, "status": "unavailable", "error": reason}
+                log(f"{label} N={n}: unavailable: {reason}")
+            else:
+                r = run_worker(system, label, n, args, data_dir, env)
+                score(r, X, Q, gt_dists, args)
+            results.append(r)
+
+    run = {
+        "machine": info,
+        "memory_bandwidth": membw.get("extra", {}),
+        "settings": {"sizes": sizes, "dim": datasets.DIM, "clusters": datasets.CLUSTERS,
+                     "k": args.k, "queries": args.queries, "warmup": args.warmup,
+                     "batch": args.batch, "seed": args.seed, "metric": "cosine",
+                     "storage": "in-memory databases" if args.memory else "database files",
+                     "extension": rel(args.extension) if args.extension else None,
+                     "quick": args.quick},
+        "results": results,
+        "wall_s": time.perf_counter() - started,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(run, f, indent=1)
+    report.chart(run, os.path.join(out_dir, "latency.png"))
+    report.markdown(run, os.path.join(out_dir, "RESULTS.md"), chart="latency.png")
+    log(f"wrote {rel(os.path.join(out_dir, 'RESULTS.md'))}, latency.png, results.json "
+        f"in {run['wall_s'] / 60:.1f} min")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
