@@ -277,7 +277,7 @@ int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 /* The vec0 tables of a connection are listed in one registry, freed with the module. */
 static void vec0RegistryFree(void *p){ sqlite3_free(p); }
 
-int vsRegisterVec0(sqlite3 *db, char **pzErr){
+int vsRegisterVec0(sqlite3 *db, Vec0Registry **ppReg, char **pzErr){
   Vec0Registry *pReg = sqlite3_malloc(sizeof(*pReg));
   int rc;
   if( pReg==0 ) return SQLITE_NOMEM;
@@ -290,5 +290,6 @@ int vsRegisterVec0(sqlite3 *db, char **pzErr){
     *pzErr = sqlite3_mprintf("vecsync: cannot register module vecsync_knn_batch: %s",
                              sqlite3_errmsg(db));
   }
+  *ppReg = pReg;
   return rc;
 }

@@ -229,7 +229,7 @@ void vec0CacheSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
 /* ---- registration ---------------------------------------------------------------------- */
 
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr);
-int vsRegisterVec0(sqlite3 *db, char **pzErr);
-int vsRegisterVectorIndex(sqlite3 *db, char **pzErr);
+int vsRegisterVec0(sqlite3 *db, Vec0Registry **ppReg, char **pzErr);
+int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 
 #endif /* VECSYNC_INT_H */

@@ -33,10 +33,12 @@ int sqlite3_vecsync_init(
 ){
   int rc = SQLITE_OK;
   char *zErr = 0;
+  Vec0Registry *pReg = 0;
   SQLITE_EXTENSION_INIT2(pApi);
   pthread_once(&kernelsOnce, vsKernelsInit);
   rc = vsRegisterScalarFunctions(db, &zErr);
-  if( rc==SQLITE_OK ) rc = vsRegisterVec0(db, &zErr);
+  if( rc==SQLITE_OK ) rc = vsRegisterVec0(db, &pReg, &zErr);
+  if( rc==SQLITE_OK ) rc = vsRegisterVectorIndex(db, pReg, &zErr);
   if( rc!=SQLITE_OK ){
     if( pzErrMsg ){
       *pzErrMsg = zErr;
