@@ -1,0 +1,86 @@
+-- Choir: the chat app's schema (threads with the FQAHO parameters k0, alpha, m; messages
+-- with 1536-dimension embeddings; parameter history) and its semantic recall, as libSQL
+-- SQL running on stock SQLite with VecSync loaded:
+--   sqlite3 choir.db -cmd '.load .build/release/libvecsync' < sql/choir.sql
+.headers on
+.mode box
+
+create table if not exists users (
+  id          text primary key,
+  name        text,
+  last_active integer
+);
+create table if not exists threads (
+  id         text primary key,
+  title      text,
+  created_at integer,
+  updated_at integer,
+  k0         real,           -- FQAHO K0
+  alpha      real,           -- FQAHO alpha (fractional)
+  m          real            -- FQAHO m
+);
+create table if not exists messages (
+  id              text primary key,
+  thread_id       text references threads(id),
+  user_id         text references users(id),
+  content         text,
+  embedding       F32_BLOB(1536),   -- float32 embedding, 6,144 bytes
+  phase           text,             -- Post Chain phase
+  created_at      integer,
+  approval_status text
+);
+create index if not exists messages_embedding_idx
+  on messages(libsql_vector_idx(embedding, 'metric=cosine'));
+create table if not exists parameter_history (
+  id         integer primary key autoincrement,
+  thread_id  text references threads(id),
+  timestamp  integer,
+  k0         real,
+  alpha      real,
+  m          real,
+  event_type text
+);
+
+-- Synthetic 1536-d embeddings: a message about topic t has weight on dimensions
+-- congruent to t mod 4, plus a little of its neighbour topic.
+create temp view topic_vectors(topic, embedding) as
+  with recursive d(n) as (select 0 union all select n + 1 from d where n < 1535),
+       t(topic) as (values (0), (1), (2), (3))
+  select topic, vector32('[' || group_concat(
+           case when n % 4 = topic then 1.0
+                when n % 4 = (topic + 1) % 4 then 0.15 else 0.0 end, ',') || ']')
+    from t, d group by topic;
+
+insert into users values ('u1', 'Ada', 1700000000), ('u2', 'Grace', 1700000000);
+insert into threads values ('t1', 'Trip to Japan', 1700000000, 1700000000, 1.0, 1.5, 1.0),
+                           ('t2', 'Bread baking', 1700000000, 1700000000, 1.0, 1.5, 1.0);
+insert into parameter_history(thread_id, timestamp, k0, alpha, m, event_type)
+  values ('t1', 1700000000, 1.0, 1.5, 1.0, 'thread_creation'),
+         ('t2', 1700000000, 1.0, 1.5, 1.0, 'thread_creation');
+insert into messages
+  select 'm1', 't1', 'u1', 'Kyoto temples at dawn', embedding, 'experience', 1700000001, 'approved'
+    from topic_vectors where topic = 0;
+insert into messages
+  select 'm2', 't1', 'u2', 'Which rail pass?', embedding, 'action', 1700000002, 'approved'
+    from topic_vectors where topic = 1;
+insert into messages
+  select 'm3', 't2', 'u1', 'Starter too runny', embedding, 'experience', 1700000003, 'approved'
+    from topic_vectors where topic = 2;
+insert into messages
+  select 'm4', 't1', 'u1', 'Temple stay booking', embedding, 'experience', 1700000004, 'pending'
+    from topic_vectors where topic = 0;
+
+.print Messages of thread t1 most like a "temples" query (approved only):
+select m.id, m.content, round(v.distance, 4) as distance
+  from vector_top_k('messages_embedding_idx',
+                    (select embedding from topic_vectors where topic = 0), 5) as v
+  join messages m on m.rowid = v.id
+ where m.thread_id = 't1' and m.approval_status = 'approved';
+
+.print Approving m4 nudges the thread's parameters (k0 +0.05, alpha +0.02, m -0.01):
+update messages set approval_status = 'approved' where id = 'm4';
+update threads set k0 = min(10, k0 + 0.05), alpha = min(2, alpha + 0.02),
+                   m = max(0.5, m - 0.01), updated_at = 1700000005 where id = 't1';
+insert into parameter_history(thread_id, timestamp, k0, alpha, m, event_type)
+  select id, updated_at, k0, alpha, m, 'approval' from threads where id = 't1';
+select thread_id, timestamp, k0, alpha, m, event_type from parameter_history order by id;
