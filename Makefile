@@ -7,9 +7,11 @@ SWIFT      ?= swift
 SQLITE3    ?= sqlite3
 EXTENSION  := .build/release/libvecsync.so
 # Debian packages: the SQLite headers the C code and GRDB build against, the sqlite3 shell
-# the demo and the shell tests run, the system BLAS the block scan calls.
-DEB_PACKAGES := libsqlite3-dev sqlite3 libblas-dev
-BENCH_DEB_PACKAGES := python3-venv libopenblas0-pthread
+# the demo and the shell tests run, the system BLAS the block scan calls (libblas-dev to
+# link; OpenBLAS installed behind the libblas.so.3 alternative, which the block scan runs
+# 2.5x faster on than the reference BLAS, and sgemm for batches 30x: see bench/RESULTS.md).
+DEB_PACKAGES := libsqlite3-dev sqlite3 libblas-dev libopenblas0-pthread
+BENCH_DEB_PACKAGES := python3-venv
 
 .PHONY: all deps extension demo test bench clean
 
