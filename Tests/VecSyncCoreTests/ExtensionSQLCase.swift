@@ -1,0 +1,112 @@
+import Testing
+
+/// One way of running the extension: in this process from Swift, or in the `sqlite3` shell.
+enum SQLPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    /// GRDB in this process, after `VecSyncExtension.register()`.
+    case inProcess = "in-process"
+    /// The real `sqlite3` binary with `.load libvecsync`.
+    case shell = "sqlite3 shell"
+
+    var testDescription: String { rawValue }
+
+    /// Runs `sql` this way and returns its rows and errors.
+    func run(_ sql: String, databasePath: String? = nil) throws -> SQLRun {
+        switch self {
+        case .inProcess:
+            try InProcess.run(sql, databasePath: databasePath)
+        case .shell:
+            try Shell.run(sql, databasePath: databasePath ?? ":memory:").run
+        }
+    }
+}
+
+/// What an SQL case must produce.
+enum SQLExpectation: Sendable, CustomStringConvertible {
+    /// Exactly these rows (columns joined with `|`, `NULL` for null), and no error.
+    case rows([String])
+    /// No row, and an error whose message contains each of these words (any case).
+    case error(mentioning: [String])
+
+    var description: String {
+        switch self {
+        case .rows(let rows):
+            rows.isEmpty ? "no rows" : "rows " + rows.map(SQLRun.quoted).joined(separator: ", ")
+        case .error(let words):
+            "an error mentioning " + words.map(SQLRun.quoted).joined(separator: ", ")
+        }
+    }
+
+    /// Whether `run` is what this expectation asks for.
+    func isMet(by run: SQLRun) -> Bool {
+        switch self {
+        case .rows(let rows):
+            return run.errors.isEmpty && run.rows == rows
+        case .error(let words):
+            guard run.rows.isEmpty, run.errors.count == 1, let message = run.errors.first else {
+                return false
+            }
+            return words.allSatisfy { message.localizedCaseInsensitiveContains($0) }
+        }
+    }
+}
+
+/// An SQL script and what it must produce, stated the way a bug report states it.
+///
+/// ```swift
+/// let cases: [SQLCase] = [
+///     SQLCase("l2 is Euclidean, not squared",
+///             "SELECT vector_distance_l2('[0,0]', '[3,4]');", rows: ["5.0"]),
+///     SQLCase("NULL is refused", "SELECT vector32(NULL);", error: ["vector32", "NULL"]),
+/// ]
+///
+/// @Test(arguments: SQLPath.allCases, cases)
+/// func behaves(path: SQLPath, sqlCase: SQLCase) { sqlCase.verify(path) }
+/// ```
+struct SQLCase: Sendable, CustomTestStringConvertible {
+    /// What the case shows, in words.
+    var title: String
+    /// The statements, as typed into the shell.
+    var sql: String
+    /// What they must produce.
+    var expected: SQLExpectation
+
+    /// A case that must return exactly `rows` and no error.
+    init(_ title: String, _ sql: String, rows: [String]) {
+        self.title = title
+        self.sql = sql
+        self.expected = .rows(rows)
+    }
+
+    /// A case that must fail with one error whose message contains every word of `error`.
+    init(_ title: String, _ sql: String, error words: [String]) {
+        self.title = title
+        self.sql = sql
+        self.expected = .error(mentioning: words)
+    }
+
+    var testDescription: String { title }
+
+    /// Runs the case on `path` and records an issue that reads like a bug report when the
+    /// outcome differs from the expectation (or the case could not run at all).
+    func verify(_ path: SQLPath, databasePath: String? = nil,
+                sourceLocation: SourceLocation = #_sourceLocation) {
+        let run: SQLRun
+        do {
+            run = try path.run(sql, databasePath: databasePath)
+        } catch {
+            Issue.record("[\(path.rawValue)] \(title): cannot run the SQL: \(error)\n\(report)",
+                         sourceLocation: sourceLocation)
+            return
+        }
+        if !expected.isMet(by: run) {
+            Issue.record(Comment(rawValue: "[\(path.rawValue)] \(title)\n\(report)\ngot:      \(run)"),
+                         sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The SQL and the expectation, for failure messages.
+    var report: String {
+        let lines = sql.split(separator: "\n").map { "  " + SQLRun.abbreviated(String($0)) }
+        return "SQL:\n" + lines.joined(separator: "\n") + "\nexpected: \(expected)"
+    }
+}
