@@ -296,7 +296,8 @@ static int vsNarrow(const double *a, int n, float **paOut, char **pzErr){
   float *aF = sqlite3_malloc64(sizeof(float)*(size_t)(n ? n : 1));
   if( aF==0 ) return SQLITE_NOMEM;
   for(i=0; i<n; i++){
-    if( fabs(a[i])>FLT_MAX ){
+    /* Out of range is what rounds to infinity: 3.40282347e+38 is FLT_MAX itself. */
+    if( isinf((float)a[i]) ){
       *pzErr = sqlite3_mprintf(
         "invalid vector: element %d (%g) is out of float32 range", i, a[i]);
       sqlite3_free(aF);
