@@ -1,0 +1,215 @@
+import Foundation
+
+/// The binary form of a change set.
+///
+/// ```
+/// offset 0   "VSCS"                       magic
+///        4   u16 format version           (1)
+///        6   u16 flags                    (0)
+///        8   u32 body length
+///       12   body
+///   12 + n   u32 CRC-32C of bytes 0 ..< 12 + n
+/// ```
+/// The body holds, as LEB128 varints and length-prefixed UTF-8: the origin site, `since`,
+/// `through`, the schema fingerprint (u64), the site table, the acknowledgements, the table
+/// definitions, and the records. A record is its table index, its key, its causal length,
+/// its row version and site, and for a live row each column's version (as a zigzag delta
+/// from the row version, usually one byte), site index and value. A value is a type byte
+/// (0 null, 1 integer, 2 real, 3 text, 4 blob) and its bytes: blobs raw, reals as their
+/// IEEE-754 bits.
+extension ChangeSet {
+    /// The four bytes every change set starts with.
+    static let magic: [UInt8] = Array("VSCS".utf8)
+
+    /// Encodes the change set.
+    public func serialized() -> Data {
+        var sites: [SiteID] = [origin]
+        var siteIndex: [SiteID: Int] = [origin: 0]
+        func index(_ site: SiteID) -> Int {
+            if let index = siteIndex[site] { return index }
+            siteIndex[site] = sites.count
+            sites.append(site)
+            return sites.count - 1
+        }
+        for record in records {
+            _ = index(record.rowSite)
+            for column in record.columns { _ = index(column.site) }
+        }
+        for site in acknowledgements.keys.sorted() { _ = index(site) }
+
+        var body = ByteWriter()
+        body.reserve(payloadByteCount + records.count * 24 + 256)
+        body.string(origin.rawValue)
+        body.varint(UInt64(max(0, since)))
+        body.varint(UInt64(max(0, through)))
+        body.uint64(schemaFingerprint)
+        body.count(sites.count)
+        for site in sites { body.string(site.rawValue) }
+        let acks = acknowledgements.sorted { $0.key < $1.key }
+        body.count(acks.count)
+        for (site, seq) in acks {
+            body.count(index(site))
+            body.varint(UInt64(max(0, seq)))
+        }
+        body.count(tables.count)
+        for table in tables {
+            body.string(table.name)
+            body.string(table.primaryKey)
+            body.uint64(table.fingerprint)
+            body.count(table.columns.count)
+            for column in table.columns { body.string(column) }
+        }
+        body.count(records.count)
+        for record in records {
+            body.count(record.table)
+            Self.write(record.key, to: &body)
+            body.varint(UInt64(max(0, record.causalLength)))
+            body.varint(UInt64(max(0, record.rowVersion.rawValue)))
+            body.count(index(record.rowSite))
+            if record.isLive {
+                for column in record.columns {
+                    body.signed(column.version.rawValue &- record.rowVersion.rawValue)
+                    body.count(index(column.site))
+                    Self.write(column.value, to: &body)
+                }
+            }
+        }
+
+        var out = ByteWriter()
+        out.reserve(body.bytes.count + 16)
+        out.bytes.append(contentsOf: Self.magic)
+        out.uint16(Self.formatVersion)
+        out.uint16(0)
+        out.uint32(UInt32(truncatingIfNeeded: body.bytes.count))
+        out.bytes.append(contentsOf: body.bytes)
+        out.uint32(CRC32C.checksum(out.bytes))
+        return Data(out.bytes)
+    }
+
+    /// Decodes a change set, checking its magic, format version, length and checksum first.
+    ///
+    /// Throws ``SyncError/incompatibleFormat(found:supported:)`` for another format version
+    /// and ``SyncError/corruptChangeSet(reason:offset:)`` for damaged, truncated or
+    /// padded bytes.
+    public init(serialized data: Data) throws {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 16 else {
+            throw SyncError.corruptChangeSet(reason: "only \(bytes.count) bytes, shorter than any change set", offset: 0)
+        }
+        guard Array(bytes[0..<4]) == Self.magic else {
+            throw SyncError.corruptChangeSet(reason: "not a VecSync change set (bad magic)", offset: 0)
+        }
+        var header = ByteReader(bytes, offset: 4)
+        let version = try header.uint16()
+        guard version == Self.formatVersion else {
+            throw SyncError.incompatibleFormat(found: version, supported: Self.formatVersion)
+        }
+        _ = try header.uint16()
+        let bodyLength = Int(try header.uint32())
+        guard bytes.count == 12 + bodyLength + 4 else {
+            throw SyncError.corruptChangeSet(
+                reason: "length is \(bytes.count) bytes, the header says \(12 + bodyLength + 4) (truncated or padded)", offset: 8)
+        }
+        var trailer = ByteReader(bytes, offset: 12 + bodyLength)
+        let stored = try trailer.uint32()
+        let computed = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(12 + bodyLength)])) }
+        guard stored == computed else {
+            throw SyncError.corruptChangeSet(
+                reason: "checksum mismatch (stored \(String(stored, radix: 16)), computed \(String(computed, radix: 16)))",
+                offset: 12 + bodyLength)
+        }
+
+        var reader = ByteReader(bytes, offset: 12, end: 12 + bodyLength)
+        let origin = SiteID(try reader.string("origin"))
+        let since = try reader.nonNegative("since")
+        let through = try reader.nonNegative("through")
+        let fingerprint = try reader.uint64()
+        let siteCount = try reader.count(what: "site")
+        var sites: [SiteID] = []
+        sites.reserveCapacity(siteCount)
+        for _ in 0..<siteCount { sites.append(SiteID(try reader.string("site id"))) }
+        guard sites.first == origin else { throw reader.corrupt("the site table does not start with the origin") }
+        var acknowledgements: [SiteID: Int64] = [:]
+        for _ in 0..<(try reader.count(minimumSize: 2, what: "acknowledgement")) {
+            let site = sites[try reader.index(below: sites.count, what: "site")]
+            acknowledgements[site] = try reader.nonNegative("acknowledged sequence")
+        }
+        var tables: [Table] = []
+        for _ in 0..<(try reader.count(minimumSize: 11, what: "table")) {
+            let name = try reader.string("table name")
+            let key = try reader.string("primary key name")
+            let tableFingerprint = try reader.uint64()
+            var columns: [String] = []
+            for _ in 0..<(try reader.count(what: "column")) { columns.append(try reader.string("column name")) }
+            tables.append(Table(name: name, primaryKey: key, columns: columns, fingerprint: tableFingerprint))
+        }
+        var records: [Record] = []
+        let recordCount = try reader.count(minimumSize: 5, what: "record")
+        records.reserveCapacity(recordCount)
+        for _ in 0..<recordCount {
+            let table = try reader.index(below: tables.count, what: "table")
+            let key = try Self.readValue(&reader)
+            switch key {
+            case .integer, .text: break
+            default: throw reader.corrupt("a primary key must be an integer or text, not \(key)")
+            }
+            let causalLength = try reader.nonNegative("causal length")
+            guard causalLength > 0 else { throw reader.corrupt("causal length 0") }
+            let rowVersion = HybridLogicalClock(rawValue: try reader.nonNegative("row version"))
+            let rowSite = sites[try reader.index(below: sites.count, what: "site")]
+            var columns: [Column] = []
+            if causalLength % 2 == 1 {
+                columns.reserveCapacity(tables[table].columns.count)
+                for _ in tables[table].columns {
+                    let delta = try reader.signed()
+                    let (version, overflow) = rowVersion.rawValue.addingReportingOverflow(delta)
+                    guard !overflow, version >= 0 else { throw reader.corrupt("column version out of range") }
+                    let site = sites[try reader.index(below: sites.count, what: "site")]
+                    columns.append(Column(version: HybridLogicalClock(rawValue: version), site: site,
+                                          value: try Self.readValue(&reader)))
+                }
+            }
+            records.append(Record(table: table, key: key, causalLength: causalLength, rowVersion: rowVersion,
+                                  rowSite: rowSite, columns: columns))
+        }
+        guard reader.remaining == 0 else { throw reader.corrupt("\(reader.remaining) unexpected bytes after the records") }
+        self.init(origin: origin, since: since, through: through, acknowledgements: acknowledgements,
+                  tables: tables, records: records)
+        guard schemaFingerprint == fingerprint else {
+            throw SyncError.corruptChangeSet(reason: "schema fingerprint does not match the table definitions", offset: 12)
+        }
+        guard since <= through else {
+            throw SyncError.corruptChangeSet(reason: "range \(since)...\(through) is reversed", offset: 12)
+        }
+    }
+
+    private static func write(_ value: SyncValue, to writer: inout ByteWriter) {
+        switch value {
+        case .null:
+            writer.bytes.append(0)
+        case .integer(let integer):
+            writer.bytes.append(1)
+            writer.signed(integer)
+        case .real(let real):
+            writer.bytes.append(2)
+            writer.uint64(real.bitPattern)
+        case .text(let text):
+            writer.bytes.append(3)
+            writer.string(text)
+        case .blob(let blob):
+            writer.bytes.append(4)
+            writer.data(blob)
+        }
+    }
+
+    private static func readValue(_ reader: inout ByteReader) throws -> SyncValue {
+        switch try reader.byte() {
+        case 0: return .null
+        case 1: return .integer(try reader.signed())
+        case 2: return .real(Double(bitPattern: try reader.uint64()))
+        case 3: return .text(try reader.string("text value"))
+        case 4: return .blob(Data(try reader.data()))
+        case let tag: throw reader.corrupt("unknown value type \(tag)")
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// A batch of row changes from one replica: what `changes(since:)` returns, what a
+/// transport carries, and what `merge(_:)` applies in one transaction.
+///
+/// A change set holds the current state of every row whose local sequence number lies in
+/// `since < seq <= through` on its origin: for a live row every synced column with the
+/// version and site of its last write, for a deleted row its tombstone. Merging is
+/// idempotent, commutative and associative, so change sets may arrive late, twice or out
+/// of order. Its binary form (``serialized()``) starts with a format version and ends with a
+/// CRC-32C; ``jsonString(prettyPrinted:)`` renders it for people.
+///
+/// ```swift
+/// var cursor: Int64 = 0
+/// while true {
+///     let batch = try replica.changes(since: cursor)
+///     if batch.isEmpty { break }
+///     try send(batch.serialized())
+///     cursor = batch.through
+/// }
+/// ```
+public struct ChangeSet: Sendable, Hashable {
+    /// The binary format this build writes and reads.
+    public static let formatVersion: UInt16 = 1
+
+    /// The replica that made the change set.
+    public var origin: SiteID
+    /// The origin's sequence number the change set starts after (exclusive).
+    public var since: Int64
+    /// The origin's sequence number the change set runs through (inclusive): the cursor a
+    /// receiver records once it has merged this and everything before it.
+    public var through: Int64
+    /// How far the origin had merged each other site's changes when it made this change
+    /// set; a site learns from it what its peers have acknowledged (for compaction).
+    public var acknowledgements: [SiteID: Int64]
+    /// The tables the records refer to, with their schema fingerprints.
+    public var tables: [Table]
+    /// The rows, in the origin's sequence order.
+    public var records: [Record]
+
+    /// Creates a change set.
+    public init(origin: SiteID, since: Int64, through: Int64, acknowledgements: [SiteID: Int64] = [:],
+                tables: [Table] = [], records: [Record] = []) {
+        self.origin = origin
+        self.since = since
+        self.through = through
+        self.acknowledgements = acknowledgements
+        self.tables = tables
+        self.records = records
+    }
+
+    /// True when the change set carries no rows.
+    public var isEmpty: Bool { records.isEmpty }
+
+    /// A fingerprint of the schemas of all the tables the change set refers to.
+    public var schemaFingerprint: UInt64 {
+        var bytes: [UInt8] = []
+        for table in tables {
+            bytes.append(contentsOf: Array(table.name.utf8))
+            bytes.append(0)
+            withUnsafeBytes(of: table.fingerprint.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        return FNV1a.hash(bytes)
+    }
+
+    /// The payload bytes of all values carried: the yardstick for the encoding's overhead.
+    public var payloadByteCount: Int {
+        records.reduce(0) { sum, record in
+            sum + record.key.payloadByteCount + record.columns.reduce(0) { $0 + $1.value.payloadByteCount }
+        }
+    }
+
+    /// A table's definition as the origin knows it.
+    public struct Table: Sendable, Hashable {
+        /// The table's name.
+        public var name: String
+        /// Its primary key column.
+        public var primaryKey: String
+        /// The synced columns, in the order each record's ``Record/columns`` follows.
+        public var columns: [String]
+        /// ``TrackedTable/fingerprint`` on the origin.
+        public var fingerprint: UInt64
+
+        /// Creates a table definition.
+        public init(name: String, primaryKey: String, columns: [String], fingerprint: UInt64) {
+            self.name = name
+            self.primaryKey = primaryKey
+            self.columns = columns
+            self.fingerprint = fingerprint
+        }
+    }
+
+    /// One row's state.
+    public struct Record: Sendable, Hashable {
+        /// Index of the row's table in ``ChangeSet/tables``.
+        public var table: Int
+        /// The row's primary key.
+        public var key: SyncValue
+        /// The causal length: odd while the row exists, even once deleted.
+        public var causalLength: Int64
+        /// The clock of the last change to the causal length (insert, delete, re-insert).
+        public var rowVersion: HybridLogicalClock
+        /// The site that made that change.
+        public var rowSite: SiteID
+        /// For a live row, every synced column in table order; empty for a deleted row.
+        public var columns: [Column]
+
+        /// Creates a record.
+        public init(table: Int, key: SyncValue, causalLength: Int64, rowVersion: HybridLogicalClock,
+                    rowSite: SiteID, columns: [Column]) {
+            self.table = table
+            self.key = key
+            self.causalLength = causalLength
+            self.rowVersion = rowVersion
+            self.rowSite = rowSite
+            self.columns = columns
+        }
+
+        /// True when the record says the row exists.
+        public var isLive: Bool { causalLength % 2 == 1 }
+    }
+
+    /// One column's value with the version and site of the write that set it.
+    public struct Column: Sendable, Hashable {
+        /// The clock value of the write.
+        public var version: HybridLogicalClock
+        /// The site that made the write.
+        public var site: SiteID
+        /// The value written.
+        public var value: SyncValue
+
+        /// Creates a column state.
+        public init(version: HybridLogicalClock, site: SiteID, value: SyncValue) {
+            self.version = version
+            self.site = site
+            self.value = value
+        }
+    }
+}

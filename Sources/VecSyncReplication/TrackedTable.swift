@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+
+/// A table whose rows replicate: its key, the columns that sync, and the fingerprint that
+/// change sets carry so a replica with another definition refuses them.
+///
+/// Generated columns are derived data and do not sync; every other column does.
+public struct TrackedTable: Sendable, Hashable {
+    /// The storage of a primary key.
+    public enum KeyKind: String, Sendable, Hashable, Codable {
+        /// An integer key (`INTEGER PRIMARY KEY` or any INTEGER-affinity key).
+        case integer
+        /// A text key (`TEXT PRIMARY KEY`, UUIDs).
+        case text
+    }
+
+    /// The table's name, as SQLite stores it.
+    public let name: String
+    /// The primary key column.
+    public let primaryKey: String
+    /// Whether keys are integers or text.
+    public let keyKind: KeyKind
+    /// The columns that sync, in declaration order, without the primary key.
+    public let columns: [String]
+    /// The declared type of each column in ``columns``, upper-cased.
+    public let declaredTypes: [String]
+    /// The site whose writes win in this table, if one is authoritative.
+    public let authority: SiteID?
+
+    /// Creates a table description; ``introspect(_:table:)`` reads one from a database.
+    init(name: String, primaryKey: String, keyKind: KeyKind, columns: [String], declaredTypes: [String], authority: SiteID?) {
+        self.name = name
+        self.primaryKey = primaryKey
+        self.keyKind = keyKind
+        self.columns = columns
+        self.declaredTypes = declaredTypes
+        self.authority = authority
+    }
+
+    /// A 64-bit FNV-1a hash of the table's name, key, columns, types and authority: two
+    /// replicas can merge each other's changes to this table only when theirs are equal.
+    public var fingerprint: UInt64 {
+        var text = "vecsync-table-v1\u{1F}\(name)\u{1F}\(primaryKey):\(keyKind.rawValue)"
+        for (column, type) in zip(columns, declaredTypes) {
+            text += "\u{1F}\(column):\(type)"
+        }
+        text += "\u{1F}authority:\(authority?.rawValue ?? "")"
+        return FNV1a.hash(text.utf8)
+    }
+
+    /// ``fingerprint`` as 16 hexadecimal digits.
+    public var fingerprintHex: String { FNV1a.hex(fingerprint) }
+
+    /// The name of the clock table that holds this table's versions.
+    var clockTable: String { "vecsync_clock_\(name)" }
+
+    /// The same table with another authority.
+    func with(authority: SiteID?) -> TrackedTable {
+        TrackedTable(name: name, primaryKey: primaryKey, keyKind: keyKind, columns: columns,
+                     declaredTypes: declaredTypes, authority: authority)
+    }
+
+    /// Reads a table's definition from the database, or throws
+    /// ``SyncError/untrackableTable(table:reason:)`` saying why it cannot be tracked.
+    static func introspect(_ db: Database, table requested: String) throws -> TrackedTable {
+        let master = try Row.fetchOne(
+            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+            arguments: [requested])
+        guard let master else {
+            let other = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM sqlite_master WHERE type IN ('view', 'index', 'trigger') AND name = ? COLLATE NOCASE",
+                arguments: [requested]) ?? false
+            throw SyncError.untrackableTable(
+                table: requested,
+                reason: other ? "it is not a table (a view, index or trigger)" : "no such table")
+        }
+        let name: String = master["name"]
+        let createSQL: String = master["sql"] ?? ""
+        let upperSQL = createSQL.uppercased()
+        if upperSQL.hasPrefix("CREATE VIRTUAL TABLE") {
+            throw SyncError.untrackableTable(
+                table: name,
+                reason: "it is a virtual table, which is derived data: track the table it is built from and register it as a derived index")
+        }
+        let lower = name.lowercased()
+        if lower.hasPrefix("vecsync_") || lower.hasPrefix("sqlite_") {
+            throw SyncError.untrackableTable(table: name, reason: "tables named vecsync_* and sqlite_* are internal")
+        }
+        var keyColumns: [(position: Int, name: String, type: String)] = []
+        var columns: [String] = []
+        var types: [String] = []
+        for row in try Row.fetchAll(db, sql: "PRAGMA table_xinfo(\(name.quotedDatabaseIdentifier))") {
+            let columnName: String = row["name"]
+            let type: String = (row["type"] as String?)?.uppercased() ?? ""
+            let keyPosition: Int = row["pk"]
+            let hidden: Int = row["hidden"]
+            if hidden != 0 { continue }  // generated columns are computed on every replica
+            if keyPosition > 0 {
+                keyColumns.append((keyPosition, columnName, type))
+            } else {
+                columns.append(columnName)
+                types.append(type)
+            }
+        }
+        guard !keyColumns.isEmpty else {
+            throw SyncError.untrackableTable(
+                table: name,
+                reason: "it has no primary key, so its rows cannot be matched across replicas; add a TEXT PRIMARY KEY (a UUID) or an INTEGER PRIMARY KEY with random ids")
+        }
+        guard keyColumns.count == 1 else {
+            let names = keyColumns.sorted { $0.position < $1.position }.map(\.name).joined(separator: ", ")
+            throw SyncError.untrackableTable(
+                table: name,
+                reason: "its primary key (\(names)) has several columns; only single-column keys are supported")
+        }
+        let key = keyColumns[0]
+        let kind: KeyKind
+        if key.type.contains("INT") {
+            kind = .integer
+        } else if key.type.contains("CHAR") || key.type.contains("CLOB") || key.type.contains("TEXT") {
+            kind = .text
+        } else {
+            throw SyncError.untrackableTable(
+                table: name,
+                reason: "its primary key \(key.name) has type '\(key.type)'; only INTEGER and TEXT keys are supported, because blob and real keys do not compare the same way everywhere")
+        }
+        if upperSQL.contains("AUTOINCREMENT") {
+            throw SyncError.untrackableTable(
+                table: name,
+                reason: "its key \(key.name) is AUTOINCREMENT: every replica would hand out the same ids 1, 2, 3…, and different rows made on different devices would merge as one; use UUIDs or random 64-bit ids")
+        }
+        return TrackedTable(name: name, primaryKey: key.name, keyKind: kind, columns: columns,
+                            declaredTypes: types, authority: nil)
+    }
+}
+
+/// 64-bit FNV-1a, for schema fingerprints (not for security).
+enum FNV1a {
+    /// The hash of `bytes`.
+    static func hash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    /// `value` as 16 lowercase hexadecimal digits.
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, 16 - digits.count)) + digits
+    }
+}
