@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+@testable import VecSyncCore
+
+@Suite("VectorIndex: a derived vec0 index kept current, verified and rebuilt")
+struct VectorIndexTests {
+    static let dims = 8
+
+    func rows(_ db: Database) throws -> [(String, Vector)] {
+        try Row.fetchAll(db, sql: "SELECT id, embedding FROM items WHERE embedding IS NOT NULL").compactMap { row in
+            guard let id: String = row["id"], let v: Vector = row["embedding"] else { return nil }
+            return (id, v)
+        }
+    }
+
+    @Test func createBackfillsExistingRowsAndSearchIsExact() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0101)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 300, using: &rng)
+            try index.create(db)
+            let all = try rows(db)
+            for _ in 0..<20 {
+                let q = HostFixtures.randomVector(Self.dims, using: &rng)
+                let got = try index.search(db, near: q, limit: 10, as: String.self)
+                #expect(HostFixtures.isExactTopK(got, rows: all, query: q, metric: .cosine, k: 10), "seed \(rng.seed)")
+                #expect(got.map(\.distance) == got.map(\.distance).sorted())
+            }
+            #expect(try index.verify(db).isConsistent)
+        }
+    }
+
+    @Test func filteredSearchReturnsKRowsWhenFilterMatchesFew() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0102)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 600, using: &rng)
+            try index.create(db)
+            // 'blue' rows with score >= 590: 590, 593, 596, 599 → only 4 match.
+            let q = HostFixtures.randomVector(Self.dims, using: &rng)
+            let few = try index.search(db, near: q, limit: 10,
+                                       where: [.equal("category", "blue"), .greaterOrEqual("score", 590)], as: String.self)
+            #expect(Set(few.map(\.key)) == ["item-0590", "item-0593", "item-0596", "item-0599"])
+            // 200 'green' rows match: exactly 10 come back, the 10 nearest greens.
+            let greens = try Row.fetchAll(db, sql: "SELECT id, embedding FROM items WHERE category = 'green'")
+                .compactMap { row -> (String, Vector)? in
+                    guard let id: String = row["id"], let v: Vector = row["embedding"] else { return nil }
+                    return (id, v)
+                }
+            let got = try index.search(db, near: q, limit: 10, where: [.equal("category", "green")], as: String.self)
+            #expect(got.count == 10)
+            #expect(HostFixtures.isExactTopK(got, rows: greens, query: q, metric: .cosine, k: 10), "seed \(rng.seed)")
+        }
+    }
+
+    @Test func triggersFollowInsertUpdateUpsertReplaceAndDelete() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0103)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 20, using: &rng)
+            try index.create(db)
+            let target = HostFixtures.randomVector(Self.dims, using: &rng)
+            try db.execute(sql: "INSERT INTO items (id, embedding, category, score) VALUES ('new', ?, 'red', 1)", arguments: [target])
+            #expect(try index.search(db, near: target, limit: 1, as: String.self).first?.key == "new")
+
+            try db.execute(sql: "UPDATE items SET embedding = ? WHERE id = 'item-0003'", arguments: [target.normalized()])
+            try db.execute(sql: "UPDATE items SET embedding = ? WHERE id = 'new'", arguments: [HostFixtures.randomVector(Self.dims, using: &rng)])
+            #expect(try index.search(db, near: target, limit: 1, as: String.self).first?.key == "item-0003")
+
+            try db.execute(sql: """
+                INSERT INTO items (id, embedding, category, score) VALUES ('item-0004', ?, 'green', 7)
+                ON CONFLICT(id) DO UPDATE SET embedding = excluded.embedding, category = excluded.category
+                """, arguments: [target])
+            try db.execute(sql: "INSERT OR REPLACE INTO items (id, embedding, category, score) VALUES ('item-0005', ?, 'blue', 9)",
+                           arguments: [target])
+            try db.execute(sql: "UPDATE items SET embedding = NULL WHERE id = 'item-0003'")
+            try db.execute(sql: "DELETE FROM items WHERE id = 'item-0006'")
+            try db.execute(sql: "UPDATE items SET category = 'blue' WHERE id = 'item-0007'")
+
+            let report = try index.verify(db)
+            #expect(report.isConsistent, "\(report)")
+            #expect(report.indexedRows == 19)  // 20 + new − item-0003 (NULL) − item-0006
+            let top = try index.search(db, near: target, limit: 2, where: [.equal("category", "green")], as: String.self)
+            #expect(top.first?.key == "item-0004")
+        }
+    }
+
+    @Test func triggersAreSilentWhileMergingAndRefreshUpdatesExactlyTheGivenRows() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0104)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 30, using: &rng)
+            try index.create(db)
+            try db.execute(sql: "INSERT INTO vecsync_state (key, value) VALUES ('merging', 1)")
+            try db.execute(sql: "INSERT INTO items (id, embedding, category, score) VALUES ('merged', ?, 'red', 0)",
+                           arguments: [HostFixtures.randomVector(Self.dims, using: &rng)])
+            try db.execute(sql: "UPDATE items SET category = 'green' WHERE id = 'item-0000'")
+            try db.execute(sql: "DELETE FROM items WHERE id = 'item-0001'")
+            try db.execute(sql: "UPDATE vecsync_state SET value = 0 WHERE key = 'merging'")
+
+            let before = try index.verify(db)
+            #expect(before.missing == ["merged".databaseValue])
+            #expect(before.stale == ["item-0000".databaseValue])
+            #expect(before.extra == ["item-0001".databaseValue])
+
+            try index.refresh(db, keys: ["merged", "item-0000", "item-0001"])
+            let after = try index.verify(db)
+            #expect(after.isConsistent, "\(after)")
+        }
+    }
+
+    @Test func verifyCatchesATamperedIndex() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0105)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 40, using: &rng)
+            try index.create(db)
+            #expect(try index.verify(db).isConsistent)
+            // Tamper with the derived table directly, bypassing the triggers.
+            try db.execute(sql: "DELETE FROM items_vec WHERE id = 'item-0010'")
+            try db.execute(sql: "UPDATE items_vec SET embedding = ? WHERE id = 'item-0011'",
+                           arguments: [HostFixtures.randomVector(Self.dims, using: &rng)])
+            try db.execute(sql: "INSERT INTO items_vec (id, embedding, category, score) VALUES ('ghost', ?, 'red', 0)",
+                           arguments: [HostFixtures.randomVector(Self.dims, using: &rng)])
+            // A canonical row that is not a vector, written while the index triggers are
+            // silent (as during a merge): the extension refuses it through the triggers.
+            try db.execute(sql: "REPLACE INTO vecsync_state(key, value) VALUES ('merging', 1)")
+            try db.execute(sql: "UPDATE items SET embedding = x'00' WHERE id = 'item-0012'")
+            try db.execute(sql: "REPLACE INTO vecsync_state(key, value) VALUES ('merging', 0)")
+            let report = try index.verify(db)
+            #expect(!report.isConsistent)
+            #expect(report.missing == ["item-0010".databaseValue])
+            #expect(report.stale == ["item-0011".databaseValue])
+            #expect(Set(report.extra) == ["ghost".databaseValue, "item-0012".databaseValue])
+            #expect(report.invalid == ["item-0012".databaseValue])
+        }
+    }
+
+    @Test func rebuildAfterDroppingTheIndexGivesIdenticalResults() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0106)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 200, using: &rng)
+            try index.create(db)
+            let queries = (0..<10).map { _ in HostFixtures.randomVector(Self.dims, using: &rng) }
+            let before = try queries.map { try index.search(db, near: $0, limit: 7, where: [.notEqual("category", "red")]) }
+            try db.execute(sql: "DROP TABLE items_vec")
+            let dropped = try index.verify(db)
+            #expect(!dropped.exists && dropped.missing.count == 200)
+            try index.rebuild(db)
+            let after = try queries.map { try index.search(db, near: $0, limit: 7, where: [.notEqual("category", "red")]) }
+            #expect(before == after, "seed \(rng.seed)")
+            #expect(try index.verify(db).isConsistent)
+        }
+    }
+
+    @Test func createRegistersTheIndexAndIsIdempotent() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0107)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 5, using: &rng)
+            try index.create(db)
+            try index.create(db)
+            #expect(try VectorIndex.registered(in: db) == [index])
+            #expect(try VectorIndex.registered(forTable: "items", in: db) == [index])
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM items_vec") == 5)
+            try index.drop(db)
+            #expect(try VectorIndex.registered(in: db).isEmpty)
+            #expect(try !index.exists(db))
+        }
+    }
+
+    @Test func searchRefusesAWrongDimensionAndAnUnknownFilterColumn() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0108)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 5, using: &rng)
+            try index.create(db)
+            #expect(throws: VecSyncError.dimensionMismatch(expected: Self.dims, got: 3)) {
+                try index.search(db, near: [1, 2, 3], limit: 1)
+            }
+            #expect(throws: VecSyncError.self) {
+                try index.search(db, near: Vector(repeating: 1, dimensions: Self.dims), limit: 1, where: [.equal("nope", 1)])
+            }
+            #expect(throws: VecSyncError.invalidArgument(name: "k", value: "0", reason: "must be at least 1")) {
+                try index.search(db, near: Vector(repeating: 1, dimensions: Self.dims), limit: 0)
+            }
+        }
+    }
+
+    @Test func createOnAMissingTableOrColumnSaysWhich() throws {
+        let db = try HostFixtures.database()
+        try db.write { db in
+            #expect(throws: VecSyncError.notFound(kind: "table", key: "nowhere")) {
+                try VectorIndex(table: "nowhere", dimensions: 4).create(db)
+            }
+            try db.execute(sql: "CREATE TABLE t (id TEXT PRIMARY KEY, v BLOB)")
+            #expect(throws: VecSyncError.schemaMismatch(table: "t", reason: "no column embedding")) {
+                try VectorIndex(table: "t", dimensions: 4).create(db)
+            }
+        }
+    }
+
+    @Test func integerKeysAndOddIdentifiersWork() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_0109)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            try db.execute(sql: #"CREATE TABLE "my docs" ("doc id" INTEGER PRIMARY KEY, "the vec" F32_BLOB(4), "kind" TEXT)"#)
+            var rows: [(Int64, Vector)] = []
+            for i in 1...50 {
+                let v = HostFixtures.randomVector(4, using: &rng)
+                rows.append((Int64(i), v))
+                try db.execute(sql: #"INSERT INTO "my docs" VALUES (?, ?, ?)"#, arguments: [i, v, i.isMultiple(of: 2) ? "it's \"even\"" : "odd"])
+            }
+            let index = VectorIndex(table: "my docs", primaryKey: "doc id", embeddingColumn: "the vec", dimensions: 4,
+                                    metric: .l2, name: "my docs vec", metadata: [.init("kind", .text)])
+            try index.create(db)
+            let q = HostFixtures.randomVector(4, using: &rng)
+            let got = try index.search(db, near: q, limit: 5, as: Int64.self)
+            #expect(HostFixtures.isExactTopK(got, rows: rows, query: q, metric: .l2, k: 5), "seed \(rng.seed)")
+            let even = try index.search(db, near: q, limit: 5, where: [.equal("kind", "it's \"even\"")], as: Int64.self)
+            #expect(even.count == 5 && even.allSatisfy { $0.key % 2 == 0 })
+            #expect(try index.verify(db).isConsistent)
+        }
+    }
+}
