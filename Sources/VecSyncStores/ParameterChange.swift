@@ -1,0 +1,28 @@
+import Foundation
+import VecSyncCore
+
+/// One row of `parameter_history`: a thread's parameters after an event.
+public struct ParameterChange: Sendable, Hashable, Codable, FetchableRecord {
+    /// The row id (increasing in the order changes were recorded on this device).
+    public var id: Int64
+    /// The thread.
+    public var threadId: String
+    /// When the change happened.
+    public var timestamp: Date
+    /// The parameters from then on.
+    public var parameters: ParameterSet
+    /// What caused it: `thread_creation`, `message_approved`, `message_refused`.
+    public var eventType: String
+
+    /// Decodes a `parameter_history` row.
+    public init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        threadId = try row.decode(String?.self, forColumn: "thread_id") ?? ""
+        timestamp = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "timestamp") ?? 0)
+        parameters = ParameterSet(
+            k0: try row.decode(forColumn: "k0"),
+            alpha: try row.decode(forColumn: "alpha"),
+            m: try row.decode(forColumn: "m"))
+        eventType = try row.decode(String?.self, forColumn: "event_type") ?? ""
+    }
+}
