@@ -1,0 +1,98 @@
+import GRDB
+
+/// A full-text or libSQL vector index derived from a tracked table: never synced, brought
+/// up to date after each merge for exactly the rows the merge changed.
+///
+/// `vec0` indexes are VecSyncCore's `VectorIndex`, found through its own registry; this type
+/// covers the other kinds, recorded in `vecsync_derived_indexes` so that every tool and
+/// replica opening the database knows them.
+///
+/// ```swift
+/// // CREATE VIRTUAL TABLE notes_fts USING fts5(body, title)   -- rowid = notes.id
+/// try replica.register(DerivedIndex(fts5: "notes_fts", on: "notes", columns: ["body", "title"]))
+/// ```
+public struct DerivedIndex: Sendable, Hashable {
+    /// The kind of index.
+    public enum Kind: String, Sendable, Hashable {
+        /// A self-contained FTS5 table holding copies of the source columns.
+        case fts5
+        /// A libSQL vector index (`CREATE INDEX … (libsql_vector_idx(col))`), which the
+        /// extension keeps current by itself; registering it lets a rebuild find it.
+        case libsqlVectorIndex = "libsql_vector_idx"
+    }
+
+    /// The index's name: the FTS5 table, or the SQL index.
+    public var name: String
+    /// Its kind.
+    public var kind: Kind
+    /// The tracked table it derives from.
+    public var table: String
+    /// For FTS5, the column of the index that holds the source key: `rowid` (the source key
+    /// must then be an integer) or an `UNINDEXED` column.
+    public var keyColumn: String
+    /// For FTS5, the source columns copied, with the same names in the index.
+    public var columns: [String]
+
+    /// An FTS5 table over `columns` of `table`, keyed by `keyColumn` of the FTS5 table.
+    public init(fts5 name: String, on table: String, keyColumn: String = "rowid", columns: [String]) {
+        self.init(kind: .fts5, name: name, table: table, keyColumn: keyColumn, columns: columns)
+    }
+
+    /// A libSQL vector index on `table`.
+    public init(libsqlVectorIndex name: String, on table: String) {
+        self.init(kind: .libsqlVectorIndex, name: name, table: table, keyColumn: "rowid", columns: [])
+    }
+
+    init(kind: Kind, name: String, table: String, keyColumn: String, columns: [String]) {
+        self.name = name
+        self.kind = kind
+        self.table = table
+        self.keyColumn = keyColumn
+        self.columns = columns
+    }
+
+    private var columnList: String { columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") }
+
+    /// Brings the index up to date for these source keys: each is removed, then re-added
+    /// from its source row if that row exists.
+    func refresh(_ db: Database, source: TrackedTable, keys: [DatabaseValue]) throws {
+        guard kind == .fts5, !keys.isEmpty else { return }
+        let index = name.quotedDatabaseIdentifier
+        let key = keyColumn.quotedDatabaseIdentifier
+        let sourceKey = source.primaryKey.quotedDatabaseIdentifier
+        let delete = try db.cachedStatement(sql: "DELETE FROM \(index) WHERE \(key) = ?")
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO \(index) (\(key), \(columnList)) SELECT \(sourceKey), \(columnList)
+            FROM \(source.name.quotedDatabaseIdentifier) WHERE \(sourceKey) = ?
+            """)
+        for value in keys {
+            try delete.execute(arguments: [value])
+            try insert.execute(arguments: [value])
+        }
+    }
+
+    /// The number of source rows missing from the index or differing from it, plus index
+    /// rows with no source row: 0 when the index is in step.
+    func verify(_ db: Database, source: TrackedTable) throws -> Int {
+        guard kind == .fts5 else { return 0 }
+        let sourceRows = "SELECT \(source.primaryKey.quotedDatabaseIdentifier), \(columnList) FROM \(source.name.quotedDatabaseIdentifier)"
+        let indexRows = "SELECT \(keyColumn.quotedDatabaseIdentifier), \(columnList) FROM \(name.quotedDatabaseIdentifier)"
+        let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sourceRows) EXCEPT \(indexRows))") ?? 0
+        let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(indexRows) EXCEPT \(sourceRows))") ?? 0
+        return missing + extra
+    }
+
+    /// Empties the index and fills it again from every source row.
+    func rebuild(_ db: Database, source: TrackedTable) throws {
+        switch kind {
+        case .fts5:
+            try db.execute(sql: "DELETE FROM \(name.quotedDatabaseIdentifier)")
+            try db.execute(sql: """
+                INSERT INTO \(name.quotedDatabaseIdentifier) (\(keyColumn.quotedDatabaseIdentifier), \(columnList))
+                SELECT \(source.primaryKey.quotedDatabaseIdentifier), \(columnList) FROM \(source.name.quotedDatabaseIdentifier)
+                """)
+        case .libsqlVectorIndex:
+            _ = try DatabaseValue.fetchOne(db, sql: "SELECT vecsync_rebuild(?)", arguments: [name])
+        }
+    }
+}

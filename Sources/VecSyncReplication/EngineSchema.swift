@@ -1,0 +1,62 @@
+import GRDB
+import VecSyncCore
+
+/// The engine's own tables. None of them syncs.
+///
+/// - `vecsync_replica`: one row — this site, the hybrid logical clock, the local sequence,
+///   the read-only role, and a wall-clock override for tests.
+/// - `vecsync_state(key, value)`: shared with VecSyncCore's `VectorIndex`; the row
+///   `('merging', 1)`, present only inside a merge transaction, silences every capture
+///   and index trigger.
+/// - `vecsync_sites`: local ordinals for site ids (0 is this site), used in clock tables.
+/// - `vecsync_tables`: the tracked tables and their definitions.
+/// - `vecsync_peers`: per peer, how far its changes were merged (`received`) and how far it
+///   has merged ours (`acknowledged`).
+/// - `vecsync_derived_indexes`: FTS5 and libSQL vector indexes rebuilt from tracked tables
+///   (vec0 indexes are in VecSyncCore's `vecsync_vector_indexes`).
+enum EngineSchema {
+    /// Creates the tables when missing and records `site`, or checks it against the stored one.
+    static func install(_ db: Database, site: SiteID) throws {
+        try VectorIndex.createStateTable(db)
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS vecsync_replica (
+              id INTEGER PRIMARY KEY CHECK (id = 1),
+              site TEXT NOT NULL,
+              hlc INTEGER NOT NULL DEFAULT 0,
+              seq INTEGER NOT NULL DEFAULT 0,
+              read_only INTEGER NOT NULL DEFAULT 0,
+              wall_override INTEGER);
+            CREATE TABLE IF NOT EXISTS vecsync_sites (ordinal INTEGER PRIMARY KEY, site TEXT NOT NULL UNIQUE);
+            CREATE TABLE IF NOT EXISTS vecsync_tables (
+              name TEXT PRIMARY KEY,
+              primary_key TEXT NOT NULL,
+              key_kind TEXT NOT NULL,
+              columns TEXT NOT NULL,
+              declared_types TEXT NOT NULL,
+              authority TEXT);
+            CREATE TABLE IF NOT EXISTS vecsync_peers (
+              site TEXT PRIMARY KEY,
+              received INTEGER NOT NULL DEFAULT 0,
+              acknowledged INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE IF NOT EXISTS vecsync_derived_indexes (
+              name TEXT PRIMARY KEY,
+              kind TEXT NOT NULL,
+              source_table TEXT NOT NULL,
+              columns TEXT NOT NULL);
+            """)
+        if let stored = try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1") {
+            guard stored == site.rawValue else {
+                throw SyncError.siteMismatch(stored: SiteID(stored), requested: site)
+            }
+        } else {
+            try db.execute(sql: "INSERT INTO vecsync_replica (id, site) VALUES (1, ?)", arguments: [site.rawValue])
+            try db.execute(sql: "INSERT INTO vecsync_sites (ordinal, site) VALUES (0, ?)", arguments: [site.rawValue])
+        }
+    }
+
+    /// The site stored in the database, or nil when it was never set up for sync.
+    static func storedSite(_ db: Database) throws -> SiteID? {
+        guard try db.tableExists("vecsync_replica") else { return nil }
+        return try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1").map { SiteID($0) }
+    }
+}

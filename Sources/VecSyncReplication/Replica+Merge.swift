@@ -1,0 +1,300 @@
+import Foundation
+import GRDB
+
+extension Replica {
+    /// Merges a change set from another replica, in one transaction together with the
+    /// cursor of its origin, and refreshes the derived indexes of the rows it changed.
+    ///
+    /// Each column keeps the write with the greatest (version, site id) — or, in a table
+    /// with an authoritative site, that site's write first. A row's existence follows its
+    /// causal length: a delete supersedes the incarnation it saw, a re-insert the delete.
+    /// Merging is idempotent, commutative and associative: change sets may arrive twice,
+    /// late or out of order. If anything fails, nothing is applied and the cursor stays.
+    ///
+    /// ```swift
+    /// let report = try replica.merge(incoming)
+    /// print(report)   // "phone: 12 rows, 9 applied (…), 3 ignored, 1 conflicts"
+    /// ```
+    @discardableResult
+    public func merge(_ changeSet: ChangeSet) throws -> MergeReport {
+        guard changeSet.origin != site else { throw SyncError.ownChangeSet(site: site) }
+        return try SyncError.wrap {
+            try writer.write { db in
+                try Self.merge(db, changeSet, localSite: site, options: options)
+            }
+        }
+    }
+
+    /// Decodes and merges a serialized change set (see ``merge(_:)``).
+    @discardableResult
+    public func merge(serialized data: Data) throws -> MergeReport {
+        try merge(ChangeSet(serialized: data))
+    }
+
+    /// The SQL a merge runs against one table, prepared once per merge.
+    private struct TableStatements {
+        let table: TrackedTable
+        let selectClock: Statement
+        let writeClock: Statement
+        let selectRow: Statement
+        let upsertRow: Statement
+        let deleteRow: Statement
+
+        init(_ db: Database, _ table: TrackedTable) throws {
+            self.table = table
+            let clock = table.clockTable.quotedDatabaseIdentifier
+            let t = table.name.quotedDatabaseIdentifier
+            let key = table.primaryKey.quotedDatabaseIdentifier
+            let versions = table.columns.indices.map { ", v\($0), s\($0)" }.joined()
+            let columns = table.columns.map(\.quotedDatabaseIdentifier)
+            selectClock = try db.cachedStatement(sql: "SELECT cl, cl_version, cl_site\(versions) FROM \(clock) WHERE pk = ?")
+            let placeholders = Array(repeating: "?", count: 5 + 2 * table.columns.count).joined(separator: ", ")
+            writeClock = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO \(clock) (pk, cl, cl_version, cl_site, seq\(versions)) VALUES (\(placeholders))")
+            selectRow = try db.cachedStatement(
+                sql: "SELECT \(([key] + columns).joined(separator: ", ")) FROM \(t) WHERE \(key) = ?")
+            let rowPlaceholders = Array(repeating: "?", count: 1 + columns.count).joined(separator: ", ")
+            let conflict = columns.isEmpty
+                ? "DO NOTHING" : "DO UPDATE SET " + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            upsertRow = try db.cachedStatement(
+                sql: "INSERT INTO \(t) (\(([key] + columns).joined(separator: ", "))) VALUES (\(rowPlaceholders)) ON CONFLICT(\(key)) \(conflict)")
+            deleteRow = try db.cachedStatement(sql: "DELETE FROM \(t) WHERE \(key) = ?")
+        }
+
+        /// `UPDATE t SET a = ?, b = ? WHERE key = ?` for the given column indexes.
+        func update(_ db: Database, columns indexes: [Int]) throws -> Statement {
+            let sets = indexes.map { "\(table.columns[$0].quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
+            return try db.cachedStatement(
+                sql: "UPDATE \(table.name.quotedDatabaseIdentifier) SET \(sets) WHERE \(table.primaryKey.quotedDatabaseIdentifier) = ?")
+        }
+    }
+
+    static func merge(_ db: Database, _ changeSet: ChangeSet, localSite: SiteID, options: Options) throws -> MergeReport {
+        var report = MergeReport(origin: changeSet.origin)
+        report.records = changeSet.records.count
+
+        // 1. Every table must be tracked here with the same definition.
+        var localTables: [String: TrackedTable] = [:]
+        for table in try trackedTables(db) { localTables[table.name] = table }
+        var statements: [TableStatements] = []
+        for remote in changeSet.tables {
+            guard let local = localTables[remote.name] else { throw SyncError.tableNotTracked(table: remote.name) }
+            guard local.fingerprint == remote.fingerprint, local.columns == remote.columns,
+                  local.primaryKey == remote.primaryKey
+            else {
+                throw SyncError.schemaMismatch(
+                    table: remote.name,
+                    local: "fingerprint \(local.fingerprintHex), key \(local.primaryKey), columns \(local.columns.joined(separator: ","))"
+                        + (local.authority.map { ", authority \($0)" } ?? ""),
+                    remote: "fingerprint \(FNV1a.hex(remote.fingerprint)), key \(remote.primaryKey), columns \(remote.columns.joined(separator: ","))")
+            }
+            statements.append(try TableStatements(db, local))
+        }
+
+        // 2. A change set behind the cursor was merged before.
+        let peer = try Row.fetchOne(db, sql: "SELECT received, acknowledged FROM vecsync_peers WHERE site = ?",
+                                    arguments: [changeSet.origin.rawValue])
+        let received: Int64 = peer?["received"] ?? 0
+        let acknowledged: Int64 = peer?["acknowledged"] ?? 0
+        if peer != nil && changeSet.through <= received {
+            report.alreadyMerged = true
+            report.ignored = changeSet.records.count
+            return report
+        }
+
+        // 3. Refuse versions from a clock too far in the future, before touching anything.
+        guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq, wall_override FROM vecsync_replica WHERE id = 1") else {
+            throw SyncError.notAReplica(reason: "vecsync_replica is empty")
+        }
+        let nowMilliseconds: Int64 = state["wall_override"] ?? HybridLogicalClock.wallMilliseconds()
+        let limit = HybridLogicalClock(milliseconds: nowMilliseconds + options.maximumClockDriftMilliseconds,
+                                       counter: (1 << HybridLogicalClock.counterBits) - 1)
+        var newest: Int64 = state["hlc"]
+        for record in changeSet.records {
+            guard changeSet.tables.indices.contains(record.table) else {
+                throw SyncError.corruptChangeSet(reason: "a record refers to table #\(record.table)", offset: 0)
+            }
+            let table = changeSet.tables[record.table]
+            if record.isLive && record.columns.count != table.columns.count {
+                throw SyncError.corruptChangeSet(
+                    reason: "a record for \(table.name) has \(record.columns.count) columns, the table has \(table.columns.count)",
+                    offset: 0)
+            }
+            for (version, site) in [(record.rowVersion, record.rowSite)] + record.columns.map({ ($0.version, $0.site) }) {
+                if version > limit {
+                    throw SyncError.clockTooFarAhead(
+                        site: site, version: version, now: HybridLogicalClock(milliseconds: nowMilliseconds),
+                        allowedDriftMilliseconds: options.maximumClockDriftMilliseconds)
+                }
+                newest = max(newest, version.rawValue)
+            }
+        }
+
+        // 4. Silence the capture and index triggers for this transaction; defer foreign
+        //    keys so rows may arrive children first.
+        try db.execute(sql: "INSERT OR REPLACE INTO vecsync_state (key, value) VALUES ('merging', 1)")
+        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+
+        var sites = try siteNames(db)
+        var ordinals: [SiteID: Int64] = [:]
+        for (ordinal, site) in sites { ordinals[site] = ordinal }
+        func ordinal(_ site: SiteID) throws -> Int64 {
+            if let known = ordinals[site] { return known }
+            try db.execute(sql: "INSERT INTO vecsync_sites (site) VALUES (?)", arguments: [site.rawValue])
+            let new = db.lastInsertedRowID
+            ordinals[site] = new
+            sites[new] = site
+            return new
+        }
+
+        var seq: Int64 = state["seq"]
+        var changedKeys: [String: [DatabaseValue]] = [:]
+        for record in changeSet.records {
+            let statements = statements[record.table]
+            let table = statements.table
+            let count = table.columns.count
+            let key = record.key.databaseValue
+
+            // The local clock row.
+            var causalLength: Int64 = 0
+            var rowVersion: Int64 = 0
+            var rowSite: Int64 = 0
+            var versions = [Int64?](repeating: nil, count: count)
+            var writers = [Int64?](repeating: nil, count: count)
+            if let clock = try Row.fetchOne(statements.selectClock, arguments: [key]) {
+                causalLength = clock[0]
+                rowVersion = clock[1]
+                rowSite = clock[2]
+                for index in 0..<count {
+                    versions[index] = clock[3 + 2 * index]
+                    writers[index] = clock[4 + 2 * index]
+                }
+            }
+            let hadClock = causalLength > 0
+            let wasLive = causalLength % 2 == 1
+            let localWriters = writers
+            let incomingRowSite = try ordinal(record.rowSite)
+            var clockChanged = false
+            var replaceAll = false
+            var winners: [Int] = []
+
+            if record.causalLength > causalLength {
+                causalLength = record.causalLength
+                rowVersion = record.rowVersion.rawValue
+                rowSite = incomingRowSite
+                clockChanged = true
+                if record.isLive {
+                    replaceAll = true
+                    for (index, column) in record.columns.enumerated() {
+                        versions[index] = column.version.rawValue
+                        writers[index] = try ordinal(column.site)
+                    }
+                }
+            } else if record.causalLength == causalLength {
+                if Self.wins(record.rowVersion.rawValue, record.rowSite, over: rowVersion,
+                             hadClock ? sites[rowSite] : nil, authority: nil) {
+                    rowVersion = record.rowVersion.rawValue
+                    rowSite = incomingRowSite
+                    clockChanged = true
+                }
+                if record.isLive {
+                    for (index, column) in record.columns.enumerated() {
+                        let localSite = writers[index].flatMap { sites[$0] }
+                        guard let localVersion = versions[index], let localSite else {
+                            winners.append(index)
+                            continue
+                        }
+                        if Self.wins(column.version.rawValue, column.site, over: localVersion, localSite, authority: table.authority) {
+                            winners.append(index)
+                        }
+                    }
+                    for index in winners {
+                        versions[index] = record.columns[index].version.rawValue
+                        writers[index] = try ordinal(record.columns[index].site)
+                    }
+                    if !winners.isEmpty { clockChanged = true }
+                }
+            }
+            let isLive = causalLength % 2 == 1
+
+            // The table row.
+            var rowChanged = false
+            if isLive && (replaceAll || !wasLive) {
+                try statements.upsertRow.execute(arguments: StatementArguments([key] + record.columns.map(\.value.databaseValue)))
+                if wasLive { report.updated += 1 } else { report.inserted += 1 }
+                rowChanged = true
+            } else if isLive && wasLive {
+                // Same incarnation: compare with the local values to count conflicts and to
+                // skip writes of equal values (whose versions are still recorded above).
+                let current = try Row.fetchOne(statements.selectRow, arguments: [key])
+                var changed: [Int] = []
+                for index in record.columns.indices {
+                    let localValue = current.map { SyncValue($0[1 + index] as DatabaseValue) }
+                    let incoming = record.columns[index]
+                    let differs = localValue.map { !$0.isIdentical(to: incoming.value) } ?? true
+                    if differs && winners.contains(index) { changed.append(index) }
+                    if differs, localValue != nil, let localWriter = localWriters[index].flatMap({ sites[$0] }),
+                       localWriter != incoming.site {
+                        report.conflicts += 1
+                    }
+                }
+                if !changed.isEmpty {
+                    let statement = try statements.update(db, columns: changed)
+                    try statement.execute(arguments: StatementArguments(changed.map { record.columns[$0].value.databaseValue } + [key]))
+                    report.updated += 1
+                    rowChanged = true
+                }
+            } else if !isLive && wasLive {
+                try statements.deleteRow.execute(arguments: [key])
+                report.deleted += 1
+                rowChanged = true
+            }
+
+            if clockChanged {
+                seq += 1
+                var arguments: [DatabaseValue] = [key, causalLength.databaseValue, rowVersion.databaseValue,
+                                                  rowSite.databaseValue, seq.databaseValue]
+                for index in 0..<count {
+                    arguments.append(versions[index]?.databaseValue ?? .null)
+                    arguments.append(writers[index]?.databaseValue ?? .null)
+                }
+                try statements.writeClock.execute(arguments: StatementArguments(arguments))
+                report.applied += 1
+            } else {
+                report.ignored += 1
+            }
+            if rowChanged { changedKeys[table.name, default: []].append(key) }
+        }
+
+        // 5. Clock, sequence, cursor and acknowledgement, in the same transaction.
+        try db.execute(sql: "UPDATE vecsync_replica SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
+                       arguments: [newest, seq])
+        report.cursorAdvanced = changeSet.since <= received
+        let newReceived = report.cursorAdvanced ? max(received, changeSet.through) : received
+        let newAcknowledged = max(acknowledged, changeSet.acknowledgements[localSite] ?? 0)
+        try db.execute(
+            sql: """
+                INSERT INTO vecsync_peers (site, received, acknowledged) VALUES (?, ?, ?)
+                ON CONFLICT(site) DO UPDATE SET received = excluded.received, acknowledged = excluded.acknowledged
+                """,
+            arguments: [changeSet.origin.rawValue, newReceived, newAcknowledged])
+
+        // 6. Derived indexes, for exactly the rows that changed; then wake the triggers.
+        report.refreshedIndexes = try DerivedIndexRegistry.refresh(db, changedKeys: changedKeys)
+        try db.execute(sql: "DELETE FROM vecsync_state WHERE key = 'merging'")
+        return report
+    }
+
+    /// The merge's total order: does a write (version, site) beat the local one? With an
+    /// authoritative site, its writes come first; then the greater version; then the
+    /// greater site id. Equal tags are the same write, which does not win.
+    static func wins(_ version: Int64, _ site: SiteID, over localVersion: Int64, _ localSite: SiteID?,
+                     authority: SiteID?) -> Bool {
+        guard let localSite else { return true }
+        if let authority, (site == authority) != (localSite == authority) {
+            return site == authority
+        }
+        if version != localVersion { return version > localVersion }
+        return localSite < site
+    }
+}

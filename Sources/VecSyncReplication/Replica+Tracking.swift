@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+
+extension Replica {
+    /// Starts replicating `table`: creates its clock table and capture triggers, and gives
+    /// every row already in it a version, as if this site had just inserted it.
+    ///
+    /// Tracking a table that is already tracked does nothing. Throws
+    /// ``SyncError/untrackableTable(table:reason:)`` for tables the engine cannot track
+    /// safely: no primary key, a composite, blob or real key, AUTOINCREMENT, virtual tables.
+    ///
+    /// ```swift
+    /// try replica.track("photos")
+    /// ```
+    @discardableResult
+    public func track(_ table: String) throws -> TrackedTable {
+        try SyncError.wrap {
+            try writer.write { db in
+                let definition = try TrackedTable.introspect(db, table: table)
+                if let existing = try Self.trackedTables(db).first(where: { $0.name == definition.name }) {
+                    return existing
+                }
+                let sql = TriggerSQL(table: definition)
+                try db.execute(sql: sql.createClockTable)
+                try db.execute(sql: sql.createTriggers)
+                try db.execute(sql: sql.backfill)
+                try db.execute(
+                    sql: """
+                        INSERT INTO vecsync_tables (name, primary_key, key_kind, columns, declared_types, authority)
+                        VALUES (?, ?, ?, ?, ?, NULL)
+                        """,
+                    arguments: [definition.name, definition.primaryKey, definition.keyKind.rawValue,
+                                Self.encodeList(definition.columns), Self.encodeList(definition.declaredTypes)])
+                if try Self.isReadOnly(db) {
+                    try db.execute(sql: sql.createGuardTriggers(site: site))
+                }
+                return definition
+            }
+        }
+    }
+
+    /// Stops replicating `table`: drops its triggers and clock table. Its rows stay.
+    public func untrack(_ table: String) throws {
+        try SyncError.wrap {
+            try writer.write { db in
+                guard let definition = try Self.trackedTables(db, checkingSchema: false)
+                    .first(where: { $0.name.lowercased() == table.lowercased() })
+                else { throw SyncError.tableNotTracked(table: table) }
+                let sql = TriggerSQL(table: definition)
+                try db.execute(sql: TriggerSQL.drop(sql.triggerNames + sql.guardTriggerNames))
+                try db.execute(sql: sql.dropClockTable)
+                try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [definition.name])
+            }
+        }
+    }
+
+    /// The tracked tables, in name order.
+    public func trackedTables() throws -> [TrackedTable] {
+        try SyncError.wrap { try writer.read { db in try Self.trackedTables(db) } }
+    }
+
+    /// The tracked tables as recorded, each checked against the live schema unless
+    /// `checkingSchema` is false.
+    static func trackedTables(_ db: Database, checkingSchema: Bool = true) throws -> [TrackedTable] {
+        guard try db.tableExists("vecsync_tables") else { return [] }
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT name, primary_key, key_kind, columns, declared_types, authority FROM vecsync_tables ORDER BY name")
+        return try rows.map { row in
+            let name: String = row["name"]
+            let table = TrackedTable(
+                name: name,
+                primaryKey: row["primary_key"],
+                keyKind: TrackedTable.KeyKind(rawValue: row["key_kind"]) ?? .text,
+                columns: decodeList(row["columns"]),
+                declaredTypes: decodeList(row["declared_types"]),
+                authority: (row["authority"] as String?).map { SiteID($0) })
+            if checkingSchema {
+                let live: TrackedTable
+                do {
+                    live = try TrackedTable.introspect(db, table: name)
+                } catch let SyncError.untrackableTable(_, reason) {
+                    throw SyncError.schemaChanged(table: name, reason: reason)
+                }
+                if live.columns != table.columns || live.declaredTypes != table.declaredTypes
+                    || live.primaryKey != table.primaryKey {
+                    throw SyncError.schemaChanged(
+                        table: name,
+                        reason: "tracked columns (\(table.columns.joined(separator: ", "))), now (\(live.columns.joined(separator: ", ")))")
+                }
+            }
+            return table
+        }
+    }
+
+    /// Column lists are stored as JSON arrays.
+    static func encodeList(_ list: [String]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: list) else { return "[]" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Reads a list stored by ``encodeList(_:)``.
+    static func decodeList(_ text: String) -> [String] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
+    }
+
+    /// Whether the replica refuses local writes.
+    static func isReadOnly(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT read_only FROM vecsync_replica WHERE id = 1") ?? false
+    }
+}
