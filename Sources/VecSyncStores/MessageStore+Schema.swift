@@ -50,5 +50,11 @@ extension MessageStore {
             throw VecSyncError.schemaMismatch(
                 table: "messages", reason: "embedding is declared \(declared), expected \(expected)")
         }
+        // The extension fills a new vector index from the table on its first search, which
+        // writes. Search once here, inside this write transaction, so that later searches
+        // run in GRDB's read-only accesses (a DatabasePool's readers) without writing.
+        _ = try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM vector_top_k(?, ?, 1)",
+            arguments: [indexName, Vector(repeating: 1, dimensions: dimensions)])
     }
 }

@@ -9,7 +9,7 @@ struct VectorQueryTests {
         try db.write { db in
             try db.execute(sql: "CREATE VIRTUAL TABLE v USING vec0(key text primary key, embedding float[2] distance_metric=l2, tag text)")
             for (key, x, tag) in [("a", 0.0, "x"), ("b", 1.0, "y"), ("c", 3.0, "x"), ("d", 6.0, "y")] as [(String, Float, String)] {
-                try db.execute(sql: "INSERT INTO v (k, embedding, tag) VALUES (?, ?, ?)", arguments: [key, Vector([x, 0]), tag])
+                try db.execute(sql: "INSERT INTO v (key, embedding, tag) VALUES (?, ?, ?)", arguments: [key, Vector([x, 0]), tag])
             }
             let hits = try db.vec0Search(table: "v", keyColumn: "key", near: [2.5, 0], k: 3, as: String.self)
             #expect(hits == [VectorMatch(key: "c", distance: 0.5), VectorMatch(key: "b", distance: 1.5),
@@ -24,8 +24,8 @@ struct VectorQueryTests {
         try db.write { db in
             try db.execute(sql: "CREATE VIRTUAL TABLE v USING vec0(key text primary key, embedding float[2], tag text)")
             let evil = "x' OR 1=1; DROP TABLE v; --"
-            try db.execute(sql: "INSERT INTO v (k, embedding, tag) VALUES (?, ?, ?)", arguments: [evil, Vector([1, 0]), evil])
-            try db.execute(sql: "INSERT INTO v (k, embedding, tag) VALUES ('plain', ?, 'plain')", arguments: [Vector([1, 0])])
+            try db.execute(sql: "INSERT INTO v (key, embedding, tag) VALUES (?, ?, ?)", arguments: [evil, Vector([1, 0]), evil])
+            try db.execute(sql: "INSERT INTO v (key, embedding, tag) VALUES ('plain', ?, 'plain')", arguments: [Vector([1, 0])])
             let hits = try db.vec0Search(table: "v", keyColumn: "key", near: [1, 0], k: 5, where: [.equal("tag", evil)], as: String.self)
             #expect(hits.map(\.key) == [evil])
             #expect(try db.tableExists("v"))
@@ -35,7 +35,7 @@ struct VectorQueryTests {
     @Test func missingVec0TableIsAnErrorWithTheSQL() throws {
         let db = try HostFixtures.database()
         try db.read { (db: Database) throws in
-            #expect {
+            _ = #expect {
                 try db.vec0Search(table: "absent", keyColumn: "key", near: [1], k: 1)
             } throws: { error in
                 guard case let .sqlite(message, _, sql)? = error as? VecSyncError else { return false }
