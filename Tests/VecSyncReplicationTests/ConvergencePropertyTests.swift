@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import Testing
+@testable import VecSyncReplication
+import VecSyncCore
+
+/// Replicas that have seen the same change sets hold the same rows, whatever the order,
+/// duplication, batching and loss of delivery, and whatever the clocks say.
+@Suite("Convergence")
+struct ConvergencePropertyTests {
+    /// Runs by default; `VECSYNC_PROPERTY_RUNS=5000` for a long soak.
+    static let runs: Int = ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_RUNS"].flatMap { Int($0) } ?? 200
+
+    @Test("replicas converge byte for byte under random writes and random delivery")
+    func replicasConvergeUnderRandomDelivery() throws {
+        let base = ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        for run in 0..<Self.runs {
+            let seed = base &+ UInt64(run)
+            do {
+                let failure = try Self.run(seed: seed)
+                if let failure {
+                    Issue.record("seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1): \(failure)")
+                    return
+                }
+            } catch {
+                Issue.record("seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1): \(error)")
+                return
+            }
+        }
+    }
+
+    /// One random history; returns a description of the divergence, or nil.
+    static func run(seed: UInt64) throws -> String? {
+        var random = SplitMix64(seed: seed)
+        let count = Int.random(in: 3...5, using: &random)
+        let batchRows = Int.random(in: 1...6, using: &random)
+        // Clocks: all equal (every write ties with the others' on version), or skewed.
+        let tie = Bool.random(using: &random)
+        let replicas = try (0..<count).map { index in
+            let skew = tie ? 0 : Int64.random(in: 0...5_000, using: &random) * Int64(index)
+            return try Fixture.replica("site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
+                                       wallClock: 1_700_000_000_000 + skew)
+        }
+
+        var published = [Int64](repeating: 0, count: count)
+        var log: [(origin: Int, data: Data)] = []
+        let steps = Int.random(in: 10...60, using: &random)
+        for _ in 0..<steps {
+            let r = Int.random(in: 0..<count, using: &random)
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<6:
+                try randomWrite(replicas[r], &random)
+            case 6..<8:
+                // Publish what changed since the last publication, in bounded batches.
+                while true {
+                    let batch = try replicas[r].changes(since: published[r])
+                    if batch.isEmpty && batch.through == published[r] { break }
+                    log.append((r, batch.serialized()))
+                    published[r] = batch.through
+                }
+            default:
+                // Deliver a random published change set, sometimes twice; some are never
+                // delivered until the final sync (dropped, then resent).
+                guard !log.isEmpty else { continue }
+                let message = log[Int.random(in: 0..<log.count, using: &random)]
+                let receiver = Int.random(in: 0..<count, using: &random)
+                guard receiver != message.origin else { continue }
+                let report = try replicas[receiver].merge(serialized: message.data)
+                if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print(replicas[receiver].site, "merged", report) }
+                if Bool.random(using: &random) { try replicas[receiver].merge(serialized: message.data) }
+            }
+            if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
+                for replica in replicas {
+                    let report = try replica.writer.read { db in try Fixture.vectorIndex.verify(db) }
+                    if !report.isConsistent { return "vec0 index out of step on \(replica.site) after step on \(replicas[r].site): \(report)" }
+                }
+            }
+            if Int.random(in: 0..<20, using: &random) == 0 {
+                // A clock jump on one replica, as when a device corrects its time.
+                try replicas[r].setWallClockOverride(milliseconds: 1_700_000_000_000 + Int64.random(in: -2_000...20_000, using: &random))
+            }
+        }
+
+        // Full sync: everyone publishes everything, everyone merges everything, in random
+        // order with duplicates, until nothing changes.
+        for _ in 0..<4 {
+            for r in 0..<count {
+                while true {
+                    let batch = try replicas[r].changes(since: published[r])
+                    if batch.isEmpty && batch.through == published[r] { break }
+                    log.append((r, batch.serialized()))
+                    published[r] = batch.through
+                }
+            }
+            var anyApplied = false
+            for receiver in 0..<count {
+                var messages = log.filter { $0.origin != receiver }
+                messages.shuffle(using: &random)
+                messages += messages.prefix(Int.random(in: 0...3, using: &random))
+                for message in messages {
+                    let report = try replicas[receiver].merge(serialized: message.data)
+                    if report.applied > 0 { anyApplied = true }
+                }
+            }
+            if !anyApplied { break }
+        }
+
+        let expected = try Fixture.snapshot(replicas[0])
+        for replica in replicas.dropFirst() {
+            let actual = try Fixture.snapshot(replica)
+            if actual != expected {
+                return "\(replica.site) differs from \(replicas[0].site):\n\(actual)\nvs\n\(expected)"
+            }
+        }
+        for replica in replicas {
+            let report = try replica.writer.read { db in try Fixture.vectorIndex.verify(db) }
+            if !report.isConsistent { return "vec0 index out of step on \(replica.site): \(report)" }
+        }
+        for probe in 0..<3 {
+            let query = try Vector(blob: Fixture.embedding(&random))
+            let word = ["alpha", "beta", "gamma"][probe]
+            let expectedSearch = try Fixture.searches(replicas[0], query: query, word: word)
+            for replica in replicas.dropFirst() {
+                let actual = try Fixture.searches(replica, query: query, word: word)
+                if actual != expectedSearch {
+                    return "search differs on \(replica.site): \(actual) vs \(expectedSearch)"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// One write, in one of the ways SQLite clients write.
+    static func randomWrite(_ replica: Replica, _ random: inout SplitMix64) throws {
+        let photo = "p\(Int.random(in: 0..<6, using: &random))"
+        let album = Int64.random(in: 1...5, using: &random)
+        let title: DatabaseValue = Bool.random(using: &random)
+            ? ["sunset", "cat", "sunset", "beach", "", "Cat"].randomElement(using: &random)!.databaseValue : .null
+        let rating = Int64.random(in: 0...5, using: &random)
+        let score: DatabaseValue = [1.0, -0.0, 0.0, 2.5, 1.0].randomElement(using: &random)!.databaseValue
+        let embedding: DatabaseValue = Int.random(in: 0..<5, using: &random) == 0 ? .null : Fixture.embedding(&random).databaseValue
+        let name = ["alpha", "beta", "gamma", "alpha beta"].randomElement(using: &random)!
+        let statements: [(String, StatementArguments)] = [
+            ("INSERT INTO photos (id, title, rating, score, embedding) VALUES (?, ?, ?, ?, ?)",
+             [photo, title, rating, score, embedding]),
+            ("INSERT OR REPLACE INTO photos (id, title, rating, score, embedding) VALUES (?, ?, ?, ?, ?)",
+             [photo, title, rating, score, embedding]),
+            ("INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title, embedding = excluded.embedding",
+             [photo, title, embedding]),
+            ("UPDATE photos SET rating = ? WHERE id = ?", [rating, photo]),
+            ("UPDATE photos SET embedding = ?, score = ? WHERE id = ?", [embedding, score, photo]),
+            ("UPDATE photos SET title = ? WHERE id = ?", [title, photo]),
+            ("DELETE FROM photos WHERE id = ?", [photo]),
+            ("UPDATE photos SET id = ? WHERE id = ?", ["p\(Int.random(in: 0..<6, using: &random))", photo]),
+            ("INSERT OR REPLACE INTO albums (id, name, cover) VALUES (?, ?, ?)", [album, name, photo]),
+            ("UPDATE albums SET name = ? WHERE id = ?", [name, album]),
+            ("UPDATE albums SET cover = ? WHERE id = ?", [photo, album]),
+            ("DELETE FROM albums WHERE id = ?", [album]),
+            ("INSERT INTO albums (id, name) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name", [album, name]),
+            ("UPDATE photos SET rating = rating WHERE id = ?", [photo]),
+        ]
+        let (sql, arguments) = statements[Int.random(in: 0..<statements.count, using: &random)]
+        do {
+            try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
+            if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print(replica.site, sql, arguments) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // A plain INSERT of an existing key, or a key change onto one: refused, as in any app.
+        }
+    }
+}

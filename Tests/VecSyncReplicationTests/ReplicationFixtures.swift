@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import Testing
+@testable import VecSyncReplication
+import VecSyncCore
+
+/// A deterministic random source (SplitMix64), so a failing run is replayed from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The schema every test replica starts from: photos with embeddings, albums with an
+/// FTS5 index kept by user triggers, and a vec0 index over the embeddings.
+enum Fixture {
+    static let dimensions = 4
+
+    static let schema = """
+        CREATE TABLE photos (
+          id TEXT PRIMARY KEY NOT NULL,
+          title TEXT,
+          rating INTEGER,
+          score REAL,
+          embedding F32_BLOB(4));
+        CREATE TABLE albums (
+          id INTEGER PRIMARY KEY,
+          name TEXT NOT NULL DEFAULT '',
+          cover TEXT);
+        CREATE VIRTUAL TABLE albums_fts USING fts5(name);
+        CREATE TRIGGER albums_fts_insert AFTER INSERT ON albums BEGIN
+          INSERT INTO albums_fts (rowid, name) VALUES (new.id, new.name);
+        END;
+        CREATE TRIGGER albums_fts_update AFTER UPDATE ON albums BEGIN
+          DELETE FROM albums_fts WHERE rowid = old.id;
+          INSERT INTO albums_fts (rowid, name) VALUES (new.id, new.name);
+        END;
+        CREATE TRIGGER albums_fts_delete AFTER DELETE ON albums BEGIN
+          DELETE FROM albums_fts WHERE rowid = old.id;
+        END;
+        """
+
+    static let vectorIndex = VectorIndex(table: "photos", primaryKey: "id", embeddingColumn: "embedding",
+                                         dimensions: dimensions, metric: .l2, name: "photos_vec")
+
+    /// An in-memory database with the extension, the schema, and the vec0 index.
+    static func database() throws -> DatabaseQueue {
+        VecSyncExtension.register()
+        var configuration = Configuration.vecSync()
+        // INSERT OR REPLACE deletes the old row without firing delete triggers unless
+        // recursive triggers are on; VectorIndex's insert trigger skips NULL embeddings, so
+        // replacing a row's embedding with NULL would leave it in the vec0 index otherwise.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA recursive_triggers = ON") }
+        let queue = try DatabaseQueue(configuration: configuration)
+        try queue.write { db in
+            try db.execute(sql: schema)
+            try vectorIndex.create(db)
+        }
+        return queue
+    }
+
+    /// A replica of a fresh database, tracking photos and albums.
+    /// `wallClock` fixes the replica's wall clock (milliseconds) before anything is tracked.
+    static func replica(_ site: String, options: Replica.Options = Replica.Options(),
+                        wallClock: Int64? = nil) throws -> Replica {
+        let replica = try Replica(try database(), site: SiteID(site), options: options)
+        if let wallClock { try replica.setWallClockOverride(milliseconds: wallClock) }
+        try replica.track("photos")
+        try replica.track("albums")
+        return replica
+    }
+
+    /// Every row of every tracked table, each value rendered with its exact type and bytes.
+    static func snapshot(_ replica: Replica) throws -> [String: [String]] {
+        try replica.writer.read { db in
+            var tables: [String: [String]] = [:]
+            for table in ["photos", "albums"] {
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY id")
+                tables[table] = rows.map { row in
+                    row.databaseValues.map(render).joined(separator: "|")
+                }
+            }
+            return tables
+        }
+    }
+
+    static func render(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: "null"
+        case .int64(let integer): "i\(integer)"
+        case .double(let real): "r\(String(real.bitPattern, radix: 16))"
+        case .string(let text): "t" + text.utf8.map { String($0, radix: 16) }.joined()
+        case .blob(let blob): "b" + blob.map { String($0, radix: 16) }.joined()
+        }
+    }
+
+    /// The nearest photos to `query` through the vec0 index, and albums matching a word
+    /// through FTS5.
+    static func searches(_ replica: Replica, query: Vector, word: String) throws -> [String] {
+        try replica.writer.read { db in
+            let nearest = try vectorIndex.search(db, near: query, limit: 5, as: String.self)
+                .map { "\($0.key):\(String($0.distance.bitPattern, radix: 16))" }
+            let found = try Int64.fetchAll(
+                db, sql: "SELECT rowid FROM albums_fts WHERE albums_fts MATCH ? ORDER BY rowid", arguments: [word])
+                .map { "album \($0)" }
+            return nearest + found
+        }
+    }
+
+    /// A random embedding with a few repeated values, so distances tie.
+    static func embedding(_ random: inout SplitMix64) -> Data {
+        let choices: [Float] = [0, 0.5, -1, 0.25, 2]
+        return Vector((0..<dimensions).map { _ in
+            Bool.random(using: &random) ? choices.randomElement(using: &random) ?? 0 : Float.random(in: -1...1, using: &random)
+        }).blob
+    }
+}
