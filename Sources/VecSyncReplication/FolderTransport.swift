@@ -1,0 +1,171 @@
+import Foundation
+
+/// Exchanges change sets through a shared folder: a cloud drive folder, a network share, a
+/// USB stick. Any number of replicas may use the same folder, in any order.
+///
+/// Each replica writes its change sets into its own subfolder, one file per batch, named
+/// by the range of its sequence numbers it covers (`00000000000000000000-00000000000000000042.vcs`).
+/// A file is written under a temporary dot-name and renamed into place, so no reader ever
+/// sees half a file. Readers take every other subfolder's files past their cursor (kept in
+/// the database), in order; they skip unknown and temporary files and files they already
+/// merged, and report a corrupt or incompatible file and skip it without applying any of it.
+///
+/// ```swift
+/// let folder = FolderTransport(URL(fileURLWithPath: "/Volumes/Shared/photos-sync"))
+/// let report = try replica.sync(through: folder)
+/// print(report)   // "pushed 12 rows in 1 file; pulled 3 files from 2 sites: …"
+/// ```
+public struct FolderTransport: Sendable {
+    /// The shared folder.
+    public let folder: URL
+
+    /// A transport through `folder`, which is created when missing.
+    public init(_ folder: URL) {
+        self.folder = folder
+    }
+
+    /// A transport through the folder at `path`.
+    public init(path: String) {
+        self.folder = URL(fileURLWithPath: path)
+    }
+
+    /// The file name extension of change set files.
+    public static let fileExtension = "vcs"
+
+    /// The subfolder of `site`: its id with every byte outside `[A-Za-z0-9_-]` and a
+    /// leading dot percent-encoded, so any site id is a safe, reversible folder name.
+    public static func folderName(for site: SiteID) -> String {
+        var name = ""
+        for byte in site.rawValue.utf8 {
+            let scalar = Character(Unicode.Scalar(byte))
+            if byte < 0x80, scalar.isLetter || scalar.isNumber || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") {
+                name.append(scalar)
+            } else {
+                name += String(format: "%%%02X", byte)
+            }
+        }
+        return name
+    }
+
+    /// The site whose subfolder is `name`, or nil when `name` is not one.
+    static func site(fromFolderName name: String) -> SiteID? {
+        guard !name.hasPrefix(".") else { return nil }
+        guard let decoded = name.removingPercentEncoding, !decoded.isEmpty else { return nil }
+        return SiteID(decoded)
+    }
+
+    /// `<since>-<through>.vcs`, zero-padded so names sort in sequence order.
+    static func fileName(since: Int64, through: Int64) -> String {
+        "\(padded(since))-\(padded(through)).\(fileExtension)"
+    }
+
+    private static func padded(_ value: Int64) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+    }
+
+    /// The range in a change set file name, or nil for any other file.
+    static func range(ofFileName name: String) -> (since: Int64, through: Int64)? {
+        guard name.hasSuffix(".\(fileExtension)"), !name.hasPrefix(".") else { return nil }
+        let parts = name.dropLast(fileExtension.count + 1).split(separator: "-")
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 20 && $0.allSatisfy(\.isASCII) }),
+              let since = Int64(parts[0]), let through = Int64(parts[1]), since <= through
+        else { return nil }
+        return (since, through)
+    }
+
+    /// Change set files in a subfolder, in sequence order, and the count of other files.
+    func files(in directory: URL) -> (files: [(url: URL, since: Int64, through: Int64)], unknown: Int) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var files: [(url: URL, since: Int64, through: Int64)] = []
+        var unknown = 0
+        for name in names {
+            if let range = Self.range(ofFileName: name) {
+                files.append((directory.appendingPathComponent(name), range.since, range.through))
+            } else if !name.hasPrefix(".") {
+                unknown += 1
+            }
+        }
+        files.sort { ($0.since, $0.through) < ($1.since, $1.through) }
+        return (files, unknown)
+    }
+
+    /// Writes every change of `replica` not yet in its subfolder, in bounded batches.
+    public func push(_ replica: Replica) throws -> (files: Int, rows: Int) {
+        let directory = folder.appendingPathComponent(Self.folderName(for: replica.site), isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SyncError.io(path: directory.path, reason: "cannot create the folder: \(error.localizedDescription)")
+        }
+        var cursor = files(in: directory).files.map(\.through).max() ?? 0
+        var written = 0
+        var rows = 0
+        while true {
+            let batch = try replica.changes(since: cursor)
+            if batch.isEmpty {
+                break
+            }
+            let name = Self.fileName(since: batch.since, through: batch.through)
+            let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+            let destination = directory.appendingPathComponent(name)
+            do {
+                try batch.serialized().write(to: temporary)
+                if FileManager.default.fileExists(atPath: destination.path) {
+                    try FileManager.default.removeItem(at: temporary)
+                } else {
+                    try FileManager.default.moveItem(at: temporary, to: destination)
+                }
+            } catch {
+                try? FileManager.default.removeItem(at: temporary)
+                throw SyncError.io(path: destination.path, reason: "cannot write the change set: \(error.localizedDescription)")
+            }
+            written += 1
+            rows += batch.records.count
+            cursor = batch.through
+        }
+        return (written, rows)
+    }
+
+    /// Merges every other replica's files past this replica's cursor for it, in order.
+    public func pull(into replica: Replica) throws -> (merges: [MergeReport], problems: [String], unknownFiles: Int) {
+        let own = Self.folderName(for: replica.site)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let cursors = Dictionary(try replica.peers().map { ($0.site, $0.received) }, uniquingKeysWith: max)
+        var merges: [MergeReport] = []
+        var problems: [String] = []
+        var unknown = 0
+        for entry in entries.sorted() where entry != own && !entry.hasPrefix(".") {
+            let directory = folder.appendingPathComponent(entry, isDirectory: true)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue,
+                  let site = Self.site(fromFolderName: entry)
+            else {
+                unknown += 1
+                continue
+            }
+            let listing = files(in: directory)
+            unknown += listing.unknown
+            let cursor = cursors[site] ?? 0
+            for file in listing.files where file.through > cursor {
+                let changeSet: ChangeSet
+                do {
+                    changeSet = try ChangeSet(serialized: Data(contentsOf: file.url))
+                } catch {
+                    problems.append("\(entry)/\(file.url.lastPathComponent): skipped: \(error)")
+                    continue
+                }
+                guard changeSet.origin == site else {
+                    problems.append("\(entry)/\(file.url.lastPathComponent): skipped: made by '\(changeSet.origin)', not '\(site)'")
+                    continue
+                }
+                do {
+                    merges.append(try replica.merge(changeSet))
+                } catch {
+                    problems.append("\(entry)/\(file.url.lastPathComponent): refused: \(error)")
+                }
+            }
+        }
+        return (merges, problems, unknown)
+    }
+}

@@ -1,0 +1,39 @@
+import GRDB
+
+extension Replica {
+    /// Removes the tombstones of deleted rows that every known peer has acknowledged, and
+    /// returns how many were removed.
+    ///
+    /// A peer acknowledges this replica's sequence number N when a change set it made says
+    /// it has merged ours through N. A tombstone is kept until all known peers (the sites
+    /// this replica has merged from) are past it, so no peer can bring the row back with an
+    /// older copy; with no known peer, nothing is removed.
+    @discardableResult
+    public func compactTombstones() throws -> Int {
+        try SyncError.wrap {
+            try writer.write { db in
+                guard let horizon = try Int64.fetchOne(db, sql: "SELECT min(acknowledged) FROM vecsync_peers"), horizon > 0
+                else { return 0 }
+                var removed = 0
+                for table in try Self.trackedTables(db, checkingSchema: false) {
+                    try db.execute(
+                        sql: "DELETE FROM \(table.clockTable.quotedDatabaseIdentifier) WHERE cl % 2 = 0 AND seq <= ?",
+                        arguments: [horizon])
+                    removed += db.changesCount
+                }
+                return removed
+            }
+        }
+    }
+
+    /// The number of tombstones kept for deleted rows, over all tracked tables.
+    public func tombstoneCount() throws -> Int {
+        try SyncError.wrap {
+            try writer.read { db in
+                try Self.trackedTables(db, checkingSchema: false).reduce(0) { sum, table in
+                    sum + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.clockTable.quotedDatabaseIdentifier) WHERE cl % 2 = 0") ?? 0)
+                }
+            }
+        }
+    }
+}

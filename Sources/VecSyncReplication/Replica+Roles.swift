@@ -1,0 +1,45 @@
+import GRDB
+
+extension Replica {
+    /// Makes the replica read-only, or writable again.
+    ///
+    /// A read-only replica pulls and merges but never pushes, and refuses local writes to
+    /// its tracked tables from any SQLite client with the error
+    /// `vecsync: table photos is read-only on replica 'phone'; its rows change only by sync`.
+    /// Merges still write, as the guard triggers stay silent while merging.
+    public func setReadOnly(_ readOnly: Bool) throws {
+        try SyncError.wrap {
+            try writer.write { db in
+                try db.execute(sql: "UPDATE vecsync_replica SET read_only = ? WHERE id = 1", arguments: [readOnly])
+                for table in try Self.trackedTables(db, checkingSchema: false) {
+                    let sql = TriggerSQL(table: table)
+                    try db.execute(sql: TriggerSQL.drop(sql.guardTriggerNames))
+                    if readOnly { try db.execute(sql: sql.createGuardTriggers(site: site)) }
+                }
+            }
+        }
+    }
+
+    /// Whether the replica is read-only.
+    public func isReadOnly() throws -> Bool {
+        try SyncError.wrap { try writer.read { db in try Self.isReadOnly(db) } }
+    }
+
+    /// Makes `site` authoritative for `table` (or no site, with nil): its writes win every
+    /// column conflict, whatever the clocks say, as a desktop indexer's do over the file
+    /// catalogue it scans.
+    ///
+    /// The authority is part of the table's schema fingerprint, so every replica must set
+    /// the same one; change sets from a replica that disagrees are refused.
+    public func setAuthority(_ site: SiteID?, for table: String) throws {
+        try SyncError.wrap {
+            try writer.write { db in
+                guard let tracked = try Self.trackedTables(db, checkingSchema: false)
+                    .first(where: { $0.name.lowercased() == table.lowercased() })
+                else { throw SyncError.tableNotTracked(table: table) }
+                try db.execute(sql: "UPDATE vecsync_tables SET authority = ? WHERE name = ?",
+                               arguments: [site?.rawValue, tracked.name])
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// What one ``Replica/sync(through:)`` did: files written, files merged, and the files it
+/// had to skip, with the reason for each.
+public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
+    /// The replica that synced.
+    public var site: SiteID
+    /// Change set files written.
+    public var pushedFiles: Int = 0
+    /// Rows in them.
+    public var pushedRows: Int = 0
+    /// True when nothing was pushed because the replica is read-only.
+    public var readOnly: Bool = false
+    /// One report per change set merged.
+    public var merges: [MergeReport] = []
+    /// Files skipped or refused: corrupt, incompatible, from another schema; one line each.
+    public var problems: [String] = []
+    /// Files and folders that are not change sets, left alone.
+    public var unknownFiles: Int = 0
+    /// Missed deletes found and recorded before pushing (see ``Replica/reconcile()``).
+    public var reconciled: Int = 0
+
+    /// Creates an empty report.
+    public init(site: SiteID) {
+        self.site = site
+    }
+
+    /// Rows applied over all merges.
+    public var applied: Int { merges.reduce(0) { $0 + $1.applied } }
+    /// Rows ignored over all merges.
+    public var ignored: Int { merges.reduce(0) { $0 + $1.ignored } }
+    /// Conflicts over all merges.
+    public var conflicts: Int { merges.reduce(0) { $0 + $1.conflicts } }
+
+    /// One line, as `vecsync-cli sync` prints it.
+    public var description: String {
+        let origins = Set(merges.filter { !$0.alreadyMerged }.map(\.origin)).count
+        let indexes = Set(merges.flatMap(\.refreshedIndexes.keys)).sorted()
+        var line = "\(site): "
+        line += readOnly ? "read-only, pushed nothing" : "pushed \(pushedRows) rows in \(pushedFiles) files"
+        line += "; pulled \(merges.count) files from \(origins) sites: \(applied) applied, \(ignored) ignored, \(conflicts) conflicts"
+        if !indexes.isEmpty { line += "; refreshed \(indexes.joined(separator: ", "))" }
+        if reconciled > 0 { line += "; recorded \(reconciled) missed deletes" }
+        if !problems.isEmpty { line += "; \(problems.count) files skipped" }
+        return line
+    }
+}
