@@ -8,6 +8,10 @@ struct VecSyncCLI: ParsableCommand {
         commandName: "vecsync-cli",
         abstract: "Exact vector search in SQLite, and sync that never loses an embedding.",
         version: VecSyncExtension.version,
-        subcommands: []
+        subcommands: [
+            TrackCommand.self,
+            SyncCommand.self,
+            ChangesCommand.self,
+        ]
     )
 }

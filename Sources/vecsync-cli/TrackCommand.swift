@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import VecSync
+
+/// `vecsync-cli track`: starts replicating tables of a database.
+struct TrackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "track",
+        abstract: "Start replicating tables: capture every write to them for sync.",
+        discussion: """
+            Creates a clock table and capture triggers for each table, and gives the rows \
+            already in it a version. Writes from any SQLite client are captured from then on, \
+            the sqlite3 shell included. The database keeps its site id: the first track gives \
+            it --site, or a random one.
+
+            A table needs a single INTEGER or TEXT primary key (UUIDs are a good choice) and no \
+            AUTOINCREMENT; the command says why when a table cannot be tracked.
+
+            Examples:
+              vecsync-cli track --db phone.db --table photos --table notes --site phone
+              vecsync-cli track --db ipad.db --table photos --read-only
+            """)
+
+    @Option(name: .long, help: "The database file.")
+    var db: String
+
+    @Option(name: .long, help: "A table to track (repeat for several).")
+    var table: [String] = []
+
+    @Option(name: .long, help: "This replica's site id, for a database that has none yet.")
+    var site: String?
+
+    @Flag(name: .long, help: "Make the replica read-only: it pulls, never pushes, and refuses local writes to tracked tables.")
+    var readOnly = false
+
+    @Flag(name: .long, help: "Make the replica writable again.")
+    var writable = false
+
+    func validate() throws {
+        if table.isEmpty && !readOnly && !writable {
+            throw ValidationError("name at least one --table, or --read-only / --writable")
+        }
+        if readOnly && writable { throw ValidationError("--read-only and --writable exclude each other") }
+        if let site, site.isEmpty { throw ValidationError("--site cannot be empty") }
+    }
+
+    func run() throws {
+        let database = try CLIDatabase.open(db)
+        let stored = try Replica.storedSite(in: database.writer)
+        if let site, let stored, stored.rawValue != site {
+            throw ValidationErrorText("\(db) is already replica '\(stored)'; a database keeps its site id")
+        }
+        let replica = try Replica(database.writer, site: stored ?? site.map { SiteID($0) } ?? .random())
+        for name in table {
+            let tracked = try replica.track(name)
+            print("tracking \(tracked.name) (key \(tracked.primaryKey), \(tracked.columns.count) columns) as site '\(replica.site)'")
+        }
+        if readOnly || writable {
+            try replica.setReadOnly(readOnly)
+            print("replica '\(replica.site)' is now \(readOnly ? "read-only" : "writable")")
+        }
+    }
+}
