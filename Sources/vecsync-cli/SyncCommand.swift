@@ -35,7 +35,7 @@ struct SyncCommand: ParsableCommand {
     }
 
     func run() throws {
-        let database = try CLIDatabase.open(db)
+        let database = try ReplicaFile.open(db)
         let replica = try Replica(opening: database.writer)
         let report = try replica.sync(through: FolderTransport(path: folder))
         print(report)

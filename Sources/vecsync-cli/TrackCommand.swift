@@ -45,10 +45,10 @@ struct TrackCommand: ParsableCommand {
     }
 
     func run() throws {
-        let database = try CLIDatabase.open(db)
+        let database = try ReplicaFile.open(db)
         let stored = try Replica.storedSite(in: database.writer)
         if let site, let stored, stored.rawValue != site {
-            throw ValidationErrorText("\(db) is already replica '\(stored)'; a database keeps its site id")
+            throw ValidationError("\(db) is already replica '\(stored)'; a database keeps its site id")
         }
         let replica = try Replica(database.writer, site: stored ?? site.map { SiteID($0) } ?? .random())
         for name in table {
