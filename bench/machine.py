@@ -76,6 +76,11 @@ def git_revision(repo: str) -> str:
     return rev + (" + uncommitted changes to the extension" if dirty else "")
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages: other work competing for the cores."""
+    return " ".join(_read("/proc/loadavg").split()[:3]) or "unknown"
+
+
 def describe(repo: str) -> dict:
     return {
         "cpu": cpu_model(),
@@ -87,4 +92,5 @@ def describe(repo: str) -> dict:
         "kernel": platform.release(),
         "python": platform.python_version(),
         "revision": git_revision(repo),
+        "load_at_start": load_average(),
     }

@@ -132,10 +132,17 @@ def _run_queries(r: Result, cfg: Config, search) -> None:
 
 
 def _run_batch(r: Result, cfg: Config, search_batch) -> None:
-    """search_batch(Q) -> list of row lists, one per query. Median of repeats after one warm-up."""
+    """search_batch(Q) -> list of row lists, one per query. Median of repeats after one warm-up.
+
+    A slow batch (seconds) is repeated fewer times, so that a slow BLAS does not stretch
+    the run: as many repeats as fit in about 5 s, at least one.
+    """
+    t0 = time.perf_counter()
     search_batch(cfg.batch)
+    warm_s = time.perf_counter() - t0
+    repeats = max(1, min(cfg.batch_repeats, int(5.0 / max(warm_s, 1e-9))))
     totals, ids = [], None
-    for _ in range(cfg.batch_repeats):
+    for _ in range(repeats):
         t0 = time.perf_counter_ns()
         ids = search_batch(cfg.batch)
         totals.append(_ms_since(t0))
