@@ -46,7 +46,7 @@ public enum VecSyncError: Error, Sendable, Hashable {
     }
 
     /// Runs `body`, converting a GRDB error with ``wrapping(_:)``.
-    static func wrap<T>(_ body: () throws -> T) throws -> T {
+    public static func wrap<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {

@@ -113,8 +113,15 @@ extension PhotoStore {
     /// photos whose FTS row is missing or differs (or FTS rows with no photo).
     public func verifyIndexes() throws -> (vector: VectorIndexReport, textOutOfStep: [String]) {
         try read { db in
-            let vector = try vectorIndex.verify(db)
-            let textOutOfStep = try String.fetchAll(db, sql: """
+            (try vectorIndex.verify(db), try Self.verifyTextIndex(db))
+        }
+    }
+
+    /// The source ids of photos whose `photos_fts` row is missing or differs from the
+    /// canonical rows, and of FTS rows with no photo. Empty when the text index is current.
+    public static func verifyTextIndex(_ db: Database) throws -> [String] {
+        try VecSyncError.wrap {
+            try String.fetchAll(db, sql: """
                 WITH expected(rowid, source_id, description, tags, objects, text_detected, notes) AS (\(Self.textRowSelect))
                 SELECT e.source_id FROM expected AS e LEFT JOIN photos_fts AS f ON f.rowid = e.rowid
                 WHERE f.rowid IS NULL OR f.source_id IS NOT e.source_id OR f.description IS NOT e.description
@@ -125,7 +132,6 @@ extension PhotoStore {
                 WHERE NOT EXISTS (SELECT 1 FROM photos AS p WHERE p.rowid = f.rowid AND p.source_id = f.source_id)
                 ORDER BY 1
                 """)
-            return (vector, textOutOfStep)
         }
     }
 
@@ -134,8 +140,15 @@ extension PhotoStore {
         let index = vectorIndex
         try write { db in
             try index.rebuild(db)
+            try Self.rebuildTextIndex(db)
+        }
+    }
+
+    /// Refills `photos_fts` from the canonical photos and notes.
+    public static func rebuildTextIndex(_ db: Database) throws {
+        try VecSyncError.wrap {
             try db.execute(sql: "DELETE FROM photos_fts")
-            try Self.fillTextIndex(db)
+            try fillTextIndex(db)
         }
     }
 }
