@@ -77,10 +77,9 @@ struct QueryCommand: ParsableCommand {
             for (rank, hit) in hits.enumerated() {
                 let shown = try showValues(db, target: target, key: hit.key)
                 if json {
-                    var object: [String: String] = ["rank": "\(rank + 1)", "key": Self.keyText(hit.key), "distance": "\(hit.distance)"]
-                    for (name, value) in shown { object[name] = value }
-                    let data = try JSONEncoder.sorted.encode(object)
-                    print(String(decoding: data, as: UTF8.self))
+                    let line = QueryResultLine(rank: rank + 1, key: Self.keyText(hit.key), distance: hit.distance,
+                                               columns: Dictionary(shown, uniquingKeysWith: { a, _ in a }))
+                    print(String(decoding: try JSONEncoder.sorted.encode(line), as: UTF8.self))
                 } else {
                     let extra = shown.map { "  \($0.1)" }.joined()
                     let position = String(rank + 1)
