@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import Testing
+@testable import VecSyncReplication
+import VecSyncCore
+
+/// Writes to tracked tables are captured whatever the SQL, and tables the engine cannot
+/// track safely are refused with the reason.
+@Suite("Capture")
+struct CaptureTests {
+    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
+        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    static func records(_ replica: Replica, since: Int64 = 0) throws -> [String: ChangeSet.Record] {
+        let changes = try replica.changes(since: since)
+        var byKey: [String: ChangeSet.Record] = [:]
+        for record in changes.records {
+            let table = changes.tables[record.table].name
+            byKey["\(table)/\(record.key)"] = record
+        }
+        return byKey
+    }
+
+    @Test("INSERT, UPDATE, DELETE, INSERT OR REPLACE and UPSERT are all captured")
+    func everyWayOfWritingIsCaptured() throws {
+        let replica = try Fixture.replica("a")
+        try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
+        try Self.write(replica, "INSERT OR REPLACE INTO photos (id, title) VALUES ('p2', 'two')")
+        try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p3', 'three') ON CONFLICT(id) DO UPDATE SET title = excluded.title")
+        var records = try Self.records(replica)
+        #expect(records.keys.sorted() == ["photos/text(\"p1\")", "photos/text(\"p2\")", "photos/text(\"p3\")"])
+        #expect(records.values.allSatisfy { $0.causalLength == 1 && $0.columns.count == 4 })
+
+        let cursor = try replica.currentSequence()
+        try Self.write(replica, "UPDATE photos SET rating = 4 WHERE id = 'p1'")
+        try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p3', 'THREE') ON CONFLICT(id) DO UPDATE SET title = excluded.title")
+        try Self.write(replica, "DELETE FROM photos WHERE id = 'p2'")
+        records = try Self.records(replica, since: cursor)
+        #expect(records.count == 3)
+        let p1 = try #require(records["photos/text(\"p1\")"])
+        #expect(p1.columns[1].value == .integer(4))
+        #expect(p1.columns[1].version > p1.columns[0].version, "only the updated column gets a new version")
+        #expect(records["photos/text(\"p3\")"]?.columns[0].value == .text("THREE"))
+        #expect(records["photos/text(\"p2\")"]?.causalLength == 2)
+        #expect(records["photos/text(\"p2\")"]?.columns.isEmpty == true)
+
+        // Re-insert after delete: the causal length moves on to 3.
+        try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p2', 'again')")
+        #expect(try Self.records(replica)["photos/text(\"p2\")"]?.causalLength == 3)
+    }
+
+    @Test("an UPDATE that changes nothing is not a change")
+    func updateToTheSameValueIsNotCaptured() throws {
+        let replica = try Fixture.replica("a")
+        try Self.write(replica, "INSERT INTO photos (id, title, rating, embedding) VALUES ('p1', 'one', 1, 1)")
+        let cursor = try replica.currentSequence()
+        try Self.write(replica, "UPDATE photos SET title = 'one', rating = 1 WHERE id = 'p1'")
+        #expect(try replica.changes(since: cursor).isEmpty)
+        // A change of storage class is a change, though SQL calls the values equal (the
+        // blob-affinity column keeps 1.0 a real).
+        try Self.write(replica, "UPDATE photos SET embedding = 1.0 WHERE id = 'p1'")
+        #expect(try replica.changes(since: cursor).records.count == 1)
+    }
+
+    @Test("changing a primary key is a delete of the old key and an insert of the new")
+    func keyChangeIsDeleteAndInsert() throws {
+        let replica = try Fixture.replica("a")
+        try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
+        try Self.write(replica, "UPDATE photos SET id = 'p9' WHERE id = 'p1'")
+        let records = try Self.records(replica)
+        #expect(records["photos/text(\"p1\")"]?.causalLength == 2)
+        #expect(records["photos/text(\"p9\")"]?.columns.first?.value == .text("one"))
+    }
+
+    @Test("tracking a table with rows gives each row a version")
+    func trackingBackfillsExistingRows() throws {
+        let queue = try Fixture.database()
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO albums (id, name) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+        }
+        let replica = try Replica(queue, site: "a")
+        try replica.track("albums")
+        let changes = try replica.changes(since: 0, maximumRows: 2)
+        #expect(changes.records.count == 2, "backfilled rows have distinct sequence numbers, so batches can split them")
+        let rest = try replica.changes(since: changes.through)
+        #expect(rest.records.count == 1)
+        #expect(try replica.changes(since: rest.through).isEmpty)
+    }
+
+    @Test("tables that cannot be tracked safely are refused with the reason", arguments: [
+        ("CREATE TABLE t (a TEXT, b TEXT)", "no primary key"),
+        ("CREATE TABLE t (a TEXT, b TEXT, PRIMARY KEY (a, b))", "several columns"),
+        ("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, b TEXT)", "AUTOINCREMENT"),
+        ("CREATE TABLE t (id BLOB PRIMARY KEY, b TEXT)", "only INTEGER and TEXT keys"),
+        ("CREATE TABLE t (id REAL PRIMARY KEY, b TEXT)", "only INTEGER and TEXT keys"),
+        ("CREATE VIRTUAL TABLE t USING fts5(b)", "virtual table"),
+    ])
+    func untrackableTablesAreRefused(sql: String, reason: String) throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in try db.execute(sql: sql) }
+        let replica = try Replica(queue, site: "a")
+        do {
+            try replica.track("t")
+            Issue.record("\(sql) was tracked")
+        } catch let error as SyncError {
+            guard case let .untrackableTable(table, message) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(table == "t")
+            #expect(message.contains(reason), "\(message)")
+        }
+    }
+
+    @Test("a database keeps its site id")
+    func siteIdIsKept() throws {
+        let queue = try DatabaseQueue()
+        _ = try Replica(queue, site: "a")
+        #expect(throws: SyncError.siteMismatch(stored: "a", requested: "b")) { try Replica(queue, site: "b") }
+        #expect(try Replica(opening: queue).site == "a")
+    }
+
+    @Test("writes from the sqlite3 shell without the extension are captured; a read-only replica refuses them")
+    func sqlite3ShellWritesAreCaptured() throws {
+        let shell = "/usr/bin/sqlite3"
+        try #require(FileManager.default.isExecutableFile(atPath: shell), "the sqlite3 shell is needed (apt-get install sqlite3)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-shell-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("a.db").path
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in try db.execute(sql: "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)") }
+            let replica = try Replica(queue, site: "a")
+            try replica.track("notes")
+        }
+        let result = try Self.runShell(shell, path, """
+            INSERT INTO notes VALUES ('n1', 'hello');
+            INSERT OR REPLACE INTO notes VALUES ('n2', 'world');
+            UPDATE notes SET body = 'hello there' WHERE id = 'n1';
+            DELETE FROM notes WHERE id = 'n2';
+            """)
+        #expect(result.status == 0, "\(result.output)")
+        let queue = try DatabaseQueue(path: path)
+        let replica = try Replica(opening: queue)
+        let changes = try replica.changes(since: 0)
+        let states = changes.records.map { "\($0.key):\($0.causalLength):\($0.columns.first?.value ?? .null)" }.sorted()
+        #expect(states == ["text(\"n1\"):1:text(\"hello there\")", "text(\"n2\"):2:null"])
+
+        try replica.setReadOnly(true)
+        let refused = try Self.runShell(shell, path, "INSERT INTO notes VALUES ('n3', 'no');")
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("vecsync: table notes is read-only on replica 'a'; its rows change only by sync"), "\(refused.output)")
+    }
+
+    static func runShell(_ shell: String, _ path: String, _ sql: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = ["-batch", "-bail", path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(sql.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import Testing
+@testable import VecSyncReplication
+import VecSyncCore
+
+/// The binary change set: exact round trips, bounded batches, and refusal of damaged,
+/// truncated and incompatible bytes.
+@Suite("Change set format")
+struct ChangeSetFormatTests {
+    /// A replica with `count` photos carrying `dimensions`-element embeddings.
+    static func replicaWithPhotos(_ count: Int, dimensions: Int, site: String = "a") throws -> Replica {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, taken REAL, embedding F32_BLOB(\(dimensions)))")
+        }
+        let replica = try Replica(queue, site: SiteID(site))
+        try replica.track("photos")
+        var random = SplitMix64(seed: 7)
+        try queue.write { db in
+            for index in 0..<count {
+                let vector = Vector((0..<dimensions).map { _ in Float.random(in: -1...1, using: &random) })
+                try db.execute(sql: "INSERT INTO photos VALUES (?, ?, ?, ?)",
+                               arguments: ["photo-\(index)", "title \(index)", Double(index) / 3, vector.blob])
+            }
+        }
+        return replica
+    }
+
+    @Test("a change set round-trips with blobs, reals, negative zero and text bit for bit")
+    func roundTripIsExact() throws {
+        let replica = try Self.replicaWithPhotos(3, dimensions: 768)
+        try replica.writer.write { db in
+            try db.execute(sql: "UPDATE photos SET taken = -0.0, title = 'naïve ☃' WHERE id = 'photo-1'")
+        }
+        let changes = try replica.changes(since: 0)
+        let decoded = try ChangeSet(serialized: changes.serialized())
+        #expect(decoded == changes)
+        #expect(decoded.records.count == 3)
+    }
+
+    @Test("every truncation of a change set is refused")
+    func truncatedChangeSetsAreRefused() throws {
+        let data = try Self.replicaWithPhotos(2, dimensions: 8).changes(since: 0).serialized()
+        for length in 0..<data.count {
+            #expect(throws: SyncError.self) { try ChangeSet(serialized: data.prefix(length)) }
+        }
+    }
+
+    @Test("a change set with any byte altered is refused")
+    func tamperedChangeSetsAreRefused() throws {
+        let data = try Self.replicaWithPhotos(2, dimensions: 8).changes(since: 0).serialized()
+        for index in 0..<data.count {
+            var tampered = data
+            tampered[index] ^= 0x40
+            #expect(throws: SyncError.self, "byte \(index)") { try ChangeSet(serialized: tampered) }
+        }
+    }
+
+    @Test("a change set of another format version is refused with both versions")
+    func incompatibleFormatIsRefused() throws {
+        var data = try Self.replicaWithPhotos(1, dimensions: 4).changes(since: 0).serialized()
+        data[4] = 9
+        #expect(throws: SyncError.incompatibleFormat(found: 9, supported: 1)) { try ChangeSet(serialized: data) }
+        #expect(SyncError.incompatibleFormat(found: 9, supported: 1).description.contains("version 9"))
+    }
+
+    @Test("batches hold at most 400 rows and about 1 MB, and together hold every row once")
+    func batchesAreBounded() throws {
+        let replica = try Self.replicaWithPhotos(1_000, dimensions: 768)
+        var cursor: Int64 = 0
+        var seen = Set<SyncValue>()
+        var batches = 0
+        while true {
+            let batch = try replica.changes(since: cursor)
+            if batch.isEmpty { break }
+            batches += 1
+            #expect(batch.records.count <= 400)
+            #expect(batch.serialized().count <= 1_000_000 + 4_000)
+            for record in batch.records { #expect(seen.insert(record.key).inserted) }
+            #expect(batch.since == cursor)
+            cursor = batch.through
+        }
+        #expect(seen.count == 1_000)
+        #expect(batches >= 4, "1,000 rows of 3 KB need at least 4 batches of 1 MB")
+    }
+
+    @Test("a change set of 768-d embeddings is within 1.2x of the raw bytes it carries")
+    func encodingOverheadIsSmall() throws {
+        let replica = try Self.replicaWithPhotos(300, dimensions: 768)
+        let changes = try replica.changes(since: 0)
+        let ratio = Double(changes.serialized().count) / Double(changes.payloadByteCount)
+        #expect(ratio < 1.2, "size ratio \(ratio)")
+    }
+
+    @Test("the JSON rendering names tables, columns, versions and sites")
+    func jsonRenderingIsReadable() throws {
+        let replica = try Self.replicaWithPhotos(1, dimensions: 2)
+        let json = try replica.changes(since: 0).jsonString()
+        for fragment in ["\"origin\" : \"a\"", "\"table\" : \"photos\"", "\"title\"", "\"base64\"", "\"bytes\" : 8", "\"causalLength\" : 1"] {
+            #expect(json.contains(fragment), "\(fragment) in \(json)")
+        }
+    }
+}

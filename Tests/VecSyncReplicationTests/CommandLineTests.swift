@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+import Testing
+@testable import VecSyncReplication
+import VecSyncCore
+
+/// The shell path: `vecsync-cli track` and `vecsync-cli sync` with three database files and
+/// one folder, run as a user runs them.
+@Suite("Command line")
+struct CommandLineTests {
+    /// The built `vecsync-cli`, beside the test bundle.
+    static var executable: URL? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("vecsync-cli")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        guard let executable else {
+            throw SyncError.io(path: "vecsync-cli", reason: "not found beside the test bundle; build it first (swift build)")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("three database files syncing through one folder with vecsync-cli converge")
+    func threeDatabasesConvergeThroughTheCLI() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-cli-\(UUID().uuidString)")
+        let folder = directory.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let paths = ["A", "B", "C"].map { directory.appendingPathComponent("\($0).db").path }
+        for (index, path) in paths.enumerated() {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in
+                try db.execute(sql: "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, embedding F32_BLOB(3))")
+                try db.execute(sql: "INSERT INTO photos VALUES (?, ?, ?)",
+                               arguments: ["photo-\(index)", "from \(index)", Data([UInt8](repeating: UInt8(index), count: 12))])
+            }
+        }
+        for (index, path) in paths.enumerated() {
+            let result = try Self.run(["track", "--db", path, "--table", "photos", "--site", "site-\(index)"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("tracking photos"))
+        }
+        // After tracking, a write from any client is captured.
+        let queue = try DatabaseQueue(path: paths[1])
+        try queue.write { db in try db.execute(sql: "UPDATE photos SET title = 'edited' WHERE id = 'photo-1'") }
+
+        var lines: [String] = []
+        for path in paths + paths {
+            let result = try Self.run(["sync", "--db", path, "--folder", folder.path])
+            #expect(result.status == 0, "\(result.output)")
+            lines.append(result.output)
+        }
+        #expect(lines[0].hasPrefix("site-0: pushed 1 rows in 1 files; pulled 0 files"), "\(lines[0])")
+        var snapshots: [[String]] = []
+        for path in paths {
+            let queue = try DatabaseQueue(path: path)
+            snapshots.append(try queue.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, title, hex(embedding) FROM photos ORDER BY id").map { "\($0)" }
+            })
+        }
+        #expect(snapshots[0].count == 3)
+        #expect(snapshots[0].contains { $0.contains("edited") })
+        #expect(snapshots[1] == snapshots[0])
+        #expect(snapshots[2] == snapshots[0])
+
+        let untrackable = try Self.run(["track", "--db", paths[0], "--table", "sqlite_master"])
+        #expect(untrackable.status != 0)
+        let changes = try Self.run(["changes", "--db", paths[0], "--limit", "1"])
+        #expect(changes.status == 0 && changes.output.contains("\"origin\" : \"site-0\""), "\(changes.output)")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+import Testing
+@testable import VecSyncReplication
+import VecSyncCore
+
+/// Syncing through a shared folder: any order converges; stray, partial, duplicate and
+/// corrupt files are tolerated.
+@Suite("Folder transport")
+struct FolderTransportTests {
+    static func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-folder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
+        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    @Test("three replicas syncing through one folder in any order converge")
+    func threeReplicasConverge() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = FolderTransport(folder)
+        let replicas = try ["mac", "phone", "tablet"].map { try Fixture.replica($0, options: Replica.Options(maximumBatchRows: 7)) }
+        for (index, replica) in replicas.enumerated() {
+            for row in 0..<20 {
+                try Self.write(replica, "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)",
+                               ["\(replica.site)-\(row)", "t\(index)", Vector([Float(row), 1, 0, Float(index)]).blob])
+            }
+        }
+        try Self.write(replicas[0], "UPDATE photos SET rating = 3")
+        try replicas[1].sync(through: transport)
+        try replicas[0].sync(through: transport)
+        try Self.write(replicas[2], "DELETE FROM photos WHERE id LIKE 'tablet-1%'")
+        try replicas[2].sync(through: transport)
+        try replicas[1].sync(through: transport)
+        try replicas[0].sync(through: transport)
+        try replicas[2].sync(through: transport)
+        let expected = try Fixture.snapshot(replicas[0])
+        #expect(expected["photos"]?.count == 49)
+        for replica in replicas.dropFirst() {
+            #expect(try Fixture.snapshot(replica) == expected, "\(replica.site)")
+        }
+        let report = try replicas[0].sync(through: transport)
+        #expect(report.applied == 0)
+    }
+
+    @Test("unknown, temporary, duplicate and corrupt files are skipped; a corrupt one is reported")
+    func strayFilesAreTolerated() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = FolderTransport(folder)
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
+        try a.sync(through: transport)
+        let siteFolder = folder.appendingPathComponent("a")
+        let files = try FileManager.default.contentsOfDirectory(atPath: siteFolder.path)
+        #expect(files.count == 1)
+        try Data("hello".utf8).write(to: folder.appendingPathComponent("README.txt"))
+        try Data("partial".utf8).write(to: siteFolder.appendingPathComponent(".partial.tmp"))
+        try Data("junk".utf8).write(to: siteFolder.appendingPathComponent("notes.txt"))
+        // A corrupt file later in a's sequence: the checksum catches it.
+        let name = FolderTransport.fileName(since: 100, through: 200)
+        var bytes = try Data(contentsOf: siteFolder.appendingPathComponent(files[0]))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: siteFolder.appendingPathComponent(name))
+
+        let report = try b.sync(through: transport)
+        #expect(report.merges.count == 1)
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.contains(name) == true)
+        #expect(report.problems.first?.contains("checksum") == true)
+        #expect(report.unknownFiles == 2)
+        #expect(try MergeTests.photo(b, "p1")?["title"] as String? == "one")
+        // Syncing again merges nothing twice.
+        let again = try b.sync(through: transport)
+        #expect(again.applied == 0)
+    }
+
+    @Test("a read-only replica pulls but never pushes")
+    func readOnlyReplicaNeverPushes() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = FolderTransport(folder)
+        let mac = try Fixture.replica("mac"), phone = try Fixture.replica("phone")
+        try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
+        try phone.setReadOnly(true)
+        try mac.sync(through: transport)
+        let report = try phone.sync(through: transport)
+        #expect(report.readOnly)
+        #expect(report.applied == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("phone").path))
+    }
+
+    @Test("site folder names are reversible and safe for any site id")
+    func folderNamesRoundTrip() {
+        for site: SiteID in ["mac", "Jane's iPhone", "../etc", ".hidden", "a/b", "é"] {
+            let name = FolderTransport.folderName(for: site)
+            #expect(!name.contains("/") && !name.hasPrefix("."), "\(name)")
+            #expect(FolderTransport.site(fromFolderName: name) == site)
+        }
+    }
+}

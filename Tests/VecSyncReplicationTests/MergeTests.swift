@@ -1,0 +1,259 @@
+import Foundation
+import GRDB
+import Testing
+@testable import VecSyncReplication
+import VecSyncCore
+
+/// Merging: no write lost, a total order for conflicts, atomic change sets, and refusal of
+/// what cannot be merged.
+@Suite("Merge")
+struct MergeTests {
+    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
+        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    static func photo(_ replica: Replica, _ id: String) throws -> Row? {
+        try replica.writer.read { db in try Row.fetchOne(db, sql: "SELECT title, rating FROM photos WHERE id = ?", arguments: [id]) }
+    }
+
+    /// Merges `from`'s changes since 0 into `to`.
+    @discardableResult
+    static func deliver(_ from: Replica, to: Replica) throws -> MergeReport {
+        try to.merge(from.changes(since: 0, maximumRows: 10_000))
+    }
+
+    @Test("concurrent edits to different columns of one row both survive")
+    func concurrentColumnEditsBothSurvive() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        try Self.write(a, "INSERT INTO photos (id, title, rating) VALUES ('p1', 'old', 1)")
+        try Self.deliver(a, to: b)
+        try Self.write(a, "UPDATE photos SET title = 'new title' WHERE id = 'p1'")
+        try Self.write(b, "UPDATE photos SET rating = 5 WHERE id = 'p1'")
+        try Self.deliver(a, to: b)
+        try Self.deliver(b, to: a)
+        for replica in [a, b] {
+            let row = try #require(try Self.photo(replica, "p1"))
+            #expect(row["title"] as String? == "new title")
+            #expect(row["rating"] as Int? == 5)
+        }
+    }
+
+    @Test("equal clocks are broken by site id, the same way on every replica")
+    func tiesAreBrokenBySiteId() throws {
+        let a = try Fixture.replica("a", wallClock: 1_000), b = try Fixture.replica("b", wallClock: 1_000)
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'from a')")
+        try Self.write(b, "INSERT INTO photos (id, title) VALUES ('p1', 'from b')")
+        #expect(try a.currentClock() == b.currentClock())
+        let report = try Self.deliver(b, to: a)
+        #expect(report.conflicts == 1)
+        try Self.deliver(a, to: b)
+        #expect(try Self.photo(a, "p1")?["title"] as String? == "from b")
+        #expect(try Self.photo(b, "p1")?["title"] as String? == "from b")
+    }
+
+    @Test("a delete wins over the row it saw, and a later re-insert brings the row back")
+    func deleteAndReinsertOrderByCausalLength() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
+        try Self.deliver(a, to: b)
+        try Self.write(b, "UPDATE photos SET title = 'edited' WHERE id = 'p1'")
+        try Self.write(a, "DELETE FROM photos WHERE id = 'p1'")
+        try Self.deliver(a, to: b)
+        try Self.deliver(b, to: a)
+        #expect(try Self.photo(a, "p1") == nil)
+        #expect(try Self.photo(b, "p1") == nil)
+
+        try Self.write(b, "INSERT INTO photos (id, title) VALUES ('p1', 'back')")
+        try Self.deliver(b, to: a)
+        #expect(try Self.photo(a, "p1")?["title"] as String? == "back")
+    }
+
+    @Test("a row learned with an equal value still reaches third peers")
+    func equalValuesAreRecordedForThirdPeers() throws {
+        let a = try Fixture.replica("a", wallClock: 1_000)
+        let b = try Fixture.replica("b", wallClock: 2_000)
+        let c = try Fixture.replica("c", wallClock: 3_000)
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'same')")
+        try Self.write(b, "INSERT INTO photos (id, title) VALUES ('p1', 'same')")
+        let cursor = try a.currentSequence()
+        let report = try Self.deliver(b, to: a)
+        #expect(report.applied == 1, "b's later write wins though the value is equal")
+        // a now forwards the row with b's versions; c learns it from a alone.
+        let forwarded = try a.changes(since: cursor)
+        #expect(forwarded.records.count == 1)
+        try c.merge(forwarded)
+        #expect(try Self.photo(c, "p1")?["title"] as String? == "same")
+        #expect(try Self.deliver(b, to: c).applied == 0, "c already holds b's write")
+    }
+
+    @Test("a merge that fails halfway leaves the rows, the clocks and the cursor as they were")
+    func failedMergeChangesNothing() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        for index in 0..<10 {
+            try Self.write(a, "INSERT INTO photos (id, title) VALUES (?, 'x')", ["p\(index)"])
+        }
+        try Self.write(b, "INSERT INTO photos (id, title) VALUES ('mine', 'kept')")
+        try Self.write(b, "CREATE TRIGGER refuse_p5 BEFORE INSERT ON photos WHEN new.id = 'p5' BEGIN SELECT RAISE(ABORT, 'p5 refused'); END")
+        let before = try Fixture.snapshot(b)
+        let sequence = try b.currentSequence()
+        let changes = try a.changes(since: 0)
+        #expect(throws: SyncError.self) { try b.merge(changes) }
+        #expect(try Fixture.snapshot(b) == before)
+        #expect(try b.currentSequence() == sequence)
+        #expect(try b.peers().isEmpty)
+        let merging = try b.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM vecsync_state WHERE key = 'merging'") }
+        #expect(merging == 0)
+        // Local writes are still captured after the failed merge.
+        try Self.write(b, "UPDATE photos SET title = 'still captured' WHERE id = 'mine'")
+        #expect(try b.changes(since: sequence).records.count == 1)
+
+        try Self.write(b, "DROP TRIGGER refuse_p5")
+        let report = try b.merge(changes)
+        #expect(report.inserted == 10)
+        #expect(try b.peers().first?.received == changes.through)
+    }
+
+    @Test("a replayed change set is harmless")
+    func replayIsHarmless() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
+        let changes = try a.changes(since: 0)
+        #expect(try b.merge(changes).inserted == 1)
+        let snapshot = try Fixture.snapshot(b)
+        let replay = try b.merge(changes)
+        #expect(replay.alreadyMerged)
+        #expect(try Fixture.snapshot(b) == snapshot)
+    }
+
+    @Test("a change set from another schema is refused, naming the table")
+    func schemaMismatchIsRefused() throws {
+        let a = try Fixture.replica("a")
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, rating INTEGER, score REAL, embedding F32_BLOB(4), extra TEXT)")
+        }
+        let b = try Replica(queue, site: "b")
+        try b.track("photos")
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
+        do {
+            try Self.deliver(a, to: b)
+            Issue.record("merged across schemas")
+        } catch let SyncError.schemaMismatch(table, local, remote) {
+            #expect(table == "photos")
+            #expect(local.contains("extra"))
+            #expect(!remote.contains("extra"))
+        }
+        #expect(try b.peers().isEmpty)
+    }
+
+    @Test("a change set from a clock far in the future is refused before anything is applied")
+    func clockTooFarAheadIsRefused() throws {
+        let a = try Fixture.replica("a", wallClock: 1_700_000_000_000 + 3 * 86_400_000)
+        let b = try Fixture.replica("b", wallClock: 1_700_000_000_000)
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'future')")
+        #expect {
+            try Self.deliver(a, to: b)
+        } throws: { error in
+            guard case SyncError.clockTooFarAhead(let site, _, _, _) = error else { return false }
+            return site == "a"
+        }
+        #expect(try Self.photo(b, "p1") == nil)
+    }
+
+    @Test("a replica's own change set is not merged back")
+    func ownChangeSetIsRefused() throws {
+        let a = try Fixture.replica("a")
+        try Self.write(a, "INSERT INTO photos (id) VALUES ('p1')")
+        #expect(throws: SyncError.ownChangeSet(site: "a")) { try a.merge(a.changes(since: 0)) }
+    }
+
+    @Test("the authoritative site's writes win whatever the clocks say")
+    func authoritativeSiteWins() throws {
+        let mac = try Fixture.replica("mac", wallClock: 1_000)
+        let phone = try Fixture.replica("phone", wallClock: 9_000)
+        for replica in [mac, phone] { try replica.setAuthority("mac", for: "photos") }
+        try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('f1', 'scanned')")
+        try Self.write(phone, "INSERT INTO photos (id, title) VALUES ('f1', 'edited on phone')")
+        try Self.deliver(phone, to: mac)
+        try Self.deliver(mac, to: phone)
+        #expect(try Self.photo(mac, "f1")?["title"] as String? == "scanned")
+        #expect(try Self.photo(phone, "f1")?["title"] as String? == "scanned")
+
+        let other = try Fixture.replica("other")
+        #expect(throws: SyncError.self, "a replica with another authority refuses the change set") {
+            try Self.deliver(mac, to: other)
+        }
+    }
+
+    @Test("a read-only replica refuses local writes with a clear error and still merges")
+    func readOnlyReplicaRefusesLocalWrites() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("phone")
+        try b.setReadOnly(true)
+        do {
+            try Self.write(b, "INSERT INTO photos (id) VALUES ('p1')")
+            Issue.record("a local write was accepted")
+        } catch let error as DatabaseError {
+            #expect(error.message == "vecsync: table photos is read-only on replica 'phone'; its rows change only by sync")
+        }
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'synced')")
+        try Self.deliver(a, to: b)
+        #expect(try Self.photo(b, "p1")?["title"] as String? == "synced")
+        try b.setReadOnly(false)
+        try Self.write(b, "UPDATE photos SET title = 'mine' WHERE id = 'p1'")
+    }
+
+    @Test("tombstones go once every known peer has acknowledged them, not before")
+    func compactionWaitsForAcknowledgement() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        try Self.write(a, "INSERT INTO photos (id) VALUES ('p1'), ('p2')")
+        try Self.write(a, "DELETE FROM photos WHERE id = 'p1'")
+        try Self.deliver(a, to: b)
+        try Self.write(b, "INSERT INTO albums (id, name) VALUES (1, 'x')")
+        #expect(try a.compactTombstones() == 0, "no peer has acknowledged yet")
+        try Self.deliver(b, to: a)   // b's change set acknowledges a's sequence
+        #expect(try a.tombstoneCount() == 1)
+        #expect(try a.compactTombstones() == 1)
+        #expect(try a.tombstoneCount() == 0)
+        // The row stays deleted everywhere.
+        try Self.deliver(b, to: a)
+        #expect(try Self.photo(a, "p1") == nil)
+    }
+
+    @Test("a registered FTS5 index is refreshed for the merged rows only")
+    func registeredFTS5IndexIsRefreshed() throws {
+        func make(_ site: SiteID) throws -> Replica {
+            let queue = try DatabaseQueue()
+            try queue.write { db in
+                try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE notes_fts USING fts5(body)")
+            }
+            let replica = try Replica(queue, site: site)
+            try replica.track("notes")
+            try replica.register(DerivedIndex(fts5: "notes_fts", on: "notes", columns: ["body"]))
+            return replica
+        }
+        let a = try make("a"), b = try make("b")
+        try Self.write(a, "INSERT INTO notes VALUES (1, 'red fox'), (2, 'blue whale')")
+        let report = try Self.deliver(a, to: b)
+        #expect(report.refreshedIndexes == ["notes_fts": 2])
+        let found = try b.writer.read { db in try Int.fetchAll(db, sql: "SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'fox'") }
+        #expect(found == [1])
+        #expect(try b.verifyDerivedIndexes() == ["notes_fts": 0])
+        let cursor = try a.currentSequence()
+        try Self.write(a, "DELETE FROM notes WHERE id = 1")
+        #expect(try b.merge(a.changes(since: cursor)).refreshedIndexes == ["notes_fts": 1])
+        #expect(try b.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM notes_fts") } == 1)
+    }
+
+    @Test("a merge refreshes the vec0 index for the changed rows, so searches agree")
+    func vectorIndexIsRefreshedAfterMerge() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let v1 = Vector([1, 0, 0, 0]), v2 = Vector([0, 1, 0, 0])
+        try Self.write(a, "INSERT INTO photos (id, embedding) VALUES ('p1', ?), ('p2', ?)", [v1.blob, v2.blob])
+        let report = try Self.deliver(a, to: b)
+        #expect(report.refreshedIndexes["photos_vec"] == 2)
+        let nearest = try b.writer.read { db in try Fixture.vectorIndex.search(db, near: v2, limit: 1, as: String.self) }
+        #expect(nearest.map(\.key) == ["p2"])
+        let stored = try b.writer.read { db in try Data.fetchOne(db, sql: "SELECT embedding FROM photos WHERE id = 'p1'") }
+        #expect(stored == v1.blob, "embeddings arrive bit for bit")
+    }
+}
