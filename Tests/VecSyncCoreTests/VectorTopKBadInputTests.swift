@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Bad input to vector_top_k and libsql_vector_idx is one clear error, in-process and in
+/// the shell.
+@Suite("vector_top_k bad input")
+struct VectorTopKBadInputTests {
+    static let index = """
+        create table docs(id text primary key, embedding F32_BLOB(4), cat text);
+        create index docs_idx on docs(libsql_vector_idx(embedding));
+        create index docs_cat on docs(cat);
+        insert into docs values ('a', vector32('[1, 0, 0, 0]'), 'x'), ('b', vector32('[0, 1, 0, 0]'), 'y');
+
+        """
+
+    static let topKCases: [SQLCase] = [
+        SQLCase("an unknown index is named",
+                index + "select id from vector_top_k('nope', vector32('[1, 0, 0, 0]'), 1);",
+                error: ["vector_top_k", "no such index: nope"]),
+        SQLCase("an index that is not a vector index is named",
+                index + "select id from vector_top_k('docs_cat', vector32('[1, 0, 0, 0]'), 1);",
+                error: ["vector_top_k", "docs_cat is not a vector index"]),
+        SQLCase("k = 0 is refused",
+                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 0);",
+                error: ["vector_top_k", "k must be a positive integer, got 0"]),
+        SQLCase("a negative k is refused",
+                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), -1);",
+                error: ["k must be a positive integer, got -1"]),
+        SQLCase("a non-integer k is refused",
+                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2.5);",
+                error: ["k must be a positive integer, got 2.5"]),
+        SQLCase("a text k is refused",
+                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 'ten');",
+                error: ["k must be a positive integer, got ten"]),
+        SQLCase("a query of the wrong dimension names both",
+                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0]'), 1);",
+                error: ["query vector has 3 dimensions", "docs_idx has 4"]),
+        SQLCase("an insert of the wrong dimension into an indexed column is refused, before any search",
+                index + "insert into docs values ('c', vector32('[1, 0]'), 'x');",
+                error: ["2 dimensions", "has 4"]),
+        SQLCase("an insert of the wrong dimension into an indexed column is refused, after a search",
+                index + """
+                select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 1) where id < 0;
+                insert into docs values ('c', vector32('[1, 0]'), 'x');
+                """,
+                error: ["2 dimensions", "has 4"]),
+        SQLCase("an unknown option is refused when the index is created over rows",
+                index + "create index docs_bad on docs(libsql_vector_idx(embedding, 'neighbours=8'));",
+                error: ["libsql_vector_idx", "unknown option 'neighbours'"]),
+        SQLCase("an unknown option on an empty table is refused at the first search",
+                """
+                create table e(id integer primary key, embedding F32_BLOB(2));
+                create index e_idx on e(libsql_vector_idx(embedding, 'neighbours=8'));
+                select id from vector_top_k('e_idx', vector32('[1, 0]'), 1);
+                """,
+                error: ["unknown option 'neighbours'"]),
+        SQLCase("an unknown metric is refused",
+                index + "create index docs_bad on docs(libsql_vector_idx(embedding, 'metric=manhattan'));",
+                error: ["unknown metric 'manhattan'"]),
+        SQLCase("libSQL's ANN tuning options are accepted and ignored",
+                index + """
+                create index docs_ann on docs(libsql_vector_idx(embedding, 'metric=cosine', 'max_neighbors=20', 'compress_neighbors=float8', 'alpha=1.2', 'search_l=200', 'insert_l=70'));
+                select id from vector_top_k('docs_ann', vector32('[0, 1, 0, 0]'), 1);
+                """,
+                rows: ["2"]),
+        SQLCase("k larger than the row count returns every row, NULL embeddings skipped",
+                index + """
+                insert into docs values ('c', NULL, 'z');
+                select id, distance from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 50);
+                """,
+                rows: ["1|0.0", "2|1.0"]),
+    ]
+
+    @Test(arguments: SQLPath.allCases, topKCases)
+    func vectorTopKBadInputIsOneClearError(path: SQLPath, sqlCase: SQLCase) {
+        sqlCase.verify(path)
+    }
+}
