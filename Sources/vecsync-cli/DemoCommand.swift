@@ -9,15 +9,15 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "Build a sample chat history and photo library, and search them.",
         discussion: """
-            The embeddings are synthetic and deterministic: every topic (temples, ramen, beaches,
-            mountains, …) is a fixed direction in 1536 (messages) or 768 (photos) dimensions, and
-            every text is its topic's direction plus a little noise. So the answers can be
-            checked by eye: a query about temples finds the temple messages.
+            The embeddings are synthetic and deterministic: each topic (temples, ramen, \
+            beaches, mountains, …) is a fixed direction in 1536 (messages) or 768 (photos) \
+            dimensions, and each text is its topic's direction plus some noise. So the answers \
+            can be checked by eye: a question about temples finds the temple messages.
 
-            It shows, in order: filtered recall in a chat thread (exactly k rows even when the
-            nearest messages belong to other threads), the thread's FQAHO parameters moving with
-            approvals, vector search over photos with album and date filters, full-text search,
-            hybrid search, and an index that is tampered with, verified and rebuilt.
+            It shows, in order: filtered recall in a chat thread (exactly k rows even when the \
+            nearest messages belong to other threads); the thread's FQAHO parameters moving \
+            with approvals; vector search over photos with album and date filters; full-text \
+            and hybrid search; and an index that is tampered with, verified and rebuilt.
             """)
 
     @Option(name: .long, help: "Write the sample library to this database file instead of memory.")

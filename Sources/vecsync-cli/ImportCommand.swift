@@ -9,19 +9,24 @@ struct ImportCommand: ParsableCommand {
         abstract: "Import vectors from an .npy, JSON lines or CSV file into a table.",
         discussion: """
             Formats (by file extension, or --format):
-              .npy    a 2-D float32/float64 array (numpy.save); row i gets key --first-key + i.
-              .jsonl  one object a line: {"id": "doc-1", "embedding": [0.1, …], "title": "…"};
-                      other scalar fields go to columns of the same name (created with the table).
-              .csv    key,x1,x2,…,xn  or  key,"[x1, …, xn]"; a header line is skipped.
+              .npy    a 2-D float32 or float64 array (numpy.save);
+                      row i gets the key --first-key + i
+              .jsonl  one object a line, for example
+                      {"id": "doc-1", "embedding": [0.1, 0.2], "title": "…"};
+                      other scalar fields fill columns of the same name
+              .csv    key,x1,x2,…,xn  or  key,"[x1, …, xn]";
+                      a header line is skipped
 
-            Vectors are stored as F32 blobs in an F32_BLOB(n) column. A missing table is created
-            (key INTEGER or TEXT PRIMARY KEY, embedding F32_BLOB(n), the JSON fields); rows whose
-            key exists are updated. Every vector must have the table's dimensions. Rows are
-            written in transactions of --batch rows; a progress bar shows on a terminal.
+            Vectors are stored as F32 blobs in an F32_BLOB(n) column. A missing table is \
+            created (key INTEGER or TEXT PRIMARY KEY, embedding F32_BLOB(n), and the JSON \
+            fields); a row whose key exists is updated. Every vector must have the table's \
+            dimensions. Rows are written in transactions of --batch rows, with a progress bar \
+            on a terminal.
 
-            --index vec0 then creates (or refreshes) a derived vec0 index <table>_<column>_vec
-            kept current by triggers; --index libsql a libSQL index <table>_<column>_idx for
-            vector_top_k. Both are created after the rows are in, in one pass.
+            --index vec0 then creates (or brings up to date) a derived vec0 index named \
+            <table>_<column>_vec, kept current by triggers; --index libsql creates a libSQL \
+            index <table>_<column>_idx for vector_top_k. Either is filled once, after the rows \
+            are in.
             """)
 
     /// A search index to create after the import.

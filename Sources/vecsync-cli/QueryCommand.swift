@@ -8,22 +8,22 @@ struct QueryCommand: ParsableCommand {
         commandName: "query",
         abstract: "Print the k rows nearest to a vector.",
         discussion: """
-            The query vector comes from --vector (libSQL text such as '[0.1, 0.2]'), --vector-file
-            (text, JSON, .npy first row, or raw float32 .f32/.bin), or --like KEY (the stored
-            vector of a row of --table).
+            The query vector comes from --vector (libSQL text such as '[0.1, 0.2]'), \
+            --vector-file (text, JSON, the first row of an .npy file, or raw float32 in a \
+            .f32/.bin file), or --like KEY (the stored vector of a row).
 
             Where the search runs:
-              --index NAME   a vec0 index made by VectorIndex (or `import --index vec0`), or a
-                             libSQL index (CREATE INDEX … libsql_vector_idx) searched with
-                             vector_top_k;
-              --table T      without --index: the table's index if it has exactly one, else an
-                             exact scan of T.--column with vector_distance_cos / _l2.
+              --index NAME   a vec0 index made by VectorIndex (or import --index vec0),
+                             or a libSQL index, searched with vector_top_k
+              --table T      the table's vector index when it has exactly one, else an
+                             exact scan of T.--column with vector_distance_cos or _l2
 
-            Output: rank, key, distance, and the --show columns of the table, one row a line
-            (or JSON lines with --json).
+            Each result is printed as rank, key, distance and the --show columns of the \
+            table, one a line (or as JSON lines with --json).
 
             Example:
-              vecsync-cli query --db photos.db --table photos --like PH-12 -k 5 --show description
+              vecsync-cli query --db photos.db --table photos --like PH-12 -k 5 \\
+                  --show description
             """)
 
     @Option(name: .long, help: "The database file.")

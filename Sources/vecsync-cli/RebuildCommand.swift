@@ -8,9 +8,9 @@ struct RebuildCommand: ParsableCommand {
         commandName: "rebuild",
         abstract: "Rebuild a database's vector and text indexes from its tables.",
         discussion: """
-            Rebuilds every vec0 index registered by VectorIndex (vecsync_vector_indexes), every
-            libSQL vector index (vecsync_rebuild), and the photo library's FTS5 index
-            (photos_fts) when present — or only the one named by --index. Indexes are derived
+            Rebuilds every vec0 index registered by VectorIndex (vecsync_vector_indexes), \
+            every libSQL vector index (vecsync_rebuild), and the photo library's FTS5 index \
+            (photos_fts) when present, or only the one named by --index. Indexes are derived \
             data: rebuilding loses nothing. Each is rebuilt in its own transaction.
             """)
 

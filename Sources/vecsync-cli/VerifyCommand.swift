@@ -8,11 +8,12 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check that a database's indexes hold exactly its tables' current vectors.",
         discussion: """
-            For each vec0 index registered by VectorIndex and each libSQL vector index, reports
-            rows missing from the index, stale in it (vector or metadata differ), extra in it, and
-            canonical vectors that cannot be indexed (wrong size); for the photo library's
-            photos_fts, the photos whose text row is out of step. Exits with status 1 when an
-            index is out of step; `vecsync-cli rebuild` repairs it.
+            For each vec0 index registered by VectorIndex and each libSQL vector index, it \
+            reports the rows missing from the index, stale in it (vector or metadata differ), \
+            extra in it, and the stored vectors that cannot be indexed (wrong size); for the \
+            photo library's photos_fts, the photos whose text row is out of step.
+
+            The exit status is 1 when an index is out of step; vecsync-cli rebuild repairs it.
             """)
 
     @Option(name: .long, help: "The database file.")
