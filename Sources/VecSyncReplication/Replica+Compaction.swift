@@ -7,7 +7,9 @@ extension Replica {
     /// A peer acknowledges this replica's sequence number N when a change set it made says
     /// it has merged ours through N. A tombstone is kept until all known peers (the sites
     /// this replica has merged from) are past it, so no peer can bring the row back with an
-    /// older copy; with no known peer, nothing is removed.
+    /// older copy; with no known peer, nothing is removed. Keys created afterwards start at a
+    /// causal length above every removed tombstone, so re-using a compacted key works even
+    /// against a peer that still keeps its tombstone.
     @discardableResult
     public func compactTombstones() throws -> Int {
         try SyncError.wrap {
@@ -16,6 +18,14 @@ extension Replica {
                 else { return 0 }
                 var removed = 0
                 for table in try Self.trackedTables(db, checkingSchema: false) {
+                    // Rows new to the clock table start above every compacted causal length,
+                    // so a re-insert of a compacted key still beats a peer's kept tombstone.
+                    try db.execute(
+                        sql: """
+                            UPDATE vecsync_replica SET cl_floor = max(cl_floor, coalesce((SELECT max(cl) FROM \(table.clockTable.quotedDatabaseIdentifier) \
+                            WHERE cl % 2 = 0 AND seq <= ?), 0)) WHERE id = 1
+                            """,
+                        arguments: [horizon])
                     try db.execute(
                         sql: "DELETE FROM \(table.clockTable.quotedDatabaseIdentifier) WHERE cl % 2 = 0 AND seq <= ?",
                         arguments: [horizon])

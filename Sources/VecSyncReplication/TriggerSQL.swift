@@ -79,7 +79,7 @@ struct TriggerSQL {
         let updates = table.columns.indices.map { ", v\($0) = excluded.v\($0), s\($0) = 0" }.joined()
         return """
             INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(table.columns.isEmpty ? "" : ", " + versionColumns)) \
-            SELECT new.\(key), 1, s.hlc, 0, s.seq\(values) FROM vecsync_replica AS s WHERE s.id = 1 \
+            SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values) FROM vecsync_replica AS s WHERE s.id = 1 \
             ON CONFLICT(pk) DO UPDATE SET cl = cl + 1 - (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
             seq = excluded.seq\(updates)
             """
@@ -89,7 +89,7 @@ struct TriggerSQL {
     private var recordDelete: String {
         """
         INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq) \
-        SELECT old.\(key), 2, s.hlc, 0, s.seq FROM vecsync_replica AS s WHERE s.id = 1 \
+        SELECT old.\(key), s.cl_floor + 2, s.hlc, 0, s.seq FROM vecsync_replica AS s WHERE s.id = 1 \
         ON CONFLICT(pk) DO UPDATE SET cl = cl + (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
         seq = excluded.seq
         """
@@ -128,7 +128,7 @@ struct TriggerSQL {
                 WHEN \(Self.notMerging) AND old.\(key) IS new.\(key) AND (\(anyChange)) BEGIN
                   \(Self.tick);
                   INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, \(versionColumns)) \
-                  SELECT new.\(key), 1, s.hlc, 0, s.seq\(values) FROM vecsync_replica AS s WHERE s.id = 1 \
+                  SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values) FROM vecsync_replica AS s WHERE s.id = 1 \
                   ON CONFLICT(pk) DO UPDATE SET seq = excluded.seq\(updates);
                 END;
 
@@ -143,7 +143,7 @@ struct TriggerSQL {
         return """
             \(Self.tick);
             INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(table.columns.isEmpty ? "" : ", " + versionColumns)) \
-            SELECT t.\(key), 1, s.hlc, 0, s.seq + row_number() OVER (ORDER BY t.\(key))\(values) \
+            SELECT t.\(key), s.cl_floor + 1, s.hlc, 0, s.seq + row_number() OVER (ORDER BY t.\(key))\(values) \
             FROM \(t) AS t, vecsync_replica AS s WHERE s.id = 1 AND t.\(key) IS NOT NULL;
             UPDATE vecsync_replica SET seq = seq + (SELECT count(*) FROM \(t) WHERE \(key) IS NOT NULL) WHERE id = 1;
             """

@@ -217,6 +217,12 @@ struct MergeTests {
         // The row stays deleted everywhere.
         try Self.deliver(b, to: a)
         #expect(try Self.photo(a, "p1") == nil)
+
+        // Re-using the compacted key: the new row beats the tombstone b still keeps.
+        let cursor = try a.currentSequence()
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'reborn')")
+        try b.merge(a.changes(since: cursor))
+        #expect(try Self.photo(b, "p1")?["title"] as String? == "reborn")
     }
 
     @Test("a registered FTS5 index is refreshed for the merged rows only")

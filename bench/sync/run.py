@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Sync benchmark: what capture, merge and change sets cost, against the bar of issue 6.
+
+Usage (from the repository root, after `swift build -c release`):
+
+    python3 bench/sync/run.py                      # 10,000 rows of 768-d embeddings
+    python3 bench/sync/run.py --rows 2000 --build .build/release
+
+It measures, on the same data in the same run:
+
+1. Capture: inserting N photo rows (one INSERT statement per row, one transaction) into a
+   table tracked by `vecsync-cli track`, against the same inserts into an untracked
+   table. The triggers are plain SQL, so Python's sqlite3 module (no extension) drives both.
+   Bar: tracked / untracked <= 2.
+2. Merge: `vecsync-cli sync` pulling those N rows from a shared folder into a tracked,
+   empty replica that has a vec0 index (merge + index refresh + reading the files), against
+   bulk-inserting the same rows into an untracked table and filling the same vec0 index in
+   the sqlite3 shell. Bar: merge / bulk insert <= 3.
+3. Size: bytes of the change set files against the raw bytes of the values they carry.
+   Bar: <= 1.2.
+
+Prints one line per measure with the absolute figures, the ratio and the machine.
+"""
+import argparse
+import os
+import platform
+import random
+import shutil
+import sqlite3
+import struct
+import subprocess
+import tempfile
+import time
+
+SCHEMA = """
+CREATE TABLE photos (
+  id TEXT PRIMARY KEY,
+  title TEXT,
+  taken REAL,
+  rating INTEGER,
+  embedding F32_BLOB({dims}))
+"""
+
+
+def rows(count, dims, seed=1):
+    rnd = random.Random(seed)
+    for index in range(count):
+        vector = struct.pack(f"<{dims}f", *(rnd.uniform(-1, 1) for _ in range(dims)))
+        yield (f"photo-{index:06d}", f"title {index}", index / 3.0, index % 5, vector)
+
+
+def make_db(path, dims):
+    con = sqlite3.connect(path)
+    con.executescript(SCHEMA.format(dims=dims))
+    con.commit()
+    con.close()
+
+
+def run(cmd, **kwargs):
+    result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stdout}\n{result.stderr}")
+    return result.stdout
+
+
+def timed_inserts(path, data):
+    con = sqlite3.connect(path, isolation_level=None)
+    start = time.perf_counter()
+    con.execute("BEGIN")
+    con.executemany("INSERT INTO photos VALUES (?, ?, ?, ?, ?)", data)
+    con.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    con.close()
+    return elapsed
+
+
+def shell_seconds(sqlite3_shell, extension, path, sql):
+    """Runs `sql` in the sqlite3 shell with the extension and returns the wall time."""
+    script = f".load {extension}\n{sql}\n"
+    start = time.perf_counter()
+    run([sqlite3_shell, "-batch", "-bail", path], input=script)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=10_000)
+    parser.add_argument("--dims", type=int, default=768)
+    parser.add_argument("--build", default=".build/release", help="folder with vecsync-cli and libvecsync.so")
+    parser.add_argument("--sqlite3", default="sqlite3")
+    args = parser.parse_args()
+
+    cli = os.path.join(args.build, "vecsync-cli")
+    extension = os.path.join(args.build, "libvecsync")
+    for needed in (cli, extension + ".so"):
+        if not os.path.exists(needed):
+            raise SystemExit(f"{needed} is missing: run `swift build -c release` first")
+
+    data = list(rows(args.rows, args.dims))
+    raw_bytes = sum(len(r[0]) + len(r[1]) + 8 + 8 + len(r[4]) for r in data)
+    work = tempfile.mkdtemp(prefix="vecsync-sync-bench-")
+    try:
+        # 1. Capture cost.
+        plain, tracked = os.path.join(work, "plain.db"), os.path.join(work, "tracked.db")
+        make_db(plain, args.dims)
+        make_db(tracked, args.dims)
+        run([cli, "track", "--db", tracked, "--table", "photos", "--site", "writer"])
+        untracked_s = timed_inserts(plain, data)
+        tracked_s = timed_inserts(tracked, data)
+
+        # 2. Merge cost, index refresh included.
+        folder = os.path.join(work, "shared")
+        run([cli, "sync", "--db", tracked, "--folder", folder])
+        index_sql = (f"CREATE VIRTUAL TABLE photos_vec USING vec0(id text primary key, "
+                     f"embedding float[{args.dims}] distance_metric=cosine);")
+        receiver = os.path.join(work, "receiver.db")
+        make_db(receiver, args.dims)
+        run([cli, "track", "--db", receiver, "--table", "photos", "--site", "receiver"])
+        registry = ("CREATE TABLE IF NOT EXISTS vecsync_vector_indexes(name TEXT PRIMARY KEY, source_table TEXT NOT NULL, "
+                    "primary_key TEXT NOT NULL, embedding_column TEXT NOT NULL, dimensions INTEGER NOT NULL, "
+                    "metric TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '[]');"
+                    f"INSERT INTO vecsync_vector_indexes VALUES ('photos_vec', 'photos', 'id', 'embedding', {args.dims}, 'cosine', '[]');")
+        shell_seconds(args.sqlite3, extension, receiver, index_sql + registry)
+        start = time.perf_counter()
+        summary = run([cli, "sync", "--db", receiver, "--folder", folder]).strip().splitlines()[0]
+        merge_s = time.perf_counter() - start
+
+        baseline = os.path.join(work, "baseline.db")
+        make_db(baseline, args.dims)
+        shell_seconds(args.sqlite3, extension, baseline, index_sql)
+        bulk_s = shell_seconds(args.sqlite3, extension, baseline, f"""
+            ATTACH '{plain}' AS src;
+            BEGIN;
+            INSERT INTO photos SELECT * FROM src.photos;
+            INSERT INTO photos_vec (id, embedding) SELECT id, embedding FROM photos;
+            COMMIT;""")
+        indexed = int(run([args.sqlite3, "-batch", receiver], input=f".load {extension}\nSELECT count(*) FROM photos_vec;\n").split()[-1])
+        if indexed != args.rows:
+            raise SystemExit(f"the merge left {indexed} rows in photos_vec, expected {args.rows}")
+
+        # 3. Size.
+        files = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(folder, "writer")) for f in fs]
+        file_bytes = sum(os.path.getsize(f) for f in files)
+
+        machine = f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores, {platform.system()}".strip()
+        print(f"machine: {machine}; {args.rows} rows of {args.dims}-d embeddings")
+        print(f"capture: tracked {tracked_s:.3f} s, untracked {untracked_s:.3f} s, ratio {tracked_s / untracked_s:.2f} (bar 2)")
+        print(f"merge:   vecsync-cli sync {merge_s:.3f} s (process, files, merge, vec0 refresh), "
+              f"bulk insert + vec0 fill {bulk_s:.3f} s (sqlite3 shell), ratio {merge_s / bulk_s:.2f} (bar 3)")
+        print(f"         {summary}")
+        print(f"size:    {file_bytes} bytes in {len(files)} files for {raw_bytes} raw bytes, ratio {file_bytes / raw_bytes:.3f} (bar 1.2)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
