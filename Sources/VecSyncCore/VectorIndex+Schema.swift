@@ -6,8 +6,10 @@ extension VectorIndex {
     /// rows, the triggers that keep it current, the `vecsync_state` table, and the index's
     /// entry in the `vecsync_vector_indexes` registry (so tools and replicas find it).
     ///
-    /// Calling it again on an existing index only re-registers it and re-creates missing
-    /// triggers; use ``rebuild(_:)`` to refill it.
+    /// Calling it again on an existing index only re-creates missing triggers; use
+    /// ``rebuild(_:)`` to refill it. An existing index registered with another definition
+    /// (dimensions, metric, columns) is refused with
+    /// ``VecSyncError/schemaMismatch(table:reason:)``: ``rebuild(_:)`` replaces it.
     public func create(_ db: Database) throws {
         try validate(db)
         try VecSyncError.wrap {
@@ -16,6 +18,10 @@ extension VectorIndex {
                 if try !db.tableExists(name) {
                     try db.execute(sql: createTableSQL(db))
                     try backfill(db)
+                } else if let existing = try Self.registered(named: name, in: db), existing != self {
+                    throw VecSyncError.schemaMismatch(
+                        table: name,
+                        reason: "the index exists as \(existing.summary), not \(summary); call rebuild(_:) to recreate it")
                 }
                 for sql in triggerSQL() {
                     try db.execute(sql: sql)
@@ -24,6 +30,12 @@ extension VectorIndex {
                 return .commit
             }
         }
+    }
+
+    /// A short description for messages: `photos.embedding, 768 dimensions, cosine, metadata [mood]`.
+    var summary: String {
+        "\(table).\(embeddingColumn) keyed by \(primaryKey), \(dimensions) dimensions, \(metric.rawValue)"
+            + (metadata.isEmpty ? "" : ", metadata [\(metadata.map { "\($0.name) \($0.type.rawValue)" }.joined(separator: ", "))]")
     }
 
     /// Drops the index table, its triggers and its registry entry, and creates them again

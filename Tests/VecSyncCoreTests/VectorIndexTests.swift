@@ -170,6 +170,21 @@ struct VectorIndexTests {
         }
     }
 
+    @Test func createRefusesAnExistingIndexOfAnotherDefinitionAndRebuildReplacesIt() throws {
+        var rng = SeededRandom(defaultSeed: 0x5EED_010A)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 10, using: &rng)
+            try index.create(db)
+            var l2 = index
+            l2.metric = .l2
+            #expect(throws: VecSyncError.self) { try l2.create(db) }
+            try l2.rebuild(db)
+            #expect(try VectorIndex.registered(named: "items_vec", in: db)?.metric == .l2)
+            #expect(try l2.verify(db).isConsistent)
+        }
+    }
+
     @Test func searchRefusesAWrongDimensionAndAnUnknownFilterColumn() throws {
         var rng = SeededRandom(defaultSeed: 0x5EED_0108)
         let db = try HostFixtures.database()
