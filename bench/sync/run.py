@@ -51,6 +51,9 @@ def rows(count, dims, seed=1):
 
 def make_db(path, dims):
     con = sqlite3.connect(path)
+    # WAL, as vecsync-cli (GRDB's DatabasePool) leaves a database: both sides of every
+    # comparison use the same journal mode.
+    con.execute("PRAGMA journal_mode = WAL")
     con.executescript(SCHEMA.format(dims=dims))
     con.commit()
     con.close()
