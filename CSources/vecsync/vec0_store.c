@@ -526,7 +526,7 @@ static double vec0ApproxDistance(int eMetric, float s, float qNorm, float vNorm)
 }
 
 /* The distance between q and v computed in double precision, as reported. */
-static double vec0ExactDistance(int eMetric, const float *q, const float *v, int n){
+double vec0Distance(int eMetric, const float *q, const float *v, int n){
   double dot = 0, qq = 0, vv = 0, d2 = 0;
   int i;
   switch( eMetric ){
@@ -548,7 +548,7 @@ static double vec0ExactDistance(int eMetric, const float *q, const float *v, int
 static void vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k, VsTopK *pTop){
   int i;
   for(i=0; i<pTop->n; i++){
-    pTop->a[i].rDist = vec0ExactDistance(p->cfg.eMetric, q,
+    pTop->a[i].rDist = vec0Distance(p->cfg.eMetric, q,
         vec0CacheVector(p, pTop->a[i].iSlot), p->cfg.nDim);
   }
   vsTopKSort(pTop);

@@ -207,6 +207,8 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
 /* The same for nQuery queries at once (one sgemm per block); apTop[j] for query j. */
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop);
+/* The distance between q and v under eMetric, computed in double precision. */
+double vec0Distance(int eMetric, const float *q, const float *v, int n);
 /* Decode and check a vector for table p's vector column (dimensions, NaN, zero vector
 ** under cosine). *paOut is sqlite3_malloc'ed. zWhat names it in errors ("query"). */
 int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,

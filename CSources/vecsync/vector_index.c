@@ -50,6 +50,7 @@ struct VsIndexDef {
 };
 
 static void vsIndexDefClear(VsIndexDef *p){
+  if( p==0 ) return;
   sqlite3_free(p->zIndex);
   sqlite3_free(p->zTable);
   sqlite3_free(p->zColumn);
@@ -90,8 +91,52 @@ static int vsIndexOption(const char *zOpt, int *peMetric, char **pzErr){
   return SQLITE_ERROR;
 }
 
-/* libsql_vector_idx(col, options...): checks the vector and the options; indexes nothing
-** itself (returns NULL), so SQLite's index stays small. */
+static int vsIndexLookup(sqlite3 *db, const char *zIndex, VsIndexDef *pDef, char **pzErr);
+static void vsIndexDefClear(VsIndexDef *p);
+
+/* The dimensions of the vector-indexed columns of a connection, read again whenever the
+** schema changes. libsql_vector_idx() is not told which column it indexes, so a vector
+** is refused when its dimension matches none of them. */
+typedef struct VsIndexDims VsIndexDims;
+struct VsIndexDims {
+  int iSchemaVersion;   /* PRAGMA schema_version the list was read at, -1: never */
+  int nDims;            /* Entries in aDims */
+  int aDims[32];        /* Distinct dimensions of vector-indexed columns */
+};
+
+static int vsIndexDimsRefresh(sqlite3 *db, VsIndexDims *p){
+  sqlite3_stmt *pStmt = 0;
+  int rc, iVersion = -1;
+  rc = sqlite3_prepare_v2(db, "PRAGMA main.schema_version", -1, &pStmt, 0);
+  if( rc!=SQLITE_OK ) return rc;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) iVersion = sqlite3_column_int(pStmt, 0);
+  rc = sqlite3_finalize(pStmt);
+  if( rc!=SQLITE_OK || iVersion==p->iSchemaVersion ) return rc;
+  p->nDims = 0;
+  rc = sqlite3_prepare_v2(db,
+      "SELECT name FROM main.sqlite_schema WHERE type='index' "
+      "AND sql LIKE '%libsql_vector_idx%'", -1, &pStmt, 0);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    VsIndexDef def;
+    char *zErr = 0;
+    if( vsIndexLookup(db, (const char*)sqlite3_column_text(pStmt, 0), &def, &zErr)==SQLITE_OK ){
+      int i;
+      for(i=0; i<p->nDims && p->aDims[i]!=def.nDim; i++){}
+      if( i==p->nDims && p->nDims<(int)(sizeof(p->aDims)/sizeof(p->aDims[0])) ){
+        p->aDims[p->nDims++] = def.nDim;
+      }
+      vsIndexDefClear(&def);
+    }
+    sqlite3_free(zErr);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK ) p->iSchemaVersion = iVersion;
+  return rc;
+}
+
+/* libsql_vector_idx(col, options...): checks the options, and that the vector is one of
+** the dimension a vector-indexed column declares; indexes nothing itself (returns
+** NULL), so SQLite's index stays small. */
 static void vsVectorIdxFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int i, eMetric = VS_METRIC_COSINE;
   char *zErr = 0;
@@ -105,11 +150,29 @@ static void vsVectorIdxFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   }
   if( argc>0 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
     VsVector v;
+    VsIndexDims *pDims = (VsIndexDims*)sqlite3_user_data(ctx);
+    int i, rc;
     if( vsVectorFromValue(argv[0], 0, &v, &zErr)!=SQLITE_OK ){
       char *zMsg = sqlite3_mprintf("libsql_vector_idx: %s", zErr);
       sqlite3_result_error(ctx, zMsg ? zMsg : "libsql_vector_idx: bad vector", -1);
       sqlite3_free(zMsg);
       sqlite3_free(zErr);
+      return;
+    }
+    rc = vsIndexDimsRefresh(sqlite3_context_db_handle(ctx), pDims);
+    if( rc!=SQLITE_OK ){
+      vsVectorFree(&v);
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    for(i=0; i<pDims->nDims && pDims->aDims[i]!=v.nDim; i++){}
+    if( pDims->nDims>0 && i==pDims->nDims ){
+      char *zMsg = sqlite3_mprintf(
+          "libsql_vector_idx: the vector has %d dimensions, the indexed column has %d%s",
+          v.nDim, pDims->aDims[0], pDims->nDims>1 ? " (or another vector index's size)" : "");
+      sqlite3_result_error(ctx, zMsg ? zMsg : "libsql_vector_idx: wrong dimension", -1);
+      sqlite3_free(zMsg);
+      vsVectorFree(&v);
       return;
     }
     vsVectorFree(&v);
@@ -323,12 +386,28 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
     nTrigger = sqlite3_column_int(pStmt, 1);
   }
   sqlite3_finalize(pStmt);
-  if( bStore && nTrigger==5 && !bRebuild ) return SQLITE_OK;
+  if( bStore && nTrigger==5 && !bRebuild ){
+    /* Complete only once its backfill finished: a build that failed half way (a row of
+    ** the wrong dimension, say) is redone from scratch at the next search. */
+    sqlite3_int64 bDone = 0;
+    zSql = sqlite3_mprintf(
+        "SELECT value FROM main.\"vecsync_idx_%w_info\" WHERE key='backfilled'", pDef->zIndex);
+    if( zSql==0 ) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    zSql = 0;
+    if( rc!=SQLITE_OK ) return rc;
+    if( sqlite3_step(pStmt)==SQLITE_ROW ) bDone = sqlite3_column_int64(pStmt, 0);
+    rc = sqlite3_finalize(pStmt);
+    if( rc!=SQLITE_OK || bDone ) return rc;
+  }
 
   rc = vsUniqueConflicts(db, pDef, &zConflict);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( bStore ){
-    zSql = sqlite3_mprintf("DELETE FROM main.\"vecsync_idx_%w\"", pDef->zIndex);
+    zSql = sqlite3_mprintf(
+        "DELETE FROM main.\"vecsync_idx_%w_info\" WHERE key='backfilled';"
+        "DELETE FROM main.\"vecsync_idx_%w\"", pDef->zIndex, pDef->zIndex);
   }else{
     zSql = sqlite3_mprintf(
         "CREATE VIRTUAL TABLE main.\"vecsync_idx_%w\" USING vec0("
@@ -387,6 +466,14 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
   if( rc==SQLITE_OK && pnRow ) *pnRow = sqlite3_changes64(db);
+  if( rc==SQLITE_OK ){
+    zSql = sqlite3_mprintf(
+        "INSERT INTO main.\"vecsync_idx_%w_info\"(key, value) VALUES ('backfilled', 1)",
+        pDef->zIndex);
+    if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+    rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
+    sqlite3_free(zSql);
+  }
 
 cleanup:
   sqlite3_free(zConflict);
@@ -418,6 +505,58 @@ static void vsRebuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   sqlite3_free(zErr);
   vsIndexDefClear(&def);
+}
+
+/* Exact k nearest rows of the indexed table to query v, read straight from the table:
+** the path of connections that cannot build the index's search data. */
+static int vsIndexScanTable(sqlite3 *db, const VsIndexDef *pDef, const VsVector *pQuery,
+                            sqlite3_int64 k, VsTopK *pTop, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf(
+      "SELECT rowid, \"%w\" FROM main.\"%w\" WHERE \"%w\" IS NOT NULL",
+      pDef->zColumn, pDef->zTable, pDef->zColumn);
+  sqlite3_int64 nRow = 0;
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ) return rc;
+  {
+    /* Room for min(k, rows) hits. */
+    sqlite3_stmt *pCount = 0;
+    sqlite3_int64 nAll = 0;
+    zSql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", pDef->zTable);
+    if( zSql==0 ){ sqlite3_finalize(pStmt); return SQLITE_NOMEM; }
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pCount, 0);
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK && sqlite3_step(pCount)==SQLITE_ROW ) nAll = sqlite3_column_int64(pCount, 0);
+    sqlite3_finalize(pCount);
+    if( rc==SQLITE_OK ) rc = vsTopKInit(pTop, k, nAll);
+  }
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    VsVector v;
+    char *zErr = 0;
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
+    rc = vsVectorFromValue(sqlite3_column_value(pStmt, 1), VS_F32, &v, &zErr);
+    if( rc==SQLITE_OK && v.nDim!=pDef->nDim ){
+      zErr = sqlite3_mprintf("the vector has %d dimensions, index %s has %d",
+                             v.nDim, pDef->zIndex, pDef->nDim);
+      rc = SQLITE_ERROR;
+    }
+    if( rc==SQLITE_OK ){
+      double rDist = vec0Distance(pDef->eMetric, (const float*)pQuery->aData,
+                                  (const float*)v.aData, pDef->nDim);
+      if( rDist==rDist ) vsTopKPush(pTop, rDist, iRowid, nRow);   /* NaN: zero vector */
+      nRow++;
+    }else if( rc!=SQLITE_NOMEM ){
+      *pzErr = sqlite3_mprintf("row %lld: %s", iRowid, zErr ? zErr : "bad vector");
+    }
+    sqlite3_free(zErr);
+    vsVectorFree(&v);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK ) vsTopKSort(pTop);
+  return rc;
 }
 
 /* ---- vector_top_k ------------------------------------------------------------------------ */
@@ -548,6 +687,14 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     goto cleanup;
   }
   rc = vsIndexBuild(pTab->db, &def, 0, 0, &zErr);
+  if( (rc&0xff)==SQLITE_READONLY ){
+    /* A connection that cannot write cannot build the search data: it scans the
+    ** table's rows itself, exactly, until a writable connection has built it. */
+    sqlite3_free(zErr);
+    zErr = 0;
+    rc = vsIndexScanTable(pTab->db, &def, &v, k, &pCur->top, &zErr);
+    goto cleanup;
+  }
   if( rc!=SQLITE_OK ) goto cleanup;
   zStore = sqlite3_mprintf("vecsync_idx_%s", zIndex);
   if( zStore==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
@@ -620,9 +767,13 @@ int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   int rc;
   /* Deterministic, so SQLite accepts it in CREATE INDEX; innocuous: it reads only its
   ** arguments. */
-  rc = sqlite3_create_function(db, "libsql_vector_idx", -1,
-                               SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                               0, vsVectorIdxFunc, 0, 0);
+  VsIndexDims *pDims = sqlite3_malloc(sizeof(*pDims));
+  if( pDims==0 ) return SQLITE_NOMEM;
+  memset(pDims, 0, sizeof(*pDims));
+  pDims->iSchemaVersion = -1;
+  rc = sqlite3_create_function_v2(db, "libsql_vector_idx", -1,
+                                  SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                  pDims, vsVectorIdxFunc, 0, 0, sqlite3_free);
   /* vecsync_rebuild writes tables: DIRECTONLY keeps it out of triggers and views. */
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_function(db, "vecsync_rebuild", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
