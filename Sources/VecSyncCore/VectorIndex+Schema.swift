@@ -32,7 +32,7 @@ extension VectorIndex {
         }
     }
 
-    /// A short description for messages: `photos.embedding, 768 dimensions, cosine, metadata [mood]`.
+    /// A short description for messages: `photos.embedding keyed by source_id, 768 dimensions, cosine, metadata [mood text]`.
     var summary: String {
         "\(table).\(embeddingColumn) keyed by \(primaryKey), \(dimensions) dimensions, \(metric.rawValue)"
             + (metadata.isEmpty ? "" : ", metadata [\(metadata.map { "\($0.name) \($0.type.rawValue)" }.joined(separator: ", "))]")
