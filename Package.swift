@@ -73,5 +73,6 @@ let package = Package(
         ("VecSyncCoreTests", ["VecSyncCore"]),
         ("VecSyncStoresTests", ["VecSyncStores"]),
         ("VecSyncReplicationTests", ["VecSyncReplication", "VecSyncStores"]),
+        ("VecSyncCLITests", ["vecsync-cli", "VecSyncStores", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
     ])
 )

@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import Testing
+import VecSync
+@testable import vecsync_cli
+
+/// The subcommands run in-process on files in a temporary folder, as a person runs them.
+@Suite("vecsync-cli import, query, verify and rebuild")
+struct CLICommandTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    func run(_ arguments: [String]) throws {
+        var command = try VecSyncCLI.parseAsRoot(arguments)
+        try command.run()
+    }
+
+    /// `rows` vectors of `dims` floats: row i is (i, i + 0.5, …) scaled, so the nearest row
+    /// to row i's vector is row i itself and then its neighbours by number.
+    func vectors(rows: Int, dims: Int) -> [[Float]] {
+        (0..<rows).map { i in (0..<dims).map { j in Float(i) + Float(j) * 0.01 } }
+    }
+
+    /// numpy.save's format, version 1.0, little-endian float32, C order.
+    func writeNpy(_ rows: [[Float]], to file: String) throws {
+        var header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(rows.count), \(rows[0].count)), }"
+        header += String(repeating: " ", count: 63 - (10 + header.utf8.count) % 64) + "\n"
+        var data = Data([0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
+        data.append(Data(header.utf8))
+        for row in rows { data.append(Vector(row).blob) }
+        try data.write(to: URL(fileURLWithPath: file))
+    }
+
+    func keys(_ db: VecSyncDatabase, _ index: VectorIndex, near query: Vector, k: Int) throws -> [Int64] {
+        try db.read { db in try index.search(db, near: query, limit: k, as: Int64.self).map(\.key) }
+    }
+
+    @Test func npyHeaderAndRowsAreRead() throws {
+        let rows = vectors(rows: 5, dims: 3)
+        try writeNpy(rows, to: path("v.npy"))
+        let array = try NpyArray(data: Data(contentsOf: URL(fileURLWithPath: path("v.npy"))))
+        #expect(array.rows == 5 && array.columns == 3)
+        #expect(array.row(4) == Vector(rows[4]))
+        #expect(throws: (any Error).self) { try NpyArray(data: Data("not numpy".utf8)) }
+    }
+
+    @Test func importNpyWithAVec0IndexThenQueryVerifyTamperAndRebuild() throws {
+        let rows = vectors(rows: 200, dims: 8)
+        try writeNpy(rows, to: path("v.npy"))
+        try run(["import", "--db", path("a.db"), "--table", "docs", "--file", path("v.npy"), "--index", "vec0",
+                 "--metric", "l2", "--batch", "64", "--no-progress"])
+        let db = try VecSyncDatabase(path: path("a.db"))
+        let index = try #require(try db.read { db in try VectorIndex.registered(named: "docs_embedding_vec", in: db) })
+        #expect(index.dimensions == 8 && index.metric == .l2)
+        #expect(try keys(db, index, near: Vector(rows[42]), k: 3) == [42, 41, 43] || keys(db, index, near: Vector(rows[42]), k: 3) == [42, 43, 41])
+        try run(["query", "--db", path("a.db"), "--table", "docs", "--like", "42", "-k", "3", "--json"])
+        try run(["verify", "--db", path("a.db")])
+
+        try db.write { db in try db.execute(sql: "DELETE FROM docs_embedding_vec WHERE id = 7") }
+        #expect(throws: ExitCode(1)) { try run(["verify", "--db", path("a.db")]) }
+        try run(["rebuild", "--db", path("a.db")])
+        try run(["verify", "--db", path("a.db")])
+        #expect(try db.read { db in try index.verify(db).isConsistent })
+    }
+
+    @Test func importJSONLinesKeepsKeysAndFieldsAndBuildsALibSQLIndex() throws {
+        let lines = (0..<50).map { i in
+            #"{"id": "doc-\#(i)", "embedding": [\#(i), 1, 0.5], "title": "Document \#(i)", "year": \#(2000 + i)}"#
+        }
+        try lines.joined(separator: "\n").write(toFile: path("v.jsonl"), atomically: true, encoding: .utf8)
+        try run(["import", "--db", path("b.db"), "--table", "notes", "--file", path("v.jsonl"), "--index", "libsql", "--no-progress"])
+        let db = try VecSyncDatabase(path: path("b.db"))
+        try db.read { db in
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT title, year, embedding FROM notes WHERE id = 'doc-7'"))
+            #expect(row["title"] == "Document 7")
+            #expect(row["year"] == 2007)
+            #expect(Vector.fromDatabaseValue(row["embedding"]) == Vector([7, 1, 0.5]))
+            let index = try #require(try LibSQLVectorIndex.named("notes_embedding_idx", in: db))
+            #expect(index.column == "embedding" && index.dimensions == 3)
+            #expect(try index.verify(db).isConsistent)
+        }
+        try run(["query", "--db", path("b.db"), "--index", "notes_embedding_idx", "--vector", "[7, 1, 0.5]", "-k", "2", "--show", "title"])
+    }
+
+    @Test func importCSVWithAHeaderAndBracketedVectors() throws {
+        try "id,x0,x1\n1,0.5,1\n2,1,0\n".write(toFile: path("a.csv"), atomically: true, encoding: .utf8)
+        try "10,\"[1, 2]\"\n11,\"[3, 4]\"\n".write(toFile: path("b.csv"), atomically: true, encoding: .utf8)
+        try run(["import", "--db", path("c.db"), "--table", "t", "--file", path("a.csv"), "--no-progress"])
+        try run(["import", "--db", path("c.db"), "--table", "t", "--file", path("b.csv"), "--no-progress"])
+        let db = try VecSyncDatabase(path: path("c.db"))
+        let stored = try db.read { db in try Vector.fetchAll(db, sql: "SELECT embedding FROM t ORDER BY id") }
+        #expect(stored == [[0.5, 1], [1, 0], [1, 2], [3, 4]])
+    }
+
+    @Test func importRefusesVectorsOfAnotherDimension() throws {
+        try "1,0.5,1\n2,1,0,3\n".write(toFile: path("bad.csv"), atomically: true, encoding: .utf8)
+        #expect(throws: (any Error).self) {
+            try run(["import", "--db", path("d.db"), "--table", "t", "--file", path("bad.csv"), "--no-progress"])
+        }
+        do {
+            _ = try VecSyncCLI.parseAsRoot(["query", "--db", path("d.db"), "--table", "t"])
+            Issue.record("a query without a vector should be refused")
+        } catch {
+            #expect(VecSyncCLI.message(for: error) == "give exactly one of --vector, --vector-file, --like")
+        }
+    }
+
+    @Test func demoRunsAndItsSearchesFindTheirTopics() throws {
+        try run(["demo", "--db", path("demo.db")])
+        let db = try VecSyncDatabase(path: path("demo.db"))
+        let photos = try PhotoStore(db, dimensions: 768)
+        #expect(try photos.count() == 21)
+        let (vector, text) = try photos.verifyIndexes()
+        #expect(vector.isConsistent && text.isEmpty)
+        let messages = try MessageStore(db, dimensions: 1536)
+        #expect(try messages.messages(inThread: "japan").count == 9)
+    }
+}
