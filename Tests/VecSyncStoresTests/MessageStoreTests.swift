@@ -106,8 +106,8 @@ struct MessageStoreTests {
         for i in stride(from: 0, to: 12, by: 2) {
             if let v = try messages.embedding(ofMessage: "t\(i)") { expected.append(("t\(i)", v.cosineDistance(to: query))) }
         }
-        expected.sort { $0.1 < $1.1 }
-        #expect(five.map(\.message.id) == expected.prefix(5).map(\.0))
+        // Compared within float rounding: BLAS and this loop may order near-ties differently.
+        #expect(StorePropertyTests.matches(five.map { ($0.message.id, $0.distance) }, expected, limit: 5))
 
         // All 6 approved when asking for 10; 10 of 52 without the approval filter.
         #expect(try messages.similar(to: query, inThread: "travel", approvedOnly: true, limit: 10).count == 6)
