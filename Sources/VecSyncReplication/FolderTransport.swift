@@ -144,6 +144,7 @@ public struct FolderTransport: Sendable {
                 unknown += 1
                 continue
             }
+            try replica.addPeer(site)
             let listing = files(in: directory)
             unknown += listing.unknown
             let cursor = cursors[site] ?? 0

@@ -4,9 +4,10 @@ extension Replica {
     /// Removes the tombstones of deleted rows that every known peer has acknowledged, and
     /// returns how many were removed.
     ///
-    /// A peer acknowledges this replica's sequence number N when a change set it made says
-    /// it has merged ours through N. A tombstone is kept until all known peers (the sites
-    /// this replica has merged from) are past it, so no peer can bring the row back with an
+    /// A peer acknowledges this replica's sequence number N when a change set it made, and
+    /// that was merged here in sequence, says it has merged ours through N. A tombstone is
+    /// kept until all known peers (sites merged from, added with ``addPeer(_:)``, or seen in
+    /// a sync folder) are past it, so no peer can bring the row back with an
     /// older copy; with no known peer, nothing is removed. Keys created afterwards start at a
     /// causal length above every removed tombstone, so re-using a compacted key works even
     /// against a peer that still keeps its tombstone.

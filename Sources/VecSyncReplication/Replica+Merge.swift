@@ -96,7 +96,7 @@ extension Replica {
                                     arguments: [changeSet.origin.rawValue])
         let received: Int64 = peer?["received"] ?? 0
         let acknowledged: Int64 = peer?["acknowledged"] ?? 0
-        if peer != nil && changeSet.through <= received {
+        if peer != nil && changeSet.through <= received && changeSet.through > 0 {
             report.alreadyMerged = true
             report.ignored = changeSet.records.count
             return report
@@ -271,7 +271,11 @@ extension Replica {
                        arguments: [newest, seq])
         report.cursorAdvanced = changeSet.since <= received
         let newReceived = report.cursorAdvanced ? max(received, changeSet.through) : received
-        let newAcknowledged = max(acknowledged, changeSet.acknowledgements[localSite] ?? 0)
+        // An acknowledgement counts only from a change set merged in sequence: then every
+        // earlier change set of the origin — made before it had our tombstones — is behind
+        // the cursor and will be skipped if it turns up late, so compaction is safe.
+        let newAcknowledged = report.cursorAdvanced
+            ? max(acknowledged, changeSet.acknowledgements[localSite] ?? 0) : acknowledged
         try db.execute(
             sql: """
                 INSERT INTO vecsync_peers (site, received, acknowledged) VALUES (?, ?, ?)

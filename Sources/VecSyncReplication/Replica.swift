@@ -111,6 +111,18 @@ public final class Replica: Sendable {
         }
     }
 
+    /// Makes `site` a known peer before it has synced, so that tombstones are kept until
+    /// it acknowledges them too (see ``compactTombstones()``). Sync through a folder adds
+    /// every site that has a subfolder.
+    public func addPeer(_ site: SiteID) throws {
+        guard site != self.site else { return }
+        try SyncError.wrap {
+            try writer.write { db in
+                try db.execute(sql: "INSERT OR IGNORE INTO vecsync_peers (site) VALUES (?)", arguments: [site.rawValue])
+            }
+        }
+    }
+
     /// Site id of every local ordinal used in clock tables.
     static func siteNames(_ db: Database) throws -> [Int64: SiteID] {
         var names: [Int64: SiteID] = [:]
