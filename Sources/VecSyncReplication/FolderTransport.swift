@@ -127,7 +127,14 @@ public struct FolderTransport: Sendable {
         return (written, rows)
     }
 
+    /// The most change set bytes merged in one transaction.
+    static let groupBytes = 64 << 20
+
     /// Merges every other replica's files past this replica's cursor for it, in order.
+    ///
+    /// Files are merged in groups of up to 64 MB per transaction (one commit and one index
+    /// refresh per group); when a group fails, its files are merged one by one, so a file
+    /// that cannot be merged is reported alone and the others still land.
     public func pull(into replica: Replica) throws -> (merges: [MergeReport], problems: [String], unknownFiles: Int) {
         let own = Self.folderName(for: replica.site)
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -135,6 +142,26 @@ public struct FolderTransport: Sendable {
         var merges: [MergeReport] = []
         var problems: [String] = []
         var unknown = 0
+        var pending: [(name: String, changeSet: ChangeSet)] = []
+        var pendingBytes = 0
+        func flush() {
+            defer {
+                pending.removeAll()
+                pendingBytes = 0
+            }
+            guard !pending.isEmpty else { return }
+            if let reports = try? replica.merge(pending.map(\.changeSet)) {
+                merges += reports
+                return
+            }
+            for (name, changeSet) in pending {
+                do {
+                    merges.append(try replica.merge(changeSet))
+                } catch {
+                    problems.append("\(name): refused: \(error)")
+                }
+            }
+        }
         for entry in entries.sorted() where entry != own && !entry.hasPrefix(".") {
             let directory = folder.appendingPathComponent(entry, isDirectory: true)
             var isDirectory: ObjCBool = false
@@ -160,13 +187,12 @@ public struct FolderTransport: Sendable {
                     problems.append("\(entry)/\(file.url.lastPathComponent): skipped: made by '\(changeSet.origin)', not '\(site)'")
                     continue
                 }
-                do {
-                    merges.append(try replica.merge(changeSet))
-                } catch {
-                    problems.append("\(entry)/\(file.url.lastPathComponent): refused: \(error)")
-                }
+                pending.append((name: "\(entry)/\(file.url.lastPathComponent)", changeSet: changeSet))
+                pendingBytes += changeSet.payloadByteCount
+                if pendingBytes >= Self.groupBytes { flush() }
             }
         }
+        flush()
         return (merges, problems, unknown)
     }
 }

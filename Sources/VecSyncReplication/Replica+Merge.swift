@@ -20,9 +20,50 @@ extension Replica {
         guard changeSet.origin != site else { throw SyncError.ownChangeSet(site: site) }
         return try SyncError.wrap {
             try writer.write { db in
-                try Self.merge(db, changeSet, localSite: site, options: options)
+                var (report, changedKeys) = try Self.apply(db, changeSet, localSite: site, options: options)
+                report.refreshedIndexes = try Self.finishMerge(db, changedKeys: changedKeys)
+                return report
             }
         }
+    }
+
+    /// Merges several change sets, in order, in one transaction, and refreshes the derived
+    /// indexes once for every row any of them changed. Either all are applied, with their
+    /// cursors, or none.
+    ///
+    /// Transports use it to catch up on many batches at once: one commit instead of one
+    /// per batch. The refreshed indexes are reported on the last report.
+    @discardableResult
+    public func merge(_ changeSets: [ChangeSet]) throws -> [MergeReport] {
+        for changeSet in changeSets where changeSet.origin == site { throw SyncError.ownChangeSet(site: site) }
+        guard !changeSets.isEmpty else { return [] }
+        return try SyncError.wrap {
+            try writer.write { db in
+                var reports: [MergeReport] = []
+                var changedKeys: [String: [DatabaseValue]] = [:]
+                for changeSet in changeSets {
+                    let (report, changed) = try Self.apply(db, changeSet, localSite: site, options: options)
+                    reports.append(report)
+                    changedKeys.merge(changed) { $0 + $1 }
+                }
+                let refreshed = try Self.finishMerge(db, changedKeys: changedKeys)
+                reports[reports.count - 1].refreshedIndexes = refreshed
+                return reports
+            }
+        }
+    }
+
+    /// Refreshes the derived indexes for the changed keys (each once), then wakes the
+    /// capture and index triggers.
+    private static func finishMerge(_ db: Database, changedKeys: [String: [DatabaseValue]]) throws -> [String: Int] {
+        var unique: [String: [DatabaseValue]] = [:]
+        for (table, keys) in changedKeys {
+            var seen = Set<DatabaseValue>()
+            unique[table] = keys.filter { seen.insert($0).inserted }
+        }
+        let refreshed = try DerivedIndexRegistry.refresh(db, changedKeys: unique)
+        try db.execute(sql: "DELETE FROM vecsync_state WHERE key = 'merging'")
+        return refreshed
     }
 
     /// Decodes and merges a serialized change set (see ``merge(_:)``).
@@ -69,7 +110,10 @@ extension Replica {
         }
     }
 
-    static func merge(_ db: Database, _ changeSet: ChangeSet, localSite: SiteID, options: Options) throws -> MergeReport {
+    /// Applies one change set inside the caller's transaction and returns its report and
+    /// the keys whose rows changed; the caller refreshes indexes and clears the merging flag.
+    private static func apply(_ db: Database, _ changeSet: ChangeSet, localSite: SiteID,
+                              options: Options) throws -> (MergeReport, [String: [DatabaseValue]]) {
         var report = MergeReport(origin: changeSet.origin)
         report.records = changeSet.records.count
 
@@ -99,7 +143,7 @@ extension Replica {
         if peer != nil && changeSet.through <= received && changeSet.through > 0 {
             report.alreadyMerged = true
             report.ignored = changeSet.records.count
-            return report
+            return (report, [:])
         }
 
         // 3. Refuse versions from a clock too far in the future, before touching anything.
@@ -283,10 +327,7 @@ extension Replica {
                 """,
             arguments: [changeSet.origin.rawValue, newReceived, newAcknowledged])
 
-        // 6. Derived indexes, for exactly the rows that changed; then wake the triggers.
-        report.refreshedIndexes = try DerivedIndexRegistry.refresh(db, changedKeys: changedKeys)
-        try db.execute(sql: "DELETE FROM vecsync_state WHERE key = 'merging'")
-        return report
+        return (report, changedKeys)
     }
 
     /// The merge's total order: does a write (version, site) beat the local one? With an
