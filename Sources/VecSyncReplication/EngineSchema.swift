@@ -4,7 +4,7 @@ import VecSyncCore
 /// The engine's own tables. None of them syncs.
 ///
 /// - `vecsync_replica`: one row — this site, the hybrid logical clock, the local sequence,
-///   the read-only role, the causal-length floor (the greatest causal length of a compacted
+///   the `merging` flag the capture triggers read, the read-only role, the causal-length floor (the greatest causal length of a compacted
 ///   tombstone: rows new to the clock tables start above it, so a key whose tombstone was
 ///   compacted here and is still held elsewhere comes back), and a wall-clock override for
 ///   tests.
@@ -29,6 +29,7 @@ enum EngineSchema {
               seq INTEGER NOT NULL DEFAULT 0,
               read_only INTEGER NOT NULL DEFAULT 0,
               cl_floor INTEGER NOT NULL DEFAULT 0,
+              merging INTEGER NOT NULL DEFAULT 0,
               wall_override INTEGER);
             CREATE TABLE IF NOT EXISTS vecsync_sites (ordinal INTEGER PRIMARY KEY, site TEXT NOT NULL UNIQUE);
             CREATE TABLE IF NOT EXISTS vecsync_tables (

@@ -63,6 +63,7 @@ extension Replica {
         }
         let refreshed = try DerivedIndexRegistry.refresh(db, changedKeys: unique)
         try db.execute(sql: "DELETE FROM vecsync_state WHERE key = 'merging'")
+        try db.execute(sql: "UPDATE vecsync_replica SET merging = 0 WHERE id = 1")
         return refreshed
     }
 
@@ -177,6 +178,7 @@ extension Replica {
         // 4. Silence the capture and index triggers for this transaction; defer foreign
         //    keys so rows may arrive children first.
         try db.execute(sql: "INSERT OR REPLACE INTO vecsync_state (key, value) VALUES ('merging', 1)")
+        try db.execute(sql: "UPDATE vecsync_replica SET merging = 1 WHERE id = 1")
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
 
         var sites = try siteNames(db)
