@@ -73,7 +73,9 @@ def git_revision(repo: str) -> str:
         return "unknown"
     if not rev:
         return "unknown"
-    return rev + (" + uncommitted changes to the extension" if dirty else "")
+    sources = git("log", "-1", "--format=%h", "--", "CSources", "Package.swift")
+    text = rev if sources == rev else f"{rev} (extension sources last changed in {sources})"
+    return text + (" + uncommitted changes to the extension" if dirty else "")
 
 
 def load_average() -> str:

@@ -176,7 +176,10 @@ def _machine(run: dict) -> list[str]:
         ("CPU", f"{m['cpu']} ({cores}{'; ' + m['caches'] if m.get('caches') else ''})"),
         ("Memory", f"{m['memory_gib']:.1f} GiB" + (
             f"; one-thread read bandwidth **{bw['read_gbps']:.1f} GB/s** (BLAS `sdot` over a 1 GB "
-            f"array: {bw['dot_gbps']:.1f} GB/s; numpy `sum`: {bw['sum_gbps']:.1f} GB/s)"
+            f"array: {bw['dot_gbps']:.1f} GB/s; numpy `sum`: {bw['sum_gbps']:.1f} GB/s; the better of "
+            f"{len(bw.get('runs', [])) or 1} measurements, at the start and end of the run"
+            + (": " + ", ".join(f"{x['read_gbps']:.1f}" for x in bw['runs'] if x and 'read_gbps' in x)
+               if len(bw.get('runs', [])) > 1 else "") + ")"
             if bw.get("read_gbps") else "")),
         ("OS", f"{m['os']}, Linux {m['kernel']}; Python {m['python']}"),
         ("Load average", f"{m.get('load_at_start', '?')} at the start, {m.get('load_at_end', '?')} at the end "
