@@ -79,6 +79,23 @@ struct CaptureTests {
         #expect(records["photos/text(\"p9\")"]?.columns.first?.value == .text("one"))
     }
 
+    @Test("a row that INSERT OR REPLACE removes through another UNIQUE column is recorded as deleted by reconcile")
+    func replaceOnAnotherUniqueColumnIsReconciled() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in try db.execute(sql: "CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT UNIQUE)") }
+        let replica = try Replica(queue, site: "a")
+        try replica.track("tags")
+        try Self.write(replica, "INSERT INTO tags VALUES (1, 'red'), (2, 'blue')")
+        // Without recursive triggers SQLite deletes row 1 silently.
+        try Self.write(replica, "INSERT OR REPLACE INTO tags VALUES (3, 'red')")
+        #expect(try replica.changes(since: 0).records.map(\.key) == [.integer(2), .integer(3)],
+                "a live clock row without its table row is not sent")
+        #expect(try replica.reconcile() == 1)
+        #expect(try replica.reconcile() == 0)
+        let deleted = try replica.changes(since: 0).records.first { $0.key == .integer(1) }
+        #expect(deleted?.causalLength == 2)
+    }
+
     @Test("tracking a table with rows gives each row a version")
     func trackingBackfillsExistingRows() throws {
         let queue = try Fixture.database()

@@ -250,6 +250,44 @@ struct MergeTests {
         #expect(try b.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM notes_fts") } == 1)
     }
 
+    @Test("changes(since:excluding:) leaves out rows the peer already has, and still moves the cursor")
+    func excludingSkipsRowsFromExcludedSites() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        try Self.write(b, "INSERT INTO photos (id, title) VALUES ('from-b', 'b')")
+        try Self.deliver(b, to: a)
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('from-a', 'a')")
+        let all = try a.changes(since: 0)
+        let forB = try a.changes(since: 0, excluding: ["b"])
+        #expect(all.records.map(\.key).sorted { "\($0)" < "\($1)" } == [.text("from-a"), .text("from-b")])
+        #expect(forB.records.map(\.key) == [.text("from-a")])
+        #expect(forB.through == all.through)
+    }
+
+    @Test("derived indexes can be verified and rebuilt from the tracked rows")
+    func derivedIndexesVerifyAndRebuild() throws {
+        let a = try Fixture.replica("a")
+        try Self.write(a, "INSERT INTO photos (id, embedding) VALUES ('p1', ?), ('p2', ?)",
+                       [Vector([1, 0, 0, 0]).blob, Vector([0, 1, 0, 0]).blob])
+        #expect(try a.verifyDerivedIndexes() == ["photos_vec": 0])
+        try a.writer.write { db in try db.execute(sql: "DELETE FROM photos_vec WHERE id = 'p1'") }
+        #expect(try a.verifyDerivedIndexes() == ["photos_vec": 1])
+        try a.rebuildDerivedIndexes()
+        #expect(try a.verifyDerivedIndexes() == ["photos_vec": 0])
+    }
+
+    @Test("a tracked table altered after tracking is reported, not merged into")
+    func alteredTableIsReported() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        try Self.write(a, "INSERT INTO albums (id, name) VALUES (1, 'x')")
+        try Self.write(b, "ALTER TABLE albums ADD COLUMN extra TEXT")
+        #expect {
+            try Self.deliver(a, to: b)
+        } throws: { error in
+            guard case SyncError.schemaChanged(let table, let reason) = error else { return false }
+            return table == "albums" && reason.contains("extra")
+        }
+    }
+
     @Test("a merge refreshes the vec0 index for the changed rows, so searches agree")
     func vectorIndexIsRefreshedAfterMerge() throws {
         let a = try Fixture.replica("a"), b = try Fixture.replica("b")
