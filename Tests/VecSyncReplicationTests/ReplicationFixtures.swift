@@ -104,11 +104,16 @@ enum Fixture {
         }
     }
 
-    /// The nearest photos to `query` through the vec0 index, and albums matching a word
+    /// The photos by distance to `query` through the vec0 index, and albums matching a word
     /// through FTS5.
+    ///
+    /// vec0 returns rows at equal distances in its storage order, which depends on the order
+    /// rows reached each replica's index; so the ranking asks for every row and orders ties
+    /// by key before comparing.
     static func searches(_ replica: Replica, query: Vector, word: String) throws -> [String] {
         try replica.writer.read { db in
-            let nearest = try vectorIndex.search(db, near: query, limit: 5, as: String.self)
+            let nearest = try vectorIndex.search(db, near: query, limit: 100, as: String.self)
+                .sorted { ($0.distance, $0.key) < ($1.distance, $1.key) }
                 .map { "\($0.key):\(String($0.distance.bitPattern, radix: 16))" }
             let found = try Int64.fetchAll(
                 db, sql: "SELECT rowid FROM albums_fts WHERE albums_fts MATCH ? ORDER BY rowid", arguments: [word])
