@@ -674,30 +674,28 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 static int vec0Lookup(Vec0Table *p, sqlite3_value *pKey, int bByRowid,
                       sqlite3_int64 *piRowid, sqlite3_int64 *piSlot){
   sqlite3_stmt *pStmt = 0;
-  char *zSql = sqlite3_mprintf("SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE %s=?1",
-                               p->zSchema, p->zName, bByRowid ? "rowid" : "id");
-  int rc;
+  int rc = vec0CachedStmt(p, VEC0_STMT_USER + (bByRowid ? 0 : 1), &pStmt,
+      "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE %s=?1",
+      p->zSchema, p->zName, bByRowid ? "rowid" : "id");
   *piRowid = -1;
   *piSlot = -1;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_value(pStmt, 1, pKey);
   if( sqlite3_step(pStmt)==SQLITE_ROW ){
     *piRowid = sqlite3_column_int64(pStmt, 0);
     *piSlot = sqlite3_column_int64(pStmt, 1);
   }
-  return sqlite3_finalize(pStmt);
+  return sqlite3_reset(pStmt);
 }
 
 static int vec0DeleteRow(Vec0Table *p, sqlite3_int64 iRowid, sqlite3_int64 iSlot){
-  char *zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_rows\" WHERE rowid=%lld",
-                               p->zSchema, p->zName, iRowid);
-  int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
-  sqlite3_free(zSql);
+  sqlite3_stmt *pStmt = 0;
+  int rc = vec0CachedStmt(p, VEC0_STMT_USER + 2, &pStmt,
+      "DELETE FROM \"%w\".\"%w_rows\" WHERE rowid=?1", p->zSchema, p->zName);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, iRowid);
+  sqlite3_step(pStmt);
+  rc = sqlite3_reset(pStmt);
   if( rc==SQLITE_OK ) rc = vec0SlotFree(p, iSlot);
   return rc;
 }
@@ -707,37 +705,41 @@ static int vec0DeleteRow(Vec0Table *p, sqlite3_int64 iRowid, sqlite3_int64 iSlot
 static int vec0WriteRow(Vec0Table *p, int bInsert, sqlite3_int64 iOldRowid,
                         sqlite3_int64 iRowid, sqlite3_int64 iSlot, sqlite3_value *pId,
                         sqlite3_value **aVal){
-  sqlite3_str *pStr = sqlite3_str_new(p->db);
-  sqlite3_stmt *pStmt = 0;
-  char *zSql;
-  int rc, i, nBind = 0;
-  if( bInsert ){
-    sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_rows\"(rowid, slot%s",
-                        p->zSchema, p->zName, vec0HasTextPk(p) ? ", id" : "");
-    for(i=0; i<p->cfg.nCol; i++){
-      int e = p->cfg.aCol[i].eKind;
-      if( e==VEC0_META || e==VEC0_AUX ) sqlite3_str_appendf(pStr, ", c%d", i);
+  int iStmt = VEC0_STMT_USER + (bInsert ? 3 : 4);
+  sqlite3_stmt *pStmt = p->aStmt[iStmt];
+  int rc = SQLITE_OK, i, nBind = 0;
+  if( pStmt==0 ){
+    sqlite3_str *pStr = sqlite3_str_new(p->db);
+    char *zSql;
+    if( bInsert ){
+      sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_rows\"(rowid, slot%s",
+                          p->zSchema, p->zName, vec0HasTextPk(p) ? ", id" : "");
+      for(i=0; i<p->cfg.nCol; i++){
+        int e = p->cfg.aCol[i].eKind;
+        if( e==VEC0_META || e==VEC0_AUX ) sqlite3_str_appendf(pStr, ", c%d", i);
+      }
+      sqlite3_str_appendf(pStr, ") VALUES(?, ?%s", vec0HasTextPk(p) ? ", ?" : "");
+      for(i=0; i<p->cfg.nCol; i++){
+        int e = p->cfg.aCol[i].eKind;
+        if( e==VEC0_META || e==VEC0_AUX ) sqlite3_str_appendf(pStr, ", ?");
+      }
+      sqlite3_str_appendf(pStr, ")");
+    }else{
+      sqlite3_str_appendf(pStr, "UPDATE \"%w\".\"%w_rows\" SET rowid=?, slot=?%s",
+                          p->zSchema, p->zName, vec0HasTextPk(p) ? ", id=?" : "");
+      for(i=0; i<p->cfg.nCol; i++){
+        int e = p->cfg.aCol[i].eKind;
+        if( e==VEC0_META || e==VEC0_AUX ) sqlite3_str_appendf(pStr, ", c%d=?", i);
+      }
+      sqlite3_str_appendf(pStr, " WHERE rowid=?");
     }
-    sqlite3_str_appendf(pStr, ") VALUES(?, ?%s", vec0HasTextPk(p) ? ", ?" : "");
-    for(i=0; i<p->cfg.nCol; i++){
-      int e = p->cfg.aCol[i].eKind;
-      if( e==VEC0_META || e==VEC0_AUX ) sqlite3_str_appendf(pStr, ", ?");
-    }
-    sqlite3_str_appendf(pStr, ")");
-  }else{
-    sqlite3_str_appendf(pStr, "UPDATE \"%w\".\"%w_rows\" SET rowid=?, slot=?%s",
-                        p->zSchema, p->zName, vec0HasTextPk(p) ? ", id=?" : "");
-    for(i=0; i<p->cfg.nCol; i++){
-      int e = p->cfg.aCol[i].eKind;
-      if( e==VEC0_META || e==VEC0_AUX ) sqlite3_str_appendf(pStr, ", c%d=?", i);
-    }
-    sqlite3_str_appendf(pStr, " WHERE rowid=%lld", iOldRowid);
+    zSql = sqlite3_str_finish(pStr);
+    if( zSql==0 ) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->aStmt[iStmt], 0);
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK ) return rc;
+    pStmt = p->aStmt[iStmt];
   }
-  zSql = sqlite3_str_finish(pStr);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pStmt, ++nBind, iRowid);
   sqlite3_bind_int64(pStmt, ++nBind, iSlot);
   if( vec0HasTextPk(p) ) sqlite3_bind_value(pStmt, ++nBind, pId);
@@ -745,8 +747,11 @@ static int vec0WriteRow(Vec0Table *p, int bInsert, sqlite3_int64 iOldRowid,
     int e = p->cfg.aCol[i].eKind;
     if( e==VEC0_META || e==VEC0_AUX ) sqlite3_bind_value(pStmt, ++nBind, aVal[i]);
   }
+  if( !bInsert ) sqlite3_bind_int64(pStmt, ++nBind, iOldRowid);
   sqlite3_step(pStmt);
-  return sqlite3_finalize(pStmt);
+  rc = sqlite3_reset(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  return rc;
 }
 
 static int vec0Conflict(Vec0Table *p){
@@ -794,15 +799,11 @@ static int vec0NewKey(Vec0Table *p, sqlite3_value *pRowidArg, sqlite3_value **aV
 /* A rowid for a new row of a table whose primary key is text or absent. */
 static int vec0NextRowid(Vec0Table *p, sqlite3_int64 *piRowid){
   sqlite3_stmt *pStmt = 0;
-  char *zSql = sqlite3_mprintf("SELECT coalesce(max(rowid), 0) + 1 FROM \"%w\".\"%w_rows\"",
-                               p->zSchema, p->zName);
-  int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
+  int rc = vec0CachedStmt(p, VEC0_STMT_USER + 5, &pStmt,
+      "SELECT coalesce(max(rowid), 0) + 1 FROM \"%w\".\"%w_rows\"", p->zSchema, p->zName);
   if( rc!=SQLITE_OK ) return rc;
   if( sqlite3_step(pStmt)==SQLITE_ROW ) *piRowid = sqlite3_column_int64(pStmt, 0);
-  return sqlite3_finalize(pStmt);
+  return sqlite3_reset(pStmt);
 }
 
 static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
@@ -901,13 +902,21 @@ cleanup:
 
 /* ---- transactions ---------------------------------------------------------------------- */
 
-static int vec0Begin(sqlite3_vtab *pVtab){ (void)pVtab; return SQLITE_OK; }
+/* 'generation' is bumped once a write transaction; a new one starts unbumped. */
+static int vec0Begin(sqlite3_vtab *pVtab){
+  ((Vec0Table*)pVtab)->bGenerationBumped = 0;
+  return SQLITE_OK;
+}
 static int vec0Sync(sqlite3_vtab *pVtab){ (void)pVtab; return SQLITE_OK; }
-static int vec0Commit(sqlite3_vtab *pVtab){ (void)pVtab; return SQLITE_OK; }
+static int vec0Commit(sqlite3_vtab *pVtab){
+  ((Vec0Table*)pVtab)->bGenerationBumped = 0;
+  return SQLITE_OK;
+}
 
 /* A rollback undoes shadow-table writes the in-memory copy already holds: drop it. */
 static int vec0Rollback(sqlite3_vtab *pVtab){
   ((Vec0Table*)pVtab)->cache.bValid = 0;
+  ((Vec0Table*)pVtab)->bGenerationBumped = 0;
   return SQLITE_OK;
 }
 static int vec0Savepoint(sqlite3_vtab *pVtab, int i){ (void)pVtab; (void)i; return SQLITE_OK; }
@@ -915,6 +924,7 @@ static int vec0Release(sqlite3_vtab *pVtab, int i){ (void)pVtab; (void)i; return
 static int vec0RollbackTo(sqlite3_vtab *pVtab, int i){
   (void)i;
   ((Vec0Table*)pVtab)->cache.bValid = 0;
+  ((Vec0Table*)pVtab)->bGenerationBumped = 0;   /* the bump may have been undone */
   return SQLITE_OK;
 }
 

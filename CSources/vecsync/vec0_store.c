@@ -14,8 +14,9 @@
 **          [id TEXT UNIQUE,] slot,       primary key if it has one, and its metadata and
 **          c0, c1, ...)                  auxiliary values (column cN is user column N)
 **   T_vectors(chunk_id INTEGER PRIMARY KEY, vectors BLOB)
-**                                      blocks of nChunk vectors, row-major float32; slot s
-**                                      lives in block s/nChunk at row s%nChunk
+**                                      runs of P vectors, row-major float32 (P a power of
+**                                      two, P·D ≤ 65,536 floats); slot s lives in row s/P
+**                                      at position s%P
 **   T_free(slot INTEGER PRIMARY KEY)   slots freed by DELETE, reused first by INSERT
 **
 ** Vectors are written into their block in place with sqlite3_blob_write(), so an insert
@@ -35,6 +36,7 @@
 SQLITE_EXTENSION_INIT3
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,17 @@ enum {
   VEC0_STMT_CHUNK_NEW,
   VEC0_STMT_COUNT
 };
+
+/* Vectors a row of T_vectors holds: blobs of at most 64 KiB·4 (256 KiB), because writing
+** one vector walks the blob's overflow pages up to its offset; a power of two that
+** divides the scan block (nChunk), so each blob lands inside one block of the copy. */
+static int vec0PerBlob(Vec0Table *p){
+  int n = 1;
+  while( n*2<=p->cfg.nChunk && (sqlite3_int64)n*2*p->cfg.nDim<=65536 && p->cfg.nChunk%(n*2)==0 ){
+    n *= 2;
+  }
+  return n;
+}
 
 /* Prepare (once) and return one of the table's shadow statements. */
 static int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
@@ -89,6 +102,22 @@ static int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
     sqlite3_free(zSql);
   }
   *ppStmt = p->aStmt[eStmt];
+  return rc;
+}
+
+int vec0CachedStmt(Vec0Table *p, int i, sqlite3_stmt **ppStmt, const char *zFmt, ...){
+  int rc = SQLITE_OK;
+  if( p->aStmt[i]==0 ){
+    va_list ap;
+    char *zSql;
+    va_start(ap, zFmt);
+    zSql = sqlite3_vmprintf(zFmt, ap);
+    va_end(ap);
+    if( zSql==0 ) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->aStmt[i], 0);
+    sqlite3_free(zSql);
+  }
+  *ppStmt = p->aStmt[i];
   return rc;
 }
 
@@ -132,12 +161,12 @@ int vec0ShadowCreate(Vec0Table *p){
       "CREATE TABLE \"%w\".\"%w_info\"(key TEXT PRIMARY KEY, value);"
       "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
       "('format', 1), ('generation', 0), ('next_slot', 0), ('chunk_size', %d), "
-      "('dimensions', %d), ('metric', '%s');"
+      "('dimensions', %d), ('metric', '%s'), ('vectors_per_blob', %d);"
       "CREATE TABLE \"%w\".\"%w_vectors\"(chunk_id INTEGER PRIMARY KEY, vectors BLOB NOT NULL);"
       "CREATE TABLE \"%w\".\"%w_free\"(slot INTEGER PRIMARY KEY);"
       "CREATE TABLE \"%w\".\"%w_rows\"(rowid INTEGER PRIMARY KEY",
       p->zSchema, p->zName, p->zSchema, p->zName, p->cfg.nChunk, p->cfg.nDim,
-      vec0MetricName(p->cfg.eMetric),
+      vec0MetricName(p->cfg.eMetric), vec0PerBlob(p),
       p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName);
   if( p->cfg.iPk>=0 && p->cfg.aCol[p->cfg.iPk].eType==VEC0_TYPE_TEXT ){
     sqlite3_str_appendf(pStr, ", id TEXT NOT NULL UNIQUE");
@@ -245,7 +274,8 @@ static int vec0CacheLoad(Vec0Table *p){
   sqlite3_int64 nSlot = 0, iGen = 0;
   char *zSql = 0;
   int rc;
-  size_t nBlockBytes = sizeof(float)*(size_t)p->cfg.nChunk*(size_t)p->cfg.nDim;
+  int nPer = vec0PerBlob(p);
+  size_t nBlobBytes = sizeof(float)*(size_t)nPer*(size_t)p->cfg.nDim;
 
   vec0CacheClear(p);
   rc = vec0InfoGet(p, "next_slot", &nSlot);
@@ -264,13 +294,15 @@ static int vec0CacheLoad(Vec0Table *p){
     sqlite3_int64 iChunk = sqlite3_column_int64(pStmt, 0);
     const void *pBlob = sqlite3_column_blob(pStmt, 1);
     int nBlob = sqlite3_column_bytes(pStmt, 1);
-    if( iChunk<0 || iChunk>=c->nBlock || (size_t)nBlob!=nBlockBytes ){
+    sqlite3_int64 iFirst = iChunk*nPer;     /* first slot the blob holds */
+    if( iChunk<0 || iFirst>=(sqlite3_int64)c->nBlock*p->cfg.nChunk
+     || (size_t)nBlob!=nBlobBytes ){
       rc = SQLITE_CORRUPT_VTAB;
       p->base.zErrMsg = sqlite3_mprintf(
           "vec0 \"%s\": storage block %lld is damaged", p->zName, iChunk);
       break;
     }
-    vsF32FromLE(pBlob, p->cfg.nChunk*p->cfg.nDim, c->apBlock[iChunk]);
+    vsF32FromLE(pBlob, nPer*p->cfg.nDim, vec0CacheVector(p, iFirst));
   }
   if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
   pStmt = 0;
@@ -339,8 +371,12 @@ int vec0CacheEnsure(Vec0Table *p){
 ** when the copy is current. */
 int vec0NoteWrite(Vec0Table *p){
   sqlite3_int64 iGen = 0;
-  int rc = vec0InfoGet(p, "generation", &iGen);
+  int rc;
+  /* Once a transaction is enough: other connections only see it committed. */
+  if( p->bGenerationBumped ) return SQLITE_OK;
+  rc = vec0InfoGet(p, "generation", &iGen);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "generation", iGen+1);
+  if( rc==SQLITE_OK ) p->bGenerationBumped = 1;
   if( rc==SQLITE_OK && p->cache.bValid ){
     if( p->cache.iGeneration==iGen ){
       p->cache.iGeneration = iGen+1;
@@ -373,11 +409,11 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
     rc = vec0InfoGet(p, "next_slot", &nSlot);
     if( rc!=SQLITE_OK ) return rc;
     iSlot = nSlot;
-    if( iSlot%p->cfg.nChunk==0 ){
+    if( iSlot%vec0PerBlob(p)==0 ){
       rc = vec0Stmt(p, VEC0_STMT_CHUNK_NEW, &pStmt);
       if( rc!=SQLITE_OK ) return rc;
-      sqlite3_bind_int64(pStmt, 1, iSlot/p->cfg.nChunk);
-      sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->cfg.nChunk*p->cfg.nDim*4);
+      sqlite3_bind_int64(pStmt, 1, iSlot/vec0PerBlob(p));
+      sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)vec0PerBlob(p)*p->cfg.nDim*4);
       sqlite3_step(pStmt);
       rc = sqlite3_reset(pStmt);
       if( rc!=SQLITE_OK ) return rc;
@@ -413,7 +449,7 @@ static int vec0BlockOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_
   char *zTab = sqlite3_mprintf("%s_vectors", p->zName);
   int rc;
   if( zTab==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_blob_open(p->db, p->zSchema, zTab, "vectors", iSlot/p->cfg.nChunk,
+  rc = sqlite3_blob_open(p->db, p->zSchema, zTab, "vectors", iSlot/vec0PerBlob(p),
                          bWrite, ppBlob);
   sqlite3_free(zTab);
   return rc;
@@ -429,7 +465,7 @@ int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, con
   vsF32ToLE(a, p->cfg.nDim, pBuf);
   rc = vec0BlockOpen(p, iSlot, 1, &pBlob);
   if( rc==SQLITE_OK ){
-    rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%p->cfg.nChunk)*nByte);
+    rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%vec0PerBlob(p))*nByte);
   }
   sqlite3_blob_close(pBlob);
   sqlite3_free(pBuf);
@@ -468,7 +504,7 @@ int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a){
   if( pBuf==0 ) return SQLITE_NOMEM;
   rc = vec0BlockOpen(p, iSlot, 0, &pBlob);
   if( rc==SQLITE_OK ){
-    rc = sqlite3_blob_read(pBlob, pBuf, nByte, (int)(iSlot%p->cfg.nChunk)*nByte);
+    rc = sqlite3_blob_read(pBlob, pBuf, nByte, (int)(iSlot%vec0PerBlob(p))*nByte);
   }
   sqlite3_blob_close(pBlob);
   if( rc==SQLITE_OK ) vsF32FromLE(pBuf, p->cfg.nDim, a);

@@ -183,6 +183,7 @@ struct Vec0Table {
   Vec0Config cfg;             /* Parsed declaration */
   Vec0Cache cache;            /* Vectors in memory, for the block scan */
   sqlite3_stmt *aStmt[16];    /* Prepared shadow-table statements, by VEC0_STMT_* */
+  int bGenerationBumped;      /* This write transaction already bumped 'generation' */
   Vec0Table *pNext;           /* Next vec0 table of the same connection */
   struct Vec0Registry *pReg;  /* The connection's list of vec0 tables */
 };
@@ -222,6 +223,10 @@ void vec0CacheClear(Vec0Table *p);
 int vec0InfoGet(Vec0Table *p, const char *zKey, sqlite3_int64 *piVal);
 int vec0InfoSet(Vec0Table *p, const char *zKey, sqlite3_int64 iVal);
 int vec0NoteWrite(Vec0Table *p);
+/* Statement slot i of p (VEC0_STMT_USER and up belong to vec0.c), prepared from the SQL
+** that zFmt makes the first time; the caller resets it after use. */
+#define VEC0_STMT_USER 8
+int vec0CachedStmt(Vec0Table *p, int i, sqlite3_stmt **ppStmt, const char *zFmt, ...);
 int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot);
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot);
 int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
