@@ -272,8 +272,6 @@ static sqlite3_module vkbModule = {
 #endif
 };
 
-int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
-
 /* The vec0 tables of a connection are listed in one registry, freed with the module. */
 static void vec0RegistryFree(void *p){ sqlite3_free(p); }
 

@@ -25,6 +25,12 @@
 extern const sqlite3_api_routines *sqlite3_api;
 #endif
 
+/* Everything declared below is internal to the extension: hidden, so a host that loads
+** other extensions (sqlite-vec has vec0 functions of its own) sees only the entry point. */
+#if defined(__GNUC__) || defined(__clang__)
+# pragma GCC visibility push(hidden)
+#endif
+
 #define VECSYNC_VERSION "0.1.0"
 
 /* The largest number of dimensions a vector may have (libSQL's limit too). */
@@ -237,6 +243,10 @@ void vec0CacheSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
 
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr);
 int vsRegisterVec0(sqlite3 *db, Vec0Registry **ppReg, char **pzErr);
+int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 
+#if defined(__GNUC__) || defined(__clang__)
+# pragma GCC visibility pop
+#endif
 #endif /* VECSYNC_INT_H */
