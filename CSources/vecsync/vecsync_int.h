@@ -96,6 +96,7 @@ void vsScoreBlockBatch(const float *A, int nRow, int nDim,
 /* Which BLAS and SIMD this build uses, for vecsync_debug(). */
 const char *vsBlasName(void);
 const char *vsSimdName(void);
+const char *vsScanName(void);
 void vsKernelsInit(void);
 
 /* ---- top-k selection (vector_topk.c) -------------------------------------------------- */

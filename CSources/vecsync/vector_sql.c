@@ -203,8 +203,9 @@ static void vsVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* vecsync_debug(): version, SQLite, BLAS and SIMD in use, one per line. */
 static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char *z = sqlite3_mprintf(
-      "vecsync %s\nsqlite %s\nblas: %s\nsimd: %s\nmax dimensions: %d",
-      VECSYNC_VERSION, sqlite3_libversion(), vsBlasName(), vsSimdName(), VS_MAX_DIMS);
+      "vecsync %s\nsqlite %s\nblas: %s\nsimd: %s\nscan: %s\nmax dimensions: %d",
+      VECSYNC_VERSION, sqlite3_libversion(), vsBlasName(), vsSimdName(), vsScanName(),
+      VS_MAX_DIMS);
   (void)argc; (void)argv;
   if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
   sqlite3_result_text(ctx, z, -1, sqlite3_free);
