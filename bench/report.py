@@ -363,7 +363,7 @@ def _limits(run) -> list[str]:
                        "block once for all its queries, which is why the batch rows go further.")
         else:
             out.append(f"The fastest vec0 row ({best['label']}) scans at {100 * frac:.0f}% of the measured read "
-                       "bandwidth: the scoring kernel (BLAS `sgemv` and the work around it), "
+                       "bandwidth: the scoring kernel (the `scan:` line of vecsync_debug() above names it), "
                        "not memory, bounds a single query.")
         others = [r for r in results if r["n"] == big and _ok(r) and _is_scan(r)
                   and not r["system"].startswith("vecsync")]
@@ -371,12 +371,12 @@ def _limits(run) -> list[str]:
         if faster and _scan_gbps(faster) > 1.1 * _scan_gbps(best):
             out.append(f"{faster['label']} scans the same data at {_scan_gbps(faster):.1f} GB/s, "
                        f"{_scan_gbps(faster) / _scan_gbps(best):.2f}× the fastest vec0 row: a faster "
-                       "single-query kernel than this BLAS `sgemv` exists on this CPU.")
+                       "single-query kernel than ours exists on this CPU.")
         slow = [r for r in vec0 if _scan_gbps(r) < 0.7 * _scan_gbps(best)]
         for r in slow:
             out.append(f"{r['label']} reaches {_scan_gbps(r):.1f} GB/s, "
                        f"{_scan_gbps(best) / _scan_gbps(r):.1f}× slower than {best['label']}: "
-                       "its `sgemv` is the bottleneck.")
+                       "its scoring kernel is the bottleneck.")
     return out
 
 
