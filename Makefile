@@ -20,13 +20,9 @@ all: extension
 deps:
 	@./scripts/ensure-packages $(DEB_PACKAGES)
 
-# The loadable extension, as the sqlite3 shell and Python load it. SwiftPM links every
-# product with the Swift driver, which adds the Swift runtime's start-up object and
-# libswiftCore; the extension is C and needs neither, so they are left out here (the static
-# runtime is named only so the driver drops its shared one; nothing of it is linked in).
-EXTENSION_LINK := -Xswiftc -nostartfiles -Xswiftc -static-stdlib
+# The loadable extension, as the sqlite3 shell and Python load it.
 extension: deps
-	$(SWIFT) build -c release --product vecsync $(EXTENSION_LINK)
+	$(SWIFT) build -c release --product vecsync
 
 demo: extension
 	$(SWIFT) build -c release --product vecsync-cli
