@@ -591,10 +591,29 @@ static void vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k, VsTopK *pT
   if( pTop->n>k ) pTop->n = (int)k;
 }
 
-static sqlite3_int64 vec0CandidateCap(Vec0Table *p, sqlite3_int64 k){
+static sqlite3_int64 vec0CandidateCap(sqlite3_int64 k){
   sqlite3_int64 nKeep = k + VEC0_RERANK_EXTRA;
   if( nKeep<k ) nKeep = k;    /* overflow */
   return nKeep;
+}
+
+/* Offer the rows of one block, scored by aScore (aScore[i] = q·row i), to the heap:
+** live rows that pass aMask (when given), skipping those the heap would refuse. */
+static void vec0PushScores(Vec0Table *p, const float *aScore, sqlite3_int64 iBase, int nRow,
+                           float qNorm, const unsigned char *aMask, VsTopK *pTop){
+  Vec0Cache *c = &p->cache;
+  double rBound = vsTopKBound(pTop);
+  int i;
+  for(i=0; i<nRow; i++){
+    sqlite3_int64 s = iBase+i;
+    double d;
+    if( !c->aLive[s] || (aMask && !aMask[s]) ) continue;
+    d = vec0ApproxDistance(p->cfg.eMetric, aScore[i], qNorm, c->aNorm[s]);
+    if( d<=rBound ){
+      vsTopKPush(pTop, d, c->aRowid[s], s);
+      rBound = vsTopKBound(pTop);
+    }
+  }
 }
 
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
@@ -605,7 +624,7 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
   float *aScore = 0;
   int rc, b;
 
-  rc = vsTopKInit(pTop, vec0CandidateCap(p, k), c->nLive);
+  rc = vsTopKInit(pTop, vec0CandidateCap(k), c->nLive);
   if( rc!=SQLITE_OK ) return rc;
   aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
   if( aScore==0 ){ vsTopKFree(pTop); return SQLITE_NOMEM; }
@@ -634,19 +653,7 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
       }
     }
     vsScoreBlock(A, nRow, nDim, q, aScore);
-    {
-      double rBound = vsTopKBound(pTop);
-      for(i=0; i<nRow; i++){
-        sqlite3_int64 s = iBase+i;
-        double d;
-        if( !c->aLive[s] || (aMask && !aMask[s]) ) continue;
-        d = vec0ApproxDistance(eMetric, aScore[i], qNorm, c->aNorm[s]);
-        if( d<=rBound ){
-          vsTopKPush(pTop, d, c->aRowid[s], s);
-          rBound = vsTopKBound(pTop);
-        }
-      }
-    }
+    vec0PushScores(p, aScore, iBase, nRow, qNorm, aMask, pTop);
   }
   sqlite3_free(aScore);
   vec0Rerank(p, q, k, pTop);
@@ -659,7 +666,7 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop){
   Vec0Cache *c = &p->cache;
-  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
+  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim;
   float *aScore = 0, *aQNorm = 0;
   int rc = SQLITE_OK, j, b;
 
@@ -669,7 +676,7 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
   if( aScore==0 || aQNorm==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   for(j=0; j<nQuery && rc==SQLITE_OK; j++){
     aQNorm[j] = vsNormF32(Q + (size_t)j*nDim, nDim);
-    rc = vsTopKInit(&aTop[j], vec0CandidateCap(p, k), c->nLive);
+    rc = vsTopKInit(&aTop[j], vec0CandidateCap(k), c->nLive);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
 
@@ -682,20 +689,7 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
       int nGroup = nQuery-j0 < VEC0_BATCH_GROUP ? nQuery-j0 : VEC0_BATCH_GROUP;
       vsScoreBlockBatch(c->apBlock[b], nRow, nDim, Q + (size_t)j0*nDim, nGroup, aScore);
       for(j=0; j<nGroup; j++){
-        VsTopK *pTop = &aTop[j0+j];
-        const float *aRow = aScore + (size_t)j*nRow;
-        double rBound = vsTopKBound(pTop);
-        int i;
-        for(i=0; i<nRow; i++){
-          sqlite3_int64 s = iBase+i;
-          double d;
-          if( !c->aLive[s] ) continue;
-          d = vec0ApproxDistance(eMetric, aRow[i], aQNorm[j0+j], c->aNorm[s]);
-          if( d<=rBound ){
-            vsTopKPush(pTop, d, c->aRowid[s], s);
-            rBound = vsTopKBound(pTop);
-          }
-        }
+        vec0PushScores(p, aScore + (size_t)j*nRow, iBase, nRow, aQNorm[j0+j], 0, &aTop[j0+j]);
       }
     }
   }

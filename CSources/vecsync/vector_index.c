@@ -327,7 +327,7 @@ static int vsUniqueConflicts(sqlite3 *db, const VsIndexDef *pDef, char **pzWhere
   char *zSql = sqlite3_mprintf(
       "SELECT name FROM pragma_index_list(%Q) WHERE \"unique\" AND partial=0",
       pDef->zTable);
-  int rc, nTerm = 0;
+  int rc;
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pList, 0);
   sqlite3_free(zSql);
@@ -352,7 +352,6 @@ static int vsUniqueConflicts(sqlite3 *db, const VsIndexDef *pDef, char **pzWhere
       char *zTerm = sqlite3_str_finish(pTerm);
       if( !bExpr && nCol>0 && zTerm ){
         sqlite3_str_appendf(pStr, " OR (%s)", zTerm);
-        nTerm++;
       }
       sqlite3_free(zTerm);
     }
