@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```
 /// offset 0   "VSCS"                       magic
-///        4   u16 format version           (1)
+///        4   u16 format version           (2; 1 is still read)
 ///        6   u16 flags                    (0)
 ///        8   u32 body length
 ///       12   body
@@ -13,8 +13,9 @@ import Foundation
 /// The body holds, as LEB128 varints and length-prefixed UTF-8: the origin site, `since`,
 /// `through`, the schema fingerprint (u64), the site table, the acknowledgements, the table
 /// definitions, and the records. A record is its table index, its key, its causal length,
-/// its row version and site, and for a live row each column's version (as a zigzag delta
-/// from the row version, usually one byte), site index and value. A value is a type byte
+/// its authority count, its row version and site, and for a live row each column's
+/// authority count, version (as a zigzag delta from the row version, usually one byte),
+/// site index and value. Format 1 had no authority counts: they read as 0. A value is a type byte
 /// (0 null, 1 integer, 2 real, 3 text, 4 blob) and its bytes: blobs raw, reals as their
 /// IEEE-754 bits.
 extension ChangeSet {
@@ -23,6 +24,13 @@ extension ChangeSet {
 
     /// Encodes the change set.
     public func serialized() -> Data {
+        serialized(formatVersion: Self.formatVersion)
+    }
+
+    /// Encodes the change set in `formatVersion`; format 1 drops the authority counts, so
+    /// tests use it only for change sets without them.
+    func serialized(formatVersion: UInt16) -> Data {
+        let hasAuthority = formatVersion >= 2
         var sites: [SiteID] = [origin]
         var siteIndex: [SiteID: Int] = [origin: 0]
         func index(_ site: SiteID) -> Int {
@@ -64,10 +72,12 @@ extension ChangeSet {
             body.count(record.table)
             Self.write(record.key, to: &body)
             body.varint(UInt64(max(0, record.causalLength)))
+            if hasAuthority { body.varint(UInt64(max(0, record.authorityCount))) }
             body.varint(UInt64(max(0, record.rowVersion.rawValue)))
             body.count(index(record.rowSite))
             if record.isLive {
                 for column in record.columns {
+                    if hasAuthority { body.varint(UInt64(max(0, column.authorityCount))) }
                     body.signed(column.version.rawValue &- record.rowVersion.rawValue)
                     body.count(index(column.site))
                     Self.write(column.value, to: &body)
@@ -78,7 +88,7 @@ extension ChangeSet {
         var out = ByteWriter()
         out.reserve(body.bytes.count + 16)
         out.bytes.append(contentsOf: Self.magic)
-        out.uint16(Self.formatVersion)
+        out.uint16(formatVersion)
         out.uint16(0)
         out.uint32(UInt32(truncatingIfNeeded: body.bytes.count))
         out.bytes.append(contentsOf: body.bytes)
@@ -101,9 +111,10 @@ extension ChangeSet {
         }
         var header = ByteReader(bytes, offset: 4)
         let version = try header.uint16()
-        guard version == Self.formatVersion else {
+        guard (Self.oldestReadableFormatVersion...Self.formatVersion).contains(version) else {
             throw SyncError.incompatibleFormat(found: version, supported: Self.formatVersion)
         }
+        let hasAuthority = version >= 2
         _ = try header.uint16()
         let bodyLength = Int(try header.uint32())
         guard bytes.count == 12 + bodyLength + 4 else {
@@ -155,22 +166,24 @@ extension ChangeSet {
             }
             let causalLength = try reader.nonNegative("causal length")
             guard causalLength > 0 else { throw reader.corrupt("causal length 0") }
+            let authorityCount = hasAuthority ? try reader.nonNegative("authority count") : 0
             let rowVersion = HybridLogicalClock(rawValue: try reader.nonNegative("row version"))
             let rowSite = sites[try reader.index(below: sites.count, what: "site")]
             var columns: [Column] = []
             if causalLength % 2 == 1 {
                 columns.reserveCapacity(tables[table].columns.count)
                 for _ in tables[table].columns {
+                    let columnAuthority = hasAuthority ? try reader.nonNegative("authority count") : 0
                     let delta = try reader.signed()
                     let (version, overflow) = rowVersion.rawValue.addingReportingOverflow(delta)
                     guard !overflow, version >= 0 else { throw reader.corrupt("column version out of range") }
                     let site = sites[try reader.index(below: sites.count, what: "site")]
-                    columns.append(Column(version: HybridLogicalClock(rawValue: version), site: site,
-                                          value: try Self.readValue(&reader)))
+                    columns.append(Column(authorityCount: columnAuthority, version: HybridLogicalClock(rawValue: version),
+                                          site: site, value: try Self.readValue(&reader)))
                 }
             }
-            records.append(Record(table: table, key: key, causalLength: causalLength, rowVersion: rowVersion,
-                                  rowSite: rowSite, columns: columns))
+            records.append(Record(table: table, key: key, causalLength: causalLength, authorityCount: authorityCount,
+                                  rowVersion: rowVersion, rowSite: rowSite, columns: columns))
         }
         guard reader.remaining == 0 else { throw reader.corrupt("\(reader.remaining) unexpected bytes after the records") }
         self.init(origin: origin, since: since, through: through, acknowledgements: acknowledgements,

@@ -26,6 +26,7 @@ extension ChangeSet {
                     "table": table?.name ?? "#\(record.table)",
                     "key": Self.json(record.key),
                     "causalLength": record.causalLength,
+                    "authorityCount": record.authorityCount,
                     "deleted": !record.isLive,
                     "version": "\(record.rowVersion)",
                     "site": record.rowSite.rawValue,
@@ -35,7 +36,7 @@ extension ChangeSet {
                     for (index, column) in record.columns.enumerated() {
                         let name = table.flatMap { $0.columns.indices.contains(index) ? $0.columns[index] : nil } ?? "#\(index)"
                         columns[name] = ["value": Self.json(column.value), "version": "\(column.version)",
-                                         "site": column.site.rawValue]
+                                         "site": column.site.rawValue, "authorityCount": column.authorityCount]
                     }
                     json["columns"] = columns
                 }

@@ -21,7 +21,9 @@ import Foundation
 /// ```
 public struct ChangeSet: Sendable, Hashable {
     /// The binary format this build writes and reads.
-    public static let formatVersion: UInt16 = 1
+    public static let formatVersion: UInt16 = 2
+    /// The oldest binary format this build still reads (its rows carry no authority counts).
+    public static let oldestReadableFormatVersion: UInt16 = 1
 
     /// The replica that made the change set.
     public var origin: SiteID
@@ -98,6 +100,10 @@ public struct ChangeSet: Sendable, Hashable {
         public var key: SyncValue
         /// The causal length: odd while the row exists, even once deleted.
         public var causalLength: Int64
+        /// How many inserts and deletes of the table's authoritative site this incarnation
+        /// of the row follows (0 in tables without one). Incarnations are ordered by
+        /// (authority count, causal length).
+        public var authorityCount: Int64
         /// The clock of the last change to the causal length (insert, delete, re-insert).
         public var rowVersion: HybridLogicalClock
         /// The site that made that change.
@@ -106,11 +112,12 @@ public struct ChangeSet: Sendable, Hashable {
         public var columns: [Column]
 
         /// Creates a record.
-        public init(table: Int, key: SyncValue, causalLength: Int64, rowVersion: HybridLogicalClock,
-                    rowSite: SiteID, columns: [Column]) {
+        public init(table: Int, key: SyncValue, causalLength: Int64, authorityCount: Int64 = 0,
+                    rowVersion: HybridLogicalClock, rowSite: SiteID, columns: [Column]) {
             self.table = table
             self.key = key
             self.causalLength = causalLength
+            self.authorityCount = authorityCount
             self.rowVersion = rowVersion
             self.rowSite = rowSite
             self.columns = columns
@@ -122,6 +129,10 @@ public struct ChangeSet: Sendable, Hashable {
 
     /// One column's value with the version and site of the write that set it.
     public struct Column: Sendable, Hashable {
+        /// How many writes of the table's authoritative site to this column the write
+        /// follows (0 in tables without one). Writes are ordered by (authority count,
+        /// version, site).
+        public var authorityCount: Int64
         /// The clock value of the write.
         public var version: HybridLogicalClock
         /// The site that made the write.
@@ -130,7 +141,8 @@ public struct ChangeSet: Sendable, Hashable {
         public var value: SyncValue
 
         /// Creates a column state.
-        public init(version: HybridLogicalClock, site: SiteID, value: SyncValue) {
+        public init(authorityCount: Int64 = 0, version: HybridLogicalClock, site: SiteID, value: SyncValue) {
+            self.authorityCount = authorityCount
             self.version = version
             self.site = site
             self.value = value

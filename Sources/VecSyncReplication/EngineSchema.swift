@@ -4,10 +4,11 @@ import VecSyncCore
 /// The engine's own tables. None of them syncs.
 ///
 /// - `vecsync_replica`: one row — this site, the hybrid logical clock, the local sequence,
-///   the `merging` flag the capture triggers read, the read-only role, the causal-length floor (the greatest causal length of a compacted
-///   tombstone: rows new to the clock tables start above it, so a key whose tombstone was
-///   compacted here and is still held elsewhere comes back), and a wall-clock override for
-///   tests.
+///   the `merging` flag the capture triggers read, the read-only role, the floors
+///   `cl_floor` and `ra_floor` (the greatest causal length and authority count of a
+///   compacted tombstone: rows new to the clock tables start above them, so a key whose
+///   tombstone was compacted here and is still held elsewhere comes back), and a
+///   wall-clock override for tests.
 /// - `vecsync_state(key, value)`: shared with VecSyncCore's `VectorIndex`; the row
 ///   `('merging', 1)`, present only inside a merge transaction, silences every capture
 ///   and index trigger.
@@ -29,6 +30,7 @@ enum EngineSchema {
               seq INTEGER NOT NULL DEFAULT 0,
               read_only INTEGER NOT NULL DEFAULT 0,
               cl_floor INTEGER NOT NULL DEFAULT 0,
+              ra_floor INTEGER NOT NULL DEFAULT 0,
               merging INTEGER NOT NULL DEFAULT 0,
               wall_override INTEGER);
             CREATE TABLE IF NOT EXISTS vecsync_sites (ordinal INTEGER PRIMARY KEY, site TEXT NOT NULL UNIQUE);
@@ -56,6 +58,22 @@ enum EngineSchema {
         } else {
             try db.execute(sql: "INSERT INTO vecsync_replica (id, site) VALUES (1, ?)", arguments: [site.rawValue])
             try db.execute(sql: "INSERT INTO vecsync_sites (ordinal, site) VALUES (0, ?)", arguments: [site.rawValue])
+        }
+        try upgrade(db, site: site)
+    }
+
+    /// Brings a database set up by an earlier version to the current layout: authority
+    /// counts in the clock tables, no `seq` index, current triggers.
+    private static func upgrade(_ db: Database, site: SiteID) throws {
+        guard try !db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) else { return }
+        try db.execute(sql: "ALTER TABLE vecsync_replica ADD COLUMN ra_floor INTEGER NOT NULL DEFAULT 0")
+        for table in try Replica.trackedTables(db, checkingSchema: false) {
+            let clock = table.clockTable.quotedDatabaseIdentifier
+            try db.execute(sql: "DROP INDEX IF EXISTS \("vecsync_clock_\(table.name)_seq".quotedDatabaseIdentifier)")
+            for column in ["ra"] + table.columns.indices.map({ "a\($0)" }) {
+                try db.execute(sql: "ALTER TABLE \(clock) ADD COLUMN \(column) INTEGER")
+            }
+            try TriggerSQL(table: table, site: site).install(db)
         }
     }
 

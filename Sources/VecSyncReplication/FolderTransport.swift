@@ -98,14 +98,10 @@ public struct FolderTransport: Sendable {
         } catch {
             throw SyncError.io(path: directory.path, reason: "cannot create the folder: \(error.localizedDescription)")
         }
-        var cursor = files(in: directory).files.map(\.through).max() ?? 0
+        let cursor = files(in: directory).files.map(\.through).max() ?? 0
         var written = 0
         var rows = 0
-        while true {
-            let batch = try replica.changes(since: cursor)
-            if batch.isEmpty {
-                break
-            }
+        try replica.forEachChangeSet(since: cursor) { batch in
             let name = Self.fileName(since: batch.since, through: batch.through)
             let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
             let destination = directory.appendingPathComponent(name)
@@ -122,7 +118,6 @@ public struct FolderTransport: Sendable {
             }
             written += 1
             rows += batch.records.count
-            cursor = batch.through
         }
         return (written, rows)
     }

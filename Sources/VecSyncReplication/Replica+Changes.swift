@@ -7,146 +7,249 @@ extension Replica {
     /// ``Options/maximumBatchBytes`` bytes (a single larger row travels alone).
     ///
     /// Pass the returned ``ChangeSet/through`` as the next `since` until the change set is
-    /// empty. Rows whose every column was last written by a site in `excluding` are left
-    /// out (the peer already has them), but the cursor still moves past them.
+    /// empty — or use ``forEachChangeSet(since:excluding:maximumRows:maximumBytes:_:)``,
+    /// which makes every batch from one scan. Rows whose every column was last written by a
+    /// site in `excluding` are left out (the peer already has them), but the cursor still
+    /// moves past them.
     ///
     /// ```swift
     /// let batch = try replica.changes(since: 0, excluding: ["phone"])
     /// ```
     public func changes(since: Int64, excluding: Set<SiteID> = [], maximumRows: Int? = nil,
                         maximumBytes: Int? = nil) throws -> ChangeSet {
-        let rowLimit = max(1, maximumRows ?? options.maximumBatchRows)
-        let byteLimit = max(1, maximumBytes ?? options.maximumBatchBytes)
+        let limits = batchLimits(maximumRows, maximumBytes)
         return try SyncError.wrap {
             try writer.read { db in
-                try Self.changes(db, origin: site, since: since, excluding: excluding, rowLimit: rowLimit, byteLimit: byteLimit)
+                // A batch whose rows were all excluded is empty; read on until a batch has
+                // rows or the changes end, so that an empty change set always means "done".
+                var start = since
+                while true {
+                    var scan = try ChangeScan(db, origin: site, since: start, excluding: excluding,
+                                              rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: true)
+                    let batch = try scan.nextBatch()
+                    if !batch.isEmpty || scan.isFinished || batch.through == start {
+                        return ChangeSet(origin: batch.origin, since: since, through: batch.through,
+                                         acknowledgements: batch.acknowledgements, tables: batch.tables, records: batch.records)
+                    }
+                    start = batch.through
+                }
             }
         }
     }
 
-    /// A table's changed rows in sequence order, one at a time.
-    private struct TableScan {
-        let index: Int
-        let table: TrackedTable
-        let cursor: RowCursor
-        var current: Row?
-
-        mutating func advance() throws {
-            current = try cursor.next().map { $0.copy() }
+    /// Hands every change after local sequence number `since` to `body`, in batches bounded
+    /// as in ``changes(since:excluding:maximumRows:maximumBytes:)``, made from one scan of
+    /// the clock tables in one read transaction; returns the sequence number the last batch
+    /// runs through (`since` when nothing changed). Transports use it to push a backlog.
+    ///
+    /// `body` must not use the replica's database: it runs inside the read.
+    ///
+    /// ```swift
+    /// try replica.forEachChangeSet(since: cursor) { batch in try send(batch.serialized()) }
+    /// ```
+    @discardableResult
+    public func forEachChangeSet(since: Int64, excluding: Set<SiteID> = [], maximumRows: Int? = nil,
+                                 maximumBytes: Int? = nil, _ body: (ChangeSet) throws -> Void) throws -> Int64 {
+        let limits = batchLimits(maximumRows, maximumBytes)
+        return try SyncError.wrap {
+            try writer.read { db in
+                var scan = try ChangeScan(db, origin: site, since: since, excluding: excluding,
+                                          rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: false)
+                var through = since
+                while true {
+                    let batch = try scan.nextBatch()
+                    through = batch.through
+                    if batch.isEmpty { return through }
+                    try body(batch)
+                }
+            }
         }
     }
 
-    static func changes(_ db: Database, origin: SiteID, since: Int64, excluding: Set<SiteID>,
-                        rowLimit: Int, byteLimit: Int) throws -> ChangeSet {
-        let tables = try trackedTables(db)
-        let sites = try siteNames(db)
-        let latest = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
+    private func batchLimits(_ rows: Int?, _ bytes: Int?) -> (rows: Int, bytes: Int) {
+        (max(1, rows ?? options.maximumBatchRows), max(1, bytes ?? options.maximumBatchBytes))
+    }
+
+    /// Bytes a record adds to a change set: its values plus per-column bookkeeping.
+    static func estimatedSize(_ record: ChangeSet.Record) -> Int {
+        16 + record.key.payloadByteCount + record.columns.reduce(0) { $0 + 7 + $1.value.payloadByteCount }
+    }
+}
+
+/// Reads a replica's changes in sequence order and cuts them into change sets.
+///
+/// The clock tables have no index on `seq` (it would slow every captured write), so each
+/// table's changed keys are sorted once: `SELECT seq, pk … WHERE seq > ? ORDER BY seq`,
+/// limited to one batch's worth of rows when only one batch is wanted. The keys of all
+/// tables are merged by sequence number, and each row is then read by its key.
+struct ChangeScan {
+    /// One table's changed keys, in sequence order.
+    private struct TableKeys {
+        let table: TrackedTable
+        let keys: RowCursor
+        let fetch: Statement
+        /// The next key and its sequence number.
+        var current: (seq: Int64, key: DatabaseValue)?
+        /// Keys read so far, to tell a LIMIT that cut the list from its end.
+        var read = 0
+        let limit: Int?
+
+        mutating func advance() throws {
+            if let row = try keys.next() {
+                current = (row[0], row[1])
+                read += 1
+            } else {
+                current = nil
+            }
+        }
+
+        /// True when the list ended at its LIMIT, so more keys may follow.
+        var isCut: Bool { current == nil && limit.map { read >= $0 } == true }
+    }
+
+    private let origin: SiteID
+    private let excluding: Set<SiteID>
+    private let rowLimit: Int
+    private let byteLimit: Int
+    private let sites: [Int64: SiteID]
+    private let latest: Int64
+    private let acknowledgements: [SiteID: Int64]
+    private var lists: [TableKeys] = []
+    private var since: Int64
+    /// True once a batch has run through the last change.
+    private(set) var isFinished = false
+    /// A record read but left for the next batch, which it starts.
+    private var pending: (list: Int, seq: Int64, record: ChangeSet.Record?)?
+
+    init(_ db: Database, origin: SiteID, since: Int64, excluding: Set<SiteID>, rowLimit: Int, byteLimit: Int,
+         singleBatch: Bool) throws {
+        self.origin = origin
+        self.since = since
+        self.excluding = excluding
+        self.rowLimit = rowLimit
+        self.byteLimit = byteLimit
+        sites = try Replica.siteNames(db)
+        latest = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
         var acknowledgements: [SiteID: Int64] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT site, received FROM vecsync_peers") {
             acknowledgements[SiteID(row["site"])] = row["received"]
         }
+        self.acknowledgements = acknowledgements
 
-        var scans: [TableScan] = []
-        for (index, table) in tables.enumerated() {
+        // A batch never holds more than rowLimit rows, but rows of excluded sites are
+        // skipped without counting, so a single batch reads a little further.
+        let limit: Int? = singleBatch ? (excluding.isEmpty ? rowLimit : rowLimit * 4) : nil
+        for table in try Replica.trackedTables(db) {
+            let clock = table.clockTable.quotedDatabaseIdentifier
             let key = table.primaryKey.quotedDatabaseIdentifier
-            let versions = table.columns.indices.map { ", c.v\($0), c.s\($0)" }.joined()
+            let versions = table.columns.indices.map { ", c.v\($0), c.s\($0), c.a\($0)" }.joined()
             let values = table.columns.map { ", t.\($0.quotedDatabaseIdentifier)" }.joined()
-            let sql = """
-                SELECT c.pk, c.cl, c.cl_version, c.cl_site, c.seq, t.\(key) IS NOT NULL\(versions)\(values)
-                FROM \(table.clockTable.quotedDatabaseIdentifier) AS c
-                LEFT JOIN \(table.name.quotedDatabaseIdentifier) AS t ON t.\(key) = c.pk
-                WHERE c.seq > ? ORDER BY c.seq
-                """
-            var scan = TableScan(index: index, table: table,
-                                 cursor: try Row.fetchCursor(db, sql: sql, arguments: [since]), current: nil)
-            try scan.advance()
-            scans.append(scan)
+            let keys = try Row.fetchCursor(
+                db, sql: "SELECT seq, pk FROM \(clock) WHERE seq > ? ORDER BY seq" + (limit.map { " LIMIT \($0)" } ?? ""),
+                arguments: [since])
+            let fetch = try db.makeStatement(sql: """
+                SELECT c.pk, c.cl, c.cl_version, c.cl_site, c.ra, t.\(key) IS NOT NULL\(versions)\(values)
+                FROM \(clock) AS c LEFT JOIN \(table.name.quotedDatabaseIdentifier) AS t ON t.\(key) = c.pk
+                WHERE c.pk = ?
+                """)
+            var list = TableKeys(table: table, keys: keys, fetch: fetch, current: nil, limit: limit)
+            try list.advance()
+            lists.append(list)
         }
+    }
 
+    /// The next change set: empty once every change has been handed out.
+    mutating func nextBatch() throws -> ChangeSet {
         var records: [ChangeSet.Record] = []
         var usedTables: [Int: Int] = [:]
         var outTables: [ChangeSet.Table] = []
         var bytes = 0
         var through = since
-        var exhausted = true
+        var complete = true
         while true {
-            // The scan whose next row has the lowest sequence number.
-            var best: Int?
-            var bestSeq = Int64.max
-            for (position, scan) in scans.enumerated() {
-                guard let row = scan.current else { continue }
-                let seq: Int64 = row[4]
-                if seq < bestSeq {
-                    best = position
-                    bestSeq = seq
+            let next: (list: Int, seq: Int64, record: ChangeSet.Record?)
+            if let pending {
+                next = pending
+                self.pending = nil
+            } else if lists.contains(where: \.isCut) {
+                // A list cut by its LIMIT ran out: rows past it may sort before the others'.
+                complete = false
+                break
+            } else {
+                // The list whose next key has the lowest sequence number.
+                var best: Int?
+                for index in lists.indices {
+                    guard let current = lists[index].current else { continue }
+                    if best.map({ current.seq < lists[$0].current!.seq }) ?? true { best = index }
                 }
+                guard let best, let current = lists[best].current else { break }
+                next = (best, current.seq, try record(in: lists[best], key: current.key))
+                try lists[best].advance()
             }
-            guard let position = best, let row = scans[position].current else { break }
-            let table = scans[position].table
-            let record = try makeRecord(row, table: table, sites: sites)
-            let size = record.map { estimatedSize($0) } ?? 0
+            let size = next.record.map(Replica.estimatedSize) ?? 0
             if !records.isEmpty && (records.count >= rowLimit || bytes + size > byteLimit) {
-                exhausted = false
+                pending = next
+                complete = false
                 break
             }
-            if var record {
-                let allSites = [record.rowSite] + record.columns.map(\.site)
-                if excluding.isEmpty || !allSites.allSatisfy(excluding.contains) {
-                    let tableIndex: Int
-                    if let known = usedTables[scans[position].index] {
-                        tableIndex = known
-                    } else {
-                        tableIndex = outTables.count
-                        usedTables[scans[position].index] = tableIndex
-                        outTables.append(ChangeSet.Table(name: table.name, primaryKey: table.primaryKey,
-                                                         columns: table.columns, fingerprint: table.fingerprint))
-                    }
-                    record.table = tableIndex
-                    records.append(record)
-                    bytes += size
+            if var record = next.record,
+               excluding.isEmpty || !([record.rowSite] + record.columns.map(\.site)).allSatisfy(excluding.contains) {
+                let tableIndex: Int
+                if let known = usedTables[next.list] {
+                    tableIndex = known
+                } else {
+                    tableIndex = outTables.count
+                    usedTables[next.list] = tableIndex
+                    let table = lists[next.list].table
+                    outTables.append(ChangeSet.Table(name: table.name, primaryKey: table.primaryKey,
+                                                     columns: table.columns, fingerprint: table.fingerprint))
                 }
+                record.table = tableIndex
+                records.append(record)
+                bytes += size
             }
-            through = bestSeq
-            try scans[position].advance()
+            through = next.seq
         }
-        if exhausted { through = max(through, latest) }
-        return ChangeSet(origin: origin, since: since, through: through, acknowledgements: acknowledgements,
+        if complete {
+            through = max(through, latest)
+            isFinished = true
+        }
+        let start = since
+        since = through
+        return ChangeSet(origin: origin, since: start, through: through, acknowledgements: acknowledgements,
                          tables: outTables, records: records)
     }
 
-    /// The record for one clock row joined with its table row, or nil for a live clock row
-    /// whose table row is missing (a delete that escaped capture; ``reconcile()`` records it).
-    private static func makeRecord(_ row: Row, table: TrackedTable, sites: [Int64: SiteID]) throws -> ChangeSet.Record? {
+    /// The record for one key: its clock row joined with its table row. Nil for a live clock
+    /// row whose table row is missing (a delete that escaped capture; `reconcile()` records it).
+    private func record(in list: TableKeys, key: DatabaseValue) throws -> ChangeSet.Record? {
+        guard let row = try Row.fetchOne(list.fetch, arguments: [key]) else { return nil }
         let causalLength: Int64 = row[1]
-        let rowSite = try siteName(row[3], sites)
         let isLive = causalLength % 2 == 1
         let present: Bool = row[5]
         if isLive && !present { return nil }
         var columns: [ChangeSet.Column] = []
         if isLive {
-            let count = table.columns.count
+            let count = list.table.columns.count
             columns.reserveCapacity(count)
             for index in 0..<count {
-                let version: Int64 = row[6 + 2 * index] ?? 0
-                let columnSite = try siteName(row[7 + 2 * index] ?? 0, sites)
-                let value = SyncValue(row[6 + 2 * count + index] as DatabaseValue)
-                columns.append(ChangeSet.Column(version: HybridLogicalClock(rawValue: version), site: columnSite, value: value))
+                let base = 6 + 3 * index
+                columns.append(ChangeSet.Column(
+                    authorityCount: row[base + 2] ?? 0,
+                    version: HybridLogicalClock(rawValue: row[base] ?? 0),
+                    site: try siteName(row[base + 1] ?? 0),
+                    value: SyncValue(row[6 + 3 * count + index] as DatabaseValue)))
             }
         }
         return ChangeSet.Record(
-            table: 0, key: SyncValue(row[0] as DatabaseValue), causalLength: causalLength,
-            rowVersion: HybridLogicalClock(rawValue: row[2]), rowSite: rowSite, columns: columns)
+            table: 0, key: SyncValue(row[0] as DatabaseValue), causalLength: causalLength, authorityCount: row[4] ?? 0,
+            rowVersion: HybridLogicalClock(rawValue: row[2]), rowSite: try siteName(row[3]), columns: columns)
     }
 
-    private static func siteName(_ ordinal: Int64, _ sites: [Int64: SiteID]) throws -> SiteID {
+    private func siteName(_ ordinal: Int64) throws -> SiteID {
         guard let site = sites[ordinal] else {
             throw SyncError.notAReplica(reason: "a clock table refers to unknown site ordinal \(ordinal) (vecsync_sites damaged)")
         }
         return site
-    }
-
-    /// Bytes a record adds to a change set: its values plus per-column bookkeeping.
-    static func estimatedSize(_ record: ChangeSet.Record) -> Int {
-        16 + record.key.payloadByteCount + record.columns.reduce(0) { $0 + 6 + $1.value.payloadByteCount }
     }
 }

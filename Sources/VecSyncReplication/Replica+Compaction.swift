@@ -9,7 +9,7 @@ extension Replica {
     /// kept until all known peers (sites merged from, added with ``addPeer(_:)``, or seen in
     /// a sync folder) are past it, so no peer can bring the row back with an
     /// older copy; with no known peer, nothing is removed. Keys created afterwards start at a
-    /// causal length above every removed tombstone, so re-using a compacted key works even
+    /// causal length and authority count above every removed tombstone, so re-using a compacted key works even
     /// against a peer that still keeps its tombstone.
     @discardableResult
     public func compactTombstones() throws -> Int {
@@ -19,12 +19,16 @@ extension Replica {
                 else { return 0 }
                 var removed = 0
                 for table in try Self.trackedTables(db, checkingSchema: false) {
-                    // Rows new to the clock table start above every compacted causal length,
-                    // so a re-insert of a compacted key still beats a peer's kept tombstone.
+                    // Rows new to the clock table start above every compacted causal length
+                    // and authority count, so a re-insert of a compacted key still beats a
+                    // peer's kept tombstone.
+                    let clock = table.clockTable.quotedDatabaseIdentifier
                     try db.execute(
                         sql: """
-                            UPDATE vecsync_replica SET cl_floor = max(cl_floor, coalesce((SELECT max(cl) FROM \(table.clockTable.quotedDatabaseIdentifier) \
-                            WHERE cl % 2 = 0 AND seq <= ?), 0)) WHERE id = 1
+                            UPDATE vecsync_replica SET
+                              cl_floor = max(cl_floor, coalesce((SELECT max(cl) FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?1), 0)),
+                              ra_floor = max(ra_floor, coalesce((SELECT max(ra) FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?1), 0))
+                            WHERE id = 1
                             """,
                         arguments: [horizon])
                     try db.execute(

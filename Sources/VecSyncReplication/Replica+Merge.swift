@@ -5,9 +5,11 @@ extension Replica {
     /// Merges a change set from another replica, in one transaction together with the
     /// cursor of its origin, and refreshes the derived indexes of the rows it changed.
     ///
-    /// Each column keeps the write with the greatest (version, site id) — or, in a table
-    /// with an authoritative site, that site's write first. A row's existence follows its
-    /// causal length: a delete supersedes the incarnation it saw, a re-insert the delete.
+    /// Each column keeps the write with the greatest (version, site id); a row's existence
+    /// follows its causal length: a delete supersedes the incarnation it saw, a re-insert
+    /// the delete. In a table with an authoritative site, its writes come first: both
+    /// orders start with counts that only the authority raises (see
+    /// ``setAuthority(_:for:)``).
     /// Merging is idempotent, commutative and associative: change sets may arrive twice,
     /// late or out of order. If anything fails, nothing is applied and the cursor stays.
     ///
@@ -87,12 +89,13 @@ extension Replica {
             let clock = table.clockTable.quotedDatabaseIdentifier
             let t = table.name.quotedDatabaseIdentifier
             let key = table.primaryKey.quotedDatabaseIdentifier
-            let versions = table.columns.indices.map { ", v\($0), s\($0)" }.joined()
+            let versions = table.columns.indices.map { ", v\($0), s\($0), a\($0)" }.joined()
             let columns = table.columns.map(\.quotedDatabaseIdentifier)
-            selectClock = try db.cachedStatement(sql: "SELECT cl, cl_version, cl_site\(versions) FROM \(clock) WHERE pk = ?")
-            let placeholders = Array(repeating: "?", count: 5 + 2 * table.columns.count).joined(separator: ", ")
+            selectClock = try db.cachedStatement(sql: "SELECT cl, cl_version, cl_site, ra\(versions) FROM \(clock) WHERE pk = ?")
+            let clockColumns = ["pk"] + TriggerSQL.clockColumns(count: table.columns.count)
+            let placeholders = Array(repeating: "?", count: clockColumns.count).joined(separator: ", ")
             writeClock = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO \(clock) (pk, cl, cl_version, cl_site, seq\(versions)) VALUES (\(placeholders))")
+                sql: "INSERT OR REPLACE INTO \(clock) (\(clockColumns.joined(separator: ", "))) VALUES (\(placeholders))")
             selectRow = try db.cachedStatement(
                 sql: "SELECT \(([key] + columns).joined(separator: ", ")) FROM \(t) WHERE \(key) = ?")
             let rowPlaceholders = Array(repeating: "?", count: 1 + columns.count).joined(separator: ", ")
@@ -203,17 +206,21 @@ extension Replica {
 
             // The local clock row.
             var causalLength: Int64 = 0
+            var rowAuthority: Int64 = 0
             var rowVersion: Int64 = 0
             var rowSite: Int64 = 0
             var versions = [Int64?](repeating: nil, count: count)
             var writers = [Int64?](repeating: nil, count: count)
+            var authorities = [Int64](repeating: 0, count: count)
             if let clock = try Row.fetchOne(statements.selectClock, arguments: [key]) {
                 causalLength = clock[0]
                 rowVersion = clock[1]
                 rowSite = clock[2]
+                rowAuthority = clock[3] ?? 0
                 for index in 0..<count {
-                    versions[index] = clock[3 + 2 * index]
-                    writers[index] = clock[4 + 2 * index]
+                    versions[index] = clock[4 + 3 * index]
+                    writers[index] = clock[5 + 3 * index]
+                    authorities[index] = clock[6 + 3 * index] ?? 0
                 }
             }
             let hadClock = causalLength > 0
@@ -224,8 +231,12 @@ extension Replica {
             var replaceAll = false
             var winners: [Int] = []
 
-            if record.causalLength > causalLength {
+            // Incarnations are ordered by (authority count, causal length).
+            let incoming = (record.authorityCount, record.causalLength)
+            let local = (rowAuthority, causalLength)
+            if incoming > local {
                 causalLength = record.causalLength
+                rowAuthority = record.authorityCount
                 rowVersion = record.rowVersion.rawValue
                 rowSite = incomingRowSite
                 clockChanged = true
@@ -234,11 +245,12 @@ extension Replica {
                     for (index, column) in record.columns.enumerated() {
                         versions[index] = column.version.rawValue
                         writers[index] = try ordinal(column.site)
+                        authorities[index] = column.authorityCount
                     }
                 }
-            } else if record.causalLength == causalLength {
-                if Self.wins(record.rowVersion.rawValue, record.rowSite, over: rowVersion,
-                             hadClock ? sites[rowSite] : nil, authority: nil) {
+            } else if incoming == local {
+                if Self.wins((0, record.rowVersion.rawValue, record.rowSite),
+                             over: hadClock ? (0, rowVersion, sites[rowSite]) : nil) {
                     rowVersion = record.rowVersion.rawValue
                     rowSite = incomingRowSite
                     clockChanged = true
@@ -250,13 +262,15 @@ extension Replica {
                             winners.append(index)
                             continue
                         }
-                        if Self.wins(column.version.rawValue, column.site, over: localVersion, localSite, authority: table.authority) {
+                        if Self.wins((column.authorityCount, column.version.rawValue, column.site),
+                                     over: (authorities[index], localVersion, localSite)) {
                             winners.append(index)
                         }
                     }
                     for index in winners {
                         versions[index] = record.columns[index].version.rawValue
                         writers[index] = try ordinal(record.columns[index].site)
+                        authorities[index] = record.columns[index].authorityCount
                     }
                     if !winners.isEmpty { clockChanged = true }
                 }
@@ -304,6 +318,10 @@ extension Replica {
                     arguments.append(versions[index]?.databaseValue ?? .null)
                     arguments.append(writers[index]?.databaseValue ?? .null)
                 }
+                arguments.append(rowAuthority == 0 ? .null : rowAuthority.databaseValue)
+                for index in 0..<count {
+                    arguments.append(authorities[index] == 0 ? .null : authorities[index].databaseValue)
+                }
                 try statements.writeClock.execute(arguments: StatementArguments(arguments))
                 report.applied += 1
             } else {
@@ -332,16 +350,15 @@ extension Replica {
         return (report, changedKeys)
     }
 
-    /// The merge's total order: does a write (version, site) beat the local one? With an
-    /// authoritative site, its writes come first; then the greater version; then the
-    /// greater site id. Equal tags are the same write, which does not win.
-    static func wins(_ version: Int64, _ site: SiteID, over localVersion: Int64, _ localSite: SiteID?,
-                     authority: SiteID?) -> Bool {
-        guard let localSite else { return true }
-        if let authority, (site == authority) != (localSite == authority) {
-            return site == authority
-        }
-        if version != localVersion { return version > localVersion }
-        return localSite < site
+    /// The merge's total order: does a write tagged (authority count, version, site) beat
+    /// the local one? The greater authority count, then the greater version, then the
+    /// greater site id. Equal tags are the same write, which does not win; a missing local
+    /// tag always loses.
+    static func wins(_ write: (authority: Int64, version: Int64, site: SiteID),
+                     over local: (authority: Int64, version: Int64, site: SiteID?)?) -> Bool {
+        guard let local, let localSite = local.site else { return true }
+        if write.authority != local.authority { return write.authority > local.authority }
+        if write.version != local.version { return write.version > local.version }
+        return localSite < write.site
     }
 }

@@ -12,7 +12,7 @@ extension Replica {
             try writer.write { db in
                 try db.execute(sql: "UPDATE vecsync_replica SET read_only = ? WHERE id = 1", arguments: [readOnly])
                 for table in try Self.trackedTables(db, checkingSchema: false) {
-                    let sql = TriggerSQL(table: table)
+                    let sql = TriggerSQL(table: table, site: site)
                     try db.execute(sql: TriggerSQL.drop(sql.guardTriggerNames))
                     if readOnly { try db.execute(sql: sql.createGuardTriggers(site: site)) }
                 }
@@ -25,12 +25,15 @@ extension Replica {
         try SyncError.wrap { try writer.read { db in try Self.isReadOnly(db) } }
     }
 
-    /// Makes `site` authoritative for `table` (or no site, with nil): its writes win every
-    /// column conflict, whatever the clocks say, as a desktop indexer's do over the file
-    /// catalogue it scans.
+    /// Makes `site` authoritative for `table` (or no site, with nil), as a desktop indexer is
+    /// over the file catalogue it scans: its inserts, deletes and column writes win over
+    /// every write another site made concurrently, whatever the clocks say. A write another
+    /// site makes after it has merged the authority's still wins over it, as in any
+    /// last-writer-wins order, so replicas converge whichever writes they make.
     ///
-    /// The authority is part of the table's schema fingerprint, so every replica must set
-    /// the same one; change sets from a replica that disagrees are refused.
+    /// Writes made before the authority was set carry no precedence. The authority is part
+    /// of the table's schema fingerprint, so every replica must set the same one; change
+    /// sets from a replica that disagrees are refused.
     public func setAuthority(_ site: SiteID?, for table: String) throws {
         try SyncError.wrap {
             try writer.write { db in
@@ -39,6 +42,7 @@ extension Replica {
                 else { throw SyncError.tableNotTracked(table: table) }
                 try db.execute(sql: "UPDATE vecsync_tables SET authority = ? WHERE name = ?",
                                arguments: [site?.rawValue, tracked.name])
+                try TriggerSQL(table: tracked.with(authority: site), site: self.site).install(db)
             }
         }
     }

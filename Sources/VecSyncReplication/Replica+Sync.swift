@@ -46,14 +46,10 @@ extension Replica {
                         SELECT c.pk FROM \(clock) AS c WHERE c.cl % 2 = 1
                         AND NOT EXISTS (SELECT 1 FROM \(table.name.quotedDatabaseIdentifier) AS t WHERE t.\(key) = c.pk)
                         """)
+                    let sql = TriggerSQL(table: table, site: site)
                     for pk in missing {
                         try db.execute(sql: TriggerSQL.tick)
-                        try db.execute(sql: """
-                            UPDATE \(clock) SET cl = cl + 1, cl_site = 0,
-                              cl_version = (SELECT hlc FROM vecsync_replica WHERE id = 1),
-                              seq = (SELECT seq FROM vecsync_replica WHERE id = 1)
-                            WHERE pk = ?
-                            """, arguments: [pk])
+                        try db.execute(sql: sql.recordMissingDelete, arguments: [pk])
                         count += 1
                     }
                 }

@@ -20,9 +20,9 @@ extension Replica {
                 if let existing = try Self.trackedTables(db).first(where: { $0.name == definition.name }) {
                     return existing
                 }
-                let sql = TriggerSQL(table: definition)
+                let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: sql.createClockTable)
-                try db.execute(sql: sql.createTriggers)
+                try sql.install(db)
                 try db.execute(sql: sql.backfill)
                 try db.execute(
                     sql: """
@@ -46,7 +46,7 @@ extension Replica {
                 guard let definition = try Self.trackedTables(db, checkingSchema: false)
                     .first(where: { $0.name.lowercased() == table.lowercased() })
                 else { throw SyncError.tableNotTracked(table: table) }
-                let sql = TriggerSQL(table: definition)
+                let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: TriggerSQL.drop(sql.triggerNames + sql.guardTriggerNames))
                 try db.execute(sql: sql.dropClockTable)
                 try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [definition.name])

@@ -73,7 +73,7 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .corruptChangeSet(reason, offset):
             "corrupt change set at byte \(offset): \(reason); nothing was applied"
         case let .incompatibleFormat(found, supported):
-            "change set format version \(found) is not supported (this build reads version \(supported)); upgrade the replica that cannot read it"
+            "change set format version \(found) is not supported (this build reads versions up to \(supported)); upgrade the replica that cannot read it"
         case let .schemaMismatch(table, local, remote):
             "change set for table \(table) was made from another schema (local \(local); remote \(remote)); nothing was applied"
         case let .clockTooFarAhead(site, version, now, drift):

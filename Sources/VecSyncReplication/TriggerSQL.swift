@@ -8,10 +8,24 @@ import GRDB
 /// How it works: each tracked table `T` has a clock table `vecsync_clock_T` with one row per
 /// key: the causal length `cl` (odd while the row exists, even once deleted; a re-insert
 /// makes it odd again), the clock and site of the last change of `cl`, the local sequence
-/// number `seq` of the row's last change (what `changes(since:)` scans), and for each
-/// column `i` its version `v<i>` and writer `s<i>` (a local ordinal in `vecsync_sites`,
-/// 0 for this site). Each captured write advances the hybrid logical clock kept in
-/// `vecsync_replica`: `hlc = max(hlc + 1, now_ms << 16)`, and the sequence `seq + 1`.
+/// number `seq` of the row's last change (what `changes(since:)` scans), for each column
+/// `i` its version `v<i>` and writer `s<i>` (a local ordinal in `vecsync_sites`, 0 for this
+/// site), and the authority counts `ra` and `a<i>` (see below). Each captured write
+/// advances the hybrid logical clock kept in `vecsync_replica`:
+/// `hlc = max(hlc + 1, now_ms << 16)`, and the sequence `seq + 1`.
+///
+/// Authority: in a table with an authoritative site, that site's triggers raise the row's
+/// `ra` on every insert and delete and a column's `a<i>` on every write to it; other sites
+/// carry the counts along unchanged. Merges order a row's incarnations by `(ra, cl)` and a
+/// column's writes by `(a<i>, version, site)`, so the authority's writes beat every write
+/// made concurrently elsewhere, while a write made after seeing the authority's still wins
+/// over it — and every local write moves its row up in that order, which is what keeps
+/// replicas convergent. Tables without an authority keep the counts at 0 (NULL).
+///
+/// The clock table has no index on `seq`: a secondary index there cost a third of every
+/// captured write (more once SQLite's statement journal spills to a file in large
+/// transactions); `changes(since:)` sorts the keys it needs instead.
+///
 /// The triggers stay silent while `vecsync_replica.merging` is 1, which only a merge sets,
 /// inside its own transaction (together with the row `('merging', 1)` of `vecsync_state`
 /// that VecSyncCore's index triggers check). The flag is read by the statements' own WHERE
@@ -19,6 +33,14 @@ import GRDB
 struct TriggerSQL {
     /// The table the SQL is for.
     let table: TrackedTable
+    /// Whether this replica is the table's authoritative site.
+    let isAuthority: Bool
+
+    /// The SQL for `table` on the replica `site`.
+    init(table: TrackedTable, site: SiteID) {
+        self.table = table
+        self.isAuthority = table.authority == site
+    }
 
     private var t: String { table.name.quotedDatabaseIdentifier }
     private var clock: String { table.clockTable.quotedDatabaseIdentifier }
@@ -53,19 +75,30 @@ struct TriggerSQL {
         table.columns.indices.map { "v\($0), s\($0)" }.joined(separator: ", ")
     }
 
-    /// The clock table and its sequence index.
+    /// `, a0, a1, …`
+    private var authorityColumns: String {
+        table.columns.indices.map { ", a\($0)" }.joined()
+    }
+
+    /// The columns of a clock table after `pk`, in order.
+    static func clockColumns(count: Int) -> [String] {
+        ["cl", "cl_version", "cl_site", "seq"] + (0..<count).flatMap { ["v\($0)", "s\($0)"] }
+            + ["ra"] + (0..<count).map { "a\($0)" }
+    }
+
+    /// The clock table.
     var createClockTable: String {
         let keyType = table.keyKind == .integer ? "INTEGER PRIMARY KEY" : "TEXT PRIMARY KEY NOT NULL"
         let perColumn = table.columns.indices.map { ", v\($0) INTEGER, s\($0) INTEGER" }.joined()
+        let authority = table.columns.indices.map { ", a\($0) INTEGER" }.joined()
         let rowid = table.keyKind == .integer ? "" : " WITHOUT ROWID"
         return """
             CREATE TABLE \(clock) (pk \(keyType), cl INTEGER NOT NULL, cl_version INTEGER NOT NULL, \
-            cl_site INTEGER NOT NULL, seq INTEGER NOT NULL\(perColumn))\(rowid);
-            CREATE INDEX \("vecsync_clock_\(table.name)_seq".quotedDatabaseIdentifier) ON \(clock)(seq);
+            cl_site INTEGER NOT NULL, seq INTEGER NOT NULL\(perColumn), ra INTEGER\(authority))\(rowid);
             """
     }
 
-    /// Drops the clock table (and with it its index).
+    /// Drops the clock table.
     var dropClockTable: String { "DROP TABLE IF EXISTS \(clock)" }
 
     /// SQL that is true when column `index` changed in an UPDATE: by bytes and by type, so a
@@ -75,25 +108,36 @@ struct TriggerSQL {
         return "(old.\(c) IS NOT new.\(c) COLLATE BINARY OR typeof(old.\(c)) <> typeof(new.\(c)))"
     }
 
+    /// The `ra` of a clock row this site creates with an insert or delete.
+    private var newRowAuthority: String { isAuthority ? "s.ra_floor + 1" : "s.ra_floor" }
+
+    /// The SET clause that raises `ra` on an insert or delete by the authority.
+    private var raiseRowAuthority: String { isAuthority ? ", ra = coalesce(ra, 0) + 1" : "" }
+
     /// The clock row for a row that `new` inserts (or resurrects, or replaces).
     private var recordInsert: String {
         let values = table.columns.indices.map { _ in ", s.hlc, 0" }.joined()
         let updates = table.columns.indices.map { ", v\($0) = excluded.v\($0), s\($0) = 0" }.joined()
+        let authorityValues = isAuthority ? table.columns.indices.map { _ in ", 1" }.joined() : ""
+        let authorityUpdates = isAuthority ? table.columns.indices.map { ", a\($0) = coalesce(a\($0), 0) + 1" }.joined() : ""
+        let columns = (table.columns.isEmpty ? "" : ", " + versionColumns) + ", ra" + (isAuthority ? authorityColumns : "")
         return """
-            INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(table.columns.isEmpty ? "" : ", " + versionColumns)) \
-            SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values) FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
+            INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(columns)) \
+            SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues) \
+            FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
             ON CONFLICT(pk) DO UPDATE SET cl = cl + 1 - (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
-            seq = excluded.seq\(updates)
+            seq = excluded.seq\(updates)\(raiseRowAuthority)\(authorityUpdates)
             """
     }
 
     /// The clock row for a row that `old` deleted.
     private var recordDelete: String {
         """
-        INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq) \
-        SELECT old.\(key), s.cl_floor + 2, s.hlc, 0, s.seq FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
+        INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, ra) \
+        SELECT old.\(key), s.cl_floor + 2, s.hlc, 0, s.seq, \(newRowAuthority) \
+        FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
         ON CONFLICT(pk) DO UPDATE SET cl = cl + (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
-        seq = excluded.seq
+        seq = excluded.seq\(raiseRowAuthority)
         """
     }
 
@@ -125,13 +169,19 @@ struct TriggerSQL {
             let updates = table.columns.indices.map {
                 ", v\($0) = coalesce(excluded.v\($0), v\($0)), s\($0) = coalesce(excluded.s\($0), s\($0))"
             }.joined()
+            let authorityValues = isAuthority
+                ? table.columns.indices.map { ", CASE WHEN \(changed($0)) THEN 1 END" }.joined() : ""
+            let authorityUpdates = isAuthority
+                ? table.columns.indices.map { ", a\($0) = CASE WHEN excluded.v\($0) IS NULL THEN a\($0) ELSE coalesce(a\($0), 0) + 1 END" }.joined()
+                : ""
             sql += """
                 CREATE TRIGGER \(triggerName("update")) AFTER UPDATE ON \(t) \
                 WHEN old.\(key) IS new.\(key) AND (\(anyChange)) BEGIN
                   \(Self.tick);
-                  INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, \(versionColumns)) \
-                  SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values) FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
-                  ON CONFLICT(pk) DO UPDATE SET seq = excluded.seq\(updates);
+                  INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, \(versionColumns), ra\(isAuthority ? authorityColumns : "")) \
+                  SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues) \
+                  FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
+                  ON CONFLICT(pk) DO UPDATE SET seq = excluded.seq\(updates)\(authorityUpdates);
                 END;
 
                 """
@@ -142,13 +192,26 @@ struct TriggerSQL {
     /// Gives every existing row a clock entry, as if this site had just inserted it.
     var backfill: String {
         let values = table.columns.indices.map { _ in ", s.hlc, 0" }.joined()
+        let authorityValues = isAuthority ? table.columns.indices.map { _ in ", 1" }.joined() : ""
+        let columns = (table.columns.isEmpty ? "" : ", " + versionColumns) + ", ra" + (isAuthority ? authorityColumns : "")
         return """
             \(Self.tick);
-            INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(table.columns.isEmpty ? "" : ", " + versionColumns)) \
-            SELECT t.\(key), s.cl_floor + 1, s.hlc, 0, s.seq + row_number() OVER (ORDER BY t.\(key))\(values) \
+            INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(columns)) \
+            SELECT t.\(key), s.cl_floor + 1, s.hlc, 0, s.seq + row_number() OVER (ORDER BY t.\(key))\(values), \
+            \(newRowAuthority)\(authorityValues) \
             FROM \(t) AS t, vecsync_replica AS s WHERE s.id = 1 AND t.\(key) IS NOT NULL;
             UPDATE vecsync_replica SET seq = seq + (SELECT count(*) FROM \(t) WHERE \(key) IS NOT NULL) WHERE id = 1;
             """
+    }
+
+    /// Marks deleted the clock row of a key whose table row vanished without a trigger
+    /// seeing it (bound parameter: the key), after a ``tick``.
+    var recordMissingDelete: String {
+        """
+        UPDATE \(clock) SET cl = cl + 1, cl_site = 0\(raiseRowAuthority), \
+        cl_version = (SELECT hlc FROM vecsync_replica WHERE id = 1), \
+        seq = (SELECT seq FROM vecsync_replica WHERE id = 1) WHERE pk = ?
+        """
     }
 
     /// Guard triggers that refuse local writes on a read-only replica.
@@ -162,6 +225,12 @@ struct TriggerSQL {
 
             """
         }.joined()
+    }
+
+    /// Creates the capture triggers, replacing earlier ones.
+    func install(_ db: Database) throws {
+        try db.execute(sql: Self.drop(triggerNames))
+        try db.execute(sql: createTriggers)
     }
 
     /// Drops triggers by name.

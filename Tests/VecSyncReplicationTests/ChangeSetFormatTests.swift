@@ -61,8 +61,21 @@ struct ChangeSetFormatTests {
     func incompatibleFormatIsRefused() throws {
         var data = try Self.replicaWithPhotos(1, dimensions: 4).changes(since: 0).serialized()
         data[4] = 9
-        #expect(throws: SyncError.incompatibleFormat(found: 9, supported: 1)) { try ChangeSet(serialized: data) }
-        #expect(SyncError.incompatibleFormat(found: 9, supported: 1).description.contains("version 9"))
+        #expect(throws: SyncError.incompatibleFormat(found: 9, supported: ChangeSet.formatVersion)) {
+            try ChangeSet(serialized: data)
+        }
+        #expect(SyncError.incompatibleFormat(found: 9, supported: 2).description.contains("version 9"))
+    }
+
+    @Test("a change set in format 1, written before authority counts, still reads and merges")
+    func formatOneStillReads() throws {
+        let a = try Self.replicaWithPhotos(3, dimensions: 8)
+        let changes = try a.changes(since: 0)
+        let old = changes.serialized(formatVersion: 1)
+        #expect(old[4] == 1 && old.count < changes.serialized().count)
+        #expect(try ChangeSet(serialized: old) == changes)
+        let b = try Self.replicaWithPhotos(0, dimensions: 8, site: "b")
+        #expect(try b.merge(serialized: old).inserted == 3)
     }
 
     @Test("batches hold at most 400 rows and about 1 MB, and together hold every row once")

@@ -46,6 +46,12 @@ struct ConvergencePropertyTests {
         for replica in replicas {
             for other in replicas { try replica.addPeer(other.site) }
         }
+        // Half the histories make one replica authoritative for photos: its writes must win
+        // concurrent ones and replicas must still converge.
+        if Bool.random(using: &random) {
+            let authority = replicas[Int.random(in: 0..<count, using: &random)].site
+            for replica in replicas { try replica.setAuthority(authority, for: "photos") }
+        }
         var published = [Int64](repeating: 0, count: count)
         var log: [(origin: Int, data: Data)] = []
         let steps = Int.random(in: 10...80, using: &random)

@@ -22,6 +22,13 @@ struct MergeTests {
         try to.merge(from.changes(since: 0, maximumRows: 10_000))
     }
 
+    /// Delivers each replica's changes to the other, until both have everything.
+    static func exchange(_ a: Replica, _ b: Replica) throws {
+        try deliver(a, to: b)
+        try deliver(b, to: a)
+        try deliver(a, to: b)
+    }
+
     @Test("concurrent edits to different columns of one row both survive")
     func concurrentColumnEditsBothSurvive() throws {
         let a = try Fixture.replica("a"), b = try Fixture.replica("b")
@@ -183,6 +190,66 @@ struct MergeTests {
         #expect(throws: SyncError.self, "a replica with another authority refuses the change set") {
             try Self.deliver(mac, to: other)
         }
+    }
+
+    @Test("a write made after merging the authority's wins over it; a concurrent one loses")
+    func authorityOrdersOnlyConcurrentWrites() throws {
+        let mac = try Fixture.replica("mac", wallClock: 1_000_000)
+        let phone = try Fixture.replica("phone", wallClock: 9_000_000)
+        for replica in [mac, phone] { try replica.setAuthority("mac", for: "photos") }
+        try Self.write(mac, "INSERT INTO photos (id, title, rating) VALUES ('f1', 'scanned', 1)")
+        try Self.deliver(mac, to: phone)
+
+        // The phone renames after seeing the scan: a later write, which wins everywhere.
+        try Self.write(phone, "UPDATE photos SET title = 'renamed' WHERE id = 'f1'")
+        try Self.exchange(mac, phone)
+        #expect(try Self.photo(mac, "f1")?["title"] as String? == "renamed")
+        #expect(try Fixture.snapshot(mac) == Fixture.snapshot(phone))
+
+        // Both edit concurrently, the phone with a clock far ahead: the authority wins,
+        // column by column — the phone's rating, which the mac did not touch, survives.
+        try Self.write(mac, "UPDATE photos SET title = 'rescanned' WHERE id = 'f1'")
+        try Self.write(phone, "UPDATE photos SET title = 'phone edit', rating = 5 WHERE id = 'f1'")
+        try Self.exchange(mac, phone)
+        for replica in [mac, phone] {
+            #expect(try Self.photo(replica, "f1")?["title"] as String? == "rescanned")
+            #expect(try Self.photo(replica, "f1")?["rating"] as Int? == 5)
+        }
+        #expect(try Fixture.snapshot(mac) == Fixture.snapshot(phone))
+    }
+
+    @Test("the authority's delete beats a concurrent delete and re-insert elsewhere; a later re-insert wins")
+    func authorityDecidesRowExistence() throws {
+        let mac = try Fixture.replica("mac", wallClock: 1_000_000)
+        let phone = try Fixture.replica("phone", wallClock: 9_000_000)
+        for replica in [mac, phone] { try replica.setAuthority("mac", for: "photos") }
+        try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('f1', 'scanned')")
+        try Self.deliver(mac, to: phone)
+
+        // The file is gone on the mac while the phone deletes and re-creates the entry: the
+        // phone's causal length is higher, but the authority's delete wins.
+        try Self.write(mac, "DELETE FROM photos WHERE id = 'f1'")
+        try Self.write(phone, "DELETE FROM photos WHERE id = 'f1'")
+        try Self.write(phone, "INSERT INTO photos (id, title) VALUES ('f1', 'phone copy')")
+        try Self.exchange(mac, phone)
+        #expect(try Self.photo(mac, "f1") == nil)
+        #expect(try Self.photo(phone, "f1") == nil)
+
+        // Once the phone has seen the delete, its re-insert is a later write and stands.
+        try Self.write(phone, "INSERT INTO photos (id, title) VALUES ('f1', 'restored')")
+        try Self.exchange(mac, phone)
+        #expect(try Self.photo(mac, "f1")?["title"] as String? == "restored")
+        #expect(try Fixture.snapshot(mac) == Fixture.snapshot(phone))
+
+        // The authority's insert beats a concurrent insert of the same key elsewhere.
+        try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('f2', 'from the scan')")
+        try Self.write(phone, "INSERT INTO photos (id, title, rating) VALUES ('f2', 'typed on the phone', 4)")
+        try Self.exchange(mac, phone)
+        for replica in [mac, phone] {
+            #expect(try Self.photo(replica, "f2")?["title"] as String? == "from the scan")
+            #expect(try Self.photo(replica, "f2")?["rating"] as Int? == nil)
+        }
+        #expect(try Fixture.snapshot(mac) == Fixture.snapshot(phone))
     }
 
     @Test("a read-only replica refuses local writes with a clear error and still merges")
