@@ -1,4 +1,5 @@
 import GRDB
+import VecSyncCore
 
 /// A full-text or libSQL vector index derived from a tracked table: never synced, brought
 /// up to date after each merge for exactly the rows the merge changed.
@@ -16,8 +17,11 @@ public struct DerivedIndex: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
         /// A self-contained FTS5 table holding copies of the source columns.
         case fts5
-        /// A libSQL vector index (`CREATE INDEX … (libsql_vector_idx(col))`), which the
-        /// extension keeps current by itself; registering it lets a rebuild find it.
+        /// A libSQL vector index (`CREATE INDEX … (libsql_vector_idx(col))`). The extension
+        /// keeps it current by itself — its triggers run during a merge for exactly the rows
+        /// the merge writes — and replicas find it in the schema, so it needs no
+        /// registration; ``Replica/verifyDerivedIndexes()`` and
+        /// ``Replica/rebuildDerivedIndexes()`` include it.
         case libsqlVectorIndex = "libsql_vector_idx"
     }
 
@@ -74,7 +78,15 @@ public struct DerivedIndex: Sendable, Hashable {
     /// The number of source rows missing from the index or differing from it, plus index
     /// rows with no source row: 0 when the index is in step.
     func verify(_ db: Database, source: TrackedTable) throws -> Int {
-        guard kind == .fts5 else { return 0 }
+        guard kind == .fts5 else {
+            // Its search data is built from the rows on first search; until then there is
+            // nothing to be out of step.
+            guard let index = try LibSQLVectorIndex.named(name, in: db) else {
+                throw SyncError.derivedIndex(name: name, reason: "no libsql_vector_idx index of that name")
+            }
+            let report = try index.verify(db)
+            return report.exists ? report.missing.count + report.stale.count + report.extra.count : 0
+        }
         let sourceRows = "SELECT \(source.primaryKey.quotedDatabaseIdentifier), \(columnList) FROM \(source.name.quotedDatabaseIdentifier)"
         let indexRows = "SELECT \(keyColumn.quotedDatabaseIdentifier), \(columnList) FROM \(name.quotedDatabaseIdentifier)"
         let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sourceRows) EXCEPT \(indexRows))") ?? 0

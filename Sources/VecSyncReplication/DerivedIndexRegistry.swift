@@ -4,16 +4,24 @@ import VecSyncCore
 /// Finds the derived indexes of tracked tables — VecSyncCore's `VectorIndex` registry for
 /// `vec0` tables, `vecsync_derived_indexes` for the others — and refreshes them.
 enum DerivedIndexRegistry {
-    /// The indexes recorded in `vecsync_derived_indexes`.
+    /// The indexes recorded in `vecsync_derived_indexes`, and the libSQL vector indexes of
+    /// tracked tables found in the schema, by name.
     static func registered(_ db: Database) throws -> [DerivedIndex] {
         guard try db.tableExists("vecsync_derived_indexes") else { return [] }
-        return try Row.fetchAll(db, sql: "SELECT name, kind, source_table, columns FROM vecsync_derived_indexes ORDER BY name")
-            .compactMap { row in
+        var indexes = try Row.fetchAll(db, sql: "SELECT name, kind, source_table, columns FROM vecsync_derived_indexes ORDER BY name")
+            .compactMap { row -> DerivedIndex? in
                 guard let kind = DerivedIndex.Kind(rawValue: row["kind"]) else { return nil }
                 let columns = Replica.decodeList(row["columns"])
                 return DerivedIndex(kind: kind, name: row["name"], table: row["source_table"],
                                     keyColumn: columns.first ?? "rowid", columns: Array(columns.dropFirst()))
             }
+        let tracked = Set(try Replica.trackedTables(db, checkingSchema: false).map { $0.name.lowercased() })
+        let known = Set(indexes.map(\.name))
+        for index in try LibSQLVectorIndex.all(in: db)
+        where tracked.contains(index.table.lowercased()) && !known.contains(index.name) {
+            indexes.append(DerivedIndex(libsqlVectorIndex: index.name, on: index.table))
+        }
+        return indexes.sorted { $0.name < $1.name }
     }
 
     /// Records `index` (replacing an index of the same name).

@@ -22,6 +22,38 @@ struct CaptureTests {
         return byKey
     }
 
+    @Test("a database set up by the earlier layout is upgraded when opened, and keeps syncing")
+    func earlierLayoutIsUpgraded() throws {
+        let replica = try Fixture.replica("a")
+        try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p1', 'before')")
+        // The earlier layout: no authority counts, no ra_floor, a seq index on each clock table.
+        try replica.writer.write { db in
+            for table in try Replica.trackedTables(db, checkingSchema: false) {
+                let sql = TriggerSQL(table: table, site: replica.site)
+                try db.execute(sql: TriggerSQL.drop(sql.triggerNames))
+                for column in ["ra"] + table.columns.indices.map({ "a\($0)" }) {
+                    try db.execute(sql: "ALTER TABLE \(table.clockTable) DROP COLUMN \(column)")
+                }
+                try db.execute(sql: "CREATE INDEX \(table.clockTable)_seq ON \(table.clockTable)(seq)")
+            }
+            try db.execute(sql: "ALTER TABLE vecsync_replica DROP COLUMN ra_floor")
+        }
+        let reopened = try Replica(opening: replica.writer)
+        let (replicaColumns, clockColumns, clockIndexes) = try reopened.writer.read { db in
+            (try db.columns(in: "vecsync_replica").map(\.name), try db.columns(in: "vecsync_clock_photos").map(\.name),
+             try db.indexes(on: "vecsync_clock_photos").map(\.name))
+        }
+        #expect(replicaColumns.contains("ra_floor"))
+        #expect(clockColumns.suffix(5) == ["ra", "a0", "a1", "a2", "a3"])
+        #expect(!clockIndexes.contains("vecsync_clock_photos_seq"))
+        let cursor = try reopened.currentSequence()
+        try Self.write(reopened, "UPDATE photos SET title = 'after' WHERE id = 'p1'")
+        #expect(try Self.records(reopened, since: cursor)["photos/text(\"p1\")"]?.columns[0].value == .text("after"))
+        let b = try Fixture.replica("b")
+        try b.merge(reopened.changes(since: 0))
+        #expect(try b.writer.read { db in try String.fetchOne(db, sql: "SELECT title FROM photos WHERE id = 'p1'") } == "after")
+    }
+
     @Test("INSERT, UPDATE, DELETE, INSERT OR REPLACE and UPSERT are all captured")
     func everyWayOfWritingIsCaptured() throws {
         let replica = try Fixture.replica("a")

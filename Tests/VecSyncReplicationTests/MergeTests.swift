@@ -355,6 +355,46 @@ struct MergeTests {
         }
     }
 
+    @Test("a libSQL vector index follows merged inserts, updates and deletes: vector_top_k agrees everywhere")
+    func libsqlVectorIndexFollowsMerges() throws {
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        for replica in [a, b] {
+            try Self.write(replica, """
+                CREATE TABLE docs (id INTEGER PRIMARY KEY, title TEXT, embedding F32_BLOB(4));
+                CREATE INDEX docs_idx ON docs (libsql_vector_idx(embedding));
+                """)
+            try replica.track("docs")
+        }
+        let query = Vector([0.1, 0.2, 0.3, 0.4])
+        func nearest(_ replica: Replica) throws -> [Int64] {
+            try replica.writer.read { db in try db.vectorTopK(index: "docs_idx", near: query, k: 8).map(\.key) }
+        }
+        func bruteForce(_ replica: Replica) throws -> [Int64] {
+            let rows = try replica.writer.read { db in try Row.fetchAll(db, sql: "SELECT id, embedding FROM docs") }
+            return try rows.map { row -> (Int64, Double) in
+                let vector = try Vector(blob: row["embedding"])
+                return (row["id"], 1 - Double(vector.dot(query)) / Double(vector.norm * query.norm))
+            }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(8).map(\.0)
+        }
+        // b searches first, so its index data exists before the merges write to the table.
+        #expect(try nearest(b).isEmpty)
+
+        var random = SplitMix64(seed: 11)
+        func embedding() -> Data { Vector((0..<4).map { _ in Float.random(in: -1...1, using: &random) }).blob }
+        for id in 1...40 { try Self.write(a, "INSERT INTO docs VALUES (?, ?, ?)", [id, "doc \(id)", embedding()]) }
+        try Self.deliver(a, to: b)
+        #expect(try nearest(b) == bruteForce(a))
+
+        for id in 1...10 { try Self.write(a, "UPDATE docs SET embedding = ? WHERE id = ?", [embedding(), id]) }
+        try Self.write(a, "UPDATE docs SET title = 'renamed' WHERE id > 30")
+        try Self.write(a, "DELETE FROM docs WHERE id IN (11, 12, 13, 14, 15)")
+        try Self.deliver(a, to: b)
+        #expect(try nearest(b) == bruteForce(a))
+        #expect(try nearest(a) == nearest(b))
+        #expect(try b.verifyDerivedIndexes()["docs_idx"] == 0)
+        #expect(try b.derivedIndexes().indexes.map(\.name) == ["docs_idx"], "found in the schema, no registration needed")
+    }
+
     @Test("a merge refreshes the vec0 index for the changed rows, so searches agree")
     func vectorIndexIsRefreshedAfterMerge() throws {
         let a = try Fixture.replica("a"), b = try Fixture.replica("b")
