@@ -207,6 +207,13 @@ void vec0StmtsFinalize(Vec0Table *p){
     sqlite3_finalize(p->aStmt[i]);
     p->aStmt[i] = 0;
   }
+  /* A cursor statement in use is left to its cursor, which finalizes it on release as it
+  ** no longer matches the slot. */
+  for(i=0; i<(int)(sizeof(p->aCurStmt)/sizeof(p->aCurStmt[0])); i++){
+    if( !p->aCurBusy[i] ) sqlite3_finalize(p->aCurStmt[i]);
+    p->aCurStmt[i] = 0;
+    p->aCurBusy[i] = 0;
+  }
 }
 
 /* ---- the in-memory copy --------------------------------------------------------------- */

@@ -190,6 +190,8 @@ struct Vec0Table {
   Vec0Config cfg;             /* Parsed declaration */
   Vec0Cache cache;            /* Vectors in memory, for the block scan */
   sqlite3_stmt *aStmt[16];    /* Prepared shadow-table statements, by VEC0_STMT_* */
+  sqlite3_stmt *aCurStmt[3];  /* Cursor statements kept between queries, by VEC0_CURSTMT_* */
+  unsigned char aCurBusy[3];  /* aCurStmt[i] is in use by an open cursor */
   int bGenerationBumped;      /* This write transaction already bumped 'generation' */
   Vec0Table *pNext;           /* Next vec0 table of the same connection */
   struct Vec0Registry *pReg;  /* The connection's list of vec0 tables */

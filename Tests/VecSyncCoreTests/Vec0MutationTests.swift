@@ -290,4 +290,33 @@ struct Vec0MutationTests {
             }
         }
     }
+
+    @Test func cursorsSharingKeptStatementsStayIndependent() throws {
+        // Point lookups, scans and KNN rows reuse statements kept on the table; two cursors
+        // of one table open at once must not share one, and a rename must drop them.
+        try BruteForce.openQueue().inDatabase { db in
+            try db.execute(sql: """
+                create virtual table t using vec0(id text primary key, embedding float[2], cat text);
+                insert into t values ('a', '[1, 0]', 'x'), ('b', '[0, 1]', 'y'), ('c', '[1, 1]', 'z');
+                """)
+            let pair = try Row.fetchOne(db, sql: "select a.cat, b.cat from t as a, t as b where a.id = 'a' and b.id = 'c'")
+            #expect(pair?[0] as String? == "x" && pair?[1] as String? == "z")
+            let nested = try String.fetchAll(db, sql: """
+                select a.id || (select b.cat from t as b where b.id = a.id) from t as a order by a.id
+                """)
+            #expect(nested == ["ax", "by", "cz"])
+            let knnJoin = try String.fetchAll(db, sql: """
+                select k.id || ':' || p.cat from t as k, t as p
+                where k.embedding match '[1, 0]' and k.k = 2 and p.rowid = k.rowid order by k.distance
+                """)
+            #expect(knnJoin == ["a:x", "c:z"])
+            for id in ["a", "b", "c", "a"] {
+                #expect(try String.fetchOne(db, sql: "select cat from t where id = ?", arguments: [id]) != nil)
+            }
+            try db.execute(sql: "alter table t rename to u")
+            #expect(try String.fetchAll(db, sql: "select cat from u where id = 'b'") == ["y"])
+            #expect(try String.fetchAll(db, sql: "select id from u where embedding match '[0, 1]' and k = 1") == ["b"])
+            #expect(try Int.fetchOne(db, sql: "select count(*) from u") == 3)
+        }
+    }
 }

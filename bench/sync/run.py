@@ -8,10 +8,11 @@ Usage (from the repository root, after `swift build -c release`):
 
 It measures, on the same data in the same run:
 
-1. Capture: inserting N photo rows (one INSERT statement per row, one transaction) into a
-   table tracked by `vecsync-cli track`, against the same inserts into an untracked
-   table. The triggers are plain SQL, so Python's sqlite3 module (no extension) drives both.
-   Bar: tracked / untracked <= 2.
+1. Capture: writing N photo rows into a table tracked by `vecsync-cli track`, against the
+   same writes to an untracked table, one statement per row in one transaction, for each
+   kind of write: insert, update of a text column, update of the embedding, delete. The
+   triggers are plain SQL, so Python's sqlite3 module (no extension) drives both. Each
+   kind runs three times on each side; the best time counts. Bar: tracked / untracked <= 2.
 2. Merge: `vecsync-cli sync` pulling those N rows from a shared folder into a tracked,
    empty replica that has a vec0 index (merge + index refresh + reading the files), against
    bulk-inserting the same rows into an untracked table and filling the same vec0 index in
@@ -66,15 +67,41 @@ def run(cmd, **kwargs):
     return result.stdout
 
 
-def timed_inserts(path, data):
+def timed_writes(path, sql, arguments):
     con = sqlite3.connect(path, isolation_level=None)
     start = time.perf_counter()
     con.execute("BEGIN")
-    con.executemany("INSERT INTO photos VALUES (?, ?, ?, ?, ?)", data)
+    con.executemany(sql, arguments)
     con.execute("COMMIT")
     elapsed = time.perf_counter() - start
     con.close()
     return elapsed
+
+
+def capture_workload(data):
+    """The writes of the capture measure, in order: each leaves the table as the next expects."""
+    count = len(data)
+    return [
+        ("insert", "INSERT INTO photos VALUES (?, ?, ?, ?, ?)", data),
+        ("update title", "UPDATE photos SET title = ? WHERE id = ?", [(f"renamed {i}", r[0]) for i, r in enumerate(data)]),
+        ("update embedding", "UPDATE photos SET embedding = ? WHERE id = ?",
+         [(data[(i + 1) % count][4], r[0]) for i, r in enumerate(data)]),
+        ("delete", "DELETE FROM photos WHERE id = ?", [(r[0],) for r in data]),
+    ]
+
+
+def capture_seconds(cli, work, dims, data, tracked):
+    """Best of three runs of each kind of write, on a fresh database each run."""
+    best = {}
+    for attempt in range(3):
+        path = os.path.join(work, f"capture-{'tracked' if tracked else 'plain'}-{attempt}.db")
+        make_db(path, dims)
+        if tracked:
+            run([cli, "track", "--db", path, "--table", "photos", "--site", "writer"])
+        for name, sql, arguments in capture_workload(data):
+            elapsed = timed_writes(path, sql, arguments)
+            best[name] = min(best.get(name, elapsed), elapsed)
+    return best
 
 
 def shell_seconds(sqlite3_shell, extension, path, sql):
@@ -103,13 +130,17 @@ def main():
     raw_bytes = sum(len(r[0]) + len(r[1]) + 8 + 8 + len(r[4]) for r in data)
     work = tempfile.mkdtemp(prefix="vecsync-sync-bench-")
     try:
-        # 1. Capture cost.
+        # 1. Capture cost, for each kind of write.
+        capture_plain = capture_seconds(cli, work, args.dims, data, tracked=False)
+        capture_tracked = capture_seconds(cli, work, args.dims, data, tracked=True)
+
+        # The rows the merge measures: inserted into a tracked and an untracked table.
         plain, tracked = os.path.join(work, "plain.db"), os.path.join(work, "tracked.db")
         make_db(plain, args.dims)
         make_db(tracked, args.dims)
         run([cli, "track", "--db", tracked, "--table", "photos", "--site", "writer"])
-        untracked_s = timed_inserts(plain, data)
-        tracked_s = timed_inserts(tracked, data)
+        timed_writes(plain, "INSERT INTO photos VALUES (?, ?, ?, ?, ?)", data)
+        timed_writes(tracked, "INSERT INTO photos VALUES (?, ?, ?, ?, ?)", data)
 
         # 2. Merge cost, index refresh included.
         folder = os.path.join(work, "shared")
@@ -147,7 +178,9 @@ def main():
 
         machine = f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores, {platform.system()}".strip()
         print(f"machine: {machine}; {args.rows} rows of {args.dims}-d embeddings")
-        print(f"capture: tracked {tracked_s:.3f} s, untracked {untracked_s:.3f} s, ratio {tracked_s / untracked_s:.2f} (bar 2)")
+        for name in capture_plain:
+            t, u = capture_tracked[name], capture_plain[name]
+            print(f"capture {name + ':':17s} tracked {t:.3f} s, untracked {u:.3f} s, ratio {t / u:.2f} (bar 2)")
         print(f"merge:   vecsync-cli sync {merge_s:.3f} s (process, files, merge, vec0 refresh), "
               f"bulk insert + vec0 fill {bulk_s:.3f} s (sqlite3 shell), ratio {merge_s / bulk_s:.2f} (bar 3)")
         print(f"         {summary}")
