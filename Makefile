@@ -20,9 +20,15 @@ all: extension
 deps:
 	@./scripts/ensure-packages $(DEB_PACKAGES)
 
-# The loadable extension, as the sqlite3 shell and Python load it.
+# The loadable extension, as the sqlite3 shell and Python load it. SwiftPM links every
+# dynamic product with the Swift runtime's start-up object and libswiftCore, which the C
+# extension never calls; a second link in its own build folder leaves them out, so the .so
+# loads on machines without a Swift runtime. It replaces the first one in .build/release.
 extension: deps
 	$(SWIFT) build -c release --product vecsync
+	$(SWIFT) build -c release --product vecsync --scratch-path .build/extension \
+	  -Xswiftc -nostartfiles -Xswiftc -static-stdlib
+	cp .build/extension/release/libvecsync.so $(EXTENSION)
 
 demo: extension
 	$(SWIFT) build -c release --product vecsync-cli

@@ -16,8 +16,14 @@ struct TrackCommand: ParsableCommand {
             A table needs a single INTEGER or TEXT primary key (UUIDs are a good choice) and no \
             AUTOINCREMENT; the command says why when a table cannot be tracked.
 
+            --authority makes one site's writes win over concurrent writes from every \
+            other site in the tables named with --table (as a desktop indexer owns the file \
+            catalogue it scans); every replica must name the same authority, or their change \
+            sets are refused.
+
             Examples:
               vecsync-cli track --db phone.db --table photos --table notes --site phone
+              vecsync-cli track --db mac.db --table files --site mac --authority mac
               vecsync-cli track --db ipad.db --table photos --read-only
             """)
 
@@ -30,6 +36,9 @@ struct TrackCommand: ParsableCommand {
     @Option(name: .long, help: "This replica's site id, for a database that has none yet.")
     var site: String?
 
+    @Option(name: .long, help: "The site whose writes win in the tables named with --table.")
+    var authority: String?
+
     @Flag(name: .long, help: "Make the replica read-only: it pulls, never pushes, and refuses local writes to tracked tables.")
     var readOnly = false
 
@@ -37,11 +46,13 @@ struct TrackCommand: ParsableCommand {
     var writable = false
 
     func validate() throws {
+        if authority != nil && table.isEmpty { throw ValidationError("--authority needs the --table it applies to") }
         if table.isEmpty && !readOnly && !writable {
             throw ValidationError("name at least one --table, or --read-only / --writable")
         }
         if readOnly && writable { throw ValidationError("--read-only and --writable exclude each other") }
         if let site, site.isEmpty { throw ValidationError("--site cannot be empty") }
+        if let authority, authority.isEmpty { throw ValidationError("--authority cannot be empty") }
     }
 
     func run() throws {
@@ -54,6 +65,10 @@ struct TrackCommand: ParsableCommand {
         for name in table {
             let tracked = try replica.track(name)
             print("tracking \(tracked.name) (key \(tracked.primaryKey), \(tracked.columns.count) columns) as site '\(replica.site)'")
+            if let authority {
+                try replica.setAuthority(SiteID(authority), for: tracked.name)
+                print("site '\(authority)' is authoritative for \(tracked.name)")
+            }
         }
         if readOnly || writable {
             try replica.setReadOnly(readOnly)

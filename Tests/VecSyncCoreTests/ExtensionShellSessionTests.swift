@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// The shell session the README and issue promise, character for character.
@@ -16,6 +17,16 @@ struct ExtensionShellSessionTests {
                 "SQL:\n\(Self.session)expected stdout: \"[1,2.5,-0.03]\\n1.0\\n\"\ngot: \(output.stdout.debugDescription)")
         #expect(output.stderr == "", "stderr: \(output.stderr)")
         #expect(output.status == 0)
+    }
+
+    @Test("The extension make builds needs no Swift runtime: only libc, libm and the BLAS")
+    func extensionNeedsNoSwiftRuntime() throws {
+        guard ProcessInfo.processInfo.environment["VECSYNC_EXTENSION"] != nil else { return }  // set by make test
+        let library = try Data(contentsOf: URL(fileURLWithPath: try Shell.extensionPath()))
+        // A NEEDED entry or run path would put these names in the dynamic string table.
+        for name in ["libswiftCore", "swift_addNewDSOImage", "/usr/lib/swift"] {
+            #expect(library.range(of: Data(name.utf8)) == nil, "the extension refers to \(name)")
+        }
     }
 
     @Test("The same session in-process returns the same two values")

@@ -83,4 +83,30 @@ struct CommandLineTests {
         let changes = try Self.run(["changes", "--db", paths[0], "--limit", "1"])
         #expect(changes.status == 0 && changes.output.contains("\"origin\" : \"site-0\""), "\(changes.output)")
     }
+
+    @Test("track --authority makes one site's concurrent writes win, on every replica")
+    func authorityFromTheCLI() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-cli-\(UUID().uuidString)")
+        let folder = directory.appendingPathComponent("shared").path
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mac = directory.appendingPathComponent("mac.db").path, phone = directory.appendingPathComponent("phone.db").path
+        for (path, site) in [(mac, "mac"), (phone, "phone")] {
+            try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE files (path TEXT PRIMARY KEY, title TEXT)") }
+            let result = try Self.run(["track", "--db", path, "--table", "files", "--site", site, "--authority", "mac"])
+            #expect(result.status == 0 && result.output.contains("site 'mac' is authoritative for files"), "\(result.output)")
+        }
+        try DatabaseQueue(path: mac).write { db in try db.execute(sql: "INSERT INTO files VALUES ('/a', 'scanned')") }
+        for path in [mac, phone] { #expect(try Self.run(["sync", "--db", path, "--folder", folder]).status == 0) }
+        // Concurrent edits, the phone's last by the clock: the mac's stands everywhere.
+        try DatabaseQueue(path: mac).write { db in try db.execute(sql: "UPDATE files SET title = 'rescanned'") }
+        Thread.sleep(forTimeInterval: 0.01)
+        try DatabaseQueue(path: phone).write { db in try db.execute(sql: "UPDATE files SET title = 'phone edit'") }
+        for path in [mac, phone, mac] { #expect(try Self.run(["sync", "--db", path, "--folder", folder]).status == 0) }
+        for path in [mac, phone] {
+            #expect(try DatabaseQueue(path: path).read { db in try String.fetchOne(db, sql: "SELECT title FROM files") } == "rescanned")
+        }
+        let refused = try Self.run(["track", "--db", mac, "--authority", "mac"])
+        #expect(refused.status != 0 && refused.output.contains("--authority needs the --table"), "\(refused.output)")
+    }
 }
