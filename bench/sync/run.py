@@ -16,7 +16,7 @@ It measures, on the same data in the same run:
 2. Merge: `vecsync-cli sync` pulling those N rows from a shared folder into a tracked,
    empty replica that has a vec0 index (merge + index refresh + reading the files), against
    bulk-inserting the same rows into an untracked table and filling the same vec0 index in
-   the sqlite3 shell. Bar: merge / bulk insert <= 3.
+   the sqlite3 shell; best of three fresh receivers on each side. Bar: merge / bulk insert <= 3.
 3. Size: bytes of the change set files against the raw bytes of the values they carry.
    Bar: <= 1.2.
 
@@ -147,30 +147,32 @@ def main():
         run([cli, "sync", "--db", tracked, "--folder", folder])
         index_sql = (f"CREATE VIRTUAL TABLE photos_vec USING vec0(id text primary key, "
                      f"embedding float[{args.dims}] distance_metric=cosine);")
-        receiver = os.path.join(work, "receiver.db")
-        make_db(receiver, args.dims)
-        run([cli, "track", "--db", receiver, "--table", "photos", "--site", "receiver"])
         registry = ("CREATE TABLE IF NOT EXISTS vecsync_vector_indexes(name TEXT PRIMARY KEY, source_table TEXT NOT NULL, "
                     "primary_key TEXT NOT NULL, embedding_column TEXT NOT NULL, dimensions INTEGER NOT NULL, "
                     "metric TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '[]');"
                     f"INSERT INTO vecsync_vector_indexes VALUES ('photos_vec', 'photos', 'id', 'embedding', {args.dims}, 'cosine', '[]');")
-        shell_seconds(args.sqlite3, extension, receiver, index_sql + registry)
-        start = time.perf_counter()
-        summary = run([cli, "sync", "--db", receiver, "--folder", folder]).strip().splitlines()[0]
-        merge_s = time.perf_counter() - start
+        merge_s = bulk_s = float("inf")
+        for attempt in range(3):
+            receiver = os.path.join(work, f"receiver-{attempt}.db")
+            make_db(receiver, args.dims)
+            run([cli, "track", "--db", receiver, "--table", "photos", "--site", "receiver"])
+            shell_seconds(args.sqlite3, extension, receiver, index_sql + registry)
+            start = time.perf_counter()
+            summary = run([cli, "sync", "--db", receiver, "--folder", folder]).strip().splitlines()[0]
+            merge_s = min(merge_s, time.perf_counter() - start)
+            indexed = int(run([args.sqlite3, "-batch", receiver], input=f".load {extension}\nSELECT count(*) FROM photos_vec;\n").split()[-1])
+            if indexed != args.rows:
+                raise SystemExit(f"the merge left {indexed} rows in photos_vec, expected {args.rows}")
 
-        baseline = os.path.join(work, "baseline.db")
-        make_db(baseline, args.dims)
-        shell_seconds(args.sqlite3, extension, baseline, index_sql)
-        bulk_s = shell_seconds(args.sqlite3, extension, baseline, f"""
-            ATTACH '{plain}' AS src;
-            BEGIN;
-            INSERT INTO photos SELECT * FROM src.photos;
-            INSERT INTO photos_vec (id, embedding) SELECT id, embedding FROM photos;
-            COMMIT;""")
-        indexed = int(run([args.sqlite3, "-batch", receiver], input=f".load {extension}\nSELECT count(*) FROM photos_vec;\n").split()[-1])
-        if indexed != args.rows:
-            raise SystemExit(f"the merge left {indexed} rows in photos_vec, expected {args.rows}")
+            baseline = os.path.join(work, f"baseline-{attempt}.db")
+            make_db(baseline, args.dims)
+            shell_seconds(args.sqlite3, extension, baseline, index_sql)
+            bulk_s = min(bulk_s, shell_seconds(args.sqlite3, extension, baseline, f"""
+                ATTACH '{plain}' AS src;
+                BEGIN;
+                INSERT INTO photos SELECT * FROM src.photos;
+                INSERT INTO photos_vec (id, embedding) SELECT id, embedding FROM photos;
+                COMMIT;"""))
 
         # 3. Size.
         files = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(folder, "writer")) for f in fs]
