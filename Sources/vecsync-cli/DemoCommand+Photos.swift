@@ -40,7 +40,7 @@ extension DemoCommand {
         Sample(id: "PH-503", topic: "pets", date: "2023-07-16", description: "Rex chasing the waves on the beach", tags: ["dog", "beach"], scene: "beach", mood: "joyful", place: "Biarritz, France", ocr: nil, japan: false),
     ]
 
-    func runPhotos(_ database: VecSyncDatabase, clock: DemoClock) throws {
+    func runPhotos(_ database: VecSyncDatabase, clock: DemoClock) throws -> PhotoStore {
         let embedder = DemoEmbedder(dimensions: 768, spread: 0.8)
         let photos = try PhotoStore(database, dimensions: 768, clock: { clock.now() })
         Self.heading("Photos: a library that understands its photos (vec0 + FTS5, 768-d)")
@@ -101,16 +101,18 @@ extension DemoCommand {
             try db.execute(sql: "DELETE FROM photos_fts WHERE source_id = 'PH-101'")
         }
         print("Tampered: one row deleted from photos_vec, one from photos_fts.")
-        var (vector, text) = try photos.verifyIndexes()
-        print("  verify: \(vector)")
-        print("  verify: photos_fts out of step for \(text)")
+        func printVerification() throws {
+            let (vector, text) = try photos.verifyIndexes()
+            print("  verify: \(vector)")
+            print("  verify: photos_fts " + (text.isEmpty ? "consistent" : "out of step for \(text)"))
+        }
+        try printVerification()
         try photos.rebuildIndexes()
-        (vector, text) = try photos.verifyIndexes()
         print("Rebuilt from the canonical rows.")
-        print("  verify: \(vector)")
-        print("  verify: photos_fts out of step for \(text)")
+        try printVerification()
         show("“Mountain scenery” in “Japan 2024” after 1 May 2024, again:",
              try photos.search(similarTo: mountain, limit: 3, filter: .album("Japan 2024") && .takenAfter(Self.date("2024-05-01"))))
+        return photos
     }
 
     static func day(_ date: Date?) -> String {

@@ -3,11 +3,11 @@ import Foundation
 import VecSync
 
 /// `vecsync-cli demo`: a message and a photo library built with synthetic embeddings, then
-/// searched.
+/// searched, and the photo library synced with a second replica.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Build a sample chat history and photo library, and search them.",
+        abstract: "Build a sample chat history and photo library, search them, and sync the library.",
         discussion: """
             The embeddings are synthetic and deterministic: each topic (temples, ramen, \
             beaches, mountains, …) is a fixed direction in 1536 (messages) or 768 (photos) \
@@ -17,7 +17,9 @@ struct DemoCommand: ParsableCommand {
             It shows, in order: filtered recall in a chat thread (exactly k rows even when the \
             nearest messages belong to other threads); the thread's FQAHO parameters moving \
             with approvals; vector search over photos with album and date filters; full-text \
-            and hybrid search; and an index that is tampered with, verified and rebuilt.
+            and hybrid search; an index that is tampered with, verified and rebuilt; and the \
+            photo library synced with a phone's copy through a shared folder, with offline \
+            edits on both sides.
             """)
 
     @Option(name: .long, help: "Write the sample library to this database file instead of memory.")
@@ -34,7 +36,8 @@ struct DemoCommand: ParsableCommand {
         // A fixed clock one minute apart per reading: the same output on every run.
         let clock = DemoClock(start: Self.date("2024-06-01"))
         try runMessages(database, clock: clock)
-        try runPhotos(database, clock: clock)
+        let photos = try runPhotos(database, clock: clock)
+        try runSync(database, macPhotos: photos, clock: clock)
         if let db { print("\nThe sample library is in \(db): try `vecsync-cli verify --db \(db)`.") }
     }
 
