@@ -37,7 +37,7 @@ demo: extension
 	@# Every statement of demo-errors.sql fails on purpose: the shell's exit status is 1.
 	@$(SQLITE3) -batch -cmd ".load $(EXTENSION:.so=)" :memory: < sql/demo-errors.sql 2>&1 || true
 	@echo
-	@echo "== vecsync-cli demo: a message and photo library, searched from Swift =="
+	@echo "== vecsync-cli demo: a message and photo library, searched and synced from Swift =="
 	.build/release/vecsync-cli demo
 
 test: extension
