@@ -13,9 +13,11 @@ import Foundation
 /// The body holds, as LEB128 varints and length-prefixed UTF-8: the origin site, `since`,
 /// `through`, the schema fingerprint (u64), the site table, the acknowledgements, the table
 /// definitions, and the records. A record is its table index, its key, its causal length,
-/// its authority count, its row version and site, and for a live row each column's
-/// authority count, version (as a zigzag delta from the row version, usually one byte),
-/// site index and value. Format 1 had no authority counts: they read as 0. A value is a type byte
+/// its authority count, its row version and site, and for a live row the number of columns
+/// it carries (followed by their positions when it is not all of them) and each carried
+/// column's authority count, version (as a zigzag delta from the row version, usually one
+/// byte), site index and value. Format 1 had no authority counts (they read as 0) and
+/// carried every column. A value is a type byte
 /// (0 null, 1 integer, 2 real, 3 text, 4 blob) and its bytes: blobs raw, reals as their
 /// IEEE-754 bits.
 extension ChangeSet {
@@ -27,8 +29,9 @@ extension ChangeSet {
         serialized(formatVersion: Self.formatVersion)
     }
 
-    /// Encodes the change set in `formatVersion`; format 1 drops the authority counts, so
-    /// tests use it only for change sets without them.
+    /// Encodes the change set in `formatVersion`. Format 1 has no authority counts and
+    /// carries every column of a live row, so tests use it only for change sets made from
+    /// sequence 0 in tables without an authority.
     func serialized(formatVersion: UInt16) -> Data {
         let hasAuthority = formatVersion >= 2
         var sites: [SiteID] = [origin]
@@ -41,7 +44,7 @@ extension ChangeSet {
         }
         for record in records {
             _ = index(record.rowSite)
-            for column in record.columns { _ = index(column.site) }
+            for case let column? in record.columns { _ = index(column.site) }
         }
         for site in acknowledgements.keys.sorted() { _ = index(site) }
 
@@ -76,7 +79,14 @@ extension ChangeSet {
             body.varint(UInt64(max(0, record.rowVersion.rawValue)))
             body.count(index(record.rowSite))
             if record.isLive {
-                for column in record.columns {
+                let present = record.presentColumns
+                if hasAuthority {
+                    body.count(present.count)
+                    if present.count < record.columns.count {
+                        for (position, _) in present { body.count(position) }
+                    }
+                }
+                for (_, column) in present {
                     if hasAuthority { body.varint(UInt64(max(0, column.authorityCount))) }
                     body.signed(column.version.rawValue &- record.rowVersion.rawValue)
                     body.count(index(column.site))
@@ -169,17 +179,31 @@ extension ChangeSet {
             let authorityCount = hasAuthority ? try reader.nonNegative("authority count") : 0
             let rowVersion = HybridLogicalClock(rawValue: try reader.nonNegative("row version"))
             let rowSite = sites[try reader.index(below: sites.count, what: "site")]
-            var columns: [Column] = []
+            var columns: [Column?] = []
             if causalLength % 2 == 1 {
-                columns.reserveCapacity(tables[table].columns.count)
-                for _ in tables[table].columns {
+                let count = tables[table].columns.count
+                var positions = Array(0..<count)
+                if hasAuthority {
+                    let carried = try reader.count(what: "column")
+                    guard carried <= count else { throw reader.corrupt("a record carries \(carried) of \(count) columns") }
+                    if carried < count {
+                        positions = []
+                        for _ in 0..<carried {
+                            let position = try reader.index(below: count, what: "column")
+                            guard position > (positions.last ?? -1) else { throw reader.corrupt("column positions out of order") }
+                            positions.append(position)
+                        }
+                    }
+                }
+                columns = Array(repeating: nil, count: count)
+                for position in positions {
                     let columnAuthority = hasAuthority ? try reader.nonNegative("authority count") : 0
                     let delta = try reader.signed()
                     let (version, overflow) = rowVersion.rawValue.addingReportingOverflow(delta)
                     guard !overflow, version >= 0 else { throw reader.corrupt("column version out of range") }
                     let site = sites[try reader.index(below: sites.count, what: "site")]
-                    columns.append(Column(authorityCount: columnAuthority, version: HybridLogicalClock(rawValue: version),
-                                          site: site, value: try Self.readValue(&reader)))
+                    columns[position] = Column(authorityCount: columnAuthority, version: HybridLogicalClock(rawValue: version),
+                                               site: site, value: try Self.readValue(&reader))
                 }
             }
             records.append(Record(table: table, key: key, causalLength: causalLength, authorityCount: authorityCount,

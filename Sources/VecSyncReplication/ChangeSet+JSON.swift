@@ -33,7 +33,7 @@ extension ChangeSet {
                 ]
                 if record.isLive {
                     var columns: [String: Any] = [:]
-                    for (index, column) in record.columns.enumerated() {
+                    for (index, column) in record.presentColumns {
                         let name = table.flatMap { $0.columns.indices.contains(index) ? $0.columns[index] : nil } ?? "#\(index)"
                         columns[name] = ["value": Self.json(column.value), "version": "\(column.version)",
                                          "site": column.site.rawValue, "authorityCount": column.authorityCount]

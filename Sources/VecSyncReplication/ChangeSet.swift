@@ -4,8 +4,13 @@ import Foundation
 /// transport carries, and what `merge(_:)` applies in one transaction.
 ///
 /// A change set holds the current state of every row whose local sequence number lies in
-/// `since < seq <= through` on its origin: for a live row every synced column with the
-/// version and site of its last write, for a deleted row its tombstone. Merging is
+/// `since < seq <= through` on its origin: for a live row each synced column that changed
+/// there after `since` (all of them when the row was created or re-created after `since`)
+/// with the version and site of its last write, for a deleted row its tombstone. So editing a
+/// title sends the title, not the row's embedding. A receiver that merged an origin's change
+/// sets through N has every change the origin made through N; one that skips ahead may meet
+/// part of a row it lacks, and then the merge refuses the change set whole (see
+/// ``SyncError/missingEarlierChanges(origin:since:received:)``). Merging is
 /// idempotent, commutative and associative, so change sets may arrive late, twice or out
 /// of order. Its binary form (``serialized()``) starts with a format version and ends with a
 /// CRC-32C; ``jsonString(prettyPrinted:)`` renders it for people.
@@ -68,7 +73,7 @@ public struct ChangeSet: Sendable, Hashable {
     /// The payload bytes of all values carried: the yardstick for the encoding's overhead.
     public var payloadByteCount: Int {
         records.reduce(0) { sum, record in
-            sum + record.key.payloadByteCount + record.columns.reduce(0) { $0 + $1.value.payloadByteCount }
+            sum + record.key.payloadByteCount + record.columns.reduce(0) { $0 + ($1?.value.payloadByteCount ?? 0) }
         }
     }
 
@@ -108,12 +113,13 @@ public struct ChangeSet: Sendable, Hashable {
         public var rowVersion: HybridLogicalClock
         /// The site that made that change.
         public var rowSite: SiteID
-        /// For a live row, every synced column in table order; empty for a deleted row.
-        public var columns: [Column]
+        /// For a live row, every synced column in table order, nil for a column that did not
+        /// change after the change set's `since`; empty for a deleted row.
+        public var columns: [Column?]
 
         /// Creates a record.
         public init(table: Int, key: SyncValue, causalLength: Int64, authorityCount: Int64 = 0,
-                    rowVersion: HybridLogicalClock, rowSite: SiteID, columns: [Column]) {
+                    rowVersion: HybridLogicalClock, rowSite: SiteID, columns: [Column?]) {
             self.table = table
             self.key = key
             self.causalLength = causalLength
@@ -125,6 +131,14 @@ public struct ChangeSet: Sendable, Hashable {
 
         /// True when the record says the row exists.
         public var isLive: Bool { causalLength % 2 == 1 }
+
+        /// The columns the record carries, with their positions in the table.
+        public var presentColumns: [(index: Int, column: Column)] {
+            columns.enumerated().compactMap { index, column in column.map { (index, $0) } }
+        }
+
+        /// True when a live record carries every column.
+        public var isComplete: Bool { !columns.contains { $0 == nil } }
     }
 
     /// One column's value with the version and site of the write that set it.

@@ -63,14 +63,15 @@ enum EngineSchema {
     }
 
     /// Brings a database set up by an earlier version to the current layout: authority
-    /// counts in the clock tables, no `seq` index, current triggers.
+    /// counts and per-column change sequence numbers in the clock tables (NULL for the rows
+    /// already there, which then travel whole), no `seq` index, current triggers.
     private static func upgrade(_ db: Database, site: SiteID) throws {
         guard try !db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) else { return }
         try db.execute(sql: "ALTER TABLE vecsync_replica ADD COLUMN ra_floor INTEGER NOT NULL DEFAULT 0")
         for table in try Replica.trackedTables(db, checkingSchema: false) {
             let clock = table.clockTable.quotedDatabaseIdentifier
             try db.execute(sql: "DROP INDEX IF EXISTS \("vecsync_clock_\(table.name)_seq".quotedDatabaseIdentifier)")
-            for column in ["ra"] + table.columns.indices.map({ "a\($0)" }) {
+            for column in ["ra"] + table.columns.indices.map({ "a\($0)" }) + table.columns.indices.map({ "q\($0)" }) {
                 try db.execute(sql: "ALTER TABLE \(clock) ADD COLUMN \(column) INTEGER")
             }
             try TriggerSQL(table: table, site: site).install(db)

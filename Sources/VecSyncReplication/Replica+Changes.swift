@@ -4,7 +4,9 @@ import GRDB
 extension Replica {
     /// The rows that changed on this replica after local sequence number `since`, in one
     /// batch of at most ``Options/maximumBatchRows`` rows and about
-    /// ``Options/maximumBatchBytes`` bytes (a single larger row travels alone).
+    /// ``Options/maximumBatchBytes`` bytes (a single larger row travels alone). A row carries
+    /// the columns that changed after `since`, so `since` must be what the receiver has
+    /// merged of this replica's changes (its cursor for this site).
     ///
     /// Pass the returned ``ChangeSet/through`` as the next `since` until the change set is
     /// empty — or use ``forEachChangeSet(since:excluding:maximumRows:maximumBytes:_:)``,
@@ -72,16 +74,23 @@ extension Replica {
 
     /// Bytes a record adds to a change set: its values plus per-column bookkeeping.
     static func estimatedSize(_ record: ChangeSet.Record) -> Int {
-        16 + record.key.payloadByteCount + record.columns.reduce(0) { $0 + 7 + $1.value.payloadByteCount }
+        16 + record.key.payloadByteCount + record.columns.reduce(0) { $0 + 1 + ($1.map { 7 + $0.value.payloadByteCount } ?? 0) }
     }
 }
 
 /// Reads a replica's changes in sequence order and cuts them into change sets.
 ///
+/// A change set `(since, through]` carries every change whose local sequence number lies in
+/// that range: each row changed there, with the columns that changed after `since` (all of
+/// them when the row was created or re-created after `since`). A row is placed at its
+/// first change after `since` — not its last — so a batch cut short by its limits never
+/// leaves behind an earlier column change of a row that changed again later: a receiver that
+/// merged every change set through N has every change through N.
+///
 /// The clock tables have no index on `seq` (it would slow every captured write), so each
-/// table's changed keys are sorted once: `SELECT seq, pk … WHERE seq > ? ORDER BY seq`,
-/// limited to one batch's worth of rows when only one batch is wanted. The keys of all
-/// tables are merged by sequence number, and each row is then read by its key.
+/// table's changed keys are sorted once by that first change, limited to one batch's worth
+/// of rows when only one batch is wanted. The keys of all tables are merged in that order,
+/// and each row is then read by its key.
 struct ChangeScan {
     /// One table's changed keys, in sequence order.
     private struct TableKeys {
@@ -121,8 +130,8 @@ struct ChangeScan {
     /// A record read but left for the next batch, which it starts.
     private var pending: (list: Int, seq: Int64, record: ChangeSet.Record?)?
 
-    init(_ db: Database, origin: SiteID, since: Int64, excluding: Set<SiteID>, rowLimit: Int, byteLimit: Int,
-         singleBatch: Bool) throws {
+    init(_ db: Database, origin: SiteID, since: Int64, excluding: Set<SiteID>, rowLimit: Int,
+         byteLimit: Int, singleBatch: Bool) throws {
         self.origin = origin
         self.since = since
         self.excluding = excluding
@@ -142,11 +151,17 @@ struct ChangeScan {
         for table in try Replica.trackedTables(db) {
             let clock = table.clockTable.quotedDatabaseIdentifier
             let key = table.primaryKey.quotedDatabaseIdentifier
-            let versions = table.columns.indices.map { ", c.v\($0), c.s\($0), c.a\($0)" }.joined()
+            let versions = table.columns.indices.map { ", c.v\($0), c.s\($0), c.a\($0), c.q\($0)" }.joined()
             let values = table.columns.map { ", t.\($0.quotedDatabaseIdentifier)" }.joined()
+            // A live row's first change after `since`: its earliest column change after it,
+            // or its last change (a tombstone's, or a row tag's) when no column changed.
+            let firstChange = table.columns.isEmpty ? "seq" : "CASE WHEN cl % 2 = 0 THEN seq ELSE min(seq"
+                + table.columns.indices.map { ", coalesce(CASE WHEN q\($0) > :since THEN q\($0) END, seq)" }.joined()
+                + ") END"
             let keys = try Row.fetchCursor(
-                db, sql: "SELECT seq, pk FROM \(clock) WHERE seq > ? ORDER BY seq" + (limit.map { " LIMIT \($0)" } ?? ""),
-                arguments: [since])
+                db, sql: "SELECT \(firstChange) AS first, pk FROM \(clock) WHERE seq > :since ORDER BY first"
+                    + (limit.map { " LIMIT \($0)" } ?? ""),
+                arguments: ["since": since])
             let fetch = try db.makeStatement(sql: """
                 SELECT c.pk, c.cl, c.cl_version, c.cl_site, c.ra, t.\(key) IS NOT NULL\(versions)\(values)
                 FROM \(clock) AS c LEFT JOIN \(table.name.quotedDatabaseIdentifier) AS t ON t.\(key) = c.pk
@@ -193,7 +208,7 @@ struct ChangeScan {
                 break
             }
             if var record = next.record,
-               excluding.isEmpty || !([record.rowSite] + record.columns.map(\.site)).allSatisfy(excluding.contains) {
+               excluding.isEmpty || !([record.rowSite] + record.presentColumns.map(\.column.site)).allSatisfy(excluding.contains) {
                 let tableIndex: Int
                 if let known = usedTables[next.list] {
                     tableIndex = known
@@ -228,17 +243,23 @@ struct ChangeScan {
         let isLive = causalLength % 2 == 1
         let present: Bool = row[5]
         if isLive && !present { return nil }
-        var columns: [ChangeSet.Column] = []
+        var columns: [ChangeSet.Column?] = []
         if isLive {
             let count = list.table.columns.count
             columns.reserveCapacity(count)
             for index in 0..<count {
-                let base = 6 + 3 * index
+                let base = 6 + 4 * index
+                // A column that last changed before `since` is on the receiver already
+                // (NULL: a row from before the engine kept track, which travels whole).
+                if let changedAt = row[base + 3] as Int64?, changedAt <= since {
+                    columns.append(nil)
+                    continue
+                }
                 columns.append(ChangeSet.Column(
                     authorityCount: row[base + 2] ?? 0,
                     version: HybridLogicalClock(rawValue: row[base] ?? 0),
                     site: try siteName(row[base + 1] ?? 0),
-                    value: SyncValue(row[6 + 3 * count + index] as DatabaseValue)))
+                    value: SyncValue(row[6 + 4 * count + index] as DatabaseValue)))
             }
         }
         return ChangeSet.Record(

@@ -91,7 +91,8 @@ extension Replica {
             let key = table.primaryKey.quotedDatabaseIdentifier
             let versions = table.columns.indices.map { ", v\($0), s\($0), a\($0)" }.joined()
             let columns = table.columns.map(\.quotedDatabaseIdentifier)
-            selectClock = try db.cachedStatement(sql: "SELECT cl, cl_version, cl_site, ra\(versions) FROM \(clock) WHERE pk = ?")
+            let changed = table.columns.indices.map { ", q\($0)" }.joined()
+            selectClock = try db.cachedStatement(sql: "SELECT cl, cl_version, cl_site, ra\(versions)\(changed) FROM \(clock) WHERE pk = ?")
             let clockColumns = ["pk"] + TriggerSQL.clockColumns(count: table.columns.count)
             let placeholders = Array(repeating: "?", count: clockColumns.count).joined(separator: ", ")
             writeClock = try db.cachedStatement(
@@ -168,7 +169,7 @@ extension Replica {
                     reason: "a record for \(table.name) has \(record.columns.count) columns, the table has \(table.columns.count)",
                     offset: 0)
             }
-            for (version, site) in [(record.rowVersion, record.rowSite)] + record.columns.map({ ($0.version, $0.site) }) {
+            for (version, site) in [(record.rowVersion, record.rowSite)] + record.presentColumns.map({ ($0.column.version, $0.column.site) }) {
                 if version > limit {
                     throw SyncError.clockTooFarAhead(
                         site: site, version: version, now: HybridLogicalClock(milliseconds: nowMilliseconds),
@@ -212,6 +213,7 @@ extension Replica {
             var versions = [Int64?](repeating: nil, count: count)
             var writers = [Int64?](repeating: nil, count: count)
             var authorities = [Int64](repeating: 0, count: count)
+            var changedAt = [Int64?](repeating: nil, count: count)
             if let clock = try Row.fetchOne(statements.selectClock, arguments: [key]) {
                 causalLength = clock[0]
                 rowVersion = clock[1]
@@ -221,6 +223,7 @@ extension Replica {
                     versions[index] = clock[4 + 3 * index]
                     writers[index] = clock[5 + 3 * index]
                     authorities[index] = clock[6 + 3 * index] ?? 0
+                    changedAt[index] = clock[4 + 3 * count + index]
                 }
             }
             let hadClock = causalLength > 0
@@ -235,6 +238,12 @@ extension Replica {
             let incoming = (record.authorityCount, record.causalLength)
             let local = (rowAuthority, causalLength)
             if incoming > local {
+                // A new incarnation needs every column; a record that carries only some was
+                // made for a receiver that has the row already: an earlier change set of its
+                // origin is missing here.
+                if record.isLive && !record.isComplete {
+                    throw SyncError.missingEarlierChanges(origin: changeSet.origin, since: changeSet.since, received: received)
+                }
                 causalLength = record.causalLength
                 rowAuthority = record.authorityCount
                 rowVersion = record.rowVersion.rawValue
@@ -242,7 +251,8 @@ extension Replica {
                 clockChanged = true
                 if record.isLive {
                     replaceAll = true
-                    for (index, column) in record.columns.enumerated() {
+                    winners = Array(0..<count)
+                    for (index, column) in record.presentColumns {
                         versions[index] = column.version.rawValue
                         writers[index] = try ordinal(column.site)
                         authorities[index] = column.authorityCount
@@ -256,7 +266,7 @@ extension Replica {
                     clockChanged = true
                 }
                 if record.isLive {
-                    for (index, column) in record.columns.enumerated() {
+                    for (index, column) in record.presentColumns {
                         let localSite = writers[index].flatMap { sites[$0] }
                         guard let localVersion = versions[index], let localSite else {
                             winners.append(index)
@@ -268,9 +278,10 @@ extension Replica {
                         }
                     }
                     for index in winners {
-                        versions[index] = record.columns[index].version.rawValue
-                        writers[index] = try ordinal(record.columns[index].site)
-                        authorities[index] = record.columns[index].authorityCount
+                        guard let column = record.columns[index] else { continue }
+                        versions[index] = column.version.rawValue
+                        writers[index] = try ordinal(column.site)
+                        authorities[index] = column.authorityCount
                     }
                     if !winners.isEmpty { clockChanged = true }
                 }
@@ -280,7 +291,8 @@ extension Replica {
             // The table row.
             var rowChanged = false
             if isLive && (replaceAll || !wasLive) {
-                try statements.upsertRow.execute(arguments: StatementArguments([key] + record.columns.map(\.value.databaseValue)))
+                try statements.upsertRow.execute(
+                    arguments: StatementArguments([key] + record.columns.map { $0?.value.databaseValue ?? .null }))
                 if wasLive { report.updated += 1 } else { report.inserted += 1 }
                 rowChanged = true
             } else if isLive && wasLive {
@@ -288,9 +300,8 @@ extension Replica {
                 // skip writes of equal values (whose versions are still recorded above).
                 let current = try Row.fetchOne(statements.selectRow, arguments: [key])
                 var changed: [Int] = []
-                for index in record.columns.indices {
+                for (index, incoming) in record.presentColumns {
                     let localValue = current.map { SyncValue($0[1 + index] as DatabaseValue) }
-                    let incoming = record.columns[index]
                     let differs = localValue.map { !$0.isIdentical(to: incoming.value) } ?? true
                     if differs && winners.contains(index) { changed.append(index) }
                     if differs, localValue != nil, let localWriter = localWriters[index].flatMap({ sites[$0] }),
@@ -300,7 +311,8 @@ extension Replica {
                 }
                 if !changed.isEmpty {
                     let statement = try statements.update(db, columns: changed)
-                    try statement.execute(arguments: StatementArguments(changed.map { record.columns[$0].value.databaseValue } + [key]))
+                    try statement.execute(
+                        arguments: StatementArguments(changed.map { record.columns[$0]?.value.databaseValue ?? .null } + [key]))
                     report.updated += 1
                     rowChanged = true
                 }
@@ -321,6 +333,11 @@ extension Replica {
                 arguments.append(rowAuthority == 0 ? .null : rowAuthority.databaseValue)
                 for index in 0..<count {
                     arguments.append(authorities[index] == 0 ? .null : authorities[index].databaseValue)
+                }
+                // Columns this merge set change here now, so they travel on to third peers.
+                for index in winners { changedAt[index] = seq }
+                for index in 0..<count {
+                    arguments.append(changedAt[index]?.databaseValue ?? .null)
                 }
                 try statements.writeClock.execute(arguments: StatementArguments(arguments))
                 report.applied += 1

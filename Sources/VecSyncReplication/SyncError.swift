@@ -23,6 +23,11 @@ public enum SyncError: Error, Sendable, Hashable {
     case schemaMismatch(table: String, local: String, remote: String)
     /// A change set carries clock values further in the future than the allowed drift.
     case clockTooFarAhead(site: SiteID, version: HybridLogicalClock, now: HybridLogicalClock, allowedDriftMilliseconds: Int64)
+    /// A change set carries only the changed columns of a row this replica does not have in
+    /// that incarnation: it was made for a receiver that had merged the origin's earlier
+    /// change sets, and this one has merged them only through `received`. Nothing was
+    /// applied; merge the origin's change sets in order.
+    case missingEarlierChanges(origin: SiteID, since: Int64, received: Int64)
     /// A change set was made by this very site: merging it back is refused.
     case ownChangeSet(site: SiteID)
     /// The operation needs a replica that may write, and this one is read-only.
@@ -78,6 +83,8 @@ extension SyncError: CustomStringConvertible, LocalizedError {
             "change set for table \(table) was made from another schema (local \(local); remote \(remote)); nothing was applied"
         case let .clockTooFarAhead(site, version, now, drift):
             "site '\(site)' sent clock \(version), more than \(drift) ms ahead of this replica's clock \(now); fix that device's clock, nothing was applied"
+        case let .missingEarlierChanges(origin, since, received):
+            "change set from '\(origin)' after its sequence \(since) needs its earlier changes, and this replica has merged them only through \(received); merge '\(origin)''s change sets in order (nothing was applied)"
         case let .ownChangeSet(site):
             "change set was made by this site ('\(site)'); it is not merged back"
         case let .readOnlyReplica(site, operation):

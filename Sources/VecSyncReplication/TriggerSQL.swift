@@ -10,7 +10,9 @@ import GRDB
 /// makes it odd again), the clock and site of the last change of `cl`, the local sequence
 /// number `seq` of the row's last change (what `changes(since:)` scans), for each column
 /// `i` its version `v<i>` and writer `s<i>` (a local ordinal in `vecsync_sites`, 0 for this
-/// site), and the authority counts `ra` and `a<i>` (see below). Each captured write
+/// site), the authority counts `ra` and `a<i>` (see below), and `q<i>`, the local sequence
+/// number at which column `i` last changed here, by a local write or a merge (so a change set
+/// after `since` carries only the columns with `q<i> > since`). Each captured write
 /// advances the hybrid logical clock kept in `vecsync_replica`:
 /// `hlc = max(hlc + 1, now_ms << 16)`, and the sequence `seq + 1`.
 ///
@@ -80,10 +82,15 @@ struct TriggerSQL {
         table.columns.indices.map { ", a\($0)" }.joined()
     }
 
+    /// `, q0, q1, …`
+    private var changeColumns: String {
+        table.columns.indices.map { ", q\($0)" }.joined()
+    }
+
     /// The columns of a clock table after `pk`, in order.
     static func clockColumns(count: Int) -> [String] {
         ["cl", "cl_version", "cl_site", "seq"] + (0..<count).flatMap { ["v\($0)", "s\($0)"] }
-            + ["ra"] + (0..<count).map { "a\($0)" }
+            + ["ra"] + (0..<count).map { "a\($0)" } + (0..<count).map { "q\($0)" }
     }
 
     /// The clock table.
@@ -91,10 +98,11 @@ struct TriggerSQL {
         let keyType = table.keyKind == .integer ? "INTEGER PRIMARY KEY" : "TEXT PRIMARY KEY NOT NULL"
         let perColumn = table.columns.indices.map { ", v\($0) INTEGER, s\($0) INTEGER" }.joined()
         let authority = table.columns.indices.map { ", a\($0) INTEGER" }.joined()
+        let changed = table.columns.indices.map { ", q\($0) INTEGER" }.joined()
         let rowid = table.keyKind == .integer ? "" : " WITHOUT ROWID"
         return """
             CREATE TABLE \(clock) (pk \(keyType), cl INTEGER NOT NULL, cl_version INTEGER NOT NULL, \
-            cl_site INTEGER NOT NULL, seq INTEGER NOT NULL\(perColumn), ra INTEGER\(authority))\(rowid);
+            cl_site INTEGER NOT NULL, seq INTEGER NOT NULL\(perColumn), ra INTEGER\(authority)\(changed))\(rowid);
             """
     }
 
@@ -120,13 +128,16 @@ struct TriggerSQL {
         let updates = table.columns.indices.map { ", v\($0) = excluded.v\($0), s\($0) = 0" }.joined()
         let authorityValues = isAuthority ? table.columns.indices.map { _ in ", 1" }.joined() : ""
         let authorityUpdates = isAuthority ? table.columns.indices.map { ", a\($0) = coalesce(a\($0), 0) + 1" }.joined() : ""
+        let changeValues = table.columns.indices.map { _ in ", s.seq" }.joined()
+        let changeUpdates = table.columns.indices.map { ", q\($0) = excluded.q\($0)" }.joined()
         let columns = (table.columns.isEmpty ? "" : ", " + versionColumns) + ", ra" + (isAuthority ? authorityColumns : "")
+            + changeColumns
         return """
             INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(columns)) \
-            SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues) \
+            SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues)\(changeValues) \
             FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
             ON CONFLICT(pk) DO UPDATE SET cl = cl + 1 - (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
-            seq = excluded.seq\(updates)\(raiseRowAuthority)\(authorityUpdates)
+            seq = excluded.seq\(updates)\(raiseRowAuthority)\(authorityUpdates)\(changeUpdates)
             """
     }
 
@@ -174,14 +185,20 @@ struct TriggerSQL {
             let authorityUpdates = isAuthority
                 ? table.columns.indices.map { ", a\($0) = CASE WHEN excluded.v\($0) IS NULL THEN a\($0) ELSE coalesce(a\($0), 0) + 1 END" }.joined()
                 : ""
+            // A row with no clock row yet travels whole; otherwise the changed columns (those
+            // given a version) take this sequence number.
+            let changeValues = table.columns.indices.map { _ in ", s.seq" }.joined()
+            let changeUpdates = table.columns.indices.map {
+                ", q\($0) = CASE WHEN excluded.v\($0) IS NULL THEN q\($0) ELSE excluded.seq END"
+            }.joined()
             sql += """
                 CREATE TRIGGER \(triggerName("update")) AFTER UPDATE ON \(t) \
                 WHEN old.\(key) IS new.\(key) AND (\(anyChange)) BEGIN
                   \(Self.tick);
-                  INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, \(versionColumns), ra\(isAuthority ? authorityColumns : "")) \
-                  SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues) \
+                  INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, \(versionColumns), ra\(isAuthority ? authorityColumns : "")\(changeColumns)) \
+                  SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues)\(changeValues) \
                   FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
-                  ON CONFLICT(pk) DO UPDATE SET seq = excluded.seq\(updates)\(authorityUpdates);
+                  ON CONFLICT(pk) DO UPDATE SET seq = excluded.seq\(updates)\(authorityUpdates)\(changeUpdates);
                 END;
 
                 """
@@ -193,12 +210,14 @@ struct TriggerSQL {
     var backfill: String {
         let values = table.columns.indices.map { _ in ", s.hlc, 0" }.joined()
         let authorityValues = isAuthority ? table.columns.indices.map { _ in ", 1" }.joined() : ""
+        let changeValues = table.columns.indices.map { _ in ", s.seq + row_number() OVER (ORDER BY t.\(key))" }.joined()
         let columns = (table.columns.isEmpty ? "" : ", " + versionColumns) + ", ra" + (isAuthority ? authorityColumns : "")
+            + changeColumns
         return """
             \(Self.tick);
             INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(columns)) \
             SELECT t.\(key), s.cl_floor + 1, s.hlc, 0, s.seq + row_number() OVER (ORDER BY t.\(key))\(values), \
-            \(newRowAuthority)\(authorityValues) \
+            \(newRowAuthority)\(authorityValues)\(changeValues) \
             FROM \(t) AS t, vecsync_replica AS s WHERE s.id = 1 AND t.\(key) IS NOT NULL;
             UPDATE vecsync_replica SET seq = seq + (SELECT count(*) FROM \(t) WHERE \(key) IS NOT NULL) WHERE id = 1;
             """

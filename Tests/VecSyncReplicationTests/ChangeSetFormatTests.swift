@@ -106,6 +106,48 @@ struct ChangeSetFormatTests {
         #expect(ratio < 1.2, "size ratio \(ratio)")
     }
 
+    @Test("editing titles sends the titles, not the embeddings; the receiver ends with both")
+    func onlyChangedColumnsTravel() throws {
+        let a = try Self.replicaWithPhotos(100, dimensions: 768)
+        let b = try Self.replicaWithPhotos(0, dimensions: 768, site: "b")
+        let first = try a.changes(since: 0, maximumRows: 1_000)
+        try b.merge(first)
+        try a.writer.write { db in try db.execute(sql: "UPDATE photos SET title = 'renamed ' || id") }
+        let edits = try a.changes(since: first.through, maximumRows: 1_000)
+        #expect(edits.records.count == 100)
+        #expect(edits.records.allSatisfy { $0.presentColumns.map(\.index) == [0] })
+        let bytes = edits.serialized().count
+        #expect(bytes < 100 * 60, "\(bytes) bytes for 100 title edits (one embedding is 3,072)")
+        #expect(try b.merge(ChangeSet(serialized: edits.serialized())).updated == 100)
+        let rows = { (replica: Replica) in
+            try replica.writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM photos ORDER BY id").map(\.description) }
+        }
+        #expect(try rows(a) == rows(b))
+    }
+
+    @Test("out of order, a change set with only some columns of a row the receiver lacks is refused whole")
+    func partialRowsNeedEarlierChangeSets() throws {
+        let a = try Self.replicaWithPhotos(3, dimensions: 4)
+        let b = try Self.replicaWithPhotos(0, dimensions: 4, site: "b")
+        let first = try a.changes(since: 0)
+        try a.writer.write { db in
+            try db.execute(sql: "INSERT INTO photos (id, title) VALUES ('new', 'complete row')")
+            try db.execute(sql: "UPDATE photos SET title = 'edited' WHERE id = 'photo-1'")
+        }
+        let second = try a.changes(since: first.through)
+        #expect(second.records.contains { !$0.isComplete })
+        #expect(throws: SyncError.missingEarlierChanges(origin: "a", since: first.through, received: 0)) {
+            try b.merge(second)
+        }
+        #expect(try b.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") } == 0, "nothing applied")
+        #expect(SyncError.missingEarlierChanges(origin: "a", since: 4, received: 0).description
+            .contains("merge 'a''s change sets in order"))
+        try b.merge(first)
+        try b.merge(second)
+        #expect(try b.writer.read { db in try String.fetchAll(db, sql: "SELECT title FROM photos ORDER BY id") }
+            == ["complete row", "title 0", "edited", "title 2"])
+    }
+
     @Test("the JSON rendering names tables, columns, versions and sites")
     func jsonRenderingIsReadable() throws {
         let replica = try Self.replicaWithPhotos(1, dimensions: 2)
