@@ -58,6 +58,17 @@ struct Vec0Cursor {
 #define VEC0_CURSTMT_ID    1    /* ... FROM T_rows WHERE id=?1 (text primary key) */
 #define VEC0_CURSTMT_SCAN  2    /* ... FROM T_rows ORDER BY rowid */
 
+/* "SELECT zCols FROM T_rows WHERE zKey=?1", or every row in rowid order when zKey is 0.
+** One builder, so that every user of a VEC0_CURSTMT_* slot prepares the same text. */
+static char *vec0RowSelect(Vec0Table *p, const char *zCols, const char *zKey){
+  if( zKey==0 ){
+    return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_rows\" ORDER BY rowid",
+                           zCols, p->zSchema, p->zName);
+  }
+  return sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_rows\" WHERE %s=?1",
+                         zCols, p->zSchema, p->zName, zKey);
+}
+
 /* A statement for zSql: the one kept in slot iSlot when it is free (prepared on first
 ** use), else a private one (iSlot<0, or the slot busy with another cursor). *piOwner is the
 ** slot the statement belongs to, or -1 when the caller owns it. */
@@ -596,8 +607,7 @@ static int vec0Filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     }
     rc = vec0Search(p, q, k, aMask, &pCur->top);
     if( rc!=SQLITE_OK ) goto cleanup;
-    zSql = sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
-                           zCols, p->zSchema, p->zName);
+    zSql = vec0RowSelect(p, zCols, "rowid");
     if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
     rc = vec0CursorPrepare(p, VEC0_CURSTMT_ROWID, zSql, &pCur->pRow, &pCur->iRowSlot);
     pCur->iHit = 0;
@@ -608,12 +618,10 @@ static int vec0Filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       char *zCol = vec0FilterColumn(p, idxStr[1]);
       if( zCol==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
       iSlot = strcmp(zCol, "rowid")==0 ? VEC0_CURSTMT_ROWID : strcmp(zCol, "id")==0 ? VEC0_CURSTMT_ID : -1;
-      zSql = sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_rows\" WHERE %s=?1",
-                             zCols, p->zSchema, p->zName, zCol);
+      zSql = vec0RowSelect(p, zCols, zCol);
       sqlite3_free(zCol);
     }else{
-      zSql = sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w_rows\" ORDER BY rowid",
-                             zCols, p->zSchema, p->zName);
+      zSql = vec0RowSelect(p, zCols, 0);
     }
     if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
     rc = vec0CursorPrepare(p, iSlot, zSql, &pCur->pScan, &pCur->iScanSlot);

@@ -93,17 +93,14 @@ struct TriggerSQL {
             + ["ra"] + (0..<count).map { "a\($0)" } + (0..<count).map { "q\($0)" }
     }
 
-    /// The clock table.
+    /// The clock table: ``clockColumns(count:)`` after the key, the row's state NOT NULL.
     var createClockTable: String {
         let keyType = table.keyKind == .integer ? "INTEGER PRIMARY KEY" : "TEXT PRIMARY KEY NOT NULL"
-        let perColumn = table.columns.indices.map { ", v\($0) INTEGER, s\($0) INTEGER" }.joined()
-        let authority = table.columns.indices.map { ", a\($0) INTEGER" }.joined()
-        let changed = table.columns.indices.map { ", q\($0) INTEGER" }.joined()
+        let rowState: Set = ["cl", "cl_version", "cl_site", "seq"]
+        let columns = Self.clockColumns(count: table.columns.count)
+            .map { ", \($0) INTEGER" + (rowState.contains($0) ? " NOT NULL" : "") }.joined()
         let rowid = table.keyKind == .integer ? "" : " WITHOUT ROWID"
-        return """
-            CREATE TABLE \(clock) (pk \(keyType), cl INTEGER NOT NULL, cl_version INTEGER NOT NULL, \
-            cl_site INTEGER NOT NULL, seq INTEGER NOT NULL\(perColumn), ra INTEGER\(authority)\(changed))\(rowid);
-            """
+        return "CREATE TABLE \(clock) (pk \(keyType)\(columns))\(rowid);"
     }
 
     /// Drops the clock table.
@@ -122,20 +119,28 @@ struct TriggerSQL {
     /// The SET clause that raises `ra` on an insert or delete by the authority.
     private var raiseRowAuthority: String { isAuthority ? ", ra = coalesce(ra, 0) + 1" : "" }
 
-    /// The clock row for a row that `new` inserts (or resurrects, or replaces).
-    private var recordInsert: String {
-        let values = table.columns.indices.map { _ in ", s.hlc, 0" }.joined()
-        let updates = table.columns.indices.map { ", v\($0) = excluded.v\($0), s\($0) = 0" }.joined()
-        let authorityValues = isAuthority ? table.columns.indices.map { _ in ", 1" }.joined() : ""
-        let authorityUpdates = isAuthority ? table.columns.indices.map { ", a\($0) = coalesce(a\($0), 0) + 1" }.joined() : ""
-        let changeValues = table.columns.indices.map { _ in ", s.seq" }.joined()
-        let changeUpdates = table.columns.indices.map { ", q\($0) = excluded.q\($0)" }.joined()
+    /// `INSERT INTO clock (…) SELECT …` of a clock row whose every column this site wrote
+    /// now, as change number `seq` (SQL over `vecsync_replica AS s`): an insert's, or a
+    /// backfilled row's. `key` is the row's key; `from` follows `FROM vecsync_replica AS s`.
+    private func insertWholeRow(key rowKey: String, seq: String, from: String = "") -> String {
         let columns = (table.columns.isEmpty ? "" : ", " + versionColumns) + ", ra" + (isAuthority ? authorityColumns : "")
             + changeColumns
+        let values = table.columns.indices.map { _ in ", s.hlc, 0" }.joined() + ", \(newRowAuthority)"
+            + (isAuthority ? table.columns.indices.map { _ in ", 1" }.joined() : "")
+            + table.columns.indices.map { _ in ", \(seq)" }.joined()
         return """
             INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(columns)) \
-            SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues)\(changeValues) \
-            FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
+            SELECT \(rowKey), s.cl_floor + 1, s.hlc, 0, \(seq)\(values) FROM vecsync_replica AS s\(from)
+            """
+    }
+
+    /// The clock row for a row that `new` inserts (or resurrects, or replaces).
+    private var recordInsert: String {
+        let updates = table.columns.indices.map { ", v\($0) = excluded.v\($0), s\($0) = 0" }.joined()
+        let authorityUpdates = isAuthority ? table.columns.indices.map { ", a\($0) = coalesce(a\($0), 0) + 1" }.joined() : ""
+        let changeUpdates = table.columns.indices.map { ", q\($0) = excluded.q\($0)" }.joined()
+        return """
+            \(insertWholeRow(key: "new.\(key)", seq: "s.seq")) WHERE s.id = 1 AND s.merging = 0 \
             ON CONFLICT(pk) DO UPDATE SET cl = cl + 1 - (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
             seq = excluded.seq\(updates)\(raiseRowAuthority)\(authorityUpdates)\(changeUpdates)
             """
@@ -208,17 +213,10 @@ struct TriggerSQL {
 
     /// Gives every existing row a clock entry, as if this site had just inserted it.
     var backfill: String {
-        let values = table.columns.indices.map { _ in ", s.hlc, 0" }.joined()
-        let authorityValues = isAuthority ? table.columns.indices.map { _ in ", 1" }.joined() : ""
-        let changeValues = table.columns.indices.map { _ in ", s.seq + row_number() OVER (ORDER BY t.\(key))" }.joined()
-        let columns = (table.columns.isEmpty ? "" : ", " + versionColumns) + ", ra" + (isAuthority ? authorityColumns : "")
-            + changeColumns
-        return """
+        """
             \(Self.tick);
-            INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(columns)) \
-            SELECT t.\(key), s.cl_floor + 1, s.hlc, 0, s.seq + row_number() OVER (ORDER BY t.\(key))\(values), \
-            \(newRowAuthority)\(authorityValues)\(changeValues) \
-            FROM \(t) AS t, vecsync_replica AS s WHERE s.id = 1 AND t.\(key) IS NOT NULL;
+            \(insertWholeRow(key: "t.\(key)", seq: "s.seq + row_number() OVER (ORDER BY t.\(key))", from: ", \(t) AS t")) \
+            WHERE s.id = 1 AND t.\(key) IS NOT NULL;
             UPDATE vecsync_replica SET seq = seq + (SELECT count(*) FROM \(t) WHERE \(key) IS NOT NULL) WHERE id = 1;
             """
     }

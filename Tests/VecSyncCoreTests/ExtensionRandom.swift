@@ -23,13 +23,20 @@ struct ExtensionRandom: RandomNumberGenerator, Sendable {
 
     /// A generator seeded from `$VECSYNC_SEED` (decimal or 0x-hex), else at random.
     static func fromEnvironment() -> ExtensionRandom {
-        if let text = ProcessInfo.processInfo.environment["VECSYNC_SEED"], !text.isEmpty {
-            let seed = text.lowercased().hasPrefix("0x")
-                ? UInt64(text.dropFirst(2), radix: 16)
-                : UInt64(text)
-            if let seed { return ExtensionRandom(seed: seed) }
-        }
-        return ExtensionRandom(seed: UInt64.random(in: .min ... .max))
+        ExtensionRandom(seed: environmentSeed() ?? UInt64.random(in: .min ... .max))
+    }
+
+    /// A generator seeded from `$VECSYNC_SEED` when set, else from `defaultSeed`, so a
+    /// test replays the same values on every run; it prints the seed.
+    init(defaultSeed: UInt64) {
+        self.init(seed: Self.environmentSeed() ?? defaultSeed)
+        print("seed \(seed) (set VECSYNC_SEED=\(seed) to replay)")
+    }
+
+    /// `$VECSYNC_SEED`, decimal or 0x-hex, when set.
+    private static func environmentSeed() -> UInt64? {
+        guard let text = ProcessInfo.processInfo.environment["VECSYNC_SEED"], !text.isEmpty else { return nil }
+        return text.lowercased().hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
     }
 
     mutating func next() -> UInt64 {

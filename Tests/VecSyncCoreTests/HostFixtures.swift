@@ -4,7 +4,7 @@ import VecSyncCore
 /// Helpers shared by the host suites.
 enum HostFixtures {
     /// A vector with elements uniform in -1 ... 1.
-    static func randomVector(_ dimensions: Int, using rng: inout SeededRandom) -> Vector {
+    static func randomVector(_ dimensions: Int, using rng: inout ExtensionRandom) -> Vector {
         Vector((0..<dimensions).map { _ in Float.random(in: -1...1, using: &rng) })
     }
 
@@ -15,7 +15,7 @@ enum HostFixtures {
 
     /// A canonical table `items(id TEXT PRIMARY KEY, embedding F32_BLOB(n), category TEXT,
     /// score INTEGER)` with `count` random rows, and its vec0 index (not yet created).
-    static func itemsTable(_ db: Database, dimensions: Int, count: Int, using rng: inout SeededRandom) throws -> VectorIndex {
+    static func itemsTable(_ db: Database, dimensions: Int, count: Int, using rng: inout ExtensionRandom) throws -> VectorIndex {
         try db.execute(sql: """
             CREATE TABLE items (id TEXT PRIMARY KEY, embedding F32_BLOB(\(dimensions)), category TEXT, score INTEGER)
             """)

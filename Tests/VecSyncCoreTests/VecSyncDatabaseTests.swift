@@ -23,7 +23,7 @@ struct VecSyncDatabaseTests {
     }
 
     @Test func sqlDistancesAgreeWithSwift() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0002)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0002)
         let db = try HostFixtures.database()
         try db.read { db in
             for _ in 0..<50 {

@@ -14,7 +14,7 @@ struct VectorIndexTests {
     }
 
     @Test func createBackfillsExistingRowsAndSearchIsExact() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0101)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0101)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 300, using: &rng)
@@ -31,7 +31,7 @@ struct VectorIndexTests {
     }
 
     @Test func filteredSearchReturnsKRowsWhenFilterMatchesFew() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0102)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0102)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 600, using: &rng)
@@ -54,7 +54,7 @@ struct VectorIndexTests {
     }
 
     @Test func triggersFollowInsertUpdateUpsertReplaceAndDelete() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0103)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0103)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 20, using: &rng)
@@ -86,7 +86,7 @@ struct VectorIndexTests {
     }
 
     @Test func triggersAreSilentWhileMergingAndRefreshUpdatesExactlyTheGivenRows() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0104)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0104)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 30, using: &rng)
@@ -110,7 +110,7 @@ struct VectorIndexTests {
     }
 
     @Test func verifyCatchesATamperedIndex() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0105)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0105)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 40, using: &rng)
@@ -137,7 +137,7 @@ struct VectorIndexTests {
     }
 
     @Test func rebuildAfterDroppingTheIndexGivesIdenticalResults() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0106)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0106)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 200, using: &rng)
@@ -155,7 +155,7 @@ struct VectorIndexTests {
     }
 
     @Test func createRegistersTheIndexAndIsIdempotent() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0107)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0107)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 5, using: &rng)
@@ -171,7 +171,7 @@ struct VectorIndexTests {
     }
 
     @Test func createRefusesAnExistingIndexOfAnotherDefinitionAndRebuildReplacesIt() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_010A)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_010A)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 10, using: &rng)
@@ -186,7 +186,7 @@ struct VectorIndexTests {
     }
 
     @Test func searchRefusesAWrongDimensionAndAnUnknownFilterColumn() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0108)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0108)
         let db = try HostFixtures.database()
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 5, using: &rng)
@@ -217,7 +217,7 @@ struct VectorIndexTests {
     }
 
     @Test func integerKeysAndOddIdentifiersWork() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0109)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0109)
         let db = try HostFixtures.database()
         try db.write { db in
             try db.execute(sql: #"CREATE TABLE "my docs" ("doc id" INTEGER PRIMARY KEY, "the vec" F32_BLOB(4), "kind" TEXT)"#)

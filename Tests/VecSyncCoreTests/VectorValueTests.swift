@@ -28,7 +28,7 @@ struct VectorValueTests {
     }
 
     @Test func textRoundTripsEveryFloatExactly() throws {
-        var rng = SeededRandom(defaultSeed: 0x5EED_0001)
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0001)
         for _ in 0..<200 {
             let v = Vector((0..<16).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng)) }
                 .map { $0.isFinite ? $0 : 1 })

@@ -174,11 +174,17 @@ struct MergeTests {
         #expect(throws: SyncError.ownChangeSet(site: "a")) { try a.merge(a.changes(since: 0)) }
     }
 
+    /// A mac, authoritative for photos, and a phone whose clock runs far ahead of it.
+    static func macAndPhone(macClock: Int64 = 1_000_000, phoneClock: Int64 = 9_000_000) throws -> (Replica, Replica) {
+        let mac = try Fixture.replica("mac", wallClock: macClock)
+        let phone = try Fixture.replica("phone", wallClock: phoneClock)
+        for replica in [mac, phone] { try replica.setAuthority("mac", for: "photos") }
+        return (mac, phone)
+    }
+
     @Test("the authoritative site's writes win whatever the clocks say")
     func authoritativeSiteWins() throws {
-        let mac = try Fixture.replica("mac", wallClock: 1_000)
-        let phone = try Fixture.replica("phone", wallClock: 9_000)
-        for replica in [mac, phone] { try replica.setAuthority("mac", for: "photos") }
+        let (mac, phone) = try Self.macAndPhone(macClock: 1_000, phoneClock: 9_000)
         try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('f1', 'scanned')")
         try Self.write(phone, "INSERT INTO photos (id, title) VALUES ('f1', 'edited on phone')")
         try Self.deliver(phone, to: mac)
@@ -194,9 +200,7 @@ struct MergeTests {
 
     @Test("a write made after merging the authority's wins over it; a concurrent one loses")
     func authorityOrdersOnlyConcurrentWrites() throws {
-        let mac = try Fixture.replica("mac", wallClock: 1_000_000)
-        let phone = try Fixture.replica("phone", wallClock: 9_000_000)
-        for replica in [mac, phone] { try replica.setAuthority("mac", for: "photos") }
+        let (mac, phone) = try Self.macAndPhone()
         try Self.write(mac, "INSERT INTO photos (id, title, rating) VALUES ('f1', 'scanned', 1)")
         try Self.deliver(mac, to: phone)
 
@@ -220,9 +224,7 @@ struct MergeTests {
 
     @Test("the authority's delete beats a concurrent delete and re-insert elsewhere; a later re-insert wins")
     func authorityDecidesRowExistence() throws {
-        let mac = try Fixture.replica("mac", wallClock: 1_000_000)
-        let phone = try Fixture.replica("phone", wallClock: 9_000_000)
-        for replica in [mac, phone] { try replica.setAuthority("mac", for: "photos") }
+        let (mac, phone) = try Self.macAndPhone()
         try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('f1', 'scanned')")
         try Self.deliver(mac, to: phone)
 
