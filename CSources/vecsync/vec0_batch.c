@@ -106,6 +106,7 @@ static void vkbReset(VkbCursor *pCur){
   pCur->nQuery = 0;
   pCur->iQuery = pCur->iHit = 0;
   pCur->iRow = 0;
+  pCur->pTab = 0;
 }
 
 static int vkbClose(sqlite3_vtab_cursor *cur){
@@ -122,89 +123,100 @@ static void vkbSettle(VkbCursor *pCur){
   }
 }
 
+/* Report an error of the batch function: "vecsync_knn_batch: <zErr>", zErr freed. */
+static int vkbError(sqlite3_vtab *pVtab, int rc, char *zErr){
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = rc==SQLITE_NOMEM ? 0 : sqlite3_mprintf("vecsync_knn_batch: %s",
+                                                          zErr ? zErr : "error");
+  sqlite3_free(zErr);
+  return rc;
+}
+
 static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   VkbCursor *pCur = (VkbCursor*)cur;
   sqlite3_vtab *pVtab = cur->pVtab;
   Vec0Registry *pReg = *(Vec0Registry**)&pVtab[1];
+  Vec0Table *pTab = 0;
   const char *zTable;
-  const unsigned char *pBlob;
   float *Q = 0;
   char *zErr = 0;
-  int nBlob, nQuery, rc;
-  sqlite3_int64 k;
+  int nBlob = 0, nQuery = 0, nVecBytes, j, rc = SQLITE_OK;
+  sqlite3_int64 k = 0;
   (void)idxNum; (void)idxStr; (void)argc;
 
   vkbReset(pCur);
   zTable = (const char*)sqlite3_value_text(argv[0]);
   if( zTable==0 ){
-    pVtab->zErrMsg = sqlite3_mprintf("vecsync_knn_batch: the table name is NULL");
-    return SQLITE_ERROR;
+    zErr = sqlite3_mprintf("the table name is NULL");
+    rc = SQLITE_ERROR;
+    goto cleanup;
   }
-  rc = vec0Find(pReg->db, pReg, 0, zTable, &pCur->pTab, &zErr);
+  rc = vec0Find(pReg->db, pReg, 0, zTable, &pTab, &zErr);
+  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pTab);
   if( rc!=SQLITE_OK ){
-    pVtab->zErrMsg = sqlite3_mprintf("vecsync_knn_batch: %s", zErr);
-    sqlite3_free(zErr);
-    return rc;
+    if( zErr==0 && pTab ) zErr = vec0TakeError(pTab);
+    goto cleanup;
   }
   if( sqlite3_value_type(argv[2])!=SQLITE_INTEGER || (k = sqlite3_value_int64(argv[2]))<=0 ){
-    pVtab->zErrMsg = sqlite3_mprintf("vecsync_knn_batch: k must be a positive integer");
-    return SQLITE_ERROR;
+    zErr = sqlite3_mprintf("k must be a positive integer");
+    rc = SQLITE_ERROR;
+    goto cleanup;
   }
   if( sqlite3_value_type(argv[1])!=SQLITE_BLOB ){
-    pVtab->zErrMsg = sqlite3_mprintf(
-        "vecsync_knn_batch: queries must be a blob of float32 vectors laid end to end");
-    return SQLITE_ERROR;
+    zErr = sqlite3_mprintf("queries must be a blob of float32 vectors laid end to end");
+    rc = SQLITE_ERROR;
+    goto cleanup;
   }
-  pBlob = sqlite3_value_blob(argv[1]);
   nBlob = sqlite3_value_bytes(argv[1]);
-  {
-    int nVecBytes = pCur->pTab->cfg.nDim*4;
-    int j;
-    if( nBlob==0 || nBlob%nVecBytes!=0 ){
-      pVtab->zErrMsg = sqlite3_mprintf(
-          "vecsync_knn_batch: queries is %d bytes, not a whole number of %d-dimension "
-          "float32 vectors (%d bytes each)", nBlob, pCur->pTab->cfg.nDim, nVecBytes);
-      return SQLITE_ERROR;
-    }
-    nQuery = nBlob/nVecBytes;
-    Q = sqlite3_malloc64((sqlite3_uint64)nBlob);
-    if( Q==0 ) return SQLITE_NOMEM;
-    vsF32FromLE(pBlob, nQuery*pCur->pTab->cfg.nDim, Q);
-    for(j=0; j<nQuery*pCur->pTab->cfg.nDim; j++){
-      if( Q[j]!=Q[j] || Q[j]-Q[j]!=0.0f ){
-        pVtab->zErrMsg = sqlite3_mprintf(
-            "vecsync_knn_batch: query %d has a NaN or infinite element",
-            j/pCur->pTab->cfg.nDim);
-        sqlite3_free(Q);
-        return SQLITE_ERROR;
-      }
-    }
+  nVecBytes = pTab->cfg.nDim*4;
+  if( nBlob==0 || nBlob%nVecBytes!=0 ){
+    zErr = sqlite3_mprintf("queries is %d bytes, not a whole number of %d-dimension "
+                           "float32 vectors (%d bytes each)", nBlob, pTab->cfg.nDim, nVecBytes);
+    rc = SQLITE_ERROR;
+    goto cleanup;
   }
-  rc = vec0CacheEnsure(pCur->pTab);
-  if( rc==SQLITE_OK ){
-    pCur->aTop = sqlite3_malloc64(sizeof(VsTopK)*(sqlite3_uint64)nQuery);
-    if( pCur->aTop==0 ) rc = SQLITE_NOMEM;
+  nQuery = nBlob/nVecBytes;
+  Q = sqlite3_malloc64((sqlite3_uint64)nBlob);
+  if( Q==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  vsF32FromLE(sqlite3_value_blob(argv[1]), nQuery*pTab->cfg.nDim, Q);
+  for(j=0; j<nQuery && rc==SQLITE_OK; j++){
+    /* The checks a MATCH query gets, each query named by its index. */
+    char *zWhat = sqlite3_mprintf("query %d", j);
+    if( zWhat==0 ){ rc = SQLITE_NOMEM; break; }
+    rc = vec0VectorCheck(pTab, Q + (size_t)j*pTab->cfg.nDim, zWhat, &zErr);
+    sqlite3_free(zWhat);
   }
-  if( rc==SQLITE_OK ){
-    rc = vec0SearchBatch(pCur->pTab, Q, nQuery, k, pCur->aTop);
-    if( rc==SQLITE_OK ){
-      pCur->nQuery = nQuery;
-    }else{
-      sqlite3_free(pCur->aTop);
-      pCur->aTop = 0;
-    }
+  if( rc!=SQLITE_OK ) goto cleanup;
+  pCur->aTop = sqlite3_malloc64(sizeof(VsTopK)*(sqlite3_uint64)nQuery);
+  if( pCur->aTop==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  rc = vec0SearchBatch(pTab, Q, nQuery, k, pCur->aTop);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(pCur->aTop);
+    pCur->aTop = 0;
+    goto cleanup;
   }
-  sqlite3_free(Q);
-  if( rc==SQLITE_OK && pCur->pTab->cfg.iPk>=0
-   && pCur->pTab->cfg.aCol[pCur->pTab->cfg.iPk].eType==VEC0_TYPE_TEXT ){
+  pCur->nQuery = nQuery;
+  pCur->pTab = pTab;
+  if( vec0HasTextPk(pTab) ){
     char *zSql = sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
-                                 pCur->pTab->zSchema, pCur->pTab->zName);
-    if( zSql==0 ) return SQLITE_NOMEM;
+                                 pTab->zSchema, pTab->zName);
+    if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
     rc = sqlite3_prepare_v2(pReg->db, zSql, -1, &pCur->pId, 0);
     sqlite3_free(zSql);
+    if( rc!=SQLITE_OK ){
+      zErr = sqlite3_mprintf("%s", sqlite3_errmsg(pReg->db));
+      goto cleanup;
+    }
   }
   vkbSettle(pCur);
+
+cleanup:
+  sqlite3_free(Q);
+  if( rc!=SQLITE_OK ){
+    vkbReset(pCur);
+    vkbError(pVtab, rc, zErr);
+  }
   return rc;
 }
 
@@ -230,10 +242,19 @@ static int vkbColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
       break;
     case VKB_COL_ID:
       if( pCur->pId ){
+        int rc;
         sqlite3_reset(pCur->pId);
         sqlite3_bind_int64(pCur->pId, 1, pHit->iRowid);
         if( sqlite3_step(pCur->pId)==SQLITE_ROW ){
           sqlite3_result_value(ctx, sqlite3_column_value(pCur->pId, 0));
+        }else if( (rc = sqlite3_reset(pCur->pId))!=SQLITE_OK ){
+          sqlite3_result_error_code(ctx, rc);
+          return rc;
+        }else{
+          sqlite3_result_error(ctx, "vecsync_knn_batch: storage is damaged: a hit's row "
+                                    "is gone", -1);
+          sqlite3_result_error_code(ctx, SQLITE_CORRUPT_VTAB);
+          return SQLITE_CORRUPT_VTAB;
         }
         sqlite3_reset(pCur->pId);
       }else{
@@ -272,22 +293,13 @@ static sqlite3_module vkbModule = {
 #endif
 };
 
-/* The vec0 tables of a connection are listed in one registry, freed with the module. */
-static void vec0RegistryFree(void *p){ sqlite3_free(p); }
-
-int vsRegisterVec0(sqlite3 *db, Vec0Registry **ppReg, char **pzErr){
-  Vec0Registry *pReg = sqlite3_malloc(sizeof(*pReg));
+int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   int rc;
-  if( pReg==0 ) return SQLITE_NOMEM;
-  memset(pReg, 0, sizeof(*pReg));
-  pReg->db = db;
-  rc = vsRegisterVec0Module(db, pReg, pzErr);
-  if( rc!=SQLITE_OK ){ sqlite3_free(pReg); return rc; }
-  rc = sqlite3_create_module_v2(db, "vecsync_knn_batch", &vkbModule, pReg, vec0RegistryFree);
+  pReg->nRef++;
+  rc = sqlite3_create_module_v2(db, "vecsync_knn_batch", &vkbModule, pReg, vsRegistryRelease);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("vecsync: cannot register module vecsync_knn_batch: %s",
                              sqlite3_errmsg(db));
   }
-  *ppReg = pReg;
   return rc;
 }

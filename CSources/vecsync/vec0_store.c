@@ -1,125 +1,208 @@
 /*
-** vec0_store.c: where a vec0 table keeps its rows, and the block scan that searches them.
+** vec0_store.c: where a vec0 table keeps its rows, its statements, and the in-memory copy
+** of its vectors that the block scan reads.
 **
-** Usage (internal; vec0.c calls these):
+** Usage (internal; vec0.c and vec0_search.c call these):
 **
-**   vec0ShadowCreate(p);                 // CREATE VIRTUAL TABLE
-**   vec0SlotAlloc(p, &iSlot); vec0VectorWrite(p, iSlot, a);
-**   vec0CacheEnsure(p); vec0Search(p, q, k, aMask, &top);
+**   vec0ShadowCreate(p);                       // CREATE VIRTUAL TABLE
+**   vec0StorageCheck(p);                       // before the first read or write
+**   vec0SlotAlloc(p, &iSlot); vec0VectorWrite(p, iSlot, iRowid, a);
+**   vec0CacheEnsure(p);                        // then vec0Search() scans p->cache
 **
 ** Storage. A vec0 table T keeps four shadow tables in its schema:
 **
-**   T_info(key PRIMARY KEY, value)     format, generation, next_slot
-**   T_rows(rowid INTEGER PRIMARY KEY,  one row per vec0 row: its storage slot, its text
-**          [id TEXT UNIQUE,] slot,       primary key if it has one, and its metadata and
+**   T_info(key PRIMARY KEY, value)     format, generation, next_slot, chunk_size,
+**                                      dimensions, metric, vectors_per_blob
+**   T_rows(rowid INTEGER PRIMARY KEY,  one row per vec0 row: its slot, its text primary
+**          [id TEXT UNIQUE,] slot,       key if it has one, and its metadata and
 **          c0, c1, ...)                  auxiliary values (column cN is user column N)
 **   T_vectors(chunk_id INTEGER PRIMARY KEY, vectors BLOB)
-**                                      runs of P vectors, row-major float32 (P a power of
-**                                      two, P·D ≤ 65,536 floats); slot s lives in row s/P
-**                                      at position s%P
+**                                      blobs of P vectors, row-major float32 (P a power
+**                                      of two dividing chunk_size, P·D ≤ 65,536 floats);
+**                                      slot s lives in blob s/P at position s%P
 **   T_free(slot INTEGER PRIMARY KEY)   slots freed by DELETE, reused first by INSERT
 **
-** Vectors are written into their block in place with sqlite3_blob_write(), so an insert
-** touches one vector's pages, not the block's. Everything is ordinary SQLite data: it
+** Vectors are written into their blob in place with sqlite3_blob_write(), so an insert
+** touches one vector's pages, not the blob's. Everything is ordinary SQLite data: it
 ** obeys transactions, survives reopening and is seen by other connections.
 **
-** Search. Each connection holds a copy of the blocks in memory (Vec0Cache) with every
-** vector's norm, so a query is one cblas_sgemv per block plus a bounded heap, at the
-** speed memory streams. The copy follows this connection's writes as they happen. It is
-** checked before each search against SQLITE_FCNTL_DATA_VERSION and the table's
-** 'generation' counter (bumped by every write), so a commit made by another connection
-** reloads it; a ROLLBACK drops it. Scores come from float32 BLAS; the best k+16 are then
-** re-ranked with distances computed in double precision, which are the ones reported.
+** Trust. The shadow tables are ordinary tables: anyone can write them, and a file can be
+** damaged. Every number read from them is checked before it is used as a size or an
+** index (next_slot against the blobs present, each slot against next_slot, each blob's id
+** and length), and a value that fails is SQLITE_CORRUPT_VTAB with the table named.
+**
+** The in-memory copy (Vec0Cache) holds every vector, chunk by chunk, with its norm, so a
+** query is one block scan per chunk plus a bounded heap, at the speed memory streams. It
+** follows this connection's writes as they happen, and is checked before each search
+** against SQLITE_FCNTL_DATA_VERSION and the table's 'generation' counter (bumped by
+** every write transaction), so a commit made by another connection reloads it; a
+** ROLLBACK drops it.
 */
 #define _GNU_SOURCE 1
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Extra candidates kept for the exact re-ranking of the best k. */
-#define VEC0_RERANK_EXTRA 16
+/* The layout version this file reads and writes (T_info 'format'). */
+#define VEC0_FORMAT 1
 
-enum {
-  VEC0_STMT_INFO_GET = 0,
-  VEC0_STMT_INFO_SET,
-  VEC0_STMT_FREE_FIRST,
-  VEC0_STMT_FREE_DEL,
-  VEC0_STMT_FREE_ADD,
-  VEC0_STMT_CHUNK_NEW,
-  VEC0_STMT_COUNT
-};
+/* ---- statements -------------------------------------------------------------------------- */
 
-/* Vectors a row of T_vectors holds: blobs of at most 64 KiB·4 (256 KiB), because writing
-** one vector walks the blob's overflow pages up to its offset; a power of two that
-** divides the scan block (nChunk), so each blob lands inside one block of the copy. */
-static int vec0PerBlob(Vec0Table *p){
-  int n = 1;
-  while( n*2<=p->cfg.nChunk && (sqlite3_int64)n*2*p->cfg.nDim<=65536 && p->cfg.nChunk%(n*2)==0 ){
-    n *= 2;
+/* The columns a cursor reads from T_rows: see VEC0_ROW_*. */
+static void vec0AppendRowColumns(Vec0Table *p, sqlite3_str *pStr){
+  int i;
+  sqlite3_str_appendf(pStr, "rowid, %s, slot", vec0HasTextPk(p) ? "id" : "NULL");
+  for(i=0; i<p->cfg.nCol; i++){
+    int eKind = p->cfg.aCol[i].eKind;
+    if( eKind==VEC0_META || eKind==VEC0_AUX ){
+      sqlite3_str_appendf(pStr, ", c%d", i);
+    }else{
+      sqlite3_str_appendall(pStr, ", NULL");
+    }
   }
-  return n;
 }
 
-/* Prepare (once) and return one of the table's shadow statements. */
-static int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
+/* ", c0, c3, ..." (bAssign: ", c0=?, c3=?") over the stored user columns. */
+static void vec0AppendStoredColumns(Vec0Table *p, sqlite3_str *pStr, const char *zEach){
+  int i;
+  for(i=0; i<p->cfg.nCol; i++){
+    int eKind = p->cfg.aCol[i].eKind;
+    if( eKind==VEC0_META || eKind==VEC0_AUX ) sqlite3_str_appendf(pStr, zEach, i);
+  }
+}
+
+/* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */
+static char *vec0StmtSql(Vec0Table *p, int eStmt){
+  const char *zS = p->zSchema, *zT = p->zName;
+  sqlite3_str *pStr = sqlite3_str_new(p->db);
+  switch( eStmt ){
+    case VEC0_STMT_INFO_GET:
+      sqlite3_str_appendf(pStr, "SELECT value FROM \"%w\".\"%w_info\" WHERE key=?1", zS, zT);
+      break;
+    case VEC0_STMT_INFO_SET:
+      sqlite3_str_appendf(pStr,
+          "REPLACE INTO \"%w\".\"%w_info\"(key, value) VALUES(?1, ?2)", zS, zT);
+      break;
+    case VEC0_STMT_FREE_FIRST:
+      sqlite3_str_appendf(pStr,
+          "SELECT slot FROM \"%w\".\"%w_free\" ORDER BY slot LIMIT 1", zS, zT);
+      break;
+    case VEC0_STMT_FREE_DEL:
+      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_free\" WHERE slot=?1", zS, zT);
+      break;
+    case VEC0_STMT_FREE_ADD:
+      sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_free\"(slot) VALUES(?1)", zS, zT);
+      break;
+    case VEC0_STMT_BLOB_NEW:
+      sqlite3_str_appendf(pStr,
+          "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
+          zS, zT);
+      break;
+    case VEC0_STMT_BLOB_ALL:
+      sqlite3_str_appendf(pStr, "SELECT chunk_id, vectors FROM \"%w\".\"%w_vectors\"", zS, zT);
+      break;
+    case VEC0_STMT_BLOB_COUNT:
+      sqlite3_str_appendf(pStr,
+          "SELECT count(*), min(chunk_id), max(chunk_id) FROM \"%w\".\"%w_vectors\"", zS, zT);
+      break;
+    case VEC0_STMT_SLOT_BY_ROWID:
+      sqlite3_str_appendf(pStr,
+          "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE rowid=?1", zS, zT);
+      break;
+    case VEC0_STMT_SLOT_BY_ID:
+      sqlite3_str_appendf(pStr, "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE id=?1", zS, zT);
+      break;
+    case VEC0_STMT_SLOT_ALL:
+      sqlite3_str_appendf(pStr, "SELECT rowid, slot FROM \"%w\".\"%w_rows\"", zS, zT);
+      break;
+    case VEC0_STMT_ROW_DELETE:
+      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_rows\" WHERE rowid=?1", zS, zT);
+      break;
+    case VEC0_STMT_ROW_INSERT:
+      sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_rows\"(rowid, slot%s",
+                          zS, zT, vec0HasTextPk(p) ? ", id" : "");
+      vec0AppendStoredColumns(p, pStr, ", c%d");
+      sqlite3_str_appendf(pStr, ") VALUES(?, ?%s", vec0HasTextPk(p) ? ", ?" : "");
+      vec0AppendStoredColumns(p, pStr, ", ?");
+      sqlite3_str_appendall(pStr, ")");
+      break;
+    case VEC0_STMT_ROW_UPDATE:
+      sqlite3_str_appendf(pStr, "UPDATE \"%w\".\"%w_rows\" SET rowid=?, slot=?%s",
+                          zS, zT, vec0HasTextPk(p) ? ", id=?" : "");
+      vec0AppendStoredColumns(p, pStr, ", c%d=?");
+      sqlite3_str_appendall(pStr, " WHERE rowid=?");
+      break;
+    case VEC0_STMT_NEXT_ROWID:
+      sqlite3_str_appendf(pStr,
+          "SELECT coalesce(max(rowid), 0) + 1 FROM \"%w\".\"%w_rows\"", zS, zT);
+      break;
+    case VEC0_STMT_READ_BY_ROWID:
+    case VEC0_STMT_READ_BY_ID:
+    case VEC0_STMT_READ_ALL:
+      sqlite3_str_appendall(pStr, "SELECT ");
+      vec0AppendRowColumns(p, pStr);
+      sqlite3_str_appendf(pStr, " FROM \"%w\".\"%w_rows\"", zS, zT);
+      if( eStmt==VEC0_STMT_READ_BY_ROWID ) sqlite3_str_appendall(pStr, " WHERE rowid=?1");
+      if( eStmt==VEC0_STMT_READ_BY_ID ) sqlite3_str_appendall(pStr, " WHERE id=?1");
+      if( eStmt==VEC0_STMT_READ_ALL ) sqlite3_str_appendall(pStr, " ORDER BY rowid");
+      break;
+  }
+  return sqlite3_str_finish(pStr);
+}
+
+static int vec0StmtPrepare(Vec0Table *p, int eStmt, unsigned int flags, sqlite3_stmt **ppStmt){
+  char *zSql = vec0StmtSql(p, eStmt);
+  int rc;
+  *ppStmt = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, flags, ppStmt, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
   int rc = SQLITE_OK;
   if( p->aStmt[eStmt]==0 ){
-    char *zSql = 0;
-    switch( eStmt ){
-      case VEC0_STMT_INFO_GET:
-        zSql = sqlite3_mprintf("SELECT value FROM \"%w\".\"%w_info\" WHERE key=?1",
-                               p->zSchema, p->zName);
-        break;
-      case VEC0_STMT_INFO_SET:
-        zSql = sqlite3_mprintf("REPLACE INTO \"%w\".\"%w_info\"(key, value) VALUES(?1, ?2)",
-                               p->zSchema, p->zName);
-        break;
-      case VEC0_STMT_FREE_FIRST:
-        zSql = sqlite3_mprintf("SELECT slot FROM \"%w\".\"%w_free\" ORDER BY slot LIMIT 1",
-                               p->zSchema, p->zName);
-        break;
-      case VEC0_STMT_FREE_DEL:
-        zSql = sqlite3_mprintf("DELETE FROM \"%w\".\"%w_free\" WHERE slot=?1",
-                               p->zSchema, p->zName);
-        break;
-      case VEC0_STMT_FREE_ADD:
-        zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_free\"(slot) VALUES(?1)",
-                               p->zSchema, p->zName);
-        break;
-      case VEC0_STMT_CHUNK_NEW:
-        zSql = sqlite3_mprintf(
-            "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
-            p->zSchema, p->zName);
-        break;
-    }
-    if( zSql==0 ) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT,
-                            &p->aStmt[eStmt], 0);
-    sqlite3_free(zSql);
+    rc = vec0StmtPrepare(p, eStmt, SQLITE_PREPARE_PERSISTENT, &p->aStmt[eStmt]);
   }
   *ppStmt = p->aStmt[eStmt];
   return rc;
 }
 
-int vec0CachedStmt(Vec0Table *p, int i, sqlite3_stmt **ppStmt, const char *zFmt, ...){
-  int rc = SQLITE_OK;
-  if( p->aStmt[i]==0 ){
-    va_list ap;
-    char *zSql;
-    va_start(ap, zFmt);
-    zSql = sqlite3_vmprintf(zFmt, ap);
-    va_end(ap);
-    if( zSql==0 ) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->aStmt[i], 0);
-    sqlite3_free(zSql);
-  }
-  *ppStmt = p->aStmt[i];
+int vec0StmtBorrow(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
+  int rc;
+  if( p->aStmtBusy[eStmt] ) return vec0StmtPrepare(p, eStmt, 0, ppStmt);
+  rc = vec0Stmt(p, eStmt, ppStmt);
+  if( rc==SQLITE_OK ) p->aStmtBusy[eStmt] = 1;
   return rc;
 }
+
+void vec0StmtGiveBack(Vec0Table *p, int eStmt, sqlite3_stmt *pStmt){
+  if( pStmt==0 ) return;
+  if( p->aStmt[eStmt]==pStmt ){
+    sqlite3_reset(pStmt);
+    sqlite3_clear_bindings(pStmt);
+    p->aStmtBusy[eStmt] = 0;
+  }else{
+    sqlite3_finalize(pStmt);
+  }
+}
+
+void vec0StmtsFinalize(Vec0Table *p){
+  int i;
+  for(i=0; i<VEC0_STMT_COUNT; i++){
+    /* A statement lent to an open cursor is the cursor's to finalize: it no longer
+    ** matches aStmt[i] when given back. */
+    if( !p->aStmtBusy[i] ) sqlite3_finalize(p->aStmt[i]);
+    p->aStmt[i] = 0;
+    p->aStmtBusy[i] = 0;
+  }
+}
+
+/* ---- T_info -------------------------------------------------------------------------- */
 
 /* Read an integer from T_info; *piVal keeps its value when the key is absent. */
 int vec0InfoGet(Vec0Table *p, const char *zKey, sqlite3_int64 *piVal){
@@ -141,6 +224,31 @@ int vec0InfoSet(Vec0Table *p, const char *zKey, sqlite3_int64 iVal){
   return sqlite3_reset(pStmt);
 }
 
+/* next_slot, checked to be a slot count (the blobs behind it are checked on load). */
+static int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot){
+  sqlite3_int64 nSlot = -1;
+  int rc = vec0InfoGet(p, "next_slot", &nSlot);
+  if( rc==SQLITE_OK && (nSlot<0 || nSlot>((sqlite3_int64)1<<40)) ){
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot is %lld", p->zName, nSlot);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  *pnSlot = nSlot;
+  return rc;
+}
+
+/* ---- creating and checking the shadow tables ------------------------------------------ */
+
+/* Slots a blob of T_vectors holds: blobs of at most 64 KiB·4 (256 KiB), because writing
+** one vector walks the blob's overflow pages up to its offset; a power of two that
+** divides chunk_size, so each blob lands inside one chunk of the copy. */
+static int vec0PerBlobFor(const Vec0Config *pCfg){
+  int n = 1;
+  while( n*2<=pCfg->nChunk && (sqlite3_int64)n*2*pCfg->nDim<=65536 && pCfg->nChunk%(n*2)==0 ){
+    n *= 2;
+  }
+  return n;
+}
+
 /* Shadow column declaration for user column i. */
 static const char *vec0ShadowType(int eType){
   switch( eType ){
@@ -157,92 +265,201 @@ int vec0ShadowCreate(Vec0Table *p){
   int rc, i;
   char *zSql;
   sqlite3_str *pStr = sqlite3_str_new(p->db);
+  p->nPerBlob = vec0PerBlobFor(&p->cfg);
   sqlite3_str_appendf(pStr,
       "CREATE TABLE \"%w\".\"%w_info\"(key TEXT PRIMARY KEY, value);"
       "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
-      "('format', 1), ('generation', 0), ('next_slot', 0), ('chunk_size', %d), "
+      "('format', %d), ('generation', 0), ('next_slot', 0), ('chunk_size', %d), "
       "('dimensions', %d), ('metric', '%s'), ('vectors_per_blob', %d);"
       "CREATE TABLE \"%w\".\"%w_vectors\"(chunk_id INTEGER PRIMARY KEY, vectors BLOB NOT NULL);"
       "CREATE TABLE \"%w\".\"%w_free\"(slot INTEGER PRIMARY KEY);"
       "CREATE TABLE \"%w\".\"%w_rows\"(rowid INTEGER PRIMARY KEY",
-      p->zSchema, p->zName, p->zSchema, p->zName, p->cfg.nChunk, p->cfg.nDim,
-      vec0MetricName(p->cfg.eMetric), vec0PerBlob(p),
+      p->zSchema, p->zName, p->zSchema, p->zName, VEC0_FORMAT, p->cfg.nChunk, p->cfg.nDim,
+      vec0MetricName(p->cfg.eMetric), p->nPerBlob,
       p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName);
-  if( p->cfg.iPk>=0 && p->cfg.aCol[p->cfg.iPk].eType==VEC0_TYPE_TEXT ){
-    sqlite3_str_appendf(pStr, ", id TEXT NOT NULL UNIQUE");
-  }
-  sqlite3_str_appendf(pStr, ", slot INTEGER NOT NULL");
+  if( vec0HasTextPk(p) ) sqlite3_str_appendall(pStr, ", id TEXT NOT NULL UNIQUE");
+  sqlite3_str_appendall(pStr, ", slot INTEGER NOT NULL");
   for(i=0; i<p->cfg.nCol; i++){
     int eKind = p->cfg.aCol[i].eKind;
     if( eKind==VEC0_META || eKind==VEC0_AUX ){
       sqlite3_str_appendf(pStr, ", c%d %s", i, vec0ShadowType(p->cfg.aCol[i].eType));
     }
   }
-  sqlite3_str_appendf(pStr, ");");
+  sqlite3_str_appendall(pStr, ");");
   zSql = sqlite3_str_finish(pStr);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
   sqlite3_free(zSql);
+  if( rc==SQLITE_OK ) p->bStorageChecked = 1;
   return rc;
 }
 
+/* Drop the shadow tables: ours, and those sqlite-vec makes when the table is one of its
+** files (DROP TABLE removes the whole table whichever extension wrote it). */
 int vec0ShadowDrop(Vec0Table *p){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_str *pDrop = sqlite3_str_new(p->db);
   char *zSql = sqlite3_mprintf(
-      "DROP TABLE IF EXISTS \"%w\".\"%w_info\";"
-      "DROP TABLE IF EXISTS \"%w\".\"%w_vectors\";"
-      "DROP TABLE IF EXISTS \"%w\".\"%w_free\";"
-      "DROP TABLE IF EXISTS \"%w\".\"%w_rows\";",
-      p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName,
-      p->zSchema, p->zName);
-  int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+      "SELECT name FROM \"%w\".sqlite_schema WHERE type='table'"
+      " AND substr(name, 1, length(?1)+1)=?1||'_' AND ("
+      "   substr(name, length(?1)+2) IN ('info','vectors','free','rows',"
+      "                                  'chunks','rowids','auxiliary')"
+      "   OR substr(name, length(?1)+2) GLOB 'vector_chunks[0-9][0-9]'"
+      "   OR substr(name, length(?1)+2) GLOB 'metadatachunks[0-9][0-9]'"
+      "   OR substr(name, length(?1)+2) GLOB 'metadatatext[0-9][0-9]')",
+      p->zSchema);
+  int rc = zSql ? SQLITE_OK : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  zSql = 0;
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, p->zName, -1, SQLITE_STATIC);
+    while( sqlite3_step(pStmt)==SQLITE_ROW ){
+      sqlite3_str_appendf(pDrop, "DROP TABLE IF EXISTS \"%w\".\"%w\";",
+                          p->zSchema, (const char*)sqlite3_column_text(pStmt, 0));
+    }
+    rc = sqlite3_finalize(pStmt);
+  }
+  zSql = sqlite3_str_finish(pDrop);
+  if( rc==SQLITE_OK && zSql==0 ) rc = SQLITE_NOMEM;
+  if( rc==SQLITE_OK && zSql[0] ) rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
   sqlite3_free(zSql);
   return rc;
 }
 
-void vec0StmtsFinalize(Vec0Table *p){
-  int i;
-  for(i=0; i<(int)(sizeof(p->aStmt)/sizeof(p->aStmt[0])); i++){
-    sqlite3_finalize(p->aStmt[i]);
-    p->aStmt[i] = 0;
+/* Whether table T_zSuffix exists in the table's schema. */
+static int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf(
+      "SELECT 1 FROM \"%w\".sqlite_schema WHERE type='table' AND name='%q_%q'",
+      p->zSchema, p->zName, zSuffix);
+  int rc;
+  *pbExists = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    *pbExists = sqlite3_step(pStmt)==SQLITE_ROW;
+    rc = sqlite3_finalize(pStmt);
   }
-  /* A cursor statement in use is left to its cursor, which finalizes it on release as it
-  ** no longer matches the slot. */
-  for(i=0; i<(int)(sizeof(p->aCurStmt)/sizeof(p->aCurStmt[0])); i++){
-    if( !p->aCurBusy[i] ) sqlite3_finalize(p->aCurStmt[i]);
-    p->aCurStmt[i] = 0;
-    p->aCurBusy[i] = 0;
+  return rc;
+}
+
+int vec0StorageCheck(Vec0Table *p){
+  sqlite3_int64 iFormat = -1, nDim = -1, nChunk = -1, nPer = -1;
+  int rc = SQLITE_OK, bRows = 0, bForeign = 0;
+  const char *zWhat = 0;
+
+  if( p->bStorageChecked ) return SQLITE_OK;
+  rc = vec0ShadowExists(p, "rows", &bRows);
+  if( rc==SQLITE_OK && bRows ){
+    static const char *azOther[] = { "info", "vectors", "free" };
+    int i, bExists = 1;
+    for(i=0; i<3 && rc==SQLITE_OK && bExists; i++){
+      rc = vec0ShadowExists(p, azOther[i], &bExists);
+      if( rc==SQLITE_OK && !bExists ){
+        vec0SetError(p, "vec0 \"%s\": storage is damaged: table %s_%s is missing",
+                     p->zName, p->zName, azOther[i]);
+        rc = SQLITE_CORRUPT_VTAB;
+      }
+    }
+    if( rc!=SQLITE_OK ) goto cleanup;
   }
+  if( rc==SQLITE_OK && !bRows ){
+    /* sqlite-vec keeps T_rowids, T_chunks and T_vector_chunksNN instead. */
+    rc = vec0ShadowExists(p, "rowids", &bForeign);
+    if( rc==SQLITE_OK && !bForeign ) rc = vec0ShadowExists(p, "vector_chunks00", &bForeign);
+    if( rc==SQLITE_OK ){
+      if( bForeign ){
+        vec0SetError(p, "vec0 \"%s\" was written by sqlite-vec, whose storage this "
+                        "extension does not read; rebuild the table from its source rows",
+                     p->zName);
+      }else{
+        vec0SetError(p, "vec0 \"%s\": storage is damaged: table %s_rows is missing",
+                     p->zName, p->zName);
+      }
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+    goto cleanup;
+  }
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "format", &iFormat);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "dimensions", &nDim);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "chunk_size", &nChunk);
+  if( rc==SQLITE_OK ){
+    /* Layouts before vectors_per_blob kept one blob a chunk. */
+    nPer = nChunk;
+    rc = vec0InfoGet(p, "vectors_per_blob", &nPer);
+  }
+  if( rc!=SQLITE_OK ) goto cleanup;
+  if( iFormat!=VEC0_FORMAT ){
+    zWhat = "format";
+  }else if( nDim!=p->cfg.nDim ){
+    zWhat = "dimensions";
+  }else if( nChunk!=p->cfg.nChunk ){
+    zWhat = "chunk_size";
+  }else if( nPer<1 || nPer>p->cfg.nChunk || p->cfg.nChunk%nPer!=0 || (nPer & (nPer-1))!=0
+         || nPer*nDim>VS_MAX_DIMS*16 ){
+    zWhat = "vectors_per_blob";
+  }
+  if( zWhat ){
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: %s_info '%s' does not match the "
+                    "table's declaration", p->zName, p->zName, zWhat);
+    rc = SQLITE_CORRUPT_VTAB;
+    goto cleanup;
+  }
+  p->nPerBlob = (int)nPer;
+  p->bStorageChecked = 1;
+
+cleanup:
+  if( rc!=SQLITE_OK && rc!=SQLITE_CORRUPT_VTAB ){
+    vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->db));
+  }
+  return rc;
+}
+
+int vec0StorageExplain(Vec0Table *p, int rc){
+  if( rc==SQLITE_ERROR ){
+    char *zErr = vec0TakeError(p);
+    p->bStorageChecked = 0;
+    if( vec0StorageCheck(p)==SQLITE_CORRUPT_VTAB ){
+      sqlite3_free(zErr);
+      return SQLITE_CORRUPT_VTAB;
+    }
+    sqlite3_free(p->base.zErrMsg);
+    p->base.zErrMsg = zErr;
+  }
+  return rc;
 }
 
 /* ---- the in-memory copy --------------------------------------------------------------- */
 
 void vec0CacheClear(Vec0Table *p){
   Vec0Cache *c = &p->cache;
-  int b;
-  for(b=0; b<c->nBlock; b++) free(c->apBlock[b]);
-  sqlite3_free(c->apBlock);
+  int i;
+  for(i=0; i<c->nChunkAlloc; i++) free(c->apChunk[i]);
+  sqlite3_free(c->apChunk);
   sqlite3_free(c->aNorm);
   sqlite3_free(c->aRowid);
   sqlite3_free(c->aLive);
   memset(c, 0, sizeof(*c));
 }
 
-/* Make room for nBlock blocks in the copy. */
-static int vec0CacheGrow(Vec0Table *p, int nBlock){
+/* Make room for nChunk chunks in the copy. */
+static int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nChunk){
   Vec0Cache *c = &p->cache;
-  sqlite3_int64 nSlotNew = (sqlite3_int64)nBlock*p->cfg.nChunk;
-  sqlite3_int64 nSlotOld = (sqlite3_int64)c->nBlock*p->cfg.nChunk;
-  float **apBlock;
+  sqlite3_int64 nSlotNew = nChunk*p->cfg.nChunk;
+  sqlite3_int64 nSlotOld = (sqlite3_int64)c->nChunkAlloc*p->cfg.nChunk;
+  size_t nByte = sizeof(float)*(size_t)p->cfg.nChunk*(size_t)p->cfg.nDim;
+  float **apChunk;
   float *aNorm;
   sqlite3_int64 *aRowid;
   unsigned char *aLive;
-  int b;
-  if( nBlock<=c->nBlock ) return SQLITE_OK;
-  apBlock = sqlite3_realloc64(c->apBlock, sizeof(float*)*(sqlite3_uint64)nBlock);
-  if( apBlock==0 ) return SQLITE_NOMEM;
-  c->apBlock = apBlock;
+  sqlite3_int64 i;
+  if( nChunk<=c->nChunkAlloc ) return SQLITE_OK;
+  if( nChunk>0x7fffffff ) return SQLITE_NOMEM;
+  apChunk = sqlite3_realloc64(c->apChunk, sizeof(float*)*(sqlite3_uint64)nChunk);
+  if( apChunk==0 ) return SQLITE_NOMEM;
+  c->apChunk = apChunk;
   aNorm = sqlite3_realloc64(c->aNorm, sizeof(float)*(sqlite3_uint64)nSlotNew);
   if( aNorm==0 ) return SQLITE_NOMEM;
   c->aNorm = aNorm;
@@ -255,23 +472,51 @@ static int vec0CacheGrow(Vec0Table *p, int nBlock){
   memset(&aNorm[nSlotOld], 0, sizeof(float)*(size_t)(nSlotNew-nSlotOld));
   memset(&aRowid[nSlotOld], 0, sizeof(sqlite3_int64)*(size_t)(nSlotNew-nSlotOld));
   memset(&aLive[nSlotOld], 0, (size_t)(nSlotNew-nSlotOld));
-  for(b=c->nBlock; b<nBlock; b++){
-    void *pBlock = 0;
-    size_t nByte = sizeof(float)*(size_t)p->cfg.nChunk*(size_t)p->cfg.nDim;
-    if( posix_memalign(&pBlock, 64, nByte) ){
-      c->nBlock = b;
-      return SQLITE_NOMEM;
-    }
-    memset(pBlock, 0, nByte);
-    c->apBlock[b] = pBlock;
-    c->nBlock = b+1;
+  for(i=c->nChunkAlloc; i<nChunk; i++){
+    void *pChunk = 0;
+    if( posix_memalign(&pChunk, 64, nByte) ) return SQLITE_NOMEM;
+    memset(pChunk, 0, nByte);
+    c->apChunk[i] = pChunk;
+    c->nChunkAlloc = (int)i+1;
   }
   return SQLITE_OK;
 }
 
-static float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot){
-  return p->cache.apBlock[iSlot/p->cfg.nChunk]
+const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot){
+  return p->cache.apChunk[iSlot/p->cfg.nChunk]
        + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nDim;
+}
+
+static float *vec0CacheVectorW(Vec0Table *p, sqlite3_int64 iSlot){
+  return p->cache.apChunk[iSlot/p->cfg.nChunk]
+       + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nDim;
+}
+
+/* Check next_slot against the blobs of T_vectors: exactly the blobs 0..ceil(nSlot/P)-1
+** must be there, so nothing is allocated for slots the file does not hold. */
+static int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 nBlob = 0, iMin = 0, iMax = -1, nWant;
+  int rc = vec0Stmt(p, VEC0_STMT_BLOB_COUNT, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    nBlob = sqlite3_column_int64(pStmt, 0);
+    iMin = sqlite3_column_int64(pStmt, 1);
+    iMax = nBlob ? sqlite3_column_int64(pStmt, 2) : -1;
+  }
+  rc = sqlite3_reset(pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  nWant = (nSlot + p->nPerBlob - 1)/p->nPerBlob;
+  if( nBlob!=nWant ){
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot %lld needs %lld vector "
+                    "blobs, %s_vectors has %lld", p->zName, nSlot, nWant, p->zName, nBlob);
+    rc = SQLITE_CORRUPT_VTAB;
+  }else if( nBlob>0 && (iMin!=0 || iMax!=nBlob-1) ){
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: the blobs of %s_vectors are numbered "
+                    "%lld to %lld, not 0 to %lld", p->zName, p->zName, iMin, iMax, nBlob-1);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  return rc;
 }
 
 /* Load the whole copy from the shadow tables. */
@@ -279,53 +524,45 @@ static int vec0CacheLoad(Vec0Table *p){
   Vec0Cache *c = &p->cache;
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 nSlot = 0, iGen = 0;
-  char *zSql = 0;
+  size_t nBlobBytes = sizeof(float)*(size_t)p->nPerBlob*(size_t)p->cfg.nDim;
   int rc;
-  int nPer = vec0PerBlob(p);
-  size_t nBlobBytes = sizeof(float)*(size_t)nPer*(size_t)p->cfg.nDim;
 
   vec0CacheClear(p);
-  rc = vec0InfoGet(p, "next_slot", &nSlot);
+  rc = vec0NextSlot(p, &nSlot);
   if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "generation", &iGen);
-  if( rc==SQLITE_OK ){
-    rc = vec0CacheGrow(p, (int)((nSlot + p->cfg.nChunk - 1)/p->cfg.nChunk));
-  }
+  if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
+  if( rc==SQLITE_OK ) rc = vec0CacheGrow(p, (nSlot + p->cfg.nChunk - 1)/p->cfg.nChunk);
   if( rc!=SQLITE_OK ) goto cleanup;
   c->nSlot = nSlot;
 
-  zSql = sqlite3_mprintf("SELECT chunk_id, vectors FROM \"%w\".\"%w_vectors\"",
-                         p->zSchema, p->zName);
-  if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-    sqlite3_int64 iChunk = sqlite3_column_int64(pStmt, 0);
+  rc = vec0Stmt(p, VEC0_STMT_BLOB_ALL, &pStmt);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  while( sqlite3_step(pStmt)==SQLITE_ROW ){
+    sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
     const void *pBlob = sqlite3_column_blob(pStmt, 1);
     int nBlob = sqlite3_column_bytes(pStmt, 1);
-    sqlite3_int64 iFirst = iChunk*nPer;     /* first slot the blob holds */
-    if( iChunk<0 || iFirst>=(sqlite3_int64)c->nBlock*p->cfg.nChunk
-     || (size_t)nBlob!=nBlobBytes ){
+    sqlite3_int64 iFirst = iBlob*p->nPerBlob;     /* first slot the blob holds */
+    if( iBlob<0 || iFirst>=(sqlite3_int64)c->nChunkAlloc*p->cfg.nChunk
+     || pBlob==0 || (size_t)nBlob!=nBlobBytes ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
+                   p->zName, iBlob, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
-      p->base.zErrMsg = sqlite3_mprintf(
-          "vec0 \"%s\": storage block %lld is damaged", p->zName, iChunk);
       break;
     }
-    vsF32FromLE(pBlob, nPer*p->cfg.nDim, vec0CacheVector(p, iFirst));
+    vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim, vec0CacheVectorW(p, iFirst));
   }
-  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
-  pStmt = 0;
-  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
   if( rc!=SQLITE_OK ) goto cleanup;
 
-  zSql = sqlite3_mprintf("SELECT rowid, slot FROM \"%w\".\"%w_rows\"", p->zSchema, p->zName);
-  if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+  rc = vec0Stmt(p, VEC0_STMT_SLOT_ALL, &pStmt);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  while( sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
     sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 1);
     if( iSlot<0 || iSlot>=nSlot || c->aLive[iSlot] ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: row %lld has slot %lld",
+                   p->zName, iRowid, iSlot);
       rc = SQLITE_CORRUPT_VTAB;
-      p->base.zErrMsg = sqlite3_mprintf(
-          "vec0 \"%s\": row %lld has a bad storage slot", p->zName, iRowid);
       break;
     }
     c->aLive[iSlot] = 1;
@@ -333,15 +570,13 @@ static int vec0CacheLoad(Vec0Table *p){
     c->aNorm[iSlot] = vsNormF32(vec0CacheVector(p, iSlot), p->cfg.nDim);
     c->nLive++;
   }
-  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
-  pStmt = 0;
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
   if( rc==SQLITE_OK ){
     c->iGeneration = iGen;
     c->bValid = 1;
   }
 
 cleanup:
-  sqlite3_free(zSql);
   if( rc!=SQLITE_OK ) vec0CacheClear(p);
   return rc;
 }
@@ -356,9 +591,10 @@ static unsigned int vec0DataVersion(Vec0Table *p){
 int vec0CacheEnsure(Vec0Table *p){
   Vec0Cache *c = &p->cache;
   unsigned int v = vec0DataVersion(p);
+  int rc = vec0StorageCheck(p);
+  if( rc!=SQLITE_OK ) return rc;
   if( c->bValid ){
     sqlite3_int64 iGen = -1;
-    int rc;
     if( v==c->iDataVersion ) return SQLITE_OK;
     rc = vec0InfoGet(p, "generation", &iGen);
     if( rc!=SQLITE_OK ) return rc;
@@ -367,11 +603,9 @@ int vec0CacheEnsure(Vec0Table *p){
       return SQLITE_OK;
     }
   }
-  {
-    int rc = vec0CacheLoad(p);
-    if( rc==SQLITE_OK ) c->iDataVersion = vec0DataVersion(p);
-    return rc;
-  }
+  rc = vec0CacheLoad(p);
+  if( rc==SQLITE_OK ) c->iDataVersion = vec0DataVersion(p);
+  return vec0StorageExplain(p, rc);
 }
 
 /* Record a write: bump the generation, and keep the copy's generation in step with it
@@ -382,6 +616,7 @@ int vec0NoteWrite(Vec0Table *p){
   /* Once a transaction is enough: other connections only see it committed. */
   if( p->bGenerationBumped ) return SQLITE_OK;
   rc = vec0InfoGet(p, "generation", &iGen);
+  if( rc==SQLITE_OK && iGen==0x7fffffffffffffffLL ) iGen = -1;
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "generation", iGen+1);
   if( rc==SQLITE_OK ) p->bGenerationBumped = 1;
   if( rc==SQLITE_OK && p->cache.bValid ){
@@ -396,41 +631,67 @@ int vec0NoteWrite(Vec0Table *p){
 
 /* ---- slots and vectors ------------------------------------------------------------------ */
 
-/* Take a free slot, or a new one at the end (adding a storage block when needed). */
+int vec0SlotCheck(Vec0Table *p, sqlite3_int64 iSlot, const char *zWhere){
+  sqlite3_int64 nSlot = 0;
+  int rc = SQLITE_OK;
+  if( p->cache.bValid && p->cache.iDataVersion==vec0DataVersion(p) ){
+    nSlot = p->cache.nSlot;
+  }else{
+    rc = vec0NextSlot(p, &nSlot);
+  }
+  if( rc==SQLITE_OK && (iSlot<0 || iSlot>=nSlot) ){
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: %s names slot %lld, next_slot is %lld",
+                 p->zName, zWhere, iSlot, nSlot);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  return rc;
+}
+
+/* Take a free slot, or a new one at the end (adding a blob when needed). */
 int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
   sqlite3_stmt *pStmt;
-  sqlite3_int64 iSlot = -1;
+  sqlite3_int64 iSlot = -1, nSlot = 0;
+  int bFree = 0;
   int rc = vec0Stmt(p, VEC0_STMT_FREE_FIRST, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  if( sqlite3_step(pStmt)==SQLITE_ROW ) iSlot = sqlite3_column_int64(pStmt, 0);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    iSlot = sqlite3_column_int64(pStmt, 0);
+    bFree = 1;
+  }
   rc = sqlite3_reset(pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  if( iSlot>=0 ){
-    rc = vec0Stmt(p, VEC0_STMT_FREE_DEL, &pStmt);
-    if( rc!=SQLITE_OK ) return rc;
+  if( rc!=SQLITE_OK ) goto cleanup;
+  if( bFree ){
+    rc = vec0SlotCheck(p, iSlot, "a freed slot");
+    if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_FREE_DEL, &pStmt);
+    if( rc!=SQLITE_OK ) goto cleanup;
     sqlite3_bind_int64(pStmt, 1, iSlot);
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
-  }else{
-    sqlite3_int64 nSlot = 0;
-    rc = vec0InfoGet(p, "next_slot", &nSlot);
-    if( rc!=SQLITE_OK ) return rc;
-    iSlot = nSlot;
-    if( iSlot%vec0PerBlob(p)==0 ){
-      rc = vec0Stmt(p, VEC0_STMT_CHUNK_NEW, &pStmt);
-      if( rc!=SQLITE_OK ) return rc;
-      sqlite3_bind_int64(pStmt, 1, iSlot/vec0PerBlob(p));
-      sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)vec0PerBlob(p)*p->cfg.nDim*4);
-      sqlite3_step(pStmt);
-      rc = sqlite3_reset(pStmt);
-      if( rc!=SQLITE_OK ) return rc;
-    }
-    rc = vec0InfoSet(p, "next_slot", nSlot+1);
-    if( rc==SQLITE_OK && p->cache.bValid ){
-      rc = vec0CacheGrow(p, (int)(iSlot/p->cfg.nChunk)+1);
+    goto cleanup;
+  }
+  rc = vec0NextSlot(p, &nSlot);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  iSlot = nSlot;
+  if( iSlot%p->nPerBlob==0 ){
+    rc = vec0Stmt(p, VEC0_STMT_BLOB_NEW, &pStmt);
+    if( rc!=SQLITE_OK ) goto cleanup;
+    sqlite3_bind_int64(pStmt, 1, iSlot/p->nPerBlob);
+    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->nPerBlob*p->cfg.nDim*4);
+    sqlite3_step(pStmt);
+    rc = sqlite3_reset(pStmt);
+    if( rc!=SQLITE_OK ) goto cleanup;
+  }
+  rc = vec0InfoSet(p, "next_slot", nSlot+1);
+  if( rc==SQLITE_OK && p->cache.bValid ){
+    if( p->cache.nSlot!=nSlot ){
+      p->cache.bValid = 0;          /* the copy is not of this storage: reload it */
+    }else{
+      rc = vec0CacheGrow(p, iSlot/p->cfg.nChunk + 1);
       if( rc==SQLITE_OK ) p->cache.nSlot = nSlot+1;
     }
   }
+
+cleanup:
   *piSlot = iSlot;
   return rc;
 }
@@ -438,275 +699,107 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
 /* Return a slot to the free list. */
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   sqlite3_stmt *pStmt;
+  Vec0Cache *c = &p->cache;
   int rc = vec0Stmt(p, VEC0_STMT_FREE_ADD, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pStmt, 1, iSlot);
   sqlite3_step(pStmt);
   rc = sqlite3_reset(pStmt);
-  if( rc==SQLITE_OK && p->cache.bValid && iSlot<p->cache.nSlot && p->cache.aLive[iSlot] ){
-    p->cache.aLive[iSlot] = 0;
-    p->cache.aRowid[iSlot] = 0;
-    p->cache.nLive--;
+  if( rc==SQLITE_OK && c->bValid && iSlot>=0 && iSlot<c->nSlot && c->aLive[iSlot] ){
+    c->aLive[iSlot] = 0;
+    c->aRowid[iSlot] = 0;
+    c->nLive--;
   }
   return rc;
 }
 
-/* Open the block that holds slot iSlot for incremental I/O. */
-static int vec0BlockOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_blob **ppBlob){
+/* Open the blob that holds slot iSlot for incremental I/O. */
+static int vec0BlobOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_blob **ppBlob){
   char *zTab = sqlite3_mprintf("%s_vectors", p->zName);
   int rc;
   if( zTab==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_blob_open(p->db, p->zSchema, zTab, "vectors", iSlot/vec0PerBlob(p),
+  rc = sqlite3_blob_open(p->db, p->zSchema, zTab, "vectors", iSlot/p->nPerBlob,
                          bWrite, ppBlob);
   sqlite3_free(zTab);
+  if( rc==SQLITE_OK
+   && sqlite3_blob_bytes(*ppBlob)!=p->nPerBlob*p->cfg.nDim*4 ){
+    sqlite3_blob_close(*ppBlob);
+    *ppBlob = 0;
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
+                 p->zName, iSlot/p->nPerBlob, p->zName);
+    rc = SQLITE_CORRUPT_VTAB;
+  }else if( rc==SQLITE_ERROR ){
+    /* No such blob: the slot names storage that is not there. */
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors: %s",
+                 p->zName, iSlot/p->nPerBlob, p->zName, sqlite3_errmsg(p->db));
+    rc = SQLITE_CORRUPT_VTAB;
+  }
   return rc;
 }
 
-/* Store vector a in slot iSlot for row iRowid, in its block and in the copy. */
+/* Store vector a in slot iSlot (checked) for row iRowid, in its blob and in the copy. */
 int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a){
   sqlite3_blob *pBlob = 0;
+  Vec0Cache *c = &p->cache;
   int nByte = p->cfg.nDim*4;
-  unsigned char *pBuf = sqlite3_malloc(nByte);
-  int rc;
-  if( pBuf==0 ) return SQLITE_NOMEM;
-  vsF32ToLE(a, p->cfg.nDim, pBuf);
-  rc = vec0BlockOpen(p, iSlot, 1, &pBlob);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%vec0PerBlob(p))*nByte);
+  unsigned char *pBuf = 0;
+  int rc = SQLITE_OK;
+  if( iSlot<0 ){
+    rc = vec0SlotCheck(p, iSlot, "a write");
+    goto cleanup;
   }
-  sqlite3_blob_close(pBlob);
-  sqlite3_free(pBuf);
-  if( rc==SQLITE_OK && p->cache.bValid ){
-    Vec0Cache *c = &p->cache;
+  pBuf = sqlite3_malloc(nByte);
+  if( pBuf==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  vsF32ToLE(a, p->cfg.nDim, pBuf);
+  rc = vec0BlobOpen(p, iSlot, 1, &pBlob);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
+  }
+  if( rc==SQLITE_OK && c->bValid ){
     if( iSlot>=c->nSlot ){
       c->bValid = 0;
     }else{
-      memcpy(vec0CacheVector(p, iSlot), a, (size_t)nByte);
+      memcpy(vec0CacheVectorW(p, iSlot), a, (size_t)nByte);
       c->aNorm[iSlot] = vsNormF32(a, p->cfg.nDim);
       if( !c->aLive[iSlot] ) c->nLive++;
       c->aLive[iSlot] = 1;
       c->aRowid[iSlot] = iRowid;
     }
   }
+
+cleanup:
+  sqlite3_blob_close(pBlob);
+  sqlite3_free(pBuf);
   return rc;
 }
 
 /* Change the rowid the copy records for a slot (an UPDATE of the primary key). */
 void vec0CacheSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
-  if( p->cache.bValid && iSlot<p->cache.nSlot ) p->cache.aRowid[iSlot] = iRowid;
+  if( p->cache.bValid && iSlot>=0 && iSlot<p->cache.nSlot ) p->cache.aRowid[iSlot] = iRowid;
 }
 
 /* Read the vector in slot iSlot into a (nDim floats), from the copy when it is current. */
 int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a){
   sqlite3_blob *pBlob = 0;
   int nByte = p->cfg.nDim*4;
-  unsigned char *pBuf;
-  int rc;
+  unsigned char *pBuf = 0;
+  int rc = vec0SlotCheck(p, iSlot, "a row");
+  if( rc!=SQLITE_OK ) goto cleanup;
   if( p->cache.bValid && iSlot<p->cache.nSlot
    && p->cache.iDataVersion==vec0DataVersion(p) ){
     memcpy(a, vec0CacheVector(p, iSlot), (size_t)nByte);
-    return SQLITE_OK;
+    goto cleanup;
   }
   pBuf = sqlite3_malloc(nByte);
-  if( pBuf==0 ) return SQLITE_NOMEM;
-  rc = vec0BlockOpen(p, iSlot, 0, &pBlob);
+  if( pBuf==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  rc = vec0BlobOpen(p, iSlot, 0, &pBlob);
   if( rc==SQLITE_OK ){
-    rc = sqlite3_blob_read(pBlob, pBuf, nByte, (int)(iSlot%vec0PerBlob(p))*nByte);
+    rc = sqlite3_blob_read(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
   }
-  sqlite3_blob_close(pBlob);
   if( rc==SQLITE_OK ) vsF32FromLE(pBuf, p->cfg.nDim, a);
-  sqlite3_free(pBuf);
-  return rc;
-}
-
-/* ---- search -------------------------------------------------------------------------- */
-
-int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
-                  float **paOut, char **pzErr){
-  VsVector v;
-  char *zErr = 0;
-  int rc;
-  *paOut = 0;
-  if( sqlite3_value_type(pVal)==SQLITE_NULL ){
-    *pzErr = sqlite3_mprintf("vec0 \"%s\": the %s vector is NULL", p->zName, zWhat);
-    return SQLITE_ERROR;
-  }
-  rc = vsVectorFromValue(pVal, VS_F32, &v, &zErr);
-  if( rc==SQLITE_OK && v.nDim!=p->cfg.nDim ){
-    zErr = sqlite3_mprintf("the %s vector has %d dimensions, column \"%s\" has %d",
-                           zWhat, v.nDim, p->cfg.aCol[p->cfg.iVec].zName, p->cfg.nDim);
-    rc = SQLITE_ERROR;
-  }
-  if( rc==SQLITE_OK ) rc = vsVectorToF32(&v, paOut, &zErr);
-  if( rc==SQLITE_OK && p->cfg.eMetric==VS_METRIC_COSINE
-   && vsNormF32(*paOut, p->cfg.nDim)==0.0f ){
-    zErr = sqlite3_mprintf(
-        "the %s vector is all zeros: cosine distance is undefined for it", zWhat);
-    rc = SQLITE_ERROR;
-  }
-  vsVectorFree(&v);
-  if( rc!=SQLITE_OK ){
-    sqlite3_free(*paOut);
-    *paOut = 0;
-    if( rc!=SQLITE_NOMEM ){
-      *pzErr = sqlite3_mprintf("vec0 \"%s\": %s", p->zName, zErr ? zErr : "bad vector");
-    }
-  }
-  sqlite3_free(zErr);
-  return rc;
-}
-
-/* The distance a BLAS score s = q·v stands for, for ranking. */
-static double vec0ApproxDistance(int eMetric, float s, float qNorm, float vNorm){
-  switch( eMetric ){
-    case VS_METRIC_COSINE: return 1.0 - (double)s/((double)qNorm*(double)vNorm);
-    case VS_METRIC_DOT:    return -(double)s;
-  }
-  {
-    double d2 = (double)qNorm*qNorm + (double)vNorm*vNorm - 2.0*(double)s;
-    return d2>0.0 ? d2 : 0.0;   /* squared: same order, no sqrt per candidate */
-  }
-}
-
-/* The distance between q and v computed in double precision, as reported. */
-double vec0Distance(int eMetric, const float *q, const float *v, int n){
-  double dot = 0, qq = 0, vv = 0, d2 = 0;
-  int i;
-  switch( eMetric ){
-    case VS_METRIC_COSINE:
-      for(i=0; i<n; i++){ dot += (double)q[i]*v[i]; qq += (double)q[i]*q[i]; vv += (double)v[i]*v[i]; }
-      {
-        double r = 1.0 - dot/sqrt(qq*vv);
-        return r<0.0 ? 0.0 : (r>2.0 ? 2.0 : r);
-      }
-    case VS_METRIC_DOT:
-      for(i=0; i<n; i++) dot += (double)q[i]*v[i];
-      return -dot;
-  }
-  for(i=0; i<n; i++){ double d = (double)q[i]-v[i]; d2 += d*d; }
-  return sqrt(d2);
-}
-
-/* Replace approximate distances by exact ones, sort, keep the best k. */
-static void vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k, VsTopK *pTop){
-  int i;
-  for(i=0; i<pTop->n; i++){
-    pTop->a[i].rDist = vec0Distance(p->cfg.eMetric, q,
-        vec0CacheVector(p, pTop->a[i].iSlot), p->cfg.nDim);
-  }
-  vsTopKSort(pTop);
-  if( pTop->n>k ) pTop->n = (int)k;
-}
-
-static sqlite3_int64 vec0CandidateCap(sqlite3_int64 k){
-  sqlite3_int64 nKeep = k + VEC0_RERANK_EXTRA;
-  if( nKeep<k ) nKeep = k;    /* overflow */
-  return nKeep;
-}
-
-/* Offer the rows of one block, scored by aScore (aScore[i] = q·row i), to the heap:
-** live rows that pass aMask (when given), skipping those the heap would refuse. */
-static void vec0PushScores(Vec0Table *p, const float *aScore, sqlite3_int64 iBase, int nRow,
-                           float qNorm, const unsigned char *aMask, VsTopK *pTop){
-  Vec0Cache *c = &p->cache;
-  double rBound = vsTopKBound(pTop);
-  int i;
-  for(i=0; i<nRow; i++){
-    sqlite3_int64 s = iBase+i;
-    double d;
-    if( !c->aLive[s] || (aMask && !aMask[s]) ) continue;
-    d = vec0ApproxDistance(p->cfg.eMetric, aScore[i], qNorm, c->aNorm[s]);
-    if( d<=rBound ){
-      vsTopKPush(pTop, d, c->aRowid[s], s);
-      rBound = vsTopKBound(pTop);
-    }
-  }
-}
-
-int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
-               const unsigned char *aMask, VsTopK *pTop){
-  Vec0Cache *c = &p->cache;
-  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
-  float qNorm = vsNormF32(q, nDim);
-  float *aScore = 0;
-  int rc, b;
-
-  rc = vsTopKInit(pTop, vec0CandidateCap(k), c->nLive);
-  if( rc!=SQLITE_OK ) return rc;
-  aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
-  if( aScore==0 ){ vsTopKFree(pTop); return SQLITE_NOMEM; }
-
-  for(b=0; b<c->nBlock; b++){
-    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
-    int nRow = (int)(c->nSlot - iBase < nChunk ? c->nSlot - iBase : nChunk);
-    const float *A = c->apBlock[b];
-    int i;
-    if( nRow<=0 ) break;
-    if( aMask ){
-      /* A selective filter scores its few rows one by one; a broad one, the block. */
-      int nPass = 0;
-      for(i=0; i<nRow; i++) nPass += aMask[iBase+i] && c->aLive[iBase+i];
-      if( nPass==0 ) continue;
-      if( nPass*8 < nRow ){
-        for(i=0; i<nRow; i++){
-          sqlite3_int64 s = iBase+i;
-          if( aMask[s] && c->aLive[s] ){
-            float dot = vsDotF32(q, A + (size_t)i*nDim, nDim);
-            vsTopKPush(pTop, vec0ApproxDistance(eMetric, dot, qNorm, c->aNorm[s]),
-                       c->aRowid[s], s);
-          }
-        }
-        continue;
-      }
-    }
-    vsScoreBlock(A, nRow, nDim, q, aScore);
-    vec0PushScores(p, aScore, iBase, nRow, qNorm, aMask, pTop);
-  }
-  sqlite3_free(aScore);
-  vec0Rerank(p, q, k, pTop);
-  return SQLITE_OK;
-}
-
-/* Queries scored against a block together, bounding the score matrix's size. */
-#define VEC0_BATCH_GROUP 256
-
-int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
-                    VsTopK *aTop){
-  Vec0Cache *c = &p->cache;
-  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim;
-  float *aScore = 0, *aQNorm = 0;
-  int rc = SQLITE_OK, j, b;
-
-  memset(aTop, 0, sizeof(VsTopK)*(size_t)nQuery);
-  aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*VEC0_BATCH_GROUP);
-  aQNorm = sqlite3_malloc64(sizeof(float)*(size_t)(nQuery ? nQuery : 1));
-  if( aScore==0 || aQNorm==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  for(j=0; j<nQuery && rc==SQLITE_OK; j++){
-    aQNorm[j] = vsNormF32(Q + (size_t)j*nDim, nDim);
-    rc = vsTopKInit(&aTop[j], vec0CandidateCap(k), c->nLive);
-  }
-  if( rc!=SQLITE_OK ) goto cleanup;
-
-  for(b=0; b<c->nBlock; b++){
-    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
-    int nRow = (int)(c->nSlot - iBase < nChunk ? c->nSlot - iBase : nChunk);
-    int j0;
-    if( nRow<=0 ) break;
-    for(j0=0; j0<nQuery; j0+=VEC0_BATCH_GROUP){
-      int nGroup = nQuery-j0 < VEC0_BATCH_GROUP ? nQuery-j0 : VEC0_BATCH_GROUP;
-      vsScoreBlockBatch(c->apBlock[b], nRow, nDim, Q + (size_t)j0*nDim, nGroup, aScore);
-      for(j=0; j<nGroup; j++){
-        vec0PushScores(p, aScore + (size_t)j*nRow, iBase, nRow, aQNorm[j0+j], 0, &aTop[j0+j]);
-      }
-    }
-  }
-  for(j=0; j<nQuery; j++) vec0Rerank(p, Q + (size_t)j*nDim, k, &aTop[j]);
 
 cleanup:
-  sqlite3_free(aScore);
-  sqlite3_free(aQNorm);
-  if( rc!=SQLITE_OK ){
-    for(j=0; j<nQuery; j++) vsTopKFree(&aTop[j]);
-  }
+  sqlite3_blob_close(pBlob);
+  sqlite3_free(pBuf);
   return rc;
 }

@@ -4,10 +4,15 @@
 ** The extension is split by concern, one file each:
 **
 **   vector_codec.c     vectors from SQL values (JSON-like text, F32 and F64 blobs), and back
-**   vector_kernels.c   dot products, norms and distances; the BLAS block scorer
+**   vector_kernels.c   dot products, norms and distances; the BLAS/AVX2 block scorers
 **   vector_topk.c      bounded heap that keeps the k nearest (distance, rowid) pairs
 **   vector_sql.c       scalar SQL functions: vector32, vector_extract, distances, vec_*
-**   vec0*.c            the vec0 virtual table and the batch search function
+**   vec0_config.c      a vec0 declaration: columns, types, options
+**   vec0_plan.c        KNN, point and scan plans: xBestIndex, idxStr, the filter mask
+**   vec0_search.c      query checks, the block scan, the top-k heap feed, exact re-rank
+**   vec0_store.c       shadow tables, their statements, slots, the in-memory copy
+**   vec0.c             the vec0 module: create/connect, cursors, writes, transactions
+**   vec0_batch.c       vecsync_knn_batch(): many queries in one pass
 **   vector_index.c     libSQL's libsql_vector_idx() and vector_top_k()
 **   vecsync_main.c     the entry point: registers everything, vecsync_debug()
 **
@@ -75,7 +80,7 @@ void vsF32FromLE(const unsigned char *p, int n, float *aOut);
 void vsResultF32(sqlite3_context *ctx, const float *a, int n);
 void vsResultF64(sqlite3_context *ctx, const double *a, int n);
 
-/* ---- kernels (vector_kernels.c) ----------------------------------------------------- */
+/* ---- kernels and distances (vector_kernels.c) ------------------------------------------ */
 
 /* Distance metrics of vec0 tables and vector indexes. */
 #define VS_METRIC_L2     0
@@ -86,6 +91,12 @@ float vsDotF32(const float *a, const float *b, int n);
 float vsNormF32(const float *a, int n);
 double vsDotF64(const VsVector *a, const VsVector *b);
 double vsL2SqF64(const VsVector *a, const VsVector *b);
+/* The distance between q and v under eMetric, computed in double precision: the figure
+** a KNN query reports and orders by. */
+double vsDistanceF32(int eMetric, const float *q, const float *v, int n);
+/* The distance a float32 score s = q·v stands for, for ranking candidates before the
+** exact re-rank (L2 is squared: same order, no square root a candidate). */
+double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm);
 
 /* out[i] = dot(A[i*nDim ..], q) for the nRow rows of a row-major block. One sgemv. */
 void vsScoreBlock(const float *A, int nRow, int nDim, const float *q, float *out);
@@ -116,6 +127,7 @@ struct VsTopK {
   int n;                /* Hits held now */
   VsHit *a;             /* Heap array, the worst kept hit at a[0] */
 };
+/* Room for min(k, nMaxCandidates) hits (at least one). k may be any positive int64. */
 int vsTopKInit(VsTopK *p, sqlite3_int64 k, sqlite3_int64 nMaxCandidates);
 void vsTopKFree(VsTopK *p);
 /* Offer a candidate; kept when it beats the worst kept hit. */
@@ -125,7 +137,7 @@ double vsTopKBound(const VsTopK *p);
 /* Sort the kept hits nearest first (destroys the heap order). */
 void vsTopKSort(VsTopK *p);
 
-/* ---- vec0 (vec0.c, vec0_config.c, vec0_store.c) --------------------------------------- */
+/* ---- vec0: declaration (vec0_config.c) ------------------------------------------------- */
 
 /* Kinds of vec0 columns. */
 #define VEC0_PK      1   /* "id text primary key" or "id integer primary key" */
@@ -159,21 +171,31 @@ struct Vec0Config {
   int iVec;             /* Index of the vector column */
   int nDim;             /* Dimensions of the vector column */
   int eMetric;          /* VS_METRIC_* */
-  int nChunk;           /* Vectors a storage block holds */
+  int nChunk;           /* Slots a chunk (the unit of the block scan) holds: chunk_size */
 };
 
 int vec0ParseConfig(int argc, const char *const *argv, Vec0Config *pCfg, char **pzErr);
 void vec0ConfigClear(Vec0Config *pCfg);
 const char *vec0MetricName(int eMetric);
 
-/* The in-memory copy of a vec0 table's vectors, in blocks of nChunk rows. */
+/* ---- vec0: the table ------------------------------------------------------------------- */
+
+/*
+** Words, one meaning each:
+**   slot   where one vector lives: a number from 0 to next_slot-1
+**   chunk  cfg.nChunk consecutive slots: the unit the in-memory copy is scanned in
+**   blob   one row of T_vectors (column chunk_id numbers it): nPerBlob consecutive slots,
+**          a power of two that divides nChunk
+*/
+
+/* The in-memory copy of a vec0 table's vectors, one array of floats a chunk. */
 typedef struct Vec0Cache Vec0Cache;
 struct Vec0Cache {
   int bValid;                 /* True while the copy matches the shadow tables */
-  sqlite3_int64 iGeneration;  /* _info 'generation' the copy reflects */
+  sqlite3_int64 iGeneration;  /* T_info 'generation' the copy reflects */
   unsigned int iDataVersion;  /* SQLITE_FCNTL_DATA_VERSION when last checked */
-  int nBlock;                 /* Blocks allocated */
-  float **apBlock;            /* apBlock[b]: nChunk*nDim floats, row-major */
+  int nChunkAlloc;            /* Chunks allocated in apChunk */
+  float **apChunk;            /* apChunk[c]: nChunk*nDim floats, row-major */
   float *aNorm;               /* Per slot: L2 norm of the stored vector */
   sqlite3_int64 *aRowid;      /* Per slot: rowid of the row stored there */
   unsigned char *aLive;       /* Per slot: 1 when a row occupies it */
@@ -181,6 +203,38 @@ struct Vec0Cache {
   sqlite3_int64 nLive;        /* Rows */
 };
 
+/* The table's statements, one entry each in Vec0Table.aStmt, prepared on first use from
+** the SQL vec0StmtSql() writes for them (as FTS5 keeps fts5_storage.c's aStmt[]). */
+enum {
+  VEC0_STMT_INFO_GET = 0,     /* SELECT value FROM T_info WHERE key=?1 */
+  VEC0_STMT_INFO_SET,         /* REPLACE INTO T_info(key, value) VALUES(?1, ?2) */
+  VEC0_STMT_FREE_FIRST,       /* SELECT slot FROM T_free ORDER BY slot LIMIT 1 */
+  VEC0_STMT_FREE_DEL,         /* DELETE FROM T_free WHERE slot=?1 */
+  VEC0_STMT_FREE_ADD,         /* INSERT INTO T_free(slot) VALUES(?1) */
+  VEC0_STMT_BLOB_NEW,         /* INSERT INTO T_vectors(chunk_id, vectors) VALUES(?1, zeroblob(?2)) */
+  VEC0_STMT_BLOB_ALL,         /* SELECT chunk_id, vectors FROM T_vectors */
+  VEC0_STMT_BLOB_COUNT,       /* SELECT count(*), min(chunk_id), max(chunk_id) FROM T_vectors */
+  VEC0_STMT_SLOT_BY_ROWID,    /* SELECT rowid, slot FROM T_rows WHERE rowid=?1 */
+  VEC0_STMT_SLOT_BY_ID,       /* SELECT rowid, slot FROM T_rows WHERE id=?1 */
+  VEC0_STMT_SLOT_ALL,         /* SELECT rowid, slot FROM T_rows */
+  VEC0_STMT_ROW_DELETE,       /* DELETE FROM T_rows WHERE rowid=?1 */
+  VEC0_STMT_ROW_INSERT,       /* INSERT INTO T_rows(rowid, slot, [id,] cN...) VALUES(...) */
+  VEC0_STMT_ROW_UPDATE,       /* UPDATE T_rows SET rowid=?, slot=?, [id=?,] cN=?... WHERE rowid=? */
+  VEC0_STMT_NEXT_ROWID,       /* SELECT coalesce(max(rowid), 0) + 1 FROM T_rows */
+  VEC0_STMT_READ_BY_ROWID,    /* SELECT <row> FROM T_rows WHERE rowid=?1: cursors */
+  VEC0_STMT_READ_BY_ID,       /* SELECT <row> FROM T_rows WHERE id=?1: cursors */
+  VEC0_STMT_READ_ALL,         /* SELECT <row> FROM T_rows ORDER BY rowid: cursors */
+  VEC0_STMT_COUNT
+};
+
+/* Columns of the <row> a cursor reads (VEC0_STMT_READ_*): rowid, id (or NULL), slot, then
+** user column i at VEC0_ROW_USER+i (NULL for the key and the vector). */
+#define VEC0_ROW_ROWID 0
+#define VEC0_ROW_ID    1
+#define VEC0_ROW_SLOT  2
+#define VEC0_ROW_USER  3
+
+typedef struct Vec0Registry Vec0Registry;
 typedef struct Vec0Table Vec0Table;
 struct Vec0Table {
   sqlite3_vtab base;          /* Base class: must be first */
@@ -188,66 +242,143 @@ struct Vec0Table {
   char *zSchema;              /* "main", "temp" or an attached name */
   char *zName;                /* Table name */
   Vec0Config cfg;             /* Parsed declaration */
+  int nPerBlob;               /* Slots a blob of T_vectors holds (T_info vectors_per_blob) */
+  int bStorageChecked;        /* T_info was read and matches the declaration */
   Vec0Cache cache;            /* Vectors in memory, for the block scan */
-  sqlite3_stmt *aStmt[16];    /* Prepared shadow-table statements, by VEC0_STMT_* */
-  sqlite3_stmt *aCurStmt[3];  /* Cursor statements kept between queries, by VEC0_CURSTMT_* */
-  unsigned char aCurBusy[3];  /* aCurStmt[i] is in use by an open cursor */
+  sqlite3_stmt *aStmt[VEC0_STMT_COUNT];       /* By VEC0_STMT_*, prepared on first use */
+  unsigned char aStmtBusy[VEC0_STMT_COUNT];   /* aStmt[i] is lent to an open cursor */
   int bGenerationBumped;      /* This write transaction already bumped 'generation' */
   Vec0Table *pNext;           /* Next vec0 table of the same connection */
-  struct Vec0Registry *pReg;  /* The connection's list of vec0 tables */
+  Vec0Registry *pReg;         /* The connection's list of vec0 tables */
 };
 
-/* The vec0 tables connected on one database connection, for the batch function and
-** for vector_top_k, which stores its index in a vec0 table. */
-typedef struct Vec0Registry Vec0Registry;
+/* What the extension keeps for one connection: its vec0 tables (for the batch function
+** and for vector_top_k, which stores its index in a vec0 table). Shared by the modules
+** registered on the connection, freed when the last of them is. */
 struct Vec0Registry {
   sqlite3 *db;                /* The connection */
   Vec0Table *pFirst;          /* Its vec0 tables */
+  int nRef;                   /* Modules registered with this registry */
+  void *pDims;                /* libsql_vector_idx()'s dimension list (vector_index.c) */
+  Vec0Registry *pNextReg;     /* Next connection's registry (vecsync_main.c's list) */
 };
 
 /* Find a connected vec0 table by schema (NULL: any) and name, connecting it if needed. */
 int vec0Find(sqlite3 *db, Vec0Registry *pReg, const char *zSchema, const char *zName,
              Vec0Table **ppTab, char **pzErr);
-/* Bring the cache up to date with the shadow tables. */
-int vec0CacheEnsure(Vec0Table *p);
-/* Exact k nearest rows to q (nDim floats), restricted to slots with aMask[slot] set
-** when aMask is not NULL. pTop receives at most k hits, nearest first. */
-int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
-               const unsigned char *aMask, VsTopK *pTop);
-/* The same for nQuery queries at once (one sgemm per block); apTop[j] for query j. */
-int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
-                    VsTopK *aTop);
-/* The distance between q and v under eMetric, computed in double precision. */
-double vec0Distance(int eMetric, const float *q, const float *v, int n);
-/* Decode and check a vector for table p's vector column (dimensions, NaN, zero vector
-** under cosine). *paOut is sqlite3_malloc'ed. zWhat names it in errors ("query"). */
-int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
-                  float **paOut, char **pzErr);
+/* Take the error text a vec0 operation left on table p (sqlite3_malloc'ed, or NULL). */
+char *vec0TakeError(Vec0Table *p);
+/* Set the table's error text (replacing any). */
+void vec0SetError(Vec0Table *p, const char *zFmt, ...);
 
-/* Storage internals shared by vec0.c and vec0_store.c. */
+/* ---- vec0: storage (vec0_store.c) ------------------------------------------------------ */
+
 int vec0ShadowCreate(Vec0Table *p);
 int vec0ShadowDrop(Vec0Table *p);
+/* Read T_info once and check it matches the declaration; recognise foreign layouts. */
+int vec0StorageCheck(Vec0Table *p);
+/* After an operation failed with rc: SQLITE_CORRUPT_VTAB (and the reason) when the
+** storage turns out to be damaged (a shadow table dropped, say), else rc. */
+int vec0StorageExplain(Vec0Table *p, int rc);
+/* Statement eStmt, prepared on first use; the caller resets it after use. */
+int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt);
+/* A cursor's statement: the kept one when free, else a private copy. Give it back with
+** vec0StmtGiveBack(). */
+int vec0StmtBorrow(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt);
+void vec0StmtGiveBack(Vec0Table *p, int eStmt, sqlite3_stmt *pStmt);
 void vec0StmtsFinalize(Vec0Table *p);
-void vec0CacheClear(Vec0Table *p);
 int vec0InfoGet(Vec0Table *p, const char *zKey, sqlite3_int64 *piVal);
 int vec0InfoSet(Vec0Table *p, const char *zKey, sqlite3_int64 iVal);
 int vec0NoteWrite(Vec0Table *p);
-/* Statement slot i of p (VEC0_STMT_USER and up belong to vec0.c), prepared from the SQL
-** that zFmt makes the first time; the caller resets it after use. */
-#define VEC0_STMT_USER 8
-int vec0CachedStmt(Vec0Table *p, int i, sqlite3_stmt **ppStmt, const char *zFmt, ...);
+/* Check a slot read from T_rows or T_free: SQLITE_CORRUPT_VTAB unless 0 <= iSlot < next_slot. */
+int vec0SlotCheck(Vec0Table *p, sqlite3_int64 iSlot, const char *zWhere);
 int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot);
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot);
 int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
 int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a);
 void vec0CacheSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
+void vec0CacheClear(Vec0Table *p);
+/* Bring the in-memory copy up to date with the shadow tables. */
+int vec0CacheEnsure(Vec0Table *p);
+/* The copy of slot iSlot's vector (the copy must be valid and iSlot < its nSlot). */
+const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot);
+
+/* ---- vec0: search (vec0_search.c) ------------------------------------------------------ */
+
+/* Decode and check a vector for table p's vector column (dimensions, NaN, zero vector
+** under cosine). *paOut is sqlite3_malloc'ed. zWhat names it in errors ("query"). */
+int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
+                  float **paOut, char **pzErr);
+/* The checks of vec0VectorArg on float32 data already decoded: finite, not all zeros under
+** cosine. */
+int vec0VectorCheck(Vec0Table *p, const float *a, const char *zWhat, char **pzErr);
+/* Exact k nearest rows to q (nDim floats), restricted to slots with aMask[slot] set
+** when aMask is not NULL. pTop receives at most k hits, nearest first. */
+int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
+               const unsigned char *aMask, VsTopK *pTop);
+/* The same for nQuery queries at once (one sgemm per chunk); aTop[j] for query j. */
+int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
+                    VsTopK *aTop);
+
+/* ---- vec0: plans (vec0_plan.c) --------------------------------------------------------- */
+
+/* Query plans (idxNum). */
+#define VEC0_PLAN_SCAN  1
+#define VEC0_PLAN_POINT 2
+#define VEC0_PLAN_KNN   3
+
+/* What one xFilter argument is (Vec0PlanArg.eArg). */
+#define VEC0_ARG_MATCH  'M'   /* the query vector */
+#define VEC0_ARG_K      'K'   /* k = ? */
+#define VEC0_ARG_LIMIT  'L'   /* LIMIT ? */
+#define VEC0_ARG_FILTER 'F'   /* a constraint on a column */
+#define VEC0_ARG_POINT  'P'   /* the key of a point lookup */
+
+/* Operators of filters (Vec0PlanArg.eOp). */
+#define VEC0_OP_EQ        'e'
+#define VEC0_OP_GT        'g'
+#define VEC0_OP_GE        'G'
+#define VEC0_OP_LT        'l'
+#define VEC0_OP_LE        'L'
+#define VEC0_OP_NE        'n'
+#define VEC0_OP_IS        'i'
+#define VEC0_OP_ISNOT     'I'
+#define VEC0_OP_ISNULL    'u'
+#define VEC0_OP_ISNOTNULL 'U'
+#define VEC0_OP_IN        'x'   /* an IN list, handed over whole */
+
+/* Column of a filter or point lookup on the rowid (Vec0PlanArg.iCol). */
+#define VEC0_COL_ROWID (-1)
+
+/* One xFilter argument as idxStr records it: four characters, eArg, eOp and iCol as two
+** hex digits ("--" for the rowid). */
+typedef struct Vec0PlanArg Vec0PlanArg;
+struct Vec0PlanArg {
+  char eArg;            /* VEC0_ARG_* */
+  char eOp;             /* VEC0_OP_*, or ' ' */
+  int iCol;             /* User column, or VEC0_COL_ROWID */
+};
+
+int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo);
+/* Read idxStr back: *pnArg arguments into aArg (room for nMax). SQLITE_ERROR when idxStr
+** is not one vec0BestIndex wrote. */
+int vec0PlanDecode(const char *zIdx, Vec0PlanArg *aArg, int nMax, int *pnArg);
+/* Mark the slots of the rows that pass the plan's filters: (*paMask)[slot] = 1. */
+int vec0FilterMask(Vec0Table *p, const Vec0PlanArg *aArg, int nArg, sqlite3_value **argv,
+                   unsigned char **paMask);
+/* The stored column of T_rows that user column iCol (or VEC0_COL_ROWID) reads. */
+char *vec0StoredColumn(Vec0Table *p, int iCol);
+int vec0HasTextPk(Vec0Table *p);
 
 /* ---- registration ---------------------------------------------------------------------- */
 
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr);
-int vsRegisterVec0(sqlite3 *db, Vec0Registry **ppReg, char **pzErr);
+/* Each registers its functions or modules on db. Modules take a reference to pReg and
+** drop it with vsRegistryRelease when SQLite frees them. */
 int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
+int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
+void vsRegistryRelease(void *pReg);
 
 #if defined(__GNUC__) || defined(__clang__)
 # pragma GCC visibility pop

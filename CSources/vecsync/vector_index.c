@@ -543,7 +543,7 @@ static int vsIndexScanTable(sqlite3 *db, const VsIndexDef *pDef, const VsVector 
       rc = SQLITE_ERROR;
     }
     if( rc==SQLITE_OK ){
-      double rDist = vec0Distance(pDef->eMetric, (const float*)pQuery->aData,
+      double rDist = vsDistanceF32(pDef->eMetric, (const float*)pQuery->aData,
                                   (const float*)v.aData, pDef->nDim);
       if( rDist==rDist ) vsTopKPush(pTop, rDist, iRowid, nRow);   /* NaN: zero vector */
       nRow++;
@@ -702,14 +702,17 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   rc = vec0VectorArg(pStore, argv[1], "query", &q, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0CacheEnsure(pStore);
-  if( rc!=SQLITE_OK ) goto cleanup;
+  if( rc!=SQLITE_OK ){
+    zErr = vec0TakeError(pStore);
+    goto cleanup;
+  }
   rc = vec0Search(pStore, q, k, 0, &pCur->top);
 
 cleanup:
   if( rc!=SQLITE_OK ){
     sqlite3_free(pTab->base.zErrMsg);
-    pTab->base.zErrMsg = sqlite3_mprintf("vector_top_k: %s",
-        zErr ? zErr : (pStore && pStore->base.zErrMsg ? pStore->base.zErrMsg : sqlite3_errmsg(pTab->db)));
+    pTab->base.zErrMsg = rc==SQLITE_NOMEM ? 0 : sqlite3_mprintf("vector_top_k: %s",
+        zErr ? zErr : sqlite3_errmsg(pTab->db));
   }
   sqlite3_free(zErr);
   sqlite3_free(zStore);
@@ -779,7 +782,8 @@ int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
                                  0, vsRebuildFunc, 0, 0);
   }
   if( rc==SQLITE_OK ){
-    rc = sqlite3_create_module_v2(db, "vector_top_k", &vtkModule, pReg, 0);
+    pReg->nRef++;
+    rc = sqlite3_create_module_v2(db, "vector_top_k", &vtkModule, pReg, vsRegistryRelease);
   }
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("vecsync: cannot register the vector index functions: %s",

@@ -81,7 +81,6 @@ static float vsDotAvx2(const float *a, const float *b, int n){
     return s;
   }
 }
-#endif
 
 /* Sum of the 8 lanes of v. */
 __attribute__((target("avx2,fma")))
@@ -203,6 +202,8 @@ static void vsScoreBatchAvx2(const float *A, int nRow, int nDim,
   }
 }
 
+#endif /* VS_X86 */
+
 static float (*vsDotImpl)(const float*, const float*, int) = vsDotScalar;
 static void (*vsScoreBatchImpl)(const float*, int, int, const float*, int, float*) = 0;
 /* The single-query block scorer: BLAS sgemv, or the AVX2 kernel when the CPU has it. */
@@ -269,6 +270,34 @@ double vsL2SqF64(const VsVector *a, const VsVector *b){
     for(i=0; i<a->nDim; i++){ double d = vsVectorAt(a, i)-vsVectorAt(b, i); s += d*d; }
   }
   return s;
+}
+
+double vsDistanceF32(int eMetric, const float *q, const float *v, int n){
+  double dot = 0, qq = 0, vv = 0, d2 = 0;
+  int i;
+  switch( eMetric ){
+    case VS_METRIC_COSINE: {
+      double r;
+      for(i=0; i<n; i++){ dot += (double)q[i]*v[i]; qq += (double)q[i]*q[i]; vv += (double)v[i]*v[i]; }
+      r = 1.0 - dot/sqrt(qq*vv);
+      return r<0.0 ? 0.0 : (r>2.0 ? 2.0 : r);
+    }
+    case VS_METRIC_DOT:
+      for(i=0; i<n; i++) dot += (double)q[i]*v[i];
+      return -dot;
+  }
+  for(i=0; i<n; i++){ double d = (double)q[i]-v[i]; d2 += d*d; }
+  return sqrt(d2);
+}
+
+double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm){
+  double d2;
+  switch( eMetric ){
+    case VS_METRIC_COSINE: return 1.0 - (double)s/((double)qNorm*(double)vNorm);
+    case VS_METRIC_DOT:    return -(double)s;
+  }
+  d2 = (double)qNorm*qNorm + (double)vNorm*vNorm - 2.0*(double)s;
+  return d2>0.0 ? d2 : 0.0;
 }
 
 /* ---- block scorers ------------------------------------------------------------------ */

@@ -28,6 +28,7 @@ static int vsHitAfter(const VsHit *x, const VsHit *y){
 int vsTopKInit(VsTopK *p, sqlite3_int64 k, sqlite3_int64 nMaxCandidates){
   sqlite3_int64 nCap = k < nMaxCandidates ? k : nMaxCandidates;
   if( nCap<1 ) nCap = 1;
+  if( nCap>0x7fffffff ) nCap = 0x7fffffff;
   p->n = 0;
   p->nCap = (int)nCap;
   p->a = sqlite3_malloc64(sizeof(VsHit)*(sqlite3_uint64)nCap);

@@ -103,6 +103,13 @@ enum Shell {
             "-cmd", ".nullvalue NULL",
             databasePath,
         ]
+        // `make test` runs the shell cases once more against a sanitizer build of the
+        // extension: the shell then needs the sanitizer runtime preloaded.
+        if let preload = ProcessInfo.processInfo.environment["VECSYNC_SHELL_PRELOAD"], !preload.isEmpty {
+            var environment = ProcessInfo.processInfo.environment
+            environment["LD_PRELOAD"] = preload
+            process.environment = environment
+        }
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr

@@ -1,0 +1,223 @@
+/*
+** vec0_search.c: the exact k-nearest search of a vec0 table.
+**
+** Usage (internal; vec0.c, vec0_batch.c and vector_index.c call these):
+**
+**   vec0VectorArg(p, argv[i], "query", &q, &zErr);     // decode + check, once for all
+**   vec0CacheEnsure(p);
+**   vec0Search(p, q, k, aMask, &top);                  // top.a[0..top.n) nearest first
+**   vec0SearchBatch(p, Q, nQuery, k, aTop);            // many queries, one pass
+**
+** How it works: a query reads down these steps, in this order.
+**   1. check   the query vector has the column's dimensions, is finite, and is not all
+**              zeros under cosine (vec0VectorArg / vec0VectorCheck: one set of checks for
+**              MATCH, the batch function and vector_top_k);
+**   2. scan    each chunk of the in-memory copy is scored against the query by one block
+**              product (vsScoreBlock: AVX2 or BLAS sgemv; sgemm for a batch); a filter's
+**              slot mask skips rows, and a selective one scores its few rows one by one;
+**   3. heap    scores become approximate distances (vsScoreDistance) and the best
+**              k + VEC0_RERANK_EXTRA are kept in a bounded heap (vector_topk.c);
+**   4. re-rank those candidates get their distance computed in double precision
+**              (vsDistanceF32), are sorted by (distance, rowid) and cut to k.
+** vec0.c then reads each hit's row from T_rows.
+*/
+#include "vecsync_int.h"
+SQLITE_EXTENSION_INIT3
+
+#include <string.h>
+
+/* Extra candidates kept for the exact re-ranking of the best k. */
+#define VEC0_RERANK_EXTRA 16
+
+/* ---- 1. check ------------------------------------------------------------------------- */
+
+int vec0VectorCheck(Vec0Table *p, const float *a, const char *zWhat, char **pzErr){
+  int i;
+  for(i=0; i<p->cfg.nDim; i++){
+    if( a[i]!=a[i] || a[i]-a[i]!=0.0f ){
+      *pzErr = sqlite3_mprintf(
+          "the %s vector has a NaN or infinite element at index %d", zWhat, i);
+      return SQLITE_ERROR;
+    }
+  }
+  if( p->cfg.eMetric==VS_METRIC_COSINE && vsNormF32(a, p->cfg.nDim)==0.0f ){
+    *pzErr = sqlite3_mprintf(
+        "the %s vector is all zeros: cosine distance is undefined for it", zWhat);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
+                  float **paOut, char **pzErr){
+  VsVector v;
+  char *zErr = 0;
+  int rc = SQLITE_OK;
+  memset(&v, 0, sizeof(v));
+  *paOut = 0;
+  if( sqlite3_value_type(pVal)==SQLITE_NULL ){
+    zErr = sqlite3_mprintf("the %s vector is NULL", zWhat);
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
+  rc = vsVectorFromValue(pVal, VS_F32, &v, &zErr);
+  if( rc==SQLITE_OK && v.nDim!=p->cfg.nDim ){
+    zErr = sqlite3_mprintf("the %s vector has %d dimensions, column \"%s\" has %d",
+                           zWhat, v.nDim, p->cfg.aCol[p->cfg.iVec].zName, p->cfg.nDim);
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK ) rc = vsVectorToF32(&v, paOut, &zErr);
+  if( rc==SQLITE_OK ) rc = vec0VectorCheck(p, *paOut, zWhat, &zErr);
+
+cleanup:
+  vsVectorFree(&v);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(*paOut);
+    *paOut = 0;
+    if( rc!=SQLITE_NOMEM ){
+      *pzErr = sqlite3_mprintf("vec0 \"%s\": %s", p->zName, zErr ? zErr : "bad vector");
+    }
+  }
+  sqlite3_free(zErr);
+  return rc;
+}
+
+/* ---- 3. heap ----------------------------------------------------------------------------- */
+
+/* Candidates the heap keeps for a query asking for k: k + VEC0_RERANK_EXTRA, without
+** overflowing for any k (vsTopKInit caps it by the rows there are). */
+static sqlite3_int64 vec0CandidateCap(sqlite3_int64 k){
+  if( k > 0x7fffffffffffffffLL - VEC0_RERANK_EXTRA ) return k;
+  return k + VEC0_RERANK_EXTRA;
+}
+
+/* Offer the rows of one chunk, scored by aScore (aScore[i] = q·row i), to the heap:
+** live rows that pass aMask (when given), skipping those the heap would refuse. */
+static void vec0PushScores(Vec0Table *p, const float *aScore, sqlite3_int64 iBase, int nRow,
+                           float qNorm, const unsigned char *aMask, VsTopK *pTop){
+  Vec0Cache *c = &p->cache;
+  double rBound = vsTopKBound(pTop);
+  int i;
+  for(i=0; i<nRow; i++){
+    sqlite3_int64 s = iBase+i;
+    double d;
+    if( !c->aLive[s] || (aMask && !aMask[s]) ) continue;
+    d = vsScoreDistance(p->cfg.eMetric, aScore[i], qNorm, c->aNorm[s]);
+    if( d<=rBound ){
+      vsTopKPush(pTop, d, c->aRowid[s], s);
+      rBound = vsTopKBound(pTop);
+    }
+  }
+}
+
+/* ---- 4. re-rank ------------------------------------------------------------------------ */
+
+/* Replace approximate distances by exact ones, sort, keep the best k. */
+static void vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k, VsTopK *pTop){
+  int i;
+  for(i=0; i<pTop->n; i++){
+    pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q,
+        vec0CacheVector(p, pTop->a[i].iSlot), p->cfg.nDim);
+  }
+  vsTopKSort(pTop);
+  if( pTop->n>k ) pTop->n = (int)k;
+}
+
+/* ---- 2. scan ------------------------------------------------------------------------------ */
+
+/* Rows of chunk b that hold slots (the last chunk is partly used). */
+static int vec0ChunkRows(Vec0Table *p, int b){
+  sqlite3_int64 nLeft = p->cache.nSlot - (sqlite3_int64)b*p->cfg.nChunk;
+  return (int)(nLeft < p->cfg.nChunk ? nLeft : p->cfg.nChunk);
+}
+
+int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
+               const unsigned char *aMask, VsTopK *pTop){
+  Vec0Cache *c = &p->cache;
+  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
+  float qNorm = vsNormF32(q, nDim);
+  float *aScore = 0;
+  int rc, b;
+
+  rc = vsTopKInit(pTop, vec0CandidateCap(k), c->nLive);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
+  if( aScore==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+
+  for(b=0; b<c->nChunkAlloc; b++){
+    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
+    int nRow = vec0ChunkRows(p, b);
+    const float *A = c->apChunk[b];
+    int i;
+    if( nRow<=0 ) break;
+    if( aMask ){
+      /* A selective filter scores its few rows one by one; a broad one, the chunk. */
+      int nPass = 0;
+      for(i=0; i<nRow; i++) nPass += aMask[iBase+i] && c->aLive[iBase+i];
+      if( nPass==0 ) continue;
+      if( nPass*8 < nRow ){
+        for(i=0; i<nRow; i++){
+          sqlite3_int64 s = iBase+i;
+          if( aMask[s] && c->aLive[s] ){
+            float dot = vsDotF32(q, A + (size_t)i*nDim, nDim);
+            vsTopKPush(pTop, vsScoreDistance(eMetric, dot, qNorm, c->aNorm[s]),
+                       c->aRowid[s], s);
+          }
+        }
+        continue;
+      }
+    }
+    vsScoreBlock(A, nRow, nDim, q, aScore);
+    vec0PushScores(p, aScore, iBase, nRow, qNorm, aMask, pTop);
+  }
+  vec0Rerank(p, q, k, pTop);
+
+cleanup:
+  sqlite3_free(aScore);
+  if( rc!=SQLITE_OK ) vsTopKFree(pTop);
+  return rc;
+}
+
+/* Queries scored against a chunk together, bounding the score matrix's size. */
+#define VEC0_BATCH_GROUP 256
+
+int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
+                    VsTopK *aTop){
+  Vec0Cache *c = &p->cache;
+  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim;
+  float *aScore = 0, *aQNorm = 0;
+  int rc = SQLITE_OK, j, b;
+
+  memset(aTop, 0, sizeof(VsTopK)*(size_t)nQuery);
+  aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*VEC0_BATCH_GROUP);
+  aQNorm = sqlite3_malloc64(sizeof(float)*(size_t)(nQuery ? nQuery : 1));
+  if( aScore==0 || aQNorm==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  for(j=0; j<nQuery && rc==SQLITE_OK; j++){
+    aQNorm[j] = vsNormF32(Q + (size_t)j*nDim, nDim);
+    rc = vsTopKInit(&aTop[j], vec0CandidateCap(k), c->nLive);
+  }
+  if( rc!=SQLITE_OK ) goto cleanup;
+
+  for(b=0; b<c->nChunkAlloc; b++){
+    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
+    int nRow = vec0ChunkRows(p, b);
+    int j0;
+    if( nRow<=0 ) break;
+    for(j0=0; j0<nQuery; j0+=VEC0_BATCH_GROUP){
+      int nGroup = nQuery-j0 < VEC0_BATCH_GROUP ? nQuery-j0 : VEC0_BATCH_GROUP;
+      vsScoreBlockBatch(c->apChunk[b], nRow, nDim, Q + (size_t)j0*nDim, nGroup, aScore);
+      for(j=0; j<nGroup; j++){
+        vec0PushScores(p, aScore + (size_t)j*nRow, iBase, nRow, aQNorm[j0+j], 0, &aTop[j0+j]);
+      }
+    }
+  }
+  for(j=0; j<nQuery; j++) vec0Rerank(p, Q + (size_t)j*nDim, k, &aTop[j]);
+
+cleanup:
+  sqlite3_free(aScore);
+  sqlite3_free(aQNorm);
+  if( rc!=SQLITE_OK ){
+    for(j=0; j<nQuery; j++) vsTopKFree(&aTop[j]);
+  }
+  return rc;
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+/// A vec0 table whose shadow tables were damaged, a database written by sqlite-vec, an
+/// interrupted query, a second `.load`: each ends in one clear error (or the right answer),
+/// never a crash of the host. Every case here once crashed the sqlite3 shell or answered
+/// wrongly without an error.
+@Suite("vec0 damaged storage")
+struct Vec0DamagedStorageTests {
+    static let table = """
+        create virtual table v using vec0(id text primary key, embedding float[4], album text);
+        insert into v(id, embedding, album) values ('a', '[1,0,0,0]', 'x'), ('b', '[0,1,0,0]', 'y'), ('c', '[0,0,1,0]', 'x');
+
+        """
+    static let knn = "select id from v where embedding match '[1,0,0,0]' and k = 2;"
+
+    static let cases: [SQLCase] = [
+        SQLCase("a vector blob cut to one byte is damage, named",
+                table + "update v_vectors set vectors = x'00';\n" + knn,
+                error: ["storage is damaged", "vector blob 0 of v_vectors"]),
+        SQLCase("a missing vectors table is damage, named",
+                table + "drop table v_vectors;\n" + knn,
+                error: ["storage is damaged", "v_vectors is missing"]),
+        SQLCase("a missing vectors table stops an insert too",
+                table + "drop table v_vectors;\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
+                error: ["storage is damaged", "v_vectors"]),
+        SQLCase("a negative slot stops a KNN query",
+                table + "update v_rows set slot = -1 where id = 'a';\n" + knn,
+                error: ["storage is damaged", "slot -1"]),
+        SQLCase("a negative slot stops an update of the vector",
+                table + "update v_rows set slot = -1 where id = 'a';\nupdate v set embedding = '[1,1,1,1]' where id = 'a';",
+                error: ["storage is damaged", "slot -1"]),
+        SQLCase("a negative slot stops a delete",
+                table + "update v_rows set slot = -1 where id = 'a';\ndelete from v where id = 'a';",
+                error: ["storage is damaged", "slot -1"]),
+        SQLCase("a negative slot stops a point lookup of the vector",
+                table + "update v_rows set slot = -1 where id = 'a';\nselect vector_extract(embedding) from v where id = 'a';",
+                error: ["storage is damaged", "slot -1"]),
+        SQLCase("a slot past next_slot stops a point lookup",
+                table + "update v_rows set slot = 1000 where id = 'a';\nselect vector_extract(embedding) from v where id = 'a';",
+                error: ["storage is damaged", "slot 1000"]),
+        SQLCase("a negative next_slot stops an insert",
+                table + "update v_info set value = -5 where key = 'next_slot';\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
+                error: ["storage is damaged", "next_slot is -5"]),
+        SQLCase("a huge next_slot allocates nothing and is damage",
+                table + "update v_info set value = 34359738368 where key = 'next_slot';\n" + knn,
+                error: ["storage is damaged", "next_slot 34359738368"]),
+        SQLCase("a blob numbered INT64_MAX is damage",
+                table + "update v_vectors set chunk_id = 9223372036854775807;\n" + knn,
+                error: ["storage is damaged", "9223372036854775807"]),
+        SQLCase("a blob numbered INT64_MAX stops a read of the vector",
+                table + "update v_vectors set chunk_id = 9223372036854775807;\nselect vector_extract(embedding) from v where id = 'b';",
+                error: ["storage is damaged", "vector blob 0"]),
+        SQLCase("a missing vector blob is not read as zeros",
+                table + "delete from v_vectors;\n" + knn,
+                error: ["storage is damaged", "needs 1 vector blobs"]),
+        SQLCase("a freed slot out of range stops an insert",
+                table + "insert into v_free values (-3);\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
+                error: ["storage is damaged", "slot -3"]),
+        SQLCase("two rows in one slot are damage",
+                table + "update v_rows set slot = 0;\n" + knn,
+                error: ["storage is damaged", "has slot 0"]),
+        SQLCase("k = INT64_MAX returns every row once",
+                table + "select id from v where embedding match '[1,0,0,0]' and k = 9223372036854775807;",
+                rows: ["a", "b", "c"]),
+        SQLCase("k = INT64_MAX - 8 returns every row once",
+                table + "select id from v where embedding match '[1,0,0,0]' and k = 9223372036854775799;",
+                rows: ["a", "b", "c"]),
+        SQLCase("an all-zero cosine query is refused by the batch function as by MATCH",
+                "create virtual table c using vec0(embedding float[2] distance_metric=cosine);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
+                + "select * from vecsync_knn_batch('c', x'0000000000000000', 1);",
+                error: ["vecsync_knn_batch", "query 0", "all zeros"]),
+        SQLCase("a NaN query is refused by the batch function, with the query named",
+                "create virtual table c using vec0(embedding float[2]);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
+                + "select * from vecsync_knn_batch('c', x'0000803f000000000000c07f00000000', 1);",
+                error: ["vecsync_knn_batch", "query 1", "NaN"]),
+        SQLCase("damaged storage reaches the batch function's caller",
+                "create virtual table c using vec0(embedding float[2]);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
+                + "update c_rows set slot = 7;\nselect * from vecsync_knn_batch('c', x'0000803f00000000', 1);",
+                error: ["vecsync_knn_batch", "storage is damaged", "slot 7"]),
+        SQLCase("negative rowids are rows like any other",
+                "create virtual table n using vec0(embedding float[2]);\ninsert into n(rowid, embedding) values (-1, '[1,0]'), (-7, '[0,1]');\n"
+                + "update n set embedding = '[1,1]' where rowid = -1;\ndelete from n where rowid = -7;\n"
+                + "select rowid, vector_extract(embedding) from n;",
+                rows: ["-1|[1,1]"]),
+    ]
+
+    @Test("Damaged storage is one clear error, never a crash", arguments: SQLPath.allCases, cases)
+    func damagedStorageIsAnError(path: SQLPath, sqlCase: SQLCase) {
+        sqlCase.verify(path)
+    }
+
+    /// sqlite-vec 0.1.x keeps T_info, T_chunks, T_rowids and T_vector_chunksNN. A file
+    /// made by it is recognised and refused with a message that says so; DROP TABLE
+    /// removes all of it.
+    static let sqliteVecFile = """
+        create table items_info(key text primary key, value any);
+        create table items_chunks(chunk_id integer primary key autoincrement, size integer not null, validity blob not null, rowids blob not null);
+        create table items_rowids(rowid integer primary key autoincrement, id, chunk_id integer, chunk_offset integer);
+        create table items_vector_chunks00(rowid integer primary key, vectors blob not null);
+        pragma writable_schema = on;
+        insert into sqlite_schema values ('table', 'items', 'items', 0, 'CREATE VIRTUAL TABLE items USING vec0(embedding float[4])');
+
+        """
+
+    @Test("A database written by sqlite-vec is refused with a message that says so",
+          arguments: SQLPath.allCases)
+    func sqliteVecFileIsRecognised(path: SQLPath) throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("vecsync-sqlitevec-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("sv.db").path
+        _ = try path.run(Self.sqliteVecFile, databasePath: file)
+        SQLCase("a KNN query on a sqlite-vec file",
+                "select rowid from items where embedding match '[1,2,3,4]' and k = 1;",
+                error: ["written by sqlite-vec"]).verify(path, databasePath: file)
+        SQLCase("an insert into a sqlite-vec file",
+                "insert into items(rowid, embedding) values (1, '[1,2,3,4]');",
+                error: ["written by sqlite-vec"]).verify(path, databasePath: file)
+        SQLCase("DROP TABLE removes sqlite-vec's tables too",
+                "drop table items;\nselect name from sqlite_schema where name like 'items%';",
+                rows: []).verify(path, databasePath: file)
+    }
+
+    @Test("T_info that contradicts the declaration is damage, seen by the next connection",
+          arguments: SQLPath.allCases)
+    func infoContradictingTheDeclaration(path: SQLPath) throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("vecsync-info-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("info.db").path
+        _ = try path.run(Self.table + "update v_info set value = 8 where key = 'dimensions';", databasePath: file)
+        SQLCase("dimensions 8 for a float[4] column", Self.knn,
+                error: ["storage is damaged", "'dimensions'"]).verify(path, databasePath: file)
+    }
+
+    @Test("Loading the extension twice on one connection, then dropping a table")
+    func loadingTwiceIsHarmless() throws {
+        let again = ".load " + (try Shell.extensionPath()).replacingOccurrences(of: ".so", with: "")
+        let output = try Shell.run(Self.table + again + "\n" + Self.knn + "\ndrop table v;\nselect 'dropped';\n")
+        #expect(output.stdout == "a\nb\ndropped\n", "stdout: \(output.stdout)")
+        #expect(output.stderr == "", "stderr: \(output.stderr)")
+    }
+
+    @Test("An interrupted KNN query is SQLITE_INTERRUPT, and the next query answers")
+    func interruptedQueryIsInterrupt() throws {
+        var script = "create virtual table big using vec0(embedding float[8]);\nbegin;\n"
+        var random = ExtensionRandom(defaultSeed: 0x5eed_0010)
+        for row in 1...2_000 {
+            let values = (0..<8).map { _ in String(format: "%.3f", Double.random(in: 0..<1, using: &random)) }
+            script += "insert into big(rowid, embedding) values (\(row), '[\(values.joined(separator: ","))]');\n"
+        }
+        script += "commit;\n.progress 100 --limit 1\n"
+        script += "select count(*) from (select rowid from big where embedding match '[1,0,0,0,0,0,0,0]' and k = 5);\n"
+        script += ".progress 0\n"
+        script += "select count(*) from (select rowid from big where embedding match '[1,0,0,0,0,0,0,0]' and k = 5);\n"
+        let output = try Shell.run(script)
+        #expect(output.stderr.contains("interrupted"), "stderr: \(output.stderr)")
+        #expect(output.stdout.hasSuffix("5\n"), "stdout: \(output.stdout)")
+    }
+
+    @Test("A KNN filter on the 64th column filters that column, not the rowid",
+          arguments: SQLPath.allCases)
+    func filterOnTheLastColumn(path: SQLPath) {
+        let columns = (0..<63).map { "m\($0) integer" }.joined(separator: ", ")
+        SQLCase("filter on m62, the table's 64th column",
+                """
+                create virtual table w using vec0(embedding float[2], \(columns));
+                insert into w(rowid, embedding, m62) values (1, '[1,0]', 5), (2, '[0,1]', 6);
+                select rowid from w where embedding match '[1,0]' and k = 2 and m62 = 6;
+                select rowid from w where embedding match '[1,0]' and k = 2 and m0 is null and m62 in (5, 6);
+                """,
+                rows: ["2", "1", "2"]).verify(path)
+    }
+}
