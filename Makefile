@@ -1,4 +1,4 @@
-# VecSync: make demo · make test · make bench
+# VecSync: make demo · make test · make bench · make fuzz · make check-c
 #
 # Each target first makes sure the system packages it needs are installed: as root on
 # Debian it installs them with apt-get, anywhere else it says what to install.
@@ -12,8 +12,25 @@ EXTENSION  := .build/release/libvecsync.so
 # our tiled kernel on the reference BLAS, and whose sgemv serves CPUs without AVX2).
 DEB_PACKAGES := libsqlite3-dev sqlite3 libblas-dev libopenblas0-pthread
 BENCH_DEB_PACKAGES := python3-venv
+# The fuzz harnesses link the C sources with the system SQLite and BLAS; check-c also
+# reads aarch64 glibc headers from Debian's cross package (no cross compiler needed).
+FUZZ_DEB_PACKAGES := libsqlite3-dev libblas-dev
+CHECK_C_DEB_PACKAGES := libsqlite3-dev libc6-dev-arm64-cross
 
-.PHONY: all deps extension demo test bench clean
+# clang from PATH: the fuzz targets need its libFuzzer runtime (the Swift toolchain's
+# clang has it). FUZZ_SECONDS: how long make fuzz runs each harness; FUZZ_SMOKE_SECONDS:
+# the same for make fuzz-smoke.
+CLANG              ?= clang
+FUZZ_SECONDS       ?= 1200
+FUZZ_SMOKE_SECONDS ?= 30
+FUZZ               := CC=$(CLANG) $(CURDIR)/fuzz/fuzz.sh
+C_SOURCES          := $(wildcard CSources/vecsync/*.c)
+CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -ICSources/vecsync/include
+# Debian's libc6-dev-arm64-cross puts aarch64 glibc headers here; sqlite3ext.h comes from
+# /usr/include after them.
+AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
+
+.PHONY: all deps extension demo test test-sanitized sanitized-extension bench clean fuzz-build fuzz fuzz-smoke check-c
 
 all: extension
 
@@ -40,8 +57,29 @@ demo: extension
 	@echo "== vecsync-cli demo: a message and photo library, searched and synced from Swift =="
 	.build/release/vecsync-cli demo
 
-test: extension
+# Every test: the C checked (check-c), fuzzed briefly (fuzz-smoke: every seed and crash
+# reproducer replayed, then FUZZ_SMOKE_SECONDS a harness), the SQL cases run once more with
+# the sqlite3 shell loading an ASan/UBSan build of the extension, then every Swift suite.
+test: extension check-c fuzz-smoke test-sanitized
 	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
+
+# The extension built with AddressSanitizer and UndefinedBehaviorSanitizer (any report
+# aborts), loaded by the real sqlite3 shell with the sanitizer runtime preloaded: the
+# core suites' shell cases run against it (their in-process cases run the normal build).
+SANITIZED_EXTENSION := .build/sanitize/libvecsync.so
+SANITIZER_RUNTIME    = $(shell $(CLANG) -print-file-name=libclang_rt.asan-$(shell uname -m).so)
+
+sanitized-extension: deps
+	@mkdir -p $(dir $(SANITIZED_EXTENSION))
+	$(CLANG) -std=c11 -g -O1 -fPIC -shared -fno-omit-frame-pointer \
+	  -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  -ICSources/vecsync -ICSources/vecsync/include $(C_SOURCES) \
+	  -o $(SANITIZED_EXTENSION) -lblas -lm -lpthread
+
+test-sanitized: extension sanitized-extension
+	VECSYNC_EXTENSION=$(CURDIR)/$(SANITIZED_EXTENSION) VECSYNC_SHELL_PRELOAD=$(SANITIZER_RUNTIME) \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(SWIFT) test --filter VecSyncCoreTests
 
 bench: extension
 	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
@@ -49,6 +87,36 @@ bench: extension
 	bench/.venv/bin/python bench/run.py --extension $(EXTENSION)
 	$(SWIFT) build -c release --product vecsync-cli
 	python3 bench/sync/run.py --build .build/release
+
+# The libFuzzer harnesses fuzz/fuzz_*.c, each compiled with all of CSources/vecsync/*.c
+# under ASan and UBSan, into .build/fuzz/.
+fuzz-build:
+	@./scripts/ensure-packages $(FUZZ_DEB_PACKAGES)
+	$(FUZZ) build
+
+# Fuzz each harness for FUZZ_SECONDS, one after another, from a copy of the committed
+# seeds in .build/fuzz/corpus/; prints executions and findings per harness and fails if
+# any harness found a crash, leaving it in .build/fuzz/findings/<harness>/.
+fuzz: fuzz-build
+	$(FUZZ) run $(FUZZ_SECONDS)
+
+# Replay every seed (fuzz/corpus/) and crash reproducer (fuzz/regressions/) once, then
+# fuzz each harness for FUZZ_SMOKE_SECONDS; fails on any finding.
+fuzz-smoke: fuzz-build
+	$(FUZZ) replay
+	$(FUZZ) run $(FUZZ_SMOKE_SECONDS)
+
+# Warnings are errors, on the host and for aarch64 (where the x86 SIMD code must not
+# compile): a syntax-only pass over every C file, nothing is built.
+check-c:
+	@./scripts/ensure-packages $(CHECK_C_DEB_PACKAGES)
+	@status=0; for f in $(C_SOURCES); do \
+	  $(CLANG) -std=c11 $(CHECK_C_FLAGS) $$f || { echo "check-c: $$f fails on the host"; status=1; }; \
+	  $(CLANG) --target=aarch64-linux-gnu --sysroot=$(AARCH64_SYSROOT) -idirafter /usr/include \
+	    $(CHECK_C_FLAGS) $$f || { echo "check-c: $$f fails for aarch64"; status=1; }; \
+	done; \
+	if [ $$status = 0 ]; then echo "check-c: $(words $(C_SOURCES)) files clean on the host and for aarch64"; fi; \
+	exit $$status
 
 clean:
 	rm -rf .build

@@ -1,0 +1,579 @@
+/*
+** fuzz_vec0.c: the vec0 virtual table, driven by a small program decoded from the input.
+**
+** The input is not SQL text. Its first bytes declare a table:
+**
+**   create virtual table v using vec0(
+**     [id text primary key | id integer primary key],     -- pk kind from the input
+**     embedding float[1..16] [distance_metric=cosine|l2|dot|bogus],
+**     m0 <type>, +m1 <type>, ...                           -- 0..70 columns, past 64 too
+**     [chunk_size=8|16|...|65536|bad]);
+**
+** (a declaration vec0 refuses falls back to a plain one, so the operations still run),
+** then each further group of bytes is one operation: INSERT [OR REPLACE|IGNORE|...] with
+** vectors made from the bytes (NaN, inf, zero, wrong dimensions, F64 blobs, text), keys of
+** every type; UPDATE and DELETE by key, rowid or metadata; BEGIN/COMMIT/ROLLBACK and
+** savepoints; KNN with k or LIMIT (k from 0 and negatives to 2^63-1) and filters with
+** every operator on metadata, the primary key and the rowid; KNN inside a scan and from a
+** subquery; point lookups; full scans; vecsync_knn_batch; rename; drop and recreate.
+** An operation may arm an interrupt: the progress handler calls sqlite3_interrupt after
+** an input-chosen number of steps.
+**
+** Bounds: at most 96 operations, 64 rows copied per INSERT ... SELECT, the connection's
+** step budget and heap limit (fuzz_common.h).
+*/
+#include "fuzz_common.h"
+
+#define MAX_OPS   96
+#define MAX_COLS  72
+
+typedef struct Col Col;
+struct Col {
+  int bAux;             /* "+name": auxiliary, not filterable */
+  int eType;            /* Index into azType */
+};
+
+typedef struct Model Model;
+struct Model {
+  int ePk;              /* 0: none (rowid), 1: text, 2: integer */
+  int nDim;             /* Dimensions of the vector column */
+  int nCol;             /* Metadata and auxiliary columns m0.. */
+  Col aCol[MAX_COLS];
+  char *zDecl;          /* The CREATE VIRTUAL TABLE that worked */
+};
+
+static const char *azType[] = {
+  "text", "integer", "int", "float", "real", "double", "boolean", "bool", "blob", "",
+};
+#define TYPE_TEXT(t)  ((t)==0)
+#define TYPE_INT(t)   ((t)==1 || (t)==2)
+#define TYPE_REAL(t)  ((t)>=3 && (t)<=5)
+#define TYPE_BOOL(t)  ((t)==6 || (t)==7)
+
+static const char *azMetric[] = { "cosine", "l2", "dot", "L2", "manhattan" };
+static const int aChunk[] = { 8, 16, 24, 64, 1024, 65536, 0, 7, 12, 65544, -8 };
+
+/* ---- values -------------------------------------------------------------------------- */
+
+/* A key for the primary key or rowid: mostly small values that collide. */
+static void bindKey(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m){
+  unsigned c = fuzzU8(in);
+  char z[16];
+  if( pStmt==0 ) return;
+  switch( c % 8 ){
+    case 0: case 1: case 2: case 3:
+      if( m->ePk==1 ){
+        snprintf(z, sizeof(z), "k%u", (c>>3) & 15);
+        sqlite3_bind_text(pStmt, i, z, -1, SQLITE_TRANSIENT);
+      }else{
+        sqlite3_bind_int64(pStmt, i, (c>>3) & 31);
+      }
+      break;
+    case 4: sqlite3_bind_int64(pStmt, i, fuzzInterestingInt(in)); break;
+    case 5: sqlite3_bind_null(pStmt, i); break;
+    case 6:
+      snprintf(z, sizeof(z), "%u", (c>>3) & 15);       /* a number as text */
+      sqlite3_bind_text(pStmt, i, z, -1, SQLITE_TRANSIENT);
+      break;
+    default: fuzzBindScalar(in, pStmt, i); break;
+  }
+}
+
+/* A value for column m<iCol>: mostly of its type from a small domain, so filters match. */
+static void bindColValue(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m, int iCol){
+  unsigned c = fuzzU8(in);
+  int t = (iCol>=0 && iCol<m->nCol) ? m->aCol[iCol].eType : 9;
+  if( pStmt==0 ) return;
+  if( c>=224 ){ fuzzBindScalar(in, pStmt, i); return; }
+  if( c>=208 ){ sqlite3_bind_null(pStmt, i); return; }
+  if( TYPE_TEXT(t) ){
+    char z[8];
+    snprintf(z, sizeof(z), "a%u", c & 3);
+    sqlite3_bind_text(pStmt, i, z, -1, SQLITE_TRANSIENT);
+  }else if( TYPE_INT(t) ){
+    sqlite3_bind_int64(pStmt, i, (int)(c % 16) - 3);
+  }else if( TYPE_REAL(t) ){
+    sqlite3_bind_double(pStmt, i, ((int)(c % 16) - 3) / 2.0);
+  }else if( TYPE_BOOL(t) ){
+    sqlite3_bind_int(pStmt, i, c & 1);
+  }else{
+    fuzzBindScalar(in, pStmt, i);
+  }
+}
+
+/* ---- the declaration ------------------------------------------------------------------ */
+
+static char *declare(FuzzIn *in, Model *m){
+  sqlite3_str *s = sqlite3_str_new(0);
+  unsigned flags = fuzzU8(in);
+  int nPart = 0, i;
+  int iPkPos, iChunkPos;
+  int nChunkPick = fuzzPick(in, 16);
+
+  memset(m, 0, sizeof(*m));
+  m->ePk = fuzzPick(in, 3);
+  m->nDim = 1 + fuzzPick(in, 16);
+  m->nCol = fuzzU8(in) % 71;
+  if( m->nCol>MAX_COLS ) m->nCol = MAX_COLS;
+  for(i=0; i<m->nCol; i++){
+    unsigned c = fuzzU8(in);
+    m->aCol[i].bAux = (c & 0x80)!=0;
+    m->aCol[i].eType = (c & 0x7f) % 10;
+  }
+  iPkPos = flags & 1;           /* primary key before or after the vector column */
+  iChunkPos = (flags>>1) & 1;   /* chunk_size first or last */
+
+  sqlite3_str_appendall(s, "CREATE VIRTUAL TABLE v USING vec0(");
+  if( nChunkPick<(int)(sizeof(aChunk)/sizeof(aChunk[0])) && iChunkPos==0 ){
+    sqlite3_str_appendf(s, "chunk_size=%d", aChunk[nChunkPick]);
+    nPart++;
+  }
+  if( m->ePk && iPkPos==0 ){
+    sqlite3_str_appendf(s, "%sid %s primary key", nPart++ ? ", " : "",
+                        m->ePk==1 ? "text" : "integer");
+  }
+  sqlite3_str_appendf(s, "%sembedding float[%d]", nPart++ ? ", " : "", m->nDim);
+  if( flags & 4 ){
+    sqlite3_str_appendf(s, " distance_metric=%s", azMetric[fuzzPick(in, 5)]);
+  }
+  if( m->ePk && iPkPos==1 ){
+    sqlite3_str_appendf(s, ", id %s primary key", m->ePk==1 ? "text" : "integer");
+  }
+  for(i=0; i<m->nCol; i++){
+    sqlite3_str_appendf(s, ", %sm%d %s", m->aCol[i].bAux ? "+" : "", i,
+                        azType[m->aCol[i].eType]);
+  }
+  if( flags & 8 ) sqlite3_str_appendall(s, ", distance text");      /* reserved name */
+  if( flags & 16 ) sqlite3_str_appendall(s, ", M0 integer");        /* duplicate name */
+  if( nChunkPick<(int)(sizeof(aChunk)/sizeof(aChunk[0])) && iChunkPos==1 ){
+    sqlite3_str_appendf(s, ", chunk_size=%d", aChunk[nChunkPick]);
+  }
+  sqlite3_str_appendall(s, ")");
+  return sqlite3_str_finish(s);
+}
+
+/* Create the table the input declares, or a plain one when vec0 refuses it. */
+static int createTable(sqlite3 *db, FuzzIn *in, Model *m){
+  char *zDecl = declare(in, m);
+  if( zDecl && fuzzExec(db, "%s", zDecl)==SQLITE_OK ){
+    m->zDecl = zDecl;
+    return 1;
+  }
+  sqlite3_free(zDecl);
+  m->ePk = 1;
+  m->nCol = 2;
+  m->aCol[0].bAux = 0; m->aCol[0].eType = 0;
+  m->aCol[1].bAux = 0; m->aCol[1].eType = 1;
+  m->zDecl = sqlite3_mprintf(
+      "CREATE VIRTUAL TABLE v USING vec0(id text primary key, embedding float[%d], "
+      "m0 text, m1 integer, chunk_size=8)", m->nDim);
+  return m->zDecl && fuzzExec(db, "%s", m->zDecl)==SQLITE_OK;
+}
+
+/* ---- operations ------------------------------------------------------------------------ */
+
+static const char *azConflict[] = {
+  "", " OR REPLACE", " OR IGNORE", " OR FAIL", " OR ABORT", " OR ROLLBACK",
+};
+
+/* Name of the column a filter or assignment targets: the key, rowid or m<i>. */
+static int pickColumn(FuzzIn *in, const Model *m, char *zOut, size_t nOut){
+  unsigned c = fuzzU8(in);
+  if( c<40 && m->ePk ){ snprintf(zOut, nOut, "id"); return -1; }
+  if( c<64 || m->nCol==0 ){ snprintf(zOut, nOut, "rowid"); return -1; }
+  snprintf(zOut, nOut, "m%d", (int)(c % (unsigned)m->nCol));
+  return (int)(c % (unsigned)m->nCol);
+}
+
+/* Append a WHERE term on a key or column with a random operator; *pnParam counts the
+** parameters it adds. Records which column each parameter is for in aParamCol. */
+static void appendFilter(FuzzIn *in, const Model *m, sqlite3_str *s, int *pnParam,
+                         int *aParamCol, int nParamMax){
+  static const char *azOp[] = {
+    "=", "<>", "!=", "<", "<=", ">", ">=", "IS", "IS NOT", "==",
+  };
+  char zCol[16];
+  int iCol = pickColumn(in, m, zCol, sizeof(zCol));
+  unsigned op = fuzzPick(in, 18);
+  int j, nIn;
+  if( op<10 ){
+    if( *pnParam<nParamMax ){
+      sqlite3_str_appendf(s, "%s %s ?%d", zCol, azOp[op], *pnParam+1);
+      aParamCol[(*pnParam)++] = iCol;
+    }else{
+      sqlite3_str_appendf(s, "%s %s NULL", zCol, azOp[op]);
+    }
+  }else if( op==10 ){
+    sqlite3_str_appendf(s, "%s IS NULL", zCol);
+  }else if( op==11 ){
+    sqlite3_str_appendf(s, "%s IS NOT NULL", zCol);
+  }else if( op<=14 ){
+    nIn = 1 + fuzzPick(in, 5);
+    sqlite3_str_appendf(s, "%s %sIN (", zCol, op==14 ? "NOT " : "");
+    for(j=0; j<nIn; j++){
+      if( *pnParam<nParamMax ){
+        sqlite3_str_appendf(s, "%s?%d", j ? "," : "", *pnParam+1);
+        aParamCol[(*pnParam)++] = iCol;
+      }else{
+        sqlite3_str_appendf(s, "%sNULL", j ? "," : "");
+      }
+    }
+    sqlite3_str_appendall(s, ")");
+  }else if( op==15 ){
+    sqlite3_str_appendf(s, "%s IN (SELECT %s FROM v WHERE rowid < 8)", zCol, zCol);
+  }else if( op==16 ){
+    sqlite3_str_appendf(s, "%s BETWEEN 0 AND 5", zCol);
+  }else{
+    sqlite3_str_appendf(s, "distance < %d", (int)fuzzPick(in, 4));
+  }
+}
+
+/* Bind parameters 1..nParam of a filter list. */
+static void bindFilters(FuzzIn *in, sqlite3_stmt *pStmt, const Model *m, int iFirst,
+                        int nParam, const int *aParamCol){
+  int j;
+  for(j=0; j<nParam; j++){
+    if( aParamCol[j]<0 ) bindKey(in, pStmt, iFirst+j, m);
+    else bindColValue(in, pStmt, iFirst+j, m, aParamCol[j]);
+  }
+}
+
+#define MAX_PARAM 24
+
+static void opInsert(sqlite3 *db, FuzzIn *in, const Model *m){
+  sqlite3_str *s = sqlite3_str_new(0);
+  unsigned flags = fuzzU8(in);
+  int aUse[MAX_COLS];
+  int nParam = 0, i, bKey, iParam = 0;
+  char *zSql;
+  sqlite3_stmt *pStmt;
+
+  bKey = m->ePk ? (flags & 3)!=0 : (flags & 1);
+  sqlite3_str_appendf(s, "INSERT%s INTO v(", azConflict[fuzzPick(in, 6)]);
+  if( bKey ){
+    sqlite3_str_appendall(s, m->ePk ? "id, " : "rowid, ");
+    nParam++;
+  }
+  sqlite3_str_appendall(s, "embedding");
+  nParam++;
+  for(i=0; i<m->nCol; i++){
+    aUse[i] = (flags & 4) ? 1 : (fuzzU8(in) & 1);
+    if( aUse[i] ){ sqlite3_str_appendf(s, ", m%d", i); nParam++; }
+  }
+  sqlite3_str_appendall(s, ") VALUES(");
+  for(i=0; i<nParam; i++) sqlite3_str_appendf(s, "%s?", i ? ", " : "");
+  sqlite3_str_appendall(s, ")");
+  zSql = sqlite3_str_finish(s);
+  if( zSql==0 ) return;
+  pStmt = fuzzPrepare(db, "%s", zSql);
+  sqlite3_free(zSql);
+  if( pStmt==0 ) return;
+  if( bKey ) bindKey(in, pStmt, ++iParam, m);
+  fuzzBindVector(in, pStmt, ++iParam, m->nDim);
+  for(i=0; i<m->nCol; i++){
+    if( aUse[i] ) bindColValue(in, pStmt, ++iParam, m, i);
+  }
+  fuzzRun(pStmt);
+}
+
+/* INSERT ... SELECT from the table itself: new keys, the same vectors. */
+static void opInsertSelect(sqlite3 *db, FuzzIn *in, const Model *m){
+  const char *zConflict = azConflict[fuzzPick(in, 6)];
+  int nLimit = 1 + fuzzPick(in, 64);
+  switch( m->ePk ){
+    case 1:
+      fuzzExec(db, "INSERT%s INTO v(id, embedding) SELECT id || 'c', embedding FROM v "
+                   "ORDER BY rowid LIMIT %d", zConflict, nLimit);
+      break;
+    case 2:
+      fuzzExec(db, "INSERT%s INTO v(id, embedding) SELECT id + %d, embedding FROM v "
+                   "ORDER BY rowid LIMIT %d", zConflict, (int)fuzzPick(in, 40) - 4, nLimit);
+      break;
+    default:
+      fuzzExec(db, "INSERT%s INTO v(embedding) SELECT embedding FROM v LIMIT %d",
+               zConflict, nLimit);
+      break;
+  }
+}
+
+static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
+  sqlite3_str *s = sqlite3_str_new(0);
+  unsigned flags = fuzzU8(in);
+  int aParamCol[MAX_PARAM], nParam = 0, nSet = 0, j;
+  int bVec = flags & 1, bKey = (flags>>1) & 1;
+  int nColSet = m->nCol ? (int)((flags>>2) & 3) : 0;
+  int aSetCol[3];
+  char *zSql;
+  sqlite3_stmt *pStmt;
+
+  sqlite3_str_appendf(s, "UPDATE%s v SET ", azConflict[fuzzPick(in, 6)]);
+  if( bVec || (!bKey && nColSet==0) ){
+    bVec = 1;
+    sqlite3_str_appendf(s, "embedding = ?%d", ++nParam);
+    nSet++;
+  }
+  if( bKey ){
+    sqlite3_str_appendf(s, "%s%s = ?%d", nSet++ ? ", " : "", m->ePk ? "id" : "rowid", ++nParam);
+  }
+  for(j=0; j<nColSet; j++){
+    aSetCol[j] = (int)(fuzzU8(in) % (unsigned)m->nCol);
+    sqlite3_str_appendf(s, "%sm%d = ?%d", nSet++ ? ", " : "", aSetCol[j], ++nParam);
+  }
+  if( (flags & 0x30)!=0x30 ){
+    int nTerm = 1 + ((flags>>6) & 1);
+    sqlite3_str_appendall(s, " WHERE ");
+    for(j=0; j<nTerm; j++){
+      if( j ) sqlite3_str_appendall(s, " AND ");
+      appendFilter(in, m, s, &nParam, aParamCol, MAX_PARAM);
+    }
+  }
+  zSql = sqlite3_str_finish(s);
+  if( zSql==0 ) return;
+  pStmt = fuzzPrepare(db, "%s", zSql);
+  sqlite3_free(zSql);
+  if( pStmt==0 ) return;
+  {
+    int iParam = 0;
+    if( bVec ) fuzzBindVector(in, pStmt, ++iParam, m->nDim);
+    if( bKey ) bindKey(in, pStmt, ++iParam, m);
+    for(j=0; j<nColSet; j++) bindColValue(in, pStmt, ++iParam, m, aSetCol[j]);
+    bindFilters(in, pStmt, m, iParam+1, nParam-iParam, aParamCol + iParam);
+  }
+  fuzzRun(pStmt);
+}
+
+static void opDelete(sqlite3 *db, FuzzIn *in, const Model *m){
+  sqlite3_str *s = sqlite3_str_new(0);
+  unsigned flags = fuzzU8(in);
+  int aParamCol[MAX_PARAM], nParam = 0, j;
+  char *zSql;
+  sqlite3_stmt *pStmt;
+  sqlite3_str_appendall(s, "DELETE FROM v");
+  if( (flags & 7)!=7 ){
+    int nTerm = 1 + ((flags>>3) & 1);
+    sqlite3_str_appendall(s, " WHERE ");
+    for(j=0; j<nTerm; j++){
+      if( j ) sqlite3_str_appendall(s, (flags & 0x10) ? " OR " : " AND ");
+      appendFilter(in, m, s, &nParam, aParamCol, MAX_PARAM);
+    }
+  }
+  zSql = sqlite3_str_finish(s);
+  if( zSql==0 ) return;
+  pStmt = fuzzPrepare(db, "%s", zSql);
+  sqlite3_free(zSql);
+  if( pStmt==0 ) return;
+  bindFilters(in, pStmt, m, 1, nParam, aParamCol);
+  fuzzRun(pStmt);
+}
+
+static void opTxn(sqlite3 *db, FuzzIn *in){
+  static const char *azTxn[] = {
+    "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT s1", "SAVEPOINT s2", "RELEASE s1",
+    "ROLLBACK TO s1", "ROLLBACK TO s2", "RELEASE s2", "BEGIN IMMEDIATE", "END",
+  };
+  fuzzExec(db, "%s", azTxn[fuzzPick(in, sizeof(azTxn)/sizeof(azTxn[0]))]);
+}
+
+static void opKnn(sqlite3 *db, FuzzIn *in, const Model *m, FuzzBudget *b){
+  static const char *azProj[] = {
+    "rowid, distance", "*", "rowid, embedding, distance", "count(*)",
+    "rowid, vec_to_json(embedding)", "k, distance", "max(distance)",
+  };
+  sqlite3_str *s = sqlite3_str_new(0);
+  unsigned flags = fuzzU8(in);
+  unsigned form = flags & 3;              /* 0: k, 1: LIMIT, 2: both, 3: neither */
+  int aParamCol[MAX_PARAM], nParam = 3, nFilter, j;
+  char *zSql;
+  sqlite3_stmt *pStmt;
+
+  /* ?1 the query, ?2 k, ?3 LIMIT, ?4.. the filters' values. */
+  sqlite3_str_appendf(s, "SELECT %s FROM v WHERE embedding MATCH ?1",
+                      m->ePk && fuzzU8(in)<32 ? "id, distance" : azProj[fuzzPick(in, 7)]);
+  if( form==0 || form==2 ) sqlite3_str_appendall(s, " AND k = ?2");
+  nFilter = (int)((flags>>2) & 7);
+  if( nFilter>4 ) nFilter = 0;
+  for(j=0; j<nFilter; j++){
+    sqlite3_str_appendall(s, (flags & 0x80) && j==nFilter-1 ? " OR " : " AND ");
+    appendFilter(in, m, s, &nParam, aParamCol, MAX_PARAM);
+  }
+  if( !(flags & 0x20) ){
+    sqlite3_str_appendall(s, (flags & 0x40) ? " ORDER BY distance DESC" : " ORDER BY distance");
+  }
+  if( form==1 || form==2 ) sqlite3_str_appendall(s, " LIMIT ?3");
+  zSql = sqlite3_str_finish(s);
+  if( zSql==0 ) return;
+  pStmt = fuzzPrepare(db, "%s", zSql);
+  sqlite3_free(zSql);
+  if( pStmt==0 ) return;
+  fuzzBindVector(in, pStmt, 1, m->nDim);
+  /* k and LIMIT: mostly small, else 0, negatives, 2^63-1, text, NULL, reals. */
+  for(j=2; j<=3; j++){
+    unsigned c;
+    if( j==2 && !(form==0 || form==2) ) continue;
+    if( j==3 && !(form==1 || form==2) ) continue;
+    c = fuzzU8(in);
+    if( c<128 ) sqlite3_bind_int64(pStmt, j, 1 + (c % 12));
+    else if( c<224 ) sqlite3_bind_int64(pStmt, j, fuzzInterestingInt(in));
+    else fuzzBindScalar(in, pStmt, j);
+  }
+  bindFilters(in, pStmt, m, 4, nParam-3, aParamCol + 3);
+  {
+    unsigned c = fuzzU8(in);
+    if( c & 1 ) fuzzInterruptAfter(b, 1 + (long)(fuzzU16(in) % 512));
+  }
+  fuzzRun(pStmt);
+  fuzzInterruptAfter(b, 0);
+}
+
+/* KNN queries nested in other statements: from a subquery, inside a scan of the same
+** table (two cursors at once), joined with itself, and feeding a write. */
+static void opKnnNested(sqlite3 *db, FuzzIn *in, const Model *m){
+  unsigned c = fuzzPick(in, 6);
+  sqlite3_stmt *pStmt = 0;
+  (void)m;
+  switch( c ){
+    case 0:
+      pStmt = fuzzPrepare(db, "SELECT rowid, distance FROM v WHERE embedding MATCH "
+                              "(SELECT embedding FROM v WHERE rowid = ?1) AND k = ?2");
+      break;
+    case 1:
+      pStmt = fuzzPrepare(db, "SELECT a.rowid, (SELECT count(*) FROM v b WHERE b.embedding "
+                              "MATCH a.embedding AND b.k = ?2) FROM v a WHERE a.rowid > ?1");
+      break;
+    case 2:
+      pStmt = fuzzPrepare(db, "SELECT a.rowid, b.rowid, b.distance FROM v a, v b WHERE "
+                              "a.rowid <= ?1 AND b.embedding MATCH a.embedding AND b.k = ?2");
+      break;
+    case 3:
+      pStmt = fuzzPrepare(db, "DELETE FROM v WHERE rowid IN (SELECT rowid FROM v WHERE "
+                              "embedding MATCH (SELECT embedding FROM v WHERE rowid = ?1) "
+                              "AND k = ?2)");
+      break;
+    case 4:
+      pStmt = fuzzPrepare(db, "UPDATE v SET embedding = (SELECT embedding FROM v WHERE "
+                              "rowid = ?1) WHERE rowid IN (SELECT rowid FROM v WHERE "
+                              "embedding MATCH (SELECT embedding FROM v LIMIT 1) AND k = ?2)");
+      break;
+    default:
+      pStmt = fuzzPrepare(db, "SELECT rowid FROM v WHERE embedding MATCH ?3 AND k = ?2 "
+                              "AND rowid IN (SELECT rowid FROM v WHERE rowid >= ?1)");
+      break;
+  }
+  if( pStmt==0 ) return;
+  sqlite3_bind_int64(pStmt, 1, (int)fuzzPick(in, 20) - 2);
+  sqlite3_bind_int64(pStmt, 2, fuzzU8(in)<200 ? 1 + fuzzPick(in, 8) : fuzzInterestingInt(in));
+  fuzzBindVector(in, pStmt, 3, m->nDim);
+  fuzzRun(pStmt);
+}
+
+static void opPoint(sqlite3 *db, FuzzIn *in, const Model *m){
+  static const char *azSql[] = {
+    "SELECT * FROM v WHERE rowid = ?1",
+    "SELECT * FROM v WHERE id = ?1",
+    "SELECT rowid, embedding FROM v WHERE id = ?1",
+    "SELECT * FROM v WHERE id IN (?1, ?2)",
+    "SELECT * FROM v WHERE rowid = ?1 OR rowid = ?2",
+    "SELECT vec_to_json(embedding) FROM v WHERE rowid IN (?1, ?2)",
+  };
+  sqlite3_stmt *pStmt = fuzzPrepare(db, "%s", azSql[fuzzPick(in, 6)]);
+  if( pStmt==0 ) return;
+  bindKey(in, pStmt, 1, m);
+  bindKey(in, pStmt, 2, m);
+  fuzzRun(pStmt);
+}
+
+static void opScan(sqlite3 *db, FuzzIn *in){
+  static const char *azSql[] = {
+    "SELECT * FROM v",
+    "SELECT rowid, embedding FROM v ORDER BY rowid",
+    "SELECT count(*) FROM v",
+    "SELECT vec_to_json(embedding), vec_length(embedding) FROM v",
+    "SELECT * FROM v ORDER BY rowid DESC",
+    "SELECT * FROM v WHERE m0 IS NOT NULL",
+    "SELECT a.rowid FROM v a JOIN v b ON a.rowid = b.rowid",
+    "SELECT * FROM v_info",
+  };
+  fuzzExec(db, "%s", azSql[fuzzPick(in, 8)]);
+}
+
+static void opBatch(sqlite3 *db, FuzzIn *in, const Model *m){
+  float a[8*16];
+  int nQuery = fuzzPick(in, 9), nFloat, j, nByteAdjust;
+  sqlite3_stmt *pStmt = fuzzPrepare(db,
+      "SELECT query_index, id, distance FROM vecsync_knn_batch(?1, ?2, ?3)");
+  if( pStmt==0 ) return;
+  nFloat = nQuery*m->nDim;
+  for(j=0; j<nFloat; j++){
+    unsigned c = fuzzU8(in);
+    a[j] = c<240 ? (float)((int8_t)c)/16.0f : (float)fuzzDouble(in);
+  }
+  nByteAdjust = fuzzU8(in)<224 ? 0 : (int)fuzzPick(in, 7) - 3;    /* ragged blobs */
+  sqlite3_bind_text(pStmt, 1, fuzzU8(in)<240 ? "v" : "v_rows", -1, SQLITE_STATIC);
+  if( nFloat*4+nByteAdjust>=0 ){
+    sqlite3_bind_blob(pStmt, 2, a, nFloat*4+nByteAdjust, SQLITE_TRANSIENT);
+  }
+  if( fuzzU8(in)<200 ) sqlite3_bind_int64(pStmt, 3, 1 + fuzzPick(in, 10));
+  else fuzzBindScalar(in, pStmt, 3);
+  fuzzRun(pStmt);
+}
+
+static void opSchema(sqlite3 *db, FuzzIn *in, const Model *m){
+  switch( fuzzPick(in, 4) ){
+    case 0:
+      fuzzExec(db, "ALTER TABLE v RENAME TO w");
+      fuzzExec(db, "SELECT count(*) FROM w");
+      fuzzExec(db, "ALTER TABLE w RENAME TO v");
+      break;
+    case 1:
+      fuzzExec(db, "DROP TABLE v");
+      if( m->zDecl ) fuzzExec(db, "%s", m->zDecl);
+      break;
+    case 2:
+      /* A trigger that writes the table from inside another write. */
+      fuzzExec(db, "CREATE TEMP TRIGGER IF NOT EXISTS tr AFTER INSERT ON aux_log BEGIN "
+                   "DELETE FROM v WHERE rowid = new.x; END");
+      fuzzExec(db, "CREATE TABLE IF NOT EXISTS aux_log(x)");
+      fuzzExec(db, "INSERT INTO aux_log VALUES(%d)", (int)fuzzPick(in, 20));
+      break;
+    default:
+      fuzzExec(db, "SELECT vecsync_debug()");
+      break;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+  FuzzBudget budget;
+  FuzzIn in;
+  Model m;
+  sqlite3 *db;
+  int nOp = 0;
+
+  if( size>64*1024 ) return 0;
+  fuzzInInit(&in, data, size);
+  db = fuzzOpen(&budget);
+  if( db==0 ) return 0;
+  if( !createTable(db, &in, &m) ) goto done;
+  while( !fuzzInDone(&in) && nOp++<MAX_OPS ){
+    switch( fuzzPick(&in, 16) ){
+      case 0: case 1: case 2: case 3: opInsert(db, &in, &m); break;
+      case 4:  opInsertSelect(db, &in, &m); break;
+      case 5:  opUpdate(db, &in, &m); break;
+      case 6:  opDelete(db, &in, &m); break;
+      case 7:  opTxn(db, &in); break;
+      case 8: case 9: case 10: opKnn(db, &in, &m, &budget); break;
+      case 11: opKnnNested(db, &in, &m); break;
+      case 12: opPoint(db, &in, &m); break;
+      case 13: opScan(db, &in); break;
+      case 14: opBatch(db, &in, &m); break;
+      default: opSchema(db, &in, &m); break;
+    }
+  }
+  /* Whatever state the program left: one more KNN, then commit or roll back. */
+  fuzzExec(db, "SELECT rowid, distance FROM v WHERE embedding MATCH "
+               "(SELECT embedding FROM v LIMIT 1) AND k = 3");
+  fuzzExec(db, (size & 1) ? "COMMIT" : "ROLLBACK");
+done:
+  sqlite3_free(m.zDecl);
+  fuzzClose(db);
+  return 0;
+}
