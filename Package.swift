@@ -7,20 +7,7 @@
 //   Python, or any SQLite host: `.load .build/release/libvecsync`;
 // - the Swift host (`import VecSync`), which registers the same C code on every GRDB
 //   connection through `sqlite3_auto_extension`.
-import Foundation
 import PackageDescription
-
-/// Test targets whose folder holds Swift sources: a suite folder that is still empty does
-/// not break the build.
-func testTargets(_ targets: [(name: String, dependencies: [Target.Dependency])]) -> [Target] {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    return targets.compactMap { target in
-        let folder = root.appendingPathComponent("Tests/\(target.name)")
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        guard files.contains(where: { $0.hasSuffix(".swift") }) else { return nil }
-        return .testTarget(name: target.name, dependencies: target.dependencies)
-    }
-}
 
 let package = Package(
     name: "VecSync",
@@ -69,10 +56,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-    ] + testTargets([
-        ("VecSyncCoreTests", ["VecSyncCore"]),
-        ("VecSyncStoresTests", ["VecSyncStores"]),
-        ("VecSyncReplicationTests", ["VecSyncReplication", "VecSyncStores"]),
-        ("VecSyncCLITests", ["vecsync-cli", "VecSyncStores", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-    ])
+
+        // What every test target shares: the seeded generator, the stepping clock,
+        // temporary directories.
+        .target(name: "VecSyncTestSupport", dependencies: ["VecSyncCore"], path: "Tests/VecSyncTestSupport"),
+        .testTarget(name: "VecSyncCoreTests", dependencies: ["VecSyncCore", "VecSyncTestSupport"]),
+        .testTarget(name: "VecSyncStoresTests", dependencies: ["VecSyncStores", "VecSyncTestSupport"]),
+        .testTarget(
+            name: "VecSyncReplicationTests",
+            dependencies: ["VecSyncReplication", "VecSyncStores", "VecSyncTestSupport"]
+        ),
+        .testTarget(
+            name: "VecSyncCLITests",
+            dependencies: [
+                "vecsync-cli",
+                "VecSyncStores",
+                "VecSyncTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+    ]
 )

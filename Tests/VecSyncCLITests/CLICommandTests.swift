@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import VecSync
 @testable import vecsync_cli
+import VecSyncTestSupport
 
 /// The subcommands run in-process on files in a temporary folder, as a person runs them.
 @Suite("vecsync-cli import, query, verify and rebuild")
@@ -10,8 +11,7 @@ struct CLICommandTests {
     let folder: URL
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try temporaryDirectory("cli")
     }
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }

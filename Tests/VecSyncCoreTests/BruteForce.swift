@@ -165,12 +165,4 @@ extension BruteForce {
             Hit(key: keyText(row[0] as DatabaseValue), distance: (row[1] as Double?) ?? .nan)
         }
     }
-
-    /// A fresh directory for database files; the caller removes it.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("vecsync-knn-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
 }

@@ -1,13 +1,9 @@
 import Foundation
 import VecSyncCore
+import VecSyncTestSupport
 
 /// Helpers shared by the host suites.
 enum HostFixtures {
-    /// A vector with elements uniform in -1 ... 1.
-    static func randomVector(_ dimensions: Int, using rng: inout ExtensionRandom) -> Vector {
-        Vector((0..<dimensions).map { _ in Float.random(in: -1...1, using: &rng) })
-    }
-
     /// A fresh in-memory database with the extension.
     static func database() throws -> VecSyncDatabase {
         try VecSyncDatabase.inMemory()
@@ -21,7 +17,7 @@ enum HostFixtures {
             """)
         for i in 0..<count {
             let id = String(format: "item-%04d", i)
-            let embedding = randomVector(dimensions, using: &rng)
+            let embedding = Vector.random(dimensions: dimensions, using: &rng)
             let category = ["red", "green", "blue"][i % 3]
             let arguments: StatementArguments = [id, embedding, category, i]
             try db.execute(sql: "INSERT INTO items (id, embedding, category, score) VALUES (?, ?, ?, ?)", arguments: arguments)
@@ -57,12 +53,5 @@ enum HostFixtures {
             if abs(distances[i] - match.distance) > tolerance { return false }
         }
         return Set(got.map(\.key)).count == got.count
-    }
-
-    /// A temporary directory removed by the caller.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-host-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 }

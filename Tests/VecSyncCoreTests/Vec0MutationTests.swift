@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import VecSyncTestSupport
 
 /// vec0 answers stay equal to brute force after every kind of change: updates of the
 /// embedding and of metadata, deletes, INSERT OR REPLACE, slot reuse, reopening the file,
@@ -143,7 +144,7 @@ struct Vec0MutationTests {
 
     @Test func knnIsTheSameAfterClosingAndReopeningTheFile() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try BruteForce.temporaryDirectory()
+        let directory = try temporaryDirectory("knn")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("t.sqlite").path
         var fixture = Vec0Fixture(keyKind: .text, metric: .cosine, dimensions: Self.dimensions)
@@ -223,7 +224,7 @@ struct Vec0MutationTests {
 
     @Test func aSecondConnectionSeesCommittedWritesAndNotUncommittedOnes() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try BruteForce.temporaryDirectory()
+        let directory = try temporaryDirectory("knn")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("t.sqlite").path
         var fixture = Vec0Fixture(keyKind: .text, metric: .l2, dimensions: Self.dimensions)

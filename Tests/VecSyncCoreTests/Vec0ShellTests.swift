@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import VecSyncTestSupport
 
 /// The rows a script printed after each `select '#name';` marker, by name.
 func shellSections(_ rows: [String]) -> [String: [String]] {
@@ -142,7 +143,7 @@ struct Vec0ShellTests {
 
     @Test func aFileWrittenInProcessIsSearchedIdenticallyByTheShellAndBack() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try BruteForce.temporaryDirectory()
+        let directory = try temporaryDirectory("knn")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("t.sqlite").path
         var fixture = Vec0Fixture(keyKind: .text, metric: .cosine, dimensions: 16)

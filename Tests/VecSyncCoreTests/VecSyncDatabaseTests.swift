@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VecSyncCore
+import VecSyncTestSupport
 
 @Suite("Opening databases with the extension, binding vectors")
 struct VecSyncDatabaseTests {
@@ -27,8 +28,8 @@ struct VecSyncDatabaseTests {
         let db = try HostFixtures.database()
         try db.read { db in
             for _ in 0..<50 {
-                let a = HostFixtures.randomVector(32, using: &rng)
-                let b = HostFixtures.randomVector(32, using: &rng)
+                let a = Vector.random(dimensions: 32, using: &rng)
+                let b = Vector.random(dimensions: 32, using: &rng)
                 let cos = try Double.fetchOne(db, sql: "SELECT vector_distance_cos(?, ?)", arguments: [a, b]) ?? .nan
                 let l2 = try Double.fetchOne(db, sql: "SELECT vector_distance_l2(?, ?)", arguments: [a, b]) ?? .nan
                 #expect(abs(cos - Double(a.cosineDistance(to: b))) < 1e-5, "seed \(rng.seed)")
@@ -38,7 +39,7 @@ struct VecSyncDatabaseTests {
     }
 
     @Test func fileDatabaseIsAPoolWhoseReadersHaveTheExtension() throws {
-        let dir = try HostFixtures.temporaryDirectory()
+        let dir = try temporaryDirectory("host")
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = try VecSyncDatabase(path: dir.appendingPathComponent("app.db").path)
         #expect(db.writer is DatabasePool)

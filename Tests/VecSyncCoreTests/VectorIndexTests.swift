@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VecSyncCore
+import VecSyncTestSupport
 
 @Suite("VectorIndex: a derived vec0 index kept current, verified and rebuilt")
 struct VectorIndexTests {
@@ -21,7 +22,7 @@ struct VectorIndexTests {
             try index.create(db)
             let all = try rows(db)
             for _ in 0..<20 {
-                let q = HostFixtures.randomVector(Self.dims, using: &rng)
+                let q = Vector.random(dimensions: Self.dims, using: &rng)
                 let got = try index.search(db, near: q, limit: 10, as: String.self)
                 #expect(HostFixtures.isExactTopK(got, rows: all, query: q, metric: .cosine, k: 10), "seed \(rng.seed)")
                 #expect(got.map(\.distance) == got.map(\.distance).sorted())
@@ -37,7 +38,7 @@ struct VectorIndexTests {
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 600, using: &rng)
             try index.create(db)
             // 'blue' rows with score >= 590: 590, 593, 596, 599 → only 4 match.
-            let q = HostFixtures.randomVector(Self.dims, using: &rng)
+            let q = Vector.random(dimensions: Self.dims, using: &rng)
             let few = try index.search(db, near: q, limit: 10,
                                        where: [.equal("category", "blue"), .greaterOrEqual("score", 590)], as: String.self)
             #expect(Set(few.map(\.key)) == ["item-0590", "item-0593", "item-0596", "item-0599"])
@@ -59,12 +60,12 @@ struct VectorIndexTests {
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 20, using: &rng)
             try index.create(db)
-            let target = HostFixtures.randomVector(Self.dims, using: &rng)
+            let target = Vector.random(dimensions: Self.dims, using: &rng)
             try db.execute(sql: "INSERT INTO items (id, embedding, category, score) VALUES ('new', ?, 'red', 1)", arguments: [target])
             #expect(try index.search(db, near: target, limit: 1, as: String.self).first?.key == "new")
 
             try db.execute(sql: "UPDATE items SET embedding = ? WHERE id = 'item-0003'", arguments: [target.normalized()])
-            try db.execute(sql: "UPDATE items SET embedding = ? WHERE id = 'new'", arguments: [HostFixtures.randomVector(Self.dims, using: &rng)])
+            try db.execute(sql: "UPDATE items SET embedding = ? WHERE id = 'new'", arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
             #expect(try index.search(db, near: target, limit: 1, as: String.self).first?.key == "item-0003")
 
             try db.execute(sql: """
@@ -93,7 +94,7 @@ struct VectorIndexTests {
             try index.create(db)
             try db.execute(sql: "INSERT INTO vecsync_state (key, value) VALUES ('merging', 1)")
             try db.execute(sql: "INSERT INTO items (id, embedding, category, score) VALUES ('merged', ?, 'red', 0)",
-                           arguments: [HostFixtures.randomVector(Self.dims, using: &rng)])
+                           arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
             try db.execute(sql: "UPDATE items SET category = 'green' WHERE id = 'item-0000'")
             try db.execute(sql: "DELETE FROM items WHERE id = 'item-0001'")
             try db.execute(sql: "UPDATE vecsync_state SET value = 0 WHERE key = 'merging'")
@@ -119,9 +120,9 @@ struct VectorIndexTests {
             // Tamper with the derived table directly, bypassing the triggers.
             try db.execute(sql: "DELETE FROM items_vec WHERE id = 'item-0010'")
             try db.execute(sql: "UPDATE items_vec SET embedding = ? WHERE id = 'item-0011'",
-                           arguments: [HostFixtures.randomVector(Self.dims, using: &rng)])
+                           arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
             try db.execute(sql: "INSERT INTO items_vec (id, embedding, category, score) VALUES ('ghost', ?, 'red', 0)",
-                           arguments: [HostFixtures.randomVector(Self.dims, using: &rng)])
+                           arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
             // A canonical row that is not a vector, written while the index triggers are
             // silent (as during a merge): the extension refuses it through the triggers.
             try db.execute(sql: "REPLACE INTO vecsync_state(key, value) VALUES ('merging', 1)")
@@ -142,7 +143,7 @@ struct VectorIndexTests {
         try db.write { db in
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 200, using: &rng)
             try index.create(db)
-            let queries = (0..<10).map { _ in HostFixtures.randomVector(Self.dims, using: &rng) }
+            let queries = (0..<10).map { _ in Vector.random(dimensions: Self.dims, using: &rng) }
             let before = try queries.map { try index.search(db, near: $0, limit: 7, where: [.notEqual("category", "red")]) }
             try db.execute(sql: "DROP TABLE items_vec")
             let dropped = try index.verify(db)
@@ -223,14 +224,14 @@ struct VectorIndexTests {
             try db.execute(sql: #"CREATE TABLE "my docs" ("doc id" INTEGER PRIMARY KEY, "the vec" F32_BLOB(4), "kind" TEXT)"#)
             var rows: [(Int64, Vector)] = []
             for i in 1...50 {
-                let v = HostFixtures.randomVector(4, using: &rng)
+                let v = Vector.random(dimensions: 4, using: &rng)
                 rows.append((Int64(i), v))
                 try db.execute(sql: #"INSERT INTO "my docs" VALUES (?, ?, ?)"#, arguments: [i, v, i.isMultiple(of: 2) ? "it's \"even\"" : "odd"])
             }
             let index = VectorIndex(table: "my docs", primaryKey: "doc id", embeddingColumn: "the vec", dimensions: 4,
                                     metric: .l2, name: "my docs vec", metadata: [.init("kind", .text)])
             try index.create(db)
-            let q = HostFixtures.randomVector(4, using: &rng)
+            let q = Vector.random(dimensions: 4, using: &rng)
             let got = try index.search(db, near: q, limit: 5, as: Int64.self)
             #expect(HostFixtures.isExactTopK(got, rows: rows, query: q, metric: .l2, k: 5), "seed \(rng.seed)")
             let even = try index.search(db, near: q, limit: 5, where: [.equal("kind", "it's \"even\"")], as: Int64.self)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import VecSyncTestSupport
 
 /// An ordinary table with a libSQL vector index, and the same rows in Swift.
 ///
@@ -255,7 +256,7 @@ struct VectorTopKTests {
 
     @Test func writesFromASecondConnectionAreSeen() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try BruteForce.temporaryDirectory()
+        let directory = try temporaryDirectory("knn")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("docs.sqlite").path
         var fixture = VectorTopKFixture(metric: .l2, dimensions: Self.dimensions)
@@ -319,7 +320,7 @@ struct VectorTopKTests {
 
     @Test func aReadOnlyConnectionCanSearchAnIndexNobodyHasSearchedYet() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try BruteForce.temporaryDirectory()
+        let directory = try temporaryDirectory("knn")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("docs.sqlite").path
         var fixture = VectorTopKFixture(metric: .cosine, dimensions: 8)

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import VecSyncReplication
 import VecSyncCore
+import VecSyncTestSupport
 
 /// Writes to tracked tables are captured whatever the SQL, and tables the engine cannot
 /// track safely are refused with the reason.
@@ -184,8 +185,7 @@ struct CaptureTests {
     func sqlite3ShellWritesAreCaptured() throws {
         let shell = "/usr/bin/sqlite3"
         try #require(FileManager.default.isExecutableFile(atPath: shell), "the sqlite3 shell is needed (apt-get install sqlite3)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-shell-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory("shell")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("a.db").path
         do {

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import VecSyncReplication
 import VecSyncCore
+import VecSyncTestSupport
 
 /// The binary change set: exact round trips, bounded batches, and refusal of damaged,
 /// truncated and incompatible bytes.
@@ -16,7 +17,7 @@ struct ChangeSetFormatTests {
         }
         let replica = try Replica(queue, site: SiteID(site))
         try replica.track("photos")
-        var random = SplitMix64(seed: 7)
+        var random = SeededRandom(seed: 7)
         try queue.write { db in
             for index in 0..<count {
                 let vector = Vector((0..<dimensions).map { _ in Float.random(in: -1...1, using: &random) })

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import VecSyncReplication
 import VecSyncCore
+import VecSyncTestSupport
 
 /// The shell path: `vecsync-cli track` and `vecsync-cli sync` with three database files and
 /// one folder, run as a user runs them.
@@ -37,7 +38,7 @@ struct CommandLineTests {
 
     @Test("three database files syncing through one folder with vecsync-cli converge")
     func threeDatabasesConvergeThroughTheCLI() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-cli-\(UUID().uuidString)")
+        let directory = try temporaryDirectory("cli")
         let folder = directory.appendingPathComponent("shared")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -86,9 +87,8 @@ struct CommandLineTests {
 
     @Test("track --authority makes one site's concurrent writes win, on every replica")
     func authorityFromTheCLI() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-cli-\(UUID().uuidString)")
+        let directory = try temporaryDirectory("cli")
         let folder = directory.appendingPathComponent("shared").path
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let mac = directory.appendingPathComponent("mac.db").path, phone = directory.appendingPathComponent("phone.db").path
         for (path, site) in [(mac, "mac"), (phone, "phone")] {

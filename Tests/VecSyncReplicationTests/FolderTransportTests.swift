@@ -3,15 +3,14 @@ import GRDB
 import Testing
 @testable import VecSyncReplication
 import VecSyncCore
+import VecSyncTestSupport
 
 /// Syncing through a shared folder: any order converges; stray, partial, duplicate and
 /// corrupt files are tolerated.
 @Suite("Folder transport")
 struct FolderTransportTests {
     static func temporaryFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-folder-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try temporaryDirectory("folder")
     }
 
     static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import VecSyncReplication
 import VecSyncCore
+import VecSyncTestSupport
 
 /// Merging: no write lost, a total order for conflicts, atomic change sets, and refusal of
 /// what cannot be merged.
@@ -381,7 +382,7 @@ struct MergeTests {
         // b searches first, so its index data exists before the merges write to the table.
         #expect(try nearest(b).isEmpty)
 
-        var random = SplitMix64(seed: 11)
+        var random = SeededRandom(seed: 11)
         func embedding() -> Data { Vector((0..<4).map { _ in Float.random(in: -1...1, using: &random) }).blob }
         for id in 1...40 { try Self.write(a, "INSERT INTO docs VALUES (?, ?, ?)", [id, "doc \(id)", embedding()]) }
         try Self.deliver(a, to: b)

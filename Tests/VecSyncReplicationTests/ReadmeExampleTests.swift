@@ -3,14 +3,14 @@ import GRDB
 import Testing
 import VecSyncCore
 import VecSyncReplication
+import VecSyncTestSupport
 
 /// The README's sync example, as a user would write it, on two files and one folder.
 @Suite("README sync example")
 struct ReadmeExampleTests {
     @Test("the example's calls sync two photo libraries through a folder")
     func readmeSyncExampleRuns() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-readme-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory("readme")
         defer { try? FileManager.default.removeItem(at: directory) }
         let folder = directory.appendingPathComponent("photos-sync").path
 

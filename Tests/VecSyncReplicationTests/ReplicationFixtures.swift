@@ -3,23 +3,7 @@ import GRDB
 import Testing
 @testable import VecSyncReplication
 import VecSyncCore
-
-/// A deterministic random source (SplitMix64), so a failing run is replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import VecSyncTestSupport
 
 /// The schema every test replica starts from: photos with embeddings, albums with an
 /// FTS5 index kept by user triggers, and a vec0 index over the embeddings.
@@ -123,7 +107,7 @@ enum Fixture {
     }
 
     /// A random embedding with a few repeated values, so distances tie.
-    static func embedding(_ random: inout SplitMix64) -> Data {
+    static func embedding(_ random: inout SeededRandom) -> Data {
         let choices: [Float] = [0, 0.5, -1, 0.25, 2]
         return Vector((0..<dimensions).map { _ in
             Bool.random(using: &random) ? choices.randomElement(using: &random) ?? 0 : Float.random(in: -1...1, using: &random)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VecSyncCore
 @testable import VecSyncStores
+import VecSyncTestSupport
 
 @Suite("MessageStore: the Choir schema, parameters and filtered recall")
 struct MessageStoreTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VecSyncCore
 @testable import VecSyncStores
+import VecSyncTestSupport
 
 @Suite("PhotoStore: photos, notes, albums, vector, text and hybrid search")
 struct PhotoStoreTests {

@@ -2,32 +2,11 @@ import Foundation
 import Testing
 import VecSyncCore
 @testable import VecSyncStores
+import VecSyncTestSupport
 
 /// Seeded random libraries, searched with random filters, checked against brute force.
 @Suite("Store searches equal brute force under random filters")
 struct StorePropertyTests {
-    /// SplitMix64, seeded; the seed is printed and in every failure message.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func seed(_ fallback: UInt64) -> UInt64 {
-        let seed = ProcessInfo.processInfo.environment["VECSYNC_SEED"].flatMap { UInt64($0) } ?? fallback
-        print("seed \(seed) (set VECSYNC_SEED=\(seed) to replay)")
-        return seed
-    }
-
-    static func vector(_ dims: Int, _ rng: inout Random) -> Vector {
-        Vector((0..<dims).map { _ in Float.random(in: -1...1, using: &rng) })
-    }
-
     /// True when `got` holds the `limit` nearest of `truth` (ids with true distances),
     /// nearest first, allowing float rounding between the SQL kernels and Swift.
     static func matches(_ got: [(String, Double)], _ truth: [(String, Float)], limit: Int) -> Bool {
@@ -41,8 +20,8 @@ struct StorePropertyTests {
     }
 
     @Test func messageRecallIsTheFilteredTopKForRandomThreadsApprovalsAndLimits() throws {
-        let seed = Self.seed(0x5EED_0401)
-        var rng = Random(state: seed)
+        var rng = SeededRandom(defaultSeed: 0x5EED_0401)
+        let seed = rng.seed
         let dims = 8
         let clock = SteppingClock()
         let messages = try MessageStore(VecSyncDatabase.inMemory(), dimensions: dims, clock: { clock.now() })
@@ -53,7 +32,7 @@ struct StorePropertyTests {
             try messages.createThread(id: thread, title: thread, k0: 1, alpha: 1, m: 1)
             for i in 0..<size {
                 let id = "\(thread)-\(i)"
-                let vector: Vector? = Int.random(in: 0..<10, using: &rng) == 0 ? nil : Self.vector(dims, &rng)
+                let vector: Vector? = Int.random(in: 0..<10, using: &rng) == 0 ? nil : Vector.random(dimensions: dims, using: &rng)
                 try messages.addMessage(id: id, threadId: thread, userId: "u", content: id, embedding: vector, phase: .action)
                 let approved = Bool.random(using: &rng)
                 if approved { try messages.setApprovalStatus(.approved, ofMessage: id) }
@@ -64,7 +43,7 @@ struct StorePropertyTests {
             let thread = sizes.keys.sorted()[Int.random(in: 0..<sizes.count, using: &rng)]
             let approvedOnly = Bool.random(using: &rng)
             let limit = Int.random(in: 1...25, using: &rng)
-            let query = Self.vector(dims, &rng)
+            let query = Vector.random(dimensions: dims, using: &rng)
             let got = try messages.similar(to: query, inThread: thread, approvedOnly: approvedOnly, limit: limit)
             let truth = rows.compactMap { row -> (String, Float)? in
                 guard row.thread == thread, !approvedOnly || row.approved, let v = row.vector else { return nil }
@@ -76,8 +55,8 @@ struct StorePropertyTests {
     }
 
     @Test func photoSearchIsTheFilteredTopKForRandomFilters() throws {
-        let seed = Self.seed(0x5EED_0402)
-        var rng = Random(state: seed)
+        var rng = SeededRandom(defaultSeed: 0x5EED_0402)
+        let seed = rng.seed
         let dims = 12
         let clock = SteppingClock()
         let photos = try PhotoStore(VecSyncDatabase.inMemory(), dimensions: dims, clock: { clock.now() })
@@ -94,7 +73,7 @@ struct StorePropertyTests {
                 date: Int.random(in: 0..<8, using: &rng) == 0 ? nil : start + Double(Int.random(in: 0..<1000, using: &rng)) * 3600,
                 mood: moods[Int.random(in: 0..<3, using: &rng)],
                 scene: scenes[Int.random(in: 0..<3, using: &rng)],
-                vector: Int.random(in: 0..<10, using: &rng) == 0 ? nil : Self.vector(dims, &rng),
+                vector: Int.random(in: 0..<10, using: &rng) == 0 ? nil : Vector.random(dimensions: dims, using: &rng),
                 albums: Set(["a", "b"].filter { _ in Int.random(in: 0..<4, using: &rng) == 0 }))
             rows.append(row)
             try photos.upsert(Photo(sourceId: row.id, captureDate: row.date, mood: row.mood, sceneType: row.scene), embedding: row.vector)
@@ -129,7 +108,7 @@ struct StorePropertyTests {
                 described.append("album \(album)")
             }
             let limit = Int.random(in: 1...30, using: &rng)
-            let query = Self.vector(dims, &rng)
+            let query = Vector.random(dimensions: dims, using: &rng)
             let got = try photos.search(similarTo: query, limit: limit, filter: filter)
             let truth = rows.compactMap { row -> (String, Float)? in
                 guard let v = row.vector, predicates.allSatisfy({ $0(row) }) else { return nil }
