@@ -6,8 +6,8 @@ extension VectorIndex {
     /// rows, the triggers that keep it current, the `vecsync_state` table, and the index's
     /// entry in the `vecsync_vector_indexes` registry (so tools and replicas find it).
     ///
-    /// Calling it again on an existing index only re-creates missing triggers; use
-    /// ``rebuild(_:)`` to refill it. An existing index registered with another definition
+    /// Calling it again on an existing index only installs the current triggers (replacing
+    /// those of an earlier release); use ``rebuild(_:)`` to refill it. An existing index registered with another definition
     /// (dimensions, metric, columns) is refused with
     /// ``VecSyncError/schemaMismatch(table:reason:)``: ``rebuild(_:)`` replaces it.
     public func create(_ db: Database) throws {
@@ -23,6 +23,7 @@ extension VectorIndex {
                         table: name,
                         reason: "the index exists as \(existing.summary), not \(summary); call rebuild(_:) to recreate it")
                 }
+                try dropTriggers(db)
                 for sql in triggerSQL() {
                     try db.execute(sql: sql)
                 }
@@ -80,10 +81,14 @@ extension VectorIndex {
     // MARK: - Internals
 
     private func dropObjects(_ db: Database) throws {
+        try dropTriggers(db)
+        try db.execute(sql: "DROP TABLE IF EXISTS \(qName)")
+    }
+
+    private func dropTriggers(_ db: Database) throws {
         for trigger in [insertTrigger, updateTrigger, deleteTrigger] {
             try db.execute(sql: "DROP TRIGGER IF EXISTS \(trigger.quotedDatabaseIdentifier)")
         }
-        try db.execute(sql: "DROP TABLE IF EXISTS \(qName)")
     }
 
     /// Fills the index from every canonical row that has an embedding.
@@ -129,33 +134,45 @@ extension VectorIndex {
     }
 
     /// The three triggers, as plain SQL.
+    ///
+    /// `INSERT OR REPLACE` and `UPDATE OR REPLACE` delete the row they replace without
+    /// firing delete triggers (unless `PRAGMA recursive_triggers` is on, which no one should
+    /// have to remember), so the insert trigger runs whatever the new embedding is and first
+    /// removes the index row of the key it writes, and the update trigger removes the rows of
+    /// both the old and the new key. Neither is a BEFORE trigger: those also fire for an
+    /// `INSERT OR IGNORE` that is ignored and for an upsert that turns into an update, and
+    /// would drop index rows whose canonical rows stay.
+    ///
+    /// A REPLACE that deletes a row of another key, through a second UNIQUE constraint,
+    /// still leaves that row in the index: ``verify(_:)`` reports it, ``rebuild(_:)`` clears it.
     func triggerSQL() -> [String] {
         let newValues = sourceColumns(prefix: "NEW.").joined(separator: ", ")
         let watched = ([embeddingColumn] + metadata.map(\.name) + (usesRowid ? [] : [primaryKey]))
             .map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let deleteOld = "DELETE FROM \(qName) WHERE \(qIndexKey) = OLD.\(qKey);"
+        let insertNew = "\(insertPrefix) SELECT \(newValues) WHERE NEW.\(qEmbedding) IS NOT NULL;"
         return [
             """
-            CREATE TRIGGER IF NOT EXISTS \(insertTrigger.quotedDatabaseIdentifier) AFTER INSERT ON \(qTable)
-            WHEN NEW.\(qEmbedding) IS NOT NULL AND \(Self.notMergingCondition)
+            CREATE TRIGGER \(insertTrigger.quotedDatabaseIdentifier) AFTER INSERT ON \(qTable)
+            WHEN \(Self.notMergingCondition)
             BEGIN
               DELETE FROM \(qName) WHERE \(qIndexKey) = NEW.\(qKey);
-              \(insertPrefix) VALUES (\(newValues));
+              \(insertNew)
             END
             """,
             """
-            CREATE TRIGGER IF NOT EXISTS \(updateTrigger.quotedDatabaseIdentifier) AFTER UPDATE OF \(watched) ON \(qTable)
+            CREATE TRIGGER \(updateTrigger.quotedDatabaseIdentifier) AFTER UPDATE OF \(watched) ON \(qTable)
             WHEN \(Self.notMergingCondition)
             BEGIN
-              \(deleteOld)
-              \(insertPrefix) SELECT \(newValues) WHERE NEW.\(qEmbedding) IS NOT NULL;
+              DELETE FROM \(qName) WHERE \(qIndexKey) = OLD.\(qKey);
+              DELETE FROM \(qName) WHERE \(qIndexKey) = NEW.\(qKey) AND NEW.\(qKey) IS NOT OLD.\(qKey);
+              \(insertNew)
             END
             """,
             """
-            CREATE TRIGGER IF NOT EXISTS \(deleteTrigger.quotedDatabaseIdentifier) AFTER DELETE ON \(qTable)
+            CREATE TRIGGER \(deleteTrigger.quotedDatabaseIdentifier) AFTER DELETE ON \(qTable)
             WHEN \(Self.notMergingCondition)
             BEGIN
-              \(deleteOld)
+              DELETE FROM \(qName) WHERE \(qIndexKey) = OLD.\(qKey);
             END
             """,
         ]

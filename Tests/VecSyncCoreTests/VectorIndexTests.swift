@@ -86,6 +86,34 @@ struct VectorIndexTests {
         }
     }
 
+    /// SQLite deletes the row a REPLACE replaces without firing delete triggers (unless
+    /// `PRAGMA recursive_triggers` is on, which it is not here): the index must still follow.
+    @Test func replacingRowsKeepsTheIndexInStepWithoutRecursiveTriggers() throws {
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0106)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            #expect(try Bool.fetchOne(db, sql: "PRAGMA recursive_triggers") == false)
+            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 10, using: &rng)
+            try index.create(db)
+            // A row replaced by one without an embedding leaves the index.
+            try db.execute(sql: "INSERT OR REPLACE INTO items (id, embedding, category, score) VALUES ('item-0001', NULL, 'red', 1)")
+            // A row whose key moves onto another's replaces it: one index row for that key.
+            try db.execute(sql: "UPDATE OR REPLACE items SET id = 'item-0003' WHERE id = 'item-0002'")
+            // An ignored insert and an upsert that updates leave the index row where it is.
+            try db.execute(sql: "INSERT OR IGNORE INTO items (id, embedding, category, score) VALUES ('item-0004', NULL, 'red', 1)")
+            try db.execute(sql: """
+                INSERT INTO items (id, embedding, category, score) VALUES ('item-0005', NULL, 'red', 1)
+                ON CONFLICT(id) DO UPDATE SET score = excluded.score
+                """)
+            let report = try index.verify(db)
+            #expect(report.isConsistent, "\(report)")
+            #expect(report.indexedRows == 8)  // 10 − item-0001 (NULL) − item-0002 (moved onto item-0003)
+            let moved = try Vector.fetchOne(db, sql: "SELECT embedding FROM items WHERE id = 'item-0003'")
+            let found = try index.search(db, near: try #require(moved), limit: 1, as: String.self)
+            #expect(found.first?.key == "item-0003")
+        }
+    }
+
     @Test func triggersAreSilentWhileMergingAndRefreshUpdatesExactlyTheGivenRows() throws {
         var rng = ExtensionRandom(defaultSeed: 0x5EED_0104)
         let db = try HostFixtures.database()

@@ -40,12 +40,7 @@ enum Fixture {
     /// An in-memory database with the extension, the schema, and the vec0 index.
     static func database() throws -> DatabaseQueue {
         VecSyncExtension.register()
-        var configuration = Configuration.vecSync()
-        // INSERT OR REPLACE deletes the old row without firing delete triggers unless
-        // recursive triggers are on; VectorIndex's insert trigger skips NULL embeddings, so
-        // replacing a row's embedding with NULL would leave it in the vec0 index otherwise.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA recursive_triggers = ON") }
-        let queue = try DatabaseQueue(configuration: configuration)
+        let queue = try DatabaseQueue(configuration: Configuration.vecSync())
         try queue.write { db in
             try db.execute(sql: schema)
             try vectorIndex.create(db)
