@@ -8,35 +8,106 @@ extension Vector {
         "[" + scalars.map { "\($0)" }.joined(separator: ",") + "]"
     }
 
-    /// Parses libSQL text such as `[1, 2.5, -3e-2]`.
+    /// Parses libSQL text such as `[1, 2.5, -3e-2]`, with the grammar `vector32('…')` reads.
+    ///
+    /// The text is `[` numbers separated by `,` `]`, with blanks (space, tab, newline,
+    /// carriage return, form feed, vertical tab) anywhere between tokens; `[]` is the empty
+    /// vector. A number is decimal: an optional sign, digits with an optional fraction (`1.`,
+    /// `.5`), an optional exponent (`e-3`). Hex floats, `inf`, `nan`, a trailing comma and
+    /// more than ``maximumTextDimensions`` elements are refused, as the SQL functions refuse
+    /// them. Each number is read as a double and rounded to float, as the SQL functions do.
     ///
     /// Throws ``VecSyncError/invalidVectorText(_:reason:)`` for anything else (the error
-    /// carries the text), and ``VecSyncError/nonFiniteElement(index:value:)`` for NaN or
-    /// infinite elements, which no vector column accepts.
+    /// carries the text and the byte offset of the problem), and
+    /// ``VecSyncError/nonFiniteElement(index:value:)`` for a number beyond float32's range.
+    ///
+    /// ```swift
+    /// try Vector(text: " [1, .5,-3e-2] ")  // [1.0, 0.5, -0.03]
+    /// try Vector(text: "[0x1p3]")          // throws: expected a number at offset 1
+    /// ```
     public init(text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.hasPrefix("["), trimmed.hasSuffix("]"), trimmed.count >= 2 else {
-            throw VecSyncError.invalidVectorText(
-                VecSyncError.excerpt(text), reason: "expected a list such as [1, 2.5, -3e-2]")
+        let bytes = Array(text.utf8)
+        func refuse(_ reason: String) -> VecSyncError {
+            VecSyncError.invalidVectorText(VecSyncError.excerpt(text), reason: reason)
         }
-        let body = trimmed.dropFirst().dropLast()
-        if body.allSatisfy({ $0.isWhitespace }) {
-            self.scalars = []
-            return
+        var i = Self.skipBlanks(bytes, from: 0)
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else {
+            throw refuse("it must start with '['")
         }
+        i = Self.skipBlanks(bytes, from: i + 1)
         var scalars: [Float] = []
-        for (index, part) in body.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
-            let token = part.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let value = Float(token) else {
-                throw VecSyncError.invalidVectorText(
-                    VecSyncError.excerpt(text), reason: "element \(index) is not a number: '\(token)'")
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+            i += 1
+        } else {
+            while true {
+                i = Self.skipBlanks(bytes, from: i)
+                let length = Self.numberLength(bytes, from: i)
+                guard length > 0, length < Self.maximumNumberLength,
+                      let value = Double(String(decoding: bytes[i..<(i + length)], as: UTF8.self))
+                else {
+                    throw refuse("expected a number at offset \(i)")
+                }
+                let scalar = Float(value)
+                guard scalar.isFinite else {
+                    throw VecSyncError.nonFiniteElement(index: scalars.count, value: scalar)
+                }
+                guard scalars.count < Self.maximumTextDimensions else {
+                    throw refuse("more than \(Self.maximumTextDimensions) dimensions")
+                }
+                scalars.append(scalar)
+                i = Self.skipBlanks(bytes, from: i + length)
+                if i < bytes.count, bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+                    i += 1
+                    break
+                }
+                throw refuse("expected ',' or ']' at offset \(i)")
             }
-            guard value.isFinite else {
-                throw VecSyncError.nonFiniteElement(index: index, value: value)
-            }
-            scalars.append(value)
+        }
+        i = Self.skipBlanks(bytes, from: i)
+        guard i == bytes.count else {
+            throw refuse("unexpected text after ']' at offset \(i)")
         }
         self.scalars = scalars
+    }
+
+    /// The most elements vector text may hold, as in the SQL functions.
+    public static let maximumTextDimensions = 65_536
+
+    /// Number tokens this long or longer are refused, as in the SQL functions.
+    static let maximumNumberLength = 400
+
+    /// The index of the first byte at or after `start` that is not a blank.
+    private static func skipBlanks(_ bytes: [UInt8], from start: Int) -> Int {
+        var i = start
+        while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D, 0x0C, 0x0B].contains(bytes[i]) { i += 1 }
+        return i
+    }
+
+    /// The length of the decimal number at `start`, 0 if there is none:
+    /// `[+-] digits [. digits] [(e|E) [+-] digits]`, with at least one digit before the exponent.
+    private static func numberLength(_ bytes: [UInt8], from start: Int) -> Int {
+        func isDigit(_ i: Int) -> Bool { i < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) }
+        func isOne(of characters: String, _ i: Int) -> Bool { i < bytes.count && characters.utf8.contains(bytes[i]) }
+        var i = start, digits = 0
+        if isOne(of: "+-", i) { i += 1 }
+        while isDigit(i) { i += 1; digits += 1 }
+        if isOne(of: ".", i) {
+            i += 1
+            while isDigit(i) { i += 1; digits += 1 }
+        }
+        guard digits > 0 else { return 0 }
+        if isOne(of: "eE", i) {
+            var j = i + 1, exponentDigits = 0
+            if isOne(of: "+-", j) { j += 1 }
+            while isDigit(j) { j += 1; exponentDigits += 1 }
+            guard exponentDigits > 0 else { return 0 }
+            i = j
+        }
+        return i - start
     }
 }
 
