@@ -5,41 +5,46 @@
 .headers on
 .mode box
 
-create table if not exists users (
-  id          text primary key,
-  name        text,
-  last_active integer
+-- The schema: MessageStore creates the same, with its own dimension count (a test keeps
+-- the two identical).
+CREATE TABLE IF NOT EXISTS users (
+  id TEXT PRIMARY KEY,
+  name TEXT,
+  last_active INTEGER
 );
-create table if not exists threads (
-  id         text primary key,
-  title      text,
-  created_at integer,
-  updated_at integer,
-  k0         real,           -- FQAHO K0
-  alpha      real,           -- FQAHO alpha (fractional)
-  m          real            -- FQAHO m
+CREATE TABLE IF NOT EXISTS threads (
+  id TEXT PRIMARY KEY,
+  title TEXT,
+  created_at INTEGER,
+  updated_at INTEGER,
+  k0 REAL,           -- FQAHO K0
+  alpha REAL,        -- FQAHO alpha (fractional)
+  m REAL             -- FQAHO m
 );
-create table if not exists messages (
-  id              text primary key,
-  thread_id       text references threads(id),
-  user_id         text references users(id),
-  content         text,
-  embedding       F32_BLOB(1536),   -- float32 embedding, 6,144 bytes
-  phase           text,             -- Post Chain phase
-  created_at      integer,
-  approval_status text
+CREATE TABLE IF NOT EXISTS messages (
+  id TEXT PRIMARY KEY,
+  thread_id TEXT REFERENCES threads(id),
+  user_id TEXT REFERENCES users(id),
+  content TEXT,
+  embedding F32_BLOB(1536),  -- float32, 4 bytes an element
+  phase TEXT,        -- Post Chain phase
+  created_at INTEGER,
+  approval_status TEXT
 );
-create index if not exists messages_embedding_idx
-  on messages(libsql_vector_idx(embedding, 'metric=cosine'));
-create table if not exists parameter_history (
-  id         integer primary key autoincrement,
-  thread_id  text references threads(id),
-  timestamp  integer,
-  k0         real,
-  alpha      real,
-  m          real,
-  event_type text
+CREATE INDEX IF NOT EXISTS messages_thread_idx ON messages(thread_id, approval_status);
+CREATE INDEX IF NOT EXISTS messages_embedding_idx
+  ON messages(libsql_vector_idx(embedding, 'metric=cosine'));
+CREATE TABLE IF NOT EXISTS parameter_history (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  thread_id TEXT REFERENCES threads(id),
+  timestamp INTEGER,
+  k0 REAL,
+  alpha REAL,
+  m REAL,
+  event_type TEXT
 );
+CREATE INDEX IF NOT EXISTS parameter_history_thread_idx ON parameter_history(thread_id, timestamp);
+-- End of the schema.
 
 -- Synthetic 1536-d embeddings: a message about topic t has weight on dimensions
 -- congruent to t mod 4, plus a little of its neighbour topic.

@@ -13,6 +13,19 @@ struct MessageStoreTests {
         return try MessageStore(VecSyncDatabase.inMemory(), dimensions: Self.dims, clock: { clock.now() })
     }
 
+    /// `sql/choir.sql` shows the schema people run in the shell: it must be the store's own.
+    @Test func theShellScriptCreatesTheStoresSchema() throws {
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("sql/choir.sql")
+        let text = try String(contentsOf: script, encoding: .utf8)
+        let start = try #require(text.range(of: "CREATE TABLE IF NOT EXISTS users"))
+        let end = try #require(text.range(of: "-- End of the schema."))
+        let expected = MessageStore.schemaSQL(dimensions: 1536) + "\n"
+        #expect(String(text[start.lowerBound..<end.lowerBound]) == expected,
+                "sql/choir.sql's schema differs from MessageStore.schemaSQL(dimensions: 1536); paste this in:\n\(expected)")
+    }
+
     @Test func createsTheChoirSchemaWithTheVectorIndex() throws {
         let messages = try store()
         try messages.writer.read { db in
