@@ -301,7 +301,7 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
   if( k<0 || (kLimit>0 && kLimit<k) ) k = kLimit;
   rc = vec0CacheEnsure(p);
   if( rc!=SQLITE_OK ) goto cleanup;
-  if( k<0 ) k = p->cache.nLive>0 ? p->cache.nLive : 1;
+  if( k<0 ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
   if( bFilter ){
     rc = vec0FilterMask(p, aArg, nArg, argv, &aMask);
     if( rc!=SQLITE_OK ) goto cleanup;
@@ -592,7 +592,6 @@ static int vec0UpdateDelete(Vec0Table *p, sqlite3_value *pRowid){
   int bFound = 0;
   int rc = vec0Lookup(p, pRowid, 1, &bFound, &iRowid, &iSlot);
   if( rc==SQLITE_OK && bFound ) rc = vec0DeleteRow(p, iRowid, iSlot);
-  if( rc==SQLITE_OK && bFound ) rc = vec0NoteWrite(p);
   return rc;
 }
 
@@ -683,9 +682,8 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     iSlot = iOldSlot;
     if( aVec ) rc = vec0VectorWrite(p, iSlot, key.iRowid, aVec);
     if( rc==SQLITE_OK ) rc = vec0WriteRow(p, 0, iOldRowid, key.iRowid, iSlot, key.pId, aVal);
-    if( rc==SQLITE_OK ) vec0CacheSetRowid(p, iSlot, key.iRowid);
+    if( rc==SQLITE_OK && key.iRowid!=iOldRowid ) rc = vec0SlotSetRowid(p, iSlot, key.iRowid);
   }
-  if( rc==SQLITE_OK ) rc = vec0NoteWrite(p);
   if( rc==SQLITE_OK ) *pRowid = key.iRowid;
 
 cleanup:
@@ -702,13 +700,18 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   sqlite3_free(pVtab->zErrMsg);
   pVtab->zErrMsg = 0;
   rc = vec0StorageCheck(p);
+  /* The generation is bumped (and the copy made this transaction's own) before any
+  ** write, so every write lands in the private copy and the change log. */
+  if( rc==SQLITE_OK ) rc = vec0NoteWrite(p);
   if( rc==SQLITE_OK ){
     rc = argc==1 ? vec0UpdateDelete(p, argv[0]) : vec0UpdateWrite(p, argc, argv, pRowid);
-    rc = vec0StorageExplain(p, rc);
   }
+  rc = vec0StorageExplain(p, rc);
   if( rc!=SQLITE_OK ){
-    /* The statement is rolled back; the copy may hold part of it. */
-    p->cache.bValid = 0;
+    /* The statement is rolled back, perhaps with the generation bump: the copy may hold
+    ** part of it, and the next write bumps again. */
+    vec0CacheDrop(p);
+    vec0WriteRetry(p);
     if( pVtab->zErrMsg==0 && rc!=SQLITE_CONSTRAINT ){
       vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->db));
     }
@@ -720,39 +723,56 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
 
 /* 'generation' is bumped once a write transaction; a new one starts unbumped. */
 static int vec0Begin(sqlite3_vtab *pVtab){
-  ((Vec0Table*)pVtab)->bGenerationBumped = 0;
+  Vec0Table *p = (Vec0Table*)pVtab;
+  if( p->bViewPrivate ) vec0CacheDrop(p);
+  vec0WriteEnd(p);
   return SQLITE_OK;
 }
 static int vec0Sync(sqlite3_vtab *pVtab){ (void)pVtab; return SQLITE_OK; }
+
+/* Committed: the transaction's copy becomes the shared snapshot of its generation. */
 static int vec0Commit(sqlite3_vtab *pVtab){
-  ((Vec0Table*)pVtab)->bGenerationBumped = 0;
+  Vec0Table *p = (Vec0Table*)pVtab;
+  vec0CacheCommit(p);
+  vec0WriteEnd(p);
   return SQLITE_OK;
 }
 
-/* A rollback undoes shadow-table writes the in-memory copy already holds: drop it. */
+/* A rollback undoes shadow-table writes the private copy already holds: drop it. */
 static int vec0Rollback(sqlite3_vtab *pVtab){
-  ((Vec0Table*)pVtab)->cache.bValid = 0;
-  ((Vec0Table*)pVtab)->bGenerationBumped = 0;
+  Vec0Table *p = (Vec0Table*)pVtab;
+  if( p->bViewPrivate ) vec0CacheDrop(p);
+  vec0WriteEnd(p);
   return SQLITE_OK;
 }
 static int vec0Savepoint(sqlite3_vtab *pVtab, int i){ (void)pVtab; (void)i; return SQLITE_OK; }
 static int vec0Release(sqlite3_vtab *pVtab, int i){ (void)pVtab; (void)i; return SQLITE_OK; }
 static int vec0RollbackTo(sqlite3_vtab *pVtab, int i){
+  Vec0Table *p = (Vec0Table*)pVtab;
   (void)i;
-  ((Vec0Table*)pVtab)->cache.bValid = 0;
-  ((Vec0Table*)pVtab)->bGenerationBumped = 0;   /* the bump may have been undone */
+  if( p->bViewPrivate ) vec0CacheDrop(p);
+  vec0WriteRetry(p);                  /* the bump may have been undone: bump again */
   return SQLITE_OK;
 }
 
 static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
   Vec0Table *p = (Vec0Table*)pVtab;
-  static const char *azSuffix[] = { "info", "vectors", "free", "rows" };
+  static const char *azSuffix[] = { "info", "vectors", "free", "rows", "changes" };
   char *zName = sqlite3_mprintf("%s", zNew);
   int rc = zName ? SQLITE_OK : SQLITE_NOMEM;
   size_t i;
+  if( vec0StorageCheck(p)!=SQLITE_OK ){
+    /* Rename what is there: the check's only use here is learning about T_changes. */
+    sqlite3_free(vec0TakeError(p));
+  }
+  vec0CacheClear(p);
   vec0StmtsFinalize(p);
   for(i=0; i<sizeof(azSuffix)/sizeof(azSuffix[0]) && rc==SQLITE_OK; i++){
-    char *zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"",
+    char *zSql;
+    int bExists = 1;
+    if( i==4 ) bExists = p->bChangeLog;   /* tables made before T_changes have none */
+    if( !bExists ) continue;
+    zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"",
                                  p->zSchema, p->zName, azSuffix[i], zNew, azSuffix[i]);
     if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
     rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
@@ -770,7 +790,8 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
 /* Shadow tables are the module's own: defensive mode keeps ordinary SQL off them. */
 static int vec0ShadowName(const char *zSuffix){
   return sqlite3_stricmp(zSuffix, "info")==0 || sqlite3_stricmp(zSuffix, "vectors")==0
-      || sqlite3_stricmp(zSuffix, "free")==0 || sqlite3_stricmp(zSuffix, "rows")==0;
+      || sqlite3_stricmp(zSuffix, "free")==0 || sqlite3_stricmp(zSuffix, "rows")==0
+      || sqlite3_stricmp(zSuffix, "changes")==0;
 }
 
 static sqlite3_module vec0Module = {

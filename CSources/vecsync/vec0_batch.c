@@ -300,6 +300,16 @@ int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("vecsync: cannot register module vecsync_knn_batch: %s",
                              sqlite3_errmsg(db));
+    return rc;
+  }
+  /* vecsync_cache_info reads one vec0 table's state: harmless anywhere, but its answer
+  ** depends on the process, so it is not deterministic. The registry outlives it (the
+  ** modules hold it). */
+  rc = sqlite3_create_function(db, "vecsync_cache_info", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS,
+                               pReg, vec0CacheInfoFunc, 0, 0);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("vecsync: cannot register function vecsync_cache_info: %s",
+                             sqlite3_errmsg(db));
   }
   return rc;
 }

@@ -261,7 +261,7 @@ int vec0FilterMask(Vec0Table *p, const Vec0PlanArg *aArg, int nArg, sqlite3_valu
   sqlite3_stmt *pStmt = 0;
   unsigned char *aMask = 0;
   char *zSql = 0;
-  sqlite3_int64 nSlot = p->cache.nSlot;
+  sqlite3_int64 nSlot = p->pView ? p->pView->nSlot : 0;
   int rc = SQLITE_OK, i, nBind = 0, bFirst = 1;
 
   sqlite3_str_appendf(pStr, "SELECT slot FROM \"%w\".\"%w_rows\" WHERE ", p->zSchema, p->zName);

@@ -91,20 +91,20 @@ static sqlite3_int64 vec0CandidateCap(sqlite3_int64 k){
   return k + VEC0_RERANK_EXTRA;
 }
 
-/* Offer the rows of one chunk, scored by aScore (aScore[i] = q·row i), to the heap:
-** live rows that pass aMask (when given), skipping those the heap would refuse. */
-static void vec0PushScores(Vec0Table *p, const float *aScore, sqlite3_int64 iBase, int nRow,
-                           float qNorm, const unsigned char *aMask, VsTopK *pTop){
-  Vec0Cache *c = &p->cache;
+/* Offer the rows of chunk c (its first slot iBase), scored by aScore (aScore[i] = q·row
+** i), to the heap: live rows that pass aMask (when given), skipping those the heap would
+** refuse. */
+static void vec0PushScores(Vec0Table *p, const Vec0Chunk *c, const float *aScore,
+                           sqlite3_int64 iBase, int nRow, float qNorm,
+                           const unsigned char *aMask, VsTopK *pTop){
   double rBound = vsTopKBound(pTop);
   int i;
   for(i=0; i<nRow; i++){
-    sqlite3_int64 s = iBase+i;
     double d;
-    if( !c->aLive[s] || (aMask && !aMask[s]) ) continue;
-    d = vsScoreDistance(p->cfg.eMetric, aScore[i], qNorm, c->aNorm[s]);
+    if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
+    d = vsScoreDistance(p->cfg.eMetric, aScore[i], qNorm, c->aNorm[i]);
     if( d<=rBound ){
-      vsTopKPush(pTop, d, c->aRowid[s], s);
+      vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
       rBound = vsTopKBound(pTop);
     }
   }
@@ -127,48 +127,47 @@ static void vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k, VsTopK *pT
 
 /* Rows of chunk b that hold slots (the last chunk is partly used). */
 static int vec0ChunkRows(Vec0Table *p, int b){
-  sqlite3_int64 nLeft = p->cache.nSlot - (sqlite3_int64)b*p->cfg.nChunk;
+  sqlite3_int64 nLeft = p->pView->nSlot - (sqlite3_int64)b*p->cfg.nChunk;
   return (int)(nLeft < p->cfg.nChunk ? nLeft : p->cfg.nChunk);
 }
 
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, VsTopK *pTop){
-  Vec0Cache *c = &p->cache;
+  const Vec0Snapshot *v = p->pView;
   int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
   float qNorm = vsNormF32(q, nDim);
   float *aScore = 0;
   int rc, b;
 
-  rc = vsTopKInit(pTop, vec0CandidateCap(k), c->nLive);
+  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
   if( rc!=SQLITE_OK ) goto cleanup;
   aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
   if( aScore==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
 
-  for(b=0; b<c->nChunkAlloc; b++){
+  for(b=0; b<v->nChunkAlloc; b++){
+    const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
-    const float *A = c->apChunk[b];
     int i;
     if( nRow<=0 ) break;
     if( aMask ){
       /* A selective filter scores its few rows one by one; a broad one, the chunk. */
       int nPass = 0;
-      for(i=0; i<nRow; i++) nPass += aMask[iBase+i] && c->aLive[iBase+i];
+      for(i=0; i<nRow; i++) nPass += aMask[iBase+i] && c->aLive[i];
       if( nPass==0 ) continue;
       if( nPass*8 < nRow ){
         for(i=0; i<nRow; i++){
-          sqlite3_int64 s = iBase+i;
-          if( aMask[s] && c->aLive[s] ){
-            float dot = vsDotF32(q, A + (size_t)i*nDim, nDim);
-            vsTopKPush(pTop, vsScoreDistance(eMetric, dot, qNorm, c->aNorm[s]),
-                       c->aRowid[s], s);
+          if( aMask[iBase+i] && c->aLive[i] ){
+            float dot = vsDotF32(q, c->aVec + (size_t)i*nDim, nDim);
+            vsTopKPush(pTop, vsScoreDistance(eMetric, dot, qNorm, c->aNorm[i]),
+                       c->aRowid[i], iBase+i);
           }
         }
         continue;
       }
     }
-    vsScoreBlock(A, nRow, nDim, q, aScore);
-    vec0PushScores(p, aScore, iBase, nRow, qNorm, aMask, pTop);
+    vsScoreBlock(c->aVec, nRow, nDim, q, aScore);
+    vec0PushScores(p, c, aScore, iBase, nRow, qNorm, aMask, pTop);
   }
   vec0Rerank(p, q, k, pTop);
 
@@ -183,7 +182,7 @@ cleanup:
 
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop){
-  Vec0Cache *c = &p->cache;
+  const Vec0Snapshot *v = p->pView;
   int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim;
   float *aScore = 0, *aQNorm = 0;
   int rc = SQLITE_OK, j, b;
@@ -194,20 +193,21 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
   if( aScore==0 || aQNorm==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   for(j=0; j<nQuery && rc==SQLITE_OK; j++){
     aQNorm[j] = vsNormF32(Q + (size_t)j*nDim, nDim);
-    rc = vsTopKInit(&aTop[j], vec0CandidateCap(k), c->nLive);
+    rc = vsTopKInit(&aTop[j], vec0CandidateCap(k), v->nLive);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
 
-  for(b=0; b<c->nChunkAlloc; b++){
+  for(b=0; b<v->nChunkAlloc; b++){
+    const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
     int j0;
     if( nRow<=0 ) break;
     for(j0=0; j0<nQuery; j0+=VEC0_BATCH_GROUP){
       int nGroup = nQuery-j0 < VEC0_BATCH_GROUP ? nQuery-j0 : VEC0_BATCH_GROUP;
-      vsScoreBlockBatch(c->apChunk[b], nRow, nDim, Q + (size_t)j0*nDim, nGroup, aScore);
+      vsScoreBlockBatch(c->aVec, nRow, nDim, Q + (size_t)j0*nDim, nGroup, aScore);
       for(j=0; j<nGroup; j++){
-        vec0PushScores(p, aScore + (size_t)j*nRow, iBase, nRow, aQNorm[j0+j], 0, &aTop[j0+j]);
+        vec0PushScores(p, c, aScore + (size_t)j*nRow, iBase, nRow, aQNorm[j0+j], 0, &aTop[j0+j]);
       }
     }
   }

@@ -7,12 +7,12 @@
 **   vec0ShadowCreate(p);                       // CREATE VIRTUAL TABLE
 **   vec0StorageCheck(p);                       // before the first read or write
 **   vec0SlotAlloc(p, &iSlot); vec0VectorWrite(p, iSlot, iRowid, a);
-**   vec0CacheEnsure(p);                        // then vec0Search() scans p->cache
+**   vec0CacheEnsure(p);                        // then vec0Search() scans p->pView
 **
-** Storage. A vec0 table T keeps four shadow tables in its schema:
+** Storage. A vec0 table T keeps five shadow tables in its schema:
 **
 **   T_info(key PRIMARY KEY, value)     format, generation, next_slot, chunk_size,
-**                                      dimensions, metric, vectors_per_blob
+**                                      dimensions, metric, vectors_per_blob, uid, log_from
 **   T_rows(rowid INTEGER PRIMARY KEY,  one row per vec0 row: its slot, its text primary
 **          [id TEXT UNIQUE,] slot,       key if it has one, and its metadata and
 **          c0, c1, ...)                  auxiliary values (column cN is user column N)
@@ -21,6 +21,12 @@
 **                                      of two dividing chunk_size, P·D ≤ 65,536 floats);
 **                                      slot s lives in blob s/P at position s%P
 **   T_free(slot INTEGER PRIMARY KEY)   slots freed by DELETE, reused first by INSERT
+**   T_changes(generation, slot, rowid) the change log: which slots each write transaction
+**                                      (generation) changed, and the row now there (NULL:
+**                                      freed); slot -1 means "too many, reload". Kept for
+**                                      the last VEC0_LOG_KEEP generations ('log_from' says
+**                                      from where), so another connection's copy catches
+**                                      up in time proportional to the change (vec0_cache.c)
 **
 ** Vectors are written into their blob in place with sqlite3_blob_write(), so an insert
 ** touches one vector's pages, not the blob's. Everything is ordinary SQLite data: it
@@ -31,12 +37,9 @@
 ** index (next_slot against the blobs present, each slot against next_slot, each blob's id
 ** and length), and a value that fails is SQLITE_CORRUPT_VTAB with the table named.
 **
-** The in-memory copy (Vec0Cache) holds every vector, chunk by chunk, with its norm, so a
-** query is one block scan per chunk plus a bounded heap, at the speed memory streams. It
-** follows this connection's writes as they happen, and is checked before each search
-** against SQLITE_FCNTL_DATA_VERSION and the table's 'generation' counter (bumped by
-** every write transaction), so a commit made by another connection reloads it; a
-** ROLLBACK drops it.
+** The in-memory copy of the vectors that searches scan is vec0_cache.c's; the writes here
+** keep a transaction's private copy in step (vec0CacheSet and friends) and log each
+** changed slot for the other connections.
 */
 #define _GNU_SOURCE 1
 #include "vecsync_int.h"
@@ -149,6 +152,24 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
       if( eStmt==VEC0_STMT_READ_BY_ID ) sqlite3_str_appendall(pStr, " WHERE id=?1");
       if( eStmt==VEC0_STMT_READ_ALL ) sqlite3_str_appendall(pStr, " ORDER BY rowid");
       break;
+    case VEC0_STMT_LOG_ADD:
+      sqlite3_str_appendf(pStr, "INSERT OR REPLACE INTO \"%w\".\"%w_changes\"(generation, slot, rowid)"
+                                " VALUES(?1, ?2, ?3)", zS, zT);
+      break;
+    case VEC0_STMT_LOG_RANGE:
+      sqlite3_str_appendf(pStr, "SELECT slot, rowid FROM \"%w\".\"%w_changes\""
+                                " WHERE generation>?1 AND generation<=?2 ORDER BY generation", zS, zT);
+      break;
+    case VEC0_STMT_LOG_COUNT:
+      sqlite3_str_appendf(pStr, "SELECT count(*), min(slot) FROM \"%w\".\"%w_changes\""
+                                " WHERE generation>?1 AND generation<=?2", zS, zT);
+      break;
+    case VEC0_STMT_LOG_PRUNE:
+      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1", zS, zT);
+      break;
+    case VEC0_STMT_LOG_MARK:
+      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1", zS, zT);
+      break;
   }
   return sqlite3_str_finish(pStr);
 }
@@ -225,7 +246,7 @@ int vec0InfoSet(Vec0Table *p, const char *zKey, sqlite3_int64 iVal){
 }
 
 /* next_slot, checked to be a slot count (the blobs behind it are checked on load). */
-static int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot){
+int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot){
   sqlite3_int64 nSlot = -1;
   int rc = vec0InfoGet(p, "next_slot", &nSlot);
   if( rc==SQLITE_OK && (nSlot<0 || nSlot>((sqlite3_int64)1<<40)) ){
@@ -265,18 +286,26 @@ int vec0ShadowCreate(Vec0Table *p){
   int rc, i;
   char *zSql;
   sqlite3_str *pStr = sqlite3_str_new(p->db);
+  sqlite3_int64 iUid = 0;
+  while( iUid<=0 ){
+    sqlite3_randomness(sizeof(iUid), &iUid);
+    iUid &= 0x7fffffffffffffffLL;
+  }
   p->nPerBlob = vec0PerBlobFor(&p->cfg);
   sqlite3_str_appendf(pStr,
       "CREATE TABLE \"%w\".\"%w_info\"(key TEXT PRIMARY KEY, value);"
       "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
       "('format', %d), ('generation', 0), ('next_slot', 0), ('chunk_size', %d), "
-      "('dimensions', %d), ('metric', '%s'), ('vectors_per_blob', %d);"
+      "('dimensions', %d), ('metric', '%s'), ('vectors_per_blob', %d), ('uid', %lld), "
+      "('log_from', 0);"
+      "CREATE TABLE \"%w\".\"%w_changes\"(generation INTEGER NOT NULL, slot INTEGER NOT NULL,"
+      " rowid INTEGER, PRIMARY KEY(generation, slot)) WITHOUT ROWID;"
       "CREATE TABLE \"%w\".\"%w_vectors\"(chunk_id INTEGER PRIMARY KEY, vectors BLOB NOT NULL);"
       "CREATE TABLE \"%w\".\"%w_free\"(slot INTEGER PRIMARY KEY);"
       "CREATE TABLE \"%w\".\"%w_rows\"(rowid INTEGER PRIMARY KEY",
       p->zSchema, p->zName, p->zSchema, p->zName, VEC0_FORMAT, p->cfg.nChunk, p->cfg.nDim,
-      vec0MetricName(p->cfg.eMetric), p->nPerBlob,
-      p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName);
+      vec0MetricName(p->cfg.eMetric), p->nPerBlob, iUid,
+      p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName);
   if( vec0HasTextPk(p) ) sqlite3_str_appendall(pStr, ", id TEXT NOT NULL UNIQUE");
   sqlite3_str_appendall(pStr, ", slot INTEGER NOT NULL");
   for(i=0; i<p->cfg.nCol; i++){
@@ -290,7 +319,12 @@ int vec0ShadowCreate(Vec0Table *p){
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
   sqlite3_free(zSql);
-  if( rc==SQLITE_OK ) p->bStorageChecked = 1;
+  if( rc==SQLITE_OK ){
+    p->iUid = iUid;
+    p->bChangeLog = 1;
+    p->bStorageChecked = 1;
+    rc = vec0CacheAttach(p);
+  }
   return rc;
 }
 
@@ -302,7 +336,7 @@ int vec0ShadowDrop(Vec0Table *p){
   char *zSql = sqlite3_mprintf(
       "SELECT name FROM \"%w\".sqlite_schema WHERE type='table'"
       " AND substr(name, 1, length(?1)+1)=?1||'_' AND ("
-      "   substr(name, length(?1)+2) IN ('info','vectors','free','rows',"
+      "   substr(name, length(?1)+2) IN ('info','vectors','free','rows','changes',"
       "                                  'chunks','rowids','auxiliary')"
       "   OR substr(name, length(?1)+2) GLOB 'vector_chunks[0-9][0-9]'"
       "   OR substr(name, length(?1)+2) GLOB 'metadatachunks[0-9][0-9]'"
@@ -408,7 +442,12 @@ int vec0StorageCheck(Vec0Table *p){
     goto cleanup;
   }
   p->nPerBlob = (int)nPer;
+  p->iUid = 0;
+  rc = vec0InfoGet(p, "uid", &p->iUid);
+  if( rc==SQLITE_OK ) rc = vec0ShadowExists(p, "changes", &p->bChangeLog);
+  if( rc!=SQLITE_OK ) goto cleanup;
   p->bStorageChecked = 1;
+  rc = vec0CacheAttach(p);
 
 cleanup:
   if( rc!=SQLITE_OK && rc!=SQLITE_CORRUPT_VTAB ){
@@ -431,70 +470,18 @@ int vec0StorageExplain(Vec0Table *p, int rc){
   return rc;
 }
 
-/* ---- the in-memory copy --------------------------------------------------------------- */
+/* ---- generations and the change log ---------------------------------------------------- */
 
-void vec0CacheClear(Vec0Table *p){
-  Vec0Cache *c = &p->cache;
-  int i;
-  for(i=0; i<c->nChunkAlloc; i++) free(c->apChunk[i]);
-  sqlite3_free(c->apChunk);
-  sqlite3_free(c->aNorm);
-  sqlite3_free(c->aRowid);
-  sqlite3_free(c->aLive);
-  memset(c, 0, sizeof(*c));
-}
-
-/* Make room for nChunk chunks in the copy. */
-static int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nChunk){
-  Vec0Cache *c = &p->cache;
-  sqlite3_int64 nSlotNew = nChunk*p->cfg.nChunk;
-  sqlite3_int64 nSlotOld = (sqlite3_int64)c->nChunkAlloc*p->cfg.nChunk;
-  size_t nByte = sizeof(float)*(size_t)p->cfg.nChunk*(size_t)p->cfg.nDim;
-  float **apChunk;
-  float *aNorm;
-  sqlite3_int64 *aRowid;
-  unsigned char *aLive;
-  sqlite3_int64 i;
-  if( nChunk<=c->nChunkAlloc ) return SQLITE_OK;
-  if( nChunk>0x7fffffff ) return SQLITE_NOMEM;
-  apChunk = sqlite3_realloc64(c->apChunk, sizeof(float*)*(sqlite3_uint64)nChunk);
-  if( apChunk==0 ) return SQLITE_NOMEM;
-  c->apChunk = apChunk;
-  aNorm = sqlite3_realloc64(c->aNorm, sizeof(float)*(sqlite3_uint64)nSlotNew);
-  if( aNorm==0 ) return SQLITE_NOMEM;
-  c->aNorm = aNorm;
-  aRowid = sqlite3_realloc64(c->aRowid, sizeof(sqlite3_int64)*(sqlite3_uint64)nSlotNew);
-  if( aRowid==0 ) return SQLITE_NOMEM;
-  c->aRowid = aRowid;
-  aLive = sqlite3_realloc64(c->aLive, (sqlite3_uint64)nSlotNew);
-  if( aLive==0 ) return SQLITE_NOMEM;
-  c->aLive = aLive;
-  memset(&aNorm[nSlotOld], 0, sizeof(float)*(size_t)(nSlotNew-nSlotOld));
-  memset(&aRowid[nSlotOld], 0, sizeof(sqlite3_int64)*(size_t)(nSlotNew-nSlotOld));
-  memset(&aLive[nSlotOld], 0, (size_t)(nSlotNew-nSlotOld));
-  for(i=c->nChunkAlloc; i<nChunk; i++){
-    void *pChunk = 0;
-    if( posix_memalign(&pChunk, 64, nByte) ) return SQLITE_NOMEM;
-    memset(pChunk, 0, nByte);
-    c->apChunk[i] = pChunk;
-    c->nChunkAlloc = (int)i+1;
-  }
-  return SQLITE_OK;
-}
-
-const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot){
-  return p->cache.apChunk[iSlot/p->cfg.nChunk]
-       + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nDim;
-}
-
-static float *vec0CacheVectorW(Vec0Table *p, sqlite3_int64 iSlot){
-  return p->cache.apChunk[iSlot/p->cfg.nChunk]
-       + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nDim;
-}
+/* Generations kept in T_changes: a connection further behind than this loads its copy
+** whole. Pruned every VEC0_LOG_PRUNE_EVERY generations. */
+#define VEC0_LOG_KEEP        256
+#define VEC0_LOG_PRUNE_EVERY 32
+/* Rows one generation logs before it is marked "reload" instead (a bulk import). */
+#define VEC0_LOG_MAX_ROWS    4096
 
 /* Check next_slot against the blobs of T_vectors: exactly the blobs 0..ceil(nSlot/P)-1
 ** must be there, so nothing is allocated for slots the file does not hold. */
-static int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot){
+int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot){
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 nBlob = 0, iMin = 0, iMax = -1, nWant;
   int rc = vec0Stmt(p, VEC0_STMT_BLOB_COUNT, &pStmt);
@@ -519,123 +506,118 @@ static int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot){
   return rc;
 }
 
-/* Load the whole copy from the shadow tables. */
-static int vec0CacheLoad(Vec0Table *p){
-  Vec0Cache *c = &p->cache;
-  sqlite3_stmt *pStmt = 0;
-  sqlite3_int64 nSlot = 0, iGen = 0;
-  size_t nBlobBytes = sizeof(float)*(size_t)p->nPerBlob*(size_t)p->cfg.nDim;
-  int rc;
-
-  vec0CacheClear(p);
-  rc = vec0NextSlot(p, &nSlot);
-  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "generation", &iGen);
-  if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
-  if( rc==SQLITE_OK ) rc = vec0CacheGrow(p, (nSlot + p->cfg.nChunk - 1)/p->cfg.nChunk);
-  if( rc!=SQLITE_OK ) goto cleanup;
-  c->nSlot = nSlot;
-
-  rc = vec0Stmt(p, VEC0_STMT_BLOB_ALL, &pStmt);
-  if( rc!=SQLITE_OK ) goto cleanup;
-  while( sqlite3_step(pStmt)==SQLITE_ROW ){
-    sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
-    const void *pBlob = sqlite3_column_blob(pStmt, 1);
-    int nBlob = sqlite3_column_bytes(pStmt, 1);
-    sqlite3_int64 iFirst = iBlob*p->nPerBlob;     /* first slot the blob holds */
-    if( iBlob<0 || iFirst>=(sqlite3_int64)c->nChunkAlloc*p->cfg.nChunk
-     || pBlob==0 || (size_t)nBlob!=nBlobBytes ){
-      vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
-                   p->zName, iBlob, p->zName);
-      rc = SQLITE_CORRUPT_VTAB;
-      break;
-    }
-    vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim, vec0CacheVectorW(p, iFirst));
-  }
-  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
-  if( rc!=SQLITE_OK ) goto cleanup;
-
-  rc = vec0Stmt(p, VEC0_STMT_SLOT_ALL, &pStmt);
-  if( rc!=SQLITE_OK ) goto cleanup;
-  while( sqlite3_step(pStmt)==SQLITE_ROW ){
-    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
-    sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 1);
-    if( iSlot<0 || iSlot>=nSlot || c->aLive[iSlot] ){
-      vec0SetError(p, "vec0 \"%s\": storage is damaged: row %lld has slot %lld",
-                   p->zName, iRowid, iSlot);
-      rc = SQLITE_CORRUPT_VTAB;
-      break;
-    }
-    c->aLive[iSlot] = 1;
-    c->aRowid[iSlot] = iRowid;
-    c->aNorm[iSlot] = vsNormF32(vec0CacheVector(p, iSlot), p->cfg.nDim);
-    c->nLive++;
-  }
-  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
-  if( rc==SQLITE_OK ){
-    c->iGeneration = iGen;
-    c->bValid = 1;
-  }
-
-cleanup:
-  if( rc!=SQLITE_OK ) vec0CacheClear(p);
-  return rc;
-}
-
-/* The database's data version: it moves whenever the file changes. */
-static unsigned int vec0DataVersion(Vec0Table *p){
+/* The database's data version: it moves whenever another connection commits. */
+unsigned int vec0DataVersion(Vec0Table *p){
   unsigned int v = 0;
   sqlite3_file_control(p->db, p->zSchema, SQLITE_FCNTL_DATA_VERSION, &v);
   return v;
 }
 
-int vec0CacheEnsure(Vec0Table *p){
-  Vec0Cache *c = &p->cache;
-  unsigned int v = vec0DataVersion(p);
-  int rc = vec0StorageCheck(p);
-  if( rc!=SQLITE_OK ) return rc;
-  if( c->bValid ){
-    sqlite3_int64 iGen = -1;
-    if( v==c->iDataVersion ) return SQLITE_OK;
-    rc = vec0InfoGet(p, "generation", &iGen);
-    if( rc!=SQLITE_OK ) return rc;
-    if( iGen==c->iGeneration ){
-      c->iDataVersion = v;
-      return SQLITE_OK;
-    }
+int vec0Generation(Vec0Table *p, sqlite3_int64 *piGen){
+  sqlite3_int64 iGen = -1;
+  int rc = vec0InfoGet(p, "generation", &iGen);
+  if( rc==SQLITE_OK && (iGen<0 || iGen==0x7fffffffffffffffLL) ){
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: generation is %lld", p->zName, iGen);
+    rc = SQLITE_CORRUPT_VTAB;
   }
-  rc = vec0CacheLoad(p);
-  if( rc==SQLITE_OK ) c->iDataVersion = vec0DataVersion(p);
-  return vec0StorageExplain(p, rc);
+  *piGen = iGen;
+  return rc;
 }
 
-/* Record a write: bump the generation, and keep the copy's generation in step with it
-** when the copy is current. */
+int vec0LogFrom(Vec0Table *p, sqlite3_int64 *piFrom){
+  sqlite3_int64 iFrom = 0x7fffffffffffffffLL;
+  int rc = SQLITE_OK;
+  if( p->bChangeLog ) rc = vec0InfoGet(p, "log_from", &iFrom);
+  *piFrom = iFrom;
+  return rc;
+}
+
+/* Record in T_changes that slot iSlot now holds row iRowid (bLive) or nothing. */
+static int vec0LogSlot(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid){
+  sqlite3_stmt *pStmt = 0;
+  int rc = SQLITE_OK;
+  if( !p->bChangeLog || !p->bGenerationBumped || p->nLogged<0 ) return SQLITE_OK;
+  if( p->nLogged>=VEC0_LOG_MAX_ROWS ){
+    /* Too many to replay: readers of this generation load their copy whole. */
+    rc = vec0Stmt(p, VEC0_STMT_LOG_MARK, &pStmt);
+    if( rc!=SQLITE_OK ) return rc;
+    sqlite3_bind_int64(pStmt, 1, p->iWriteGen);
+    sqlite3_step(pStmt);
+    rc = sqlite3_reset(pStmt);
+    iSlot = -1;
+    bLive = 0;
+    p->nLogged = -1;
+  }
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_LOG_ADD, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, p->iWriteGen);
+  sqlite3_bind_int64(pStmt, 2, iSlot);
+  if( bLive ) sqlite3_bind_int64(pStmt, 3, iRowid); else sqlite3_bind_null(pStmt, 3);
+  sqlite3_step(pStmt);
+  rc = sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK && p->nLogged>=0 ) p->nLogged++;
+  return rc;
+}
+
+/* Drop generations older than VEC0_LOG_KEEP from T_changes, now and then. */
+static int vec0LogPrune(Vec0Table *p, sqlite3_int64 iGen){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 iCut = iGen - VEC0_LOG_KEEP, iFrom = 0;
+  int rc;
+  if( !p->bChangeLog || iCut<=0 || iGen%VEC0_LOG_PRUNE_EVERY!=0 ) return SQLITE_OK;
+  rc = vec0LogFrom(p, &iFrom);
+  if( rc!=SQLITE_OK || iCut<=iFrom ) return rc;
+  rc = vec0Stmt(p, VEC0_STMT_LOG_PRUNE, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, iCut);
+  sqlite3_step(pStmt);
+  rc = sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "log_from", iCut);
+  return rc;
+}
+
+/* Record a write transaction: bump the generation (once), keep the copy as this
+** transaction's private one, and prune the change log now and then. */
 int vec0NoteWrite(Vec0Table *p){
   sqlite3_int64 iGen = 0;
   int rc;
   /* Once a transaction is enough: other connections only see it committed. */
   if( p->bGenerationBumped ) return SQLITE_OK;
-  rc = vec0InfoGet(p, "generation", &iGen);
-  if( rc==SQLITE_OK && iGen==0x7fffffffffffffffLL ) iGen = -1;
+  rc = vec0Generation(p, &iGen);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "generation", iGen+1);
-  if( rc==SQLITE_OK ) p->bGenerationBumped = 1;
-  if( rc==SQLITE_OK && p->cache.bValid ){
-    if( p->cache.iGeneration==iGen ){
-      p->cache.iGeneration = iGen+1;
-    }else{
-      p->cache.bValid = 0;
-    }
+  if( rc==SQLITE_OK ) rc = vec0LogPrune(p, iGen+1);
+  if( rc==SQLITE_OK ) rc = vec0CacheBeginWrite(p, iGen);
+  if( rc==SQLITE_OK ){
+    p->bGenerationBumped = 1;
+    p->bWriteTx = 1;
+    p->iWriteGen = iGen+1;
+    p->nLogged = 0;
   }
   return rc;
 }
 
+void vec0WriteEnd(Vec0Table *p){
+  vec0WriteRetry(p);
+  p->bWriteTx = 0;
+}
+
+void vec0WriteRetry(Vec0Table *p){
+  p->bGenerationBumped = 0;
+  p->nLogged = 0;
+}
+
 /* ---- slots and vectors ------------------------------------------------------------------ */
+
+/* Whether this connection's view is the state it reads now (its own writes included). */
+static int vec0ViewCurrent(Vec0Table *p){
+  return p->pView && (p->bViewPrivate || p->iDataVersion==vec0DataVersion(p));
+}
 
 int vec0SlotCheck(Vec0Table *p, sqlite3_int64 iSlot, const char *zWhere){
   sqlite3_int64 nSlot = 0;
   int rc = SQLITE_OK;
-  if( p->cache.bValid && p->cache.iDataVersion==vec0DataVersion(p) ){
-    nSlot = p->cache.nSlot;
+  if( vec0ViewCurrent(p) ){
+    nSlot = p->pView->nSlot;
   }else{
     rc = vec0NextSlot(p, &nSlot);
   }
@@ -682,14 +664,7 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
     if( rc!=SQLITE_OK ) goto cleanup;
   }
   rc = vec0InfoSet(p, "next_slot", nSlot+1);
-  if( rc==SQLITE_OK && p->cache.bValid ){
-    if( p->cache.nSlot!=nSlot ){
-      p->cache.bValid = 0;          /* the copy is not of this storage: reload it */
-    }else{
-      rc = vec0CacheGrow(p, iSlot/p->cfg.nChunk + 1);
-      if( rc==SQLITE_OK ) p->cache.nSlot = nSlot+1;
-    }
-  }
+  if( rc==SQLITE_OK ) rc = vec0CacheGrow(p, nSlot+1);
 
 cleanup:
   *piSlot = iSlot;
@@ -699,17 +674,13 @@ cleanup:
 /* Return a slot to the free list. */
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   sqlite3_stmt *pStmt;
-  Vec0Cache *c = &p->cache;
   int rc = vec0Stmt(p, VEC0_STMT_FREE_ADD, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pStmt, 1, iSlot);
   sqlite3_step(pStmt);
   rc = sqlite3_reset(pStmt);
-  if( rc==SQLITE_OK && c->bValid && iSlot>=0 && iSlot<c->nSlot && c->aLive[iSlot] ){
-    c->aLive[iSlot] = 0;
-    c->aRowid[iSlot] = 0;
-    c->nLive--;
-  }
+  if( rc==SQLITE_OK ) rc = vec0CacheFree(p, iSlot);
+  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, 0, 0);
   return rc;
 }
 
@@ -740,7 +711,6 @@ static int vec0BlobOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_b
 /* Store vector a in slot iSlot (checked) for row iRowid, in its blob and in the copy. */
 int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a){
   sqlite3_blob *pBlob = 0;
-  Vec0Cache *c = &p->cache;
   int nByte = p->cfg.nDim*4;
   unsigned char *pBuf = 0;
   int rc = SQLITE_OK;
@@ -755,17 +725,8 @@ int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, con
   if( rc==SQLITE_OK ){
     rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
   }
-  if( rc==SQLITE_OK && c->bValid ){
-    if( iSlot>=c->nSlot ){
-      c->bValid = 0;
-    }else{
-      memcpy(vec0CacheVectorW(p, iSlot), a, (size_t)nByte);
-      c->aNorm[iSlot] = vsNormF32(a, p->cfg.nDim);
-      if( !c->aLive[iSlot] ) c->nLive++;
-      c->aLive[iSlot] = 1;
-      c->aRowid[iSlot] = iRowid;
-    }
-  }
+  if( rc==SQLITE_OK ) rc = vec0CacheSet(p, iSlot, iRowid, a);
+  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, 1, iRowid);
 
 cleanup:
   sqlite3_blob_close(pBlob);
@@ -773,33 +734,34 @@ cleanup:
   return rc;
 }
 
-/* Change the rowid the copy records for a slot (an UPDATE of the primary key). */
-void vec0CacheSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
-  if( p->cache.bValid && iSlot>=0 && iSlot<p->cache.nSlot ) p->cache.aRowid[iSlot] = iRowid;
+int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
+  int rc = vec0CacheSet(p, iSlot, iRowid, 0);
+  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, 1, iRowid);
+  return rc;
 }
 
-/* Read the vector in slot iSlot into a (nDim floats), from the copy when it is current. */
-int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a){
+int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
   sqlite3_blob *pBlob = 0;
   int nByte = p->cfg.nDim*4;
-  unsigned char *pBuf = 0;
-  int rc = vec0SlotCheck(p, iSlot, "a row");
-  if( rc!=SQLITE_OK ) goto cleanup;
-  if( p->cache.bValid && iSlot<p->cache.nSlot
-   && p->cache.iDataVersion==vec0DataVersion(p) ){
-    memcpy(a, vec0CacheVector(p, iSlot), (size_t)nByte);
-    goto cleanup;
-  }
-  pBuf = sqlite3_malloc(nByte);
-  if( pBuf==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  rc = vec0BlobOpen(p, iSlot, 0, &pBlob);
+  unsigned char *pBuf = sqlite3_malloc(nByte);
+  int rc = pBuf ? SQLITE_OK : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ) rc = vec0BlobOpen(p, iSlot, 0, &pBlob);
   if( rc==SQLITE_OK ){
     rc = sqlite3_blob_read(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
   }
   if( rc==SQLITE_OK ) vsF32FromLE(pBuf, p->cfg.nDim, a);
-
-cleanup:
   sqlite3_blob_close(pBlob);
   sqlite3_free(pBuf);
   return rc;
+}
+
+/* Read the vector in slot iSlot into a (nDim floats), from the copy when it is current. */
+int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a){
+  int rc = vec0SlotCheck(p, iSlot, "a row");
+  if( rc!=SQLITE_OK ) return rc;
+  if( vec0ViewCurrent(p) && iSlot<p->pView->nSlot ){
+    memcpy(a, vec0CacheVector(p, iSlot), sizeof(float)*(size_t)p->cfg.nDim);
+    return SQLITE_OK;
+  }
+  return vec0StoredVector(p, iSlot, a);
 }

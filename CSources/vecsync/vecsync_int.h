@@ -188,20 +188,34 @@ const char *vec0MetricName(int eMetric);
 **          a power of two that divides nChunk
 */
 
-/* The in-memory copy of a vec0 table's vectors, one array of floats a chunk. */
-typedef struct Vec0Cache Vec0Cache;
-struct Vec0Cache {
-  int bValid;                 /* True while the copy matches the shadow tables */
-  sqlite3_int64 iGeneration;  /* T_info 'generation' the copy reflects */
-  unsigned int iDataVersion;  /* SQLITE_FCNTL_DATA_VERSION when last checked */
-  int nChunkAlloc;            /* Chunks allocated in apChunk */
-  float **apChunk;            /* apChunk[c]: nChunk*nDim floats, row-major */
+/* One chunk of the in-memory copy: nChunk slots' vectors, norms, rowids and liveness.
+** Immutable once a snapshot that others can see holds it; shared by every snapshot that
+** did not change it (nRef counts them). */
+typedef struct Vec0Chunk Vec0Chunk;
+struct Vec0Chunk {
+  int nRef;                   /* Snapshots holding this chunk (atomic) */
+  float *aVec;                /* nChunk*nDim floats, row-major, 64-byte aligned */
   float *aNorm;               /* Per slot: L2 norm of the stored vector */
   sqlite3_int64 *aRowid;      /* Per slot: rowid of the row stored there */
   unsigned char *aLive;       /* Per slot: 1 when a row occupies it */
+};
+
+/* The vectors of a vec0 table as of one generation (one committed write transaction, or
+** a transaction in progress on the connection that holds it privately). Committed
+** snapshots are shared by every connection of the process that reads the same file and
+** table at that generation (vec0_cache.c). */
+typedef struct Vec0Snapshot Vec0Snapshot;
+struct Vec0Snapshot {
+  int nRef;                   /* Connections and the process-wide list holding it (atomic) */
+  sqlite3_int64 iGeneration;  /* T_info 'generation' it reflects */
   sqlite3_int64 nSlot;        /* Slots in use or freed: the scanned range */
   sqlite3_int64 nLive;        /* Rows */
+  int nChunkAlloc;            /* Entries of apChunk */
+  Vec0Chunk **apChunk;        /* apChunk[c] holds slots c*nChunk .. (c+1)*nChunk-1 */
 };
+
+/* The process-wide list of snapshots of one table (vec0_cache.c). */
+typedef struct Vec0Shared Vec0Shared;
 
 /* The table's statements, one entry each in Vec0Table.aStmt, prepared on first use from
 ** the SQL vec0StmtSql() writes for them (as FTS5 keeps fts5_storage.c's aStmt[]). */
@@ -224,6 +238,11 @@ enum {
   VEC0_STMT_READ_BY_ROWID,    /* SELECT <row> FROM T_rows WHERE rowid=?1: cursors */
   VEC0_STMT_READ_BY_ID,       /* SELECT <row> FROM T_rows WHERE id=?1: cursors */
   VEC0_STMT_READ_ALL,         /* SELECT <row> FROM T_rows ORDER BY rowid: cursors */
+  VEC0_STMT_LOG_ADD,          /* INSERT OR REPLACE INTO T_changes(generation, slot, rowid) */
+  VEC0_STMT_LOG_RANGE,        /* SELECT slot, rowid FROM T_changes WHERE generation in (?1, ?2] */
+  VEC0_STMT_LOG_COUNT,        /* SELECT count(*), min(slot) FROM T_changes WHERE ... (?1, ?2] */
+  VEC0_STMT_LOG_PRUNE,        /* DELETE FROM T_changes WHERE generation<=?1 */
+  VEC0_STMT_LOG_MARK,         /* DELETE this generation's rows, for a "reload" mark */
   VEC0_STMT_COUNT
 };
 
@@ -244,10 +263,19 @@ struct Vec0Table {
   Vec0Config cfg;             /* Parsed declaration */
   int nPerBlob;               /* Slots a blob of T_vectors holds (T_info vectors_per_blob) */
   int bStorageChecked;        /* T_info was read and matches the declaration */
-  Vec0Cache cache;            /* Vectors in memory, for the block scan */
+  Vec0Snapshot *pView;        /* The copy of the vectors this connection reads, or NULL */
+  int bViewPrivate;           /* pView holds this transaction's writes: not shared */
+  unsigned int iDataVersion;  /* SQLITE_FCNTL_DATA_VERSION when pView was last checked */
+  Vec0Shared *pShared;        /* Snapshots of this file and table in the process, or NULL */
+  sqlite3_int64 iUid;         /* T_info 'uid': which table this storage is, 0 if none */
+  int bChangeLog;             /* T_changes exists (tables made before it have none) */
+  int nLogged;                /* T_changes rows this generation wrote; -1: marked "reload" */
+  sqlite3_int64 iWriteGen;    /* The generation this write transaction bumped to */
+  sqlite3_int64 aBuild[3];    /* Views taken from the process (0), replayed (1), loaded (2) */
   sqlite3_stmt *aStmt[VEC0_STMT_COUNT];       /* By VEC0_STMT_*, prepared on first use */
   unsigned char aStmtBusy[VEC0_STMT_COUNT];   /* aStmt[i] is lent to an open cursor */
-  int bGenerationBumped;      /* This write transaction already bumped 'generation' */
+  int bGenerationBumped;      /* This write transaction's bump of 'generation' stands */
+  int bWriteTx;               /* This transaction wrote the table (views are private) */
   Vec0Table *pNext;           /* Next vec0 table of the same connection */
   Vec0Registry *pReg;         /* The connection's list of vec0 tables */
 };
@@ -289,18 +317,56 @@ void vec0StmtGiveBack(Vec0Table *p, int eStmt, sqlite3_stmt *pStmt);
 void vec0StmtsFinalize(Vec0Table *p);
 int vec0InfoGet(Vec0Table *p, const char *zKey, sqlite3_int64 *piVal);
 int vec0InfoSet(Vec0Table *p, const char *zKey, sqlite3_int64 iVal);
-int vec0NoteWrite(Vec0Table *p);
 /* Check a slot read from T_rows or T_free: SQLITE_CORRUPT_VTAB unless 0 <= iSlot < next_slot. */
 int vec0SlotCheck(Vec0Table *p, sqlite3_int64 iSlot, const char *zWhere);
 int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot);
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot);
 int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
 int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a);
-void vec0CacheSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
-void vec0CacheClear(Vec0Table *p);
-/* Bring the in-memory copy up to date with the shadow tables. */
+/* Change the rowid stored in slot iSlot (an UPDATE of the key). */
+int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
+/* Read slot iSlot's stored vector straight from T_vectors into a (nDim floats). */
+int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a);
+/* Check next_slot against the blobs of T_vectors (before allocating for them). */
+int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot);
+/* next_slot, checked. */
+int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot);
+/* The generation as this connection sees it, and the oldest one T_changes still covers. */
+int vec0Generation(Vec0Table *p, sqlite3_int64 *piGen);
+int vec0LogFrom(Vec0Table *p, sqlite3_int64 *piFrom);
+unsigned int vec0DataVersion(Vec0Table *p);
+/* The first write of a transaction calls this before writing: bumps 'generation'. */
+int vec0NoteWrite(Vec0Table *p);
+/* The transaction ended (commit, rollback): forget that it wrote. */
+void vec0WriteEnd(Vec0Table *p);
+/* A statement failed or ROLLBACK TO ran: the bump may be undone, so the next write bumps
+** again; the transaction is still one that wrote. */
+void vec0WriteRetry(Vec0Table *p);
+
+/* ---- vec0: the in-memory copy (vec0_cache.c) ------------------------------------------ */
+
+/* Make p->pView the copy this connection's read should scan: the shared snapshot of its
+** generation, else one built from an older snapshot and T_changes, else loaded whole. */
 int vec0CacheEnsure(Vec0Table *p);
-/* The copy of slot iSlot's vector (the copy must be valid and iSlot < its nSlot). */
+/* Release the view and the process-wide entry (disconnect). */
+void vec0CacheClear(Vec0Table *p);
+/* Drop the view: the next search builds it again (rollback, a failed write). */
+void vec0CacheDrop(Vec0Table *p);
+/* Connect p to the process-wide snapshots of its file and table (after the storage check). */
+int vec0CacheAttach(Vec0Table *p);
+/* First write of a transaction, generation iOld -> iOld+1: keep the view as a private
+** copy when it is current, else drop it. */
+int vec0CacheBeginWrite(Vec0Table *p, sqlite3_int64 iOld);
+/* The transaction committed: the private view is now the shared snapshot of its
+** generation. */
+void vec0CacheCommit(Vec0Table *p);
+/* Writes, applied to a private view (nothing happens without one). */
+int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nSlot);
+int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
+int vec0CacheFree(Vec0Table *p, sqlite3_int64 iSlot);
+/* vecsync_cache_info(table): how this connection's copy stands, as JSON text. */
+void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+/* The copy of slot iSlot's vector (pView must cover iSlot). */
 const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot);
 
 /* ---- vec0: search (vec0_search.c) ------------------------------------------------------ */

@@ -1,0 +1,645 @@
+/*
+** vec0_cache.c: the in-memory copy of a vec0 table's vectors that searches scan, one per
+** process and table, kept current incrementally.
+**
+** Usage (internal):
+**
+**   vec0CacheEnsure(p);      // before a search: p->pView is this connection's snapshot
+**   vec0NoteWrite(p);        // (vec0_store.c) first write of a transaction, then
+**   vec0CacheSet(p, ...);    //   writes keep the transaction's private copy in step
+**   vec0CacheCommit(p);      // xCommit: the private copy becomes the shared snapshot
+**
+** How it works. A snapshot (Vec0Snapshot) is the table's vectors as of one generation
+** (one committed write transaction): an array of chunks, each nChunk slots of vectors
+** with their norms, rowids and liveness. Chunks are reference-counted and never change
+** once another connection can see them, so a snapshot built from an older one shares
+** every chunk it did not change, and a connection reading an older snapshot in WAL mode
+** keeps reading exactly it.
+**
+** Every connection to the same database file and table in this process finds the same
+** snapshots in one list (Vec0Shared, keyed by file name and the table's T_info 'uid'): a
+** search reads the generation its read transaction sees and takes the snapshot of that
+** generation from the list. When there is none, it takes the newest older snapshot and
+** replays T_changes (the slots each write transaction changed; vec0_store.c) from there,
+** reading only those slots' vectors: time proportional to the rows changed. A connection
+** too far behind (older than T_changes keeps, or a bulk import marked "reload") loads
+** the table whole. The new snapshot is published for the other connections.
+**
+** A write transaction works on a private snapshot: the view it had (if current) is
+** taken over, by copying each chunk it writes that another snapshot also holds
+** (copy-on-write), or in place when no other connection holds it. Its own uncommitted
+** rows are therefore seen by its own searches; ROLLBACK or ROLLBACK TO drops the private
+** snapshot (the next search rebuilds it from the shared one plus the log, which the
+** rollback trimmed too); COMMIT publishes it as the snapshot of the new generation.
+**
+** Memory: 4·D + 13 bytes a row, once per process (not per connection), plus the chunks
+** a newer generation changed while an older snapshot is still read.
+*/
+#define _GNU_SOURCE 1
+#include "vecsync_int.h"
+SQLITE_EXTENSION_INIT3
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Snapshots of one table the process-wide list keeps at most. */
+#define VEC0_SHARED_SNAPSHOTS 4
+
+/* ---- chunks ---------------------------------------------------------------------------- */
+
+static void vec0ChunkFree(Vec0Chunk *c){
+  if( c==0 ) return;
+  free(c->aVec);
+  sqlite3_free(c->aNorm);
+  sqlite3_free(c->aRowid);
+  sqlite3_free(c->aLive);
+  sqlite3_free(c);
+}
+
+static void vec0ChunkUnref(Vec0Chunk *c){
+  if( c && __atomic_sub_fetch(&c->nRef, 1, __ATOMIC_ACQ_REL)==0 ) vec0ChunkFree(c);
+}
+
+/* A new chunk of table p: a copy of pFrom, or empty (all slots free). */
+static Vec0Chunk *vec0ChunkNew(Vec0Table *p, const Vec0Chunk *pFrom){
+  int n = p->cfg.nChunk;
+  size_t nVec = sizeof(float)*(size_t)n*(size_t)p->cfg.nDim;
+  Vec0Chunk *c = sqlite3_malloc(sizeof(*c));
+  void *pVec = 0;
+  if( c==0 ) return 0;
+  memset(c, 0, sizeof(*c));
+  c->nRef = 1;
+  if( posix_memalign(&pVec, 64, nVec) ) pVec = 0;
+  c->aVec = pVec;
+  c->aNorm = sqlite3_malloc64(sizeof(float)*(size_t)n);
+  c->aRowid = sqlite3_malloc64(sizeof(sqlite3_int64)*(size_t)n);
+  c->aLive = sqlite3_malloc64((size_t)n);
+  if( c->aVec==0 || c->aNorm==0 || c->aRowid==0 || c->aLive==0 ){
+    vec0ChunkFree(c);
+    return 0;
+  }
+  if( pFrom ){
+    memcpy(c->aVec, pFrom->aVec, nVec);
+    memcpy(c->aNorm, pFrom->aNorm, sizeof(float)*(size_t)n);
+    memcpy(c->aRowid, pFrom->aRowid, sizeof(sqlite3_int64)*(size_t)n);
+    memcpy(c->aLive, pFrom->aLive, (size_t)n);
+  }else{
+    memset(c->aVec, 0, nVec);
+    memset(c->aNorm, 0, sizeof(float)*(size_t)n);
+    memset(c->aRowid, 0, sizeof(sqlite3_int64)*(size_t)n);
+    memset(c->aLive, 0, (size_t)n);
+  }
+  return c;
+}
+
+/* ---- snapshots ------------------------------------------------------------------------- */
+
+static void vec0SnapRef(Vec0Snapshot *s){
+  __atomic_add_fetch(&s->nRef, 1, __ATOMIC_RELAXED);
+}
+
+static void vec0SnapUnref(Vec0Snapshot *s){
+  int i;
+  if( s==0 || __atomic_sub_fetch(&s->nRef, 1, __ATOMIC_ACQ_REL)!=0 ) return;
+  for(i=0; i<s->nChunkAlloc; i++) vec0ChunkUnref(s->apChunk[i]);
+  sqlite3_free(s->apChunk);
+  sqlite3_free(s);
+}
+
+/* A new snapshot: empty, or sharing every chunk of pFrom. */
+static Vec0Snapshot *vec0SnapNew(const Vec0Snapshot *pFrom){
+  Vec0Snapshot *s = sqlite3_malloc(sizeof(*s));
+  int i;
+  if( s==0 ) return 0;
+  memset(s, 0, sizeof(*s));
+  s->nRef = 1;
+  if( pFrom && pFrom->nChunkAlloc>0 ){
+    s->apChunk = sqlite3_malloc64(sizeof(Vec0Chunk*)*(size_t)pFrom->nChunkAlloc);
+    if( s->apChunk==0 ){ sqlite3_free(s); return 0; }
+    for(i=0; i<pFrom->nChunkAlloc; i++){
+      s->apChunk[i] = pFrom->apChunk[i];
+      __atomic_add_fetch(&s->apChunk[i]->nRef, 1, __ATOMIC_RELAXED);
+    }
+    s->nChunkAlloc = pFrom->nChunkAlloc;
+  }
+  if( pFrom ){
+    s->iGeneration = pFrom->iGeneration;
+    s->nSlot = pFrom->nSlot;
+    s->nLive = pFrom->nLive;
+  }
+  return s;
+}
+
+/* Cover nSlot slots (the snapshot must be private). */
+static int vec0SnapGrow(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 nSlot){
+  sqlite3_int64 nChunk = (nSlot + p->cfg.nChunk - 1)/p->cfg.nChunk;
+  if( nChunk>s->nChunkAlloc ){
+    Vec0Chunk **ap;
+    if( nChunk>0x7fffffff ) return SQLITE_NOMEM;
+    ap = sqlite3_realloc64(s->apChunk, sizeof(Vec0Chunk*)*(size_t)nChunk);
+    if( ap==0 ) return SQLITE_NOMEM;
+    s->apChunk = ap;
+    while( s->nChunkAlloc<nChunk ){
+      Vec0Chunk *c = vec0ChunkNew(p, 0);
+      if( c==0 ) return SQLITE_NOMEM;
+      s->apChunk[s->nChunkAlloc++] = c;
+    }
+  }
+  if( nSlot>s->nSlot ) s->nSlot = nSlot;
+  return SQLITE_OK;
+}
+
+/* The chunk holding slot iSlot, copied first if another snapshot holds it too. */
+static Vec0Chunk *vec0SnapChunkW(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iSlot){
+  int i = (int)(iSlot/p->cfg.nChunk);
+  Vec0Chunk *c = s->apChunk[i];
+  if( __atomic_load_n(&c->nRef, __ATOMIC_ACQUIRE)>1 ){
+    Vec0Chunk *pCopy = vec0ChunkNew(p, c);
+    if( pCopy==0 ) return 0;
+    vec0ChunkUnref(c);
+    s->apChunk[i] = c = pCopy;
+  }
+  return c;
+}
+
+/* Slot iSlot of private snapshot s now holds row iRowid with vector a (NULL: keep the
+** vector), or nothing (!bLive). */
+static int vec0SnapSet(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iSlot, int bLive,
+                       sqlite3_int64 iRowid, const float *a){
+  Vec0Chunk *c = vec0SnapChunkW(p, s, iSlot);
+  int i = (int)(iSlot%p->cfg.nChunk);
+  if( c==0 ) return SQLITE_NOMEM;
+  if( bLive ){
+    if( a ){
+      memcpy(c->aVec + (size_t)i*p->cfg.nDim, a, sizeof(float)*(size_t)p->cfg.nDim);
+      c->aNorm[i] = vsNormF32(a, p->cfg.nDim);
+    }
+    if( !c->aLive[i] ) s->nLive++;
+    c->aLive[i] = 1;
+    c->aRowid[i] = iRowid;
+  }else{
+    if( c->aLive[i] ) s->nLive--;
+    c->aLive[i] = 0;
+    c->aRowid[i] = 0;
+  }
+  return SQLITE_OK;
+}
+
+const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot){
+  const Vec0Chunk *c = p->pView->apChunk[iSlot/p->cfg.nChunk];
+  return c->aVec + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nDim;
+}
+
+/* ---- the process-wide list ------------------------------------------------------------ */
+
+struct Vec0Shared {
+  char *zFile;                /* Database file name */
+  sqlite3_int64 iUid;         /* T_info 'uid' of the table */
+  int nRef;                   /* Connected tables using this entry */
+  Vec0Snapshot *apSnap[VEC0_SHARED_SNAPSHOTS];  /* Newest first; NULL past the last */
+  Vec0Shared *pNext;          /* Next table of the process */
+};
+
+static pthread_mutex_t sharedMutex = PTHREAD_MUTEX_INITIALIZER;
+static Vec0Shared *pAllShared = 0;
+
+int vec0CacheAttach(Vec0Table *p){
+  const char *zFile = sqlite3_db_filename(p->db, p->zSchema);
+  Vec0Shared *s;
+  int rc = SQLITE_OK;
+  if( p->pShared && p->pShared->iUid==p->iUid ) return SQLITE_OK;
+  if( p->pShared ) vec0CacheClear(p);
+  /* In-memory and temporary databases, and tables made before 'uid', are not shared. */
+  if( p->iUid==0 || zFile==0 || zFile[0]==0 ) return SQLITE_OK;
+  pthread_mutex_lock(&sharedMutex);
+  for(s=pAllShared; s; s=s->pNext){
+    if( s->iUid==p->iUid && strcmp(s->zFile, zFile)==0 ) break;
+  }
+  if( s==0 ){
+    s = sqlite3_malloc(sizeof(*s));
+    if( s ){
+      memset(s, 0, sizeof(*s));
+      s->zFile = sqlite3_mprintf("%s", zFile);
+      s->iUid = p->iUid;
+      if( s->zFile==0 ){ sqlite3_free(s); s = 0; }
+    }
+    if( s ){
+      s->pNext = pAllShared;
+      pAllShared = s;
+    }else{
+      rc = SQLITE_NOMEM;
+    }
+  }
+  if( s ){
+    s->nRef++;
+    p->pShared = s;
+  }
+  pthread_mutex_unlock(&sharedMutex);
+  return rc;
+}
+
+static void vec0SharedDetach(Vec0Table *p){
+  Vec0Shared *s = p->pShared, **pp;
+  int i, bFree = 0;
+  if( s==0 ) return;
+  p->pShared = 0;
+  pthread_mutex_lock(&sharedMutex);
+  if( --s->nRef<=0 ){
+    for(pp=&pAllShared; *pp; pp=&(*pp)->pNext){
+      if( *pp==s ){ *pp = s->pNext; break; }
+    }
+    bFree = 1;
+  }
+  pthread_mutex_unlock(&sharedMutex);
+  if( bFree ){
+    for(i=0; i<VEC0_SHARED_SNAPSHOTS; i++) vec0SnapUnref(s->apSnap[i]);
+    sqlite3_free(s->zFile);
+    sqlite3_free(s);
+  }
+}
+
+/* The snapshot of generation iGen (bExact), or the newest not newer than iGen; NULL if
+** none. The caller owns a reference. */
+static Vec0Snapshot *vec0SharedGet(Vec0Shared *s, sqlite3_int64 iGen, int bExact){
+  Vec0Snapshot *pBest = 0;
+  int i;
+  if( s==0 ) return 0;
+  pthread_mutex_lock(&sharedMutex);
+  for(i=0; i<VEC0_SHARED_SNAPSHOTS && s->apSnap[i]; i++){
+    Vec0Snapshot *x = s->apSnap[i];
+    if( x->iGeneration==iGen || (!bExact && x->iGeneration<iGen
+                                 && (pBest==0 || x->iGeneration>pBest->iGeneration)) ){
+      pBest = x;
+      if( x->iGeneration==iGen ) break;
+    }
+  }
+  if( pBest ) vec0SnapRef(pBest);
+  pthread_mutex_unlock(&sharedMutex);
+  return pBest;
+}
+
+/* Publish snapshot x (committed). Snapshots no connection holds any more are dropped,
+** but for the newest; so are the oldest past VEC0_SHARED_SNAPSHOTS. */
+static void vec0SharedPut(Vec0Shared *s, Vec0Snapshot *x){
+  Vec0Snapshot *aKeep[VEC0_SHARED_SNAPSHOTS+1], *aDrop[VEC0_SHARED_SNAPSHOTS+1];
+  int nKeep = 0, nDrop = 0, i, j;
+  if( s==0 ) return;
+  vec0SnapRef(x);
+  pthread_mutex_lock(&sharedMutex);
+  aKeep[nKeep++] = x;
+  for(i=0; i<VEC0_SHARED_SNAPSHOTS && s->apSnap[i]; i++){
+    Vec0Snapshot *y = s->apSnap[i];
+    if( y->iGeneration==x->iGeneration || __atomic_load_n(&y->nRef, __ATOMIC_ACQUIRE)==1 ){
+      aDrop[nDrop++] = y;
+    }else{
+      aKeep[nKeep++] = y;
+    }
+  }
+  /* Newest first. */
+  for(i=1; i<nKeep; i++){
+    for(j=i; j>0 && aKeep[j]->iGeneration>aKeep[j-1]->iGeneration; j--){
+      Vec0Snapshot *t = aKeep[j]; aKeep[j] = aKeep[j-1]; aKeep[j-1] = t;
+    }
+  }
+  while( nKeep>VEC0_SHARED_SNAPSHOTS ) aDrop[nDrop++] = aKeep[--nKeep];
+  for(i=0; i<VEC0_SHARED_SNAPSHOTS; i++) s->apSnap[i] = i<nKeep ? aKeep[i] : 0;
+  pthread_mutex_unlock(&sharedMutex);
+  for(i=0; i<nDrop; i++) vec0SnapUnref(aDrop[i]);
+}
+
+/* Take snapshot x out of the list when the list and the caller are its only holders: the
+** caller may then change it in place. */
+static int vec0SharedTake(Vec0Shared *s, Vec0Snapshot *x){
+  int i, bTaken = 0;
+  if( s==0 ) return 0;
+  pthread_mutex_lock(&sharedMutex);
+  for(i=0; i<VEC0_SHARED_SNAPSHOTS && s->apSnap[i]; i++){
+    if( s->apSnap[i]==x && __atomic_load_n(&x->nRef, __ATOMIC_ACQUIRE)==2 ){
+      for(; i<VEC0_SHARED_SNAPSHOTS-1; i++) s->apSnap[i] = s->apSnap[i+1];
+      s->apSnap[VEC0_SHARED_SNAPSHOTS-1] = 0;
+      bTaken = 1;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&sharedMutex);
+  if( bTaken ) vec0SnapUnref(x);     /* the list's reference; the caller's remains */
+  return bTaken;
+}
+
+/* ---- building a snapshot --------------------------------------------------------------- */
+
+/* Fill empty snapshot s with every vector and row of the table. */
+static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 nSlot = 0;
+  size_t nBlobBytes = sizeof(float)*(size_t)p->nPerBlob*(size_t)p->cfg.nDim;
+  int rc = vec0NextSlot(p, &nSlot);
+  if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
+  if( rc==SQLITE_OK ) rc = vec0SnapGrow(p, s, nSlot);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_BLOB_ALL, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  while( sqlite3_step(pStmt)==SQLITE_ROW ){
+    sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
+    const void *pBlob = sqlite3_column_blob(pStmt, 1);
+    int nBlob = sqlite3_column_bytes(pStmt, 1);
+    sqlite3_int64 iFirst = iBlob*p->nPerBlob;     /* first slot the blob holds */
+    Vec0Chunk *c;
+    if( iBlob<0 || iBlob>=(sqlite3_int64)s->nChunkAlloc*(p->cfg.nChunk/p->nPerBlob)
+     || pBlob==0 || (size_t)nBlob!=nBlobBytes ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
+                   p->zName, iBlob, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    c = s->apChunk[iFirst/p->cfg.nChunk];
+    vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim,
+                c->aVec + (size_t)(iFirst%p->cfg.nChunk)*(size_t)p->cfg.nDim);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_SLOT_ALL, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  while( sqlite3_step(pStmt)==SQLITE_ROW ){
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
+    sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 1);
+    Vec0Chunk *c;
+    int i;
+    if( iSlot<0 || iSlot>=nSlot
+     || s->apChunk[iSlot/p->cfg.nChunk]->aLive[iSlot%p->cfg.nChunk] ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: row %lld has slot %lld",
+                   p->zName, iRowid, iSlot);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    c = s->apChunk[iSlot/p->cfg.nChunk];
+    i = (int)(iSlot%p->cfg.nChunk);
+    c->aLive[i] = 1;
+    c->aRowid[i] = iRowid;
+    c->aNorm[i] = vsNormF32(c->aVec + (size_t)i*p->cfg.nDim, p->cfg.nDim);
+    s->nLive++;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
+  return rc;
+}
+
+/* Whether T_changes can bring a snapshot of generation iFrom to iTo: the range is kept,
+** not marked "reload", and small enough that replaying beats a whole load. */
+static int vec0LogUsable(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
+                         sqlite3_int64 nSlot, int *pbUsable){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 iLogFrom = 0, nRow = 0, iMin = 0;
+  int rc;
+  *pbUsable = 0;
+  if( !p->bChangeLog ) return SQLITE_OK;
+  rc = vec0LogFrom(p, &iLogFrom);
+  if( rc!=SQLITE_OK || iFrom<iLogFrom ) return rc;
+  rc = vec0Stmt(p, VEC0_STMT_LOG_COUNT, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, iFrom);
+  sqlite3_bind_int64(pStmt, 2, iTo);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    nRow = sqlite3_column_int64(pStmt, 0);
+    iMin = sqlite3_column_int64(pStmt, 1);
+  }
+  rc = sqlite3_reset(pStmt);
+  *pbUsable = rc==SQLITE_OK && (nRow==0 || iMin>=0) && nRow<=nSlot/4 + 64;
+  return rc;
+}
+
+/* Bring private snapshot s from its generation to iTo by replaying T_changes. */
+static int vec0ApplyLog(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iTo){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 nSlot = 0;
+  float *a = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nDim);
+  int rc = a ? SQLITE_OK : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
+  if( rc==SQLITE_OK && nSlot<s->nSlot ){
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot went down from %lld to %lld",
+                 p->zName, s->nSlot, nSlot);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
+  if( rc==SQLITE_OK ) rc = vec0SnapGrow(p, s, nSlot);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_LOG_RANGE, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, s->iGeneration);
+    sqlite3_bind_int64(pStmt, 2, iTo);
+    while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 0);
+      int bLive = sqlite3_column_type(pStmt, 1)!=SQLITE_NULL;
+      sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 1);
+      if( iSlot<0 || iSlot>=nSlot ){
+        vec0SetError(p, "vec0 \"%s\": storage is damaged: %s_changes names slot %lld, "
+                        "next_slot is %lld", p->zName, p->zName, iSlot, nSlot);
+        rc = SQLITE_CORRUPT_VTAB;
+        break;
+      }
+      if( bLive ) rc = vec0StoredVector(p, iSlot, a);
+      if( rc==SQLITE_OK ) rc = vec0SnapSet(p, s, iSlot, bLive, iRowid, bLive ? a : 0);
+    }
+    if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
+  }
+  sqlite3_free(a);
+  return rc;
+}
+
+/* A snapshot of generation iGen as this connection reads it, into *ppSnap. bPrivate: it
+** includes this transaction's uncommitted writes (never published). */
+static int vec0ViewBuild(Vec0Table *p, sqlite3_int64 iGen, int bPrivate, Vec0Snapshot **ppSnap){
+  Vec0Snapshot *pBase = 0, *s = 0;
+  int rc = SQLITE_OK, bUsable = 0;
+  *ppSnap = 0;
+  if( !bPrivate ){
+    s = vec0SharedGet(p->pShared, iGen, 1);
+    if( s ){
+      p->aBuild[0]++;
+      *ppSnap = s;
+      return SQLITE_OK;
+    }
+  }
+  /* A base to replay the log from: the newest older snapshot, ours or the process's. */
+  pBase = vec0SharedGet(p->pShared, iGen, 0);
+  if( p->pView && !p->bViewPrivate && p->pView->iGeneration<=iGen
+   && (pBase==0 || p->pView->iGeneration>pBase->iGeneration) ){
+    vec0SnapUnref(pBase);
+    pBase = p->pView;
+    vec0SnapRef(pBase);
+  }
+  if( pBase ) rc = vec0LogUsable(p, pBase->iGeneration, iGen, pBase->nSlot, &bUsable);
+  if( rc==SQLITE_OK ){
+    s = vec0SnapNew(bUsable ? pBase : 0);
+    if( s==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = bUsable ? vec0ApplyLog(p, s, iGen) : vec0LoadAll(p, s);
+  vec0SnapUnref(pBase);
+  if( rc!=SQLITE_OK ){
+    vec0SnapUnref(s);
+    return rc;
+  }
+  s->iGeneration = iGen;
+  p->aBuild[bUsable ? 1 : 2]++;
+  if( !bPrivate ) vec0SharedPut(p->pShared, s);
+  *ppSnap = s;
+  return SQLITE_OK;
+}
+
+/* ---- the connection's view --------------------------------------------------------------- */
+
+void vec0CacheDrop(Vec0Table *p){
+  vec0SnapUnref(p->pView);
+  p->pView = 0;
+  p->bViewPrivate = 0;
+}
+
+void vec0CacheClear(Vec0Table *p){
+  vec0CacheDrop(p);
+  vec0SharedDetach(p);
+}
+
+int vec0CacheEnsure(Vec0Table *p){
+  Vec0Snapshot *s = 0;
+  sqlite3_int64 iGen = 0;
+  unsigned int v;
+  int rc = vec0StorageCheck(p);
+  if( rc!=SQLITE_OK ) return rc;
+  if( p->pView && p->bViewPrivate ) return SQLITE_OK;   /* this transaction's own copy */
+  v = vec0DataVersion(p);
+  if( p->pView && v==p->iDataVersion ) return SQLITE_OK;
+  rc = vec0Generation(p, &iGen);
+  if( rc==SQLITE_OK && p->pView && p->pView->iGeneration==iGen && !p->bWriteTx ){
+    p->iDataVersion = v;
+    return SQLITE_OK;
+  }
+  if( rc==SQLITE_OK ) rc = vec0ViewBuild(p, iGen, p->bWriteTx, &s);
+  if( rc==SQLITE_OK ){
+    vec0CacheDrop(p);
+    p->pView = s;
+    p->bViewPrivate = p->bWriteTx;
+    p->iDataVersion = v;
+  }
+  return vec0StorageExplain(p, rc);
+}
+
+int vec0CacheBeginWrite(Vec0Table *p, sqlite3_int64 iOld){
+  Vec0Snapshot *s = p->pView;
+  if( s==0 ) return SQLITE_OK;
+  if( p->bViewPrivate ){
+    s->iGeneration = iOld+1;          /* bumped again after ROLLBACK TO or a failed statement */
+    return SQLITE_OK;
+  }
+  if( p->bWriteTx || s->iGeneration!=iOld ){
+    vec0CacheDrop(p);                 /* not the state this transaction starts from */
+    return SQLITE_OK;
+  }
+  if( vec0SharedTake(p->pShared, s) || __atomic_load_n(&s->nRef, __ATOMIC_ACQUIRE)==1 ){
+    /* No other connection holds it: change it in place (its chunks still copy on
+    ** write where an older snapshot shares them). */
+  }else{
+    Vec0Snapshot *pCopy = vec0SnapNew(s);
+    if( pCopy==0 ) return SQLITE_NOMEM;
+    vec0SnapUnref(s);
+    p->pView = s = pCopy;
+  }
+  s->iGeneration = iOld+1;
+  p->bViewPrivate = 1;
+  return SQLITE_OK;
+}
+
+void vec0CacheCommit(Vec0Table *p){
+  if( p->pView && p->bViewPrivate ){
+    p->bViewPrivate = 0;
+    vec0SharedPut(p->pShared, p->pView);
+  }
+}
+
+/* The private view writes apply to, or NULL (no view, or one that cannot be kept). */
+static Vec0Snapshot *vec0WriteView(Vec0Table *p){
+  if( p->pView && !p->bViewPrivate ) vec0CacheDrop(p);
+  return p->pView;
+}
+
+int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nSlot){
+  Vec0Snapshot *s = vec0WriteView(p);
+  int rc;
+  if( s==0 ) return SQLITE_OK;
+  if( s->nSlot!=nSlot-1 ){
+    vec0CacheDrop(p);                 /* not a copy of this storage: rebuild it */
+    return SQLITE_OK;
+  }
+  rc = vec0SnapGrow(p, s, nSlot);
+  if( rc!=SQLITE_OK ) vec0CacheDrop(p);
+  return rc;
+}
+
+int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a){
+  Vec0Snapshot *s = vec0WriteView(p);
+  int rc;
+  if( s==0 ) return SQLITE_OK;
+  if( iSlot<0 || iSlot>=s->nSlot ){
+    vec0CacheDrop(p);
+    return SQLITE_OK;
+  }
+  rc = vec0SnapSet(p, s, iSlot, 1, iRowid, a);
+  if( rc!=SQLITE_OK ) vec0CacheDrop(p);
+  return rc;
+}
+
+int vec0CacheFree(Vec0Table *p, sqlite3_int64 iSlot){
+  Vec0Snapshot *s = vec0WriteView(p);
+  int rc;
+  if( s==0 ) return SQLITE_OK;
+  if( iSlot<0 || iSlot>=s->nSlot ){
+    vec0CacheDrop(p);
+    return SQLITE_OK;
+  }
+  rc = vec0SnapSet(p, s, iSlot, 0, 0, 0);
+  if( rc!=SQLITE_OK ) vec0CacheDrop(p);
+  return rc;
+}
+
+/* ---- vecsync_cache_info ------------------------------------------------------------------ */
+
+void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
+  const char *zTable = (const char*)sqlite3_value_text(argv[0]);
+  Vec0Table *p = 0;
+  char *zErr = 0, *zOut = 0;
+  int rc, i, nShared = 0, nSnap = 0;
+  (void)argc;
+  if( zTable==0 ){
+    sqlite3_result_error(ctx, "vecsync_cache_info: the table name is NULL", -1);
+    return;
+  }
+  rc = vec0Find(pReg->db, pReg, 0, zTable, &p, &zErr);
+  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(p);
+  if( rc!=SQLITE_OK ){
+    char *zMsg;
+    if( zErr==0 && p ) zErr = vec0TakeError(p);
+    zMsg = sqlite3_mprintf("vecsync_cache_info: %s", zErr ? zErr : sqlite3_errmsg(pReg->db));
+    sqlite3_result_error(ctx, zMsg ? zMsg : "vecsync_cache_info failed", -1);
+    sqlite3_result_error_code(ctx, rc);
+    sqlite3_free(zMsg);
+    sqlite3_free(zErr);
+    return;
+  }
+  for(i=0; i<p->pView->nChunkAlloc; i++){
+    nShared += __atomic_load_n(&p->pView->apChunk[i]->nRef, __ATOMIC_ACQUIRE)>1;
+  }
+  if( p->pShared ){
+    pthread_mutex_lock(&sharedMutex);
+    for(i=0; i<VEC0_SHARED_SNAPSHOTS && p->pShared->apSnap[i]; i++) nSnap++;
+    pthread_mutex_unlock(&sharedMutex);
+  }
+  zOut = sqlite3_mprintf(
+      "{\"generation\":%lld,\"rows\":%lld,\"slots\":%lld,\"chunks\":%d,"
+      "\"chunks_shared\":%d,\"process_wide\":%s,\"snapshots_kept\":%d,"
+      "\"private\":%s,\"change_log\":%s,\"taken\":%lld,\"replayed\":%lld,\"loaded\":%lld}",
+      p->pView->iGeneration, p->pView->nLive, p->pView->nSlot, p->pView->nChunkAlloc,
+      nShared, p->pShared ? "true" : "false", nSnap, p->bViewPrivate ? "true" : "false",
+      p->bChangeLog ? "true" : "false", p->aBuild[0], p->aBuild[1], p->aBuild[2]);
+  if( zOut==0 ){
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, zOut, -1, sqlite3_free);
+}
