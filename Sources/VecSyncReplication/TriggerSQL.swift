@@ -24,9 +24,9 @@ import GRDB
 /// over it — and every local write moves its row up in that order, which is what keeps
 /// replicas convergent. Tables without an authority keep the counts at 0 (NULL).
 ///
-/// The clock table has no index on `seq`: a secondary index there cost a third of every
-/// captured write (more once SQLite's statement journal spills to a file in large
-/// transactions); `changes(since:)` sorts the keys it needs instead.
+/// The clock table has no index on `seq`: a secondary index there slows every captured
+/// write, the more so in large transactions (bench/sync/README.md has the figures);
+/// `changes(since:)` sorts the keys it needs instead.
 ///
 /// The triggers stay silent while `vecsync_replica.merging` is 1, which only a merge sets,
 /// inside its own transaction (together with the row `('merging', 1)` of `vecsync_state`
