@@ -85,6 +85,7 @@ bench: extension
 	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
 	bash bench/setup.sh
 	bench/.venv/bin/python bench/run.py --extension $(EXTENSION)
+	cd bench && .venv/bin/python concurrent.py --extension ../$(EXTENSION)
 	$(SWIFT) build -c release --product vecsync-cli
 	python3 bench/sync/run.py --build .build/release
 

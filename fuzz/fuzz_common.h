@@ -159,11 +159,11 @@ FUZZ_UNUSED static void fuzzGlobalInit(void){
   sqlite3_hard_heap_limit64(FUZZ_HEAP_LIMIT);
 }
 
-/* A fresh :memory: connection with the extension, limits and the step budget. */
-FUZZ_UNUSED static sqlite3 *fuzzOpen(FuzzBudget *b){
+/* A fresh connection to zPath with the extension, limits and the step budget. */
+FUZZ_UNUSED static sqlite3 *fuzzOpenPath(FuzzBudget *b, const char *zPath){
   sqlite3 *db = 0;
   fuzzGlobalInit();
-  if( sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE, 0)!=SQLITE_OK ){
+  if( sqlite3_open_v2(zPath, &db, SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE, 0)!=SQLITE_OK ){
     sqlite3_close(db);
     return 0;
   }
@@ -179,6 +179,11 @@ FUZZ_UNUSED static sqlite3 *fuzzOpen(FuzzBudget *b){
   if( fuzzTraceOn<0 ) fuzzTraceOn = getenv("VECSYNC_FUZZ_TRACE")!=0;
   if( fuzzTraceOn ) sqlite3_trace_v2(db, SQLITE_TRACE_STMT, fuzzTrace, 0);
   return db;
+}
+
+/* A fresh :memory: connection with the extension, limits and the step budget. */
+FUZZ_UNUSED static sqlite3 *fuzzOpen(FuzzBudget *b){
+  return fuzzOpenPath(b, ":memory:");
 }
 
 FUZZ_UNUSED static void fuzzClose(sqlite3 *db){

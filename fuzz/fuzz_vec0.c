@@ -541,39 +541,83 @@ static void opSchema(sqlite3 *db, FuzzIn *in, const Model *m){
   }
 }
 
+#ifdef FUZZ_VEC0_SHARED
+/* fuzz_vec0_shared.c: the same programs on a WAL database file with two connections, each
+** operation on one of them chosen by the input, so the copy shared by the process, its
+** change log and each connection's snapshot are fuzzed too. */
+#include <unistd.h>
+static void fuzzRemoveDb(const char *zPath){
+  static const char *azSuffix[] = { "", "-wal", "-shm", "-journal" };
+  char zName[512];
+  int i;
+  for(i=0; i<4; i++){
+    snprintf(zName, sizeof(zName), "%s%s", zPath, azSuffix[i]);
+    unlink(zName);
+  }
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
-  FuzzBudget budget;
+  FuzzBudget budget, budget2;
   FuzzIn in;
   Model m;
-  sqlite3 *db;
+  sqlite3 *db, *db2 = 0, *aDb[2];
   int nOp = 0;
+#ifdef FUZZ_VEC0_SHARED
+  static char zPath[256];
+  if( zPath[0]==0 ){
+    const char *zDir = access("/dev/shm", W_OK)==0 ? "/dev/shm" : "/tmp";
+    snprintf(zPath, sizeof(zPath), "%s/vecsync-fuzz-%d.db", zDir, (int)getpid());
+  }
+  fuzzRemoveDb(zPath);
+#endif
 
   if( size>64*1024 ) return 0;
   fuzzInInit(&in, data, size);
+#ifdef FUZZ_VEC0_SHARED
+  db = fuzzOpenPath(&budget, zPath);
+  if( db==0 ) return 0;
+  fuzzExec(db, "PRAGMA journal_mode=WAL");
+  db2 = fuzzOpenPath(&budget2, zPath);
+  if( db2==0 ){ fuzzClose(db); return 0; }
+#else
+  (void)budget2;
   db = fuzzOpen(&budget);
   if( db==0 ) return 0;
+#endif
+  aDb[0] = db;
+  aDb[1] = db2 ? db2 : db;
   if( !createTable(db, &in, &m) ) goto done;
   while( !fuzzInDone(&in) && nOp++<MAX_OPS ){
-    switch( fuzzPick(&in, 16) ){
-      case 0: case 1: case 2: case 3: opInsert(db, &in, &m); break;
-      case 4:  opInsertSelect(db, &in, &m); break;
-      case 5:  opUpdate(db, &in, &m); break;
-      case 6:  opDelete(db, &in, &m); break;
-      case 7:  opTxn(db, &in); break;
-      case 8: case 9: case 10: opKnn(db, &in, &m, &budget); break;
-      case 11: opKnnNested(db, &in, &m); break;
-      case 12: opPoint(db, &in, &m); break;
-      case 13: opScan(db, &in); break;
-      case 14: opBatch(db, &in, &m); break;
-      default: opSchema(db, &in, &m); break;
+    unsigned op = fuzzPick(&in, 16);
+    sqlite3 *dbOp = aDb[db2 ? fuzzU8(&in)&1 : 0];
+    FuzzBudget *bOp = dbOp==db ? &budget : &budget2;
+    switch( op ){
+      case 0: case 1: case 2: case 3: opInsert(dbOp, &in, &m); break;
+      case 4:  opInsertSelect(dbOp, &in, &m); break;
+      case 5:  opUpdate(dbOp, &in, &m); break;
+      case 6:  opDelete(dbOp, &in, &m); break;
+      case 7:  opTxn(dbOp, &in); break;
+      case 8: case 9: case 10: opKnn(dbOp, &in, &m, bOp); break;
+      case 11: opKnnNested(dbOp, &in, &m); break;
+      case 12: opPoint(dbOp, &in, &m); break;
+      case 13: opScan(dbOp, &in); break;
+      case 14: opBatch(dbOp, &in, &m); break;
+      default: opSchema(dbOp, &in, &m); break;
     }
   }
   /* Whatever state the program left: one more KNN, then commit or roll back. */
   fuzzExec(db, "SELECT rowid, distance FROM v WHERE embedding MATCH "
                "(SELECT embedding FROM v LIMIT 1) AND k = 3");
   fuzzExec(db, (size & 1) ? "COMMIT" : "ROLLBACK");
+  if( db2 ){
+    fuzzExec(db2, "SELECT rowid, distance FROM v WHERE embedding MATCH "
+                  "(SELECT embedding FROM v LIMIT 1) AND k = 3");
+    fuzzExec(db2, "COMMIT");
+  }
 done:
   sqlite3_free(m.zDecl);
   fuzzClose(db);
+  fuzzClose(db2);
   return 0;
 }

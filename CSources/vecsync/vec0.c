@@ -254,18 +254,19 @@ static int vec0Close(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
-/* Read k from "k = ?" or LIMIT: a positive integer. */
+/* Read k from "k = ?" or LIMIT: an integer, 0 or more (k = 0 returns no row, as in
+** sqlite-vec). */
 static int vec0ReadK(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
                      sqlite3_int64 *piK){
   sqlite3_int64 k;
   if( sqlite3_value_numeric_type(pVal)!=SQLITE_INTEGER ){
-    vec0SetError(p, "vec0 \"%s\": %s must be a positive integer, got %s", p->zName, zWhat,
+    vec0SetError(p, "vec0 \"%s\": %s must be a non-negative integer, got %s", p->zName, zWhat,
         sqlite3_value_type(pVal)==SQLITE_NULL ? "NULL" : (const char*)sqlite3_value_text(pVal));
     return SQLITE_ERROR;
   }
   k = sqlite3_value_int64(pVal);
-  if( k<=0 ){
-    vec0SetError(p, "vec0 \"%s\": %s must be a positive integer, got %lld", p->zName, zWhat, k);
+  if( k<0 ){
+    vec0SetError(p, "vec0 \"%s\": %s must be a non-negative integer, got %lld", p->zName, zWhat, k);
     return SQLITE_ERROR;
   }
   *piK = k;
@@ -298,7 +299,11 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     rc = SQLITE_ERROR;
   }
   if( rc!=SQLITE_OK ) goto cleanup;
-  if( k<0 || (kLimit>0 && kLimit<k) ) k = kLimit;
+  if( k<0 || (kLimit>=0 && kLimit<k) ) k = kLimit;
+  if( k==0 ){
+    pCur->bEof = 1;                   /* k = 0 or LIMIT 0: no row, nothing scanned */
+    goto cleanup;
+  }
   rc = vec0CacheEnsure(p);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( k<0 ) k = p->pView->nLive>0 ? p->pView->nLive : 1;

@@ -20,16 +20,18 @@
 ** the column and the options, and SQLite keeps it (it stores no vectors: the function
 ** returns NULL). The search data is a vec0 table "vecsync_idx_<index>" holding each
 ** row's embedding under the row's rowid, kept current by triggers on the table (AFTER
-** INSERT, UPDATE and DELETE, and BEFORE INSERT and UPDATE to drop rows an
-** INSERT OR REPLACE removes). It is derived data, built from the table's rows the first
+** INSERT, UPDATE and DELETE; BEFORE INSERT and UPDATE note in "vecsync_idx_<index>_pending"
+** the rows an OR REPLACE may remove, and the AFTER triggers drop those that are gone). It
+** is derived data, built from the table's rows the first
 ** time the index is searched (or by vecsync_rebuild), and can be rebuilt at any time
 ** with nothing lost. The triggers write into a vec0 table, so a client without the
 ** extension cannot change the table behind the index's back: its writes fail with
 ** "no such module: vec0" (or "no such function: libsql_vector_idx" before the first
 ** search), never silently.
 **
-** vector_top_k(index, query, k) returns the k nearest rows' rowids (column id), nearest
-** first, ties by ascending rowid, and a hidden column distance. It reuses vec0's block
+** vector_top_k(index, query, k) returns the k nearest rows' rowids (column id, and the
+** rowid of each result row), nearest first, ties by ascending rowid, and a hidden column
+** distance. It reuses vec0's block
 ** scan.
 */
 #include "vecsync_int.h"
@@ -38,6 +40,10 @@ SQLITE_EXTENSION_INIT3
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The version of the triggers that keep an index's search data current; an index built
+** with another version is rebuilt at its next search. 2: REPLACE handled with T_pending. */
+#define VS_INDEX_TRIGGERS 2
 
 /* What the CREATE INDEX statement of a vector index says. */
 typedef struct VsIndexDef VsIndexDef;
@@ -386,9 +392,10 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
   }
   sqlite3_finalize(pStmt);
   if( bStore && nTrigger==5 && !bRebuild ){
-    /* Complete only once its backfill finished: a build that failed half way (a row of
-    ** the wrong dimension, say) is redone from scratch at the next search. */
-    sqlite3_int64 bDone = 0;
+    /* Complete only once its backfill finished with this version's triggers: a build
+    ** that failed half way (a row of the wrong dimension, say), or one made with the
+    ** earlier triggers, is redone from scratch at the next search. */
+    sqlite3_int64 iDone = 0;
     zSql = sqlite3_mprintf(
         "SELECT value FROM main.\"vecsync_idx_%w_info\" WHERE key='backfilled'", pDef->zIndex);
     if( zSql==0 ) return SQLITE_NOMEM;
@@ -396,9 +403,9 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
     sqlite3_free(zSql);
     zSql = 0;
     if( rc!=SQLITE_OK ) return rc;
-    if( sqlite3_step(pStmt)==SQLITE_ROW ) bDone = sqlite3_column_int64(pStmt, 0);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ) iDone = sqlite3_column_int64(pStmt, 0);
     rc = sqlite3_finalize(pStmt);
-    if( rc!=SQLITE_OK || bDone ) return rc;
+    if( rc!=SQLITE_OK || iDone==VS_INDEX_TRIGGERS ) return rc;
   }
 
   rc = vsUniqueConflicts(db, pDef, &zConflict);
@@ -418,40 +425,59 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
   sqlite3_free(zSql);
   if( rc!=SQLITE_OK ) goto cleanup;
 
+  /* INSERT OR REPLACE and UPDATE OR REPLACE delete the rows they conflict with without
+  ** firing DELETE triggers (unless recursive_triggers is on). The BEFORE triggers note
+  ** those rows in T_pending; the AFTER triggers drop the index rows of the noted rows that
+  ** are really gone. A statement that does not replace (OR IGNORE, an upsert's DO UPDATE)
+  ** leaves its noted rows in place, and the next cleanup finds them still there. */
   zSql = sqlite3_mprintf(
+      "CREATE TABLE IF NOT EXISTS main.\"vecsync_idx_%w_pending\"(rowid INTEGER PRIMARY KEY);"
+      "DELETE FROM main.\"vecsync_idx_%w_pending\";"
       "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_bi\";"
       "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_bu\";"
       "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_ai\";"
       "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_au\";"
       "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_ad\";"
       "CREATE TRIGGER main.\"vecsync_idx_%w_bi\" BEFORE INSERT ON \"%w\" BEGIN"
-      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid IN"
-      "    (SELECT rowid FROM \"%w\" WHERE %s);"
+      "  INSERT OR IGNORE INTO \"vecsync_idx_%w_pending\"(rowid)"
+      "    SELECT rowid FROM \"%w\" WHERE %s;"
       " END;"
       "CREATE TRIGGER main.\"vecsync_idx_%w_bu\" BEFORE UPDATE ON \"%w\" BEGIN"
-      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid IN"
-      "    (SELECT rowid FROM \"%w\" WHERE (%s) AND rowid<>old.rowid);"
+      "  INSERT OR IGNORE INTO \"vecsync_idx_%w_pending\"(rowid)"
+      "    SELECT rowid FROM \"%w\" WHERE (%s) AND rowid<>old.rowid;"
       " END;"
-      "CREATE TRIGGER main.\"vecsync_idx_%w_ai\" AFTER INSERT ON \"%w\""
-      " WHEN new.\"%w\" IS NOT NULL BEGIN"
-      "  INSERT OR REPLACE INTO \"vecsync_idx_%w\"(rowid, embedding) VALUES (new.rowid, new.\"%w\");"
-      " END;"
-      "CREATE TRIGGER main.\"vecsync_idx_%w_au\" AFTER UPDATE ON \"%w\""
-      " WHEN old.rowid IS NOT new.rowid OR old.\"%w\" IS NOT new.\"%w\" BEGIN"
-      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid=old.rowid;"
-      "  INSERT OR REPLACE INTO \"vecsync_idx_%w\"(rowid, embedding)"
+      "CREATE TRIGGER main.\"vecsync_idx_%w_ai\" AFTER INSERT ON \"%w\" BEGIN"
+      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid IN (SELECT p.rowid FROM \"vecsync_idx_%w_pending\" p"
+      "    WHERE NOT EXISTS (SELECT 1 FROM \"%w\" t WHERE t.rowid=p.rowid));"
+      "  DELETE FROM \"vecsync_idx_%w_pending\";"
+      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid=new.rowid;"
+      "  INSERT INTO \"vecsync_idx_%w\"(rowid, embedding)"
       "    SELECT new.rowid, new.\"%w\" WHERE new.\"%w\" IS NOT NULL;"
+      " END;"
+      "CREATE TRIGGER main.\"vecsync_idx_%w_au\" AFTER UPDATE ON \"%w\" BEGIN"
+      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid IN (SELECT p.rowid FROM \"vecsync_idx_%w_pending\" p"
+      "    WHERE NOT EXISTS (SELECT 1 FROM \"%w\" t WHERE t.rowid=p.rowid));"
+      "  DELETE FROM \"vecsync_idx_%w_pending\";"
+      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid=old.rowid"
+      "    AND (old.rowid IS NOT new.rowid OR old.\"%w\" IS NOT new.\"%w\");"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w\"(rowid, embedding)"
+      "    SELECT new.rowid, new.\"%w\" WHERE new.\"%w\" IS NOT NULL"
+      "    AND (old.rowid IS NOT new.rowid OR old.\"%w\" IS NOT new.\"%w\");"
       " END;"
       "CREATE TRIGGER main.\"vecsync_idx_%w_ad\" AFTER DELETE ON \"%w\" BEGIN"
       "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid=old.rowid;"
       " END;",
+      /* pending, drops */
+      pDef->zIndex, pDef->zIndex,
       pDef->zIndex, pDef->zIndex, pDef->zIndex, pDef->zIndex, pDef->zIndex,
-      pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zTable, zConflict,
-      pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zTable, zConflict,
-      pDef->zIndex, pDef->zTable, pDef->zColumn, pDef->zIndex, pDef->zColumn,
-      pDef->zIndex, pDef->zTable, pDef->zColumn, pDef->zColumn, pDef->zIndex,
-      pDef->zIndex, pDef->zColumn, pDef->zColumn,
-      pDef->zIndex, pDef->zTable, pDef->zIndex);
+      /* _bi */ pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zTable, zConflict,
+      /* _bu */ pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zTable, zConflict,
+      /* _ai */ pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zIndex, pDef->zTable,
+                pDef->zIndex, pDef->zIndex, pDef->zIndex, pDef->zColumn, pDef->zColumn,
+      /* _au */ pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zIndex, pDef->zTable,
+                pDef->zIndex, pDef->zIndex, pDef->zColumn, pDef->zColumn,
+                pDef->zIndex, pDef->zColumn, pDef->zColumn, pDef->zColumn, pDef->zColumn,
+      /* _ad */ pDef->zIndex, pDef->zTable, pDef->zIndex);
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
@@ -467,8 +493,8 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
   if( rc==SQLITE_OK && pnRow ) *pnRow = sqlite3_changes64(db);
   if( rc==SQLITE_OK ){
     zSql = sqlite3_mprintf(
-        "INSERT INTO main.\"vecsync_idx_%w_info\"(key, value) VALUES ('backfilled', 1)",
-        pDef->zIndex);
+        "INSERT INTO main.\"vecsync_idx_%w_info\"(key, value) VALUES ('backfilled', %d)",
+        pDef->zIndex, VS_INDEX_TRIGGERS);
     if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
     rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
     sqlite3_free(zSql);
@@ -668,8 +694,14 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     rc = SQLITE_ERROR;
     goto cleanup;
   }
-  if( sqlite3_value_numeric_type(argv[2])!=SQLITE_INTEGER
-   || (k = sqlite3_value_int64(argv[2]))<=0 ){
+  /* An integral REAL (5.0) is an integer k, as libSQL takes it. */
+  if( sqlite3_value_numeric_type(argv[2])==SQLITE_FLOAT ){
+    double r = sqlite3_value_double(argv[2]);
+    k = (r>=1.0 && r<9.2e18 && r==(double)(sqlite3_int64)r) ? (sqlite3_int64)r : 0;
+  }else{
+    k = sqlite3_value_numeric_type(argv[2])==SQLITE_INTEGER ? sqlite3_value_int64(argv[2]) : 0;
+  }
+  if( k<=0 ){
     zErr = sqlite3_mprintf("k must be a positive integer, got %s",
         sqlite3_value_type(argv[2])==SQLITE_NULL ? "NULL" : (const char*)sqlite3_value_text(argv[2]));
     rc = SQLITE_ERROR;
@@ -740,8 +772,11 @@ static int vtkColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   return SQLITE_OK;
 }
 
+/* A hit's rowid is the indexed row's rowid (its id), as libSQL's vector_top_k gives it, so
+** "select rowid from vector_top_k(...)" and joins on it name the rows. */
 static int vtkRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
-  *pRowid = ((VtkCursor*)cur)->iHit;
+  VtkCursor *pCur = (VtkCursor*)cur;
+  *pRowid = pCur->top.a[pCur->iHit].iRowid;
   return SQLITE_OK;
 }
 

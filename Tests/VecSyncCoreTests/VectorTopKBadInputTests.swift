@@ -14,6 +14,15 @@ struct VectorTopKBadInputTests {
         """
 
     static let topKCases: [SQLCase] = [
+        SQLCase("k as an integral REAL is accepted, as libSQL does",
+                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2.0);",
+                rows: ["1", "2"]),
+        SQLCase("a hit's rowid is the row's rowid, so joins on it find the row",
+                index + """
+                select d.id from vector_top_k('docs_idx', vector32('[0, 1, 0, 0]'), 1) as v join docs d on d.rowid = v.rowid;
+                select rowid = id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2);
+                """,
+                rows: ["b", "1", "1"]),
         SQLCase("an unknown index is named",
                 index + "select id from vector_top_k('nope', vector32('[1, 0, 0, 0]'), 1);",
                 error: ["vector_top_k", "no such index: nope"]),
