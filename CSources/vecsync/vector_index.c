@@ -802,8 +802,11 @@ static sqlite3_module vtkModule = {
 
 int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   int rc;
-  /* Deterministic, so SQLite accepts it in CREATE INDEX; innocuous: it reads only its
-  ** arguments. */
+  /* Deterministic, so SQLite accepts it in CREATE INDEX, and innocuous, so a schema
+  ** using it works with trusted_schema=OFF. Both hold in the sense SQLite needs: its value
+  ** is always NULL and it writes nothing. It does read the schema (the dimensions of the
+  ** vector-indexed columns, to refuse a vector of the wrong size), so whether it raises an
+  ** error depends on the schema as well as on its arguments. */
   VsIndexDims *pDims = sqlite3_malloc(sizeof(*pDims));
   if( pDims==0 ) return SQLITE_NOMEM;
   memset(pDims, 0, sizeof(*pDims));

@@ -45,8 +45,8 @@ extension Database {
         as keyType: Key.Type
     ) throws -> [VectorMatch<Key>] {
         try Self.checkK(k)
-        var sql = "SELECT \(keyColumn.quotedDatabaseIdentifier), distance FROM \(table.quotedDatabaseIdentifier)"
-            + " WHERE \(embeddingColumn.quotedDatabaseIdentifier) MATCH ? AND k = ?"
+        var sql = "SELECT \(keyColumn.quotedSQLIdentifier), distance FROM \(table.quotedSQLIdentifier)"
+            + " WHERE \(embeddingColumn.quotedSQLIdentifier) MATCH ? AND k = ?"
         var arguments: StatementArguments = [query, k]
         for filter in filters {
             sql += " AND " + filter.sql

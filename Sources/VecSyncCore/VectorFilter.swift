@@ -72,5 +72,5 @@ public struct VectorFilter: Sendable, Hashable {
     }
 
     /// The SQL condition with a `?` placeholder for the value.
-    var sql: String { "\(column.quotedDatabaseIdentifier) \(op.rawValue) ?" }
+    var sql: String { "\(column.quotedSQLIdentifier) \(op.rawValue) ?" }
 }

@@ -12,7 +12,7 @@ extension VectorIndex {
         let rows = try VecSyncError.wrap {
             try Row.fetchAll(db, sql: """
                 SELECT name, source_table, primary_key, embedding_column, dimensions, metric, metadata
-                FROM \(registryTable.quotedDatabaseIdentifier) ORDER BY name
+                FROM \(registryTable.quotedSQLIdentifier) ORDER BY name
                 """)
         }
         return try rows.map { row in try VectorIndex(registryRow: row) }
@@ -30,7 +30,7 @@ extension VectorIndex {
 
     func register(_ db: Database) throws {
         try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(Self.registryTable.quotedDatabaseIdentifier)(
+            CREATE TABLE IF NOT EXISTS \(Self.registryTable.quotedSQLIdentifier)(
               name TEXT PRIMARY KEY,
               source_table TEXT NOT NULL,
               primary_key TEXT NOT NULL,
@@ -44,7 +44,7 @@ extension VectorIndex {
         let metadataJSON = String(decoding: try encoder.encode(metadata), as: UTF8.self)
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO \(Self.registryTable.quotedDatabaseIdentifier)
+                INSERT OR REPLACE INTO \(Self.registryTable.quotedSQLIdentifier)
                   (name, source_table, primary_key, embedding_column, dimensions, metric, metadata)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,

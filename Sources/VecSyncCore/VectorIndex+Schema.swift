@@ -60,7 +60,7 @@ extension VectorIndex {
                 try dropObjects(db)
                 if try db.tableExists(Self.registryTable) {
                     try db.execute(
-                        sql: "DELETE FROM \(Self.registryTable.quotedDatabaseIdentifier) WHERE name = ?",
+                        sql: "DELETE FROM \(Self.registryTable.quotedSQLIdentifier) WHERE name = ?",
                         arguments: [name])
                 }
                 return .commit
@@ -75,7 +75,7 @@ extension VectorIndex {
 
     /// Creates `vecsync_state(key TEXT PRIMARY KEY, value)` if it is missing.
     public static func createStateTable(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(stateTable.quotedDatabaseIdentifier)(key TEXT PRIMARY KEY, value)")
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(stateTable.quotedSQLIdentifier)(key TEXT PRIMARY KEY, value)")
     }
 
     // MARK: - Internals
@@ -87,7 +87,7 @@ extension VectorIndex {
 
     private func dropTriggers(_ db: Database) throws {
         for trigger in [insertTrigger, updateTrigger, deleteTrigger] {
-            try db.execute(sql: "DROP TRIGGER IF EXISTS \(trigger.quotedDatabaseIdentifier)")
+            try db.execute(sql: "DROP TRIGGER IF EXISTS \(trigger.quotedSQLIdentifier)")
         }
     }
 
@@ -122,7 +122,7 @@ extension VectorIndex {
             columns.append("\(qKey) \(try keyType(db)) primary key")
         }
         columns.append("\(qEmbedding) float[\(dimensions)] distance_metric=\(metric.rawValue)")
-        columns += metadata.map { "\($0.name.quotedDatabaseIdentifier) \($0.type.rawValue)" }
+        columns += metadata.map { "\($0.name.quotedSQLIdentifier) \($0.type.rawValue)" }
         return "CREATE VIRTUAL TABLE \(qName) USING vec0(\(columns.joined(separator: ", ")))"
     }
 
@@ -148,11 +148,11 @@ extension VectorIndex {
     func triggerSQL() -> [String] {
         let newValues = sourceColumns(prefix: "NEW.").joined(separator: ", ")
         let watched = ([embeddingColumn] + metadata.map(\.name) + (usesRowid ? [] : [primaryKey]))
-            .map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            .map(\.quotedSQLIdentifier).joined(separator: ", ")
         let insertNew = "\(insertPrefix) SELECT \(newValues) WHERE NEW.\(qEmbedding) IS NOT NULL;"
         return [
             """
-            CREATE TRIGGER \(insertTrigger.quotedDatabaseIdentifier) AFTER INSERT ON \(qTable)
+            CREATE TRIGGER \(insertTrigger.quotedSQLIdentifier) AFTER INSERT ON \(qTable)
             WHEN \(Self.notMergingCondition)
             BEGIN
               DELETE FROM \(qName) WHERE \(qIndexKey) = NEW.\(qKey);
@@ -160,7 +160,7 @@ extension VectorIndex {
             END
             """,
             """
-            CREATE TRIGGER \(updateTrigger.quotedDatabaseIdentifier) AFTER UPDATE OF \(watched) ON \(qTable)
+            CREATE TRIGGER \(updateTrigger.quotedSQLIdentifier) AFTER UPDATE OF \(watched) ON \(qTable)
             WHEN \(Self.notMergingCondition)
             BEGIN
               DELETE FROM \(qName) WHERE \(qIndexKey) = OLD.\(qKey);
@@ -169,7 +169,7 @@ extension VectorIndex {
             END
             """,
             """
-            CREATE TRIGGER \(deleteTrigger.quotedDatabaseIdentifier) AFTER DELETE ON \(qTable)
+            CREATE TRIGGER \(deleteTrigger.quotedSQLIdentifier) AFTER DELETE ON \(qTable)
             WHEN \(Self.notMergingCondition)
             BEGIN
               DELETE FROM \(qName) WHERE \(qIndexKey) = OLD.\(qKey);

@@ -33,7 +33,7 @@ extension VectorIndex {
                 ORDER BY 1
                 """)
             let metadataDiffers = metadata.map {
-                " OR v.\($0.name.quotedDatabaseIdentifier) IS NOT s.\($0.name.quotedDatabaseIdentifier)"
+                " OR v.\($0.name.quotedSQLIdentifier) IS NOT s.\($0.name.quotedSQLIdentifier)"
             }.joined()
             let stale = try DatabaseValue.fetchAll(db, sql: """
                 SELECT s.\(qKey) FROM \(qTable) AS s JOIN \(qName) AS v ON v.\(qIndexKey) = s.\(qKey)

@@ -68,11 +68,11 @@ public struct VectorIndex: Sendable, Hashable, Codable {
     var indexKeyColumn: String { usesRowid ? "rowid" : primaryKey }
 
     /// Quoted identifiers.
-    var qTable: String { table.quotedDatabaseIdentifier }
-    var qName: String { name.quotedDatabaseIdentifier }
-    var qKey: String { primaryKey.quotedDatabaseIdentifier }
-    var qIndexKey: String { indexKeyColumn.quotedDatabaseIdentifier }
-    var qEmbedding: String { embeddingColumn.quotedDatabaseIdentifier }
+    var qTable: String { table.quotedSQLIdentifier }
+    var qName: String { name.quotedSQLIdentifier }
+    var qKey: String { primaryKey.quotedSQLIdentifier }
+    var qIndexKey: String { indexKeyColumn.quotedSQLIdentifier }
+    var qEmbedding: String { embeddingColumn.quotedSQLIdentifier }
 
     /// The vec0 columns written by the triggers and the backfill, in order.
     var indexColumns: [String] {
@@ -81,17 +81,17 @@ public struct VectorIndex: Sendable, Hashable, Codable {
 
     /// The matching canonical columns, prefixed by `prefix` (`NEW.`, `s.`, …).
     func sourceColumns(prefix: String) -> [String] {
-        ([primaryKey, embeddingColumn] + metadata.map(\.name)).map { prefix + $0.quotedDatabaseIdentifier }
+        ([primaryKey, embeddingColumn] + metadata.map(\.name)).map { prefix + $0.quotedSQLIdentifier }
     }
 
     /// `INSERT INTO "idx"("k", "embedding", …)`
     var insertPrefix: String {
-        "INSERT INTO \(qName)(" + indexColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+        "INSERT INTO \(qName)(" + indexColumns.map(\.quotedSQLIdentifier).joined(separator: ", ") + ")"
     }
 
     /// The trigger condition: not inside a sync merge.
     static let notMergingCondition =
-        "coalesce((SELECT value FROM \(stateTable.quotedDatabaseIdentifier) WHERE key = 'merging'), 0) IS NOT 1"
+        "coalesce((SELECT value FROM \(stateTable.quotedSQLIdentifier) WHERE key = 'merging'), 0) IS NOT 1"
 
     /// Trigger names.
     var insertTrigger: String { "\(name)_after_insert" }

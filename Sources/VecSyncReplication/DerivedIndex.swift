@@ -55,19 +55,19 @@ public struct DerivedIndex: Sendable, Hashable {
         self.columns = columns
     }
 
-    private var columnList: String { columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") }
+    private var columnList: String { columns.map(\.quotedSQLIdentifier).joined(separator: ", ") }
 
     /// Brings the index up to date for these source keys: each is removed, then re-added
     /// from its source row if that row exists.
     func refresh(_ db: Database, source: TrackedTable, keys: [DatabaseValue]) throws {
         guard kind == .fts5, !keys.isEmpty else { return }
-        let index = name.quotedDatabaseIdentifier
-        let key = keyColumn.quotedDatabaseIdentifier
-        let sourceKey = source.primaryKey.quotedDatabaseIdentifier
+        let index = name.quotedSQLIdentifier
+        let key = keyColumn.quotedSQLIdentifier
+        let sourceKey = source.primaryKey.quotedSQLIdentifier
         let delete = try db.cachedStatement(sql: "DELETE FROM \(index) WHERE \(key) = ?")
         let insert = try db.cachedStatement(sql: """
             INSERT INTO \(index) (\(key), \(columnList)) SELECT \(sourceKey), \(columnList)
-            FROM \(source.name.quotedDatabaseIdentifier) WHERE \(sourceKey) = ?
+            FROM \(source.name.quotedSQLIdentifier) WHERE \(sourceKey) = ?
             """)
         for value in keys {
             try delete.execute(arguments: [value])
@@ -87,8 +87,8 @@ public struct DerivedIndex: Sendable, Hashable {
             let report = try index.verify(db)
             return report.exists ? report.missing.count + report.stale.count + report.extra.count : 0
         }
-        let sourceRows = "SELECT \(source.primaryKey.quotedDatabaseIdentifier), \(columnList) FROM \(source.name.quotedDatabaseIdentifier)"
-        let indexRows = "SELECT \(keyColumn.quotedDatabaseIdentifier), \(columnList) FROM \(name.quotedDatabaseIdentifier)"
+        let sourceRows = "SELECT \(source.primaryKey.quotedSQLIdentifier), \(columnList) FROM \(source.name.quotedSQLIdentifier)"
+        let indexRows = "SELECT \(keyColumn.quotedSQLIdentifier), \(columnList) FROM \(name.quotedSQLIdentifier)"
         let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sourceRows) EXCEPT \(indexRows))") ?? 0
         let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(indexRows) EXCEPT \(sourceRows))") ?? 0
         return missing + extra
@@ -98,10 +98,10 @@ public struct DerivedIndex: Sendable, Hashable {
     func rebuild(_ db: Database, source: TrackedTable) throws {
         switch kind {
         case .fts5:
-            try db.execute(sql: "DELETE FROM \(name.quotedDatabaseIdentifier)")
+            try db.execute(sql: "DELETE FROM \(name.quotedSQLIdentifier)")
             try db.execute(sql: """
-                INSERT INTO \(name.quotedDatabaseIdentifier) (\(keyColumn.quotedDatabaseIdentifier), \(columnList))
-                SELECT \(source.primaryKey.quotedDatabaseIdentifier), \(columnList) FROM \(source.name.quotedDatabaseIdentifier)
+                INSERT INTO \(name.quotedSQLIdentifier) (\(keyColumn.quotedSQLIdentifier), \(columnList))
+                SELECT \(source.primaryKey.quotedSQLIdentifier), \(columnList) FROM \(source.name.quotedSQLIdentifier)
                 """)
         case .libsqlVectorIndex:
             _ = try DatabaseValue.fetchOne(db, sql: "SELECT vecsync_rebuild(?)", arguments: [name])

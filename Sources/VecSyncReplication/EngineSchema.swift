@@ -69,8 +69,8 @@ enum EngineSchema {
         guard try !db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) else { return }
         try db.execute(sql: "ALTER TABLE vecsync_replica ADD COLUMN ra_floor INTEGER NOT NULL DEFAULT 0")
         for table in try Replica.trackedTables(db, checkingSchema: false) {
-            let clock = table.clockTable.quotedDatabaseIdentifier
-            try db.execute(sql: "DROP INDEX IF EXISTS \("vecsync_clock_\(table.name)_seq".quotedDatabaseIdentifier)")
+            let clock = table.clockTable.quotedSQLIdentifier
+            try db.execute(sql: "DROP INDEX IF EXISTS \("vecsync_clock_\(table.name)_seq".quotedSQLIdentifier)")
             for column in ["ra"] + table.columns.indices.map({ "a\($0)" }) + table.columns.indices.map({ "q\($0)" }) {
                 try db.execute(sql: "ALTER TABLE \(clock) ADD COLUMN \(column) INTEGER")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import VecSyncCore
 
 extension Replica {
     /// The rows that changed on this replica after local sequence number `since`, in one
@@ -149,10 +150,10 @@ struct ChangeScan {
         // skipped without counting, so a single batch reads a little further.
         let limit: Int? = singleBatch ? (excluding.isEmpty ? rowLimit : rowLimit * 4) : nil
         for table in try Replica.trackedTables(db) {
-            let clock = table.clockTable.quotedDatabaseIdentifier
-            let key = table.primaryKey.quotedDatabaseIdentifier
+            let clock = table.clockTable.quotedSQLIdentifier
+            let key = table.primaryKey.quotedSQLIdentifier
             let versions = table.columns.indices.map { ", c.v\($0), c.s\($0), c.a\($0), c.q\($0)" }.joined()
-            let values = table.columns.map { ", t.\($0.quotedDatabaseIdentifier)" }.joined()
+            let values = table.columns.map { ", t.\($0.quotedSQLIdentifier)" }.joined()
             // A live row's first change after `since`: its earliest column change after it,
             // or its last change (a tombstone's, or a row tag's) when no column changed.
             let firstChange = table.columns.isEmpty ? "seq" : "CASE WHEN cl % 2 = 0 THEN seq ELSE min(seq"
@@ -164,7 +165,7 @@ struct ChangeScan {
                 arguments: ["since": since])
             let fetch = try db.makeStatement(sql: """
                 SELECT c.pk, c.cl, c.cl_version, c.cl_site, c.ra, t.\(key) IS NOT NULL\(versions)\(values)
-                FROM \(clock) AS c LEFT JOIN \(table.name.quotedDatabaseIdentifier) AS t ON t.\(key) = c.pk
+                FROM \(clock) AS c LEFT JOIN \(table.name.quotedSQLIdentifier) AS t ON t.\(key) = c.pk
                 WHERE c.pk = ?
                 """)
             var list = TableKeys(table: table, keys: keys, fetch: fetch, current: nil, limit: limit)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import VecSyncCore
 
 extension Replica {
     /// Merges a change set from another replica, in one transaction together with the
@@ -86,11 +87,11 @@ extension Replica {
 
         init(_ db: Database, _ table: TrackedTable) throws {
             self.table = table
-            let clock = table.clockTable.quotedDatabaseIdentifier
-            let t = table.name.quotedDatabaseIdentifier
-            let key = table.primaryKey.quotedDatabaseIdentifier
+            let clock = table.clockTable.quotedSQLIdentifier
+            let t = table.name.quotedSQLIdentifier
+            let key = table.primaryKey.quotedSQLIdentifier
             let versions = table.columns.indices.map { ", v\($0), s\($0), a\($0)" }.joined()
-            let columns = table.columns.map(\.quotedDatabaseIdentifier)
+            let columns = table.columns.map(\.quotedSQLIdentifier)
             let changed = table.columns.indices.map { ", q\($0)" }.joined()
             selectClock = try db.cachedStatement(sql: "SELECT cl, cl_version, cl_site, ra\(versions)\(changed) FROM \(clock) WHERE pk = ?")
             let clockColumns = ["pk"] + TriggerSQL.clockColumns(count: table.columns.count)
@@ -109,9 +110,9 @@ extension Replica {
 
         /// `UPDATE t SET a = ?, b = ? WHERE key = ?` for the given column indexes.
         func update(_ db: Database, columns indexes: [Int]) throws -> Statement {
-            let sets = indexes.map { "\(table.columns[$0].quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
+            let sets = indexes.map { "\(table.columns[$0].quotedSQLIdentifier) = ?" }.joined(separator: ", ")
             return try db.cachedStatement(
-                sql: "UPDATE \(table.name.quotedDatabaseIdentifier) SET \(sets) WHERE \(table.primaryKey.quotedDatabaseIdentifier) = ?")
+                sql: "UPDATE \(table.name.quotedSQLIdentifier) SET \(sets) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?")
         }
     }
 
