@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import VecSyncCore
 
 extension Replica {
     /// Syncs through a shared folder: records deletes that escaped capture, pushes this
@@ -40,11 +41,11 @@ extension Replica {
             try writer.write { db in
                 var count = 0
                 for table in try Self.trackedTables(db) {
-                    let clock = table.clockTable.quotedDatabaseIdentifier
-                    let key = table.primaryKey.quotedDatabaseIdentifier
+                    let clock = table.clockTable.quotedSQLIdentifier
+                    let key = table.primaryKey.quotedSQLIdentifier
                     let missing = try DatabaseValue.fetchAll(db, sql: """
                         SELECT c.pk FROM \(clock) AS c WHERE c.cl % 2 = 1
-                        AND NOT EXISTS (SELECT 1 FROM \(table.name.quotedDatabaseIdentifier) AS t WHERE t.\(key) = c.pk)
+                        AND NOT EXISTS (SELECT 1 FROM \(table.name.quotedSQLIdentifier) AS t WHERE t.\(key) = c.pk)
                         """)
                     let sql = TriggerSQL(table: table, site: site)
                     for pk in missing {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import VecSyncCore
 
 /// A table whose rows replicate: its key, the columns that sync, and the fingerprint that
 /// change sets carry so a replica with another definition refuses them.
@@ -89,7 +90,7 @@ public struct TrackedTable: Sendable, Hashable {
         var keyColumns: [(position: Int, name: String, type: String)] = []
         var columns: [String] = []
         var types: [String] = []
-        for row in try Row.fetchAll(db, sql: "PRAGMA table_xinfo(\(name.quotedDatabaseIdentifier))") {
+        for row in try Row.fetchAll(db, sql: "PRAGMA table_xinfo(\(name.quotedSQLIdentifier))") {
             let columnName: String = row["name"]
             let type: String = (row["type"] as String?)?.uppercased() ?? ""
             let keyPosition: Int = row["pk"]

@@ -1,4 +1,5 @@
 import GRDB
+import VecSyncCore
 
 /// The SQL that captures writes to a tracked table: its clock table and its triggers.
 ///
@@ -44,13 +45,13 @@ struct TriggerSQL {
         self.isAuthority = table.authority == site
     }
 
-    private var t: String { table.name.quotedDatabaseIdentifier }
-    private var clock: String { table.clockTable.quotedDatabaseIdentifier }
-    private var key: String { table.primaryKey.quotedDatabaseIdentifier }
+    private var t: String { table.name.quotedSQLIdentifier }
+    private var clock: String { table.clockTable.quotedSQLIdentifier }
+    private var key: String { table.primaryKey.quotedSQLIdentifier }
 
     /// `vecsync_<table>_<suffix>`, quoted.
     private func triggerName(_ suffix: String) -> String {
-        "vecsync_\(table.name)_\(suffix)".quotedDatabaseIdentifier
+        "vecsync_\(table.name)_\(suffix)".quotedSQLIdentifier
     }
 
     /// The names of the capture triggers, for dropping them.
@@ -109,7 +110,7 @@ struct TriggerSQL {
     /// SQL that is true when column `index` changed in an UPDATE: by bytes and by type, so a
     /// NOCASE collation or `1` versus `1.0` cannot hide a change.
     private func changed(_ index: Int) -> String {
-        let c = table.columns[index].quotedDatabaseIdentifier
+        let c = table.columns[index].quotedSQLIdentifier
         return "(old.\(c) IS NOT new.\(c) COLLATE BINARY OR typeof(old.\(c)) <> typeof(new.\(c)))"
     }
 
@@ -252,6 +253,6 @@ struct TriggerSQL {
 
     /// Drops triggers by name.
     static func drop(_ names: [String]) -> String {
-        names.map { "DROP TRIGGER IF EXISTS \($0.quotedDatabaseIdentifier);" }.joined(separator: "\n")
+        names.map { "DROP TRIGGER IF EXISTS \($0.quotedSQLIdentifier);" }.joined(separator: "\n")
     }
 }

@@ -61,7 +61,7 @@ extension DemoCommand {
     private static func snapshot(_ database: VecSyncDatabase, _ tables: [String]) throws -> [String] {
         try database.writer.read { db in
             try tables.flatMap { table in
-                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) ORDER BY 1").map { "\(table) \($0)" }
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedSQLIdentifier) ORDER BY 1").map { "\(table) \($0)" }
             }
         }
     }

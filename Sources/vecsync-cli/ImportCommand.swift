@@ -131,10 +131,10 @@ struct ImportCommand: ParsableCommand {
         if try !db.tableExists(table) {
             let keyType: String
             if case .int64 = first.key.storage { keyType = "INTEGER" } else { keyType = "TEXT" }
-            var definitions = ["\(key.quotedDatabaseIdentifier) \(keyType) PRIMARY KEY",
-                               "\(column.quotedDatabaseIdentifier) F32_BLOB(\(dimensions))"]
-            definitions += first.fields.map { $0.0.quotedDatabaseIdentifier }
-            try db.execute(sql: "CREATE TABLE \(table.quotedDatabaseIdentifier) (\(definitions.joined(separator: ", ")))")
+            var definitions = ["\(key.quotedSQLIdentifier) \(keyType) PRIMARY KEY",
+                               "\(column.quotedSQLIdentifier) F32_BLOB(\(dimensions))"]
+            definitions += first.fields.map { $0.0.quotedSQLIdentifier }
+            try db.execute(sql: "CREATE TABLE \(table.quotedSQLIdentifier) (\(definitions.joined(separator: ", ")))")
         }
         let existing = try db.columns(in: table)
         guard let vectorColumn = existing.first(where: { $0.name.lowercased() == column.lowercased() }) else {
@@ -153,12 +153,12 @@ struct ImportCommand: ParsableCommand {
     /// `INSERT … ON CONFLICT(key) DO UPDATE`: an update keeps derived indexes' triggers right.
     func insertSQL(columns: [String]) -> String {
         let all = [key, column] + columns
-        let names = all.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let names = all.map(\.quotedSQLIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: all.count).joined(separator: ", ")
-        let updates = ([column] + columns).map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+        let updates = ([column] + columns).map { "\($0.quotedSQLIdentifier) = excluded.\($0.quotedSQLIdentifier)" }
             .joined(separator: ", ")
-        return "INSERT INTO \(table.quotedDatabaseIdentifier) (\(names)) VALUES (\(placeholders)) "
-            + "ON CONFLICT(\(key.quotedDatabaseIdentifier)) DO UPDATE SET \(updates)"
+        return "INSERT INTO \(table.quotedSQLIdentifier) (\(names)) VALUES (\(placeholders)) "
+            + "ON CONFLICT(\(key.quotedSQLIdentifier)) DO UPDATE SET \(updates)"
     }
 
     func createIndex(_ database: VecSyncDatabase, dimensions: Int) throws {
@@ -181,8 +181,8 @@ struct ImportCommand: ParsableCommand {
             let name = "\(table)_\(column)_idx"
             try database.write { db in
                 try db.execute(sql: """
-                    CREATE INDEX IF NOT EXISTS \(name.quotedDatabaseIdentifier)
-                    ON \(table.quotedDatabaseIdentifier)(libsql_vector_idx(\(column.quotedDatabaseIdentifier), 'metric=\(distance.rawValue)'))
+                    CREATE INDEX IF NOT EXISTS \(name.quotedSQLIdentifier)
+                    ON \(table.quotedSQLIdentifier)(libsql_vector_idx(\(column.quotedSQLIdentifier), 'metric=\(distance.rawValue)'))
                     """)
                 try LibSQLVectorIndex(name: name, table: table, column: column, dimensions: dimensions).rebuild(db)
             }

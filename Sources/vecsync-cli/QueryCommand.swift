@@ -147,7 +147,7 @@ struct QueryCommand: ParsableCommand {
         let key: DatabaseValue = keyColumn == "rowid" ? (Int64(like)?.databaseValue ?? like.databaseValue) : like.databaseValue
         guard let stored = try Vector.fetchOne(
             db,
-            sql: "SELECT \(target.column.quotedDatabaseIdentifier) FROM \(target.table.quotedDatabaseIdentifier) WHERE \(keyColumn.quotedDatabaseIdentifier) = ?",
+            sql: "SELECT \(target.column.quotedSQLIdentifier) FROM \(target.table.quotedSQLIdentifier) WHERE \(keyColumn.quotedSQLIdentifier) = ?",
             arguments: [key])
         else { throw ValidationErrorText("no vector for key \(like) in \(target.table).\(target.column)") }
         return stored
@@ -162,7 +162,7 @@ struct QueryCommand: ParsableCommand {
             let keyColumn = try primaryKeyColumn(db, table: index.table)
             return try hits.map { hit in
                 let key = try DatabaseValue.fetchOne(
-                    db, sql: "SELECT \(keyColumn.quotedDatabaseIdentifier) FROM \(index.table.quotedDatabaseIdentifier) WHERE rowid = ?",
+                    db, sql: "SELECT \(keyColumn.quotedSQLIdentifier) FROM \(index.table.quotedSQLIdentifier) WHERE rowid = ?",
                     arguments: [hit.key]) ?? hit.key.databaseValue
                 return VectorMatch(key: key, distance: hit.distance)
             }
@@ -172,8 +172,8 @@ struct QueryCommand: ParsableCommand {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(keyColumn.quotedDatabaseIdentifier) AS key, \(function)(\(column.quotedDatabaseIdentifier), ?) AS distance
-                    FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) IS NOT NULL
+                    SELECT \(keyColumn.quotedSQLIdentifier) AS key, \(function)(\(column.quotedSQLIdentifier), ?) AS distance
+                    FROM \(table.quotedSQLIdentifier) WHERE \(column.quotedSQLIdentifier) IS NOT NULL
                     ORDER BY distance, key LIMIT ?
                     """,
                 arguments: [query, k])
@@ -201,10 +201,10 @@ struct QueryCommand: ParsableCommand {
     func showValues(_ db: Database, target: Target, key: DatabaseValue) throws -> [(String, String)] {
         guard !show.isEmpty else { return [] }
         let keyColumn = target.keyColumn == "rowid" ? try primaryKeyColumn(db, table: target.table) : target.keyColumn
-        let columns = show.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let columns = show.map(\.quotedSQLIdentifier).joined(separator: ", ")
         guard let row = try Row.fetchOne(
             db,
-            sql: "SELECT \(columns) FROM \(target.table.quotedDatabaseIdentifier) WHERE \(keyColumn.quotedDatabaseIdentifier) = ?",
+            sql: "SELECT \(columns) FROM \(target.table.quotedSQLIdentifier) WHERE \(keyColumn.quotedSQLIdentifier) = ?",
             arguments: [key])
         else { return [] }
         return show.enumerated().map { index, name in

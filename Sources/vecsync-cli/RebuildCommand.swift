@@ -29,7 +29,7 @@ struct RebuildCommand: ParsableCommand {
         var rebuilt = 0
         for vectorIndex in vectorIndexes where index == nil || index == vectorIndex.name {
             let seconds = try timed { try database.write { db in try vectorIndex.rebuild(db) } }
-            let rows = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(vectorIndex.name.quotedDatabaseIdentifier)") ?? 0 }
+            let rows = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(vectorIndex.name.quotedSQLIdentifier)") ?? 0 }
             print("rebuilt \(vectorIndex.name) (vec0 over \(vectorIndex.table).\(vectorIndex.embeddingColumn)): \(rows) rows in \(seconds)")
             rebuilt += 1
         }
