@@ -171,8 +171,8 @@ extension ChangeSet {
             let table = try reader.index(below: tables.count, what: "table")
             let key = try Self.readValue(&reader)
             switch key {
-            case .integer, .text: break
-            default: throw reader.corrupt("a primary key must be an integer or text, not \(key)")
+            case .integer, .text, .blob: break
+            default: throw reader.corrupt("a primary key must be an integer, text or blob, not \(key)")
             }
             let causalLength = try reader.nonNegative("causal length")
             guard causalLength > 0 else { throw reader.corrupt("causal length 0") }

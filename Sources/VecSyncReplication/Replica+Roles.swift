@@ -34,12 +34,22 @@ extension Replica {
     /// Writes made before the authority was set carry no precedence. The authority is part
     /// of the table's schema fingerprint, so every replica must set the same one; change
     /// sets from a replica that disagrees are refused.
+    ///
+    /// A table with integer keys always has an authority, the only site that inserts its
+    /// rows (see ``track(_:authority:)``): it may move to another site, never be removed;
+    /// removing it throws ``SyncError/untrackableTable(table:reason:)``.
     public func setAuthority(_ site: SiteID?, for table: String) throws {
         try SyncError.wrap {
             try writer.write { db in
                 guard let tracked = try Self.trackedTables(db, checkingSchema: false)
                     .first(where: { $0.name.lowercased() == table.lowercased() })
                 else { throw SyncError.tableNotTracked(table: table) }
+                if site == nil && tracked.keyKind == .integer && tracked.authority != nil {
+                    throw SyncError.untrackableTable(
+                        table: tracked.name,
+                        reason: "its integer key \(tracked.primaryKey) needs the authoritative site that alone inserts rows; "
+                            + "name another site instead of none, or move the table to a TEXT or BLOB key")
+                }
                 try db.execute(sql: "UPDATE vecsync_tables SET authority = ? WHERE name = ?",
                                arguments: [site?.rawValue, tracked.name])
                 try TriggerSQL(table: tracked.with(authority: site), site: self.site).install(db)

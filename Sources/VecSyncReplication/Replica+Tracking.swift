@@ -5,20 +5,42 @@ extension Replica {
     /// Starts replicating `table`: creates its clock table and capture triggers, and gives
     /// every row already in it a version, as if this site had just inserted it.
     ///
-    /// Tracking a table that is already tracked does nothing. Throws
-    /// ``SyncError/untrackableTable(table:reason:)`` for tables the engine cannot track
-    /// safely: no primary key, a composite, blob or real key, AUTOINCREMENT, virtual tables.
+    /// Tracking a table that is already tracked does nothing and returns its definition.
+    /// Throws ``SyncError/untrackableTable(table:reason:)`` for tables the engine cannot
+    /// track safely: no primary key, a composite, real or untyped key, virtual tables, rows
+    /// whose key is NULL or of another kind than the column's — and integer keys without an
+    /// authority.
+    ///
+    /// Keys must never collide: rows made on two devices with the same key would merge as
+    /// one row, and one of them would be lost. TEXT and BLOB keys holding UUIDs cannot
+    /// collide. An integer key (`INTEGER PRIMARY KEY`, with or without `AUTOINCREMENT`, or
+    /// `INT PRIMARY KEY`) is assigned alike on every device (1, 2, 3…), so such a table is
+    /// tracked only with an `authority`: that site alone inserts rows (and changes keys);
+    /// the capture triggers of every other replica refuse inserts, as a catalogue scanned on
+    /// one desktop is only edited on the phone. Every replica must name the same authority
+    /// (it is part of the table's fingerprint).
     ///
     /// ```swift
-    /// try replica.track("photos")
+    /// try replica.track("photos")                          // id TEXT PRIMARY KEY: UUIDs
+    /// try replica.track("files", authority: "mac")         // id INTEGER PRIMARY KEY, inserted on the Mac
     /// ```
     @discardableResult
-    public func track(_ table: String) throws -> TrackedTable {
+    public func track(_ table: String, authority: SiteID? = nil) throws -> TrackedTable {
         try SyncError.wrap {
             try writer.write { db in
-                let definition = try TrackedTable.introspect(db, table: table)
+                let definition = try TrackedTable.introspect(db, table: table, authority: authority)
                 if let existing = try Self.trackedTables(db).first(where: { $0.name == definition.name }) {
                     return existing
+                }
+                let key = definition.primaryKey.quotedSQLIdentifier
+                let misfits = try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM \(definition.name.quotedSQLIdentifier) WHERE typeof(\(key)) <> ?",
+                    arguments: [definition.keyKind.storageClass]) ?? 0
+                if misfits > 0 {
+                    throw SyncError.untrackableTable(
+                        table: definition.name,
+                        reason: "\(misfits) rows have a NULL key or a key that is not \(definition.keyKind.storageClass.uppercased()) "
+                            + "in column \(definition.primaryKey); they would match no row on another replica: give them proper keys first")
                 }
                 let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: sql.createClockTable)
@@ -27,10 +49,11 @@ extension Replica {
                 try db.execute(
                     sql: """
                         INSERT INTO vecsync_tables (name, primary_key, key_kind, columns, declared_types, authority)
-                        VALUES (?, ?, ?, ?, ?, NULL)
+                        VALUES (?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [definition.name, definition.primaryKey, definition.keyKind.rawValue,
-                                Self.encodeList(definition.columns), Self.encodeList(definition.declaredTypes)])
+                                Self.encodeList(definition.columns), Self.encodeList(definition.declaredTypes),
+                                authority?.rawValue])
                 if try Self.isReadOnly(db) {
                     try db.execute(sql: sql.createGuardTriggers(site: site))
                 }
@@ -77,7 +100,9 @@ extension Replica {
             if checkingSchema {
                 let live: TrackedTable
                 do {
-                    live = try TrackedTable.introspect(db, table: name)
+                    // A table tracked with an integer key and no authority by an earlier
+                    // version keeps syncing; setAuthority(_:for:) makes it safe.
+                    live = try TrackedTable.introspect(db, table: name, authority: table.authority, checkingKeyKind: false)
                 } catch let SyncError.untrackableTable(_, reason) {
                     throw SyncError.schemaChanged(table: name, reason: reason)
                 }

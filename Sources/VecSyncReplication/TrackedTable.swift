@@ -8,11 +8,28 @@ import VecSyncCore
 /// Generated columns are derived data and do not sync; every other column does.
 public struct TrackedTable: Sendable, Hashable {
     /// The storage of a primary key.
+    ///
+    /// A key column takes values of its kind only: the capture triggers refuse a local
+    /// write whose key is NULL or of another storage class (a blob bound into a TEXT key),
+    /// naming the table and the column, so such a row never reaches another replica.
     public enum KeyKind: String, Sendable, Hashable, Codable {
-        /// An integer key (`INTEGER PRIMARY KEY` or any INTEGER-affinity key).
+        /// An integer key (`INTEGER PRIMARY KEY` or any INTEGER-affinity key). Tracked only
+        /// with an authoritative site, which alone inserts rows (see
+        /// ``Replica/track(_:authority:)``).
         case integer
-        /// A text key (`TEXT PRIMARY KEY`, UUIDs).
+        /// A text key (`TEXT PRIMARY KEY`, UUIDs as text).
         case text
+        /// A blob key (`BLOB PRIMARY KEY`, 16-byte UUIDs), compared byte for byte.
+        case blob
+
+        /// The storage class SQLite's `typeof()` names for a key of this kind.
+        var storageClass: String {
+            switch self {
+            case .integer: "integer"
+            case .text: "text"
+            case .blob: "blob"
+            }
+        }
     }
 
     /// The table's name, as SQLite stores it.
@@ -28,7 +45,7 @@ public struct TrackedTable: Sendable, Hashable {
     /// The site whose writes win in this table, if one is authoritative.
     public let authority: SiteID?
 
-    /// Creates a table description; ``introspect(_:table:)`` reads one from a database.
+    /// Creates a table description; ``introspect(_:table:authority:checkingKeyKind:)`` reads one from a database.
     init(name: String, primaryKey: String, keyKind: KeyKind, columns: [String], declaredTypes: [String], authority: SiteID?) {
         self.name = name
         self.primaryKey = primaryKey
@@ -63,7 +80,12 @@ public struct TrackedTable: Sendable, Hashable {
 
     /// Reads a table's definition from the database, or throws
     /// ``SyncError/untrackableTable(table:reason:)`` saying why it cannot be tracked.
-    static func introspect(_ db: Database, table requested: String) throws -> TrackedTable {
+    ///
+    /// `authority` is the site that will be authoritative for the table: an integer key is
+    /// accepted only with one (see ``Replica/track(_:authority:)``), unless `checkingKeyKind`
+    /// is false, as when a tracked table's live schema is compared with the recorded one.
+    static func introspect(_ db: Database, table requested: String, authority: SiteID?,
+                           checkingKeyKind: Bool = true) throws -> TrackedTable {
         let master = try Row.fetchOne(
             db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
             arguments: [requested])
@@ -90,7 +112,8 @@ public struct TrackedTable: Sendable, Hashable {
         var keyColumns: [(position: Int, name: String, type: String)] = []
         var columns: [String] = []
         var types: [String] = []
-        for row in try Row.fetchAll(db, sql: "PRAGMA table_xinfo(\(name.quotedSQLIdentifier))") {
+        // The table's name is bound, never spliced into the PRAGMA.
+        for row in try Row.fetchAll(db, sql: "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)", arguments: [name]) {
             let columnName: String = row["name"]
             let type: String = (row["type"] as String?)?.uppercased() ?? ""
             let keyPosition: Int = row["pk"]
@@ -106,7 +129,7 @@ public struct TrackedTable: Sendable, Hashable {
         guard !keyColumns.isEmpty else {
             throw SyncError.untrackableTable(
                 table: name,
-                reason: "it has no primary key, so its rows cannot be matched across replicas; add a TEXT PRIMARY KEY (a UUID) or an INTEGER PRIMARY KEY with random ids")
+                reason: "it has no primary key, so its rows cannot be matched across replicas; add a TEXT or BLOB PRIMARY KEY holding a UUID")
         }
         guard keyColumns.count == 1 else {
             let names = keyColumns.sorted { $0.position < $1.position }.map(\.name).joined(separator: ", ")
@@ -115,23 +138,32 @@ public struct TrackedTable: Sendable, Hashable {
                 reason: "its primary key (\(names)) has several columns; only single-column keys are supported")
         }
         let key = keyColumns[0]
-        let kind: KeyKind
-        if key.type.contains("INT") {
-            kind = .integer
-        } else if key.type.contains("CHAR") || key.type.contains("CLOB") || key.type.contains("TEXT") {
-            kind = .text
-        } else {
+        let kind = try keyKind(table: name, column: key.name, declaredType: key.type)
+        if kind == .integer && authority == nil && checkingKeyKind {
+            let assigned = upperSQL.contains("AUTOINCREMENT") || key.type == "INTEGER"
             throw SyncError.untrackableTable(
                 table: name,
-                reason: "its primary key \(key.name) has type '\(key.type)'; only INTEGER and TEXT keys are supported, because blob and real keys do not compare the same way everywhere")
-        }
-        if upperSQL.contains("AUTOINCREMENT") {
-            throw SyncError.untrackableTable(
-                table: name,
-                reason: "its key \(key.name) is AUTOINCREMENT: every replica would hand out the same ids 1, 2, 3…, and different rows made on different devices would merge as one; use UUIDs or random 64-bit ids")
+                reason: (assigned
+                    ? "its key \(key.name) is an INTEGER PRIMARY KEY, which SQLite assigns 1, 2, 3… on every device"
+                    : "its key \(key.name) is an integer, which devices pick alike (1, 2, max + 1…)")
+                    + ": rows inserted on two devices would get the same id and one would silently replace the other; "
+                    + "use a TEXT or BLOB key holding a UUID, or make one site authoritative for the table and insert its rows "
+                    + "only there (Replica.track(_:authority:), vecsync-cli track --authority)")
         }
         return TrackedTable(name: name, primaryKey: key.name, keyKind: kind, columns: columns,
-                            declaredTypes: types, authority: nil)
+                            declaredTypes: types, authority: authority)
+    }
+
+    /// The kind of a key column from its declared type, by SQLite's affinity rules.
+    private static func keyKind(table: String, column: String, declaredType type: String) throws -> KeyKind {
+        if type.contains("INT") { return .integer }
+        if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return .text }
+        if type.contains("BLOB") { return .blob }
+        throw SyncError.untrackableTable(
+            table: table,
+            reason: "its primary key \(column) has type '\(type)'; only TEXT, BLOB and (with an authority) INTEGER keys are "
+                + "supported, because a key without a type or with REAL or NUMERIC affinity changes its storage class with "
+                + "the value written, and rows could match on one replica and not on another")
     }
 }
 

@@ -29,6 +29,13 @@ import VecSyncCore
 /// write, the more so in large transactions (bench/sync/README.md has the figures);
 /// `changes(since:)` sorts the keys it needs instead.
 ///
+/// Keys: the insert trigger, and the trigger of an UPDATE that changes a key, first refuse a
+/// key that is NULL or not of the table's kind (a blob bound into a TEXT key), naming the
+/// table and the column: such a row would match no row on another replica, or make its
+/// change sets unreadable there. In a table with integer keys, only the authoritative site
+/// may create keys (it alone assigns them, so two devices never pick the same id); the other
+/// sites' triggers refuse inserts and key changes.
+///
 /// The triggers stay silent while `vecsync_replica.merging` is 1, which only a merge sets,
 /// inside its own transaction (together with the row `('merging', 1)` of `vecsync_state`
 /// that VecSyncCore's index triggers check). The flag is read by the statements' own WHERE
@@ -96,7 +103,11 @@ struct TriggerSQL {
 
     /// The clock table: ``clockColumns(count:)`` after the key, the row's state NOT NULL.
     var createClockTable: String {
-        let keyType = table.keyKind == .integer ? "INTEGER PRIMARY KEY" : "TEXT PRIMARY KEY NOT NULL"
+        let keyType = switch table.keyKind {
+        case .integer: "INTEGER PRIMARY KEY"
+        case .text: "TEXT PRIMARY KEY NOT NULL"
+        case .blob: "BLOB PRIMARY KEY NOT NULL"
+        }
         let rowState: Set = ["cl", "cl_version", "cl_site", "seq"]
         let columns = Self.clockColumns(count: table.columns.count)
             .map { ", \($0) INTEGER" + (rowState.contains($0) ? " NOT NULL" : "") }.joined()
@@ -158,10 +169,36 @@ struct TriggerSQL {
         """
     }
 
+    /// Whether this site may not create keys at all: integer keys owned by another site.
+    /// (A table tracked with integer keys and no authority by an earlier version keeps
+    /// its old behaviour: only the key's type is checked.)
+    private var refusesNewKeys: Bool { table.keyKind == .integer && table.authority != nil && !isAuthority }
+
+    /// The message a key check raises, as an SQL literal.
+    private var keyErrorMessage: String {
+        let message: String
+        if refusesNewKeys {
+            message = "vecsync: table \(table.name) takes new keys only from site '\(table.authority?.rawValue ?? "")', "
+                + "which assigns its integer keys (column \(table.primaryKey)); insert the row there"
+        } else {
+            message = "vecsync: table \(table.name), key column \(table.primaryKey): a key must be a non-NULL "
+                + "\(table.keyKind.storageClass.uppercased()) value to sync; the row was not written"
+        }
+        return message.quotedSQLString
+    }
+
+    /// The statement that refuses a new key `new.<key>` this site may not create: the
+    /// first statement of the insert and key-change triggers.
+    private var checkNewKey: String {
+        let refused = refusesNewKeys ? "1" : "typeof(new.\(key)) <> \(table.keyKind.storageClass.quotedSQLString)"
+        return "SELECT RAISE(ABORT, \(keyErrorMessage)) FROM vecsync_replica WHERE id = 1 AND merging = 0 AND \(refused)"
+    }
+
     /// The capture triggers.
     var createTriggers: String {
         var sql = """
             CREATE TRIGGER \(triggerName("insert")) AFTER INSERT ON \(t) BEGIN
+              \(checkNewKey);
               \(Self.tick);
               \(recordInsert);
             END;
@@ -171,6 +208,7 @@ struct TriggerSQL {
             END;
             CREATE TRIGGER \(triggerName("update_key")) AFTER UPDATE ON \(t) \
             WHEN old.\(key) IS NOT new.\(key) BEGIN
+              \(checkNewKey);
               \(Self.tick);
               \(recordDelete);
               \(Self.tick);
@@ -235,7 +273,7 @@ struct TriggerSQL {
     /// Guard triggers that refuse local writes on a read-only replica.
     func createGuardTriggers(site: SiteID) -> String {
         let message = "vecsync: table \(table.name) is read-only on replica '\(site.rawValue)'; its rows change only by sync"
-        let literal = "'" + message.replacingOccurrences(of: "'", with: "''") + "'"
+        let literal = message.quotedSQLString
         return ["INSERT", "UPDATE", "DELETE"].map { operation in
             """
             CREATE TRIGGER IF NOT EXISTS \(triggerName("guard_" + operation.lowercased())) BEFORE \(operation) ON \(t) \

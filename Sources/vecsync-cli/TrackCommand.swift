@@ -13,17 +13,22 @@ struct TrackCommand: ParsableCommand {
             the sqlite3 shell included. The database keeps its site id: the first track gives \
             it --site, or a random one.
 
-            A table needs a single INTEGER or TEXT primary key (UUIDs are a good choice) and no \
-            AUTOINCREMENT; the command says why when a table cannot be tracked.
+            A table needs a single TEXT or BLOB primary key holding UUIDs, so that rows made \
+            on two devices never share a key; the command says why when a table cannot be \
+            tracked. A key that is NULL or of another type (a blob in a TEXT key) is refused \
+            when the row is written.
 
             --authority makes one site's writes win over concurrent writes from every \
             other site in the tables named with --table (as a desktop indexer owns the file \
             catalogue it scans); every replica must name the same authority, or their change \
-            sets are refused.
+            sets are refused. A table with an integer key (INTEGER PRIMARY KEY, AUTOINCREMENT \
+            or not) is tracked only with --authority: that site alone inserts its rows, and \
+            the other replicas refuse inserts, since every device would assign the same ids.
 
             Examples:
               vecsync-cli track --db phone.db --table photos --table notes --site phone
               vecsync-cli track --db mac.db --table files --site mac --authority mac
+              vecsync-cli track --db phone.db --table files --site phone --authority mac
               vecsync-cli track --db ipad.db --table photos --read-only
             """)
 
@@ -63,10 +68,12 @@ struct TrackCommand: ParsableCommand {
         }
         let replica = try Replica(database.writer, site: stored ?? site.map { SiteID($0) } ?? .random())
         for name in table {
-            let tracked = try replica.track(name)
+            let tracked = try replica.track(name, authority: authority.map { SiteID($0) })
             print("tracking \(tracked.name) (key \(tracked.primaryKey), \(tracked.columns.count) columns) as site '\(replica.site)'")
             if let authority {
-                try replica.setAuthority(SiteID(authority), for: tracked.name)
+                if tracked.authority != SiteID(authority) {
+                    try replica.setAuthority(SiteID(authority), for: tracked.name)
+                }
                 print("site '\(authority)' is authoritative for \(tracked.name)")
             }
         }

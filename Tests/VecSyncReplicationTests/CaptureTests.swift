@@ -121,7 +121,7 @@ struct CaptureTests {
         let queue = try DatabaseQueue()
         try queue.write { db in try db.execute(sql: "CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT UNIQUE)") }
         let replica = try Replica(queue, site: "a")
-        try replica.track("tags")
+        try replica.track("tags", authority: "a")
         try Self.write(replica, "INSERT INTO tags VALUES (1, 'red'), (2, 'blue')")
         // Without recursive triggers SQLite deletes row 1 silently.
         try Self.write(replica, "INSERT OR REPLACE INTO tags VALUES (3, 'red')")
@@ -151,9 +151,11 @@ struct CaptureTests {
     @Test("tables that cannot be tracked safely are refused with the reason", arguments: [
         ("CREATE TABLE t (a TEXT, b TEXT)", "no primary key"),
         ("CREATE TABLE t (a TEXT, b TEXT, PRIMARY KEY (a, b))", "several columns"),
-        ("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, b TEXT)", "AUTOINCREMENT"),
-        ("CREATE TABLE t (id BLOB PRIMARY KEY, b TEXT)", "only INTEGER and TEXT keys"),
-        ("CREATE TABLE t (id REAL PRIMARY KEY, b TEXT)", "only INTEGER and TEXT keys"),
+        ("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, b TEXT)", "use a TEXT or BLOB key holding a UUID"),
+        ("CREATE TABLE t (id INTEGER PRIMARY KEY, b TEXT)", "SQLite assigns 1, 2, 3… on every device"),
+        ("CREATE TABLE t (id INT PRIMARY KEY, b TEXT)", "make one site authoritative for the table"),
+        ("CREATE TABLE t (id REAL PRIMARY KEY, b TEXT)", "only TEXT, BLOB and (with an authority) INTEGER keys"),
+        ("CREATE TABLE t (id PRIMARY KEY, b TEXT)", "only TEXT, BLOB and (with an authority) INTEGER keys"),
         ("CREATE VIRTUAL TABLE t USING fts5(b)", "virtual table"),
     ])
     func untrackableTablesAreRefused(sql: String, reason: String) throws {

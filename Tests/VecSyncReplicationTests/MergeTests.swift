@@ -303,7 +303,7 @@ struct MergeTests {
                 try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE notes_fts USING fts5(body)")
             }
             let replica = try Replica(queue, site: site)
-            try replica.track("notes")
+            try replica.track("notes", authority: "a")  // integer keys: only a inserts
             try replica.register(DerivedIndex(fts5: "notes_fts", on: "notes", columns: ["body"]))
             return replica
         }
@@ -366,7 +366,7 @@ struct MergeTests {
                 CREATE TABLE docs (id INTEGER PRIMARY KEY, title TEXT, embedding F32_BLOB(4));
                 CREATE INDEX docs_idx ON docs (libsql_vector_idx(embedding));
                 """)
-            try replica.track("docs")
+            try replica.track("docs", authority: "a")  // integer keys: only a inserts
         }
         let query = Vector([0.1, 0.2, 0.3, 0.4])
         func nearest(_ replica: Replica) throws -> [Int64] {

@@ -6,7 +6,8 @@ import VecSyncCore
 import VecSyncTestSupport
 
 /// The schema every test replica starts from: photos with embeddings, albums with an
-/// FTS5 index kept by user triggers, and a vec0 index over the embeddings.
+/// FTS5 index kept by user triggers (keyed by an UNINDEXED copy of the album's TEXT key),
+/// and a vec0 index over the embeddings.
 enum Fixture {
     static let dimensions = 4
 
@@ -18,19 +19,20 @@ enum Fixture {
           score REAL,
           embedding F32_BLOB(4));
         CREATE TABLE albums (
-          id INTEGER PRIMARY KEY,
+          id TEXT PRIMARY KEY,
           name TEXT NOT NULL DEFAULT '',
           cover TEXT);
-        CREATE VIRTUAL TABLE albums_fts USING fts5(name);
+        CREATE VIRTUAL TABLE albums_fts USING fts5(id UNINDEXED, name);
         CREATE TRIGGER albums_fts_insert AFTER INSERT ON albums BEGIN
-          INSERT INTO albums_fts (rowid, name) VALUES (new.id, new.name);
+          DELETE FROM albums_fts WHERE id = new.id;  -- a row INSERT OR REPLACE removed silently
+          INSERT INTO albums_fts (id, name) VALUES (new.id, new.name);
         END;
         CREATE TRIGGER albums_fts_update AFTER UPDATE ON albums BEGIN
-          DELETE FROM albums_fts WHERE rowid = old.id;
-          INSERT INTO albums_fts (rowid, name) VALUES (new.id, new.name);
+          DELETE FROM albums_fts WHERE id IN (old.id, new.id);
+          INSERT INTO albums_fts (id, name) VALUES (new.id, new.name);
         END;
         CREATE TRIGGER albums_fts_delete AFTER DELETE ON albums BEGIN
-          DELETE FROM albums_fts WHERE rowid = old.id;
+          DELETE FROM albums_fts WHERE id = old.id;
         END;
         """
 
@@ -94,8 +96,8 @@ enum Fixture {
             let nearest = try vectorIndex.search(db, near: query, limit: 100, as: String.self)
                 .sorted { ($0.distance, $0.key) < ($1.distance, $1.key) }
                 .map { "\($0.key):\(String($0.distance.bitPattern, radix: 16))" }
-            let found = try Int64.fetchAll(
-                db, sql: "SELECT rowid FROM albums_fts WHERE albums_fts MATCH ? ORDER BY rowid", arguments: [word])
+            let found = try String.fetchAll(
+                db, sql: "SELECT id FROM albums_fts WHERE albums_fts MATCH ? ORDER BY id", arguments: [word])
                 .map { "album \($0)" }
             return nearest + found
         }
