@@ -8,7 +8,8 @@
 #   fuzz/fuzz.sh run SECONDS        fuzz each harness for SECONDS, one after another
 #
 # Environment: CC (default clang, which needs the libFuzzer runtime: the Swift toolchain's
-# clang has it), FUZZ_HARNESSES (default: all), FUZZ_MAX_LEN (default 4096), FUZZ_SRC (the
+# clang has it), FUZZ_HARNESSES (default: all), FUZZ_MAX_LEN (default 4096), FUZZ_SEED (a
+# fixed libFuzzer seed, for a run that repeats; default: a new one each run), FUZZ_SRC (the
 # extension sources, default CSources/vecsync: point it at a copy to fuzz another version).
 #
 # A run copies the committed seeds into a working corpus, .build/fuzz/corpus/<h>/, so the
@@ -98,6 +99,7 @@ run(){
     echo "== $h: fuzzing for ${secs}s (corpus $corpus, findings $findings/, log $log)"
     local rc=0
     "$OUT/$h" "$corpus" -max_len="$MAX_LEN" -max_total_time="$secs" -timeout=25 \
+      ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" \
       >"$log" 2>&1 || rc=$?
     local execs speed after new
