@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Exchanges change sets through a shared folder: a cloud drive folder, a network share, a
 /// USB stick. Any number of replicas may use the same folder, in any order.
@@ -9,6 +14,10 @@ import Foundation
 /// sees half a file. Readers take every other subfolder's files past their cursor (kept in
 /// the database), in order; they skip unknown and temporary files and files they already
 /// merged, and report a corrupt or incompatible file and skip it without applying any of it.
+/// Symbolic links, devices, pipes and sockets in the folder are skipped without being
+/// opened or followed: only regular files and real subfolders are read. A failure of the
+/// database itself (locked, disk full, I/O error) is not a bad file: the pull stops and
+/// throws it, with every group merged before it committed.
 ///
 /// ```swift
 /// let folder = FolderTransport(URL(fileURLWithPath: "/Volumes/Shared/photos-sync"))
@@ -74,20 +83,78 @@ public struct FolderTransport: Sendable {
         return (since, through)
     }
 
-    /// Change set files in a subfolder, in sequence order, and the count of other files.
-    func files(in directory: URL) -> (files: [(url: URL, since: Int64, through: Int64)], unknown: Int) {
+    /// What a directory entry is, without following a symbolic link.
+    enum EntryKind {
+        case regularFile, directory, other
+    }
+
+    /// The kind of the entry at `url`, read with `lstat`, so a link is `other`.
+    static func entryKind(_ url: URL) -> EntryKind {
+        var status = stat()
+        guard lstat(url.path, &status) == 0 else { return .other }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .regularFile
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    /// The bytes of the regular file at `url`. It is opened without following a link and
+    /// without blocking, and checked to be a regular file once open, so a link or a pipe
+    /// put in its place after the listing is refused, never read.
+    static func readRegularFile(_ url: URL) throws -> Data {
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SyncError.io(path: url.path, reason: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw SyncError.io(path: url.path, reason: "not a regular file; not read")
+        }
+        do {
+            return try handle.readToEnd() ?? Data()
+        } catch {
+            throw SyncError.io(path: url.path, reason: "cannot read: \(error.localizedDescription)")
+        }
+    }
+
+    /// Change set files in a subfolder, in sequence order; the count of other entries; and
+    /// the names of links and special files with a change set's name, which are not read.
+    func files(in directory: URL) -> (files: [(url: URL, since: Int64, through: Int64)], unknown: Int, notRegular: [String]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         var files: [(url: URL, since: Int64, through: Int64)] = []
         var unknown = 0
+        var notRegular: [String] = []
         for name in names {
             if let range = Self.range(ofFileName: name) {
-                files.append((directory.appendingPathComponent(name), range.since, range.through))
+                let url = directory.appendingPathComponent(name)
+                if Self.entryKind(url) == .regularFile {
+                    files.append((url, range.since, range.through))
+                } else {
+                    notRegular.append(name)
+                }
             } else if !name.hasPrefix(".") {
                 unknown += 1
             }
         }
         files.sort { ($0.since, $0.through) < ($1.since, $1.through) }
-        return (files, unknown)
+        return (files, unknown, notRegular.sorted())
+    }
+
+    /// Whether an error is the database's own failure — busy or locked, full, read-only,
+    /// out of memory, interrupted, an I/O error — rather than a bad change set: such an
+    /// error ends the sync instead of marking a file as refused.
+    static func isDatabaseFailure(_ error: any Error) -> Bool {
+        switch error {
+        case SyncError.sqlite(_, let resultCode, _):
+            // SQLITE_BUSY, LOCKED, NOMEM, READONLY, INTERRUPT, IOERR, FULL, CANTOPEN, PROTOCOL.
+            return [5, 6, 7, 8, 9, 10, 13, 14, 15].contains(resultCode & 0xff)
+        case SyncError.io:
+            return true
+        default:
+            return false
+        }
     }
 
     /// Writes every change of `replica` not yet in its subfolder, in bounded batches.
@@ -139,19 +206,25 @@ public struct FolderTransport: Sendable {
         var unknown = 0
         var pending: [(name: String, changeSet: ChangeSet)] = []
         var pendingBytes = 0
-        func flush() {
+        func flush() throws {
             defer {
                 pending.removeAll()
                 pendingBytes = 0
             }
             guard !pending.isEmpty else { return }
-            if let reports = try? replica.merge(pending.map(\.changeSet)) {
-                merges += reports
+            do {
+                merges += try replica.merge(pending.map(\.changeSet))
                 return
+            } catch where Self.isDatabaseFailure(error) {
+                throw error
+            } catch {
+                // One of the files is bad: merge them one by one to find it.
             }
             for (name, changeSet) in pending {
                 do {
                     merges.append(try replica.merge(changeSet))
+                } catch where Self.isDatabaseFailure(error) {
+                    throw error
                 } catch {
                     problems.append("\(name): refused: \(error)")
                 }
@@ -159,21 +232,21 @@ public struct FolderTransport: Sendable {
         }
         for entry in entries.sorted() where entry != own && !entry.hasPrefix(".") {
             let directory = folder.appendingPathComponent(entry, isDirectory: true)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue,
-                  let site = Self.site(fromFolderName: entry)
-            else {
+            guard Self.entryKind(directory) == .directory, let site = Self.site(fromFolderName: entry) else {
                 unknown += 1
                 continue
             }
             try replica.addPeer(site)
             let listing = files(in: directory)
             unknown += listing.unknown
+            for name in listing.notRegular {
+                problems.append("\(entry)/\(name): skipped: a symbolic link or special file, not read")
+            }
             let cursor = cursors[site] ?? 0
             for file in listing.files where file.through > cursor {
                 let changeSet: ChangeSet
                 do {
-                    changeSet = try ChangeSet(serialized: Data(contentsOf: file.url))
+                    changeSet = try ChangeSet(serialized: Self.readRegularFile(file.url))
                 } catch {
                     problems.append("\(entry)/\(file.url.lastPathComponent): skipped: \(error)")
                     continue
@@ -184,10 +257,10 @@ public struct FolderTransport: Sendable {
                 }
                 pending.append((name: "\(entry)/\(file.url.lastPathComponent)", changeSet: changeSet))
                 pendingBytes += changeSet.payloadByteCount
-                if pendingBytes >= Self.groupBytes { flush() }
+                if pendingBytes >= Self.groupBytes { try flush() }
             }
         }
-        flush()
+        try flush()
         return (merges, problems, unknown)
     }
 }

@@ -109,4 +109,25 @@ struct CommandLineTests {
         let refused = try Self.run(["track", "--db", mac, "--authority", "mac"])
         #expect(refused.status != 0 && refused.output.contains("--authority needs the --table"), "\(refused.output)")
     }
+
+    @Test("vecsync-cli sync fails with a non-zero status when the database is locked")
+    func lockedDatabaseFailsTheSync() throws {
+        let directory = try temporaryDirectory("cli-locked")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("A.db").path
+        let folder = directory.appendingPathComponent("shared").path
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT)")
+        }
+        #expect(try Self.run(["track", "--db", path, "--table", "photos", "--site", "a"]).status == 0)
+        // Another connection is inside a write transaction while the command runs.
+        let holder = try DatabaseQueue(path: path)
+        let result = try holder.write { db in
+            try db.execute(sql: "INSERT INTO photos VALUES ('p1', 'held')")
+            return try Self.run(["sync", "--db", path, "--folder", folder])
+        }
+        #expect(result.status != 0, "\(result.output)")
+        #expect(result.output.contains("locked"), "\(result.output)")
+        #expect(!result.output.contains("files skipped"), "\(result.output)")
+    }
 }

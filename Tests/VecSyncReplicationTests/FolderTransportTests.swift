@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GRDB
 import Testing
 @testable import VecSyncReplication
@@ -100,5 +103,60 @@ struct FolderTransportTests {
             #expect(!name.contains("/") && !name.hasPrefix("."), "\(name)")
             #expect(FolderTransport.site(fromFolderName: name) == site)
         }
+    }
+
+    @Test("symbolic links, pipes and linked subfolders in the folder are skipped, never read")
+    func linksAndSpecialFilesAreNotRead() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = FolderTransport(folder)
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
+        try a.sync(through: transport)
+        let secret = folder.appendingPathComponent("secret.txt")
+        try Data("not a change set".utf8).write(to: secret)
+        let evil = folder.appendingPathComponent("evil")
+        try FileManager.default.createDirectory(at: evil, withIntermediateDirectories: true)
+        let linkName = FolderTransport.fileName(since: 0, through: 5)
+        try FileManager.default.createSymbolicLink(at: evil.appendingPathComponent(linkName), withDestinationURL: secret)
+        let pipeName = FolderTransport.fileName(since: 5, through: 9)
+        #expect(mkfifo(evil.appendingPathComponent(pipeName).path, 0o600) == 0, "a pipe that would block a reader")
+        // A subfolder that is a link to another site's folder is not a site.
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("c"),
+                                                   withDestinationURL: folder.appendingPathComponent("a"))
+
+        let report = try b.sync(through: transport)
+        #expect(report.applied == 1, "a's own file is merged")
+        #expect(report.problems.sorted() == [
+            "evil/\(linkName): skipped: a symbolic link or special file, not read",
+            "evil/\(pipeName): skipped: a symbolic link or special file, not read",
+        ])
+        #expect(report.unknownFiles == 2, "secret.txt and the linked subfolder c")
+        #expect(try b.peers().map(\.site).contains("c") == false)
+    }
+
+    @Test("a full disk during the pull ends the sync with the database's error, not a refused file")
+    func databaseFailuresAreNotRefusedFiles() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = FolderTransport(folder)
+        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        for row in 0..<300 {
+            try Self.write(a, "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)",
+                           ["p\(row)", String(repeating: "x", count: 500), Vector([Float(row), 1, 0, 0]).blob])
+        }
+        try a.sync(through: transport)
+        // SQLITE_FULL, as on a full disk: the database may not grow by more than a page.
+        try b.writer.write { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            try db.execute(sql: "PRAGMA max_page_count = \(pages + 1)")
+        }
+        do {
+            let report = try b.sync(through: transport)
+            Issue.record("the sync went on: \(report); \(report.problems)")
+        } catch let SyncError.sqlite(message, resultCode, _) {
+            #expect(resultCode & 0xff == 13, "\(message)")
+        }
+        #expect(try b.peers().first { $0.site == "a" }?.received == 0, "nothing was merged")
     }
 }
