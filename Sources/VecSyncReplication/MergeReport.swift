@@ -8,8 +8,26 @@ public struct MergeReport: Sendable, Hashable, CustomStringConvertible {
     public var applied: Int = 0
     /// Rows that changed nothing here: older than what this replica has, or already merged.
     public var ignored: Int = 0
-    /// Columns where this replica and the origin held different values written by different
-    /// sites; the total order (version, then site id) chose the winner.
+    /// Columns where the change set's write and the local one were concurrent, whichever
+    /// won by the total order (authority count, version, site id).
+    ///
+    /// Two writes to a column are concurrent when each was made without its site having
+    /// seen the other. The engine judges it from what it records: a column of a live row
+    /// counts when the incoming value differs from the local one, the two were written by
+    /// different sites, and the origin had not merged the local value when it made the
+    /// change set — the change set's acknowledgement of this replica (the local sequence
+    /// number through which the origin had merged our changes) is below the local sequence
+    /// number at which the value was written or merged here (a value from before the clock
+    /// tables kept that number always counts). So a write made on top of a value the origin
+    /// had merged from us is never a conflict, and a pair of writes made before either site
+    /// merged the other's is counted by each replica that merges the other's. When the
+    /// origin made its write before merging ours but sent it after, the pair was resolved
+    /// and counted on the origin, when it merged ours. With three sites or more, a write
+    /// relayed through another replica is judged by the origin's acknowledgement of this
+    /// replica only: a value the origin saw through a third site still counts.
+    ///
+    /// Equal values, rows created or deleted, and columns of a new incarnation are not
+    /// conflicts.
     public var conflicts: Int = 0
     /// Rows created (or re-created) in the tracked tables.
     public var inserted: Int = 0

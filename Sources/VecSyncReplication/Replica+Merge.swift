@@ -198,6 +198,10 @@ extension Replica {
             return new
         }
 
+        // How far the origin had merged this replica's changes when it made the change set:
+        // a local value written or merged here at or before that sequence number was seen
+        // by the origin, so its write to the same column is not concurrent with it.
+        let originAcknowledged = changeSet.acknowledgements[localSite] ?? 0
         var seq: Int64 = state["seq"]
         var changedKeys: [String: [DatabaseValue]] = [:]
         for record in changeSet.records {
@@ -230,6 +234,7 @@ extension Replica {
             let hadClock = causalLength > 0
             let wasLive = causalLength % 2 == 1
             let localWriters = writers
+            let localChangedAt = changedAt
             let incomingRowSite = try ordinal(record.rowSite)
             var clockChanged = false
             var replaceAll = false
@@ -297,8 +302,9 @@ extension Replica {
                 if wasLive { report.updated += 1 } else { report.inserted += 1 }
                 rowChanged = true
             } else if isLive && wasLive {
-                // Same incarnation: compare with the local values to count conflicts and to
-                // skip writes of equal values (whose versions are still recorded above).
+                // Same incarnation: compare with the local values to count conflicts (see
+                // MergeReport.conflicts) and to skip writes of equal values (whose versions
+                // are still recorded above).
                 let current = try Row.fetchOne(statements.selectRow, arguments: [key])
                 var changed: [Int] = []
                 for (index, incoming) in record.presentColumns {
@@ -306,7 +312,7 @@ extension Replica {
                     let differs = localValue.map { !$0.isIdentical(to: incoming.value) } ?? true
                     if differs && winners.contains(index) { changed.append(index) }
                     if differs, localValue != nil, let localWriter = localWriters[index].flatMap({ sites[$0] }),
-                       localWriter != incoming.site {
+                       localWriter != incoming.site, (localChangedAt[index] ?? .max) > originAcknowledged {
                         report.conflicts += 1
                     }
                 }
