@@ -198,6 +198,15 @@ struct ConvergencePropertyTests {
         let score: DatabaseValue = [1.0, -0.0, 0.0, 2.5, 1.0].randomElement(using: &random)!.databaseValue
         let embedding: DatabaseValue = Int.random(in: 0..<5, using: &random) == 0 ? .null : Fixture.embedding(&random).databaseValue
         let name = ["alpha", "beta", "gamma", "alpha beta"].randomElement(using: &random)!
+        // BLOB keys: a few 16-byte UUIDs, so writes meet on the same keys; one differs from
+        // another in its last byte only.
+        let uuids = [Data(repeating: 0, count: 16), Data(repeating: 0, count: 15) + [1],
+                     Data((0..<16).map { UInt8($0 * 17) }), Data(repeating: 0xFF, count: 16)]
+        let tag = uuids.randomElement(using: &random)!
+        let otherTag = uuids.randomElement(using: &random)!
+        let label: DatabaseValue = Bool.random(using: &random) ? ["it's", "a\"b", ""].randomElement(using: &random)!.databaseValue : .null
+        let weight = [0.5, -0.0, 0.0, 3.0].randomElement(using: &random)!
+        let tags = Fixture.tags.quotedSQLIdentifier
         let statements: [(String, StatementArguments)] = [
             ("INSERT INTO photos (id, title, rating, score, embedding) VALUES (?, ?, ?, ?, ?)",
              [photo, title, rating, score, embedding]),
@@ -216,6 +225,14 @@ struct ConvergencePropertyTests {
             ("DELETE FROM albums WHERE id = ?", [album]),
             ("INSERT INTO albums (id, name) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name", [album, name]),
             ("UPDATE photos SET rating = rating WHERE id = ?", [photo]),
+            (#"INSERT OR REPLACE INTO \#(tags) VALUES (?, ?, ?)"#, [tag, label, weight]),
+            (#"INSERT INTO \#(tags) ("k""ey", "la'bel") VALUES (?, ?) ON CONFLICT DO UPDATE SET "la'bel" = excluded."la'bel""#,
+             [tag, label]),
+            (#"UPDATE \#(tags) SET "wei""ght" = ? WHERE "k""ey" = ?"#, [weight, tag]),
+            (#"UPDATE \#(tags) SET "k""ey" = ? WHERE "k""ey" = ?"#, [otherTag, tag]),
+            (#"DELETE FROM \#(tags) WHERE "k""ey" = ?"#, [tag]),
+            // A text key in the BLOB key column: refused when written, never synced.
+            (#"INSERT INTO \#(tags) ("k""ey") VALUES (?)"#, ["not a blob"]),
         ]
         let (sql, arguments) = statements[Int.random(in: 0..<statements.count, using: &random)]
         do {

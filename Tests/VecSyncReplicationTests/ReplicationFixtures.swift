@@ -7,7 +7,8 @@ import VecSyncTestSupport
 
 /// The schema every test replica starts from: photos with embeddings, albums with an
 /// FTS5 index kept by user triggers (keyed by an UNINDEXED copy of the album's TEXT key),
-/// and a vec0 index over the embeddings.
+/// a vec0 index over the embeddings, and ``tags``: BLOB keys (16-byte UUIDs) and names that
+/// need quoting.
 enum Fixture {
     static let dimensions = 4
 
@@ -34,7 +35,14 @@ enum Fixture {
         CREATE TRIGGER albums_fts_delete AFTER DELETE ON albums BEGIN
           DELETE FROM albums_fts WHERE id = old.id;
         END;
+        CREATE TABLE "tag ""s"")--" ("k""ey" BLOB PRIMARY KEY, "la'bel" TEXT, "wei""ght" REAL);
         """
+
+    /// The tracked table with BLOB keys and quoted names, as SQLite stores its name.
+    static let tags = "tag \"s\")--"
+
+    /// The tracked tables, in the order snapshots list them.
+    static let trackedTables = ["photos", "albums", tags]
 
     static let vectorIndex = VectorIndex(table: "photos", primaryKey: "id", embeddingColumn: "embedding",
                                          dimensions: dimensions, metric: .l2, name: "photos_vec")
@@ -50,14 +58,13 @@ enum Fixture {
         return queue
     }
 
-    /// A replica of a fresh database, tracking photos and albums.
+    /// A replica of a fresh database, tracking photos, albums and tags.
     /// `wallClock` fixes the replica's wall clock (milliseconds) before anything is tracked.
     static func replica(_ site: String, options: Replica.Options = Replica.Options(),
                         wallClock: Int64? = nil) throws -> Replica {
         let replica = try Replica(try database(), site: SiteID(site), options: options)
         if let wallClock { try replica.setWallClockOverride(milliseconds: wallClock) }
-        try replica.track("photos")
-        try replica.track("albums")
+        for table in trackedTables { try replica.track(table) }
         return replica
     }
 
@@ -65,8 +72,8 @@ enum Fixture {
     static func snapshot(_ replica: Replica) throws -> [String: [String]] {
         try replica.writer.read { db in
             var tables: [String: [String]] = [:]
-            for table in ["photos", "albums"] {
-                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY id")
+            for table in trackedTables {
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedSQLIdentifier) ORDER BY 1")
                 tables[table] = rows.map { row in
                     row.databaseValues.map(render).joined(separator: "|")
                 }
