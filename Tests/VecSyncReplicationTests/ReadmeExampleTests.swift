@@ -23,15 +23,20 @@ struct ReadmeExampleTests {
                     CREATE TABLE notes (note_id TEXT PRIMARY KEY, body TEXT);
                     CREATE TABLE albums (id TEXT PRIMARY KEY, name TEXT);
                     CREATE VIRTUAL TABLE notes_fts USING fts5(note_id UNINDEXED, body);
+                    CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT);
                     """)
             }
             let replica = try Replica(db.writer, site: SiteID(site))
             try replica.track("photos"); try replica.track("notes"); try replica.track("albums")
             try replica.register(DerivedIndex(fts5: "notes_fts", on: "notes", keyColumn: "note_id", columns: ["body"]))
             try replica.setAuthority("macbook", for: "photos")
+            try replica.track("files", authority: "macbook")
             replicas.append(replica)
         }
         let (mac, phone) = (replicas[0], replicas[1])
+        #expect(throws: (any Error).self, "only macbook assigns integer keys") {
+            try phone.writer.write { db in try db.execute(sql: "INSERT INTO files (path) VALUES ('a.jpg')") }
+        }
         try mac.writer.write { db in
             try db.execute(sql: "INSERT INTO photos VALUES ('p1', 'Sunset', vector32('[1, 0, 0]'))")
             try db.execute(sql: "INSERT INTO notes VALUES ('n1', 'the beach at dusk')")
