@@ -619,6 +619,14 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     rc = SQLITE_ERROR;
     goto cleanup;
   }
+  if( sqlite3_value_type(aVal[p->cfg.nCol])!=SQLITE_NULL
+   || sqlite3_value_type(aVal[p->cfg.nCol+1])!=SQLITE_NULL ){
+    /* distance and k are query columns: nothing stores them. */
+    vec0SetError(p, "vec0 \"%s\": a value for the hidden column \"%s\" cannot be written",
+                 p->zName, sqlite3_value_type(aVal[p->cfg.nCol])!=SQLITE_NULL ? "distance" : "k");
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
   /* 1. Check everything before writing anything. */
   if( !bKeepVector ){
     rc = vec0VectorArg(p, pVec, "inserted", &aVec, &zErr);

@@ -141,6 +141,41 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 
   if( iMatch<0 && bMatchUnusable ) return SQLITE_CONSTRAINT;
   if( iMatch>=0 ){
+    /* What sqlite-vec refuses is refused, rather than filtered after the k rows are
+    ** chosen (which would return fewer than k). */
+    const char *zRefuse = 0;
+    if( iK>=0 && iLimit>=0 ){
+      zRefuse = "a KNN query takes \"k = ?\" or LIMIT, not both";
+    }else if( pInfo->nOrderBy>=1 && pInfo->aOrderBy[0].iColumn==iColDistance
+           && pInfo->aOrderBy[0].desc ){
+      zRefuse = "a KNN query is ordered by distance ascending only";
+    }
+    for(i=0; zRefuse==0 && i<pInfo->nConstraint; i++){
+      const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+      int iCol = pC->iColumn;
+      if( !pC->usable || iCol<0 || iCol>=p->cfg.nCol || i==iMatch ) continue;
+      if( p->cfg.aCol[iCol].eKind==VEC0_AUX ){
+        zRefuse = sqlite3_mprintf("auxiliary column \"%s\" cannot be filtered in a KNN "
+                                  "query; declare it without + to filter on it",
+                                  p->cfg.aCol[iCol].zName);
+        if( zRefuse==0 ) return SQLITE_NOMEM;
+        vec0SetError(p, "vec0 \"%s\": %s", p->zName, zRefuse);
+        sqlite3_free((char*)zRefuse);
+        return SQLITE_ERROR;
+      }
+      if( p->cfg.aCol[iCol].eKind==VEC0_META
+       && (pC->op==SQLITE_INDEX_CONSTRAINT_LIKE || pC->op==SQLITE_INDEX_CONSTRAINT_GLOB
+        || pC->op==SQLITE_INDEX_CONSTRAINT_REGEXP || pC->op==SQLITE_INDEX_CONSTRAINT_MATCH) ){
+        zRefuse = "LIKE, GLOB, REGEXP and MATCH on a metadata column are not supported "
+                  "in a KNN query";
+      }
+    }
+    if( zRefuse ){
+      vec0SetError(p, "vec0 \"%s\": %s", p->zName, zRefuse);
+      return SQLITE_ERROR;
+    }
+  }
+  if( iMatch>=0 ){
     if( iK<0 && iLimit<0 && sqlite3_libversion_number()>=3041000 ){
       /* SQLite before 3.41 does not hand LIMIT to a virtual table that sorts its own
       ** output: there the scan returns every row nearest first and SQLite stops at the

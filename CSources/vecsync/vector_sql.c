@@ -41,6 +41,12 @@ static void vsVector32Func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
   (void)argc;
   if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  if( v.nDim==0 && strncmp((const char*)sqlite3_user_data(ctx), "vec_", 4)==0 ){
+    /* sqlite-vec's vec_f32 has no empty vector; libSQL's vector32 has one. */
+    vsVectorFree(&v);
+    vsResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("zero-length vectors are not supported"));
+    return;
+  }
   vsResultF32(ctx, (const float*)v.aData, v.nDim);
   vsVectorFree(&v);
 }
@@ -200,7 +206,13 @@ static void vsVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_result_text(ctx, VECSYNC_VERSION, -1, SQLITE_STATIC);
 }
 
-/* vecsync_debug(): version, SQLite, BLAS and SIMD in use, one per line. */
+/* vec_version(): sqlite-vec's name for the version, "v" and ours. */
+static void vsVecVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc; (void)argv;
+  sqlite3_result_text(ctx, "v" VECSYNC_VERSION, -1, SQLITE_STATIC);
+}
+
+/* vecsync_debug(), vec_debug(): version, SQLite, BLAS and SIMD in use, one per line. */
 static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char *z = sqlite3_mprintf(
       "vecsync %s\nsqlite %s\nblas: %s\nsimd: %s\nscan: %s\nmax dimensions: %d",
@@ -240,6 +252,8 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
     { "vec_normalize",       1, VS_PURE, vsNormalizeFunc },
     { "vecsync_version",     0, VS_PURE, vsVersionFunc },
     { "vecsync_debug",       0, SQLITE_UTF8 | SQLITE_INNOCUOUS, vsDebugFunc },
+    { "vec_version",         0, VS_PURE, vsVecVersionFunc },
+    { "vec_debug",           0, SQLITE_UTF8 | SQLITE_INNOCUOUS, vsDebugFunc },
   };
   int rc = SQLITE_OK;
   size_t i;

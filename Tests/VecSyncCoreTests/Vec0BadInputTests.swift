@@ -5,6 +5,11 @@ import Testing
 /// row, no crash, no partial write. Odd table and column names work end to end.
 @Suite("vec0 bad input")
 struct Vec0BadInputTests {
+    static let tableWithAux = """
+        create virtual table a using vec0(embedding float[2], +caption text);
+        insert into a(rowid, embedding, caption) values (1, '[1, 0]', 'c1');
+
+        """
     static let table = """
         create virtual table t using vec0(id text primary key, embedding float[4] distance_metric=cosine, cat text);
         insert into t values ('a', '[1, 0, 0, 0]', 'x'), ('b', '[0, 1, 0, 0]', 'y');
@@ -30,6 +35,27 @@ struct Vec0BadInputTests {
         SQLCase("an unknown table option is refused and named",
                 "create virtual table u using vec0(embedding float[4], shards=4);",
                 error: ["unknown table option \"shards\""]),
+        SQLCase("LIKE on a metadata column inside a KNN query is refused, not post-filtered",
+                table + "select id from t where embedding match '[1, 0, 0, 0]' and k = 2 and cat like 'x%';",
+                error: ["LIKE, GLOB", "not supported in a KNN query"]),
+        SQLCase("a filter on an auxiliary column inside a KNN query is refused, naming the column",
+                tableWithAux + "select rowid from a where embedding match '[1, 0]' and k = 1 and caption = 'c1';",
+                error: ["auxiliary column \"caption\" cannot be filtered"]),
+        SQLCase("ORDER BY distance DESC in a KNN query is refused",
+                table + "select id from t where embedding match '[1, 0, 0, 0]' and k = 2 order by distance desc;",
+                error: ["ordered by distance ascending only"]),
+        SQLCase("a value for the hidden distance column is refused",
+                table + "insert into t(id, embedding, distance) values ('c', '[0, 0, 1, 0]', 0.5);",
+                error: ["hidden column \"distance\" cannot be written"]),
+        SQLCase("a value for the hidden k column is refused",
+                table + "insert into t(id, embedding, k) values ('c', '[0, 0, 1, 0]', 3);",
+                error: ["hidden column \"k\" cannot be written"]),
+        SQLCase("vec_f32 refuses a zero-length vector, as sqlite-vec does",
+                "select vec_f32('[]');",
+                error: ["vec_f32", "zero-length vectors are not supported"]),
+        SQLCase("vec_version names the version as sqlite-vec does",
+                "select substr(vec_version(), 1, 1), vec_version() = 'v' || vecsync_version();",
+                rows: ["v|1"]),
         SQLCase("k = 0 returns no row, as in sqlite-vec",
                 table + "select id from t where embedding match '[1, 0, 0, 0]' and k = 0;",
                 rows: []),
