@@ -281,8 +281,10 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
   unsigned char *aMask = 0;
   float *q = 0;
   char *zErr = 0;
-  int rc = SQLITE_OK, i, bFilter = 0;
+  int rc = SQLITE_OK, i, bFilter = 0, bRange = 0;
+  Vec0Range range;
 
+  memset(&range, 0, sizeof(range));
   for(i=0; i<nArg && rc==SQLITE_OK; i++){
     switch( aArg[i].eArg ){
       case VEC0_ARG_MATCH:
@@ -292,6 +294,24 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
       case VEC0_ARG_K:      rc = vec0ReadK(p, argv[i], "k", &k); break;
       case VEC0_ARG_LIMIT:  rc = vec0ReadK(p, argv[i], "LIMIT", &kLimit); break;
       case VEC0_ARG_FILTER: bFilter = 1; break;
+      case VEC0_ARG_DISTANCE: {
+        int eType = sqlite3_value_numeric_type(argv[i]);
+        double r = sqlite3_value_double(argv[i]);
+        if( eType!=SQLITE_INTEGER && eType!=SQLITE_FLOAT ){
+          /* NULL or text: the comparison is never true, as in SQL. */
+          k = 0;
+          break;
+        }
+        bRange = 1;
+        if( aArg[i].eOp==VEC0_OP_GT || aArg[i].eOp==VEC0_OP_GE ){
+          if( !range.bLo || r>range.rLo ){
+            range.bLo = 1; range.rLo = r; range.bLoOpen = aArg[i].eOp==VEC0_OP_GT;
+          }
+        }else if( !range.bHi || r<range.rHi ){
+          range.bHi = 1; range.rHi = r; range.bHiOpen = aArg[i].eOp==VEC0_OP_LT;
+        }
+        break;
+      }
     }
   }
   if( rc==SQLITE_OK && q==0 ){
@@ -299,7 +319,7 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     rc = SQLITE_ERROR;
   }
   if( rc!=SQLITE_OK ) goto cleanup;
-  if( k<0 || (kLimit>=0 && kLimit<k) ) k = kLimit;
+  if( k!=0 && (k<0 || (kLimit>=0 && kLimit<k)) ) k = kLimit;
   if( k==0 ){
     pCur->bEof = 1;                   /* k = 0 or LIMIT 0: no row, nothing scanned */
     goto cleanup;
@@ -311,7 +331,7 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     rc = vec0FilterMask(p, aArg, nArg, argv, &aMask);
     if( rc!=SQLITE_OK ) goto cleanup;
   }
-  rc = vec0Search(p, q, k, aMask, &pCur->top);
+  rc = vec0Search(p, q, k, aMask, bRange ? &range : 0, &pCur->top);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0StmtBorrow(p, VEC0_STMT_READ_BY_ROWID, &pCur->pRow);
   if( rc!=SQLITE_OK ) goto cleanup;

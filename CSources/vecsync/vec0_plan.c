@@ -11,7 +11,8 @@
 ** Plans (idxNum):
 **   VEC0_PLAN_KNN    embedding MATCH ? with k = ? and/or LIMIT ?, plus filters on
 **                    metadata columns, the primary key and the rowid: =, <>, <, <=, >,
-**                    >=, IS, IS NOT, IS NULL, IS NOT NULL, IN (...)
+**                    >=, IS, IS NOT, IS NULL, IS NOT NULL, IN (...); and bounds on
+**                    distance (>, >=, <, <=), for paging
 **   VEC0_PLAN_POINT  rowid = ? or primary key = ?
 **   VEC0_PLAN_SCAN   every row, by rowid
 **
@@ -198,6 +199,16 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       pInfo->aConstraintUsage[iLimit].argvIndex = ++nArg;
       pInfo->aConstraintUsage[iLimit].omit = 1;
       vec0PlanAppend(pStr, VEC0_ARG_LIMIT, ' ', VEC0_COL_ROWID);
+    }
+    for(i=0; i<pInfo->nConstraint; i++){
+      /* Bounds on distance, for paging: applied inside the search. */
+      const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+      char eOp = vec0FilterOp(pC->op);
+      if( !pC->usable || pC->iColumn!=iColDistance ) continue;
+      if( eOp!=VEC0_OP_GT && eOp!=VEC0_OP_GE && eOp!=VEC0_OP_LT && eOp!=VEC0_OP_LE ) continue;
+      pInfo->aConstraintUsage[i].argvIndex = ++nArg;
+      pInfo->aConstraintUsage[i].omit = 1;
+      vec0PlanAppend(pStr, VEC0_ARG_DISTANCE, eOp, VEC0_COL_ROWID);
     }
     for(i=0; i<pInfo->nConstraint; i++){
       const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];

@@ -5,7 +5,7 @@
 **
 **   vec0VectorArg(p, argv[i], "query", &q, &zErr);     // decode + check, once for all
 **   vec0CacheEnsure(p);
-**   vec0Search(p, q, k, aMask, &top);                  // top.a[0..top.n) nearest first
+**   vec0Search(p, q, k, aMask, pRange, &top);          // top.a[0..top.n) nearest first
 **   vec0SearchBatch(p, Q, nQuery, k, aTop);            // many queries, one pass
 **
 ** How it works: a query reads down these steps, in this order.
@@ -19,6 +19,9 @@
 **              k + VEC0_RERANK_EXTRA are kept in a bounded heap (vector_topk.c);
 **   4. re-rank those candidates get their distance computed in double precision
 **              (vsDistanceF32), are sorted by (distance, rowid) and cut to k.
+** A distance range ("distance > ?" for paging) is applied in both: loosely to the
+** approximate distances of step 3 (a margin keeps the candidates at the boundary), then
+** exactly at step 4.
 ** vec0.c then reads each hit's row from T_rows.
 */
 #include "vecsync_int.h"
@@ -82,6 +85,39 @@ cleanup:
   return rc;
 }
 
+/* ---- distance ranges ------------------------------------------------------------------- */
+
+/* Whether an exact distance d is within the range. */
+static int vec0InRange(const Vec0Range *r, double d){
+  if( r==0 ) return 1;
+  if( r->bLo && (r->bLoOpen ? !(d>r->rLo) : !(d>=r->rLo)) ) return 0;
+  if( r->bHi && (r->bHiOpen ? !(d<r->rHi) : !(d<=r->rHi)) ) return 0;
+  return 1;
+}
+
+/* Whether an approximate distance (vsScoreDistance: squared under L2) may be within the
+** range: only what is clearly outside, by more than float32 scoring can err, is dropped. */
+static int vec0MaybeInRange(const Vec0Range *r, int eMetric, double a){
+  double lo, hi, eps;
+  if( r==0 ) return 1;
+  if( r->bLo ){
+    lo = r->rLo;
+    if( eMetric==VS_METRIC_L2 ) lo = lo>0.0 ? lo*lo : -1.0;
+    eps = 1e-3*(1.0 + (lo<0 ? -lo : lo));
+    if( a < lo - eps ) return 0;
+  }
+  if( r->bHi ){
+    hi = r->rHi;
+    if( eMetric==VS_METRIC_L2 ){
+      if( hi<0.0 ) return 0;
+      hi = hi*hi;
+    }
+    eps = 1e-3*(1.0 + (hi<0 ? -hi : hi));
+    if( a > hi + eps ) return 0;
+  }
+  return 1;
+}
+
 /* ---- 3. heap ----------------------------------------------------------------------------- */
 
 /* Candidates the heap keeps for a query asking for k: k + VEC0_RERANK_EXTRA, without
@@ -96,14 +132,14 @@ static sqlite3_int64 vec0CandidateCap(sqlite3_int64 k){
 ** refuse. */
 static void vec0PushScores(Vec0Table *p, const Vec0Chunk *c, const float *aScore,
                            sqlite3_int64 iBase, int nRow, float qNorm,
-                           const unsigned char *aMask, VsTopK *pTop){
+                           const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
   double rBound = vsTopKBound(pTop);
   int i;
   for(i=0; i<nRow; i++){
     double d;
     if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
     d = vsScoreDistance(p->cfg.eMetric, aScore[i], qNorm, c->aNorm[i]);
-    if( d<=rBound ){
+    if( d<=rBound && vec0MaybeInRange(pRange, p->cfg.eMetric, d) ){
       vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
       rBound = vsTopKBound(pTop);
     }
@@ -113,12 +149,17 @@ static void vec0PushScores(Vec0Table *p, const Vec0Chunk *c, const float *aScore
 /* ---- 4. re-rank ------------------------------------------------------------------------ */
 
 /* Replace approximate distances by exact ones, sort, keep the best k. */
-static void vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k, VsTopK *pTop){
-  int i;
+static void vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
+                       const Vec0Range *pRange, VsTopK *pTop){
+  int i, n = 0;
   for(i=0; i<pTop->n; i++){
-    pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q,
-        vec0CacheVector(p, pTop->a[i].iSlot), p->cfg.nDim);
+    double d = vsDistanceF32(p->cfg.eMetric, q, vec0CacheVector(p, pTop->a[i].iSlot),
+                             p->cfg.nDim);
+    if( !vec0InRange(pRange, d) ) continue;
+    pTop->a[n] = pTop->a[i];
+    pTop->a[n++].rDist = d;
   }
+  pTop->n = n;
   vsTopKSort(pTop);
   if( pTop->n>k ) pTop->n = (int)k;
 }
@@ -132,7 +173,7 @@ static int vec0ChunkRows(Vec0Table *p, int b){
 }
 
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
-               const unsigned char *aMask, VsTopK *pTop){
+               const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
   const Vec0Snapshot *v = p->pView;
   int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
   float qNorm = vsNormF32(q, nDim);
@@ -159,17 +200,17 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
         for(i=0; i<nRow; i++){
           if( aMask[iBase+i] && c->aLive[i] ){
             float dot = vsDotF32(q, c->aVec + (size_t)i*nDim, nDim);
-            vsTopKPush(pTop, vsScoreDistance(eMetric, dot, qNorm, c->aNorm[i]),
-                       c->aRowid[i], iBase+i);
+            double d = vsScoreDistance(eMetric, dot, qNorm, c->aNorm[i]);
+            if( vec0MaybeInRange(pRange, eMetric, d) ) vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
           }
         }
         continue;
       }
     }
     vsScoreBlock(c->aVec, nRow, nDim, q, aScore);
-    vec0PushScores(p, c, aScore, iBase, nRow, qNorm, aMask, pTop);
+    vec0PushScores(p, c, aScore, iBase, nRow, qNorm, aMask, pRange, pTop);
   }
-  vec0Rerank(p, q, k, pTop);
+  vec0Rerank(p, q, k, pRange, pTop);
 
 cleanup:
   sqlite3_free(aScore);
@@ -207,11 +248,11 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
       int nGroup = nQuery-j0 < VEC0_BATCH_GROUP ? nQuery-j0 : VEC0_BATCH_GROUP;
       vsScoreBlockBatch(c->aVec, nRow, nDim, Q + (size_t)j0*nDim, nGroup, aScore);
       for(j=0; j<nGroup; j++){
-        vec0PushScores(p, c, aScore + (size_t)j*nRow, iBase, nRow, aQNorm[j0+j], 0, &aTop[j0+j]);
+        vec0PushScores(p, c, aScore + (size_t)j*nRow, iBase, nRow, aQNorm[j0+j], 0, 0, &aTop[j0+j]);
       }
     }
   }
-  for(j=0; j<nQuery; j++) vec0Rerank(p, Q + (size_t)j*nDim, k, &aTop[j]);
+  for(j=0; j<nQuery; j++) vec0Rerank(p, Q + (size_t)j*nDim, k, 0, &aTop[j]);
 
 cleanup:
   sqlite3_free(aScore);

@@ -378,10 +378,19 @@ int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
 /* The checks of vec0VectorArg on float32 data already decoded: finite, not all zeros under
 ** cosine. */
 int vec0VectorCheck(Vec0Table *p, const float *a, const char *zWhat, char **pzErr);
+/* Bounds on the distance a KNN query accepts ("distance > ?" and friends), for paging. */
+typedef struct Vec0Range Vec0Range;
+struct Vec0Range {
+  int bLo, bLoOpen;           /* A lower bound; exclusive (>) when bLoOpen, else >= */
+  double rLo;
+  int bHi, bHiOpen;           /* An upper bound; exclusive (<) when bHiOpen, else <= */
+  double rHi;
+};
 /* Exact k nearest rows to q (nDim floats), restricted to slots with aMask[slot] set
-** when aMask is not NULL. pTop receives at most k hits, nearest first. */
+** when aMask is not NULL, and to distances within pRange when it is not NULL. pTop
+** receives at most k hits, nearest first. */
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
-               const unsigned char *aMask, VsTopK *pTop);
+               const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop);
 /* The same for nQuery queries at once (one sgemm per chunk); aTop[j] for query j. */
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop);
@@ -399,6 +408,7 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
 #define VEC0_ARG_LIMIT  'L'   /* LIMIT ? */
 #define VEC0_ARG_FILTER 'F'   /* a constraint on a column */
 #define VEC0_ARG_POINT  'P'   /* the key of a point lookup */
+#define VEC0_ARG_DISTANCE 'D' /* a bound on distance: >, >=, <, <= ? */
 
 /* Operators of filters (Vec0PlanArg.eOp). */
 #define VEC0_OP_EQ        'e'

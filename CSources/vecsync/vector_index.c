@@ -738,7 +738,7 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     zErr = vec0TakeError(pStore);
     goto cleanup;
   }
-  rc = vec0Search(pStore, q, k, 0, &pCur->top);
+  rc = vec0Search(pStore, q, k, 0, 0, &pCur->top);
 
 cleanup:
   if( rc!=SQLITE_OK ){
