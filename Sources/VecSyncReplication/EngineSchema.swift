@@ -16,6 +16,13 @@ import VecSyncCore
 /// - `vecsync_tables`: the tracked tables and their definitions.
 /// - `vecsync_peers`: per peer, how far its changes were merged (`received`) and how far it
 ///   has merged ours (`acknowledged`).
+/// - `vecsync_published(destination, through)`: per destination (a shared folder), the
+///   last local sequence number published there: the push cursor. It lives here, not in
+///   the destination's file names, so a stray file cannot make a push skip rows, and a
+///   database restored from a backup re-publishes what it may have lost.
+/// - `vecsync_unchanged(tbl, pk)`: keys an `INSERT OR REPLACE` is about to rewrite with
+///   the values they already hold, noted by a BEFORE INSERT trigger so the capture
+///   trigger records no change for them.
 /// - `vecsync_derived_indexes`: FTS5 and libSQL vector indexes rebuilt from tracked tables
 ///   (vec0 indexes are in VecSyncCore's `vecsync_vector_indexes`).
 enum EngineSchema {
@@ -45,6 +52,9 @@ enum EngineSchema {
               site TEXT PRIMARY KEY,
               received INTEGER NOT NULL DEFAULT 0,
               acknowledged INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE IF NOT EXISTS vecsync_published (
+              destination TEXT PRIMARY KEY,
+              through INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS vecsync_derived_indexes (
               name TEXT PRIMARY KEY,
               kind TEXT NOT NULL,
@@ -65,7 +75,18 @@ enum EngineSchema {
     /// Brings a database set up by an earlier version to the current layout: authority
     /// counts and per-column change sequence numbers in the clock tables (NULL for the rows
     /// already there, which then travel whole), no `seq` index, current triggers.
+    /// A database from before `vecsync_unchanged` gets the table and current triggers; one
+    /// from before `vecsync_published` gets an empty table, so its first push to a folder
+    /// publishes every change once more (harmless: merges are idempotent).
     private static func upgrade(_ db: Database, site: SiteID) throws {
+        if try !db.tableExists("vecsync_unchanged") {
+            try db.execute(sql: "CREATE TABLE vecsync_unchanged (tbl TEXT NOT NULL, pk, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
+            if try db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) {
+                for table in try Replica.trackedTables(db, checkingSchema: false) {
+                    try TriggerSQL(table: table, site: site).install(db)
+                }
+            }
+        }
         guard try !db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) else { return }
         try db.execute(sql: "ALTER TABLE vecsync_replica ADD COLUMN ra_floor INTEGER NOT NULL DEFAULT 0")
         for table in try Replica.trackedTables(db, checkingSchema: false) {

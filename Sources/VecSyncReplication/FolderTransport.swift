@@ -11,7 +11,9 @@ import Darwin
 /// Each replica writes its change sets into its own subfolder, one file per batch, named
 /// by the range of its sequence numbers it covers (`00000000000000000000-00000000000000000042.vcs`).
 /// A file is written under a temporary dot-name and renamed into place, so no reader ever
-/// sees half a file. Readers take every other subfolder's files past their cursor (kept in
+/// sees half a file. A writer starts from its push cursor for the folder, kept in its
+/// database, and leaves out rows the folder already holds from their authors (no echo).
+/// Readers take every other subfolder's files past their cursor (kept in
 /// the database), in order; they skip unknown and temporary files and files they already
 /// merged, and report a corrupt or incompatible file and skip it without applying any of it.
 /// Symbolic links, devices, pipes and sockets in the folder are skipped without being
@@ -157,7 +159,44 @@ public struct FolderTransport: Sendable {
         }
     }
 
-    /// Writes every change of `replica` not yet in its subfolder, in bounded batches.
+    /// The name of this folder in `vecsync_published`, where a replica keeps its push cursor.
+    public var destination: String { folder.standardizedFileURL.path }
+
+    /// The greatest file range this transport trusts: a name claiming more than this beyond
+    /// the replica's own sequence is a stray file, not a lost future to move above.
+    static let plausibleRange: Int64 = 1 << 32
+
+    /// The end of the run of files covering `(0, x]` without a gap, in sequence order.
+    static func contiguousEnd(_ files: [(url: URL, since: Int64, through: Int64)]) -> Int64 {
+        var end: Int64 = 0
+        for file in files where file.since <= end { end = max(end, file.through) }
+        return end
+    }
+
+    /// The sites whose changes this folder already holds as far as `replica` has merged
+    /// them: each other subfolder whose files cover, without a gap from 0, at least the
+    /// replica's cursor for that site. Rows last written only by such sites are not pushed
+    /// again (every reader gets them from their author's subfolder).
+    func sitesHeldHere(by replica: Replica) throws -> Set<SiteID> {
+        let own = Self.folderName(for: replica.site)
+        let received = Dictionary(try replica.peers().map { ($0.site, $0.received) }, uniquingKeysWith: max)
+        var held: Set<SiteID> = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where entry != own {
+            let directory = folder.appendingPathComponent(entry, isDirectory: true)
+            guard Self.entryKind(directory) == .directory, let site = Self.site(fromFolderName: entry) else { continue }
+            if Self.contiguousEnd(files(in: directory).files) >= received[site] ?? 0 { held.insert(site) }
+        }
+        return held
+    }
+
+    /// Writes every change of `replica` after its push cursor for this folder (kept in the
+    /// database, never read from file names), in bounded batches, and moves the cursor.
+    ///
+    /// Rows whose every column was last written by a site whose own files here already hold
+    /// them are left out: a replica never echoes back what it received. When the subfolder
+    /// holds files past the cursor — a database restored from a backup, or a stray file —
+    /// the changes since the cursor are first moved above them
+    /// (``Replica/moveChanges(after:above:)``), so no reader's cursor passes over them.
     public func push(_ replica: Replica) throws -> (files: Int, rows: Int) {
         let directory = folder.appendingPathComponent(Self.folderName(for: replica.site), isDirectory: true)
         do {
@@ -165,28 +204,49 @@ public struct FolderTransport: Sendable {
         } catch {
             throw SyncError.io(path: directory.path, reason: "cannot create the folder: \(error.localizedDescription)")
         }
-        let cursor = files(in: directory).files.map(\.through).max() ?? 0
+        let published = try replica.publishedThrough(to: destination)
+        let latest = try replica.currentSequence()
+        let claimed = files(in: directory).files.map(\.through)
+            .filter { $0 <= max(latest, published) + Self.plausibleRange }.max() ?? 0
+        try replica.moveChanges(after: published, above: claimed)
+        let excluded = try sitesHeldHere(by: replica)
         var written = 0
         var rows = 0
-        try replica.forEachChangeSet(since: cursor) { batch in
-            let name = Self.fileName(since: batch.since, through: batch.through)
-            let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
-            let destination = directory.appendingPathComponent(name)
-            do {
-                try batch.serialized().write(to: temporary)
-                if FileManager.default.fileExists(atPath: destination.path) {
-                    try FileManager.default.removeItem(at: temporary)
-                } else {
-                    try FileManager.default.moveItem(at: temporary, to: destination)
-                }
-            } catch {
-                try? FileManager.default.removeItem(at: temporary)
-                throw SyncError.io(path: destination.path, reason: "cannot write the change set: \(error.localizedDescription)")
+        var reached = published
+        do {
+            reached = try replica.forEachChangeSet(since: published, excluding: excluded) { batch in
+                try write(batch, into: directory)
+                reached = batch.through
+                written += 1
+                rows += batch.records.count
             }
-            written += 1
-            rows += batch.records.count
+        } catch {
+            if reached > published { try replica.setPublishedThrough(reached, to: destination) }
+            throw error
         }
+        if reached > published { try replica.setPublishedThrough(reached, to: destination) }
         return (written, rows)
+    }
+
+    /// Writes `batch` into `directory` under a temporary dot-name, then renames it into
+    /// place. A file of that name already there is replaced only when its bytes differ.
+    private func write(_ batch: ChangeSet, into directory: URL) throws {
+        let name = Self.fileName(since: batch.since, through: batch.through)
+        let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+        let destination = directory.appendingPathComponent(name)
+        do {
+            let bytes = try batch.serialized()
+            if Self.entryKind(destination) == .regularFile, (try? Self.readRegularFile(destination)) == bytes {
+                return
+            }
+            try bytes.write(to: temporary)
+            if rename(temporary.path, destination.path) != 0 {
+                throw SyncError.io(path: destination.path, reason: String(cString: strerror(errno)))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw SyncError.io(path: destination.path, reason: "cannot write the change set: \(error.localizedDescription)")
+        }
     }
 
     /// The most change set bytes merged in one transaction.

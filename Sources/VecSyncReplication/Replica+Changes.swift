@@ -11,9 +11,9 @@ extension Replica {
     ///
     /// Pass the returned ``ChangeSet/through`` as the next `since` until the change set is
     /// empty — or use ``forEachChangeSet(since:excluding:maximumRows:maximumBytes:_:)``,
-    /// which makes every batch from one scan. Rows whose every column was last written by a
-    /// site in `excluding` are left out (the peer already has them), but the cursor still
-    /// moves past them.
+    /// which makes every batch from one scan. Rows whose every column carried was last written
+    /// by a site in `excluding` (a tombstone: deleted by one) are left out (the peer already
+    /// has them), but the cursor still moves past them.
     ///
     /// ```swift
     /// let batch = try replica.changes(since: 0, excluding: ["phone"])
@@ -62,7 +62,11 @@ extension Replica {
                 while true {
                     let batch = try scan.nextBatch()
                     through = batch.through
-                    if batch.isEmpty { return through }
+                    // A batch whose rows were all excluded is empty but not the end.
+                    if batch.isEmpty {
+                        if scan.isFinished { return through }
+                        continue
+                    }
                     try body(batch)
                 }
             }
@@ -208,8 +212,7 @@ struct ChangeScan {
                 complete = false
                 break
             }
-            if var record = next.record,
-               excluding.isEmpty || !([record.rowSite] + record.presentColumns.map(\.column.site)).allSatisfy(excluding.contains) {
+            if var record = next.record, excluding.isEmpty || !Self.writers(of: record).allSatisfy(excluding.contains) {
                 let tableIndex: Int
                 if let known = usedTables[next.list] {
                     tableIndex = known
@@ -234,6 +237,14 @@ struct ChangeScan {
         since = through
         return ChangeSet(origin: origin, since: start, through: through, acknowledgements: acknowledgements,
                          tables: outTables, records: records)
+    }
+
+    /// The sites whose writes `record` carries: its columns' writers, or, for a tombstone or
+    /// a record with no column, the site of its row state. (A live row's creator is not one
+    /// of them when its columns were written by others: the row state travels with them.)
+    static func writers(of record: ChangeSet.Record) -> [SiteID] {
+        let columns = record.presentColumns.map(\.column.site)
+        return columns.isEmpty ? [record.rowSite] : columns
     }
 
     /// The record for one key: its clock row joined with its table row. Nil for a live clock

@@ -39,6 +39,8 @@ extension Replica {
     public func reconcile() throws -> Int {
         try SyncError.wrap {
             try writer.write { db in
+                // Notes left by inserts that did not happen (OR IGNORE, upserts).
+                try db.execute(sql: "DELETE FROM vecsync_unchanged")
                 var count = 0
                 for table in try Self.trackedTables(db) {
                     let clock = table.clockTable.quotedSQLIdentifier

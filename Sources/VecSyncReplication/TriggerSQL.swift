@@ -63,7 +63,7 @@ struct TriggerSQL {
 
     /// The names of the capture triggers, for dropping them.
     var triggerNames: [String] {
-        ["insert", "update", "update_key", "delete"].map { "vecsync_\(table.name)_\($0)" }
+        ["replace_check", "insert", "update", "update_key", "delete"].map { "vecsync_\(table.name)_\($0)" }
     }
 
     /// The names of the read-only guard triggers.
@@ -194,10 +194,42 @@ struct TriggerSQL {
         return "SELECT RAISE(ABORT, \(keyErrorMessage)) FROM vecsync_replica WHERE id = 1 AND merging = 0 AND \(refused)"
     }
 
-    /// The capture triggers.
+    /// The condition under which every value of `new` equals the row `o` holds.
+    private var sameValues: String {
+        (["o.\(key) = new.\(key)"] + table.columns.map(\.quotedSQLIdentifier).map {
+            "o.\($0) IS new.\($0) COLLATE BINARY AND typeof(o.\($0)) = typeof(new.\($0))"
+        }).joined(separator: " AND ")
+    }
+
+    /// The BEFORE INSERT trigger that notes in `vecsync_unchanged` a key about to be
+    /// rewritten with the values it holds (an `INSERT OR REPLACE` of an unchanged row), and
+    /// clears a note left for the key by an insert that did not happen (OR IGNORE, upsert).
+    private var replaceCheck: String {
+        let name = table.name.quotedSQLString
+        return """
+            CREATE TRIGGER \(triggerName("replace_check")) BEFORE INSERT ON \(t) BEGIN
+              DELETE FROM vecsync_unchanged WHERE tbl = \(name) AND pk = new.\(key);
+              INSERT INTO vecsync_unchanged (tbl, pk) SELECT \(name), new.\(key) FROM \(t) AS o, vecsync_replica AS s \
+              WHERE s.id = 1 AND s.merging = 0 AND \(sameValues);
+            END;
+
+            """
+    }
+
+    /// True unless the inserted row replaced a live row holding the same values.
+    private var insertChangesRow: String {
+        """
+        NOT EXISTS (SELECT 1 FROM vecsync_unchanged AS u, \(clock) AS c WHERE u.tbl = \(table.name.quotedSQLString) \
+        AND u.pk = new.\(key) AND c.pk = new.\(key) AND c.cl % 2 = 1)
+        """
+    }
+
+    /// The capture triggers. An `INSERT OR REPLACE` that rewrites a row with the values it
+    /// holds changes nothing, so it is not captured: a BEFORE INSERT trigger notes the key,
+    /// and the insert trigger skips it.
     var createTriggers: String {
-        var sql = """
-            CREATE TRIGGER \(triggerName("insert")) AFTER INSERT ON \(t) BEGIN
+        var sql = replaceCheck + """
+            CREATE TRIGGER \(triggerName("insert")) AFTER INSERT ON \(t) WHEN \(insertChangesRow) BEGIN
               \(checkNewKey);
               \(Self.tick);
               \(recordInsert);

@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import VecSyncCore
+
+extension Replica {
+    /// The last local sequence number published to `destination` (0 when nothing was):
+    /// the push cursor, kept in `vecsync_published`.
+    public func publishedThrough(to destination: String) throws -> Int64 {
+        try SyncError.wrap {
+            try writer.read { db in
+                try Int64.fetchOne(db, sql: "SELECT through FROM vecsync_published WHERE destination = ?",
+                                   arguments: [destination]) ?? 0
+            }
+        }
+    }
+
+    /// Records that every change through `through` is published to `destination`.
+    public func setPublishedThrough(_ through: Int64, to destination: String) throws {
+        try SyncError.wrap {
+            try writer.write { db in
+                try db.execute(sql: """
+                    INSERT INTO vecsync_published (destination, through) VALUES (?, ?)
+                    ON CONFLICT(destination) DO UPDATE SET through = excluded.through
+                    """, arguments: [destination, through])
+            }
+        }
+    }
+
+    /// Moves this replica's changes after `published` above `claimed`, the greatest sequence
+    /// number the destination already holds files for; returns how far they moved (0 when
+    /// `claimed <= published`).
+    ///
+    /// A destination holding files past the push cursor means the database was restored from
+    /// a backup (those files came from its lost future) or a stray file sits among ours. The
+    /// readers' cursors may be anywhere up to `claimed`, so the changes made since the
+    /// cursor are renumbered above it — the clock tables' `seq` and `q<i>` and the replica's
+    /// sequence move up together, in order — and the next change set then runs from the
+    /// cursor past every reader's, so no reader skips them. Changes already in the
+    /// destination travel again; merging them twice is harmless.
+    @discardableResult
+    public func moveChanges(after published: Int64, above claimed: Int64) throws -> Int64 {
+        guard claimed > published else { return 0 }
+        let shift = claimed - published
+        return try SyncError.wrap {
+            try writer.write { db in
+                for table in try Self.trackedTables(db) {
+                    let clock = table.clockTable.quotedSQLIdentifier
+                    let changes = table.columns.indices.map {
+                        ", q\($0) = CASE WHEN q\($0) > :published THEN q\($0) + :shift ELSE q\($0) END"
+                    }.joined()
+                    try db.execute(sql: "UPDATE \(clock) SET seq = seq + :shift\(changes) WHERE seq > :published",
+                                   arguments: ["published": published, "shift": shift])
+                }
+                try db.execute(sql: "UPDATE vecsync_replica SET seq = max(seq, :published) + :shift WHERE id = 1",
+                               arguments: ["published": published, "shift": shift])
+                return shift
+            }
+        }
+    }
+}
