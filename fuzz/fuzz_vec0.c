@@ -224,7 +224,16 @@ static void appendFilter(FuzzIn *in, const Model *m, sqlite3_str *s, int *pnPara
   }else if( op==16 ){
     sqlite3_str_appendf(s, "%s BETWEEN 0 AND 5", zCol);
   }else{
-    sqlite3_str_appendf(s, "distance < %d", (int)fuzzPick(in, 4));
+    /* Bounds on distance, pushed into the search: every operator, literal or bound. */
+    static const char *azDist[] = { "<", "<=", ">", ">=" };
+    unsigned c = fuzzU8(in);
+    if( (c & 1) && *pnParam<nParamMax ){
+      sqlite3_str_appendf(s, "distance %s ?%d", azDist[(c>>1)&3], *pnParam+1);
+      aParamCol[(*pnParam)++] = -2;         /* a distance: bound as a number mostly */
+    }else{
+      sqlite3_str_appendf(s, "distance %s %d.%d", azDist[(c>>1)&3], (int)fuzzPick(in, 4),
+                          (int)fuzzPick(in, 10));
+    }
   }
 }
 
@@ -233,7 +242,10 @@ static void bindFilters(FuzzIn *in, sqlite3_stmt *pStmt, const Model *m, int iFi
                         int nParam, const int *aParamCol){
   int j;
   for(j=0; j<nParam; j++){
-    if( aParamCol[j]<0 ) bindKey(in, pStmt, iFirst+j, m);
+    if( aParamCol[j]==-2 ){
+      if( fuzzU8(in)<200 ) sqlite3_bind_double(pStmt, iFirst+j, fuzzDouble(in));
+      else fuzzBindScalar(in, pStmt, iFirst+j);
+    }else if( aParamCol[j]<0 ) bindKey(in, pStmt, iFirst+j, m);
     else bindColValue(in, pStmt, iFirst+j, m, aParamCol[j]);
   }
 }
