@@ -9,6 +9,7 @@
 **     album text,                                   -- metadata: filterable in KNN
 **     taken_at integer,
 **     +caption text,                                -- auxiliary: stored, returned
+**     user_id integer partition key,                -- sqlite-vec's: a metadata column
 **     chunk_size=1024                               -- vectors per storage block
 **   );
 **
@@ -254,6 +255,23 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
     zName = 0;
     p->nCol++;
     goto check_end;
+  }
+  /* sqlite-vec's "<name> text|integer partition key": kept as a metadata column, so a
+  ** KNN query's "user_id = ?" marks that partition's slots before the scan, which then
+  ** scores only them (one by one when the partition is small). */
+  if( vec0Is(zWord, "partition") && !bAux ){
+    sqlite3_free(zWord);
+    zWord = vec0Word(&s);
+    if( !vec0Is(zWord, "key")
+     || !(vec0Is(zType, "text") || vec0Is(zType, "integer") || vec0Is(zType, "int")) ){
+      *pzErr = sqlite3_mprintf(
+        "vec0: column \"%s\": a partition key is declared \"text partition key\" or "
+        "\"integer partition key\"", zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    sqlite3_free(zWord);
+    zWord = 0;
   }
   if( zWord ){
     *pzErr = sqlite3_mprintf("vec0: column \"%s\": unexpected \"%s\"", zName, zWord);

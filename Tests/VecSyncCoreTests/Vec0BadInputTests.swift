@@ -56,6 +56,16 @@ struct Vec0BadInputTests {
         SQLCase("vec_version names the version as sqlite-vec does",
                 "select substr(vec_version(), 1, 1), vec_version() = 'v' || vecsync_version();",
                 rows: ["v|1"]),
+        SQLCase("a partition key column, declared as in sqlite-vec, restricts the search",
+                """
+                create virtual table pk using vec0(user_id integer partition key, embedding float[2]);
+                insert into pk(rowid, user_id, embedding) values (1, 7, '[1,0]'), (2, 8, '[1,0]'), (3, 7, '[0,1]');
+                select group_concat(rowid) from (select rowid from pk where embedding match '[1,0]' and k = 5 and user_id = 7);
+                """,
+                rows: ["1,3"]),
+        SQLCase("a partition key of another type is refused, naming the forms",
+                "create virtual table pk using vec0(u blob partition key, embedding float[2]);",
+                error: ["\"u\"", "integer partition key"]),
         SQLCase("k = 0 returns no row, as in sqlite-vec",
                 table + "select id from t where embedding match '[1, 0, 0, 0]' and k = 0;",
                 rows: []),
