@@ -671,14 +671,33 @@ cleanup:
   return rc;
 }
 
-/* Return a slot to the free list. */
+static int vec0BlobOpen(Vec0Table*, sqlite3_int64, int, sqlite3_blob**);
+
+/* Return a slot to the free list, its stored vector overwritten with zeros: a deleted
+** embedding does not stay readable in the file. */
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   sqlite3_stmt *pStmt;
+  sqlite3_blob *pBlob = 0;
+  int nByte = p->cfg.nDim*4;
+  void *pZero = 0;
   int rc = vec0Stmt(p, VEC0_STMT_FREE_ADD, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pStmt, 1, iSlot);
   sqlite3_step(pStmt);
   rc = sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK ){
+    pZero = sqlite3_malloc(nByte);
+    if( pZero==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ){
+    memset(pZero, 0, (size_t)nByte);
+    rc = vec0BlobOpen(p, iSlot, 1, &pBlob);
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_blob_write(pBlob, pZero, nByte, (int)(iSlot%p->nPerBlob)*nByte);
+  }
+  sqlite3_blob_close(pBlob);
+  sqlite3_free(pZero);
   if( rc==SQLITE_OK ) rc = vec0CacheFree(p, iSlot);
   if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, 0, 0);
   return rc;

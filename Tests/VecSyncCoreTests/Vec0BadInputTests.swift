@@ -66,6 +66,16 @@ struct Vec0BadInputTests {
         SQLCase("a partition key of another type is refused, naming the forms",
                 "create virtual table pk using vec0(u blob partition key, embedding float[2]);",
                 error: ["\"u\"", "integer partition key"]),
+        SQLCase("a deleted vector is zeroed in the file, and its slot reused",
+                """
+                create virtual table z using vec0(embedding float[2]);
+                insert into z(rowid, embedding) values (1, '[1,2]'), (2, '[3,4]');
+                delete from z where rowid = 1;
+                select hex(substr(vectors, 1, 16)) from z_vectors;
+                insert into z(rowid, embedding) values (3, '[5,6]');
+                select rowid, vector_extract(embedding) from z order by rowid;
+                """,
+                rows: ["00000000000000000000404000008040", "2|[3,4]", "3|[5,6]"]),
         SQLCase("k = 0 returns no row, as in sqlite-vec",
                 table + "select id from t where embedding match '[1, 0, 0, 0]' and k = 0;",
                 rows: []),
