@@ -548,7 +548,9 @@ static void opSchema(sqlite3 *db, FuzzIn *in, const Model *m){
       fuzzExec(db, "INSERT INTO aux_log VALUES(%d)", (int)fuzzPick(in, 20));
       break;
     default:
-      fuzzExec(db, "SELECT vecsync_debug()");
+      /* Over or under the memory budget: searches stream from T_vectors or scan memory. */
+      if( fuzzU8(in)&1 ) fuzzExec(db, "SELECT vecsync_memory_budget(%d)", (int)fuzzPick(in, 4)*256);
+      else fuzzExec(db, "SELECT vecsync_debug()");
       break;
   }
 }
@@ -585,6 +587,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
 #endif
 
   if( size>64*1024 ) return 0;
+  vecsync_memory_budget(0);            /* process-wide: each input starts without one */
   fuzzInInit(&in, data, size);
 #ifdef FUZZ_VEC0_SHARED
   db = fuzzOpenPath(&budget, zPath);

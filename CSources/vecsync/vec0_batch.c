@@ -307,8 +307,18 @@ int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   ** modules hold it). */
   rc = sqlite3_create_function(db, "vecsync_cache_info", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS,
                                pReg, vec0CacheInfoFunc, 0, 0);
+  /* vecsync_memory_budget(bytes) changes the whole process: DIRECTONLY keeps it out of
+  ** triggers and views, where a schema could set it behind the application's back. */
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function(db, "vecsync_memory_budget", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                 0, vec0MemoryBudgetFunc, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function(db, "vecsync_memory_budget", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                 0, vec0MemoryBudgetFunc, 0, 0);
+  }
   if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("vecsync: cannot register function vecsync_cache_info: %s",
+    *pzErr = sqlite3_mprintf("vecsync: cannot register vecsync_cache_info and vecsync_memory_budget: %s",
                              sqlite3_errmsg(db));
   }
   return rc;

@@ -61,8 +61,9 @@ static void vec0ChunkUnref(Vec0Chunk *c){
   if( c && __atomic_sub_fetch(&c->nRef, 1, __ATOMIC_ACQ_REL)==0 ) vec0ChunkFree(c);
 }
 
-/* A new chunk of table p: a copy of pFrom, or empty (all slots free). */
-static Vec0Chunk *vec0ChunkNew(Vec0Table *p, const Vec0Chunk *pFrom){
+/* A new chunk of table p: a copy of pFrom, or empty (all slots free); with room for
+** vectors unless bNoVectors (a streamed snapshot's). */
+static Vec0Chunk *vec0ChunkNew(Vec0Table *p, const Vec0Chunk *pFrom, int bNoVectors){
   int n = p->cfg.nChunk;
   size_t nVec = sizeof(float)*(size_t)n*(size_t)p->cfg.nDim;
   Vec0Chunk *c = sqlite3_malloc(sizeof(*c));
@@ -70,22 +71,24 @@ static Vec0Chunk *vec0ChunkNew(Vec0Table *p, const Vec0Chunk *pFrom){
   if( c==0 ) return 0;
   memset(c, 0, sizeof(*c));
   c->nRef = 1;
-  if( posix_memalign(&pVec, 64, nVec) ) pVec = 0;
-  c->aVec = pVec;
+  if( !bNoVectors ){
+    if( posix_memalign(&pVec, 64, nVec) ) pVec = 0;
+    c->aVec = pVec;
+  }
   c->aNorm = sqlite3_malloc64(sizeof(float)*(size_t)n);
   c->aRowid = sqlite3_malloc64(sizeof(sqlite3_int64)*(size_t)n);
   c->aLive = sqlite3_malloc64((size_t)n);
-  if( c->aVec==0 || c->aNorm==0 || c->aRowid==0 || c->aLive==0 ){
+  if( (c->aVec==0 && !bNoVectors) || c->aNorm==0 || c->aRowid==0 || c->aLive==0 ){
     vec0ChunkFree(c);
     return 0;
   }
   if( pFrom ){
-    memcpy(c->aVec, pFrom->aVec, nVec);
+    if( c->aVec ) memcpy(c->aVec, pFrom->aVec, nVec);
     memcpy(c->aNorm, pFrom->aNorm, sizeof(float)*(size_t)n);
     memcpy(c->aRowid, pFrom->aRowid, sizeof(sqlite3_int64)*(size_t)n);
     memcpy(c->aLive, pFrom->aLive, (size_t)n);
   }else{
-    memset(c->aVec, 0, nVec);
+    if( c->aVec ) memset(c->aVec, 0, nVec);
     memset(c->aNorm, 0, sizeof(float)*(size_t)n);
     memset(c->aRowid, 0, sizeof(sqlite3_int64)*(size_t)n);
     memset(c->aLive, 0, (size_t)n);
@@ -127,6 +130,7 @@ static Vec0Snapshot *vec0SnapNew(const Vec0Snapshot *pFrom){
     s->iGeneration = pFrom->iGeneration;
     s->nSlot = pFrom->nSlot;
     s->nLive = pFrom->nLive;
+    s->bStreamed = pFrom->bStreamed;
   }
   return s;
 }
@@ -141,7 +145,7 @@ static int vec0SnapGrow(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 nSlot){
     if( ap==0 ) return SQLITE_NOMEM;
     s->apChunk = ap;
     while( s->nChunkAlloc<nChunk ){
-      Vec0Chunk *c = vec0ChunkNew(p, 0);
+      Vec0Chunk *c = vec0ChunkNew(p, 0, s->bStreamed);
       if( c==0 ) return SQLITE_NOMEM;
       s->apChunk[s->nChunkAlloc++] = c;
     }
@@ -155,7 +159,7 @@ static Vec0Chunk *vec0SnapChunkW(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iS
   int i = (int)(iSlot/p->cfg.nChunk);
   Vec0Chunk *c = s->apChunk[i];
   if( __atomic_load_n(&c->nRef, __ATOMIC_ACQUIRE)>1 ){
-    Vec0Chunk *pCopy = vec0ChunkNew(p, c);
+    Vec0Chunk *pCopy = vec0ChunkNew(p, c, c->aVec==0);
     if( pCopy==0 ) return 0;
     vec0ChunkUnref(c);
     s->apChunk[i] = c = pCopy;
@@ -172,7 +176,7 @@ static int vec0SnapSet(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iSlot, int b
   if( c==0 ) return SQLITE_NOMEM;
   if( bLive ){
     if( a ){
-      memcpy(c->aVec + (size_t)i*p->cfg.nDim, a, sizeof(float)*(size_t)p->cfg.nDim);
+      if( c->aVec ) memcpy(c->aVec + (size_t)i*p->cfg.nDim, a, sizeof(float)*(size_t)p->cfg.nDim);
       c->aNorm[i] = vsNormF32(a, p->cfg.nDim);
     }
     if( !c->aLive[i] ) s->nLive++;
@@ -188,7 +192,35 @@ static int vec0SnapSet(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iSlot, int b
 
 const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot){
   const Vec0Chunk *c = p->pView->apChunk[iSlot/p->cfg.nChunk];
+  if( c->aVec==0 ) return 0;
   return c->aVec + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nDim;
+}
+
+/* ---- the memory budget ------------------------------------------------------------------ */
+
+static sqlite3_int64 vec0Budget = 0;
+
+sqlite3_int64 vec0MemoryBudget(sqlite3_int64 iNew){
+  if( iNew>=0 ) __atomic_store_n(&vec0Budget, iNew, __ATOMIC_RELAXED);
+  return __atomic_load_n(&vec0Budget, __ATOMIC_RELAXED);
+}
+
+void vec0MemoryBudgetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  if( argc>0 ){
+    if( sqlite3_value_numeric_type(argv[0])!=SQLITE_INTEGER || sqlite3_value_int64(argv[0])<0 ){
+      sqlite3_result_error(ctx, "vecsync_memory_budget: the budget is a number of bytes, "
+                                "0 for none", -1);
+      return;
+    }
+    vec0MemoryBudget(sqlite3_value_int64(argv[0]));
+  }
+  sqlite3_result_int64(ctx, vec0MemoryBudget(-1));
+}
+
+/* Whether a copy of nSlot slots would exceed the budget: then it holds no vectors. */
+static int vec0OverBudget(Vec0Table *p, sqlite3_int64 nSlot){
+  sqlite3_int64 nBudget = vec0MemoryBudget(-1);
+  return nBudget>0 && nSlot*(sqlite3_int64)p->cfg.nDim*4 > nBudget;
 }
 
 /* ---- the process-wide list ------------------------------------------------------------ */
@@ -332,6 +364,7 @@ static int vec0SharedTake(Vec0Shared *s, Vec0Snapshot *x){
 /* Fill empty snapshot s with every vector and row of the table. */
 static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
   sqlite3_stmt *pStmt = 0;
+  float *aTmp = 0;
   sqlite3_int64 nSlot = 0;
   size_t nBlobBytes = sizeof(float)*(size_t)p->nPerBlob*(size_t)p->cfg.nDim;
   int rc = vec0NextSlot(p, &nSlot);
@@ -353,9 +386,23 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
       break;
     }
     c = s->apChunk[iFirst/p->cfg.nChunk];
-    vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim,
-                c->aVec + (size_t)(iFirst%p->cfg.nChunk)*(size_t)p->cfg.nDim);
+    if( c->aVec ){
+      vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim,
+                  c->aVec + (size_t)(iFirst%p->cfg.nChunk)*(size_t)p->cfg.nDim);
+    }else{
+      /* Streamed: only the norms stay. */
+      int j, i0 = (int)(iFirst%p->cfg.nChunk);
+      if( aTmp==0 ){
+        aTmp = sqlite3_malloc64(nBlobBytes);
+        if( aTmp==0 ){ rc = SQLITE_NOMEM; break; }
+      }
+      vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim, aTmp);
+      for(j=0; j<p->nPerBlob; j++){
+        c->aNorm[i0+j] = vsNormF32(aTmp + (size_t)j*p->cfg.nDim, p->cfg.nDim);
+      }
+    }
   }
+  sqlite3_free(aTmp);
   if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
   if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_SLOT_ALL, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
@@ -375,7 +422,7 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
     i = (int)(iSlot%p->cfg.nChunk);
     c->aLive[i] = 1;
     c->aRowid[i] = iRowid;
-    c->aNorm[i] = vsNormF32(c->aVec + (size_t)i*p->cfg.nDim, p->cfg.nDim);
+    if( c->aVec ) c->aNorm[i] = vsNormF32(c->aVec + (size_t)i*p->cfg.nDim, p->cfg.nDim);
     s->nLive++;
   }
   if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
@@ -447,10 +494,15 @@ static int vec0ApplyLog(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iTo){
 ** includes this transaction's uncommitted writes (never published). */
 static int vec0ViewBuild(Vec0Table *p, sqlite3_int64 iGen, int bPrivate, Vec0Snapshot **ppSnap){
   Vec0Snapshot *pBase = 0, *s = 0;
-  int rc = SQLITE_OK, bUsable = 0;
+  sqlite3_int64 nSlot = 0;
+  int rc = SQLITE_OK, bUsable = 0, bStreamed = 0;
   *ppSnap = 0;
   if( !bPrivate ){
     s = vec0SharedGet(p->pShared, iGen, 1);
+    if( s && s->bStreamed!=vec0OverBudget(p, s->nSlot) ){
+      vec0SnapUnref(s);               /* made under another budget: build one for this */
+      s = 0;
+    }
     if( s ){
       p->aBuild[0]++;
       *ppSnap = s;
@@ -465,10 +517,15 @@ static int vec0ViewBuild(Vec0Table *p, sqlite3_int64 iGen, int bPrivate, Vec0Sna
     pBase = p->pView;
     vec0SnapRef(pBase);
   }
-  if( pBase ) rc = vec0LogUsable(p, pBase->iGeneration, iGen, pBase->nSlot, &bUsable);
+  rc = vec0NextSlot(p, &nSlot);
+  if( rc==SQLITE_OK ) bStreamed = vec0OverBudget(p, nSlot);
+  if( rc==SQLITE_OK && pBase && pBase->bStreamed==bStreamed ){
+    rc = vec0LogUsable(p, pBase->iGeneration, iGen, pBase->nSlot, &bUsable);
+  }
   if( rc==SQLITE_OK ){
     s = vec0SnapNew(bUsable ? pBase : 0);
     if( s==0 ) rc = SQLITE_NOMEM;
+    else if( !bUsable ) s->bStreamed = bStreamed;
   }
   if( rc==SQLITE_OK ) rc = bUsable ? vec0ApplyLog(p, s, iGen) : vec0LoadAll(p, s);
   vec0SnapUnref(pBase);
@@ -503,6 +560,9 @@ int vec0CacheEnsure(Vec0Table *p){
   int rc = vec0StorageCheck(p);
   if( rc!=SQLITE_OK ) return rc;
   if( p->pView && p->bViewPrivate ) return SQLITE_OK;   /* this transaction's own copy */
+  if( p->pView && p->pView->bStreamed!=vec0OverBudget(p, p->pView->nSlot) ){
+    vec0CacheDrop(p);                 /* the budget changed: build it again */
+  }
   v = vec0DataVersion(p);
   if( p->pView && v==p->iDataVersion ) return SQLITE_OK;
   rc = vec0Generation(p, &iGen);
@@ -633,10 +693,12 @@ void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   zOut = sqlite3_mprintf(
       "{\"generation\":%lld,\"rows\":%lld,\"slots\":%lld,\"chunks\":%d,"
       "\"chunks_shared\":%d,\"process_wide\":%s,\"snapshots_kept\":%d,"
-      "\"private\":%s,\"change_log\":%s,\"taken\":%lld,\"replayed\":%lld,\"loaded\":%lld}",
+      "\"private\":%s,\"change_log\":%s,\"streamed\":%s,\"budget\":%lld,"
+      "\"taken\":%lld,\"replayed\":%lld,\"loaded\":%lld}",
       p->pView->iGeneration, p->pView->nLive, p->pView->nSlot, p->pView->nChunkAlloc,
       nShared, p->pShared ? "true" : "false", nSnap, p->bViewPrivate ? "true" : "false",
-      p->bChangeLog ? "true" : "false", p->aBuild[0], p->aBuild[1], p->aBuild[2]);
+      p->bChangeLog ? "true" : "false", p->pView->bStreamed ? "true" : "false",
+      vec0MemoryBudget(-1), p->aBuild[0], p->aBuild[1], p->aBuild[2]);
   if( zOut==0 ){
     sqlite3_result_error_nomem(ctx);
     return;

@@ -148,20 +148,35 @@ static void vec0PushScores(Vec0Table *p, const Vec0Chunk *c, const float *aScore
 
 /* ---- 4. re-rank ------------------------------------------------------------------------ */
 
-/* Replace approximate distances by exact ones, sort, keep the best k. */
-static void vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
-                       const Vec0Range *pRange, VsTopK *pTop){
-  int i, n = 0;
-  for(i=0; i<pTop->n; i++){
-    double d = vsDistanceF32(p->cfg.eMetric, q, vec0CacheVector(p, pTop->a[i].iSlot),
-                             p->cfg.nDim);
+/* Replace approximate distances by exact ones (vectors from the copy, or from T_vectors
+** when the copy is streamed), drop those outside the range, sort, keep the best k. */
+static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
+                      const Vec0Range *pRange, VsTopK *pTop){
+  float *aTmp = 0;
+  int i, n = 0, rc = SQLITE_OK;
+  for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
+    const float *v = vec0CacheVector(p, pTop->a[i].iSlot);
+    double d;
+    if( v==0 ){
+      if( aTmp==0 ){
+        aTmp = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nDim);
+        if( aTmp==0 ){ rc = SQLITE_NOMEM; break; }
+      }
+      rc = vec0StoredVector(p, pTop->a[i].iSlot, aTmp);
+      v = aTmp;
+      if( rc!=SQLITE_OK ) break;
+    }
+    d = vsDistanceF32(p->cfg.eMetric, q, v, p->cfg.nDim);
     if( !vec0InRange(pRange, d) ) continue;
     pTop->a[n] = pTop->a[i];
     pTop->a[n++].rDist = d;
   }
+  sqlite3_free(aTmp);
+  if( rc!=SQLITE_OK ) return rc;
   pTop->n = n;
   vsTopKSort(pTop);
   if( pTop->n>k ) pTop->n = (int)k;
+  return SQLITE_OK;
 }
 
 /* ---- 2. scan ------------------------------------------------------------------------------ */
@@ -172,6 +187,62 @@ static int vec0ChunkRows(Vec0Table *p, int b){
   return (int)(nLeft < p->cfg.nChunk ? nLeft : p->cfg.nChunk);
 }
 
+/* The scan of a streamed copy (over the memory budget): each blob of T_vectors is read
+** in turn and scored, with the liveness, rowids and norms the copy still holds. */
+static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
+                              const unsigned char *aMask, const Vec0Range *pRange,
+                              VsTopK *pTop){
+  const Vec0Snapshot *v = p->pView;
+  int nDim = p->cfg.nDim, nPer = p->nPerBlob, eMetric = p->cfg.eMetric;
+  size_t nBlobBytes = sizeof(float)*(size_t)nPer*(size_t)nDim;
+  float qNorm = vsNormF32(q, nDim);
+  float *A = 0, *aScore = 0;
+  sqlite3_stmt *pStmt = 0;
+  int rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
+  if( rc==SQLITE_OK ){
+    A = sqlite3_malloc64(nBlobBytes);
+    aScore = sqlite3_malloc64(sizeof(float)*(size_t)nPer);
+    if( A==0 || aScore==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_BLOB_ALL, &pStmt);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
+    const void *pBlob = sqlite3_column_blob(pStmt, 1);
+    sqlite3_int64 iBase = iBlob*nPer;
+    const Vec0Chunk *c;
+    int i, i0, nRow;
+    if( iBlob<0 || iBlob>v->nSlot/nPer || pBlob==0
+     || (size_t)sqlite3_column_bytes(pStmt, 1)!=nBlobBytes ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
+                   p->zName, iBlob, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    if( iBase>=v->nSlot ) continue;
+    nRow = (int)(v->nSlot - iBase < nPer ? v->nSlot - iBase : nPer);
+    c = v->apChunk[iBase/p->cfg.nChunk];
+    i0 = (int)(iBase%p->cfg.nChunk);
+    vsF32FromLE(pBlob, nRow*nDim, A);
+    vsScoreBlock(A, nRow, nDim, q, aScore);
+    for(i=0; i<nRow; i++){
+      double d;
+      if( !c->aLive[i0+i] || (aMask && !aMask[iBase+i]) ) continue;
+      d = vsScoreDistance(eMetric, aScore[i], qNorm, c->aNorm[i0+i]);
+      if( d<=vsTopKBound(pTop) && vec0MaybeInRange(pRange, eMetric, d) ){
+        vsTopKPush(pTop, d, c->aRowid[i0+i], iBase+i);
+      }
+    }
+  }
+  if( pStmt ){
+    if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
+  }
+  if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, pTop);
+  sqlite3_free(A);
+  sqlite3_free(aScore);
+  if( rc!=SQLITE_OK ) vsTopKFree(pTop);
+  return rc;
+}
+
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
   const Vec0Snapshot *v = p->pView;
@@ -180,6 +251,7 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
   float *aScore = 0;
   int rc, b;
 
+  if( v->bStreamed ) return vec0SearchStreamed(p, q, k, aMask, pRange, pTop);
   rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
   if( rc!=SQLITE_OK ) goto cleanup;
   aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
@@ -210,7 +282,7 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
     vsScoreBlock(c->aVec, nRow, nDim, q, aScore);
     vec0PushScores(p, c, aScore, iBase, nRow, qNorm, aMask, pRange, pTop);
   }
-  vec0Rerank(p, q, k, pRange, pTop);
+  rc = vec0Rerank(p, q, k, pRange, pTop);
 
 cleanup:
   sqlite3_free(aScore);
@@ -229,6 +301,13 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
   int rc = SQLITE_OK, j, b;
 
   memset(aTop, 0, sizeof(VsTopK)*(size_t)nQuery);
+  if( v->bStreamed ){
+    /* Streamed: each query reads the blobs in turn (no copy to share the reads over). */
+    for(j=0; j<nQuery && rc==SQLITE_OK; j++){
+      rc = vec0Search(p, Q + (size_t)j*nDim, k, 0, 0, &aTop[j]);
+    }
+    goto cleanup;
+  }
   aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*VEC0_BATCH_GROUP);
   aQNorm = sqlite3_malloc64(sizeof(float)*(size_t)(nQuery ? nQuery : 1));
   if( aScore==0 || aQNorm==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
@@ -252,7 +331,7 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
       }
     }
   }
-  for(j=0; j<nQuery; j++) vec0Rerank(p, Q + (size_t)j*nDim, k, 0, &aTop[j]);
+  for(j=0; j<nQuery && rc==SQLITE_OK; j++) rc = vec0Rerank(p, Q + (size_t)j*nDim, k, 0, &aTop[j]);
 
 cleanup:
   sqlite3_free(aScore);

@@ -778,7 +778,7 @@ int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
 int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a){
   int rc = vec0SlotCheck(p, iSlot, "a row");
   if( rc!=SQLITE_OK ) return rc;
-  if( vec0ViewCurrent(p) && iSlot<p->pView->nSlot ){
+  if( vec0ViewCurrent(p) && iSlot<p->pView->nSlot && vec0CacheVector(p, iSlot) ){
     memcpy(a, vec0CacheVector(p, iSlot), sizeof(float)*(size_t)p->cfg.nDim);
     return SQLITE_OK;
   }

@@ -212,6 +212,8 @@ struct Vec0Snapshot {
   sqlite3_int64 nLive;        /* Rows */
   int nChunkAlloc;            /* Entries of apChunk */
   Vec0Chunk **apChunk;        /* apChunk[c] holds slots c*nChunk .. (c+1)*nChunk-1 */
+  int bStreamed;              /* Over the memory budget: chunks hold no vectors (aVec is
+                              ** NULL), searches read them from T_vectors */
 };
 
 /* The process-wide list of snapshots of one table (vec0_cache.c). */
@@ -366,8 +368,13 @@ int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const 
 int vec0CacheFree(Vec0Table *p, sqlite3_int64 iSlot);
 /* vecsync_cache_info(table): how this connection's copy stands, as JSON text. */
 void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
-/* The copy of slot iSlot's vector (pView must cover iSlot). */
+/* The copy of slot iSlot's vector (pView must cover iSlot), or NULL when the view is
+** streamed (over the memory budget). */
 const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot);
+/* The process's memory budget for vec0 copies in bytes (0: none); sets it when iNew >= 0. */
+sqlite3_int64 vec0MemoryBudget(sqlite3_int64 iNew);
+/* vecsync_memory_budget([bytes]): read or set it from SQL. */
+void vec0MemoryBudgetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
 /* ---- vec0: search (vec0_search.c) ------------------------------------------------------ */
 

@@ -110,3 +110,7 @@ void (*vecsync_auto_extension_entry(void))(void){
 const char *vecsync_version_string(void){
   return VECSYNC_VERSION;
 }
+
+long long vecsync_memory_budget(long long bytes){
+  return (long long)vec0MemoryBudget(bytes);
+}

@@ -30,4 +30,20 @@ public enum VecSyncExtension {
     }
 
     private static let registration: Int32 = sqlite3_auto_extension(vecsync_auto_extension_entry())
+
+    /// The memory, in bytes, the process may spend on the in-memory copies of vec0 tables
+    /// that searches scan; `0` (the default) means no limit.
+    ///
+    /// A table whose vectors would take more keeps only 13 bytes a row in memory (row ids,
+    /// norms, liveness) and its searches read the vectors from the database, chunk by chunk:
+    /// answers stay exact, searches get slower. It takes effect at each table's next search.
+    /// The same setting is `SELECT vecsync_memory_budget(bytes)` in SQL.
+    ///
+    /// ```swift
+    /// VecSyncExtension.memoryBudget = 64 << 20   // a phone: at most 64 MiB of vectors
+    /// ```
+    public static var memoryBudget: Int64 {
+        get { Int64(vecsync_memory_budget(-1)) }
+        set { _ = vecsync_memory_budget(max(0, newValue)) }
+    }
 }

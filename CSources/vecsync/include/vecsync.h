@@ -38,6 +38,11 @@ void (*vecsync_auto_extension_entry(void))(void);
 /* The extension's version, e.g. "0.1.0". */
 const char *vecsync_version_string(void);
 
+/* The memory the process may spend on in-memory copies of vec0 tables, in bytes: a table
+** whose vectors would take more is searched by reading them from the database instead.
+** 0 (the default) means no limit. Sets it when bytes >= 0; returns the budget in force. */
+long long vecsync_memory_budget(long long bytes);
+
 #ifdef __cplusplus
 }
 #endif
