@@ -631,7 +631,8 @@ int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nSlot){
   return rc;
 }
 
-int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a){
+int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid,
+                 const float *a){
   Vec0Snapshot *s = vec0WriteView(p);
   int rc;
   if( s==0 ) return SQLITE_OK;
@@ -639,20 +640,7 @@ int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const 
     vec0CacheDrop(p);
     return SQLITE_OK;
   }
-  rc = vec0SnapSet(p, s, iSlot, 1, iRowid, a);
-  if( rc!=SQLITE_OK ) vec0CacheDrop(p);
-  return rc;
-}
-
-int vec0CacheFree(Vec0Table *p, sqlite3_int64 iSlot){
-  Vec0Snapshot *s = vec0WriteView(p);
-  int rc;
-  if( s==0 ) return SQLITE_OK;
-  if( iSlot<0 || iSlot>=s->nSlot ){
-    vec0CacheDrop(p);
-    return SQLITE_OK;
-  }
-  rc = vec0SnapSet(p, s, iSlot, 0, 0, 0);
+  rc = vec0SnapSet(p, s, iSlot, bLive, iRowid, a);
   if( rc!=SQLITE_OK ) vec0CacheDrop(p);
   return rc;
 }

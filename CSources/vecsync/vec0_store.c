@@ -38,7 +38,7 @@
 ** and length), and a value that fails is SQLITE_CORRUPT_VTAB with the table named.
 **
 ** The in-memory copy of the vectors that searches scan is vec0_cache.c's; the writes here
-** keep a transaction's private copy in step (vec0CacheSet and friends) and log each
+** keep a transaction's private copy in step (vec0SlotChanged) and log each
 ** changed slot for the other connections.
 */
 #define _GNU_SOURCE 1
@@ -559,6 +559,15 @@ static int vec0LogSlot(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int
   return rc;
 }
 
+/* Slot iSlot changed (now row iRowid with vector a, or freed when !bLive): keep the
+** transaction's copy in step and log the slot for the other connections. */
+static int vec0SlotChanged(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid,
+                           const float *a){
+  int rc = vec0CacheSet(p, iSlot, bLive, iRowid, a);
+  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, bLive, iRowid);
+  return rc;
+}
+
 /* Drop generations older than VEC0_LOG_KEEP from T_changes, now and then. */
 static int vec0LogPrune(Vec0Table *p, sqlite3_int64 iGen){
   sqlite3_stmt *pStmt = 0;
@@ -698,8 +707,7 @@ int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   }
   sqlite3_blob_close(pBlob);
   sqlite3_free(pZero);
-  if( rc==SQLITE_OK ) rc = vec0CacheFree(p, iSlot);
-  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, 0, 0);
+  if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 0, 0, 0);
   return rc;
 }
 
@@ -744,8 +752,7 @@ int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, con
   if( rc==SQLITE_OK ){
     rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
   }
-  if( rc==SQLITE_OK ) rc = vec0CacheSet(p, iSlot, iRowid, a);
-  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, 1, iRowid);
+  if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 1, iRowid, a);
 
 cleanup:
   sqlite3_blob_close(pBlob);
@@ -754,9 +761,7 @@ cleanup:
 }
 
 int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
-  int rc = vec0CacheSet(p, iSlot, iRowid, 0);
-  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, 1, iRowid);
-  return rc;
+  return vec0SlotChanged(p, iSlot, 1, iRowid, 0);
 }
 
 int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){

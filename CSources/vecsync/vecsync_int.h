@@ -364,8 +364,9 @@ int vec0CacheBeginWrite(Vec0Table *p, sqlite3_int64 iOld);
 void vec0CacheCommit(Vec0Table *p);
 /* Writes, applied to a private view (nothing happens without one). */
 int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nSlot);
-int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
-int vec0CacheFree(Vec0Table *p, sqlite3_int64 iSlot);
+/* Slot iSlot now holds row iRowid with vector a (NULL: keep it), or nothing (!bLive). */
+int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid,
+                 const float *a);
 /* vecsync_cache_info(table): how this connection's copy stands, as JSON text. */
 void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 /* The copy of slot iSlot's vector (pView must cover iSlot), or NULL when the view is
