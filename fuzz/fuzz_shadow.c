@@ -4,7 +4,8 @@
 ** Each input gets a fresh :memory: connection and:
 **
 **   create virtual table v using vec0(id text primary key,
-**     embedding float[1..4] distance_metric=<l2|cosine|dot>, album text, n integer,
+**     embedding float[1..4] distance_metric=<l2|cosine|dot> [indexed by rescore(int8|bit)],
+**     album text, n integer,
 **     +note text, chunk_size=<8|16|32>);
 **   -- 1..24 rows, some deleted (so v_free has slots); optionally a KNN first, so the
 **   -- in-memory copy is current when the damage lands (a stale copy is another path)
@@ -207,6 +208,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   unsigned flags;
   int nDim, nChunk, nRow, nPerBlob, i, nDamage;
 
+  /* The copy holds floats, int8 codes or bits: the last two re-read T_vectors to re-score. */
+  static const char *azIndex[] = {
+    "", " indexed by rescore(quantizer=int8, oversample=4)",
+    " indexed by rescore(quantizer=bit, oversample=4)",
+  };
   if( size>64*1024 ) return 0;
   fuzzInInit(&in, data, size);
   flags = fuzzU8(&in);
@@ -216,9 +222,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   db = fuzzOpen(&budget);
   if( db==0 ) return 0;
   if( fuzzExec(db, "CREATE VIRTUAL TABLE v USING vec0(id text primary key, "
-                   "embedding float[%d] distance_metric=%s, album text, n integer, "
+                   "embedding float[%d] distance_metric=%s%s, album text, n integer, "
                    "+note text, chunk_size=%d)",
-               nDim, azMetric[flags % 3], nChunk)!=SQLITE_OK ){
+               nDim, azMetric[flags % 3], azIndex[(flags>>3) % 3], nChunk)!=SQLITE_OK ){
     fuzzClose(db);
     return 0;
   }

@@ -5,7 +5,8 @@
 **
 **   create virtual table v using vec0(
 **     [id text primary key | id integer primary key],     -- pk kind from the input
-**     embedding float[1..16] [distance_metric=cosine|l2|dot|bogus],
+**     embedding float[1..16] [distance_metric=cosine|l2|dot|bogus]
+**       [indexed by rescore(quantizer=int8|bit|bogus, oversample=0|1|2|8|1024)],
 **     m0 <type>, +m1 <type>, ...                           -- 0..70 columns, past 64 too
 **     [chunk_size=8|16|...|65536|bad]);
 **
@@ -135,6 +136,13 @@ static char *declare(FuzzIn *in, Model *m){
   sqlite3_str_appendf(s, "%sembedding float[%d]", nPart++ ? ", " : "", m->nDim);
   if( flags & 4 ){
     sqlite3_str_appendf(s, " distance_metric=%s", azMetric[fuzzPick(in, 5)]);
+  }
+  if( flags & 32 ){
+    /* A quantized copy: codes scanned, candidates re-scored from the stored vectors. */
+    static const char *azQuant[] = { "int8", "bit", "int4" };
+    static const int aOver[] = { 1, 2, 8, 1024, 0 };
+    sqlite3_str_appendf(s, " indexed by rescore(quantizer=%s, oversample=%d)",
+                        azQuant[fuzzPick(in, 3)], aOver[fuzzPick(in, 5)]);
   }
   if( m->ePk && iPkPos==1 ){
     sqlite3_str_appendf(s, ", id %s primary key", m->ePk==1 ? "text" : "integer");

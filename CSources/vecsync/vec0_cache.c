@@ -51,6 +51,8 @@ SQLITE_EXTENSION_INIT3
 static void vec0ChunkFree(Vec0Chunk *c){
   if( c==0 ) return;
   free(c->aVec);
+  free(c->aCode);
+  sqlite3_free(c->aScale);
   sqlite3_free(c->aNorm);
   sqlite3_free(c->aRowid);
   sqlite3_free(c->aLive);
@@ -62,38 +64,66 @@ static void vec0ChunkUnref(Vec0Chunk *c){
 }
 
 /* A new chunk of table p: a copy of pFrom, or empty (all slots free); with room for
-** vectors unless bNoVectors (a streamed snapshot's). */
+** vectors (or, for a quantized table, their codes) unless bNoVectors (a streamed
+** snapshot's). */
 static Vec0Chunk *vec0ChunkNew(Vec0Table *p, const Vec0Chunk *pFrom, int bNoVectors){
   int n = p->cfg.nChunk;
-  size_t nVec = sizeof(float)*(size_t)n*(size_t)p->cfg.nDim;
+  int nCode = vec0QuantCodeBytes(&p->cfg);
+  size_t nVec = nCode ? (size_t)n*(size_t)nCode : sizeof(float)*(size_t)n*(size_t)p->cfg.nDim;
   Vec0Chunk *c = sqlite3_malloc(sizeof(*c));
   void *pVec = 0;
+  int bNoMem = 0;
   if( c==0 ) return 0;
   memset(c, 0, sizeof(*c));
   c->nRef = 1;
   if( !bNoVectors ){
     if( posix_memalign(&pVec, 64, nVec) ) pVec = 0;
-    c->aVec = pVec;
+    if( nCode ){
+      c->aCode = pVec;
+      if( p->cfg.eQuant==VEC0_QUANT_INT8 ){
+        c->aScale = sqlite3_malloc64(sizeof(float)*(size_t)n);
+        bNoMem = c->aScale==0;
+      }
+      bNoMem = bNoMem || c->aCode==0;
+    }else{
+      c->aVec = pVec;
+      bNoMem = c->aVec==0;
+    }
   }
   c->aNorm = sqlite3_malloc64(sizeof(float)*(size_t)n);
   c->aRowid = sqlite3_malloc64(sizeof(sqlite3_int64)*(size_t)n);
   c->aLive = sqlite3_malloc64((size_t)n);
-  if( (c->aVec==0 && !bNoVectors) || c->aNorm==0 || c->aRowid==0 || c->aLive==0 ){
+  if( bNoMem || c->aNorm==0 || c->aRowid==0 || c->aLive==0 ){
     vec0ChunkFree(c);
     return 0;
   }
   if( pFrom ){
     if( c->aVec ) memcpy(c->aVec, pFrom->aVec, nVec);
+    if( c->aCode ) memcpy(c->aCode, pFrom->aCode, nVec);
+    if( c->aScale ) memcpy(c->aScale, pFrom->aScale, sizeof(float)*(size_t)n);
     memcpy(c->aNorm, pFrom->aNorm, sizeof(float)*(size_t)n);
     memcpy(c->aRowid, pFrom->aRowid, sizeof(sqlite3_int64)*(size_t)n);
     memcpy(c->aLive, pFrom->aLive, (size_t)n);
   }else{
-    if( c->aVec ) memset(c->aVec, 0, nVec);
+    if( pVec ) memset(pVec, 0, nVec);
+    if( c->aScale ) memset(c->aScale, 0, sizeof(float)*(size_t)n);
     memset(c->aNorm, 0, sizeof(float)*(size_t)n);
     memset(c->aRowid, 0, sizeof(sqlite3_int64)*(size_t)n);
     memset(c->aLive, 0, (size_t)n);
   }
   return c;
+}
+
+/* Keep vector a (nDim floats) in slot i of chunk c: the vector or its code, and its norm. */
+static void vec0ChunkPut(Vec0Table *p, Vec0Chunk *c, int i, const float *a){
+  int nDim = p->cfg.nDim;
+  if( c->aVec ) memcpy(c->aVec + (size_t)i*nDim, a, sizeof(float)*(size_t)nDim);
+  if( c->aCode ){
+    float rScale;
+    vec0QuantEncode(&p->cfg, a, c->aCode + (size_t)i*vec0QuantCodeBytes(&p->cfg), &rScale);
+    if( c->aScale ) c->aScale[i] = rScale;
+  }
+  c->aNorm[i] = vsNormF32(a, nDim);
 }
 
 /* ---- snapshots ------------------------------------------------------------------------- */
@@ -159,7 +189,7 @@ static Vec0Chunk *vec0SnapChunkW(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iS
   int i = (int)(iSlot/p->cfg.nChunk);
   Vec0Chunk *c = s->apChunk[i];
   if( __atomic_load_n(&c->nRef, __ATOMIC_ACQUIRE)>1 ){
-    Vec0Chunk *pCopy = vec0ChunkNew(p, c, c->aVec==0);
+    Vec0Chunk *pCopy = vec0ChunkNew(p, c, c->aVec==0 && c->aCode==0);
     if( pCopy==0 ) return 0;
     vec0ChunkUnref(c);
     s->apChunk[i] = c = pCopy;
@@ -175,10 +205,7 @@ static int vec0SnapSet(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iSlot, int b
   int i = (int)(iSlot%p->cfg.nChunk);
   if( c==0 ) return SQLITE_NOMEM;
   if( bLive ){
-    if( a ){
-      if( c->aVec ) memcpy(c->aVec + (size_t)i*p->cfg.nDim, a, sizeof(float)*(size_t)p->cfg.nDim);
-      c->aNorm[i] = vsNormF32(a, p->cfg.nDim);
-    }
+    if( a ) vec0ChunkPut(p, c, i, a);
     if( !c->aLive[i] ) s->nLive++;
     c->aLive[i] = 1;
     c->aRowid[i] = iRowid;
@@ -217,10 +244,20 @@ void vec0MemoryBudgetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_result_int64(ctx, vec0MemoryBudget(-1));
 }
 
-/* Whether a copy of nSlot slots would exceed the budget: then it holds no vectors. */
+/* Bytes the copy keeps per slot: rowid, norm and liveness (13), plus the vector (4 bytes
+** an element) or its code (and int8's scale), unless streamed. */
+static sqlite3_int64 vec0CopyBytesPerSlot(Vec0Table *p, int bStreamed){
+  int nCode = vec0QuantCodeBytes(&p->cfg);
+  if( bStreamed ) return 13;
+  if( p->cfg.eQuant==VEC0_QUANT_INT8 ) return 13 + nCode + 4;
+  return 13 + (nCode ? nCode : (sqlite3_int64)p->cfg.nDim*4);
+}
+
+/* Whether a copy of nSlot slots would exceed the budget with its vectors (or codes):
+** then it holds neither. */
 static int vec0OverBudget(Vec0Table *p, sqlite3_int64 nSlot){
   sqlite3_int64 nBudget = vec0MemoryBudget(-1);
-  return nBudget>0 && nSlot*(sqlite3_int64)p->cfg.nDim*4 > nBudget;
+  return nBudget>0 && nSlot*(vec0CopyBytesPerSlot(p, 0) - 13) > nBudget;
 }
 
 /* ---- the process-wide list ------------------------------------------------------------ */
@@ -390,7 +427,7 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
       vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim,
                   c->aVec + (size_t)(iFirst%p->cfg.nChunk)*(size_t)p->cfg.nDim);
     }else{
-      /* Streamed: only the norms stay. */
+      /* Quantized: codes and norms; streamed: only the norms. */
       int j, i0 = (int)(iFirst%p->cfg.nChunk);
       if( aTmp==0 ){
         aTmp = sqlite3_malloc64(nBlobBytes);
@@ -398,7 +435,7 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
       }
       vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim, aTmp);
       for(j=0; j<p->nPerBlob; j++){
-        c->aNorm[i0+j] = vsNormF32(aTmp + (size_t)j*p->cfg.nDim, p->cfg.nDim);
+        vec0ChunkPut(p, c, i0+j, aTmp + (size_t)j*p->cfg.nDim);
       }
     }
   }
@@ -682,11 +719,14 @@ void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       "{\"generation\":%lld,\"rows\":%lld,\"slots\":%lld,\"chunks\":%d,"
       "\"chunks_shared\":%d,\"process_wide\":%s,\"snapshots_kept\":%d,"
       "\"private\":%s,\"change_log\":%s,\"streamed\":%s,\"budget\":%lld,"
-      "\"taken\":%lld,\"replayed\":%lld,\"loaded\":%lld}",
+      "\"taken\":%lld,\"replayed\":%lld,\"loaded\":%lld,\"quantizer\":\"%s\","
+      "\"bytes_per_row\":%lld}",
       p->pView->iGeneration, p->pView->nLive, p->pView->nSlot, p->pView->nChunkAlloc,
       nShared, p->pShared ? "true" : "false", nSnap, p->bViewPrivate ? "true" : "false",
       p->bChangeLog ? "true" : "false", p->pView->bStreamed ? "true" : "false",
-      vec0MemoryBudget(-1), p->aBuild[0], p->aBuild[1], p->aBuild[2]);
+      vec0MemoryBudget(-1), p->aBuild[0], p->aBuild[1], p->aBuild[2],
+      p->cfg.eQuant==VEC0_QUANT_INT8 ? "int8" : p->cfg.eQuant==VEC0_QUANT_BIT ? "bit" : "none",
+      vec0CopyBytesPerSlot(p, p->pView->bStreamed));
   if( zOut==0 ){
     sqlite3_result_error_nomem(ctx);
     return;

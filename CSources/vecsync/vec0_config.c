@@ -6,6 +6,7 @@
 **   create virtual table vec_photos using vec0(
 **     photo_id text primary key,                    -- or integer primary key, or none
 **     embedding float[768] distance_metric=cosine,  -- cosine | l2 (default) | dot
+**       indexed by rescore(quantizer=int8, oversample=8),  -- optional: int8 | bit codes
 **     album text,                                   -- metadata: filterable in KNN
 **     taken_at integer,
 **     +caption text,                                -- auxiliary: stored, returned
@@ -90,6 +91,96 @@ static int vec0ScalarType(const char *zType, int bAux){
   if( bAux && vec0Is(zType, "blob") ) return VEC0_TYPE_BLOB;
   if( bAux && (zType==0 || zType[0]==0) ) return VEC0_TYPE_ANY;
   return -1;
+}
+
+/* Read an option value that must be a whole number from iMin to iMax. */
+static int vec0IntValue(const char *zValue, int iMin, int iMax, int *piOut){
+  char *zEnd = 0;
+  long n;
+  if( zValue==0 || zValue[0]==0 ) return 0;
+  n = strtol(zValue, &zEnd, 10);
+  if( *zEnd || n<iMin || n>iMax ) return 0;
+  *piOut = (int)n;
+  return 1;
+}
+
+/* After "indexed" in a vector column's declaration: "by rescore(quantizer=int8|bit
+** [, oversample=N])", sqlite-vec's syntax for a quantized scan with exact re-scoring. */
+static int vec0ParseRescore(Vec0Scan *s, const char *zCol, Vec0Config *p, char **pzErr){
+  char *zWord = 0, *zValue = 0;
+  int rc = SQLITE_OK;
+  zWord = vec0Word(s);
+  if( !vec0Is(zWord, "by") ) goto syntax;
+  sqlite3_free(zWord);
+  zWord = vec0Word(s);
+  if( !vec0Is(zWord, "rescore") ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown index \"%s\"; the index is "
+                             "rescore(quantizer=int8|bit, oversample=N)", zCol,
+                             zWord ? zWord : "");
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
+  if( p->eQuant!=VEC0_QUANT_NONE ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": more than one index", zCol);
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
+  vec0SkipBlanks(s);
+  if( s->z[s->i]!='(' ) goto syntax;
+  s->i++;
+  p->nOversample = VEC0_DEFAULT_OVERSAMPLE;
+  for(;;){
+    sqlite3_free(zWord);
+    sqlite3_free(zValue);
+    zValue = 0;
+    zWord = vec0Word(s);
+    vec0SkipBlanks(s);
+    if( zWord==0 || s->z[s->i]!='=' ) goto syntax;
+    s->i++;
+    zValue = vec0Word(s);
+    if( vec0Is(zWord, "quantizer") ){
+      if( vec0Is(zValue, "int8") ) p->eQuant = VEC0_QUANT_INT8;
+      else if( vec0Is(zValue, "bit") ) p->eQuant = VEC0_QUANT_BIT;
+      else{
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown quantizer \"%s\"; use int8 "
+                                 "or bit", zCol, zValue ? zValue : "");
+        rc = SQLITE_ERROR;
+        goto cleanup;
+      }
+    }else if( vec0Is(zWord, "oversample") ){
+      if( !vec0IntValue(zValue, 1, VEC0_MAX_OVERSAMPLE, &p->nOversample) ){
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": oversample must be an integer from 1 "
+                                 "to %d, got \"%s\"", zCol, VEC0_MAX_OVERSAMPLE,
+                                 zValue ? zValue : "");
+        rc = SQLITE_ERROR;
+        goto cleanup;
+      }
+    }else{
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown rescore option \"%s\"; use "
+                               "quantizer and oversample", zCol, zWord);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    vec0SkipBlanks(s);
+    if( s->z[s->i]==',' ){ s->i++; continue; }
+    if( s->z[s->i]==')' ){ s->i++; break; }
+    goto syntax;
+  }
+  if( p->eQuant==VEC0_QUANT_NONE ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": rescore needs a quantizer (int8 or bit)",
+                             zCol);
+    rc = SQLITE_ERROR;
+  }
+  goto cleanup;
+
+syntax:
+  *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected \"indexed by rescore(quantizer="
+                           "int8|bit, oversample=N)\"", zCol);
+  rc = SQLITE_ERROR;
+cleanup:
+  sqlite3_free(zWord);
+  sqlite3_free(zValue);
+  return rc;
 }
 
 /* Parse one argument of the vec0(...) declaration. */
@@ -188,6 +279,11 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
       sqlite3_free(zWord);
       zWord = vec0Word(&s);
       if( zWord==0 ) break;
+      if( vec0Is(zWord, "indexed") ){
+        rc = vec0ParseRescore(&s, zName, p, pzErr);
+        if( rc!=SQLITE_OK ) goto cleanup;
+        continue;
+      }
       vec0SkipBlanks(&s);
       if( s.z[s.i]!='=' ){
         *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected option=value after \"%s\"",

@@ -22,11 +22,15 @@
 ** A distance range ("distance > ?" for paging) is applied in both: loosely to the
 ** approximate distances of step 3 (a margin keeps the candidates at the boundary), then
 ** exactly at step 4.
+** A quantized table (vec0_quant.c) scans codes instead at step 2, keeps the best
+** k*oversample by coarse distance at step 3, and step 4 reads those candidates' float32
+** vectors from T_vectors; its distance range applies at step 4 only.
 ** vec0.c then reads each hit's row from T_rows.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Extra candidates kept for the exact re-ranking of the best k. */
@@ -148,12 +152,24 @@ static void vec0PushScores(Vec0Table *p, const Vec0Chunk *c, const float *aScore
 
 /* ---- 4. re-rank ------------------------------------------------------------------------ */
 
+static int vec0HitBySlot(const void *a, const void *b){
+  sqlite3_int64 x = ((const VsHit*)a)->iSlot, y = ((const VsHit*)b)->iSlot;
+  return x<y ? -1 : x>y;
+}
+
 /* Replace approximate distances by exact ones (vectors from the copy, or from T_vectors
-** when the copy is streamed), drop those outside the range, sort, keep the best k. */
+** when the copy holds none: streamed or quantized), drop those outside the range, sort,
+** keep the best k. */
 static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
                       const Vec0Range *pRange, VsTopK *pTop){
+  Vec0Reader r;
   float *aTmp = 0;
   int i, n = 0, rc = SQLITE_OK;
+  memset(&r, 0, sizeof(r));
+  if( pTop->n>0 && vec0CacheVector(p, pTop->a[0].iSlot)==0 ){
+    /* Read the file in slot order: one blob handle moves along it. */
+    qsort(pTop->a, (size_t)pTop->n, sizeof(VsHit), vec0HitBySlot);
+  }
   for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
     const float *v = vec0CacheVector(p, pTop->a[i].iSlot);
     double d;
@@ -162,7 +178,7 @@ static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
         aTmp = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nDim);
         if( aTmp==0 ){ rc = SQLITE_NOMEM; break; }
       }
-      rc = vec0StoredVector(p, pTop->a[i].iSlot, aTmp);
+      rc = vec0ReaderRead(p, &r, pTop->a[i].iSlot, aTmp);
       v = aTmp;
       if( rc!=SQLITE_OK ) break;
     }
@@ -171,6 +187,7 @@ static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
     pTop->a[n] = pTop->a[i];
     pTop->a[n++].rDist = d;
   }
+  vec0ReaderClose(&r);
   sqlite3_free(aTmp);
   if( rc!=SQLITE_OK ) return rc;
   pTop->n = n;
@@ -243,6 +260,62 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
   return rc;
 }
 
+/* The scan of a quantized copy: every live row's code is scored against the query's, the
+** best k*oversample by that coarse distance are kept, and vec0Rerank re-scores them from
+** the stored vectors. A distance range applies to the exact distances only. */
+static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
+                           const unsigned char *aMask, const Vec0Range *pRange,
+                           VsTopK *pTop){
+  const Vec0Snapshot *v = p->pView;
+  int nChunk = p->cfg.nChunk, nCode = vec0QuantCodeBytes(&p->cfg);
+  sqlite3_int64 nCand = k > 0x7fffffffffffffffLL/p->cfg.nOversample ? k : k*p->cfg.nOversample;
+  Vec0QuantQuery qq;
+  float *aDist = 0;
+  int rc, b;
+
+  memset(&qq, 0, sizeof(qq));
+  rc = vsTopKInit(pTop, nCand<vec0CandidateCap(k) ? vec0CandidateCap(k) : nCand, v->nLive);
+  if( rc==SQLITE_OK ) rc = vec0QuantQueryInit(&p->cfg, q, &qq);
+  if( rc==SQLITE_OK ){
+    aDist = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
+    if( aDist==0 ) rc = SQLITE_NOMEM;
+  }
+  for(b=0; rc==SQLITE_OK && b<v->nChunkAlloc; b++){
+    const Vec0Chunk *c = v->apChunk[b];
+    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
+    int nRow = vec0ChunkRows(p, b);
+    double rBound = vsTopKBound(pTop);
+    int i;
+    if( nRow<=0 ) break;
+    if( aMask ){
+      int nPass = 0;
+      for(i=0; i<nRow; i++) nPass += aMask[iBase+i] && c->aLive[i];
+      if( nPass==0 ) continue;
+      if( nPass*8 < nRow ){
+        for(i=0; i<nRow; i++){
+          if( aMask[iBase+i] && c->aLive[i] ){
+            float d = vec0QuantScoreOne(&qq, c->aCode + (size_t)i*nCode,
+                                        c->aScale ? c->aScale[i] : 0.0f, c->aNorm[i]);
+            vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
+          }
+        }
+        continue;
+      }
+    }
+    vec0QuantScore(&qq, c->aCode, c->aScale, c->aNorm, nRow, aDist);
+    for(i=0; i<nRow; i++){
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || aDist[i]>rBound ) continue;
+      vsTopKPush(pTop, aDist[i], c->aRowid[i], iBase+i);
+      rBound = vsTopKBound(pTop);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, pTop);
+  vec0QuantQueryClear(&qq);
+  sqlite3_free(aDist);
+  if( rc!=SQLITE_OK ) vsTopKFree(pTop);
+  return rc;
+}
+
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
   const Vec0Snapshot *v = p->pView;
@@ -252,6 +325,7 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
   int rc, b;
 
   if( v->bStreamed ) return vec0SearchStreamed(p, q, k, aMask, pRange, pTop);
+  if( p->cfg.eQuant!=VEC0_QUANT_NONE ) return vec0SearchCoded(p, q, k, aMask, pRange, pTop);
   rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
   if( rc!=SQLITE_OK ) goto cleanup;
   aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
@@ -301,8 +375,9 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
   int rc = SQLITE_OK, j, b;
 
   memset(aTop, 0, sizeof(VsTopK)*(size_t)nQuery);
-  if( v->bStreamed ){
-    /* Streamed: each query reads the blobs in turn (no copy to share the reads over). */
+  if( v->bStreamed || p->cfg.eQuant!=VEC0_QUANT_NONE ){
+    /* Streamed: each query reads the blobs in turn (no copy to share the reads over);
+    ** quantized: each query scores the codes, then re-scores its own candidates. */
     for(j=0; j<nQuery && rc==SQLITE_OK; j++){
       rc = vec0Search(p, Q + (size_t)j*nDim, k, 0, 0, &aTop[j]);
     }

@@ -764,18 +764,49 @@ int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
   return vec0SlotChanged(p, iSlot, 1, iRowid, 0);
 }
 
-int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
-  sqlite3_blob *pBlob = 0;
+int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a){
   int nByte = p->cfg.nDim*4;
-  unsigned char *pBuf = sqlite3_malloc(nByte);
-  int rc = pBuf ? SQLITE_OK : SQLITE_NOMEM;
-  if( rc==SQLITE_OK ) rc = vec0BlobOpen(p, iSlot, 0, &pBlob);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_blob_read(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
+  sqlite3_int64 iBlob = iSlot/p->nPerBlob;
+  int rc = SQLITE_OK;
+  if( r->pBuf==0 ){
+    r->pBuf = sqlite3_malloc(nByte);
+    if( r->pBuf==0 ) return SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK ) vsF32FromLE(pBuf, p->cfg.nDim, a);
-  sqlite3_blob_close(pBlob);
-  sqlite3_free(pBuf);
+  if( r->pBlob && r->iBlob!=iBlob ){
+    /* Moving an open handle costs far less than opening one. */
+    rc = sqlite3_blob_reopen(r->pBlob, iBlob);
+    if( rc!=SQLITE_OK ){
+      sqlite3_blob_close(r->pBlob);
+      r->pBlob = 0;
+    }else if( sqlite3_blob_bytes(r->pBlob)!=p->nPerBlob*nByte ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
+                   p->zName, iBlob, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+  }
+  if( r->pBlob==0 && (rc==SQLITE_OK || rc==SQLITE_ERROR) ){
+    rc = vec0BlobOpen(p, iSlot, 0, &r->pBlob);
+  }
+  if( rc==SQLITE_OK ){
+    r->iBlob = iBlob;
+    rc = sqlite3_blob_read(r->pBlob, r->pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
+  }
+  if( rc==SQLITE_OK ) vsF32FromLE(r->pBuf, p->cfg.nDim, a);
+  return rc;
+}
+
+void vec0ReaderClose(Vec0Reader *r){
+  sqlite3_blob_close(r->pBlob);
+  sqlite3_free(r->pBuf);
+  memset(r, 0, sizeof(*r));
+}
+
+int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
+  Vec0Reader r;
+  int rc;
+  memset(&r, 0, sizeof(r));
+  rc = vec0ReaderRead(p, &r, iSlot, a);
+  vec0ReaderClose(&r);
   return rc;
 }
 

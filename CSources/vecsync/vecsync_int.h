@@ -10,7 +10,9 @@
 **   vec0_config.c      a vec0 declaration: columns, types, options
 **   vec0_plan.c        KNN, point and scan plans: xBestIndex, idxStr, the filter mask
 **   vec0_search.c      query checks, the block scan, the top-k heap feed, exact re-rank
-**   vec0_store.c       shadow tables, their statements, slots, the in-memory copy
+**   vec0_quant.c       int8 and bit codes of a quantized table, and their scorers
+**   vec0_store.c       shadow tables, their statements, slots, the change log
+**   vec0_cache.c       the in-memory copy: snapshots shared by the process, the budget
 **   vec0.c             the vec0 module: create/connect, cursors, writes, transactions
 **   vec0_batch.c       vecsync_knn_batch(): many queries in one pass
 **   vector_index.c     libSQL's libsql_vector_idx() and vector_top_k()
@@ -172,7 +174,18 @@ struct Vec0Config {
   int nDim;             /* Dimensions of the vector column */
   int eMetric;          /* VS_METRIC_* */
   int nChunk;           /* Slots a chunk (the unit of the block scan) holds: chunk_size */
+  int eQuant;           /* VEC0_QUANT_*: what the in-memory copy keeps of each vector */
+  int nOversample;      /* Quantized scans: candidates re-scored exactly per result */
 };
+
+/* "indexed by rescore(quantizer=int8|bit, oversample=N)": the in-memory copy keeps codes
+** (vec0_quant.c) instead of float32 vectors; the best k*nOversample by code are re-scored
+** from the stored float32 vectors. */
+#define VEC0_QUANT_NONE 0
+#define VEC0_QUANT_INT8 1
+#define VEC0_QUANT_BIT  2
+#define VEC0_DEFAULT_OVERSAMPLE 8
+#define VEC0_MAX_OVERSAMPLE 1024
 
 int vec0ParseConfig(int argc, const char *const *argv, Vec0Config *pCfg, char **pzErr);
 void vec0ConfigClear(Vec0Config *pCfg);
@@ -198,6 +211,8 @@ struct Vec0Chunk {
   float *aNorm;               /* Per slot: L2 norm of the stored vector */
   sqlite3_int64 *aRowid;      /* Per slot: rowid of the row stored there */
   unsigned char *aLive;       /* Per slot: 1 when a row occupies it */
+  unsigned char *aCode;       /* Quantized tables: nChunk codes instead of aVec (NULL if not) */
+  float *aScale;              /* int8 codes: per slot, the code's scale (else NULL) */
 };
 
 /* The vectors of a vec0 table as of one generation (one committed write transaction, or
@@ -329,6 +344,16 @@ int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a);
 int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
 /* Read slot iSlot's stored vector straight from T_vectors into a (nDim floats). */
 int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a);
+/* The same for many slots: keeps one blob handle open and moves it (read them in slot
+** order). Zero it before the first read; close it after the last. */
+typedef struct Vec0Reader Vec0Reader;
+struct Vec0Reader {
+  sqlite3_blob *pBlob;        /* Open on blob iBlob of T_vectors, or NULL */
+  sqlite3_int64 iBlob;
+  unsigned char *pBuf;        /* One vector's bytes */
+};
+int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a);
+void vec0ReaderClose(Vec0Reader *r);
 /* Check next_slot against the blobs of T_vectors (before allocating for them). */
 int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot);
 /* next_slot, checked. */
@@ -376,6 +401,30 @@ const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot);
 sqlite3_int64 vec0MemoryBudget(sqlite3_int64 iNew);
 /* vecsync_memory_budget([bytes]): read or set it from SQL. */
 void vec0MemoryBudgetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+
+/* ---- vec0: quantized codes (vec0_quant.c) ---------------------------------------------- */
+
+/* Bytes of one vector's code (0 when the table is not quantized). */
+int vec0QuantCodeBytes(const Vec0Config *pCfg);
+/* Code vector a (nDim floats) into pCode (vec0QuantCodeBytes bytes); *pScale: int8's scale. */
+void vec0QuantEncode(const Vec0Config *pCfg, const float *a, unsigned char *pCode,
+                     float *pScale);
+/* A query prepared for scoring codes. */
+typedef struct Vec0QuantQuery Vec0QuantQuery;
+struct Vec0QuantQuery {
+  int eQuant, eMetric, nDim, nCode;
+  unsigned char *aCode;       /* The query's code */
+  unsigned char *aAbs;        /* int8: magnitudes of its codes */
+  float rScale;               /* int8: its scale */
+  float qNorm;                /* L2 norm of the query */
+};
+int vec0QuantQueryInit(const Vec0Config *pCfg, const float *q, Vec0QuantQuery *pQ);
+void vec0QuantQueryClear(Vec0QuantQuery *pQ);
+/* Coarse distances of nRow consecutive codes (smaller is nearer; only their order is used). */
+void vec0QuantScore(const Vec0QuantQuery *pQ, const unsigned char *aCode, const float *aScale,
+                    const float *aNorm, int nRow, float *aDist);
+float vec0QuantScoreOne(const Vec0QuantQuery *pQ, const unsigned char *pCode, float rScale,
+                        float rNorm);
 
 /* ---- vec0: search (vec0_search.c) ------------------------------------------------------ */
 

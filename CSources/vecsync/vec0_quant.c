@@ -1,0 +1,217 @@
+/*
+** vec0_quant.c: the codes a quantized vec0 table keeps in memory, and their scorers.
+**
+** Usage (vec0_cache.c encodes, vec0_search.c scores):
+**
+**   vec0QuantEncode(&p->cfg, a, pCode, &rScale);      // one stored vector -> its code
+**   vec0QuantQueryInit(&p->cfg, q, &qq);               // once per query
+**   vec0QuantScore(&qq, c->aCode, c->aScale, nRow, aDist);   // a chunk's coarse distances
+**   vec0QuantQueryClear(&qq);
+**
+** Two codes, chosen by "indexed by rescore(quantizer=...)":
+**   int8  each vector scaled by its own largest magnitude to [-127, 127], one byte an
+**         element, plus that scale (4 bytes). The query is coded the same way; the integer
+**         dot product, times both scales, approximates q.x, and the exact norm the copy keeps
+**         turns it into an approximate distance for every metric. 4x smaller than float32.
+**   bit   one bit an element, set when the element is positive; the coarse distance is the
+**         Hamming distance between the query's bits and the row's. 32x smaller.
+** Either way the coarse distances only choose candidates: vec0_search.c re-scores the best
+** k*oversample from the stored float32 vectors, exactly, before anything is returned.
+*/
+#include "vecsync_int.h"
+SQLITE_EXTENSION_INIT3
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+# include <immintrin.h>
+# define VEC0_QUANT_X86 1
+#endif
+
+int vec0QuantCodeBytes(const Vec0Config *pCfg){
+  switch( pCfg->eQuant ){
+    case VEC0_QUANT_INT8: return pCfg->nDim;
+    case VEC0_QUANT_BIT:  return (pCfg->nDim + 7)/8;
+  }
+  return 0;
+}
+
+/* Code n floats as int8 scaled by their largest magnitude: *pScale times a code is the
+** element it stands for. A zero vector codes as zeros with scale 0. */
+static void vec0QuantInt8(const float *a, int n, signed char *pCode, float *pScale){
+  float rMax = 0.0f, rInv;
+  int i;
+  for(i=0; i<n; i++){
+    float x = fabsf(a[i]);
+    if( x>rMax ) rMax = x;
+  }
+  if( !(rMax>0.0f) ){
+    memset(pCode, 0, (size_t)n);
+    *pScale = 0.0f;
+    return;
+  }
+  rInv = 127.0f/rMax;
+  for(i=0; i<n; i++){
+    long v = lrintf(a[i]*rInv);
+    /* Never -128: the scorer negates codes. */
+    pCode[i] = (signed char)(v>127 ? 127 : v<-127 ? -127 : v);
+  }
+  *pScale = rMax/127.0f;
+}
+
+static void vec0QuantBits(const float *a, int n, unsigned char *pCode){
+  int i;
+  memset(pCode, 0, (size_t)(n+7)/8);
+  for(i=0; i<n; i++){
+    if( a[i]>0.0f ) pCode[i>>3] |= (unsigned char)(1u<<(i&7));
+  }
+}
+
+void vec0QuantEncode(const Vec0Config *pCfg, const float *a, unsigned char *pCode,
+                     float *pScale){
+  if( pCfg->eQuant==VEC0_QUANT_INT8 ){
+    vec0QuantInt8(a, pCfg->nDim, (signed char*)pCode, pScale);
+  }else{
+    vec0QuantBits(a, pCfg->nDim, pCode);
+    *pScale = 0.0f;
+  }
+}
+
+int vec0QuantQueryInit(const Vec0Config *pCfg, const float *q, Vec0QuantQuery *pQ){
+  int nCode = vec0QuantCodeBytes(pCfg);
+  memset(pQ, 0, sizeof(*pQ));
+  pQ->eQuant = pCfg->eQuant;
+  pQ->eMetric = pCfg->eMetric;
+  pQ->nDim = pCfg->nDim;
+  pQ->nCode = nCode;
+  pQ->qNorm = vsNormF32(q, pCfg->nDim);
+  pQ->aCode = sqlite3_malloc64((size_t)nCode*2 + 32);
+  if( pQ->aCode==0 ) return SQLITE_NOMEM;
+  memset(pQ->aCode, 0, (size_t)nCode*2 + 32);
+  pQ->aAbs = pQ->aCode + nCode + 16;
+  vec0QuantEncode(pCfg, q, pQ->aCode, &pQ->rScale);
+  if( pCfg->eQuant==VEC0_QUANT_INT8 ){
+    int i;
+    for(i=0; i<nCode; i++){
+      int v = ((signed char*)pQ->aCode)[i];
+      pQ->aAbs[i] = (unsigned char)(v<0 ? -v : v);
+    }
+  }
+  return SQLITE_OK;
+}
+
+void vec0QuantQueryClear(Vec0QuantQuery *pQ){
+  sqlite3_free(pQ->aCode);
+  memset(pQ, 0, sizeof(*pQ));
+}
+
+/* ---- int8 ---------------------------------------------------------------------------- */
+
+static int vec0DotI8(const signed char *a, const signed char *b, int n){
+  int i, s = 0;
+  for(i=0; i<n; i++) s += a[i]*b[i];
+  return s;
+}
+
+#ifdef VEC0_QUANT_X86
+/* q.b for 32 elements at a time: maddubs multiplies |q| (unsigned) by b carrying q's
+** sign, which cannot saturate since no code is -128 (2*127*127 < 32768). */
+__attribute__((target("avx2")))
+static int vec0DotI8Avx2(const unsigned char *qAbs, const signed char *q,
+                         const signed char *b, int n){
+  __m256i acc = _mm256_setzero_si256();
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m128i s;
+  int i = 0;
+  for(; i+32<=n; i+=32){
+    __m256i vq = _mm256_loadu_si256((const __m256i*)(q+i));
+    __m256i va = _mm256_loadu_si256((const __m256i*)(qAbs+i));
+    __m256i vb = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i*)(b+i)), vq);
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(va, vb), ones));
+  }
+  s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  s = _mm_hadd_epi32(s, s);
+  s = _mm_hadd_epi32(s, s);
+  return _mm_cvtsi128_si32(s) + vec0DotI8(q+i, b+i, n-i);
+}
+#endif
+
+static void vec0ScoreInt8(const Vec0QuantQuery *pQ, const unsigned char *aCode,
+                          const float *aScale, const float *aNorm, int nRow, float *aDist){
+  const signed char *q = (const signed char*)pQ->aCode;
+  int i, n = pQ->nDim;
+#ifdef VEC0_QUANT_X86
+  if( __builtin_cpu_supports("avx2") ){
+    for(i=0; i<nRow; i++){
+      int dot = vec0DotI8Avx2(pQ->aAbs, q, (const signed char*)aCode + (size_t)i*n, n);
+      aDist[i] = (float)vsScoreDistance(pQ->eMetric, (float)dot*pQ->rScale*aScale[i],
+                                        pQ->qNorm, aNorm[i]);
+    }
+    return;
+  }
+#endif
+  for(i=0; i<nRow; i++){
+    int dot = vec0DotI8(q, (const signed char*)aCode + (size_t)i*n, n);
+    aDist[i] = (float)vsScoreDistance(pQ->eMetric, (float)dot*pQ->rScale*aScale[i],
+                                      pQ->qNorm, aNorm[i]);
+  }
+}
+
+/* ---- bit ------------------------------------------------------------------------------ */
+
+static int vec0Hamming(const unsigned char *a, const unsigned char *b, int n){
+  int i = 0, s = 0;
+  for(; i+8<=n; i+=8){
+    uint64_t x, y;
+    memcpy(&x, a+i, 8);
+    memcpy(&y, b+i, 8);
+    s += __builtin_popcountll(x^y);
+  }
+  for(; i<n; i++) s += __builtin_popcount((unsigned)(a[i]^b[i]));
+  return s;
+}
+
+#ifdef VEC0_QUANT_X86
+__attribute__((target("popcnt")))
+static int vec0HammingPopcnt(const unsigned char *a, const unsigned char *b, int n){
+  int i = 0, s = 0;
+  for(; i+8<=n; i+=8){
+    uint64_t x, y;
+    memcpy(&x, a+i, 8);
+    memcpy(&y, b+i, 8);
+    s += (int)_mm_popcnt_u64(x^y);
+  }
+  for(; i<n; i++) s += _mm_popcnt_u32((unsigned)(a[i]^b[i]));
+  return s;
+}
+#endif
+
+static void vec0ScoreBits(const Vec0QuantQuery *pQ, const unsigned char *aCode, int nRow,
+                          float *aDist){
+  int i, n = pQ->nCode;
+#ifdef VEC0_QUANT_X86
+  if( __builtin_cpu_supports("popcnt") ){
+    for(i=0; i<nRow; i++) aDist[i] = (float)vec0HammingPopcnt(pQ->aCode, aCode + (size_t)i*n, n);
+    return;
+  }
+#endif
+  for(i=0; i<nRow; i++) aDist[i] = (float)vec0Hamming(pQ->aCode, aCode + (size_t)i*n, n);
+}
+
+void vec0QuantScore(const Vec0QuantQuery *pQ, const unsigned char *aCode, const float *aScale,
+                    const float *aNorm, int nRow, float *aDist){
+  if( pQ->eQuant==VEC0_QUANT_INT8 ){
+    vec0ScoreInt8(pQ, aCode, aScale, aNorm, nRow, aDist);
+  }else{
+    vec0ScoreBits(pQ, aCode, nRow, aDist);
+  }
+}
+
+/* One row's coarse distance (a selective filter scores its few rows one by one). */
+float vec0QuantScoreOne(const Vec0QuantQuery *pQ, const unsigned char *pCode, float rScale,
+                        float rNorm){
+  float d;
+  vec0QuantScore(pQ, pCode, &rScale, &rNorm, 1, &d);
+  return d;
+}
