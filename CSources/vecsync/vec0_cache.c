@@ -32,8 +32,9 @@
 ** snapshot (the next search rebuilds it from the shared one plus the log, which the
 ** rollback trimmed too); COMMIT publishes it as the snapshot of the new generation.
 **
-** Memory: 4·D + 13 bytes a row, once per process (not per connection), plus the chunks
-** a newer generation changed while an older snapshot is still read.
+** Memory: 4·D + 13 bytes a row (int8 codes: D + 17, bits: D/8 + 13; over the budget: 9),
+** once per process (not per connection), plus the chunks a newer generation changed while
+** an older snapshot is still read.
 */
 #define _GNU_SOURCE 1
 #include "vecsync_int.h"
@@ -42,16 +43,84 @@ SQLITE_EXTENSION_INIT3
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Snapshots of one table the process-wide list keeps at most. */
 #define VEC0_SHARED_SNAPSHOTS 4
 
 /* ---- chunks ---------------------------------------------------------------------------- */
 
+/* One mapping holding the vectors (or codes) of the chunks a whole load creates. Loading
+** 1.5 GB a 4 KiB page fault at a time costs more than reading it; in one mapping, advised
+** for 2 MiB pages where the system has them, the faults are 512 times fewer. A chunk
+** leaving it (replaced by a private copy, freed) gives its pages back; the last one
+** unmaps it. */
+struct Vec0Slab {
+  int nRef;                   /* Chunks in it (atomic) */
+  void *pMap;                 /* The mapping */
+  size_t nMap;
+  unsigned char *pFirst;      /* 2 MiB-aligned start of the chunks' memory in it */
+  size_t nPer;                /* Bytes of one chunk's vectors or codes in it */
+};
+
+#define VEC0_SLAB_ALIGN ((size_t)2*1024*1024)
+#define VEC0_SLAB_MIN_CHUNKS 4      /* fewer new chunks are allocated one by one */
+
+/* A slab for nChunk chunks of nPer bytes each. */
+static Vec0Slab *vec0SlabNew(size_t nPer, int nChunk){
+  size_t nByte = nPer*(size_t)nChunk;
+  Vec0Slab *pSlab = sqlite3_malloc(sizeof(*pSlab));
+  size_t nMap = nByte + VEC0_SLAB_ALIGN;
+  void *pMap;
+  if( pSlab==0 ) return 0;
+  pMap = mmap(0, nMap, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
+  if( pMap==MAP_FAILED ){
+    sqlite3_free(pSlab);
+    return 0;
+  }
+  pSlab->nRef = 0;
+  pSlab->pMap = pMap;
+  pSlab->nMap = nMap;
+  pSlab->nPer = nPer;
+  pSlab->pFirst = (unsigned char*)(((uintptr_t)pMap + VEC0_SLAB_ALIGN - 1)
+                                   & ~(uintptr_t)(VEC0_SLAB_ALIGN - 1));
+#ifdef MADV_HUGEPAGE
+  madvise(pSlab->pFirst, nByte, MADV_HUGEPAGE);
+#endif
+  return pSlab;
+}
+
+/* A chunk's memory pMem in pSlab is no longer used: unmap the slab if it was the last,
+** else return the whole pages inside the chunk's memory to the system. */
+static void vec0SlabRelease(Vec0Slab *pSlab, void *pMem){
+  size_t n = pSlab->nPer;
+  if( __atomic_sub_fetch(&pSlab->nRef, 1, __ATOMIC_ACQ_REL)==0 ){
+    munmap(pSlab->pMap, pSlab->nMap);
+    sqlite3_free(pSlab);
+  }else{
+    uintptr_t iPage = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)pMem + iPage - 1) & ~(iPage - 1);
+    uintptr_t b = ((uintptr_t)pMem + n) & ~(iPage - 1);
+    if( b>a ) madvise((void*)a, b - a, MADV_DONTNEED);
+  }
+}
+
+/* Bytes of one chunk's vectors, or codes for a quantized table. */
+static size_t vec0ChunkVecBytes(Vec0Table *p){
+  int nCode = vec0QuantCodeBytes(&p->cfg);
+  if( nCode ) return (size_t)p->cfg.nChunk*(size_t)nCode;
+  return sizeof(float)*(size_t)p->cfg.nChunk*(size_t)p->cfg.nDim;
+}
+
 static void vec0ChunkFree(Vec0Chunk *c){
   if( c==0 ) return;
-  free(c->aVec);
-  free(c->aCode);
+  if( c->pSlab ){
+    vec0SlabRelease(c->pSlab, c->aVec ? (void*)c->aVec : (void*)c->aCode);
+  }else{
+    free(c->aVec);
+    free(c->aCode);
+  }
   sqlite3_free(c->aScale);
   sqlite3_free(c->aNorm);
   sqlite3_free(c->aRowid);
@@ -63,13 +132,14 @@ static void vec0ChunkUnref(Vec0Chunk *c){
   if( c && __atomic_sub_fetch(&c->nRef, 1, __ATOMIC_ACQ_REL)==0 ) vec0ChunkFree(c);
 }
 
-/* A new chunk of table p: a copy of pFrom, or empty (all slots free); with room for
-** vectors (or, for a quantized table, their codes) unless bNoVectors (a streamed
-** snapshot's). */
-static Vec0Chunk *vec0ChunkNew(Vec0Table *p, const Vec0Chunk *pFrom, int bNoVectors){
+/* A new empty chunk of table p (all slots free): with room for vectors (or, for a quantized
+** table, their codes) and norms unless bNoVectors (a streamed snapshot's); that room is
+** pMem in pSlab when pSlab is given (zeroed by the mapping). */
+static Vec0Chunk *vec0ChunkAlloc(Vec0Table *p, int bNoVectors, Vec0Slab *pSlab,
+                                 unsigned char *pMem){
   int n = p->cfg.nChunk;
-  int nCode = vec0QuantCodeBytes(&p->cfg);
-  size_t nVec = nCode ? (size_t)n*(size_t)nCode : sizeof(float)*(size_t)n*(size_t)p->cfg.nDim;
+  size_t nVec = vec0ChunkVecBytes(p);
+  int bCode = p->cfg.eQuant!=VEC0_QUANT_NONE;
   Vec0Chunk *c = sqlite3_malloc(sizeof(*c));
   void *pVec = 0;
   int bNoMem = 0;
@@ -77,44 +147,53 @@ static Vec0Chunk *vec0ChunkNew(Vec0Table *p, const Vec0Chunk *pFrom, int bNoVect
   memset(c, 0, sizeof(*c));
   c->nRef = 1;
   if( !bNoVectors ){
-    if( posix_memalign(&pVec, 64, nVec) ) pVec = 0;
-    if( nCode ){
-      c->aCode = pVec;
-      if( p->cfg.eQuant==VEC0_QUANT_INT8 ){
-        c->aScale = sqlite3_malloc64(sizeof(float)*(size_t)n);
-        bNoMem = c->aScale==0;
-      }
-      bNoMem = bNoMem || c->aCode==0;
+    if( pSlab ){
+      pVec = pMem;
+      c->pSlab = pSlab;
+      __atomic_add_fetch(&pSlab->nRef, 1, __ATOMIC_RELAXED);
     }else{
-      c->aVec = pVec;
-      bNoMem = c->aVec==0;
+      if( posix_memalign(&pVec, 64, nVec) ) pVec = 0;
+      if( pVec ) memset(pVec, 0, nVec);
     }
+    if( bCode ) c->aCode = pVec; else c->aVec = pVec;
+    bNoMem = pVec==0;
+    if( p->cfg.eQuant==VEC0_QUANT_INT8 ){
+      c->aScale = sqlite3_malloc64(sizeof(float)*(size_t)n);
+      bNoMem = bNoMem || c->aScale==0;
+    }
+    c->aNorm = sqlite3_malloc64(sizeof(float)*(size_t)n);
+    bNoMem = bNoMem || c->aNorm==0;
   }
-  c->aNorm = sqlite3_malloc64(sizeof(float)*(size_t)n);
   c->aRowid = sqlite3_malloc64(sizeof(sqlite3_int64)*(size_t)n);
   c->aLive = sqlite3_malloc64((size_t)n);
-  if( bNoMem || c->aNorm==0 || c->aRowid==0 || c->aLive==0 ){
+  if( bNoMem || c->aRowid==0 || c->aLive==0 ){
     vec0ChunkFree(c);
     return 0;
   }
-  if( pFrom ){
-    if( c->aVec ) memcpy(c->aVec, pFrom->aVec, nVec);
-    if( c->aCode ) memcpy(c->aCode, pFrom->aCode, nVec);
-    if( c->aScale ) memcpy(c->aScale, pFrom->aScale, sizeof(float)*(size_t)n);
-    memcpy(c->aNorm, pFrom->aNorm, sizeof(float)*(size_t)n);
-    memcpy(c->aRowid, pFrom->aRowid, sizeof(sqlite3_int64)*(size_t)n);
-    memcpy(c->aLive, pFrom->aLive, (size_t)n);
-  }else{
-    if( pVec ) memset(pVec, 0, nVec);
-    if( c->aScale ) memset(c->aScale, 0, sizeof(float)*(size_t)n);
-    memset(c->aNorm, 0, sizeof(float)*(size_t)n);
-    memset(c->aRowid, 0, sizeof(sqlite3_int64)*(size_t)n);
-    memset(c->aLive, 0, (size_t)n);
-  }
+  if( c->aScale ) memset(c->aScale, 0, sizeof(float)*(size_t)n);
+  if( c->aNorm ) memset(c->aNorm, 0, sizeof(float)*(size_t)n);
+  memset(c->aRowid, 0, sizeof(sqlite3_int64)*(size_t)n);
+  memset(c->aLive, 0, (size_t)n);
   return c;
 }
 
-/* Keep vector a (nDim floats) in slot i of chunk c: the vector or its code, and its norm. */
+/* A private copy of chunk pFrom (for a write to a chunk other snapshots hold). */
+static Vec0Chunk *vec0ChunkCopy(Vec0Table *p, const Vec0Chunk *pFrom){
+  int n = p->cfg.nChunk;
+  size_t nVec = vec0ChunkVecBytes(p);
+  Vec0Chunk *c = vec0ChunkAlloc(p, pFrom->aNorm==0, 0, 0);
+  if( c==0 ) return 0;
+  if( c->aVec ) memcpy(c->aVec, pFrom->aVec, nVec);
+  if( c->aCode ) memcpy(c->aCode, pFrom->aCode, nVec);
+  if( c->aScale ) memcpy(c->aScale, pFrom->aScale, sizeof(float)*(size_t)n);
+  if( c->aNorm ) memcpy(c->aNorm, pFrom->aNorm, sizeof(float)*(size_t)n);
+  memcpy(c->aRowid, pFrom->aRowid, sizeof(sqlite3_int64)*(size_t)n);
+  memcpy(c->aLive, pFrom->aLive, (size_t)n);
+  return c;
+}
+
+/* Keep vector a (nDim floats) in slot i of chunk c: the vector or its code, and its norm
+** (a streamed chunk keeps neither). */
 static void vec0ChunkPut(Vec0Table *p, Vec0Chunk *c, int i, const float *a){
   int nDim = p->cfg.nDim;
   if( c->aVec ) memcpy(c->aVec + (size_t)i*nDim, a, sizeof(float)*(size_t)nDim);
@@ -123,7 +202,7 @@ static void vec0ChunkPut(Vec0Table *p, Vec0Chunk *c, int i, const float *a){
     vec0QuantEncode(&p->cfg, a, c->aCode + (size_t)i*vec0QuantCodeBytes(&p->cfg), &rScale);
     if( c->aScale ) c->aScale[i] = rScale;
   }
-  c->aNorm[i] = vsNormF32(a, nDim);
+  if( c->aNorm ) c->aNorm[i] = vsNormF32(a, nDim);
 }
 
 /* ---- snapshots ------------------------------------------------------------------------- */
@@ -168,14 +247,30 @@ static Vec0Snapshot *vec0SnapNew(const Vec0Snapshot *pFrom){
 /* Cover nSlot slots (the snapshot must be private). */
 static int vec0SnapGrow(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 nSlot){
   sqlite3_int64 nChunk = (nSlot + p->cfg.nChunk - 1)/p->cfg.nChunk;
+  Vec0Slab *pSlab = 0;
   if( nChunk>s->nChunkAlloc ){
     Vec0Chunk **ap;
     if( nChunk>0x7fffffff ) return SQLITE_NOMEM;
     ap = sqlite3_realloc64(s->apChunk, sizeof(Vec0Chunk*)*(size_t)nChunk);
     if( ap==0 ) return SQLITE_NOMEM;
     s->apChunk = ap;
+    if( !s->bStreamed && nChunk - s->nChunkAlloc>=VEC0_SLAB_MIN_CHUNKS ){
+      /* Many chunks at once (a load): their vectors in one slab. */
+      size_t nPer = (vec0ChunkVecBytes(p) + 63) & ~(size_t)63;
+      int nNew = (int)(nChunk - s->nChunkAlloc), i;
+      pSlab = vec0SlabNew(nPer, nNew);
+      for(i=0; pSlab && i<nNew; i++){
+        Vec0Chunk *c = vec0ChunkAlloc(p, 0, pSlab, pSlab->pFirst + (size_t)i*nPer);
+        if( c==0 ) break;
+        s->apChunk[s->nChunkAlloc++] = c;
+      }
+      if( pSlab && pSlab->nRef==0 ){         /* not one chunk took it */
+        munmap(pSlab->pMap, pSlab->nMap);
+        sqlite3_free(pSlab);
+      }
+    }
     while( s->nChunkAlloc<nChunk ){
-      Vec0Chunk *c = vec0ChunkNew(p, 0, s->bStreamed);
+      Vec0Chunk *c = vec0ChunkAlloc(p, s->bStreamed, 0, 0);
       if( c==0 ) return SQLITE_NOMEM;
       s->apChunk[s->nChunkAlloc++] = c;
     }
@@ -189,7 +284,7 @@ static Vec0Chunk *vec0SnapChunkW(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iS
   int i = (int)(iSlot/p->cfg.nChunk);
   Vec0Chunk *c = s->apChunk[i];
   if( __atomic_load_n(&c->nRef, __ATOMIC_ACQUIRE)>1 ){
-    Vec0Chunk *pCopy = vec0ChunkNew(p, c, c->aVec==0 && c->aCode==0);
+    Vec0Chunk *pCopy = vec0ChunkCopy(p, c);
     if( pCopy==0 ) return 0;
     vec0ChunkUnref(c);
     s->apChunk[i] = c = pCopy;
@@ -245,10 +340,10 @@ void vec0MemoryBudgetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 /* Bytes the copy keeps per slot: rowid, norm and liveness (13), plus the vector (4 bytes
-** an element) or its code (and int8's scale), unless streamed. */
+** an element) or its code (and int8's scale); streamed, only the rowid and liveness. */
 static sqlite3_int64 vec0CopyBytesPerSlot(Vec0Table *p, int bStreamed){
   int nCode = vec0QuantCodeBytes(&p->cfg);
-  if( bStreamed ) return 13;
+  if( bStreamed ) return 9;
   if( p->cfg.eQuant==VEC0_QUANT_INT8 ) return 13 + nCode + 4;
   return 13 + (nCode ? nCode : (sqlite3_int64)p->cfg.nDim*4);
 }
@@ -398,49 +493,51 @@ static int vec0SharedTake(Vec0Shared *s, Vec0Snapshot *x){
 
 /* ---- building a snapshot --------------------------------------------------------------- */
 
-/* Fill empty snapshot s with every vector and row of the table. */
+/* Fill empty snapshot s with every vector and row of the table. Vectors go straight from
+** the file's pages into the copy (a quantized copy codes them through one blob-sized
+** buffer); a streamed copy reads no vector at all. */
 static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
   sqlite3_stmt *pStmt = 0;
+  Vec0Reader r;
   float *aTmp = 0;
   sqlite3_int64 nSlot = 0;
-  size_t nBlobBytes = sizeof(float)*(size_t)p->nPerBlob*(size_t)p->cfg.nDim;
+  int nDim = p->cfg.nDim;
   int rc = vec0NextSlot(p, &nSlot);
+  memset(&r, 0, sizeof(r));
   if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
   if( rc==SQLITE_OK ) rc = vec0SnapGrow(p, s, nSlot);
-  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_BLOB_ALL, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  while( sqlite3_step(pStmt)==SQLITE_ROW ){
+  if( rc==SQLITE_OK && !s->bStreamed ) rc = vec0Stmt(p, VEC0_STMT_BLOB_IDS, &pStmt);
+  while( rc==SQLITE_OK && pStmt && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
-    const void *pBlob = sqlite3_column_blob(pStmt, 1);
-    int nBlob = sqlite3_column_bytes(pStmt, 1);
     sqlite3_int64 iFirst = iBlob*p->nPerBlob;     /* first slot the blob holds */
     Vec0Chunk *c;
-    if( iBlob<0 || iBlob>=(sqlite3_int64)s->nChunkAlloc*(p->cfg.nChunk/p->nPerBlob)
-     || pBlob==0 || (size_t)nBlob!=nBlobBytes ){
+    int j, i0;
+    if( iBlob<0 || iBlob>=(sqlite3_int64)s->nChunkAlloc*(p->cfg.nChunk/p->nPerBlob) ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
                    p->zName, iBlob, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
       break;
     }
     c = s->apChunk[iFirst/p->cfg.nChunk];
+    i0 = (int)(iFirst%p->cfg.nChunk);
     if( c->aVec ){
-      vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim,
-                  c->aVec + (size_t)(iFirst%p->cfg.nChunk)*(size_t)p->cfg.nDim);
-    }else{
-      /* Quantized: codes and norms; streamed: only the norms. */
-      int j, i0 = (int)(iFirst%p->cfg.nChunk);
-      if( aTmp==0 ){
-        aTmp = sqlite3_malloc64(nBlobBytes);
-        if( aTmp==0 ){ rc = SQLITE_NOMEM; break; }
-      }
-      vsF32FromLE(pBlob, p->nPerBlob*p->cfg.nDim, aTmp);
-      for(j=0; j<p->nPerBlob; j++){
-        vec0ChunkPut(p, c, i0+j, aTmp + (size_t)j*p->cfg.nDim);
-      }
+      rc = vec0ReaderBlob(p, &r, iBlob, c->aVec + (size_t)i0*nDim);
+      continue;
+    }
+    if( aTmp==0 ){
+      aTmp = sqlite3_malloc64(sizeof(float)*(size_t)p->nPerBlob*(size_t)nDim);
+      if( aTmp==0 ){ rc = SQLITE_NOMEM; break; }
+    }
+    rc = vec0ReaderBlob(p, &r, iBlob, aTmp);
+    for(j=0; rc==SQLITE_OK && j<p->nPerBlob; j++){
+      vec0ChunkPut(p, c, i0+j, aTmp + (size_t)j*nDim);
     }
   }
+  vec0ReaderClose(&r);
   sqlite3_free(aTmp);
-  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
+  if( pStmt ){
+    if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
+  }
   if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_SLOT_ALL, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
   while( sqlite3_step(pStmt)==SQLITE_ROW ){

@@ -205,31 +205,31 @@ static int vec0ChunkRows(Vec0Table *p, int b){
 }
 
 /* The scan of a streamed copy (over the memory budget): each blob of T_vectors is read
-** in turn and scored, with the liveness, rowids and norms the copy still holds. */
+** in turn, straight from the file's pages into one buffer, and scored; the copy gives
+** liveness and rowids, the norms are computed from the vectors read. */
 static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
                               const unsigned char *aMask, const Vec0Range *pRange,
                               VsTopK *pTop){
   const Vec0Snapshot *v = p->pView;
   int nDim = p->cfg.nDim, nPer = p->nPerBlob, eMetric = p->cfg.eMetric;
-  size_t nBlobBytes = sizeof(float)*(size_t)nPer*(size_t)nDim;
   float qNorm = vsNormF32(q, nDim);
   float *A = 0, *aScore = 0;
   sqlite3_stmt *pStmt = 0;
+  Vec0Reader r;
   int rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
+  memset(&r, 0, sizeof(r));
   if( rc==SQLITE_OK ){
-    A = sqlite3_malloc64(nBlobBytes);
+    A = sqlite3_malloc64(sizeof(float)*(size_t)nPer*(size_t)nDim);
     aScore = sqlite3_malloc64(sizeof(float)*(size_t)nPer);
     if( A==0 || aScore==0 ) rc = SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_BLOB_ALL, &pStmt);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_BLOB_IDS, &pStmt);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
-    const void *pBlob = sqlite3_column_blob(pStmt, 1);
     sqlite3_int64 iBase = iBlob*nPer;
     const Vec0Chunk *c;
-    int i, i0, nRow;
-    if( iBlob<0 || iBlob>v->nSlot/nPer || pBlob==0
-     || (size_t)sqlite3_column_bytes(pStmt, 1)!=nBlobBytes ){
+    int i, i0, nRow, nLive = 0;
+    if( iBlob<0 || iBlob>v->nSlot/nPer ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
                    p->zName, iBlob, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
@@ -239,12 +239,15 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
     nRow = (int)(v->nSlot - iBase < nPer ? v->nSlot - iBase : nPer);
     c = v->apChunk[iBase/p->cfg.nChunk];
     i0 = (int)(iBase%p->cfg.nChunk);
-    vsF32FromLE(pBlob, nRow*nDim, A);
+    for(i=0; i<nRow; i++) nLive += c->aLive[i0+i] && (aMask==0 || aMask[iBase+i]);
+    if( nLive==0 ) continue;                  /* nothing to read here */
+    rc = vec0ReaderBlob(p, &r, iBlob, A);
+    if( rc!=SQLITE_OK ) break;
     vsScoreBlock(A, nRow, nDim, q, aScore);
     for(i=0; i<nRow; i++){
       double d;
       if( !c->aLive[i0+i] || (aMask && !aMask[iBase+i]) ) continue;
-      d = vsScoreDistance(eMetric, aScore[i], qNorm, c->aNorm[i0+i]);
+      d = vsScoreDistance(eMetric, aScore[i], qNorm, vsNormF32(A + (size_t)i*nDim, nDim));
       if( d<=vsTopKBound(pTop) && vec0MaybeInRange(pRange, eMetric, d) ){
         vsTopKPush(pTop, d, c->aRowid[i0+i], iBase+i);
       }
@@ -253,6 +256,7 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
   if( pStmt ){
     if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
   }
+  vec0ReaderClose(&r);
   if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, pTop);
   sqlite3_free(A);
   sqlite3_free(aScore);

@@ -104,8 +104,9 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
           "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
           zS, zT);
       break;
-    case VEC0_STMT_BLOB_ALL:
-      sqlite3_str_appendf(pStr, "SELECT chunk_id, vectors FROM \"%w\".\"%w_vectors\"", zS, zT);
+    case VEC0_STMT_BLOB_IDS:
+      sqlite3_str_appendf(pStr, "SELECT chunk_id FROM \"%w\".\"%w_vectors\" ORDER BY chunk_id",
+                          zS, zT);
       break;
     case VEC0_STMT_BLOB_COUNT:
       sqlite3_str_appendf(pStr,
@@ -764,34 +765,49 @@ int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
   return vec0SlotChanged(p, iSlot, 1, iRowid, 0);
 }
 
-int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a){
-  int nByte = p->cfg.nDim*4;
-  sqlite3_int64 iBlob = iSlot/p->nPerBlob;
+/* Point r's blob handle at blob iBlob of T_vectors, checking its size. */
+static int vec0ReaderSeek(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob){
+  int nBlobBytes = p->nPerBlob*p->cfg.nDim*4;
   int rc = SQLITE_OK;
-  if( r->pBuf==0 ){
-    r->pBuf = sqlite3_malloc(nByte);
-    if( r->pBuf==0 ) return SQLITE_NOMEM;
-  }
-  if( r->pBlob && r->iBlob!=iBlob ){
+  if( r->pBlob && r->iBlob==iBlob ) return SQLITE_OK;
+  if( r->pBlob ){
     /* Moving an open handle costs far less than opening one. */
     rc = sqlite3_blob_reopen(r->pBlob, iBlob);
     if( rc!=SQLITE_OK ){
       sqlite3_blob_close(r->pBlob);
       r->pBlob = 0;
-    }else if( sqlite3_blob_bytes(r->pBlob)!=p->nPerBlob*nByte ){
+    }else if( sqlite3_blob_bytes(r->pBlob)!=nBlobBytes ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
                    p->zName, iBlob, p->zName);
-      rc = SQLITE_CORRUPT_VTAB;
+      return SQLITE_CORRUPT_VTAB;
     }
   }
-  if( r->pBlob==0 && (rc==SQLITE_OK || rc==SQLITE_ERROR) ){
-    rc = vec0BlobOpen(p, iSlot, 0, &r->pBlob);
+  if( r->pBlob==0 ){
+    rc = vec0BlobOpen(p, iBlob*p->nPerBlob, 0, &r->pBlob);
   }
+  if( rc==SQLITE_OK ) r->iBlob = iBlob;
+  return rc;
+}
+
+int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a){
+  int nByte = p->cfg.nDim*4;
+  int rc;
+  if( r->pBuf==0 ){
+    r->pBuf = sqlite3_malloc(nByte);
+    if( r->pBuf==0 ) return SQLITE_NOMEM;
+  }
+  rc = vec0ReaderSeek(p, r, iSlot/p->nPerBlob);
   if( rc==SQLITE_OK ){
-    r->iBlob = iBlob;
     rc = sqlite3_blob_read(r->pBlob, r->pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
   }
   if( rc==SQLITE_OK ) vsF32FromLE(r->pBuf, p->cfg.nDim, a);
+  return rc;
+}
+
+int vec0ReaderBlob(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob, float *a){
+  int rc = vec0ReaderSeek(p, r, iBlob);
+  if( rc==SQLITE_OK ) rc = sqlite3_blob_read(r->pBlob, a, p->nPerBlob*p->cfg.nDim*4, 0);
+  if( rc==SQLITE_OK ) vsF32FromLE((const unsigned char*)a, p->nPerBlob*p->cfg.nDim, a);
   return rc;
 }
 

@@ -74,7 +74,8 @@ void vsVectorFree(VsVector *p);
 /* Element i as double, whatever the type. */
 double vsVectorAt(const VsVector *p, int i);
 
-/* Write float32 elements to a little-endian blob and back; memcpy on little-endian hosts. */
+/* Write float32 elements to a little-endian blob and back; memcpy on little-endian hosts.
+** vsF32FromLE may convert in place (p == aOut). */
 void vsF32ToLE(const float *a, int n, unsigned char *pOut);
 void vsF32FromLE(const unsigned char *p, int n, float *aOut);
 
@@ -204,15 +205,17 @@ const char *vec0MetricName(int eMetric);
 /* One chunk of the in-memory copy: nChunk slots' vectors, norms, rowids and liveness.
 ** Immutable once a snapshot that others can see holds it; shared by every snapshot that
 ** did not change it (nRef counts them). */
+typedef struct Vec0Slab Vec0Slab;   /* Memory several chunks' vectors share (vec0_cache.c) */
 typedef struct Vec0Chunk Vec0Chunk;
 struct Vec0Chunk {
   int nRef;                   /* Snapshots holding this chunk (atomic) */
   float *aVec;                /* nChunk*nDim floats, row-major, 64-byte aligned */
-  float *aNorm;               /* Per slot: L2 norm of the stored vector */
+  float *aNorm;               /* Per slot: L2 norm of the stored vector (NULL if streamed) */
   sqlite3_int64 *aRowid;      /* Per slot: rowid of the row stored there */
   unsigned char *aLive;       /* Per slot: 1 when a row occupies it */
   unsigned char *aCode;       /* Quantized tables: nChunk codes instead of aVec (NULL if not) */
   float *aScale;              /* int8 codes: per slot, the code's scale (else NULL) */
+  Vec0Slab *pSlab;            /* aVec or aCode lies in this shared mapping, or NULL */
 };
 
 /* The vectors of a vec0 table as of one generation (one committed write transaction, or
@@ -243,7 +246,7 @@ enum {
   VEC0_STMT_FREE_DEL,         /* DELETE FROM T_free WHERE slot=?1 */
   VEC0_STMT_FREE_ADD,         /* INSERT INTO T_free(slot) VALUES(?1) */
   VEC0_STMT_BLOB_NEW,         /* INSERT INTO T_vectors(chunk_id, vectors) VALUES(?1, zeroblob(?2)) */
-  VEC0_STMT_BLOB_ALL,         /* SELECT chunk_id, vectors FROM T_vectors */
+  VEC0_STMT_BLOB_IDS,         /* SELECT chunk_id FROM T_vectors ORDER BY chunk_id */
   VEC0_STMT_BLOB_COUNT,       /* SELECT count(*), min(chunk_id), max(chunk_id) FROM T_vectors */
   VEC0_STMT_SLOT_BY_ROWID,    /* SELECT rowid, slot FROM T_rows WHERE rowid=?1 */
   VEC0_STMT_SLOT_BY_ID,       /* SELECT rowid, slot FROM T_rows WHERE id=?1 */
@@ -353,6 +356,8 @@ struct Vec0Reader {
   unsigned char *pBuf;        /* One vector's bytes */
 };
 int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a);
+/* The whole blob iBlob (nPerBlob vectors) into a, straight from the file's pages. */
+int vec0ReaderBlob(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob, float *a);
 void vec0ReaderClose(Vec0Reader *r);
 /* Check next_slot against the blobs of T_vectors (before allocating for them). */
 int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot);

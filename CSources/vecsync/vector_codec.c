@@ -188,7 +188,7 @@ void vsF32FromLE(const unsigned char *p, int n, float *aOut){
     memcpy(&aOut[i], &u, 4);
   }
 #else
-  memcpy(aOut, p, (size_t)n*4);
+  if( (const void*)p!=(const void*)aOut ) memcpy(aOut, p, (size_t)n*4);
 #endif
 }
 

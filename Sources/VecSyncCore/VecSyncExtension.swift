@@ -34,8 +34,8 @@ public enum VecSyncExtension {
     /// The memory, in bytes, the process may spend on the in-memory copies of vec0 tables
     /// that searches scan; `0` (the default) means no limit.
     ///
-    /// A table whose vectors would take more keeps only 13 bytes a row in memory (row ids,
-    /// norms, liveness) and its searches read the vectors from the database, chunk by chunk:
+    /// A table whose vectors would take more keeps only 9 bytes a row in memory (row ids and
+    /// liveness) and its searches read the vectors from the database, chunk by chunk:
     /// answers stay exact, searches get slower. It takes effect at each table's next search.
     /// The same setting is `SELECT vecsync_memory_budget(bytes)` in SQL.
     ///
