@@ -135,6 +135,7 @@ static char *vec0Declaration(Vec0Table *p){
   sqlite3_str *pDecl = sqlite3_str_new(p->db);
   int i;
   sqlite3_str_appendall(pDecl, "CREATE TABLE x(");
+  if( vec0ColumnOffset(p) ) sqlite3_str_appendall(pDecl, "rowid, ");
   for(i=0; i<p->cfg.nCol; i++){
     const Vec0Column *pCol = &p->cfg.aCol[i];
     const char *zType = "";
@@ -455,12 +456,13 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   float *a = 0;
   int rc = SQLITE_OK;
 
+  i = vec0UserColumn(p, i);
   if( i==p->cfg.nCol ){                       /* distance */
     if( pCur->ePlan==VEC0_PLAN_KNN ) sqlite3_result_double(ctx, pCur->top.a[pCur->iHit].rDist);
     goto cleanup;
   }
   if( i==p->cfg.nCol+1 ) goto cleanup;        /* k */
-  if( i==p->cfg.iPk && !vec0HasTextPk(p) ){
+  if( i==VEC0_COL_ROWID || (i==p->cfg.iPk && !vec0HasTextPk(p)) ){
     sqlite3_int64 iRowid;
     vec0Rowid(cur, &iRowid);
     sqlite3_result_int64(ctx, iRowid);
@@ -575,6 +577,11 @@ static int vec0NewKey(Vec0Table *p, sqlite3_value *pRowidArg, sqlite3_value **aV
                    p->zName, p->cfg.aCol[p->cfg.iPk].zName);
       return SQLITE_CONSTRAINT;
     }
+    if( sqlite3_value_type(pId)!=SQLITE_TEXT ){
+      vec0SetError(p, "The %s virtual table was declared with a TEXT primary key, but a "
+                      "non-TEXT value was provided in an INSERT.", p->zName);
+      return SQLITE_ERROR;
+    }
     pKey->pId = pId;
     if( pRowidArg && sqlite3_value_type(pRowidArg)==SQLITE_INTEGER ){
       pKey->bHasRowid = 1;
@@ -585,14 +592,87 @@ static int vec0NewKey(Vec0Table *p, sqlite3_value *pRowidArg, sqlite3_value **aV
   pVal = p->cfg.iPk>=0 ? aVal[p->cfg.iPk] : pRowidArg;
   if( p->cfg.iPk>=0 && sqlite3_value_type(pVal)==SQLITE_NULL ) pVal = pRowidArg;
   if( pVal && sqlite3_value_type(pVal)!=SQLITE_NULL ){
+    if( p->cfg.iPk>=0 && sqlite3_value_type(pVal)!=SQLITE_INTEGER ){
+      vec0SetError(p, "Only integers are allows for primary key values on %s", p->zName);
+      return SQLITE_ERROR;
+    }
     if( sqlite3_value_numeric_type(pVal)!=SQLITE_INTEGER ){
-      vec0SetError(p, "vec0 \"%s\": %s must be an integer", p->zName,
-                   p->cfg.iPk>=0 ? p->cfg.aCol[p->cfg.iPk].zName : "rowid");
+      vec0SetError(p, "vec0 \"%s\": rowid must be an integer", p->zName);
       return SQLITE_MISMATCH;
     }
     pKey->pRowidKey = pVal;
     pKey->bHasRowid = 1;
     pKey->iRowid = sqlite3_value_int64(pVal);
+  }
+  return SQLITE_OK;
+}
+
+static const char *vec0ValueTypeName(int eType){
+  switch( eType ){
+    case SQLITE_INTEGER: return "INTEGER";
+    case SQLITE_FLOAT:   return "FLOAT";
+    case SQLITE_TEXT:    return "TEXT";
+    case SQLITE_BLOB:    return "BLOB";
+  }
+  return "NULL";
+}
+
+static const char *vec0ColumnTypeName(int eType){
+  switch( eType ){
+    case VEC0_TYPE_TEXT:    return "TEXT";
+    case VEC0_TYPE_INTEGER: return "INTEGER";
+    case VEC0_TYPE_FLOAT:   return "FLOAT";
+    case VEC0_TYPE_BOOLEAN: return "BOOLEAN";
+    case VEC0_TYPE_BLOB:    return "BLOB";
+  }
+  return "ANY";
+}
+
+/* Whether value pVal may be stored in a column of type eType: text in TEXT, an integer in
+** INTEGER, a float (or an integer, stored as a float) in FLOAT, 0 or 1 in BOOLEAN, a blob in
+** BLOB; NULL anywhere. */
+static int vec0TypeFits(int eType, sqlite3_value *pVal){
+  int t = sqlite3_value_type(pVal);
+  if( t==SQLITE_NULL || eType==VEC0_TYPE_ANY ) return 1;
+  switch( eType ){
+    case VEC0_TYPE_TEXT:    return t==SQLITE_TEXT;
+    case VEC0_TYPE_INTEGER: return t==SQLITE_INTEGER;
+    case VEC0_TYPE_FLOAT:   return t==SQLITE_FLOAT || t==SQLITE_INTEGER;
+    case VEC0_TYPE_BOOLEAN:
+      return t==SQLITE_INTEGER && (sqlite3_value_int64(pVal)==0 || sqlite3_value_int64(pVal)==1);
+    case VEC0_TYPE_BLOB:    return t==SQLITE_BLOB;
+  }
+  return 0;
+}
+
+/* Check the metadata and auxiliary values of a row being written against their declared
+** types, with sqlite-vec's messages (NULL is accepted, and an integer in a float column,
+** which sqlite-vec refuses). */
+static int vec0CheckTypes(Vec0Table *p, sqlite3_value **aVal){
+  int i;
+  for(i=0; i<p->cfg.nCol; i++){
+    const Vec0Column *pCol = &p->cfg.aCol[i];
+    sqlite3_value *pVal = aVal[i];
+    if( (pCol->eKind!=VEC0_META && pCol->eKind!=VEC0_AUX) || sqlite3_value_nochange(pVal) ){
+      continue;
+    }
+    if( vec0TypeFits(pCol->eType, pVal) ) continue;
+    if( pCol->eKind==VEC0_AUX ){
+      vec0SetError(p, "Auxiliary column type mismatch: The auxiliary column %s has type %s, "
+                      "but %s was provided.", pCol->zName, vec0ColumnTypeName(pCol->eType),
+                   vec0ValueTypeName(sqlite3_value_type(pVal)));
+      return SQLITE_CONSTRAINT;
+    }
+    if( pCol->eType==VEC0_TYPE_BOOLEAN ){
+      vec0SetError(p, "Expected 0 or 1 for BOOLEAN metadata column %s", pCol->zName);
+    }else{
+      vec0SetError(p, "Expected %s for %s metadata column %s, received %s",
+                   pCol->eType==VEC0_TYPE_TEXT ? "text"
+                   : pCol->eType==VEC0_TYPE_INTEGER ? "integer" : "float",
+                   vec0ColumnTypeName(pCol->eType), pCol->zName,
+                   vec0ValueTypeName(sqlite3_value_type(pVal)));
+    }
+    return SQLITE_ERROR;
   }
   return SQLITE_OK;
 }
@@ -623,10 +703,12 @@ static int vec0UpdateDelete(Vec0Table *p, sqlite3_value *pRowid){
 /* INSERT (argv[0] NULL) or UPDATE (argv[0] the old rowid). */
 static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
                            sqlite3_int64 *pRowid){
-  sqlite3_value **aVal = &argv[2];
-  sqlite3_value *pVec = aVal[p->cfg.iVec];
+  int nOff = vec0ColumnOffset(p);
+  sqlite3_value **aVal = &argv[2+nOff];       /* the user columns' values */
+  sqlite3_value *pVec;
+  sqlite3_value *pNewRowid = argv[1];         /* what the rowid becomes */
   int bInsert = sqlite3_value_type(argv[0])==SQLITE_NULL;
-  int bKeepVector = !bInsert && sqlite3_value_nochange(pVec);
+  int bKeepVector;
   int bOld = 0, bOther = 0;
   sqlite3_int64 iOldRowid = 0, iOldSlot = -1, iOther = 0, iOtherSlot = -1, iSlot = -1;
   float *aVec = 0;
@@ -634,10 +716,20 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
   Vec0Key key;
   int rc = SQLITE_OK;
 
-  if( argc!=2+p->cfg.nCol+2 ){
+  if( argc!=2+nOff+p->cfg.nCol+2 ){
     vec0SetError(p, "vec0 \"%s\": unexpected write of %d values", p->zName, argc);
     rc = SQLITE_ERROR;
     goto cleanup;
+  }
+  pVec = aVal[p->cfg.iVec];
+  bKeepVector = !bInsert && sqlite3_value_nochange(pVec);
+  if( nOff && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
+    /* The "rowid" column: it names the new rowid unless the statement changed the real
+    ** one (through oid or _rowid_). */
+    if( bInsert ? sqlite3_value_type(argv[1])==SQLITE_NULL
+                : sqlite3_value_int64(argv[1])==sqlite3_value_int64(argv[0]) ){
+      pNewRowid = argv[2];
+    }
   }
   if( sqlite3_value_type(aVal[p->cfg.nCol])!=SQLITE_NULL
    || sqlite3_value_type(aVal[p->cfg.nCol+1])!=SQLITE_NULL ){
@@ -655,7 +747,9 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
       goto cleanup;
     }
   }
-  rc = vec0NewKey(p, bInsert ? argv[1] : 0, aVal, &key);
+  rc = vec0CheckTypes(p, aVal);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  rc = vec0NewKey(p, bInsert ? pNewRowid : 0, aVal, &key);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( !bInsert ){
     rc = vec0Lookup(p, argv[0], 1, &bOld, &iOldRowid, &iOldSlot);
@@ -671,13 +765,13 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
       key.iRowid = iOldRowid;
     }
     if( !vec0HasTextPk(p) && p->cfg.iPk<0 ){
-      /* UPDATE ... SET rowid = ?: argv[1] is the new rowid. */
-      if( sqlite3_value_numeric_type(argv[1])!=SQLITE_INTEGER ){
+      /* UPDATE ... SET rowid = ?: pNewRowid is the new rowid. */
+      if( sqlite3_value_numeric_type(pNewRowid)!=SQLITE_INTEGER ){
         vec0SetError(p, "vec0 \"%s\": rowid must be an integer", p->zName);
         rc = SQLITE_MISMATCH;
         goto cleanup;
       }
-      key.iRowid = sqlite3_value_int64(argv[1]);
+      key.iRowid = sqlite3_value_int64(pNewRowid);
     }
   }
   /* 2. Primary key conflicts, resolved as the statement's ON CONFLICT says. */
@@ -685,10 +779,17 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     rc = vec0Lookup(p, key.pId, 0, &bOther, &iOther, &iOtherSlot);
   }else if( key.bHasRowid ){
     /* The integer key as given, or an UPDATE's new rowid. */
-    rc = vec0Lookup(p, key.pRowidKey ? key.pRowidKey : argv[1], 1,
+    rc = vec0Lookup(p, key.pRowidKey ? key.pRowidKey : pNewRowid, 1,
                     &bOther, &iOther, &iOtherSlot);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
+  if( bOld && p->cfg.iPk>=0
+   && (key.pId ? !(bOther && iOther==iOldRowid) : key.iRowid!=iOldRowid) ){
+    /* As sqlite-vec: a row's primary key is its identity (delete and insert instead). */
+    vec0SetError(p, "UPDATEs on vec0 primary key values are not allowed.");
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
   if( bOther && bOld && iOther==iOldRowid ) bOther = 0;    /* the row itself */
   if( bOther ){
     int eConflict = sqlite3_vtab_on_conflict(p->db);

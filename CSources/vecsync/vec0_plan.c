@@ -128,14 +128,15 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->op==SQLITE_INDEX_CONSTRAINT_MATCH && pC->iColumn==p->cfg.iVec ){
+    int iCol = vec0UserColumn(p, pC->iColumn);
+    if( pC->op==SQLITE_INDEX_CONSTRAINT_MATCH && iCol==p->cfg.iVec ){
       if( pC->usable ) iMatch = i; else bMatchUnusable = 1;
-    }else if( pC->iColumn==iColK && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+    }else if( iCol==iColK && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
       if( pC->usable ) iK = i; else bKUnusable = 1;
     }else if( pC->op==SQLITE_INDEX_CONSTRAINT_LIMIT && pC->usable ){
       iLimit = i;
     }else if( pC->usable && pC->op==SQLITE_INDEX_CONSTRAINT_EQ
-           && (pC->iColumn==-1 || pC->iColumn==p->cfg.iPk) ){
+           && (iCol==VEC0_COL_ROWID || iCol==p->cfg.iPk) ){
       iPoint = i;
     }
   }
@@ -147,13 +148,13 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     const char *zRefuse = 0;
     if( iK>=0 && iLimit>=0 ){
       zRefuse = "a KNN query takes \"k = ?\" or LIMIT, not both";
-    }else if( pInfo->nOrderBy>=1 && pInfo->aOrderBy[0].iColumn==iColDistance
+    }else if( pInfo->nOrderBy>=1 && vec0UserColumn(p, pInfo->aOrderBy[0].iColumn)==iColDistance
            && pInfo->aOrderBy[0].desc ){
       zRefuse = "a KNN query is ordered by distance ascending only";
     }
     for(i=0; zRefuse==0 && i<pInfo->nConstraint; i++){
       const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-      int iCol = pC->iColumn;
+      int iCol = vec0UserColumn(p, pC->iColumn);
       if( !pC->usable || iCol<0 || iCol>=p->cfg.nCol || i==iMatch ) continue;
       if( p->cfg.aCol[iCol].eKind==VEC0_AUX ){
         zRefuse = sqlite3_mprintf("auxiliary column \"%s\" cannot be filtered in a KNN "
@@ -204,7 +205,7 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       /* Bounds on distance, for paging: applied inside the search. */
       const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
       char eOp = vec0FilterOp(pC->op);
-      if( !pC->usable || pC->iColumn!=iColDistance ) continue;
+      if( !pC->usable || vec0UserColumn(p, pC->iColumn)!=iColDistance ) continue;
       if( eOp!=VEC0_OP_GT && eOp!=VEC0_OP_GE && eOp!=VEC0_OP_LT && eOp!=VEC0_OP_LE ) continue;
       pInfo->aConstraintUsage[i].argvIndex = ++nArg;
       pInfo->aConstraintUsage[i].omit = 1;
@@ -212,9 +213,10 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     }
     for(i=0; i<pInfo->nConstraint; i++){
       const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+      int iCol = vec0UserColumn(p, pC->iColumn);
       char eOp;
       if( !pC->usable || i==iMatch || i==iK || i==iLimit ) continue;
-      if( !vec0Filterable(p, pC->iColumn) ) continue;
+      if( !vec0Filterable(p, iCol) ) continue;
       eOp = vec0FilterOp(pC->op);
       if( eOp==0 ) continue;
       if( eOp==VEC0_OP_EQ && vec0HasVtabIn() && sqlite3_vtab_in(pInfo, i, -1) ){
@@ -223,7 +225,7 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       }
       pInfo->aConstraintUsage[i].argvIndex = ++nArg;
       pInfo->aConstraintUsage[i].omit = 1;
-      vec0PlanAppend(pStr, VEC0_ARG_FILTER, eOp, pC->iColumn<0 ? VEC0_COL_ROWID : pC->iColumn);
+      vec0PlanAppend(pStr, VEC0_ARG_FILTER, eOp, iCol);
     }
     zIdx = sqlite3_str_finish(pStr);
     if( zIdx==0 ) return SQLITE_NOMEM;
@@ -232,7 +234,7 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     pInfo->needToFreeIdxStr = 1;
     pInfo->estimatedCost = 10.0;
     pInfo->estimatedRows = 10;
-    if( pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==iColDistance
+    if( pInfo->nOrderBy==1 && vec0UserColumn(p, pInfo->aOrderBy[0].iColumn)==iColDistance
      && !pInfo->aOrderBy[0].desc ){
       pInfo->orderByConsumed = 1;
     }
@@ -240,9 +242,9 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   }
 
   if( iPoint>=0 ){
-    int iCol = pInfo->aConstraint[iPoint].iColumn;
+    int iCol = vec0UserColumn(p, pInfo->aConstraint[iPoint].iColumn);
     pStr = sqlite3_str_new(0);
-    vec0PlanAppend(pStr, VEC0_ARG_POINT, VEC0_OP_EQ, iCol<0 ? VEC0_COL_ROWID : iCol);
+    vec0PlanAppend(pStr, VEC0_ARG_POINT, VEC0_OP_EQ, iCol);
     zIdx = sqlite3_str_finish(pStr);
     if( zIdx==0 ) return SQLITE_NOMEM;
     pInfo->aConstraintUsage[iPoint].argvIndex = 1;
@@ -259,10 +261,20 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   pInfo->idxNum = VEC0_PLAN_SCAN;
   pInfo->estimatedCost = 1e6;
   pInfo->estimatedRows = 100000;
-  if( pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==-1 && !pInfo->aOrderBy[0].desc ){
+  if( pInfo->nOrderBy==1 && vec0UserColumn(p, pInfo->aOrderBy[0].iColumn)==VEC0_COL_ROWID && !pInfo->aOrderBy[0].desc ){
     pInfo->orderByConsumed = 1;
   }
   return SQLITE_OK;
+}
+
+int vec0ColumnOffset(const Vec0Table *p){
+  return p->cfg.iPk<0 ? 1 : 0;
+}
+
+int vec0UserColumn(const Vec0Table *p, int iSqlCol){
+  int nOff = vec0ColumnOffset(p);
+  if( iSqlCol<0 || (nOff && iSqlCol==0) ) return VEC0_COL_ROWID;
+  return iSqlCol - nOff;
 }
 
 char *vec0StoredColumn(Vec0Table *p, int iCol){

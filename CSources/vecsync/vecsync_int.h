@@ -506,6 +506,13 @@ int vec0FilterMask(Vec0Table *p, const Vec0PlanArg *aArg, int nArg, sqlite3_valu
                    unsigned char **paMask);
 /* The stored column of T_rows that user column iCol (or VEC0_COL_ROWID) reads. */
 char *vec0StoredColumn(Vec0Table *p, int iCol);
+/* A table without a primary key shows its rowid as a first column, "rowid", as sqlite-vec
+** does (so "insert into t values (1, ?)" and "select *" work alike). vec0ColumnOffset is 1
+** then, else 0; vec0UserColumn maps a column SQLite names (as xBestIndex and xColumn see
+** it) to a user column, or VEC0_COL_ROWID for either rowid, or nCol and nCol+1 for the
+** hidden distance and k. */
+int vec0ColumnOffset(const Vec0Table *p);
+int vec0UserColumn(const Vec0Table *p, int iSqlCol);
 int vec0HasTextPk(Vec0Table *p);
 
 /* ---- registration ---------------------------------------------------------------------- */
