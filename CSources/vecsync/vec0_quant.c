@@ -53,8 +53,10 @@ static void vec0QuantInt8(const float *a, int n, signed char *pCode, float *pSca
   }
   rInv = 127.0f/rMax;
   for(i=0; i<n; i++){
-    long v = lrintf(a[i]*rInv);
-    /* Never -128: the scorer negates codes. */
+    /* Rounded half away from zero, in a form the compiler vectorises (lrintf is a call
+    ** per element); |a[i]*rInv| <= 127, so never -128, which the scorer cannot negate. */
+    float x = a[i]*rInv;
+    int v = (int)(x + (x>=0.0f ? 0.5f : -0.5f));
     pCode[i] = (signed char)(v>127 ? 127 : v<-127 ? -127 : v);
   }
   *pScale = rMax/127.0f;
