@@ -352,10 +352,11 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
     p->nCol++;
     goto check_end;
   }
-  /* sqlite-vec's "<name> text|integer partition key": kept as a metadata column, so a
-  ** KNN query's "user_id = ?" marks that partition's slots before the scan, which then
-  ** scores only them (one by one when the partition is small). */
+  /* sqlite-vec's "<name> text|integer partition key": a metadata column with an index in
+  ** T_rows, so a KNN query's "user_id = ?" finds that partition's slots without reading the
+  ** other rows, and the scan then scores only them (one by one when they are few). */
   if( vec0Is(zWord, "partition") && !bAux ){
+    p->aCol[p->nCol].bPartition = 1;
     sqlite3_free(zWord);
     zWord = vec0Word(&s);
     if( !vec0Is(zWord, "key")

@@ -316,6 +316,14 @@ int vec0ShadowCreate(Vec0Table *p){
     }
   }
   sqlite3_str_appendall(pStr, ");");
+  for(i=0; i<p->cfg.nCol; i++){
+    /* A partition key's index. Its name carries the table's uid: an index keeps its name
+    ** through ALTER TABLE ... RENAME (which cannot drop one), and a new table of the old
+    ** name must not find it taken. */
+    if( !p->cfg.aCol[i].bPartition ) continue;
+    sqlite3_str_appendf(pStr, "CREATE INDEX \"%w\".\"%w_rows_p%d_%llx\" ON \"%w_rows\"(c%d);",
+                        p->zSchema, p->zName, i, iUid, p->zName, i);
+  }
   zSql = sqlite3_str_finish(pStr);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(p->db, zSql, 0, 0, 0);

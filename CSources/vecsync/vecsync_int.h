@@ -164,6 +164,7 @@ struct Vec0Column {
   char *zName;          /* Column name as declared (unquoted) */
   int eKind;            /* VEC0_PK, VEC0_VECTOR, VEC0_META or VEC0_AUX */
   int eType;            /* VEC0_TYPE_* of PK, META and AUX columns */
+  int bPartition;       /* "partition key": T_rows has an index on it */
 };
 
 typedef struct Vec0Config Vec0Config;

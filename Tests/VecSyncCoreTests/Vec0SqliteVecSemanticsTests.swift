@@ -87,6 +87,20 @@ struct Vec0SqliteVecSemanticsTests {
                     select count(*) from r where rowid = 1;
                     """,
                 rows: ["9|90|[1.000000,0.000000]", "0"]),
+        SQLCase("a partition key is indexed, so its rows are found without reading the others",
+                """
+                create virtual table p using vec0(user_id integer partition key, e float[2]);
+                insert into p(rowid, user_id, e) values (1, 1, '[1, 0]'), (2, 2, '[1, 0]'), (3, 1, '[0, 1]');
+                select count(*) from sqlite_schema where type = 'index' and tbl_name = 'p_rows';
+                select rowid from p where e match '[1, 0]' and k = 2 and user_id = 1;
+                alter table p rename to q;
+                create virtual table p using vec0(user_id integer partition key, e float[2]);
+                insert into p(rowid, user_id, e) values (7, 2, '[1, 0]');
+                select rowid from q where e match '[1, 0]' and k = 5 and user_id = 2;
+                select rowid from p where e match '[1, 0]' and k = 5 and user_id = 2;
+                select count(*) from sqlite_schema where type = 'index' and tbl_name in ('p_rows', 'q_rows');
+                """,
+                rows: ["1", "1", "3", "2", "7", "2"]),
     ]
 
     @Test(arguments: SQLPath.allCases, cases)
