@@ -99,6 +99,16 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
     case VEC0_STMT_FREE_ADD:
       sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_free\"(slot) VALUES(?1)", zS, zT);
       break;
+    case VEC0_STMT_FREE_COUNT:
+      sqlite3_str_appendf(pStr, "SELECT count(*) FROM \"%w\".\"%w_free\" WHERE slot>=?1 AND slot<?2",
+                          zS, zT);
+      break;
+    case VEC0_STMT_FREE_TRIM:
+      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_free\" WHERE slot>=?1", zS, zT);
+      break;
+    case VEC0_STMT_BLOB_DEL:
+      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_vectors\" WHERE chunk_id=?1", zS, zT);
+      break;
     case VEC0_STMT_BLOB_NEW:
       sqlite3_str_appendf(pStr,
           "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
@@ -541,23 +551,37 @@ int vec0LogFrom(Vec0Table *p, sqlite3_int64 *piFrom){
   return rc;
 }
 
+static int vec0LogAdd(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid);
+
+/* Mark this transaction's generation "reload" in T_changes (its rows replaced by one with
+** slot -1): readers that reach it load their copy whole instead of replaying. */
+static int vec0LogReload(Vec0Table *p){
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  if( !p->bChangeLog || !p->bGenerationBumped || p->nLogged<0 ) return SQLITE_OK;
+  rc = vec0Stmt(p, VEC0_STMT_LOG_MARK, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, p->iWriteGen);
+  sqlite3_step(pStmt);
+  rc = sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK ) rc = vec0LogAdd(p, -1, 0, 0);
+  p->nLogged = -1;
+  return rc;
+}
+
 /* Record in T_changes that slot iSlot now holds row iRowid (bLive) or nothing. */
 static int vec0LogSlot(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid){
-  sqlite3_stmt *pStmt = 0;
-  int rc = SQLITE_OK;
   if( !p->bChangeLog || !p->bGenerationBumped || p->nLogged<0 ) return SQLITE_OK;
   if( p->nLogged>=VEC0_LOG_MAX_ROWS ){
     /* Too many to replay: readers of this generation load their copy whole. */
-    rc = vec0Stmt(p, VEC0_STMT_LOG_MARK, &pStmt);
-    if( rc!=SQLITE_OK ) return rc;
-    sqlite3_bind_int64(pStmt, 1, p->iWriteGen);
-    sqlite3_step(pStmt);
-    rc = sqlite3_reset(pStmt);
-    iSlot = -1;
-    bLive = 0;
-    p->nLogged = -1;
+    return vec0LogReload(p);
   }
-  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_LOG_ADD, &pStmt);
+  return vec0LogAdd(p, iSlot, bLive, iRowid);
+}
+
+static int vec0LogAdd(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid){
+  sqlite3_stmt *pStmt = 0;
+  int rc = vec0Stmt(p, VEC0_STMT_LOG_ADD, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pStmt, 1, p->iWriteGen);
   sqlite3_bind_int64(pStmt, 2, iSlot);
@@ -691,6 +715,54 @@ cleanup:
 
 static int vec0BlobOpen(Vec0Table*, sqlite3_int64, int, sqlite3_blob**);
 
+/* How many slots of [iFrom, iTo) are free. */
+static int vec0FreeCount(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
+                         sqlite3_int64 *pnFree){
+  sqlite3_stmt *pStmt = 0;
+  int rc = vec0Stmt(p, VEC0_STMT_FREE_COUNT, &pStmt);
+  *pnFree = 0;
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, iFrom);
+  sqlite3_bind_int64(pStmt, 2, iTo);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) *pnFree = sqlite3_column_int64(pStmt, 0);
+  return sqlite3_reset(pStmt);
+}
+
+/* Give back the storage of trailing blobs whose every slot is free (deleting the newest
+** rows, or all of them, then lets VACUUM shrink the file): their T_vectors rows and free
+** slots are deleted and next_slot comes down. The copy is rebuilt, and the change log tells
+** the other connections to reload, since slots went away. */
+static int vec0StorageTrim(Vec0Table *p){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 nSlot = 0, nNew, nFree = 0;
+  int rc = vec0NextSlot(p, &nSlot);
+  if( rc!=SQLITE_OK || nSlot==0 ) return rc;
+  rc = vec0FreeCount(p, nSlot-1, nSlot, &nFree);
+  if( rc!=SQLITE_OK || nFree==0 ) return rc;        /* the last slot is in use */
+  nNew = nSlot;
+  while( rc==SQLITE_OK && nNew>0 ){
+    sqlite3_int64 iStart = ((nNew-1)/p->nPerBlob)*p->nPerBlob;
+    rc = vec0FreeCount(p, iStart, nNew, &nFree);
+    if( rc!=SQLITE_OK || nFree!=nNew-iStart ) break;
+    rc = vec0Stmt(p, VEC0_STMT_BLOB_DEL, &pStmt);
+    if( rc!=SQLITE_OK ) break;
+    sqlite3_bind_int64(pStmt, 1, iStart/p->nPerBlob);
+    sqlite3_step(pStmt);
+    rc = sqlite3_reset(pStmt);
+    nNew = iStart;
+  }
+  if( rc!=SQLITE_OK || nNew==nSlot ) return rc;
+  rc = vec0Stmt(p, VEC0_STMT_FREE_TRIM, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, nNew);
+  sqlite3_step(pStmt);
+  rc = sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "next_slot", nNew);
+  if( rc==SQLITE_OK ) rc = vec0LogReload(p);
+  vec0CacheDrop(p);
+  return rc;
+}
+
 /* Return a slot to the free list, its stored vector overwritten with zeros: a deleted
 ** embedding does not stay readable in the file. */
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
@@ -717,6 +789,7 @@ int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   sqlite3_blob_close(pBlob);
   sqlite3_free(pZero);
   if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 0, 0, 0);
+  if( rc==SQLITE_OK ) rc = vec0StorageTrim(p);
   return rc;
 }
 

@@ -246,6 +246,9 @@ enum {
   VEC0_STMT_FREE_FIRST,       /* SELECT slot FROM T_free ORDER BY slot LIMIT 1 */
   VEC0_STMT_FREE_DEL,         /* DELETE FROM T_free WHERE slot=?1 */
   VEC0_STMT_FREE_ADD,         /* INSERT INTO T_free(slot) VALUES(?1) */
+  VEC0_STMT_FREE_COUNT,       /* SELECT count(*) FROM T_free WHERE slot>=?1 AND slot<?2 */
+  VEC0_STMT_FREE_TRIM,        /* DELETE FROM T_free WHERE slot>=?1 */
+  VEC0_STMT_BLOB_DEL,         /* DELETE FROM T_vectors WHERE chunk_id=?1 */
   VEC0_STMT_BLOB_NEW,         /* INSERT INTO T_vectors(chunk_id, vectors) VALUES(?1, zeroblob(?2)) */
   VEC0_STMT_BLOB_IDS,         /* SELECT chunk_id FROM T_vectors ORDER BY chunk_id */
   VEC0_STMT_BLOB_COUNT,       /* SELECT count(*), min(chunk_id), max(chunk_id) FROM T_vectors */

@@ -100,6 +100,47 @@ struct Vec0SharedStoreTests {
         #expect(!after.contains(9999), "a deleted row is gone from the next search: \(after)")
     }
 
+    @Test("Deleting the newest rows gives their storage back; readers reload and VACUUM shrinks the file")
+    func trailingDeletesReleaseStorage() throws {
+        // 500 rows of 8 dimensions, chunk_size 64: blobs of 64 slots, slots 0..499.
+        let fixture = try Fixture(rows: 500, seed: 0x5eed_0113)
+        defer { fixture.remove() }
+        let reader = try fixture.connection(), writer = try fixture.connection()
+        _ = try reader.read { db in try Self.nearest(db) }
+        func storage(_ db: Database) throws -> [Int] {
+            [try Int.fetchOne(db, sql: "SELECT value FROM v_info WHERE key = 'next_slot'") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM v_vectors") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM v_free") ?? -1]
+        }
+        try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid > 100") }
+        // Slots 0..99 stay in use: blob 1 (slots 64..127) stays, with 28 free slots.
+        #expect(try writer.read(storage) == [128, 2, 28])
+        let exact = try writer.read { db in
+            try Int64.fetchAll(db, sql: """
+                SELECT rowid FROM v ORDER BY vec_distance_l2(embedding, ?), rowid LIMIT 3
+                """, arguments: [Self.query])
+        }
+        #expect(try reader.read { db in try Self.nearest(db) } == exact)
+        func pages() throws -> Int {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                return try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            }
+        }
+        let pagesBefore = try pages()
+        try writer.write { db in try db.execute(sql: "DELETE FROM v") }
+        #expect(try writer.read(storage) == [0, 0, 0])
+        #expect(try reader.read { db in try Self.nearest(db) } == [])
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+        let pagesAfter = try pages()
+        // The blobs held 500 x 8 floats (16,000 bytes, 4 pages and more); T_rows went too.
+        #expect(pagesAfter + 4 <= pagesBefore, "pages \(pagesBefore) -> \(pagesAfter)")
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (1, ?)", arguments: [Self.query])
+        }
+        #expect(try reader.read { db in try Self.nearest(db) } == [1])
+    }
+
     @Test("A reader inside a transaction keeps its snapshot while another connection commits")
     func readerKeepsItsSnapshot() throws {
         let fixture = try Fixture(rows: 300, seed: 0x5eed_0112)
