@@ -54,10 +54,13 @@ static void vec0QuantInt8(const float *a, int n, signed char *pCode, float *pSca
   rInv = 127.0f/rMax;
   for(i=0; i<n; i++){
     /* Rounded half away from zero, in a form the compiler vectorises (lrintf is a call
-    ** per element); |a[i]*rInv| <= 127, so never -128, which the scorer cannot negate. */
+    ** per element). Clamped to [-127, 127] first: never -128, which the scorer cannot
+    ** negate, and a NaN or infinity read from a damaged file converts to a code too
+    ** (converting them to int would be undefined). */
     float x = a[i]*rInv;
-    int v = (int)(x + (x>=0.0f ? 0.5f : -0.5f));
-    pCode[i] = (signed char)(v>127 ? 127 : v<-127 ? -127 : v);
+    if( !(x>=-127.0f) ) x = -127.0f;
+    if( !(x<=127.0f) ) x = 127.0f;
+    pCode[i] = (signed char)(int)(x + (x>=0.0f ? 0.5f : -0.5f));
   }
   *pScale = rMax/127.0f;
 }

@@ -347,20 +347,25 @@ int vec0ShadowCreate(Vec0Table *p){
   return rc;
 }
 
-/* Drop the shadow tables: ours, and those sqlite-vec makes when the table is one of its
-** files (DROP TABLE removes the whole table whichever extension wrote it). */
-int vec0ShadowDrop(Vec0Table *p){
+static int vec0ShadowExists(Vec0Table*, const char*, int*);
+
+/* The WHERE clause matching, in sqlite_schema, the shadow tables of table ?1 that this
+** extension makes (info, vectors, free, rows, changes) and those sqlite-vec makes. */
+#define VEC0_SHADOW_OURS \
+  "substr(name, length(?1)+2) IN ('info','vectors','free','rows','changes')"
+#define VEC0_SHADOW_THEIRS \
+  "(substr(name, length(?1)+2) IN ('chunks','rowids','auxiliary')" \
+  " OR substr(name, length(?1)+2) GLOB 'vector_chunks[0-9][0-9]'" \
+  " OR substr(name, length(?1)+2) GLOB 'metadatachunks[0-9][0-9]'" \
+  " OR substr(name, length(?1)+2) GLOB 'metadatatext[0-9][0-9]')"
+
+/* Drop the shadow tables matching zWhich (VEC0_SHADOW_*). */
+static int vec0ShadowDropWhere(Vec0Table *p, const char *zWhich){
   sqlite3_stmt *pStmt = 0;
   sqlite3_str *pDrop = sqlite3_str_new(p->db);
   char *zSql = sqlite3_mprintf(
       "SELECT name FROM \"%w\".sqlite_schema WHERE type='table'"
-      " AND substr(name, 1, length(?1)+1)=?1||'_' AND ("
-      "   substr(name, length(?1)+2) IN ('info','vectors','free','rows','changes',"
-      "                                  'chunks','rowids','auxiliary')"
-      "   OR substr(name, length(?1)+2) GLOB 'vector_chunks[0-9][0-9]'"
-      "   OR substr(name, length(?1)+2) GLOB 'metadatachunks[0-9][0-9]'"
-      "   OR substr(name, length(?1)+2) GLOB 'metadatatext[0-9][0-9]')",
-      p->zSchema);
+      " AND substr(name, 1, length(?1)+1)=?1||'_' AND (%s)", p->zSchema, zWhich);
   int rc = zSql ? SQLITE_OK : SQLITE_NOMEM;
   if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -378,6 +383,30 @@ int vec0ShadowDrop(Vec0Table *p){
   if( rc==SQLITE_OK && zSql[0] ) rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
   sqlite3_free(zSql);
   return rc;
+}
+
+/* Drop the shadow tables: ours, and those sqlite-vec makes when the table is one of its
+** files (DROP TABLE removes the whole table whichever extension wrote it). */
+int vec0ShadowDrop(Vec0Table *p){
+  return vec0ShadowDropWhere(p, VEC0_SHADOW_OURS " OR " VEC0_SHADOW_THEIRS);
+}
+
+int vec0ShadowDropForeign(Vec0Table *p){
+  return vec0ShadowDropWhere(p, VEC0_SHADOW_THEIRS);
+}
+
+int vec0ShadowPresent(Vec0Table *p, int *pbOurs, int *pbTheirs){
+  int rc = vec0ShadowExists(p, "rows", pbOurs);
+  if( rc==SQLITE_OK ) rc = vec0ShadowExists(p, "rowids", pbTheirs);
+  return rc;
+}
+
+void vec0StorageForget(Vec0Table *p){
+  vec0CacheClear(p);
+  vec0StmtsFinalize(p);
+  p->bStorageChecked = 0;
+  p->iUid = 0;
+  p->bChangeLog = 0;
 }
 
 /* Whether table T_zSuffix exists in the table's schema. */
@@ -425,8 +454,8 @@ int vec0StorageCheck(Vec0Table *p){
     if( rc==SQLITE_OK ){
       if( bForeign ){
         vec0SetError(p, "vec0 \"%s\" was written by sqlite-vec, whose storage this "
-                        "extension does not read; rebuild the table from its source rows",
-                     p->zName);
+                        "extension does not read; migrate it in place with "
+                        "select vecsync_migrate_sqlite_vec('%s')", p->zName, p->zName);
       }else{
         vec0SetError(p, "vec0 \"%s\": storage is damaged: table %s_rows is missing",
                      p->zName, p->zName);

@@ -15,6 +15,7 @@
 **   vec0_cache.c       the in-memory copy: snapshots shared by the process, the budget
 **   vec0.c             the vec0 module: create/connect, cursors, writes, transactions
 **   vec0_batch.c       vecsync_knn_batch(): many queries in one pass
+**   vec0_migrate.c     vecsync_migrate_sqlite_vec(): a table sqlite-vec wrote, made ours
 **   vector_index.c     libSQL's libsql_vector_idx() and vector_top_k()
 **   vecsync_main.c     the entry point: registers everything, vecsync_debug()
 **
@@ -327,6 +328,11 @@ void vec0SetError(Vec0Table *p, const char *zFmt, ...);
 
 int vec0ShadowCreate(Vec0Table *p);
 int vec0ShadowDrop(Vec0Table *p);
+/* sqlite-vec's storage (vec0_migrate.c): drop only its shadow tables; whether T_rows (ours)
+** and T_rowids (sqlite-vec's) exist; forget a storage check after the storage changed. */
+int vec0ShadowDropForeign(Vec0Table *p);
+int vec0ShadowPresent(Vec0Table *p, int *pbOurs, int *pbTheirs);
+void vec0StorageForget(Vec0Table *p);
 /* Read T_info once and check it matches the declaration; recognise foreign layouts. */
 int vec0StorageCheck(Vec0Table *p);
 /* After an operation failed with rc: SQLITE_CORRUPT_VTAB (and the reason) when the
@@ -527,6 +533,7 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr);
 int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
+int vsRegisterVec0Migrate(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 void vsRegistryRelease(void *pReg);
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -92,6 +92,7 @@ int sqlite3_vecsync_init(
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Module(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Batch(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVectorIndex(db, pReg, &zErr);
+  if( rc==SQLITE_OK ) rc = vsRegisterVec0Migrate(db, pReg, &zErr);
   vsRegistryRelease(pReg);                    /* the modules hold it now */
   if( rc!=SQLITE_OK ){
     if( pzErrMsg ){

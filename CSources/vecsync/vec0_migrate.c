@@ -1,0 +1,419 @@
+/*
+** vec0_migrate.c: vecsync_migrate_sqlite_vec(table), a vec0 table written by sqlite-vec
+** turned into one this extension reads, in place, every row kept.
+**
+** Usage:
+**
+**   select vecsync_migrate_sqlite_vec('vec_items');     -- 'vec_items: 20,000 rows migrated'
+**
+** Both extensions declare vec0 tables with the same statement, so the table's declaration
+** stays as it is; only its shadow tables change. sqlite-vec 0.1.x keeps (for a table T):
+**   T_rowids             rowid, id (a text primary key, else NULL), chunk_id, chunk_offset
+**   T_chunks             chunk_id, size, validity, rowids, and partition key values
+**                        (partitionNN) when the table has partition keys
+**   T_vector_chunksNN    rowid = chunk_id; vectors: chunk_size float32 vectors end to end
+**   T_metadatachunksNN   rowid = chunk_id; data: per slot, by the NNth metadata column's type:
+**                        boolean one bit (least significant first), integer an int64, float
+**                        a double, text 16 bytes (int32 length, then the first 12 bytes)
+**   T_metadatatextNN     rowid = the row's rowid: texts longer than 12 bytes, whole
+**   T_auxiliary          rowid, valueNN for the NNth auxiliary column
+**   T_info               sqlite-vec's version
+** (all little-endian). The migration, inside one savepoint: drops sqlite-vec's T_info
+** (its version only), creates this extension's shadow tables, inserts every row of T_rowids through the
+** table itself (so every value is checked as an INSERT checks it), then drops sqlite-vec's
+** tables. Any failure rolls all of it back, and the table is as it was.
+**
+** Each number read from sqlite-vec's tables (chunk ids, offsets, lengths) is checked
+** against the blob it points into: a damaged file is an error naming what is damaged.
+*/
+#include "vecsync_int.h"
+SQLITE_EXTENSION_INIT3
+
+#include <stdarg.h>
+#include <string.h>
+
+/* A blob handle kept open on one sqlite-vec table and moved from row to row. */
+typedef struct MigrateBlob MigrateBlob;
+struct MigrateBlob {
+  char *zTable;             /* sqlite-vec table it reads */
+  const char *zColumn;      /* its blob column */
+  sqlite3_blob *pBlob;      /* open on row iRow, or NULL */
+  sqlite3_int64 iRow;
+};
+
+typedef struct Migrate Migrate;
+struct Migrate {
+  Vec0Table *p;
+  sqlite3 *db;
+  int nMeta;                /* metadata columns (sqlite-vec numbers them 00, 01, ...) */
+  int nAux;                 /* auxiliary columns */
+  int nPart;                /* partition key columns */
+  int aSource[VEC0_MAX_COLUMNS];  /* user column i: its NN among its kind */
+  MigrateBlob vec;          /* T_vector_chunks00 */
+  MigrateBlob aMeta[VEC0_MAX_COLUMNS];
+  char *zErr;               /* what went wrong, sqlite3_malloc'ed */
+};
+
+static int migrateError(Migrate *m, int rc, const char *zFmt, ...){
+  va_list ap;
+  if( m->zErr==0 ){
+    va_start(ap, zFmt);
+    m->zErr = sqlite3_vmprintf(zFmt, ap);
+    va_end(ap);
+  }
+  return rc;
+}
+
+/* Read nByte bytes at iOffset of row iRow of b into pOut, checking they are there. */
+static int migrateRead(Migrate *m, MigrateBlob *b, sqlite3_int64 iRow, sqlite3_int64 iOffset,
+                       int nByte, void *pOut){
+  int rc = SQLITE_OK;
+  if( b->pBlob && b->iRow!=iRow ){
+    rc = sqlite3_blob_reopen(b->pBlob, iRow);
+    if( rc!=SQLITE_OK ){
+      sqlite3_blob_close(b->pBlob);
+      b->pBlob = 0;
+    }
+  }
+  if( b->pBlob==0 ){
+    rc = sqlite3_blob_open(m->db, m->p->zSchema, b->zTable, b->zColumn, iRow, 0, &b->pBlob);
+  }
+  if( rc!=SQLITE_OK ){
+    return migrateError(m, SQLITE_CORRUPT_VTAB, "%s has no row %lld", b->zTable, iRow);
+  }
+  b->iRow = iRow;
+  if( iOffset<0 || iOffset+nByte>sqlite3_blob_bytes(b->pBlob) ){
+    return migrateError(m, SQLITE_CORRUPT_VTAB, "%s row %lld is %d bytes, offset %lld is "
+                        "past its end", b->zTable, iRow, sqlite3_blob_bytes(b->pBlob), iOffset);
+  }
+  return sqlite3_blob_read(b->pBlob, pOut, nByte, (int)iOffset);
+}
+
+static sqlite3_int64 migrateI64(const unsigned char *a){
+  sqlite3_uint64 u = 0;
+  int i;
+  for(i=7; i>=0; i--) u = (u<<8) | a[i];
+  return (sqlite3_int64)u;
+}
+
+/* Bind metadata column iCol of the row in (iChunk, iOffset) to parameter iParam. */
+static int migrateMeta(Migrate *m, sqlite3_stmt *pIns, int iParam, int iCol,
+                       sqlite3_int64 iRowid, sqlite3_int64 iChunk, sqlite3_int64 iOffset){
+  const Vec0Column *pCol = &m->p->cfg.aCol[iCol];
+  MigrateBlob *b = &m->aMeta[iCol];
+  unsigned char a[16];
+  int rc;
+  switch( pCol->eType ){
+    case VEC0_TYPE_BOOLEAN:
+      rc = migrateRead(m, b, iChunk, iOffset/8, 1, a);
+      if( rc==SQLITE_OK ) sqlite3_bind_int(pIns, iParam, (a[0]>>(iOffset%8)) & 1);
+      return rc;
+    case VEC0_TYPE_INTEGER:
+      rc = migrateRead(m, b, iChunk, iOffset*8, 8, a);
+      if( rc==SQLITE_OK ) sqlite3_bind_int64(pIns, iParam, migrateI64(a));
+      return rc;
+    case VEC0_TYPE_FLOAT: {
+      sqlite3_int64 x;
+      double r;
+      rc = migrateRead(m, b, iChunk, iOffset*8, 8, a);
+      x = migrateI64(a);
+      memcpy(&r, &x, 8);
+      if( rc==SQLITE_OK ) sqlite3_bind_double(pIns, iParam, r);
+      return rc;
+    }
+    case VEC0_TYPE_TEXT: {
+      int n;
+      rc = migrateRead(m, b, iChunk, iOffset*16, 16, a);
+      if( rc!=SQLITE_OK ) return rc;
+      n = (int)((unsigned)a[0] | ((unsigned)a[1]<<8) | ((unsigned)a[2]<<16) | ((unsigned)a[3]<<24));
+      if( n<0 ){
+        return migrateError(m, SQLITE_CORRUPT_VTAB, "%s row %lld: text length %d",
+                            b->zTable, iChunk, n);
+      }
+      if( n<=12 ) return sqlite3_bind_text(pIns, iParam, (const char*)a+4, n, SQLITE_TRANSIENT);
+      {
+        /* Longer texts live whole in T_metadatatextNN, by the row's rowid. */
+        sqlite3_stmt *pStmt = 0;
+        char *zSql = sqlite3_mprintf("SELECT data FROM \"%w\".\"%w_metadatatext%02d\" "
+                                     "WHERE rowid=?1", m->p->zSchema, m->p->zName,
+                                     m->aSource[iCol]);
+        if( zSql==0 ) return SQLITE_NOMEM;
+        rc = sqlite3_prepare_v2(m->db, zSql, -1, &pStmt, 0);
+        sqlite3_free(zSql);
+        if( rc!=SQLITE_OK ) return migrateError(m, rc, "%s", sqlite3_errmsg(m->db));
+        sqlite3_bind_int64(pStmt, 1, iRowid);
+        if( sqlite3_step(pStmt)==SQLITE_ROW && sqlite3_column_type(pStmt, 0)==SQLITE_TEXT ){
+          rc = sqlite3_bind_value(pIns, iParam, sqlite3_column_value(pStmt, 0));
+        }else{
+          rc = migrateError(m, SQLITE_CORRUPT_VTAB, "%s_metadatatext%02d has no text for "
+                            "row %lld", m->p->zName, m->aSource[iCol], iRowid);
+        }
+        sqlite3_finalize(pStmt);
+        return rc;
+      }
+    }
+  }
+  return migrateError(m, SQLITE_ERROR, "column \"%s\": no sqlite-vec layout for its type",
+                      pCol->zName);
+}
+
+/* The INSERT that writes one migrated row: rowid, [id,] then every user column but the
+** key, in order. */
+static char *migrateInsertSql(Migrate *m){
+  Vec0Table *p = m->p;
+  sqlite3_str *pStr = sqlite3_str_new(m->db);
+  int i, n = 1;
+  sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w\"(%s", p->zSchema, p->zName,
+                      p->cfg.iPk<0 ? "rowid" : vec0HasTextPk(p) ? "rowid" : "");
+  if( p->cfg.iPk>=0 ){
+    sqlite3_str_appendf(pStr, "%s\"%w\"", vec0HasTextPk(p) ? ", " : "",
+                        p->cfg.aCol[p->cfg.iPk].zName);
+  }
+  for(i=0; i<p->cfg.nCol; i++){
+    if( i==p->cfg.iPk ) continue;
+    sqlite3_str_appendf(pStr, ", \"%w\"", p->cfg.aCol[i].zName);
+  }
+  sqlite3_str_appendall(pStr, ") VALUES (?1");
+  if( vec0HasTextPk(p) ) sqlite3_str_appendf(pStr, ", ?%d", ++n);
+  for(i=0; i<p->cfg.nCol; i++){
+    if( i!=p->cfg.iPk ) sqlite3_str_appendf(pStr, ", ?%d", ++n);
+  }
+  sqlite3_str_appendall(pStr, ")");
+  return sqlite3_str_finish(pStr);
+}
+
+/* Copy every row of sqlite-vec's tables into the table (whose shadow tables are ours now). */
+static int migrateRows(Migrate *m, sqlite3_int64 *pnRow){
+  Vec0Table *p = m->p;
+  sqlite3_stmt *pRows = 0, *pIns = 0, *pAux = 0, *pPart = 0;
+  int nDim = p->cfg.nDim, rc;
+  float *a = sqlite3_malloc64(sizeof(float)*(size_t)nDim);
+  unsigned char *aRaw = sqlite3_malloc64(sizeof(float)*(size_t)nDim);
+  char *zSql = migrateInsertSql(m);
+  rc = (a && aRaw && zSql) ? SQLITE_OK : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(m->db, zSql, -1, &pIns, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    zSql = sqlite3_mprintf("SELECT rowid, id, chunk_id, chunk_offset FROM \"%w\".\"%w_rowids\" "
+                           "ORDER BY rowid", p->zSchema, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(m->db, zSql, -1, &pRows, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if( rc==SQLITE_OK && m->nAux>0 ){
+    zSql = sqlite3_mprintf("SELECT * FROM \"%w\".\"%w_auxiliary\" WHERE rowid=?1",
+                           p->zSchema, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(m->db, zSql, -1, &pAux, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if( rc==SQLITE_OK && m->nPart>0 ){
+    zSql = sqlite3_mprintf("SELECT * FROM \"%w\".\"%w_chunks\" WHERE chunk_id=?1",
+                           p->zSchema, p->zName);
+    rc = zSql ? sqlite3_prepare_v2(m->db, zSql, -1, &pPart, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if( rc!=SQLITE_OK && m->zErr==0 && rc!=SQLITE_NOMEM ){
+    migrateError(m, rc, "%s", sqlite3_errmsg(m->db));
+  }
+  while( rc==SQLITE_OK && sqlite3_step(pRows)==SQLITE_ROW ){
+    sqlite3_int64 iRowid = sqlite3_column_int64(pRows, 0);
+    sqlite3_int64 iChunk = sqlite3_column_int64(pRows, 2);
+    sqlite3_int64 iOffset = sqlite3_column_int64(pRows, 3);
+    int i, iParam = 1, bAux = 0, bPart = 0;
+    sqlite3_bind_int64(pIns, iParam, iRowid);
+    if( vec0HasTextPk(p) ){
+      rc = sqlite3_bind_value(pIns, ++iParam, sqlite3_column_value(pRows, 1));
+    }
+    if( rc==SQLITE_OK && (iOffset<0 || iOffset>0x7fffffff/(nDim*4 + 16)) ){
+      /* Past any blob: refused before any multiplication can overflow. */
+      rc = migrateError(m, SQLITE_CORRUPT_VTAB, "%s_rowids row %lld: chunk_offset %lld",
+                        p->zName, iRowid, iOffset);
+    }
+    if( rc==SQLITE_OK && pAux ){
+      sqlite3_bind_int64(pAux, 1, iRowid);
+      bAux = sqlite3_step(pAux)==SQLITE_ROW;
+    }
+    if( rc==SQLITE_OK && pPart ){
+      sqlite3_bind_int64(pPart, 1, iChunk);
+      bPart = sqlite3_step(pPart)==SQLITE_ROW;
+    }
+    for(i=0; rc==SQLITE_OK && i<p->cfg.nCol; i++){
+      const Vec0Column *pCol = &p->cfg.aCol[i];
+      if( i==p->cfg.iPk ) continue;
+      iParam++;
+      if( pCol->eKind==VEC0_VECTOR ){
+        rc = migrateRead(m, &m->vec, iChunk, iOffset*nDim*4, nDim*4, aRaw);
+        if( rc==SQLITE_OK ){
+          vsF32FromLE(aRaw, nDim, a);
+          rc = sqlite3_bind_blob(pIns, iParam, a, nDim*4, SQLITE_TRANSIENT);
+        }
+      }else if( pCol->eKind==VEC0_AUX ){
+        /* T_auxiliary: rowid, then value00, value01, ... */
+        if( bAux && sqlite3_column_count(pAux)>1+m->aSource[i] ){
+          rc = sqlite3_bind_value(pIns, iParam, sqlite3_column_value(pAux, 1+m->aSource[i]));
+        }else{
+          sqlite3_bind_null(pIns, iParam);
+        }
+      }else if( pCol->bPartition ){
+        /* T_chunks: chunk_id, size, sequence_id, partition00, ... validity, rowids */
+        if( bPart && sqlite3_column_count(pPart)>3+m->aSource[i] ){
+          rc = sqlite3_bind_value(pIns, iParam, sqlite3_column_value(pPart, 3+m->aSource[i]));
+        }else{
+          rc = migrateError(m, SQLITE_CORRUPT_VTAB, "%s_chunks has no partition value for "
+                            "chunk %lld", p->zName, iChunk);
+        }
+      }else{
+        rc = migrateMeta(m, pIns, iParam, i, iRowid, iChunk, iOffset);
+      }
+    }
+    if( pAux ) sqlite3_reset(pAux);
+    if( pPart ) sqlite3_reset(pPart);
+    if( rc==SQLITE_OK ){
+      sqlite3_step(pIns);
+      rc = sqlite3_reset(pIns);
+      if( rc!=SQLITE_OK ){
+        migrateError(m, rc, "row %lld: %s", iRowid, sqlite3_errmsg(m->db));
+      }else{
+        (*pnRow)++;
+      }
+    }
+  }
+  if( rc==SQLITE_OK && pRows ) rc = sqlite3_reset(pRows);
+  sqlite3_finalize(pRows);
+  sqlite3_finalize(pIns);
+  sqlite3_finalize(pAux);
+  sqlite3_finalize(pPart);
+  sqlite3_free(a);
+  sqlite3_free(aRaw);
+  return rc;
+}
+
+static int migrateExec(Migrate *m, const char *zFmt, ...){
+  va_list ap;
+  char *zSql;
+  int rc;
+  va_start(ap, zFmt);
+  zSql = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(m->db, zSql, 0, 0, 0);
+  if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", sqlite3_errmsg(m->db));
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/* The table's connected instance again: a schema change may have reconnected it. */
+static int migrateRefind(Migrate *m, Vec0Registry *pReg, const char *zTable){
+  char *zErr = 0;
+  int rc = vec0Find(m->db, pReg, 0, zTable, &m->p, &zErr);
+  if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", zErr ? zErr : sqlite3_errmsg(m->db));
+  sqlite3_free(zErr);
+  return rc;
+}
+
+static int migrateTable(Migrate *m, Vec0Registry *pReg, const char *zTable,
+                        sqlite3_int64 *pnRow){
+  Vec0Table *p = m->p;
+  int rc, i, bOurs = 0, bTheirs = 0;
+  for(i=0; i<p->cfg.nCol; i++){
+    const Vec0Column *pCol = &p->cfg.aCol[i];
+    if( pCol->eKind==VEC0_AUX ) m->aSource[i] = m->nAux++;
+    else if( pCol->bPartition ) m->aSource[i] = m->nPart++;
+    else if( pCol->eKind==VEC0_META ){
+      m->aSource[i] = m->nMeta;
+      m->aMeta[i].zTable = sqlite3_mprintf("%s_metadatachunks%02d", p->zName, m->nMeta++);
+      m->aMeta[i].zColumn = "data";
+      if( m->aMeta[i].zTable==0 ) return SQLITE_NOMEM;
+    }
+  }
+  m->vec.zTable = sqlite3_mprintf("%s_vector_chunks00", p->zName);
+  m->vec.zColumn = "vectors";
+  if( m->vec.zTable==0 ) return SQLITE_NOMEM;
+
+  rc = vec0ShadowPresent(p, &bOurs, &bTheirs);
+  if( rc!=SQLITE_OK ) return rc;
+  if( bOurs ){
+    return migrateError(m, SQLITE_ERROR, "\"%s\" is already in this extension's storage",
+                        p->zName);
+  }
+  if( !bTheirs ){
+    return migrateError(m, SQLITE_ERROR, "\"%s\" has no sqlite-vec storage to migrate",
+                        p->zName);
+  }
+  /* sqlite-vec's T_info holds only its version; ours takes the name. */
+  rc = migrateExec(m, "DROP TABLE \"%w\".\"%w_info\"", p->zSchema, p->zName);
+  if( rc==SQLITE_OK ) rc = migrateRefind(m, pReg, zTable);
+  if( rc==SQLITE_OK ){
+    rc = vec0ShadowCreate(m->p);
+    if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", sqlite3_errmsg(m->db));
+  }
+  if( rc==SQLITE_OK ) rc = migrateRefind(m, pReg, zTable);
+  if( rc==SQLITE_OK ) rc = migrateRows(m, pnRow);
+  p = m->p;
+  sqlite3_blob_close(m->vec.pBlob);
+  m->vec.pBlob = 0;
+  for(i=0; i<p->cfg.nCol; i++){
+    sqlite3_blob_close(m->aMeta[i].pBlob);
+    m->aMeta[i].pBlob = 0;
+  }
+  if( rc==SQLITE_OK ){
+    rc = vec0ShadowDropForeign(p);
+    if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", sqlite3_errmsg(m->db));
+  }
+  return rc;
+}
+
+/* vecsync_migrate_sqlite_vec(table): see the top of the file. */
+static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  const char *zTable = (const char*)sqlite3_value_text(argv[0]);
+  Migrate m;
+  sqlite3_int64 nRow = 0;
+  int rc, i;
+  (void)argc;
+  memset(&m, 0, sizeof(m));
+  m.db = db;
+  if( zTable==0 ){
+    sqlite3_result_error(ctx, "vecsync_migrate_sqlite_vec: the table name is NULL", -1);
+    return;
+  }
+  rc = vec0Find(db, pReg, 0, zTable, &m.p, &m.zErr);
+  if( rc==SQLITE_OK ) rc = migrateExec(&m, "SAVEPOINT vecsync_migrate");
+  if( rc==SQLITE_OK ){
+    rc = migrateTable(&m, pReg, zTable, &nRow);
+    if( rc!=SQLITE_OK ){
+      Vec0Table *pNow = 0;
+      char *zIgnored = 0;
+      sqlite3_exec(db, "ROLLBACK TO vecsync_migrate", 0, 0, 0);
+      /* The shadow tables are sqlite-vec's again: the instance connected now (the rollback
+      ** of the schema may have made a new one) must check its storage afresh. */
+      if( vec0Find(db, pReg, 0, zTable, &pNow, &zIgnored)==SQLITE_OK ) vec0StorageForget(pNow);
+      sqlite3_free(zIgnored);
+    }
+    sqlite3_exec(db, "RELEASE vecsync_migrate", 0, 0, 0);
+  }
+  sqlite3_free(m.vec.zTable);
+  for(i=0; i<VEC0_MAX_COLUMNS; i++) sqlite3_free(m.aMeta[i].zTable);
+  if( rc==SQLITE_OK ){
+    char *zOut = sqlite3_mprintf("%s: %lld rows migrated", zTable, nRow);
+    if( zOut ) sqlite3_result_text(ctx, zOut, -1, sqlite3_free);
+    else sqlite3_result_error_nomem(ctx);
+  }else if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    char *zMsg = sqlite3_mprintf("vecsync_migrate_sqlite_vec: %s",
+                                 m.zErr ? m.zErr : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, zMsg ? zMsg : "vecsync_migrate_sqlite_vec failed", -1);
+    sqlite3_result_error_code(ctx, rc);
+    sqlite3_free(zMsg);
+  }
+  sqlite3_free(m.zErr);
+}
+
+int vsRegisterVec0Migrate(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
+  int rc = sqlite3_create_function(db, "vecsync_migrate_sqlite_vec", 1, SQLITE_UTF8, pReg,
+                                   migrateFunc, 0, 0);
+  if( rc!=SQLITE_OK ) *pzErr = sqlite3_mprintf("vecsync_migrate_sqlite_vec: %s",
+                                               sqlite3_errmsg(db));
+  return rc;
+}

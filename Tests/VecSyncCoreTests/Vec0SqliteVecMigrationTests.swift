@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+/// `vecsync_migrate_sqlite_vec(table)`: a table written by sqlite-vec 0.1.9 becomes one this
+/// extension reads, in place, every row and value kept. The file below is sqlite-vec's own
+/// layout, written by pip `sqlite-vec` 0.1.9 and rebuilt here table by table with plain SQL
+/// (its shadow tables' rows as it wrote them, then the declarations put back in
+/// sqlite_schema), so the test needs no sqlite-vec at run time.
+@Suite("vec0 migrating a sqlite-vec database")
+struct Vec0SqliteVecMigrationTests {
+    /// `items(e float[2] distance_metric=cosine, cat text, n integer, f float, b boolean,
+    /// +note text, chunk_size=8)`: rows 1, 2 and 4 (3 was deleted), a text longer than 12
+    /// bytes, a NULL auxiliary value; `docs(doc_id text primary key, e float[2])`;
+    /// `parts(user_id integer partition key, e float[2])`.
+    static let sqliteVecFile = """
+        CREATE TABLE "docs_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
+        insert into "docs_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'03', X'01000000000000000200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "docs_info" (key text primary key, value any);
+        insert into "docs_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
+        insert into "docs_info"(key, value) values ('CREATE_VERSION_MAJOR', 0);
+        insert into "docs_info"(key, value) values ('CREATE_VERSION_MINOR', 1);
+        insert into "docs_info"(key, value) values ('CREATE_VERSION_PATCH', 9);
+        CREATE TABLE "docs_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id TEXT UNIQUE NOT NULL,chunk_id INTEGER,chunk_offset INTEGER);
+        insert into "docs_rowids"(rowid, id, chunk_id, chunk_offset) values (1, 'alpha', 1, 0);
+        insert into "docs_rowids"(rowid, id, chunk_id, chunk_offset) values (2, 'beta', 1, 1);
+        CREATE TABLE "docs_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "docs_vector_chunks00"(rowid, vectors) values (1, X'0000803f000000400000404000008040000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "items_auxiliary"( rowid integer PRIMARY KEY , value00);
+        insert into "items_auxiliary"(rowid, value00) values (1, 'first');
+        insert into "items_auxiliary"(rowid, value00) values (2, NULL);
+        insert into "items_auxiliary"(rowid, value00) values (4, 'fourth');
+        CREATE TABLE "items_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
+        insert into "items_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'0b', X'01000000000000000200000000000000000000000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "items_info" (key text primary key, value any);
+        insert into "items_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
+        insert into "items_info"(key, value) values ('CREATE_VERSION_MAJOR', 0);
+        insert into "items_info"(key, value) values ('CREATE_VERSION_MINOR', 1);
+        insert into "items_info"(key, value) values ('CREATE_VERSION_PATCH', 9);
+        CREATE TABLE "items_metadatachunks00"(rowid PRIMARY KEY, data BLOB NOT NULL);
+        insert into "items_metadatachunks00"(rowid, data) values (1, X'0300000072656400000000000000000004000000626c756500000000000000000000000000000000000000000000000028000000612063617465676f7279206e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "items_metadatachunks01"(rowid PRIMARY KEY, data BLOB NOT NULL);
+        insert into "items_metadatachunks01"(rowid, data) values (1, X'0a00000000000000ecffffffffffffff000000000000000028000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "items_metadatachunks02"(rowid PRIMARY KEY, data BLOB NOT NULL);
+        insert into "items_metadatachunks02"(rowid, data) values (1, X'000000000000e03f000000000000f43f00000000000000000000000000000cc00000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "items_metadatachunks03"(rowid PRIMARY KEY, data BLOB NOT NULL);
+        insert into "items_metadatachunks03"(rowid, data) values (1, X'01');
+        CREATE TABLE "items_metadatatext00"(rowid PRIMARY KEY, data TEXT);
+        insert into "items_metadatatext00"(rowid, data) values (4, 'a category name longer than twelve bytes');
+        CREATE TABLE "items_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
+        insert into "items_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0);
+        insert into "items_rowids"(rowid, id, chunk_id, chunk_offset) values (2, NULL, 1, 1);
+        insert into "items_rowids"(rowid, id, chunk_id, chunk_offset) values (4, NULL, 1, 3);
+        CREATE TABLE "items_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "items_vector_chunks00"(rowid, vectors) values (1, X'0000803f00000000000000000000803f0000000000000000000080bf0000003f0000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "parts_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,sequence_id integer,partition00,validity BLOB NOT NULL, rowids BLOB NOT NULL);
+        insert into "parts_chunks"(chunk_id, size, sequence_id, partition00, validity, rowids) values (1, 8, NULL, 5, X'03', X'01000000000000000300000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        insert into "parts_chunks"(chunk_id, size, sequence_id, partition00, validity, rowids) values (2, 8, NULL, 6, X'01', X'02000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "parts_info" (key text primary key, value any);
+        insert into "parts_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
+        insert into "parts_info"(key, value) values ('CREATE_VERSION_MAJOR', 0);
+        insert into "parts_info"(key, value) values ('CREATE_VERSION_MINOR', 1);
+        insert into "parts_info"(key, value) values ('CREATE_VERSION_PATCH', 9);
+        CREATE TABLE "parts_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
+        insert into "parts_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0);
+        insert into "parts_rowids"(rowid, id, chunk_id, chunk_offset) values (2, NULL, 2, 0);
+        insert into "parts_rowids"(rowid, id, chunk_id, chunk_offset) values (3, NULL, 1, 1);
+        CREATE TABLE "parts_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "parts_vector_chunks00"(rowid, vectors) values (1, X'0000803f000000000000803f0000803f000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        insert into "parts_vector_chunks00"(rowid, vectors) values (2, X'000000000000803f0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        pragma writable_schema = on;
+        insert into sqlite_schema values ('table', 'items', 'items', 0, 'CREATE VIRTUAL TABLE items using vec0(e float[2] distance_metric=cosine, cat text, n integer, f float, b boolean, +note text, chunk_size=8)');
+        insert into sqlite_schema values ('table', 'docs', 'docs', 0, 'CREATE VIRTUAL TABLE docs using vec0(doc_id text primary key, e float[2], chunk_size=8)');
+        insert into sqlite_schema values ('table', 'parts', 'parts', 0, 'CREATE VIRTUAL TABLE parts using vec0(user_id integer partition key, e float[2], chunk_size=8)');
+
+        """
+
+    /// What sqlite-vec 0.1.9 itself answered on that file.
+    static let answers = """
+        select rowid, round(distance, 9) from items where e match '[1,0]' and k = 3;
+        select rowid, cat, n, f, b, quote(note) from items order by rowid;
+        select doc_id, vec_to_json(e) from docs order by doc_id;
+        select rowid, distance from parts where e match '[1,0]' and k = 3 and user_id = 5;
+        """
+    static let expected = [
+        "1|0.0", "2|1.0", "4|1.894427191",
+        "1|red|10|0.5|1|'first'", "2|blue|-20|1.25|0|NULL",
+        "4|a category name longer than twelve bytes|40|-3.5|0|'fourth'",
+        "alpha|[1.000000,2.000000]", "beta|[3.000000,4.000000]",
+        "1|0.0", "3|1.0",
+    ]
+
+    func file(_ path: SQLPath, _ directory: URL, extra: String = "") throws -> String {
+        let file = directory.appendingPathComponent("sv.db").path
+        _ = try path.run(Self.sqliteVecFile + extra, databasePath: file)
+        return file
+    }
+
+    func withDirectory(_ body: (URL) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("vecsync-migrate-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try body(directory)
+    }
+
+    @Test("Every row and value comes over, and the answers are sqlite-vec's", arguments: SQLPath.allCases)
+    func migratesEveryRow(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = try file(path, directory)
+            SQLCase("migrating three tables",
+                    """
+                    select vecsync_migrate_sqlite_vec('items');
+                    select vecsync_migrate_sqlite_vec('docs');
+                    select vecsync_migrate_sqlite_vec('parts');
+                    """,
+                    rows: ["items: 3 rows migrated", "docs: 2 rows migrated", "parts: 3 rows migrated"])
+                .verify(path, databasePath: file)
+            SQLCase("the migrated tables answer as sqlite-vec did", Self.answers, rows: Self.expected)
+                .verify(path, databasePath: file)
+            SQLCase("sqlite-vec's shadow tables are gone, ours are there",
+                    """
+                    select name from sqlite_schema where type = 'table' and name like 'items%' order by name;
+                    """,
+                    rows: ["items", "items_changes", "items_free", "items_info", "items_rows", "items_vectors"])
+                .verify(path, databasePath: file)
+            SQLCase("a migrated table takes writes",
+                    """
+                    insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
+                    select rowid from items where e match '[1, 0]' and k = 2 and cat = 'red';
+                    """,
+                    rows: ["1", "9"])
+                .verify(path, databasePath: file)
+            SQLCase("a second migration is refused",
+                    "select vecsync_migrate_sqlite_vec('items');",
+                    error: ["already in this extension's storage"])
+                .verify(path, databasePath: file)
+        }
+    }
+
+    @Test("A damaged sqlite-vec file is an error naming the damage, and nothing changes",
+          arguments: SQLPath.allCases)
+    func damagedFileChangesNothing(path: SQLPath) throws {
+        try withDirectory { directory in
+            // Row 4 points past the end of its vector chunk.
+            let file = try file(path, directory, extra: "update items_rowids set chunk_offset = 9 where rowid = 4;\n")
+            SQLCase("a chunk offset past the chunk",
+                    "select vecsync_migrate_sqlite_vec('items');",
+                    error: ["items_vector_chunks00 row 1", "past its end"])
+                .verify(path, databasePath: file)
+            SQLCase("the table is still sqlite-vec's, whole",
+                    """
+                    select count(*) from items_rowids;
+                    select count(*) from sqlite_schema where name in ('items_info', 'items_chunks') ;
+                    select count(*) from sqlite_schema where name = 'items_rows';
+                    """,
+                    rows: ["3", "2", "0"])
+                .verify(path, databasePath: file)
+            SQLCase("a table that is not sqlite-vec's is refused",
+                    """
+                    create virtual table fresh using vec0(e float[2]);
+                    select vecsync_migrate_sqlite_vec('fresh');
+                    """,
+                    error: ["already in this extension's storage"])
+                .verify(path, databasePath: file)
+        }
+    }
+}
