@@ -8,12 +8,13 @@
 **   select vector64('[1,2]');                            -- F64 blob (libSQL's layout)
 **   select vector_distance_cos(vector32('[1,0]'), vector32('[0,1]'));   -- 1.0
 **   select vector_distance_l2('[0,0]', '[3,4]');          -- 5.0
-**   select vec_length('[1,2,3]'), vec_to_json(vec_normalize('[3,4]'));
+**   select hex(vec_f32('[1, 2]'));                        -- 0000803F00000040, subtype float32
 **
 ** libSQL names: vector32 (alias vector), vector64, vector_extract, vector_distance_cos,
-** vector_distance_l2. sqlite-vec names: vec_f32, vec_distance_cosine, vec_distance_l2,
-** vec_length, vec_to_json, vec_normalize. Each function accepts a vector as JSON-like
-** text or as a blob; a bad vector is an error whose text names the function and problem.
+** vector_distance_l2. sqlite-vec names: vec_f32, vec_version, vec_debug (its other vec_*
+** functions, which also take int8 and bit vectors, are in vector_typed.c). Each function
+** accepts a vector as JSON-like text or as a blob; a bad vector is an error whose text
+** names the function and problem.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -48,6 +49,10 @@ static void vsVector32Func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     return;
   }
   vsResultF32(ctx, (const float*)v.aData, v.nDim);
+  if( strncmp((const char*)sqlite3_user_data(ctx), "vec_", 4)==0 ){
+    /* sqlite-vec marks its float32 vectors, as vector_typed.c reads them. */
+    sqlite3_result_subtype(ctx, VS_SUBTYPE_F32);
+  }
   vsVectorFree(&v);
 }
 
@@ -62,7 +67,7 @@ static void vsVector64Func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   vsVectorFree(&v);
 }
 
-/* Render as '[a,b,c]' with printf format zFmt ("%g" for libSQL, "%f" for sqlite-vec). */
+/* Render as '[a,b,c]' with printf format zFmt ("%g", as libSQL prints). */
 static void vsResultText(sqlite3_context *ctx, const VsVector *v, const char *zFmt){
   sqlite3_str *pStr = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   int i, rc;
@@ -95,56 +100,16 @@ static void vsExtractFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   vsVectorFree(&v);
 }
 
-/* vec_to_json(x): sqlite-vec's text form, each element as %f. */
-static void vsToJsonFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  VsVector v;
-  char *zErr = 0;
-  int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
-  (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
-  vsResultText(ctx, &v, "%f");
-  vsVectorFree(&v);
-}
-
-/* vec_length(x): the number of elements. */
-static void vsLengthFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  VsVector v;
-  char *zErr = 0;
-  int rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
-  (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
-  sqlite3_result_int(ctx, v.nDim);
-  vsVectorFree(&v);
-}
-
-/* vec_normalize(x): x scaled to unit length, as F32. A zero vector has no direction. */
-static void vsNormalizeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  VsVector v;
-  char *zErr = 0;
-  float *a = 0;
-  double rNorm;
-  int i, rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
-  (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
-  rNorm = sqrt(vsDotF64(&v, &v));
-  if( rNorm==0.0 ){
-    vsResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("cannot normalize a zero vector"));
-    goto cleanup;
-  }
-  a = sqlite3_malloc64(sizeof(float)*(size_t)(v.nDim ? v.nDim : 1));
-  if( a==0 ){ sqlite3_result_error_nomem(ctx); goto cleanup; }
-  for(i=0; i<v.nDim; i++) a[i] = (float)(((const float*)v.aData)[i] / rNorm);
-  vsResultF32(ctx, a, v.nDim);
-
-cleanup:
-  sqlite3_free(a);
-  vsVectorFree(&v);
-}
-
 /* Decode both arguments of a distance function and check they can be compared. */
 static int vsDistanceArgs(sqlite3_value **argv, VsVector *pA, VsVector *pB, char **pzErr){
   int rc = vsVectorFromValue(argv[0], 0, pA, pzErr);
   if( rc==SQLITE_OK ) rc = vsVectorFromValue(argv[1], 0, pB, pzErr);
+  if( rc==SQLITE_OK && pA->eType!=pB->eType ){
+    /* libSQL compares vectors of one type only: an F32 and an F64 vector are refused. */
+    *pzErr = sqlite3_mprintf("vectors must have the same type: %s and %s",
+        pA->eType==VS_F32 ? "FLOAT32" : "FLOAT64", pB->eType==VS_F32 ? "FLOAT32" : "FLOAT64");
+    rc = SQLITE_ERROR;
+  }
   if( rc==SQLITE_OK && pA->nDim!=pB->nDim ){
     *pzErr = sqlite3_mprintf(
         "vectors have different dimensions: %d and %d", pA->nDim, pB->nDim);
@@ -157,7 +122,7 @@ static int vsDistanceArgs(sqlite3_value **argv, VsVector *pA, VsVector *pB, char
   return rc;
 }
 
-/* vector_distance_cos(a, b), vec_distance_cosine(a, b): 1 - cos(a, b); NULL for a zero
+/* vector_distance_cos(a, b): 1 - cos(a, b); NULL for a zero
 ** vector, whose direction is undefined. Ranges over [0, 2]. */
 static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsVector a, b;
@@ -183,7 +148,7 @@ static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   vsVectorFree(&b);
 }
 
-/* vector_distance_l2(a, b), vec_distance_l2(a, b): the Euclidean distance. */
+/* vector_distance_l2(a, b): the Euclidean distance. */
 static void vsDistanceL2Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsVector a, b;
   char *zErr = 0;
@@ -230,6 +195,11 @@ static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** state, so it is not deterministic.
 */
 #define VS_PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
+/* vec_f32 sets its result's subtype (SQLite 3.45 and later want to be told). */
+#ifndef SQLITE_RESULT_SUBTYPE
+# define SQLITE_RESULT_SUBTYPE 0x001000000
+#endif
+#define VS_SETS_SUBTYPE SQLITE_RESULT_SUBTYPE
 
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
   static const struct {
@@ -244,12 +214,7 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
     { "vector_extract",      1, VS_PURE, vsExtractFunc },
     { "vector_distance_cos", 2, VS_PURE, vsDistanceCosFunc },
     { "vector_distance_l2",  2, VS_PURE, vsDistanceL2Func },
-    { "vec_f32",             1, VS_PURE, vsVector32Func },
-    { "vec_distance_cosine", 2, VS_PURE, vsDistanceCosFunc },
-    { "vec_distance_l2",     2, VS_PURE, vsDistanceL2Func },
-    { "vec_length",          1, VS_PURE, vsLengthFunc },
-    { "vec_to_json",         1, VS_PURE, vsToJsonFunc },
-    { "vec_normalize",       1, VS_PURE, vsNormalizeFunc },
+    { "vec_f32",             1, VS_PURE | VS_SETS_SUBTYPE, vsVector32Func },
     { "vecsync_version",     0, VS_PURE, vsVersionFunc },
     { "vecsync_debug",       0, SQLITE_UTF8 | SQLITE_INNOCUOUS, vsDebugFunc },
     { "vec_version",         0, VS_PURE, vsVecVersionFunc },
@@ -265,5 +230,6 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
                                aFunc[i].zName, sqlite3_errmsg(db));
     }
   }
+  if( rc==SQLITE_OK ) rc = vsRegisterTypedFunctions(db, pzErr);
   return rc;
 }

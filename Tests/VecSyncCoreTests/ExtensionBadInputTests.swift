@@ -109,7 +109,8 @@ struct ExtensionBadInputTests {
                         error: [f, "different dimensions", "4 and 1"]),
                 SQLCase("\(f) of empty vectors is undefined",
                         "SELECT \(f)('[]', vector32('[]'));",
-                        error: [f, "empty"]),
+                        // sqlite-vec's names refuse zero-length vectors as sqlite-vec does.
+                        error: [f, f.hasPrefix("vec_") ? "zero-length vectors are not supported" : "empty"]),
             ]
         }
 
