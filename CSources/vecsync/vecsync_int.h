@@ -491,6 +491,23 @@ sqlite3_int64 vsHammingBytes(const unsigned char *a, const unsigned char *b, int
 /* Registers sqlite-vec's vec_* functions (vec_f32 excepted) and the vec_each module. */
 int vsRegisterTypedFunctions(sqlite3 *db, char **pzErr);
 
+
+/* ---- libSQL's compact vector types (vector_codec.c) --------------------------------- */
+
+/* libSQL's type bytes for its compact vectors (F32 is VS_F32, F64 VS_F64). vsVectorFrom-
+** Value reads blobs of these types as F32 vectors. */
+#define VS_LIBSQL_1BIT  3
+#define VS_LIBSQL_F8    4
+#define VS_LIBSQL_F16   5
+#define VS_LIBSQL_FB16  6
+/* The libSQL type of a value: its blob's trailing type byte, VS_F32 for text and for blobs
+** of even length (anything else is what vsVectorFromValue would refuse). */
+int vsValueLibsqlType(sqlite3_value *pVal);
+/* Encode n float32 elements as libSQL's type eType (VS_LIBSQL_*). */
+void vsResultLibsql(sqlite3_context *ctx, int eType, const float *a, int n);
+float vsF16ToFloat(uint16_t h);
+uint16_t vsF16FromFloat(float f);
+
 #if defined(__GNUC__) || defined(__clang__)
 # pragma GCC visibility pop
 #endif

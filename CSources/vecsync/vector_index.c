@@ -18,8 +18,9 @@
 ** libsql_vector_idx(col, 'metric=cosine' | 'metric=l2', ...) accepts libSQL's options,
 ** with libSQL's checks and messages; its ANN tuning options (type, max_neighbors, alpha,
 ** search_l, insert_l, compress_neighbors) are checked and otherwise ignored, because the
-** search here is exact. The column must be declared F32_BLOB(n) / FLOAT32(n) or
-** F64_BLOB(n) / FLOAT64(n) with n > 0; a WHERE clause makes a partial index, which holds
+** search here is exact. The column must be declared with one of libSQL's vector types,
+** FLOAT32(n) / F32_BLOB(n), FLOAT64, FLOAT16, FLOATB16, FLOAT8 or FLOAT1BIT, n > 0 (the
+** search data holds them as float32); a WHERE clause makes a partial index, which holds
 ** only the rows it matches.
 **
 ** How it works. The CREATE INDEX is an ordinary expression index: it names the table,
@@ -63,10 +64,7 @@ SQLITE_EXTENSION_INIT3
 /* Column types of libSQL vectors: the numbers are libSQL's (its trailing type bytes). */
 #define VS_LIBSQL_F32    1
 #define VS_LIBSQL_F64    2
-#define VS_LIBSQL_F1BIT  3
-#define VS_LIBSQL_F8     4
-#define VS_LIBSQL_F16    5
-#define VS_LIBSQL_FB16   6
+#define VS_LIBSQL_F1BIT  3   /* VS_LIBSQL_F8, _F16 and _FB16 are in vecsync_int.h */
 
 /* What the CREATE INDEX statement of a vector index says. */
 typedef struct VsIndexDef VsIndexDef;
@@ -430,10 +428,6 @@ static int vsIndexLookup(sqlite3 *db, const char *zName, VsIndexDef *pDef, char 
     if( vsColumnType(zType, &pDef->eColType, &pDef->nDim, &zWhy)!=SQLITE_OK ){
       *pzErr = sqlite3_mprintf("vector index: %s: %s", zWhy, zType ? zType : "");
       rc = SQLITE_ERROR;
-    }else if( pDef->eColType!=VS_LIBSQL_F32 && pDef->eColType!=VS_LIBSQL_F64 ){
-      *pzErr = sqlite3_mprintf("vector index %s: column %s is declared %s; only FLOAT32 and "
-                               "FLOAT64 columns can be indexed", pDef->zIndex, pDef->zColumn, zType);
-      rc = SQLITE_ERROR;
     }
   }else{
     *pzErr = sqlite3_mprintf("vector index %s: no column %s in table %s",
@@ -674,18 +668,24 @@ static sqlite3_int64 vsIndexDefHash(const VsIndexDef *p){
 }
 
 /* SQL true for a row (of the indexed table) whose column holds a vector of the wrong size
-** for the index: blobs by their length and type byte, text by its commas. Core SQL, so the
-** triggers that test it need nothing from the extension. */
+** for the index: blobs by their length and type byte (any of libSQL's layouts), text by its
+** commas. Core SQL, so the triggers that test it need nothing from the extension. */
 static char *vsDimsMismatchSql(const VsIndexDef *p){
   const char *c = p->zColumn;
   int n = p->nDim;
+  int nBits = (n+7)/8, n1Bit = nBits + (nBits%2==0 ? 1 : 0) + 2, n8 = ((n+3)/4)*4 + 8 + 3;
+  /* 1-bit and F8 blobs end with the count of unused bits or padding bytes, then the type. */
+  int nUnusedBits = 8*(n1Bit-1) - n, nPad = ((n+3)/4)*4 - n;
   return sqlite3_mprintf(
       "(\"%w\" IS NOT NULL AND NOT (CASE typeof(\"%w\")"
-      " WHEN 'blob' THEN length(\"%w\")=%d OR (length(\"%w\")=%d AND substr(\"%w\",-1)=x'01')"
-      "   OR (length(\"%w\")=%d AND substr(\"%w\",-1)=x'02')"
+      " WHEN 'blob' THEN length(\"%w\")=%d"
+      "   OR (length(\"%w\"), substr(\"%w\",-1)) IN"
+      "     (VALUES (%d, x'01'), (%d, x'02'), (%d, x'05'), (%d, x'06'))"
+      "   OR (length(\"%w\"), hex(substr(\"%w\",-2))) IN (VALUES (%d, '%02X03'), (%d, '%02X04'))"
       " WHEN 'text' THEN length(\"%w\")-length(replace(\"%w\",',',''))=%d"
       " ELSE 1 END))",
-      c, c, c, 4*n, c, 4*n+1, c, c, 8*n+1, c, c, c, n-1);
+      c, c, c, 4*n, c, c, 4*n+1, 8*n+1, 2*n+1, 2*n+1,
+      c, c, n1Bit, nUnusedBits & 0xff, n8, nPad, c, c, n-1);
 }
 
 /* Make this connection's TEMP trigger that applies the index's log entries at once (kept

@@ -6,12 +6,13 @@
 **   select vector32('[1, 2.5, -3e-2]');                 -- F32 blob, 4 bytes an element
 **   select vector_extract(vector32('[1, 2.5, -3e-2]')); -- '[1,2.5,-0.03]'
 **   select vector64('[1,2]');                            -- F64 blob (libSQL's layout)
+**   select vector_extract(vector16('[1.5, -2]'));        -- '[1.5,-2]', from 2 bytes each
 **   select vector_distance_cos(vector32('[1,0]'), vector32('[0,1]'));   -- 1.0
 **   select vector_distance_l2('[0,0]', '[3,4]');          -- 5.0
 **   select hex(vec_f32('[1, 2]'));                        -- 0000803F00000040, subtype float32
 **
-** libSQL names: vector32 (alias vector), vector64, vector_extract, vector_distance_cos,
-** vector_distance_l2. sqlite-vec names: vec_f32, vec_version, vec_debug (its other vec_*
+** libSQL names: vector32 (alias vector), vector64, vector8, vector16, vectorb16,
+** vector1bit, vector_extract, vector_distance_cos, vector_distance_l2. sqlite-vec names: vec_f32, vec_version, vec_debug (its other vec_*
 ** functions, which also take int8 and bit vectors, are in vector_typed.c). Each function
 ** accepts a vector as JSON-like text or as a blob; a bad vector is an error whose text
 ** names the function and problem.
@@ -67,6 +68,21 @@ static void vsVector64Func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   vsVectorFree(&v);
 }
 
+/* vector8(x), vector16(x), vectorb16(x), vector1bit(x): x in libSQL's compact layouts. */
+static void vsVectorLibsqlFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const char *zName = (const char*)sqlite3_user_data(ctx);
+  int eType = strcmp(zName, "vector8")==0 ? VS_LIBSQL_F8
+            : strcmp(zName, "vector16")==0 ? VS_LIBSQL_F16
+            : strcmp(zName, "vectorb16")==0 ? VS_LIBSQL_FB16 : VS_LIBSQL_1BIT;
+  VsVector v;
+  char *zErr = 0;
+  int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
+  (void)argc;
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  vsResultLibsql(ctx, eType, (const float*)v.aData, v.nDim);
+  vsVectorFree(&v);
+}
+
 /* Render as '[a,b,c]' with printf format zFmt ("%g", as libSQL prints). */
 static void vsResultText(sqlite3_context *ctx, const VsVector *v, const char *zFmt){
   sqlite3_str *pStr = sqlite3_str_new(sqlite3_context_db_handle(ctx));
@@ -102,12 +118,14 @@ static void vsExtractFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /* Decode both arguments of a distance function and check they can be compared. */
 static int vsDistanceArgs(sqlite3_value **argv, VsVector *pA, VsVector *pB, char **pzErr){
+  static const char *azType[] = { "?", "FLOAT32", "FLOAT64", "FLOAT1BIT", "FLOAT8", "FLOAT16", "FLOATB16" };
+  int tA = vsValueLibsqlType(argv[0]), tB = vsValueLibsqlType(argv[1]);
   int rc = vsVectorFromValue(argv[0], 0, pA, pzErr);
   if( rc==SQLITE_OK ) rc = vsVectorFromValue(argv[1], 0, pB, pzErr);
-  if( rc==SQLITE_OK && pA->eType!=pB->eType ){
+  if( rc==SQLITE_OK && (pA->eType!=pB->eType || tA!=tB) ){
     /* libSQL compares vectors of one type only: an F32 and an F64 vector are refused. */
     *pzErr = sqlite3_mprintf("vectors must have the same type: %s and %s",
-        pA->eType==VS_F32 ? "FLOAT32" : "FLOAT64", pB->eType==VS_F32 ? "FLOAT32" : "FLOAT64");
+        azType[tA>=1 && tA<=6 ? tA : 0], azType[tB>=1 && tB<=6 ? tB : 0]);
     rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_OK && pA->nDim!=pB->nDim ){
@@ -133,6 +151,10 @@ static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   rc = vsDistanceArgs(argv, &a, &b, &zErr);
   if( rc!=SQLITE_OK ){
     vsResultError(ctx, rc, zErr);
+  }else if( vsValueLibsqlType(argv[0])==VS_LIBSQL_1BIT ){
+    /* libSQL's cosine distance of 1-bit vectors is their hamming distance: the elements
+    ** are +1 and -1, so it is (n - a·b) / 2. */
+    sqlite3_result_double(ctx, ((double)a.nDim - vsDotF64(&a, &b)) / 2.0);
   }else{
     double rAA = vsDotF64(&a, &a), rBB = vsDotF64(&b, &b);
     if( rAA==0.0 || rBB==0.0 ){
@@ -156,6 +178,10 @@ static void vsDistanceL2Func(sqlite3_context *ctx, int argc, sqlite3_value **arg
   (void)argc;
   memset(&b, 0, sizeof(b));
   rc = vsDistanceArgs(argv, &a, &b, &zErr);
+  if( rc==SQLITE_OK && vsValueLibsqlType(argv[0])==VS_LIBSQL_1BIT ){
+    zErr = sqlite3_mprintf("l2 distance is not supported for float1bit vectors");
+    rc = SQLITE_ERROR;
+  }
   if( rc!=SQLITE_OK ){
     vsResultError(ctx, rc, zErr);
   }else{
@@ -211,6 +237,10 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
     { "vector32",            1, VS_PURE, vsVector32Func },
     { "vector",              1, VS_PURE, vsVector32Func },
     { "vector64",            1, VS_PURE, vsVector64Func },
+    { "vector8",             1, VS_PURE, vsVectorLibsqlFunc },
+    { "vector16",            1, VS_PURE, vsVectorLibsqlFunc },
+    { "vectorb16",           1, VS_PURE, vsVectorLibsqlFunc },
+    { "vector1bit",          1, VS_PURE, vsVectorLibsqlFunc },
     { "vector_extract",      1, VS_PURE, vsExtractFunc },
     { "vector_distance_cos", 2, VS_PURE, vsDistanceCosFunc },
     { "vector_distance_l2",  2, VS_PURE, vsDistanceL2Func },

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import VecSyncTestSupport
 
-/// libSQL's vector index as libSQL users meet it: partial indexes, the checks `CREATE INDEX …
-/// libsql_vector_idx` makes (with libSQL's messages), each index's own size, F64 columns,
-/// indexes of attached databases, `DROP INDEX`, and indexes made by the previous version.
+/// libSQL's vector SQL as libSQL users meet it: the compact vector types, partial indexes,
+/// the checks `CREATE INDEX … libsql_vector_idx` makes (with libSQL's messages), each index's
+/// own size, indexes of attached databases, `DROP INDEX`, and indexes made by the previous
+/// version.
 @Suite("libSQL vector index compatibility")
 struct LibSQLVectorIndexCompatibilityTests {
     static let partial = """
@@ -149,6 +150,69 @@ struct LibSQLVectorIndexCompatibilityTests {
                 """,
                 rows: ["2", "3"]),
     ]
+
+    /// libSQL's compact vector types. The bytes are the layouts libSQL's vector.c writes:
+    /// FLOAT16 and FLOATB16 two bytes an element then the type byte 5 or 6; FLOAT8 the
+    /// quantized bytes padded to 4, alpha and shift, a zero, the padding count, then 4;
+    /// FLOAT1BIT the bits, a zero when their byte count is even, the unused bits, then 3.
+    static let typeCases: [SQLCase] = [
+        SQLCase("vector16 writes IEEE half floats, rounded to nearest, and reads them back",
+                "SELECT hex(vector16('[1.5, -2, 0.1]')), vector_extract(vector16('[1.5, -2, 0.1]'));",
+                rows: ["003E00C0662E05|[1.5,-2,0.0999756]"]),
+        SQLCase("vectorb16 keeps the top 16 bits of each float32",
+                "SELECT hex(vectorb16('[1.5, -2, 0.1]')), vector_extract(vectorb16('[1.5, -2, 0.1]'));",
+                rows: ["C03F00C0CC3D06|[1.5,-2,0.0996094]"]),
+        SQLCase("vector8 quantizes between the minimum and the maximum",
+                "SELECT hex(vector8('[1, 2, 3, -1, 0.5]')), vector_extract(vector8('[1, 2, 3, -1, 0.5]'));",
+                rows: ["7FBFFF00600000008180803C000080BF000304|[0.992157,1.99608,3,-1,0.505883]"]),
+        SQLCase("vector1bit keeps the signs, read back as +1 and -1",
+                "SELECT hex(vector1bit('[1, -2, 3, 0, 5, -1, 2, 2, -3]')), vector_extract(vector1bit('[1, -2, 3, 0, 5, -1, 2, 2, -3]')), hex(vector1bit('[1, -2]'));",
+                rows: ["D500001703|[1,-1,1,-1,1,-1,1,1,-1]|010E03"]),
+        SQLCase("vector32 and vector64 convert the compact types",
+                "SELECT hex(vector32(vector16('[1, 2]'))), hex(vector64(vector8('[0, 1]')));",
+                rows: ["0000803F00000040|0000000000000000000000000000F03F02"]),
+        SQLCase("the cosine distance of 1-bit vectors is their hamming distance, as in libSQL",
+                "SELECT vector_distance_cos(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
+                rows: ["2.0"]),
+        SQLCase("1-bit vectors have no l2 distance",
+                "SELECT vector_distance_l2(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
+                error: ["vector_distance_l2", "not supported for float1bit"]),
+        SQLCase("a FLOAT16 vector beside a FLOAT32 one is refused",
+                "SELECT vector_distance_cos(vector16('[1, 0]'), vector32('[1, 0]'));",
+                error: ["vectors must have the same type", "FLOAT16", "FLOAT32"]),
+        SQLCase("FLOAT16, FLOAT8 and FLOAT1BIT columns are indexed and searched",
+                """
+                create table t(id integer primary key, e FLOAT16(2));
+                create index i on t(libsql_vector_idx(e));
+                insert into t values (1, vector16('[1,0]')), (2, vector16('[0,1]')), (3, vector16('[0.7,0.7]'));
+                select 'f16', id, printf('%.4f', distance) from vector_top_k('i', vector16('[1,0]'), 3);
+                create table u(id integer primary key, e FLOAT8(3));
+                create index ui on u(libsql_vector_idx(e, 'metric=l2'));
+                insert into u values (1, vector8('[1,0,0]')), (2, vector8('[0,1,0]'));
+                select 'f8', id from vector_top_k('ui', vector8('[1,0.1,0]'), 3);
+                create table b(id integer primary key, e FLOAT1BIT(9));
+                create index bi on b(libsql_vector_idx(e));
+                insert into b values (1, vector1bit('[1,1,1,1,1,1,1,1,1]')), (2, vector1bit('[-1,-1,-1,-1,-1,-1,-1,-1,1]'));
+                select '1bit', id from vector_top_k('bi', vector1bit('[1,1,1,1,1,1,1,1,-1]'), 2);
+                """,
+                rows: ["f16|1|0.0000", "f16|3|0.2929", "f16|2|1.0000", "f8|1", "f8|2", "1bit|1", "1bit|2"]),
+        SQLCase("a FLOAT8 vector of another size is refused by its index, after a search",
+                """
+                create table u(id integer primary key, e FLOAT8(3));
+                create index ui on u(libsql_vector_idx(e, 'metric=l2'));
+                insert into u values (1, vector8('[1,0,0]'));
+                select id from vector_top_k('ui', vector8('[1,0,0]'), 1) where id < 0;
+                create table t(id integer primary key, e FLOAT16(2));
+                create index ti on t(libsql_vector_idx(e));
+                insert into u values (3, vector8('[1,2]'));
+                """,
+                error: ["vector index ui", "3 dimensions"]),
+    ]
+
+    @Test("libSQL's compact vector types", arguments: SQLPath.allCases, typeCases)
+    func compactTypesAreReadWrittenAndIndexed(path: SQLPath, sqlCase: SQLCase) {
+        sqlCase.verify(path)
+    }
 
     @Test("libSQL's vector index behaviours", arguments: SQLPath.allCases, indexCases)
     func vectorIndexBehavesAsLibSQLs(path: SQLPath, sqlCase: SQLCase) {
