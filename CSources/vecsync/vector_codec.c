@@ -290,7 +290,8 @@ static int vsVectorFromLibsqlBlob(const unsigned char *p, int n, VsVector *pOut,
         int iParam = ((nDim+3)/4)*4;
         vsF32FromLE(&p[iParam], 1, &rAlpha);
         vsF32FromLE(&p[iParam+4], 1, &rShift);
-        a[i] = rAlpha * (float)p[i] + rShift;
+        a[i] = rAlpha * (float)p[i] + rShift;          /* in float32, as libSQL */
+        if( isinf(a[i]) ) a[i] = (float)((double)rAlpha * p[i] + (double)rShift);
         break;
       }
       default: a[i] = ((p[i/8] >> (i&7)) & 1) ? 1.0f : -1.0f; break;
@@ -547,15 +548,21 @@ void vsResultLibsql(sqlite3_context *ctx, int eType, const float *a, int n){
       p[2*i+1] = (unsigned char)(h >> 8);
     }
   }else if( eType==4 ){
-    /* alpha = (max - min)/255, shift = min; q = round((x - shift)/alpha), clamped */
+    /* alpha = (max - min)/255, shift = min; q = round((x - shift)/alpha), clamped, in
+    ** float32 as libSQL computes it. When max - min overflows float32 (alpha itself always
+    ** fits), the same in double. */
     float rMin = a[0], rMax = a[0], rAlpha, rShift;
-    int iParam = ((n+3)/4)*4;
+    int iParam = ((n+3)/4)*4, bWide;
     for(i=1; i<n; i++){ if( a[i]<rMin ) rMin = a[i]; if( a[i]>rMax ) rMax = a[i]; }
     rShift = rMin;
     rAlpha = (rMax - rMin) / 255;
+    bWide = isinf(rAlpha);
+    if( bWide ) rAlpha = (float)(((double)rMax - (double)rMin) / 255);
     for(i=0; i<n; i++){
-      float q = rAlpha>0 ? (a[i] - rShift) / rAlpha : 0.0f;
-      p[i] = q<0 ? 0 : q>255 ? 255 : (unsigned char)(int)(q + 0.5f);
+      double q;
+      if( bWide ) q = ((double)a[i] - (double)rShift) / (double)rAlpha;
+      else q = rAlpha>0 ? (a[i] - rShift) / rAlpha : 0.0f;
+      p[i] = !(q>0) ? 0 : q>255 ? 255 : (unsigned char)(int)(bWide ? q + 0.5 : (float)q + 0.5f);
     }
     vsF32ToLE(&rAlpha, 1, &p[iParam]);
     vsF32ToLE(&rShift, 1, &p[iParam+4]);
