@@ -498,7 +498,7 @@ static int vsCreateRunning(sqlite3 *db){
   return 0;
 }
 
-static int vsIndexDimsRefresh(sqlite3 *db, VsIndexDims *p){
+static int vsIndexDimsRefresh(sqlite3 *db, VsIndexDims *p, int bForce){
   sqlite3_stmt *pStmt = 0, *pList = 0;
   int rc, iVersion = 0;
   rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list WHERE name<>'temp'",
@@ -515,7 +515,7 @@ static int vsIndexDimsRefresh(sqlite3 *db, VsIndexDims *p){
   }
   sqlite3_finalize(pList);
   if( rc!=SQLITE_OK ) return rc;
-  if( iVersion==p->iSchemaVersion && !vsCreateRunning(db) ) return SQLITE_OK;
+  if( iVersion==p->iSchemaVersion && !bForce ) return SQLITE_OK;
   p->nDims = 0;
   sqlite3_free(p->zError);
   p->zError = 0;
@@ -575,21 +575,31 @@ static void vsVectorIdxFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
       rc = vsIndexOption(zOpt, &eMetric, &bOneBit, &zErr);
     }
   }
-  if( rc==SQLITE_OK ) rc = vsIndexDimsRefresh(sqlite3_context_db_handle(ctx), pDims);
+  if( rc==SQLITE_OK && argc>0 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
+    rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
+  }
+  if( rc==SQLITE_OK ){
+    /* Read the schema again only when it may matter: the first call, while a CREATE runs,
+    ** while an index is known to be invalid, or for a size no known index has (reading
+    ** the schema cookies costs more than the rest of the call). */
+    sqlite3 *db = sqlite3_context_db_handle(ctx);
+    int bCreate = vsCreateRunning(db), bKnown = v.aData==0;
+    for(i=0; !bKnown && i<pDims->nDims; i++) bKnown = pDims->aDims[i]==v.nDim;
+    if( bCreate || pDims->iSchemaVersion<0 || pDims->zError || !bKnown ){
+      rc = vsIndexDimsRefresh(db, pDims, bCreate);
+    }
+  }
   if( rc==SQLITE_OK && pDims->zError ){
     zErr = sqlite3_mprintf("%s", pDims->zError);
     rc = SQLITE_ERROR;
   }
-  if( rc==SQLITE_OK && argc>0 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
-    rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
-    if( rc==SQLITE_OK ){
-      for(i=0; i<pDims->nDims && pDims->aDims[i]!=v.nDim; i++){}
-      if( pDims->nDims>0 && i==pDims->nDims ){
-        zErr = sqlite3_mprintf(
-            "the vector has %d dimensions, the indexed column has %d%s",
-            v.nDim, pDims->aDims[0], pDims->nDims>1 ? " (or another vector index's size)" : "");
-        rc = SQLITE_ERROR;
-      }
+  if( rc==SQLITE_OK && v.aData ){
+    for(i=0; i<pDims->nDims && pDims->aDims[i]!=v.nDim; i++){}
+    if( pDims->nDims>0 && i==pDims->nDims ){
+      zErr = sqlite3_mprintf(
+          "the vector has %d dimensions, the indexed column has %d%s",
+          v.nDim, pDims->aDims[0], pDims->nDims>1 ? " (or another vector index's size)" : "");
+      rc = SQLITE_ERROR;
     }
   }
   if( rc==SQLITE_NOMEM ){
