@@ -485,6 +485,9 @@ sqlite3_int64 vsL1I8(const signed char *a, const signed char *b, int n);
 double vsL2I8(const signed char *a, const signed char *b, int n);
 /* 1 - cos(a, b); NaN when either is all zeros. */
 double vsCosineI8(const signed char *a, const signed char *b, int n);
+/* sqlite-vec's float32 L2 and 1 - cosine (NaN when either is all zeros), its figures. */
+double vsL2F32Seq(const float *a, const float *b, int n);
+double vsCosineF32Seq(const float *a, const float *b, int n);
 /* Number of differing bits over nByte bytes. */
 sqlite3_int64 vsHammingBytes(const unsigned char *a, const unsigned char *b, int nByte);
 

@@ -407,3 +407,29 @@ sqlite3_int64 vsHammingBytes(const unsigned char *a, const unsigned char *b, int
   for(i=0; i<nByte; i++) s += __builtin_popcount((unsigned)(a[i]^b[i]));
   return s;
 }
+
+/* sqlite-vec's float32 L2 and cosine: float32 sums, element after element (each product
+** its own statement, so no compiler fuses it into the sum), square roots in double. */
+double vsL2F32Seq(const float *a, const float *b, int n){
+  float s = 0;
+  int i;
+  for(i=0; i<n; i++){
+    float d = a[i] - b[i];
+    float p = d*d;
+    s += p;
+  }
+  return (float)sqrt((double)s);
+}
+
+double vsCosineF32Seq(const float *a, const float *b, int n){
+  float dot = 0, aa = 0, bb = 0;
+  int i;
+  for(i=0; i<n; i++){
+    float pd = a[i]*b[i], pa = a[i]*a[i], pb = b[i]*b[i];
+    dot += pd;
+    aa += pa;
+    bb += pb;
+  }
+  if( aa==0 || bb==0 ) return NAN;
+  return (float)(1.0 - (double)dot/(sqrt((double)aa)*sqrt((double)bb)));
+}

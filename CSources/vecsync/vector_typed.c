@@ -21,9 +21,10 @@
 ** float32 JSON. vsTypedFromValue reads any of them into a VsTyped; each function states
 ** which types it takes and returns its result with the subtype of its type. Vectors of
 ** different types or lengths are never combined, and zero-length vectors are refused, as
-** sqlite-vec refuses them. int8 and bit distances are computed as sqlite-vec computes
-** them (float32 sums); float32 L2 and cosine keep the double-precision sums of
-** vector_sql.c, which libSQL's names share.
+** sqlite-vec refuses them. Distances are computed as sqlite-vec computes them (float32
+** sums, so vec_distance_l2 and vector_distance_l2 may differ in the last float32 digits:
+** libSQL's names keep double-precision sums); float64 vectors, which sqlite-vec does not
+** have, are summed in double.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -547,6 +548,11 @@ static void vsTypedDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **
     }
   }else if( eDist==VS_DIST_L1 ){
     sqlite3_result_double(ctx, vsL1F64(&a.f, &b.f));
+  }else if( eDist==VS_DIST_L2 && a.eType==VS_F32 ){
+    sqlite3_result_double(ctx, vsL2F32Seq((const float*)a.f.aData, (const float*)b.f.aData, a.nDim));
+  }else if( eDist==VS_DIST_COSINE && a.eType==VS_F32 ){
+    double r = vsCosineF32Seq((const float*)a.f.aData, (const float*)b.f.aData, a.nDim);
+    if( r!=r ) sqlite3_result_null(ctx); else sqlite3_result_double(ctx, r);
   }else if( eDist==VS_DIST_L2 ){
     sqlite3_result_double(ctx, sqrt(vsL2SqF64(&a.f, &b.f)));
   }else{

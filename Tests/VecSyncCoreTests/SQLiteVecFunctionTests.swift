@@ -119,6 +119,9 @@ struct SQLiteVecFunctionTests {
                 "SELECT vec_distance_l2('[1, 2]', '[1]');", error: ["vec_distance_l2", "different dimensions", "2 and 1"]),
         SQLCase("vec_distance_l2 refuses empty vectors",
                 "SELECT vec_distance_l2('[]', '[]');", error: ["vec_distance_l2", "zero-length vectors are not supported"]),
+        SQLCase("vec_distance_l2 and vec_distance_cosine of float32 vectors sum in float32, as sqlite-vec",
+                "SELECT printf('%.17g', vec_distance_l2('[0.1, 0.2, 0.3]', '[0.4, 0.5, 0.7]')), printf('%.17g', vec_distance_cosine('[0.1, 0.2, 0.3]', '[0.4, 0.5, 0.7]'));",
+                rows: ["0.5830951929092407|0.01398667693138122"]),
         // Eight-element vectors drawn at random (seed 12); sqlite-vec's answers.
         SQLCase("vec_distance_l1, l2 and cosine agree with sqlite-vec on random vectors",
                 """
