@@ -6,16 +6,18 @@
 **
 **   create table t(<id integer primary key | id text primary key | id integer |
 **                   id text unique | ... WITHOUT ROWID>, e <F32_BLOB(D) | FLOAT32(D) |
-**                   F64_BLOB(D) | blob | F32_BLOB(0) | F32_BLOB(70000)>, x text [unique]);
+**                   F64_BLOB(D) | FLOAT64(D) | blob | text | FLOAT16(D) | F32_BLOB(0) |
+**                   F32_BLOB(70000)>, x text [unique]);
 **   create index t_idx on t(libsql_vector_idx(e, <0..3 options from the input>))
-**     [where id > 2];                     -- before or after the first rows
+**     [where <one of several conditions>]; -- a partial index, before or after the rows
 **   create virtual table w using vec0(embedding float[D] ...);  -- for the batch function
 **
 ** then operations: INSERT [OR REPLACE|IGNORE], UPDATE (vector, key), DELETE on t, with
 ** vectors from the bytes; vector_top_k with input index name, query and k; vecsync_rebuild;
 ** vecsync_knn_batch on w and on the index's store with an input blob of queries and k;
 ** transactions; DROP/CREATE/REINDEX of the index, renames, query_only (the read-only
-** scan path), direct writes to the store.
+** scan path), direct writes to the store and its log, a second (partial) index, an
+** attached database with its own index searched as 'aux.<name>', the TEMP trigger dropped.
 **
 ** Bounds: at most 64 operations, dimensions at most 8 (bar the deliberate 70000), the
 ** connection's step budget and heap limit (fuzz_common.h).
@@ -44,7 +46,13 @@ static const char *azOption[] = {
   "'metric=cosine'", "'metric=l2'", "'metric=cos'", "'metric=dot'", "'type=diskann'",
   "'max_neighbors=8'", "'alpha=1.2'", "'search_l=200'", "'insert_l=70'",
   "'compress_neighbors=float8'", "'bogus=1'", "'metric'", "''", "'metric='", "NULL", "3",
-  "'METRIC=L2'", "'=cosine'", "x",
+  "'METRIC=L2'", "'=cosine'", "x", "'max_neighbors=abc'", "'search_l=-3'",
+  "'compress_neighbors=float1bit'", "'alpha=x'", "'type=hnsw'",
+};
+#define N_OPTION ((int)(sizeof(azOption)/sizeof(azOption[0])))
+
+static const char *azWhere[] = {
+  "id > 2", "x = 'x1'", "e IS NOT NULL AND id % 2 = 0", "x LIKE 'x%'", "0", "1",
 };
 
 /* A key for t's id: small and colliding, of the table's key type or not. */
@@ -79,7 +87,7 @@ static const char *vecColumns(int nDim){
 static void setup(sqlite3 *db, FuzzIn *in, Setup *s, int *pbIndexLater){
   static const char *azIdx[] = { "t_idx", "T_Idx", "t idx", "t\"idx" };
   unsigned flags = fuzzU8(in);
-  unsigned eType = fuzzPick(in, 10);
+  unsigned eType = fuzzPick(in, 13);
   char zType[32];
   sqlite3_str *pStr;
   char *zSql;
@@ -95,6 +103,9 @@ static void setup(sqlite3 *db, FuzzIn *in, Setup *s, int *pbIndexLater){
     case 6: snprintf(zType, sizeof(zType), "blob"); break;
     case 7: snprintf(zType, sizeof(zType), "F32_BLOB(0)"); break;
     case 8: snprintf(zType, sizeof(zType), "F32_BLOB(70000)"); break;
+    case 10: snprintf(zType, sizeof(zType), "FLOAT64(%d)", s->nDim); break;
+    case 11: snprintf(zType, sizeof(zType), "text"); break;
+    case 12: snprintf(zType, sizeof(zType), "FLOAT16(%d)", s->nDim); break;
     default: snprintf(zType, sizeof(zType), "f32_blob( %d )", s->nDim); break;
   }
   fuzzExec(db, azTable[s->eKey], zType);
@@ -102,9 +113,9 @@ static void setup(sqlite3 *db, FuzzIn *in, Setup *s, int *pbIndexLater){
   pStr = sqlite3_str_new(0);
   sqlite3_str_appendf(pStr, "CREATE INDEX \"%w\" ON t(libsql_vector_idx(e", s->zIdx);
   nOpt = fuzzPick(in, 4);
-  for(j=0; j<nOpt; j++) sqlite3_str_appendf(pStr, ", %s", azOption[fuzzPick(in, 19)]);
+  for(j=0; j<nOpt; j++) sqlite3_str_appendf(pStr, ", %s", azOption[fuzzPick(in, N_OPTION)]);
   sqlite3_str_appendall(pStr, "))");
-  if( flags & 1 ) sqlite3_str_appendall(pStr, " WHERE id > 2");
+  if( flags & 1 ) sqlite3_str_appendf(pStr, " WHERE %s", azWhere[fuzzPick(in, 6)]);
   zSql = sqlite3_str_finish(pStr);
   *pbIndexLater = (flags & 2)!=0;
   if( zSql ){
@@ -167,7 +178,9 @@ static void opTopK(sqlite3 *db, FuzzIn *in, const Setup *s, FuzzBudget *b){
   if( c<200 ) sqlite3_bind_text(pStmt, 1, s->zIdx, -1, SQLITE_STATIC);
   else if( c<210 ) sqlite3_bind_text(pStmt, 1, "t", -1, SQLITE_STATIC);
   else if( c<220 ) sqlite3_bind_text(pStmt, 1, "vecsync_idx_t_idx", -1, SQLITE_STATIC);
-  else if( c<230 ) sqlite3_bind_text(pStmt, 1, "sqlite_autoindex_t_1", -1, SQLITE_STATIC);
+  else if( c<225 ) sqlite3_bind_text(pStmt, 1, "sqlite_autoindex_t_1", -1, SQLITE_STATIC);
+  else if( c<228 ) sqlite3_bind_text(pStmt, 1, "aux.a_idx", -1, SQLITE_STATIC);
+  else if( c<230 ) sqlite3_bind_text(pStmt, 1, "main.t_idx", -1, SQLITE_STATIC);
   else fuzzBindScalar(in, pStmt, 1);
   fuzzBindVector(in, pStmt, 2, s->nDim);
   c = fuzzU8(in);
@@ -205,13 +218,13 @@ static void opBatch(sqlite3 *db, FuzzIn *in, const Setup *s){
 }
 
 static void opSchema(sqlite3 *db, FuzzIn *in, const Setup *s){
-  switch( fuzzPick(in, 14) ){
+  switch( fuzzPick(in, 20) ){
     case 0: fuzzExec(db, "SELECT vecsync_rebuild(%Q)", s->zIdx); break;
     case 1: fuzzExec(db, "SELECT vecsync_rebuild('t')"); break;
     case 2: fuzzExec(db, "DROP INDEX \"%w\"", s->zIdx); break;
     case 3:
       fuzzExec(db, "CREATE INDEX IF NOT EXISTS \"%w\" ON t(libsql_vector_idx(e, %s))",
-               s->zIdx, azOption[fuzzPick(in, 19)]);
+               s->zIdx, azOption[fuzzPick(in, N_OPTION)]);
       break;
     case 4: fuzzExec(db, "REINDEX \"%w\"", s->zIdx); break;
     case 5:
@@ -235,7 +248,23 @@ static void opSchema(sqlite3 *db, FuzzIn *in, const Setup *s){
     }
     case 11: fuzzExec(db, "DROP TRIGGER IF EXISTS \"vecsync_idx_%w_ai\"", s->zIdx); break;
     case 12: fuzzExec(db, "DELETE FROM \"vecsync_idx_%w_info\" WHERE key = 'backfilled'", s->zIdx); break;
-    default: fuzzExec(db, "SELECT libsql_vector_idx(e, %s) FROM t", azOption[fuzzPick(in, 19)]); break;
+    case 13: fuzzExec(db, "SELECT libsql_vector_idx(e, %s) FROM t", azOption[fuzzPick(in, N_OPTION)]); break;
+    case 14:
+      fuzzExec(db, "CREATE INDEX IF NOT EXISTS t_part ON t(libsql_vector_idx(e)) WHERE %s",
+               azWhere[fuzzPick(in, 6)]);
+      fuzzExec(db, "SELECT id FROM vector_top_k('t_part', (SELECT e FROM t LIMIT 1), 3)");
+      break;
+    case 15:
+      fuzzExec(db, "ATTACH ':memory:' AS aux");
+      fuzzExec(db, "CREATE TABLE IF NOT EXISTS aux.a(id INTEGER PRIMARY KEY, e F32_BLOB(%d))", s->nDim);
+      fuzzExec(db, "CREATE INDEX IF NOT EXISTS aux.a_idx ON a(libsql_vector_idx(e))");
+      fuzzExec(db, "INSERT INTO aux.a(e) SELECT e FROM t LIMIT 4");
+      break;
+    case 16: fuzzExec(db, "DELETE FROM \"vecsync_idx_%w_log\"", s->zIdx); break;
+    case 17: fuzzExec(db, "INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (%d)", s->zIdx,
+                      (int)(fuzzU8(in) % 30)); break;
+    case 18: fuzzExec(db, "DROP TRIGGER IF EXISTS temp.\"vecsync_apply_main_%w\"", s->zIdx); break;
+    default: fuzzExec(db, "CREATE INDEX IF NOT EXISTS t_x ON t(libsql_vector_idx(x))"); break;
   }
 }
 

@@ -6,7 +6,8 @@
 **   vector_codec.c     vectors from SQL values (JSON-like text, F32 and F64 blobs), and back
 **   vector_kernels.c   dot products, norms and distances; the BLAS/AVX2 block scorers
 **   vector_topk.c      bounded heap that keeps the k nearest (distance, rowid) pairs
-**   vector_sql.c       scalar SQL functions: vector32, vector_extract, distances, vec_*
+**   vector_sql.c       scalar SQL functions: vector32, vector_extract, distances, vec_f32
+**   vector_typed.c     sqlite-vec's int8 and bit vectors, its vec_* functions, vec_each
 **   vec0_config.c      a vec0 declaration: columns, types, options
 **   vec0_plan.c        KNN, point and scan plans: xBestIndex, idxStr, the filter mask
 **   vec0_search.c      query checks, the block scan, the top-k heap feed, exact re-rank
@@ -535,6 +536,52 @@ int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVec0Migrate(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 void vsRegistryRelease(void *pReg);
+
+
+/* ---- sqlite-vec's typed vectors: int8 and bit (vector_typed.c) ----------------------- */
+
+/* The value subtypes sqlite-vec gives the vectors its functions return, so that a blob made
+** by vec_int8() or vec_bit() is read as int8 or bit by the function it is passed to (a
+** blob stored in a table and read back has no subtype: it is float32 again). */
+#define VS_SUBTYPE_F32  223
+#define VS_SUBTYPE_BIT  224
+#define VS_SUBTYPE_I8   225
+
+/* Element types beyond VS_F32 and VS_F64, for sqlite-vec's vectors. */
+#define VS_I8   0x81          /* one signed byte an element */
+#define VS_BIT  0x82          /* one bit an element, least significant bit first */
+
+/* Distances over int8 and bit vectors, and L1, computed as sqlite-vec computes them. */
+double vsL1F64(const VsVector *a, const VsVector *b);
+sqlite3_int64 vsL1I8(const signed char *a, const signed char *b, int n);
+double vsL2I8(const signed char *a, const signed char *b, int n);
+/* 1 - cos(a, b); NaN when either is all zeros. */
+double vsCosineI8(const signed char *a, const signed char *b, int n);
+/* sqlite-vec's float32 L2 and 1 - cosine (NaN when either is all zeros), its figures. */
+double vsL2F32Seq(const float *a, const float *b, int n);
+double vsCosineF32Seq(const float *a, const float *b, int n);
+/* Number of differing bits over nByte bytes. */
+sqlite3_int64 vsHammingBytes(const unsigned char *a, const unsigned char *b, int nByte);
+
+/* Registers sqlite-vec's vec_* functions (vec_f32 excepted) and the vec_each module. */
+int vsRegisterTypedFunctions(sqlite3 *db, char **pzErr);
+
+
+/* ---- libSQL's compact vector types (vector_codec.c) --------------------------------- */
+
+/* libSQL's type bytes for its compact vectors (F32 is VS_F32, F64 VS_F64). vsVectorFrom-
+** Value reads blobs of these types as F32 vectors. */
+#define VS_LIBSQL_1BIT  3
+#define VS_LIBSQL_F8    4
+#define VS_LIBSQL_F16   5
+#define VS_LIBSQL_FB16  6
+/* The libSQL type of a value: its blob's trailing type byte, VS_F32 for text and for blobs
+** of even length (anything else is what vsVectorFromValue would refuse). */
+int vsValueLibsqlType(sqlite3_value *pVal);
+/* Encode n float32 elements as libSQL's type eType (VS_LIBSQL_*). */
+void vsResultLibsql(sqlite3_context *ctx, int eType, const float *a, int n);
+float vsF16ToFloat(uint16_t h);
+uint16_t vsF16FromFloat(float f);
 
 #if defined(__GNUC__) || defined(__clang__)
 # pragma GCC visibility pop

@@ -13,6 +13,13 @@
 **   F32   4·D bytes of little-endian IEEE-754 binary32, optionally followed by one type
 **         byte 0x01.
 **   F64   8·D bytes of little-endian binary64 followed by the type byte 0x02.
+**   libSQL's compact types, read as float32 (vector8, vector16, vectorb16, vector1bit
+**   write them, see vsResultLibsql):
+**   F16   2·D bytes of IEEE binary16, then 0x05.     FB16  2·D bytes of bfloat16, then 0x06.
+**   F8    D bytes q, padded to a multiple of 4, float32 alpha and shift (x = alpha·q +
+**         shift), a zero byte, the number of padding bytes, then 0x04.
+**   1BIT  ceil(D/8) bytes, bit i of byte i/8 set for x > 0 (read back as +1, else -1), a
+**         zero byte when that count is even, the number of unused bits, then 0x03.
 **
 ** Nothing is accepted silently wrong: NaN, infinities, values beyond float32's range in
 ** an F32 vector, blobs of the wrong length and vectors over 65,536 elements are errors
@@ -205,14 +212,109 @@ static void vsF64FromLE(const unsigned char *p, int n, double *aOut){
 #endif
 }
 
-static const char *vsLibsqlTypeName(int t){
-  switch( t ){
-    case 3: return "FLOAT1BIT";
-    case 4: return "FLOAT8";
-    case 5: return "FLOAT16";
-    case 6: return "FLOATB16";
+float vsF16ToFloat(uint16_t h){
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, u;
+  float f;
+  if( exp==0x1f ){
+    u = sign | 0x7f800000 | (mant << 13);                 /* infinity or NaN */
+  }else if( exp==0 ){
+    f = (float)mant * (1.0f/16777216.0f);                 /* zero or subnormal: mant·2^-24 */
+    return sign ? -f : f;
+  }else{
+    u = sign | ((exp + 112) << 23) | (mant << 13);
   }
-  return 0;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+uint16_t vsF16FromFloat(float f){
+  uint32_t u, sign, mant;
+  int exp;
+  memcpy(&u, &f, 4);
+  sign = (u >> 16) & 0x8000;
+  exp = (int)((u >> 23) & 0xff) - 127;
+  mant = u & 0x7fffff;
+  if( exp==128 ) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
+  if( exp>15 ) return (uint16_t)(sign | 0x7c00);          /* too large: infinity */
+  if( exp<-25 ) return (uint16_t)sign;                     /* too small: zero */
+  if( exp<-14 ){
+    /* Subnormal: the mantissa with its leading 1, shifted, rounded to nearest even. */
+    uint32_t m = mant | 0x800000;
+    int shift = -exp - 1;                                  /* 14..24 */
+    uint32_t half = m >> shift, rest = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if( rest>mid || (rest==mid && (half & 1)) ) half++;
+    return (uint16_t)(sign | half);
+  }
+  {
+    uint32_t h = ((uint32_t)(exp + 15) << 10) | (mant >> 13), rest = mant & 0x1fff;
+    if( rest>0x1000 || (rest==0x1000 && (h & 1)) ) h++;   /* may carry into the exponent */
+    return (uint16_t)(sign | h);
+  }
+}
+
+/* Read one of libSQL's compact blobs (type byte t = p[n-1], 3..6) as float32 elements. */
+static int vsVectorFromLibsqlBlob(const unsigned char *p, int n, VsVector *pOut, char **pzErr){
+  int t = p[n-1], nDim = 0, i, nData = n - 1;
+  float *a;
+  const char *zName = t==3 ? "FLOAT1BIT" : t==4 ? "FLOAT8" : t==5 ? "FLOAT16" : "FLOATB16";
+  if( t==5 || t==6 ){
+    if( nData%2!=0 ) goto bad_length;
+    nDim = nData/2;
+  }else if( t==4 ){
+    if( nData<2+8 || nData%2!=0 ) goto bad_length;
+    nDim = nData - 2 - 8 - p[nData-1];
+    if( nDim<0 || ((nDim+3)/4)*4 != nData - 2 - 8 ) goto bad_length;
+  }else{
+    if( nData<2 || nData%2!=0 ) goto bad_length;
+    nDim = nData*8 - p[nData-1];
+    /* the bits, then a zero byte when their count is even, then the unused-bit count */
+    if( nDim<0 || (nDim+7)/8 + ((((nDim+7)/8)%2==0) ? 1 : 0) + 1 != nData ) goto bad_length;
+  }
+  if( nDim>VS_MAX_DIMS ){
+    *pzErr = sqlite3_mprintf(
+        "invalid vector: %d dimensions, more than the maximum of %d", nDim, VS_MAX_DIMS);
+    return SQLITE_ERROR;
+  }
+  a = sqlite3_malloc64(sizeof(float)*(size_t)(nDim ? nDim : 1));
+  if( a==0 ) return SQLITE_NOMEM;
+  for(i=0; i<nDim; i++){
+    switch( t ){
+      case 5: a[i] = vsF16ToFloat((uint16_t)(p[2*i] | (p[2*i+1] << 8))); break;
+      case 6: {
+        uint32_t u = (uint32_t)(p[2*i] | (p[2*i+1] << 8)) << 16;
+        memcpy(&a[i], &u, 4);
+        break;
+      }
+      case 4: {
+        float rAlpha, rShift;
+        int iParam = ((nDim+3)/4)*4;
+        vsF32FromLE(&p[iParam], 1, &rAlpha);
+        vsF32FromLE(&p[iParam+4], 1, &rShift);
+        a[i] = rAlpha * (float)p[i] + rShift;          /* in float32, as libSQL */
+        if( isinf(a[i]) ) a[i] = (float)((double)rAlpha * p[i] + (double)rShift);
+        break;
+      }
+      default: a[i] = ((p[i/8] >> (i&7)) & 1) ? 1.0f : -1.0f; break;
+    }
+  }
+  pOut->eType = VS_F32;
+  pOut->nDim = nDim;
+  pOut->aData = pOut->pAlloc = a;
+  return SQLITE_OK;
+
+bad_length:
+  *pzErr = sqlite3_mprintf("invalid vector: a blob of %d bytes is not a libSQL %s vector", n, zName);
+  return SQLITE_ERROR;
+}
+
+int vsValueLibsqlType(sqlite3_value *pVal){
+  const unsigned char *p;
+  int n;
+  if( sqlite3_value_type(pVal)!=SQLITE_BLOB ) return VS_F32;
+  p = sqlite3_value_blob(pVal);
+  n = sqlite3_value_bytes(pVal);
+  if( p==0 || n%2==0 ) return VS_F32;
+  return p[n-1];
 }
 
 /* Decode a blob: F32 (4·D bytes, or 4·D+1 ending in 0x01) or F64 (8·D+1 ending in 0x02). */
@@ -228,11 +330,8 @@ static int vsVectorFromBlob(const unsigned char *p, int n, VsVector *pOut, char 
   }else if( (n-1)%8==0 && p[n-1]==VS_F64 ){
     eType = VS_F64;
     nDim = (n-1)/8;
-  }else if( n%2==1 && vsLibsqlTypeName(p[n-1]) ){
-    *pzErr = sqlite3_mprintf(
-      "invalid vector: libSQL %s vectors are not supported; use F32 or F64",
-      vsLibsqlTypeName(p[n-1]));
-    return SQLITE_ERROR;
+  }else if( n%2==1 && p[n-1]>=3 && p[n-1]<=6 ){
+    return vsVectorFromLibsqlBlob(p, n, pOut, pzErr);
   }else{
     *pzErr = sqlite3_mprintf(
       "invalid vector: a blob of %d bytes is not a float32 vector "
@@ -419,4 +518,59 @@ void vsResultF64(sqlite3_context *ctx, const double *a, int n){
   }
   p[nByte-1] = VS_F64;
   sqlite3_result_blob64(ctx, p, nByte, sqlite3_free);
+}
+
+/* Write a as one of libSQL's compact types (VS_LIBSQL_TYPE_*: 3 1-bit, 4 F8, 5 F16, 6
+** FB16), laid out as libSQL's vector1bit, vector8, vector16 and vectorb16 write them. */
+void vsResultLibsql(sqlite3_context *ctx, int eType, const float *a, int n){
+  size_t nData, nBlob;
+  unsigned char *p;
+  int i;
+  if( n==0 ){
+    sqlite3_result_zeroblob(ctx, 0);
+    return;
+  }
+  switch( eType ){
+    case 5: case 6: nData = (size_t)n*2; nBlob = nData + 1; break;
+    case 4: nData = (size_t)((n+3)/4)*4 + 8; nBlob = nData + 3; break;
+    default: nData = (size_t)(n+7)/8; nBlob = nData + (nData%2==0 ? 1 : 0) + 2; break;
+  }
+  p = sqlite3_malloc64(nBlob);
+  if( p==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  memset(p, 0, nBlob);
+  if( eType==5 || eType==6 ){
+    for(i=0; i<n; i++){
+      uint32_t u;
+      uint16_t h;
+      memcpy(&u, &a[i], 4);
+      h = eType==5 ? vsF16FromFloat(a[i]) : (uint16_t)(u >> 16);   /* bfloat16: truncated */
+      p[2*i] = (unsigned char)(h & 0xff);
+      p[2*i+1] = (unsigned char)(h >> 8);
+    }
+  }else if( eType==4 ){
+    /* alpha = (max - min)/255, shift = min; q = round((x - shift)/alpha), clamped, in
+    ** float32 as libSQL computes it. When max - min overflows float32 (alpha itself always
+    ** fits), the same in double. */
+    float rMin = a[0], rMax = a[0], rAlpha, rShift;
+    int iParam = ((n+3)/4)*4, bWide;
+    for(i=1; i<n; i++){ if( a[i]<rMin ) rMin = a[i]; if( a[i]>rMax ) rMax = a[i]; }
+    rShift = rMin;
+    rAlpha = (rMax - rMin) / 255;
+    bWide = isinf(rAlpha);
+    if( bWide ) rAlpha = (float)(((double)rMax - (double)rMin) / 255);
+    for(i=0; i<n; i++){
+      double q;
+      if( bWide ) q = ((double)a[i] - (double)rShift) / (double)rAlpha;
+      else q = rAlpha>0 ? (a[i] - rShift) / rAlpha : 0.0f;
+      p[i] = !(q>0) ? 0 : q>255 ? 255 : (unsigned char)(int)(bWide ? q + 0.5 : (float)q + 0.5f);
+    }
+    vsF32ToLE(&rAlpha, 1, &p[iParam]);
+    vsF32ToLE(&rShift, 1, &p[iParam+4]);
+    p[nBlob-2] = (unsigned char)(iParam - n);
+  }else{
+    for(i=0; i<n; i++) if( a[i]>0 ) p[i/8] |= (unsigned char)(1u << (i&7));
+    p[nBlob-2] = (unsigned char)(8*(nBlob-1) - (size_t)n);
+  }
+  p[nBlob-1] = (unsigned char)eType;
+  sqlite3_result_blob64(ctx, p, nBlob, sqlite3_free);
 }

@@ -4,35 +4,50 @@
 **
 ** Usage (libSQL's SQL, unchanged):
 **
-**   create table messages(id text primary key, content text, embedding F32_BLOB(4));
+**   create table messages(id text primary key, kind int, content text, embedding F32_BLOB(4));
 **   create index messages_embedding_idx on messages(libsql_vector_idx(embedding));
-**   insert into messages values ('m1', 'hello', vector32('[1,0,0,0]'));
+**   create index messages_notes_idx on messages(libsql_vector_idx(embedding)) where kind = 0;
+**   insert into messages values ('m1', 0, 'hello', vector32('[1,0,0,0]'));
 **   select m.id, v.distance
 **     from vector_top_k('messages_embedding_idx', vector32('[1,0,0,0]'), 5) as v
 **     join messages m on m.rowid = v.id;
+**   select id from vector_top_k('aux.docs_idx', vector32('[1,0,0,0]'), 5);  -- attached
 **   select vecsync_rebuild('messages_embedding_idx');      -- drop nothing, rebuild all
+**   drop index messages_notes_idx;       -- its search data goes at the next search
 **
-** libsql_vector_idx(col, 'metric=cosine' | 'metric=l2', ...) accepts libSQL's options;
-** its ANN tuning options (type, max_neighbors, alpha, search_l, insert_l,
-** compress_neighbors) are accepted and ignored, because the search here is exact.
+** libsql_vector_idx(col, 'metric=cosine' | 'metric=l2', ...) accepts libSQL's options,
+** with libSQL's checks and messages; its ANN tuning options (type, max_neighbors, alpha,
+** search_l, insert_l, compress_neighbors) are checked and otherwise ignored, because the
+** search here is exact. The column must be declared with one of libSQL's vector types,
+** FLOAT32(n) / F32_BLOB(n), FLOAT64, FLOAT16, FLOATB16, FLOAT8 or FLOAT1BIT, n > 0 (the
+** search data holds them as float32); a WHERE clause makes a partial index, which holds
+** only the rows it matches.
 **
 ** How it works. The CREATE INDEX is an ordinary expression index: it names the table,
-** the column and the options, and SQLite keeps it (it stores no vectors: the function
-** returns NULL). The search data is a vec0 table "vecsync_idx_<index>" holding each
-** row's embedding under the row's rowid, kept current by triggers on the table (AFTER
-** INSERT, UPDATE and DELETE; BEFORE INSERT and UPDATE note in "vecsync_idx_<index>_pending"
-** the rows an OR REPLACE may remove, and the AFTER triggers drop those that are gone). It
-** is derived data, built from the table's rows the first
-** time the index is searched (or by vecsync_rebuild), and can be rebuilt at any time
-** with nothing lost. The triggers write into a vec0 table, so a client without the
-** extension cannot change the table behind the index's back: its writes fail with
-** "no such module: vec0" (or "no such function: libsql_vector_idx" before the first
-** search), never silently.
+** the column, the options and the WHERE clause, and SQLite keeps it (it stores no vectors:
+** libsql_vector_idx() returns NULL, after checking the options, every vector index's
+** declaration and that the vector has a size some vector-indexed column declares; SQLite
+** calls it for the rows a partial index matches only). The search data of index I lives
+** in tables of I's schema:
+**
+**   vecsync_idx_I           vec0: each indexed row's vector under the row's rowid
+**   vecsync_idx_I_log       rowids whose entry must be recomputed from the table
+**   vecsync_idx_I_pending   rows an INSERT/UPDATE OR REPLACE may delete (noted before it)
+**
+** Triggers on the table (vecsync_idx_I_bi, _bu, _ai, _au, _ad) log every written rowid
+** and refuse a vector of the wrong size for I (RAISE, while I exists). They use core SQL
+** only, so a client without the extension can still write the table once the index is
+** dropped (while it exists SQLite itself needs libsql_vector_idx() to write it). A TEMP
+** trigger, made by each connection with the extension when it searches, applies each log
+** entry to the vec0 table at once; entries logged by other connections are applied by the
+** next search that can write, and a connection that cannot write answers exactly from the
+** table itself. The search data is built from the table the first time the index is
+** searched (or by vecsync_rebuild), and can be rebuilt at any time with nothing lost; the
+** search data of an index that was dropped is removed by the next search or rebuild.
 **
 ** vector_top_k(index, query, k) returns the k nearest rows' rowids (column id, and the
 ** rowid of each result row), nearest first, ties by ascending rowid, and a hidden column
-** distance. It reuses vec0's block
-** scan.
+** distance. It reuses vec0's block scan.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -42,157 +57,200 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 
 /* The version of the triggers that keep an index's search data current; an index built
-** with another version is rebuilt at its next search. 2: REPLACE handled with T_pending. */
-#define VS_INDEX_TRIGGERS 2
+** with another version is rebuilt at its next search. 2: REPLACE handled with T_pending.
+** 3: core-SQL triggers writing T_log, applied by a TEMP trigger; partial indexes. */
+#define VS_INDEX_TRIGGERS 3
+
+/* Column types of libSQL vectors: the numbers are libSQL's (its trailing type bytes). */
+#define VS_LIBSQL_F32    1
+#define VS_LIBSQL_F64    2
+#define VS_LIBSQL_F1BIT  3   /* VS_LIBSQL_F8, _F16 and _FB16 are in vecsync_int.h */
 
 /* What the CREATE INDEX statement of a vector index says. */
 typedef struct VsIndexDef VsIndexDef;
 struct VsIndexDef {
+  char *zSchema;        /* Schema of the index and its table: "main" or an attached name */
   char *zIndex;         /* Index name */
   char *zTable;         /* Indexed table */
   char *zColumn;        /* Indexed column */
-  int nDim;             /* From the column's F32_BLOB(n) type */
+  char *zWhere;         /* A partial index's WHERE condition, or NULL */
+  int eColType;         /* VS_LIBSQL_* of the column's declared type */
+  int nDim;             /* From the column's declared type, F32_BLOB(n) */
   int eMetric;          /* VS_METRIC_COSINE (libSQL's default) or VS_METRIC_L2 */
 };
 
 static void vsIndexDefClear(VsIndexDef *p){
   if( p==0 ) return;
+  sqlite3_free(p->zSchema);
   sqlite3_free(p->zIndex);
   sqlite3_free(p->zTable);
   sqlite3_free(p->zColumn);
+  sqlite3_free(p->zWhere);
   memset(p, 0, sizeof(*p));
 }
 
-/* Check one 'key=value' option of libsql_vector_idx(); set *peMetric for metric=. */
-static int vsIndexOption(const char *zOpt, int *peMetric, char **pzErr){
-  static const char *azIgnored[] = {
-    "type", "max_neighbors", "alpha", "search_l", "insert_l", "compress_neighbors",
+/* ---- libsql_vector_idx()'s options and the column type ---------------------------------- */
+
+/*
+** Check one 'key=value' option of libsql_vector_idx(), as libSQL does (with its messages);
+** set *peMetric for metric= and *pbOneBit for compress_neighbors=float1bit.
+*/
+static int vsIndexOption(const char *zOpt, int *peMetric, int *pbOneBit, char **pzErr){
+  static const struct {
+    const char *zKey;       /* Option name */
+    int eKind;              /* 0: one of azValue, 1: positive integer, 2: real number */
+    const char *azValue[6]; /* Accepted values of kind 0 */
+  } aOpt[] = {
+    { "type",               0, { "diskann" } },
+    { "metric",             0, { "cosine", "l2" } },
+    { "compress_neighbors", 0, { "float1bit", "float8", "float16", "floatb16", "float32" } },
+    { "alpha",              2, { 0 } },
+    { "search_l",           1, { 0 } },
+    { "insert_l",           1, { 0 } },
+    { "max_neighbors",      1, { 0 } },
   };
   const char *zEq = strchr(zOpt, '=');
-  size_t nKey, i;
-  const char *zVal;
+  const char *zVal, *zWhy = "invalid parameter";
+  size_t nKey, i, j;
   if( zEq==0 ){
-    *pzErr = sqlite3_mprintf("libsql_vector_idx: option '%s' is not key=value", zOpt);
-    return SQLITE_ERROR;
+    zWhy = "unexpected parameter format";
+    goto refused;
   }
   nKey = (size_t)(zEq - zOpt);
   zVal = zEq+1;
-  if( nKey==6 && sqlite3_strnicmp(zOpt, "metric", 6)==0 ){
-    if( sqlite3_stricmp(zVal, "cosine")==0 || sqlite3_stricmp(zVal, "cos")==0 ){
-      *peMetric = VS_METRIC_COSINE;
-    }else if( sqlite3_stricmp(zVal, "l2")==0 ){
-      *peMetric = VS_METRIC_L2;
-    }else{
-      *pzErr = sqlite3_mprintf("libsql_vector_idx: unknown metric '%s'; use cosine or l2", zVal);
-      return SQLITE_ERROR;
+  for(i=0; i<sizeof(aOpt)/sizeof(aOpt[0]); i++){
+    if( strlen(aOpt[i].zKey)!=nKey || sqlite3_strnicmp(zOpt, aOpt[i].zKey, (int)nKey)!=0 ){
+      continue;
     }
-    return SQLITE_OK;
-  }
-  for(i=0; i<sizeof(azIgnored)/sizeof(azIgnored[0]); i++){
-    if( strlen(azIgnored[i])==nKey && sqlite3_strnicmp(zOpt, azIgnored[i], (int)nKey)==0 ){
+    if( aOpt[i].eKind==1 ){
+      int v = atoi(zVal);
+      if( v==0 ){ zWhy = "invalid representation of integer vector index parameter"; goto refused; }
+      if( v<0 ){ zWhy = "integer vector index parameter must be positive"; goto refused; }
       return SQLITE_OK;
     }
+    if( aOpt[i].eKind==2 ){
+      char *zEnd = 0;
+      (void)strtod(zVal, &zEnd);
+      if( zEnd==zVal ){
+        zWhy = "invalid representation of floating point vector index parameter";
+        goto refused;
+      }
+      return SQLITE_OK;
+    }
+    for(j=0; j<6 && aOpt[i].azValue[j]; j++){
+      /* libSQL compares the value with each name over the value's length: "cos" is cosine. */
+      if( zVal[0] && sqlite3_strnicmp(aOpt[i].azValue[j], zVal, (int)strlen(zVal))==0
+       && strlen(zVal)<=strlen(aOpt[i].azValue[j]) ){
+        if( i==1 ) *peMetric = j==0 ? VS_METRIC_COSINE : VS_METRIC_L2;
+        if( i==2 ) *pbOneBit = j==0;
+        return SQLITE_OK;
+      }
+    }
   }
-  *pzErr = sqlite3_mprintf("libsql_vector_idx: unknown option '%.*s'", (int)nKey, zOpt);
+refused:
+  *pzErr = sqlite3_mprintf("vector index: invalid vector index parameter '%s': %s", zOpt, zWhy);
   return SQLITE_ERROR;
 }
 
-static int vsIndexLookup(sqlite3 *db, const char *zIndex, VsIndexDef *pDef, char **pzErr);
-static void vsIndexDefClear(VsIndexDef *p);
+/*
+** Read a declared column type as libSQL does: FLOAT32(n) or F32_BLOB(n) and the other
+** vector types, n > 0. On error *pzWhy is libSQL's reason (static text).
+*/
+static int vsColumnType(const char *zType, int *peType, int *pnDim, const char **pzWhy){
+  static const struct { const char *zName; int eType; } aType[] = {
+    { "FLOAT32", VS_LIBSQL_F32 },     { "F32_BLOB", VS_LIBSQL_F32 },
+    { "FLOAT64", VS_LIBSQL_F64 },     { "F64_BLOB", VS_LIBSQL_F64 },
+    { "FLOAT1BIT", VS_LIBSQL_F1BIT }, { "F1BIT_BLOB", VS_LIBSQL_F1BIT },
+    { "FLOAT8", VS_LIBSQL_F8 },       { "F8_BLOB", VS_LIBSQL_F8 },
+    { "FLOAT16", VS_LIBSQL_F16 },     { "F16_BLOB", VS_LIBSQL_F16 },
+    { "FLOATB16", VS_LIBSQL_FB16 },   { "FB16_BLOB", VS_LIBSQL_FB16 },
+  };
+  size_t i;
+  const char *z = zType ? zType : "";
+  while( isspace((unsigned char)*z) ) z++;
+  for(i=0; i<sizeof(aType)/sizeof(aType[0]); i++){
+    size_t n = strlen(aType[i].zName);
+    int nDim = 0;
+    const char *p = z + n;
+    if( sqlite3_strnicmp(z, aType[i].zName, (int)n)!=0 ) continue;
+    while( isspace((unsigned char)*p) ) p++;
+    if( *p!='(' ) break;
+    p++;
+    while( isspace((unsigned char)*p) ) p++;
+    while( *p && *p!=')' && !isspace((unsigned char)*p) ){
+      if( !isdigit((unsigned char)*p) ){ *pzWhy = "non digit symbol in vector column parameter"; return SQLITE_ERROR; }
+      nDim = nDim*10 + (*p - '0');
+      if( nDim>VS_MAX_DIMS ){ *pzWhy = "max vector dimension exceeded"; return SQLITE_ERROR; }
+      p++;
+    }
+    while( isspace((unsigned char)*p) ) p++;
+    if( *p!=')' ){ *pzWhy = "missed closing brace for vector column type"; return SQLITE_ERROR; }
+    p++;
+    while( isspace((unsigned char)*p) ) p++;
+    if( *p ){ *pzWhy = "extra data after dimension parameter for vector column type"; return SQLITE_ERROR; }
+    if( nDim<=0 ){ *pzWhy = "vector column must have non-zero dimension for index"; return SQLITE_ERROR; }
+    *peType = aType[i].eType;
+    *pnDim = nDim;
+    return SQLITE_OK;
+  }
+  *pzWhy = "unexpected vector column type";
+  return SQLITE_ERROR;
+}
 
-/* The dimensions of the vector-indexed columns of a connection, read again whenever the
-** schema changes. libsql_vector_idx() is not told which column it indexes, so a vector
-** is refused when its dimension matches none of them. */
-typedef struct VsIndexDims VsIndexDims;
-struct VsIndexDims {
-  int iSchemaVersion;   /* PRAGMA schema_version the list was read at, -1: never */
-  int nDims;            /* Entries in aDims */
-  int aDims[32];        /* Distinct dimensions of vector-indexed columns */
-};
+/* ---- reading a CREATE INDEX statement --------------------------------------------------- */
 
-static int vsIndexDimsRefresh(sqlite3 *db, VsIndexDims *p){
-  sqlite3_stmt *pStmt = 0;
-  int rc, iVersion = -1;
-  rc = sqlite3_prepare_v2(db, "PRAGMA main.schema_version", -1, &pStmt, 0);
-  if( rc!=SQLITE_OK ) return rc;
-  if( sqlite3_step(pStmt)==SQLITE_ROW ) iVersion = sqlite3_column_int(pStmt, 0);
-  rc = sqlite3_finalize(pStmt);
-  if( rc!=SQLITE_OK || iVersion==p->iSchemaVersion ) return rc;
-  p->nDims = 0;
-  rc = sqlite3_prepare_v2(db,
-      "SELECT name FROM main.sqlite_schema WHERE type='index' "
-      "AND sql LIKE '%libsql_vector_idx%'", -1, &pStmt, 0);
-  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-    VsIndexDef def;
-    char *zErr = 0;
-    if( vsIndexLookup(db, (const char*)sqlite3_column_text(pStmt, 0), &def, &zErr)==SQLITE_OK ){
-      int i;
-      for(i=0; i<p->nDims && p->aDims[i]!=def.nDim; i++){}
-      if( i==p->nDims && p->nDims<(int)(sizeof(p->aDims)/sizeof(p->aDims[0])) ){
-        p->aDims[p->nDims++] = def.nDim;
+/* Skip blanks and SQL comments from z[i]. */
+static int vsSkipBlanks(const char *z, int i){
+  for(;;){
+    while( z[i] && isspace((unsigned char)z[i]) ) i++;
+    if( z[i]=='-' && z[i+1]=='-' ){
+      while( z[i] && z[i]!='\n' ) i++;
+    }else if( z[i]=='/' && z[i+1]=='*' ){
+      i += 2;
+      while( z[i] && !(z[i]=='*' && z[i+1]=='/') ) i++;
+      if( z[i] ) i += 2;
+    }else{
+      return i;
+    }
+  }
+}
+
+/* The index of the character after the quoted token or parenthesised group at z[i]
+** (z[i] is a quote or '('), or the end of z. */
+static int vsSkipGroup(const char *z, int i){
+  char c = z[i];
+  if( c=='(' ){
+    int nDepth = 0;
+    while( z[i] ){
+      if( z[i]=='\'' || z[i]=='"' || z[i]=='`' || z[i]=='[' ){ i = vsSkipGroup(z, i); continue; }
+      if( z[i]=='(' ) nDepth++;
+      if( z[i]==')' && --nDepth==0 ) return i+1;
+      i++;
+    }
+    return i;
+  }else{
+    char cClose = c=='[' ? ']' : c;
+    i++;
+    while( z[i] ){
+      if( z[i]==cClose ){
+        if( cClose!=']' && z[i+1]==cClose ){ i += 2; continue; }
+        return i+1;
       }
-      vsIndexDefClear(&def);
+      i++;
     }
-    sqlite3_free(zErr);
+    return i;
   }
-  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
-  if( rc==SQLITE_OK ) p->iSchemaVersion = iVersion;
-  return rc;
 }
 
-/* libsql_vector_idx(col, options...): checks the options, and that the vector is one of
-** the dimension a vector-indexed column declares; indexes nothing itself (returns
-** NULL), so SQLite's index stays small. */
-static void vsVectorIdxFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  int i, eMetric = VS_METRIC_COSINE;
-  char *zErr = 0;
-  for(i=1; i<argc; i++){
-    const char *zOpt = (const char*)sqlite3_value_text(argv[i]);
-    if( zOpt==0 || vsIndexOption(zOpt, &eMetric, &zErr)!=SQLITE_OK ){
-      sqlite3_result_error(ctx, zErr ? zErr : "libsql_vector_idx: options must be text", -1);
-      sqlite3_free(zErr);
-      return;
-    }
-  }
-  if( argc>0 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
-    VsVector v;
-    VsIndexDims *pDims = (VsIndexDims*)sqlite3_user_data(ctx);
-    int i, rc;
-    if( vsVectorFromValue(argv[0], 0, &v, &zErr)!=SQLITE_OK ){
-      char *zMsg = sqlite3_mprintf("libsql_vector_idx: %s", zErr);
-      sqlite3_result_error(ctx, zMsg ? zMsg : "libsql_vector_idx: bad vector", -1);
-      sqlite3_free(zMsg);
-      sqlite3_free(zErr);
-      return;
-    }
-    rc = vsIndexDimsRefresh(sqlite3_context_db_handle(ctx), pDims);
-    if( rc!=SQLITE_OK ){
-      vsVectorFree(&v);
-      sqlite3_result_error_code(ctx, rc);
-      return;
-    }
-    for(i=0; i<pDims->nDims && pDims->aDims[i]!=v.nDim; i++){}
-    if( pDims->nDims>0 && i==pDims->nDims ){
-      char *zMsg = sqlite3_mprintf(
-          "libsql_vector_idx: the vector has %d dimensions, the indexed column has %d%s",
-          v.nDim, pDims->aDims[0], pDims->nDims>1 ? " (or another vector index's size)" : "");
-      sqlite3_result_error(ctx, zMsg ? zMsg : "libsql_vector_idx: wrong dimension", -1);
-      sqlite3_free(zMsg);
-      vsVectorFree(&v);
-      return;
-    }
-    vsVectorFree(&v);
-  }
-  sqlite3_result_null(ctx);
-}
-
-/* Read an SQL string literal or identifier at z[*pi]; returns a copy, unquoted. */
-static char *vsReadToken(const char *z, int *pi){
-  int i = *pi;
-  while( z[i] && isspace((unsigned char)z[i]) ) i++;
+/* Read an identifier or quoted name at z[*pi]; a copy, unquoted. *pbString: it was a
+** string literal ('...'). NULL (nothing read) when z[*pi] starts neither. */
+static char *vsReadToken(const char *z, int *pi, int *pbString){
+  int i = vsSkipBlanks(z, *pi);
+  *pbString = z[i]=='\'';
   if( z[i]=='\'' || z[i]=='"' || z[i]=='`' || z[i]=='[' ){
     char cClose = z[i]=='[' ? ']' : z[i];
     sqlite3_str *pStr = sqlite3_str_new(0);
+    char *zOut;
     i++;
     while( z[i] ){
       if( z[i]==cClose ){
@@ -203,10 +261,8 @@ static char *vsReadToken(const char *z, int *pi){
       sqlite3_str_appendchar(pStr, 1, z[i++]);
     }
     *pi = i;
-    {
-      char *zOut = sqlite3_str_finish(pStr);
-      return zOut ? zOut : sqlite3_mprintf("");
-    }
+    zOut = sqlite3_str_finish(pStr);
+    return zOut ? zOut : sqlite3_mprintf("");
   }else{
     int j = i;
     while( z[j] && (isalnum((unsigned char)z[j]) || z[j]=='_' || (unsigned char)z[j]>=0x80) ) j++;
@@ -216,125 +272,369 @@ static char *vsReadToken(const char *z, int *pi){
   }
 }
 
-/* Dimensions from a declared type such as F32_BLOB(1536) or FLOAT32(1536); 0 if none. */
-static int vsTypeDims(const char *zType, int *pbF64){
-  const char *zParen;
-  *pbF64 = 0;
-  if( zType==0 ) return 0;
-  zParen = strchr(zType, '(');
-  if( zParen==0 ) return 0;
-  if( sqlite3_strnicmp(zType, "F64_BLOB", 8)==0 || sqlite3_strnicmp(zType, "FLOAT64", 7)==0 ){
-    *pbF64 = 1;
-    return 0;
+/*
+** Read the libsql_vector_idx(...) part of CREATE INDEX text z: the column, the options
+** (checked: *peMetric, *pbOneBit) and the WHERE condition of a partial index. Errors are
+** libSQL's.
+*/
+static int vsIndexParseSql(const char *z, VsIndexDef *pDef, int *pbOneBit, char **pzErr){
+  static const char zKey[] = "libsql_vector_idx";
+  int i, iOpen = -1, iCall = -1, bString = 0;
+  /* The '(' of the indexed expressions: the first '(' outside quotes, after ON. */
+  for(i=0; z[i]; ){
+    if( z[i]=='\'' || z[i]=='"' || z[i]=='`' || z[i]=='[' ){ i = vsSkipGroup(z, i); continue; }
+    if( z[i]=='(' ){ iOpen = i; break; }
+    i++;
   }
-  if( sqlite3_strnicmp(zType, "F32_BLOB", 8)!=0 && sqlite3_strnicmp(zType, "FLOAT32", 7)!=0 ){
-    return 0;
+  if( iOpen>=0 ){
+    i = vsSkipBlanks(z, iOpen+1);
+    if( sqlite3_strnicmp(&z[i], zKey, (int)sizeof(zKey)-1)==0 ) iCall = i;
   }
-  return atoi(zParen+1);
+  if( iCall<0 ){
+    *pzErr = sqlite3_mprintf("vector index: must contain exactly one column wrapped into "
+                             "the libsql_vector_idx function");
+    return SQLITE_ERROR;
+  }
+  i = vsSkipBlanks(z, iCall + (int)sizeof(zKey)-1);
+  if( z[i]!='(' ){
+    *pzErr = sqlite3_mprintf("vector index: libsql_vector_idx must contain at least one argument");
+    return SQLITE_ERROR;
+  }
+  i++;
+  pDef->zColumn = vsReadToken(z, &i, &bString);
+  i = vsSkipBlanks(z, i);
+  if( pDef->zColumn==0 || bString || (z[i]!=',' && z[i]!=')') ){
+    *pzErr = sqlite3_mprintf("vector index: libsql_vector_idx first argument must be a column token");
+    return SQLITE_ERROR;
+  }
+  pDef->eMetric = VS_METRIC_COSINE;
+  while( z[i]==',' ){
+    char *zOpt;
+    int rc;
+    i++;
+    zOpt = vsReadToken(z, &i, &bString);
+    if( zOpt==0 || !bString ){
+      sqlite3_free(zOpt);
+      *pzErr = sqlite3_mprintf("vector index: all arguments after first must be strings");
+      return SQLITE_ERROR;
+    }
+    rc = vsIndexOption(zOpt, &pDef->eMetric, pbOneBit, pzErr);
+    sqlite3_free(zOpt);
+    if( rc!=SQLITE_OK ) return rc;
+    i = vsSkipBlanks(z, i);
+  }
+  if( z[i]!=')' ){
+    *pzErr = sqlite3_mprintf("vector index: all arguments after first must be strings");
+    return SQLITE_ERROR;
+  }
+  i = vsSkipBlanks(z, i+1);
+  if( z[i]!=')' ){
+    *pzErr = sqlite3_mprintf("vector index: must contain exactly one column wrapped into "
+                             "the libsql_vector_idx function");
+    return SQLITE_ERROR;
+  }
+  i = vsSkipBlanks(z, i+1);
+  if( sqlite3_strnicmp(&z[i], "where", 5)==0 && !isalnum((unsigned char)z[i+5]) && z[i+5]!='_' ){
+    int n;
+    i = vsSkipBlanks(z, i+5);
+    n = (int)strlen(&z[i]);
+    while( n>0 && (isspace((unsigned char)z[i+n-1]) || z[i+n-1]==';') ) n--;
+    pDef->zWhere = sqlite3_mprintf("%.*s", n, &z[i]);
+    if( pDef->zWhere==0 ) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
 }
 
-/* Look up index zIndex and read its definition. */
-static int vsIndexLookup(sqlite3 *db, const char *zIndex, VsIndexDef *pDef, char **pzErr){
+/* Split "schema.index" (an attached database's index) into its parts. */
+static int vsIndexName(const char *zName, char **pzSchema, char **pzIndex){
+  const char *zDot = strchr(zName, '.');
+  *pzSchema = zDot ? sqlite3_mprintf("%.*s", (int)(zDot-zName), zName) : 0;
+  *pzIndex = sqlite3_mprintf("%s", zDot ? zDot+1 : zName);
+  return (*pzIndex==0 || (zDot && *pzSchema==0)) ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+/*
+** Look up index zIndex ("name" or "schema.name"; a bare name is searched in main, then in
+** the attached databases) and read and check its definition: the options, the column's
+** declared type, a table with a rowid. Errors are libSQL's where libSQL has one.
+*/
+static int vsIndexLookup(sqlite3 *db, const char *zName, VsIndexDef *pDef, char **pzErr){
   sqlite3_stmt *pStmt = 0;
-  char *zSql = 0, *zCol = 0;
-  int rc, i;
-  const char *z;
+  char *zSql = 0, *zSchema = 0, *zIndex = 0;
+  const char *zWhy = 0;
+  int rc, bOneBit = 0;
 
   memset(pDef, 0, sizeof(*pDef));
-  rc = sqlite3_prepare_v2(db,
-      "SELECT tbl_name, sql FROM main.sqlite_schema WHERE type='index' AND name=?1",
-      -1, &pStmt, 0);
+  rc = vsIndexName(zName, &zSchema, &zIndex);
   if( rc!=SQLITE_OK ) goto cleanup;
-  sqlite3_bind_text(pStmt, 1, zIndex, -1, SQLITE_TRANSIENT);
-  if( sqlite3_step(pStmt)!=SQLITE_ROW ){
-    *pzErr = sqlite3_mprintf("no such index: %s", zIndex);
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
-  pDef->zIndex = sqlite3_mprintf("%s", zIndex);
-  pDef->zTable = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(pStmt, 0));
-  z = (const char*)sqlite3_column_text(pStmt, 1);
-  {
-    /* Find libsql_vector_idx( in the CREATE INDEX text (case-insensitive). */
-    const char *zKey = "libsql_vector_idx";
-    const char *zAt = 0;
-    size_t n = strlen(zKey);
-    for(i=0; z && z[i]; i++){
-      if( sqlite3_strnicmp(&z[i], zKey, (int)n)==0 ){ zAt = &z[i]; break; }
+  /* The schema that holds it: the one named, else main first, then the others. */
+  rc = sqlite3_prepare_v2(db,
+      "SELECT name FROM pragma_database_list WHERE (?1 IS NULL AND name<>'temp') OR name=?1"
+      " ORDER BY name<>'main', seq", -1, &pStmt, 0);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  sqlite3_bind_text(pStmt, 1, zSchema, -1, SQLITE_STATIC);
+  while( sqlite3_step(pStmt)==SQLITE_ROW && pDef->zTable==0 ){
+    const char *zDb = (const char*)sqlite3_column_text(pStmt, 0);
+    sqlite3_stmt *pFind = 0;
+    zSql = sqlite3_mprintf(
+        "SELECT tbl_name, sql FROM \"%w\".sqlite_schema WHERE type='index' AND name=?1", zDb);
+    if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pFind, 0);
+    sqlite3_free(zSql);
+    zSql = 0;
+    if( rc!=SQLITE_OK ) break;
+    sqlite3_bind_text(pFind, 1, zIndex, -1, SQLITE_STATIC);
+    if( sqlite3_step(pFind)==SQLITE_ROW ){
+      const char *zText = (const char*)sqlite3_column_text(pFind, 1);
+      pDef->zSchema = sqlite3_mprintf("%s", zDb);
+      pDef->zTable = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(pFind, 0));
+      if( zText==0 || sqlite3_strlike("%libsql_vector_idx%", zText, 0)!=0 ){
+        *pzErr = sqlite3_mprintf("%s is not a vector index: create it as "
+                                 "CREATE INDEX ... ON t(libsql_vector_idx(column))", zName);
+        rc = SQLITE_ERROR;
+      }else{
+        rc = vsIndexParseSql(zText, pDef, &bOneBit, pzErr);
+      }
     }
-    if( zAt==0 ){
-      *pzErr = sqlite3_mprintf("%s is not a vector index: create it as "
-                               "CREATE INDEX ... ON t(libsql_vector_idx(column))", zIndex);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    z = zAt + n;
-  }
-  i = 0;
-  while( z[i] && isspace((unsigned char)z[i]) ) i++;
-  if( z[i]=='(' ) i++;
-  pDef->zColumn = vsReadToken(z, &i);
-  pDef->eMetric = VS_METRIC_COSINE;
-  for(;;){
-    char *zOpt;
-    while( z[i] && isspace((unsigned char)z[i]) ) i++;
-    if( z[i]!=',' ) break;
-    i++;
-    zOpt = vsReadToken(z, &i);
-    if( zOpt==0 ) break;
-    rc = vsIndexOption(zOpt, &pDef->eMetric, pzErr);
-    sqlite3_free(zOpt);
-    if( rc!=SQLITE_OK ) goto cleanup;
-  }
-  if( pDef->zColumn==0 || pDef->zTable==0 ){
-    *pzErr = sqlite3_mprintf("cannot read the definition of index %s", zIndex);
-    rc = SQLITE_ERROR;
-    goto cleanup;
+    sqlite3_finalize(pFind);
+    if( rc!=SQLITE_OK ) break;
   }
   sqlite3_finalize(pStmt);
   pStmt = 0;
+  if( rc!=SQLITE_OK ) goto cleanup;
+  if( pDef->zTable==0 ){
+    *pzErr = sqlite3_mprintf("no such index: %s", zName);
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
+  pDef->zIndex = zIndex;
+  zIndex = 0;
+  if( pDef->zSchema==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  if( bOneBit && pDef->eMetric==VS_METRIC_L2 ){
+    *pzErr = sqlite3_mprintf("vector index: unable to initialize diskann: "
+                             "1-bit compression available only for cosine metric");
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
 
-  /* Dimensions from the column's declared type. */
-  zSql = sqlite3_mprintf("SELECT type FROM pragma_table_info(%Q) WHERE name=%Q",
-                         pDef->zTable, pDef->zColumn);
+  /* The column's declared type gives the element type and the dimensions. */
+  zSql = sqlite3_mprintf("SELECT type FROM pragma_table_info(%Q, %Q) WHERE name=%Q COLLATE NOCASE",
+                         pDef->zTable, pDef->zSchema, pDef->zColumn);
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    int bF64 = 0;
     const char *zType = (const char*)sqlite3_column_text(pStmt, 0);
-    pDef->nDim = vsTypeDims(zType, &bF64);
-    if( pDef->nDim<=0 || pDef->nDim>VS_MAX_DIMS ){
-      *pzErr = sqlite3_mprintf(
-          "vector index %s: column %s.%s is declared %s; declare it F32_BLOB(n)%s",
-          zIndex, pDef->zTable, pDef->zColumn, zType ? zType : "without a type",
-          bF64 ? " (F64 vectors cannot be indexed)" : "");
+    if( vsColumnType(zType, &pDef->eColType, &pDef->nDim, &zWhy)!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("vector index: %s: %s", zWhy, zType ? zType : "");
       rc = SQLITE_ERROR;
     }
   }else{
     *pzErr = sqlite3_mprintf("vector index %s: no column %s in table %s",
-                             zIndex, pDef->zColumn, pDef->zTable);
+                             pDef->zIndex, pDef->zColumn, pDef->zTable);
+    rc = SQLITE_ERROR;
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+  sqlite3_free(zSql);
+  zSql = 0;
+  if( rc!=SQLITE_OK ) goto cleanup;
+
+  /* The search data is keyed by rowid: a WITHOUT ROWID table has none. */
+  zSql = sqlite3_mprintf(
+      "SELECT (SELECT sql LIKE '%%WITHOUT%%ROWID%%' FROM \"%w\".sqlite_schema"
+      "        WHERE type='table' AND name=%Q),"
+      " (SELECT count(*) FROM pragma_table_info(%Q, %Q) WHERE pk>0)",
+      pDef->zSchema, pDef->zTable, pDef->zTable, pDef->zSchema);
+  if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  if( sqlite3_step(pStmt)==SQLITE_ROW && sqlite3_column_int(pStmt, 0) ){
+    if( sqlite3_column_int(pStmt, 1)!=1 ){
+      *pzErr = sqlite3_mprintf(
+          "vector index: unsupported for tables without ROWID and composite primary key");
+    }else{
+      *pzErr = sqlite3_mprintf("vector index %s: table %s is WITHOUT ROWID, which VecSync's "
+                               "vector indexes do not support yet", pDef->zIndex, pDef->zTable);
+    }
     rc = SQLITE_ERROR;
   }
 
 cleanup:
   sqlite3_finalize(pStmt);
   sqlite3_free(zSql);
-  sqlite3_free(zCol);
+  sqlite3_free(zSchema);
+  sqlite3_free(zIndex);
   if( rc!=SQLITE_OK ) vsIndexDefClear(pDef);
   return rc;
 }
 
+/* ---- libsql_vector_idx() ---------------------------------------------------------------- */
+
+/* The vector indexes of a connection, read again whenever the schema changes (and while a
+** CREATE INDEX runs, before it changes the schema cookie). libsql_vector_idx() is not told
+** which index it computes, so a vector is refused when its size matches no vector-indexed
+** column, and every call fails while some vector index's declaration is invalid. Each
+** index's own size is enforced by its triggers. */
+typedef struct VsIndexDims VsIndexDims;
+struct VsIndexDims {
+  int iSchemaVersion;   /* Sum of the schemas' schema_version at the last read, -1: never */
+  int nDims;            /* Entries in aDims */
+  int aDims[32];        /* Distinct dimensions of vector-indexed columns */
+  char *zError;         /* The first invalid vector index's error, or NULL */
+};
+
+/* Whether a CREATE statement is running on db (its CREATE INDEX fills the index, calling
+** libsql_vector_idx, before it changes the schema cookie). */
+static int vsCreateRunning(sqlite3 *db){
+  sqlite3_stmt *p;
+  for(p=sqlite3_next_stmt(db, 0); p; p=sqlite3_next_stmt(db, p)){
+    const char *z = sqlite3_sql(p);
+    if( z && sqlite3_stmt_busy(p) ){
+      int i = vsSkipBlanks(z, 0);
+      if( sqlite3_strnicmp(&z[i], "create", 6)==0 ) return 1;
+    }
+  }
+  return 0;
+}
+
+static int vsIndexDimsRefresh(sqlite3 *db, VsIndexDims *p, int bForce){
+  sqlite3_stmt *pStmt = 0, *pList = 0;
+  int rc, iVersion = 0;
+  rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list WHERE name<>'temp'",
+                          -1, &pList, 0);
+  while( rc==SQLITE_OK && sqlite3_step(pList)==SQLITE_ROW ){
+    char *zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version",
+                                 (const char*)sqlite3_column_text(pList, 0));
+    if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ) iVersion += sqlite3_column_int(pStmt, 0);
+    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+    pStmt = 0;
+  }
+  sqlite3_finalize(pList);
+  if( rc!=SQLITE_OK ) return rc;
+  if( iVersion==p->iSchemaVersion && !bForce ) return SQLITE_OK;
+  p->nDims = 0;
+  sqlite3_free(p->zError);
+  p->zError = 0;
+  {
+    /* Every schema's vector indexes, named schema.index. */
+    sqlite3_stmt *pDb = 0;
+    rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list WHERE name<>'temp'",
+                            -1, &pDb, 0);
+    while( rc==SQLITE_OK && sqlite3_step(pDb)==SQLITE_ROW ){
+      char *zSql = sqlite3_mprintf(
+          "SELECT %Q || '.' || name FROM \"%w\".sqlite_schema WHERE type='index'"
+          " AND sql LIKE '%%libsql_vector_idx%%'",
+          (const char*)sqlite3_column_text(pDb, 0), (const char*)sqlite3_column_text(pDb, 0));
+      if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
+      rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+      sqlite3_free(zSql);
+      while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+        VsIndexDef def;
+        char *zErr = 0;
+        if( vsIndexLookup(db, (const char*)sqlite3_column_text(pStmt, 0), &def, &zErr)==SQLITE_OK ){
+          int i;
+          for(i=0; i<p->nDims && p->aDims[i]!=def.nDim; i++){}
+          if( i==p->nDims && p->nDims<(int)(sizeof(p->aDims)/sizeof(p->aDims[0])) ){
+            p->aDims[p->nDims++] = def.nDim;
+          }
+          vsIndexDefClear(&def);
+        }else if( p->zError==0 ){
+          p->zError = zErr;
+          zErr = 0;
+        }
+        sqlite3_free(zErr);
+      }
+      sqlite3_finalize(pStmt);
+      pStmt = 0;
+    }
+    sqlite3_finalize(pDb);
+  }
+  if( rc==SQLITE_OK ) p->iSchemaVersion = iVersion;
+  return rc;
+}
+
+/* libsql_vector_idx(col, options...): checks the options, every vector index's
+** declaration, and that the vector has the size of some vector-indexed column; indexes
+** nothing itself (returns NULL), so SQLite's index stays small. */
+static void vsVectorIdxFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  VsIndexDims *pDims = (VsIndexDims*)sqlite3_user_data(ctx);
+  VsVector v;
+  char *zErr = 0;
+  int i, rc = SQLITE_OK, eMetric = VS_METRIC_COSINE, bOneBit = 0;
+  memset(&v, 0, sizeof(v));
+  for(i=1; i<argc && rc==SQLITE_OK; i++){
+    const char *zOpt = (const char*)sqlite3_value_text(argv[i]);
+    if( sqlite3_value_type(argv[i])!=SQLITE_TEXT || zOpt==0 ){
+      zErr = sqlite3_mprintf("vector index: all arguments after first must be strings");
+      rc = SQLITE_ERROR;
+    }else{
+      rc = vsIndexOption(zOpt, &eMetric, &bOneBit, &zErr);
+    }
+  }
+  if( rc==SQLITE_OK && argc>0 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
+    rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
+  }
+  if( rc==SQLITE_OK ){
+    /* Read the schema again only when it may matter: the first call, while a CREATE runs,
+    ** while an index is known to be invalid, or for a size no known index has (reading
+    ** the schema cookies costs more than the rest of the call). */
+    sqlite3 *db = sqlite3_context_db_handle(ctx);
+    int bCreate = vsCreateRunning(db), bKnown = v.aData==0;
+    for(i=0; !bKnown && i<pDims->nDims; i++) bKnown = pDims->aDims[i]==v.nDim;
+    if( bCreate || pDims->iSchemaVersion<0 || pDims->zError || !bKnown ){
+      rc = vsIndexDimsRefresh(db, pDims, bCreate);
+    }
+  }
+  if( rc==SQLITE_OK && pDims->zError ){
+    zErr = sqlite3_mprintf("%s", pDims->zError);
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && v.aData ){
+    for(i=0; i<pDims->nDims && pDims->aDims[i]!=v.nDim; i++){}
+    if( pDims->nDims>0 && i==pDims->nDims ){
+      zErr = sqlite3_mprintf(
+          "the vector has %d dimensions, the indexed column has %d%s",
+          v.nDim, pDims->aDims[0], pDims->nDims>1 ? " (or another vector index's size)" : "");
+      rc = SQLITE_ERROR;
+    }
+  }
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( rc!=SQLITE_OK ){
+    char *zMsg = zErr && strncmp(zErr, "vector index", 12)==0 ? sqlite3_mprintf("%s", zErr)
+        : sqlite3_mprintf("libsql_vector_idx: %s",
+                          zErr ? zErr : sqlite3_errmsg(sqlite3_context_db_handle(ctx)));
+    sqlite3_result_error(ctx, zMsg ? zMsg : "libsql_vector_idx: error", -1);
+    if( zErr==0 ) sqlite3_result_error_code(ctx, rc);
+    sqlite3_free(zMsg);
+  }else{
+    sqlite3_result_null(ctx);
+  }
+  sqlite3_free(zErr);
+  vsVectorFree(&v);
+}
+
+static void vsIndexDimsFree(void *p){
+  if( p ) sqlite3_free(((VsIndexDims*)p)->zError);
+  sqlite3_free(p);
+}
+
+/* ---- the search data: building, keeping, removing -------------------------------------- */
+
 /* The WHERE clause matching rows that conflict with NEW on a UNIQUE index: rows an
-** INSERT OR REPLACE would delete without firing DELETE triggers. "0" when none. */
+** INSERT OR REPLACE would delete without firing DELETE triggers. */
 static int vsUniqueConflicts(sqlite3 *db, const VsIndexDef *pDef, char **pzWhere){
   sqlite3_str *pStr = sqlite3_str_new(db);
   sqlite3_stmt *pList = 0;
   char *zSql = sqlite3_mprintf(
-      "SELECT name FROM pragma_index_list(%Q) WHERE \"unique\" AND partial=0",
-      pDef->zTable);
+      "SELECT name FROM pragma_index_list(%Q, %Q) WHERE \"unique\" AND partial=0",
+      pDef->zTable, pDef->zSchema);
   int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
+  if( zSql==0 ){ sqlite3_free(sqlite3_str_finish(pStr)); return SQLITE_NOMEM; }
   rc = sqlite3_prepare_v2(db, zSql, -1, &pList, 0);
   sqlite3_free(zSql);
   sqlite3_str_appendall(pStr, "rowid=new.rowid");
@@ -343,8 +643,9 @@ static int vsUniqueConflicts(sqlite3 *db, const VsIndexDef *pDef, char **pzWhere
     sqlite3_stmt *pCols = 0;
     int nCol = 0, bExpr = 0;
     sqlite3_str *pTerm = sqlite3_str_new(db);
-    zSql = sqlite3_mprintf("SELECT name FROM pragma_index_info(%Q)", zIdx);
-    if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
+    char *zTerm;
+    zSql = sqlite3_mprintf("SELECT name FROM pragma_index_info(%Q, %Q)", zIdx, pDef->zSchema);
+    if( zSql==0 ){ sqlite3_free(sqlite3_str_finish(pTerm)); rc = SQLITE_NOMEM; break; }
     rc = sqlite3_prepare_v2(db, zSql, -1, &pCols, 0);
     sqlite3_free(zSql);
     while( rc==SQLITE_OK && sqlite3_step(pCols)==SQLITE_ROW ){
@@ -354,13 +655,9 @@ static int vsUniqueConflicts(sqlite3 *db, const VsIndexDef *pDef, char **pzWhere
       nCol++;
     }
     sqlite3_finalize(pCols);
-    {
-      char *zTerm = sqlite3_str_finish(pTerm);
-      if( !bExpr && nCol>0 && zTerm ){
-        sqlite3_str_appendf(pStr, " OR (%s)", zTerm);
-      }
-      sqlite3_free(zTerm);
-    }
+    zTerm = sqlite3_str_finish(pTerm);
+    if( !bExpr && nCol>0 && zTerm ) sqlite3_str_appendf(pStr, " OR (%s)", zTerm);
+    sqlite3_free(zTerm);
   }
   sqlite3_finalize(pList);
   *pzWhere = sqlite3_str_finish(pStr);
@@ -368,19 +665,178 @@ static int vsUniqueConflicts(sqlite3 *db, const VsIndexDef *pDef, char **pzWhere
   return rc;
 }
 
-/* Create the vec0 store and its triggers if missing, and fill it from the table. With
-** bRebuild, empty and refill an existing store. *pnRow: rows indexed. */
+/* A number that changes when the index's definition does (FNV-1a of what the search data
+** depends on), kept in the store's T_info as 'definition'. */
+static sqlite3_int64 vsIndexDefHash(const VsIndexDef *p){
+  char *z = sqlite3_mprintf("%s|%s|%s|%d|%d|%d", p->zTable, p->zColumn,
+                            p->zWhere ? p->zWhere : "", p->eColType, p->nDim, p->eMetric);
+  sqlite3_uint64 h = 1469598103934665603ULL;
+  const unsigned char *u = (const unsigned char*)z;
+  while( u && *u ){ h ^= *u++; h *= 1099511628211ULL; }
+  sqlite3_free(z);
+  return (sqlite3_int64)(h >> 1);
+}
+
+/* SQL true for a row (of the indexed table) whose column holds a vector of the wrong size
+** for the index: blobs by their length and type byte (any of libSQL's layouts), text by its
+** commas. Core SQL, so the triggers that test it need nothing from the extension. */
+static char *vsDimsMismatchSql(const VsIndexDef *p){
+  const char *c = p->zColumn;
+  int n = p->nDim;
+  int nBits = (n+7)/8, n1Bit = nBits + (nBits%2==0 ? 1 : 0) + 2, n8 = ((n+3)/4)*4 + 8 + 3;
+  /* 1-bit and F8 blobs end with the count of unused bits or padding bytes, then the type. */
+  int nUnusedBits = 8*(n1Bit-1) - n, nPad = ((n+3)/4)*4 - n;
+  return sqlite3_mprintf(
+      "(\"%w\" IS NOT NULL AND NOT (CASE typeof(\"%w\")"
+      " WHEN 'blob' THEN length(\"%w\")=%d"
+      "   OR (length(\"%w\"), substr(\"%w\",-1)) IN"
+      "     (VALUES (%d, x'01'), (%d, x'02'), (%d, x'05'), (%d, x'06'))"
+      "   OR (length(\"%w\"), hex(substr(\"%w\",-2))) IN (VALUES (%d, '%02X03'), (%d, '%02X04'))"
+      " WHEN 'text' THEN length(\"%w\")-length(replace(\"%w\",',',''))=%d"
+      " ELSE 1 END))",
+      c, c, c, 4*n, c, c, 4*n+1, 8*n+1, 2*n+1, 2*n+1,
+      c, c, n1Bit, nUnusedBits & 0xff, n8, nPad, c, c, n-1);
+}
+
+/* Make this connection's TEMP trigger that applies the index's log entries at once (kept
+** when the one there already says the same). */
+static int vsIndexApplyTrigger(sqlite3 *db, const VsIndexDef *p){
+  sqlite3_stmt *pStmt = 0;
+  char *zName = sqlite3_mprintf("vecsync_apply_%s_%s", p->zSchema, p->zIndex);
+  /* A trigger's INSERT and DELETE name their tables unqualified, which a TEMP trigger
+  ** resolves in temp, then main: attached databases' indexes have no TEMP trigger. It
+  ** does nothing once the index is dropped. */
+  char *zSql = sqlite3_mprintf(
+      "CREATE TEMP TRIGGER \"%w\" AFTER INSERT ON main.\"vecsync_idx_%w_log\""
+      " WHEN EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type='index' AND name=%Q) BEGIN"
+      " DELETE FROM \"vecsync_idx_%w\" WHERE rowid=new.rowid;"
+      " INSERT INTO \"vecsync_idx_%w\"(rowid, embedding)"
+      "  SELECT rowid, \"%w\" FROM main.\"%w\" WHERE rowid=new.rowid AND \"%w\" IS NOT NULL"
+      "  AND (%s);"
+      " DELETE FROM \"vecsync_idx_%w_log\" WHERE rowid=new.rowid;"
+      " END",
+      zName, p->zIndex, p->zIndex, p->zIndex, p->zIndex, p->zColumn, p->zTable, p->zColumn,
+      p->zWhere ? p->zWhere : "1", p->zIndex);
+  int rc = SQLITE_OK, bSame = 0;
+  if( zName==0 || zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  if( sqlite3_stricmp(p->zSchema, "main")!=0 ) goto cleanup;
+  rc = sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_temp_schema WHERE type='trigger' AND name=?1",
+                          -1, &pStmt, 0);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *zOld = (const char*)sqlite3_column_text(pStmt, 0);
+    bSame = zOld && strcmp(zOld, zSql)==0;
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+  if( !bSame ){
+    char *zDrop = sqlite3_mprintf("DROP TRIGGER IF EXISTS temp.\"%w\"", zName);
+    if( zDrop==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+    rc = sqlite3_exec(db, zDrop, 0, 0, 0);
+    sqlite3_free(zDrop);
+    if( rc==SQLITE_OK ) rc = sqlite3_exec(db, zSql, 0, 0, 0);
+  }
+
+cleanup:
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zName);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/* Apply the log entries other connections left (or all of them, on a connection without
+** the TEMP trigger) to the search data. */
+static int vsIndexSync(sqlite3 *db, const VsIndexDef *p, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT EXISTS (SELECT 1 FROM \"%w\".\"vecsync_idx_%w_log\")",
+                               p->zSchema, p->zIndex);
+  int rc, bAny = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ) return rc;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) bAny = sqlite3_column_int(pStmt, 0);
+  rc = sqlite3_finalize(pStmt);
+  if( rc!=SQLITE_OK || !bAny ) return rc;
+  zSql = sqlite3_mprintf(
+      "SAVEPOINT vecsync_sync;"
+      "DELETE FROM \"%w\".\"vecsync_idx_%w\" WHERE rowid IN"
+      " (SELECT rowid FROM \"%w\".\"vecsync_idx_%w_log\");"
+      "INSERT INTO \"%w\".\"vecsync_idx_%w\"(rowid, embedding)"
+      " SELECT rowid, \"%w\" FROM \"%w\".\"%w\" WHERE rowid IN"
+      " (SELECT rowid FROM \"%w\".\"vecsync_idx_%w_log\") AND \"%w\" IS NOT NULL AND (%s);"
+      "DELETE FROM \"%w\".\"vecsync_idx_%w_log\";"
+      "RELEASE vecsync_sync;",
+      p->zSchema, p->zIndex, p->zSchema, p->zIndex, p->zSchema, p->zIndex,
+      p->zColumn, p->zSchema, p->zTable, p->zSchema, p->zIndex, p->zColumn,
+      p->zWhere ? p->zWhere : "1", p->zSchema, p->zIndex);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    sqlite3_exec(db, "ROLLBACK TO vecsync_sync; RELEASE vecsync_sync;", 0, 0, 0);
+  }
+  return rc;
+}
+
+/* Remove the triggers (and empty the log) of vector indexes of schema zSchema that were
+** dropped: the triggers log nothing more, and writes need nothing from them. The emptied
+** tables stay until dropped (SQLite does not drop a table while a statement runs). */
+static int vsIndexDropOrphans(sqlite3 *db, const char *zSchema){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_str *pDrop = sqlite3_str_new(db);
+  char *zSql = sqlite3_mprintf(
+      "SELECT substr(s.name, 13) FROM \"%w\".sqlite_schema AS s"
+      " WHERE s.type='table' AND s.name GLOB 'vecsync_idx_*_log'"
+      " AND EXISTS (SELECT 1 FROM \"%w\".sqlite_schema AS g WHERE g.type='trigger'"
+      "   AND g.name=substr(s.name, 1, length(s.name)-4) || '_ai')"
+      " AND NOT EXISTS (SELECT 1 FROM \"%w\".sqlite_schema AS i WHERE i.type='index'"
+      "   AND i.name=substr(s.name, 13, length(s.name)-16))",
+      zSchema, zSchema, zSchema);
+  char *zDrop;
+  int rc;
+  if( zSql==0 ){ sqlite3_free(sqlite3_str_finish(pDrop)); return SQLITE_NOMEM; }
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *zLog = (const char*)sqlite3_column_text(pStmt, 0);   /* "<index>_log" */
+    int n = zLog ? (int)strlen(zLog) - 4 : 0;
+    const char *azSuffix[] = { "bi", "bu", "ai", "au", "ad" };
+    size_t i;
+    if( n<=0 ) continue;
+    for(i=0; i<sizeof(azSuffix)/sizeof(azSuffix[0]); i++){
+      sqlite3_str_appendf(pDrop, "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%.*w_%s\";",
+                          zSchema, n, zLog, azSuffix[i]);
+    }
+    sqlite3_str_appendf(pDrop, "DELETE FROM \"%w\".\"vecsync_idx_%w\";", zSchema, zLog);
+  }
+  sqlite3_finalize(pStmt);
+  zDrop = sqlite3_str_finish(pDrop);
+  if( rc==SQLITE_OK && zDrop && zDrop[0] ) rc = sqlite3_exec(db, zDrop, 0, 0, 0);
+  sqlite3_free(zDrop);
+  return rc;
+}
+
+/* Create the vec0 store, its tables and its triggers if missing (or made for another
+** version or definition), fill it from the table, and apply what the log holds. With
+** bRebuild, empty and refill an existing store. *pnRow: rows indexed by a (re)build. */
 static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
                         sqlite3_int64 *pnRow, char **pzErr){
+  const char *zS = pDef->zSchema, *zI = pDef->zIndex, *zT = pDef->zTable, *zC = pDef->zColumn;
+  const char *zCond = pDef->zWhere ? pDef->zWhere : "1";
   sqlite3_stmt *pStmt = 0;
-  char *zSql = 0, *zConflict = 0;
+  char *zSql = 0, *zConflict = 0, *zMismatch = 0, *zMsg = 0, *zChanged = 0;
+  sqlite3_int64 iHash = vsIndexDefHash(pDef);
   int rc, bStore = 0, nTrigger = 0;
 
+  rc = vsIndexDropOrphans(db, zS);
+  if( rc!=SQLITE_OK ) return rc;
   zSql = sqlite3_mprintf(
-      "SELECT (SELECT count(*) FROM main.sqlite_schema WHERE type='table' AND name='vecsync_idx_%q'),"
-      " (SELECT count(*) FROM main.sqlite_schema WHERE type='trigger' AND tbl_name=%Q"
+      "SELECT (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type='table' AND name='vecsync_idx_%q'),"
+      " (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type='trigger' AND tbl_name=%Q"
       "   AND name GLOB 'vecsync_idx_%q_*')",
-      pDef->zIndex, pDef->zTable, pDef->zIndex);
+      zS, zI, zS, zT, zI);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -391,117 +847,143 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
     nTrigger = sqlite3_column_int(pStmt, 1);
   }
   sqlite3_finalize(pStmt);
+  pStmt = 0;
   if( bStore && nTrigger==5 && !bRebuild ){
-    /* Complete only once its backfill finished with this version's triggers: a build
-    ** that failed half way (a row of the wrong dimension, say), or one made with the
-    ** earlier triggers, is redone from scratch at the next search. */
-    sqlite3_int64 iDone = 0;
+    /* Complete only once its backfill finished with this version's triggers and this
+    ** definition: a build that failed half way, one made with earlier triggers, or one for
+    ** an index since re-created differently, is redone from scratch. */
+    sqlite3_int64 iDone = 0, iDef = 0;
     zSql = sqlite3_mprintf(
-        "SELECT value FROM main.\"vecsync_idx_%w_info\" WHERE key='backfilled'", pDef->zIndex);
+        "SELECT (SELECT value FROM \"%w\".\"vecsync_idx_%w_info\" WHERE key='backfilled'),"
+        " (SELECT value FROM \"%w\".\"vecsync_idx_%w_info\" WHERE key='definition')",
+        zS, zI, zS, zI);
     if( zSql==0 ) return SQLITE_NOMEM;
     rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
     zSql = 0;
     if( rc!=SQLITE_OK ) return rc;
-    if( sqlite3_step(pStmt)==SQLITE_ROW ) iDone = sqlite3_column_int64(pStmt, 0);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ){
+      iDone = sqlite3_column_int64(pStmt, 0);
+      iDef = sqlite3_column_int64(pStmt, 1);
+    }
     rc = sqlite3_finalize(pStmt);
-    if( rc!=SQLITE_OK || iDone==VS_INDEX_TRIGGERS ) return rc;
+    pStmt = 0;
+    if( rc!=SQLITE_OK ) return rc;
+    if( iDone==VS_INDEX_TRIGGERS && iDef==iHash ){
+      rc = vsIndexSync(db, pDef, pzErr);
+      /* The TEMP trigger only saves later searches the work: a connection that cannot
+      ** make one (query_only) applies the log when it searches, or scans the table. */
+      if( rc==SQLITE_OK ) (void)vsIndexApplyTrigger(db, pDef);
+      return rc;
+    }
   }
 
   rc = vsUniqueConflicts(db, pDef, &zConflict);
   if( rc!=SQLITE_OK ) goto cleanup;
+  zMismatch = vsDimsMismatchSql(pDef);
+  zMsg = sqlite3_mprintf("vector index %s: the vector's size is not the %d dimensions of %s.%s",
+                         zI, pDef->nDim, zT, zC);
+  zChanged = pDef->zWhere ? sqlite3_mprintf("1")
+      : sqlite3_mprintf("(old.rowid IS NOT new.rowid OR old.\"%w\" IS NOT new.\"%w\")", zC, zC);
+  if( zMismatch==0 || zMsg==0 || zChanged==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   if( bStore ){
     zSql = sqlite3_mprintf(
-        "DELETE FROM main.\"vecsync_idx_%w_info\" WHERE key='backfilled';"
-        "DELETE FROM main.\"vecsync_idx_%w\"", pDef->zIndex, pDef->zIndex);
+        "DELETE FROM \"%w\".\"vecsync_idx_%w_info\" WHERE key IN ('backfilled', 'definition');"
+        "DELETE FROM \"%w\".\"vecsync_idx_%w\"", zS, zI, zS, zI);
   }else{
     zSql = sqlite3_mprintf(
-        "CREATE VIRTUAL TABLE main.\"vecsync_idx_%w\" USING vec0("
+        "CREATE VIRTUAL TABLE \"%w\".\"vecsync_idx_%w\" USING vec0("
         "embedding float[%d] distance_metric=%s)",
-        pDef->zIndex, pDef->nDim, vec0MetricName(pDef->eMetric));
+        zS, zI, pDef->nDim, vec0MetricName(pDef->eMetric));
   }
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
+  zSql = 0;
   if( rc!=SQLITE_OK ) goto cleanup;
 
-  /* INSERT OR REPLACE and UPDATE OR REPLACE delete the rows they conflict with without
-  ** firing DELETE triggers (unless recursive_triggers is on). The BEFORE triggers note
-  ** those rows in T_pending; the AFTER triggers drop the index rows of the noted rows that
-  ** are really gone. A statement that does not replace (OR IGNORE, an upsert's DO UPDATE)
-  ** leaves its noted rows in place, and the next cleanup finds them still there. */
+  /* The triggers log each written rowid in T_log (the TEMP trigger applies it at once);
+  ** INSERT OR REPLACE and UPDATE OR REPLACE delete the rows they conflict with without
+  ** firing DELETE triggers (unless recursive_triggers is on), so the BEFORE triggers note
+  ** those rows in T_pending and the AFTER triggers log them. A vector of the wrong size
+  ** for this index, in a row it covers, is refused while the index exists. */
   zSql = sqlite3_mprintf(
-      "CREATE TABLE IF NOT EXISTS main.\"vecsync_idx_%w_pending\"(rowid INTEGER PRIMARY KEY);"
-      "DELETE FROM main.\"vecsync_idx_%w_pending\";"
-      "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_bi\";"
-      "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_bu\";"
-      "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_ai\";"
-      "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_au\";"
-      "DROP TRIGGER IF EXISTS main.\"vecsync_idx_%w_ad\";"
-      "CREATE TRIGGER main.\"vecsync_idx_%w_bi\" BEFORE INSERT ON \"%w\" BEGIN"
+      "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_pending\"(rowid INTEGER PRIMARY KEY);"
+      "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_log\"(rowid INTEGER PRIMARY KEY);"
+      "DELETE FROM \"%w\".\"vecsync_idx_%w_pending\";"
+      "DELETE FROM \"%w\".\"vecsync_idx_%w_log\";"
+      "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_bi\";"
+      "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_bu\";"
+      "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_ai\";"
+      "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_au\";"
+      "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_ad\";",
+      zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI);
+  if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
+  sqlite3_free(zSql);
+  zSql = sqlite3_mprintf(
+      "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_bi\" BEFORE INSERT ON \"%w\" BEGIN"
       "  INSERT OR IGNORE INTO \"vecsync_idx_%w_pending\"(rowid)"
       "    SELECT rowid FROM \"%w\" WHERE %s;"
       " END;"
-      "CREATE TRIGGER main.\"vecsync_idx_%w_bu\" BEFORE UPDATE ON \"%w\" BEGIN"
+      "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_bu\" BEFORE UPDATE ON \"%w\" BEGIN"
       "  INSERT OR IGNORE INTO \"vecsync_idx_%w_pending\"(rowid)"
       "    SELECT rowid FROM \"%w\" WHERE (%s) AND rowid<>old.rowid;"
       " END;"
-      "CREATE TRIGGER main.\"vecsync_idx_%w_ai\" AFTER INSERT ON \"%w\" BEGIN"
-      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid IN (SELECT p.rowid FROM \"vecsync_idx_%w_pending\" p"
-      "    WHERE NOT EXISTS (SELECT 1 FROM \"%w\" t WHERE t.rowid=p.rowid));"
+      "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_ai\" AFTER INSERT ON \"%w\" BEGIN"
+      "  SELECT RAISE(ABORT, %Q) FROM \"%w\" WHERE rowid=new.rowid AND %s AND (%s)"
+      "    AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type='index' AND name=%Q);"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT rowid FROM \"vecsync_idx_%w_pending\";"
       "  DELETE FROM \"vecsync_idx_%w_pending\";"
-      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid=new.rowid;"
-      "  INSERT INTO \"vecsync_idx_%w\"(rowid, embedding)"
-      "    SELECT new.rowid, new.\"%w\" WHERE new.\"%w\" IS NOT NULL;"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (new.rowid);"
       " END;"
-      "CREATE TRIGGER main.\"vecsync_idx_%w_au\" AFTER UPDATE ON \"%w\" BEGIN"
-      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid IN (SELECT p.rowid FROM \"vecsync_idx_%w_pending\" p"
-      "    WHERE NOT EXISTS (SELECT 1 FROM \"%w\" t WHERE t.rowid=p.rowid));"
+      "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_au\" AFTER UPDATE ON \"%w\" BEGIN"
+      "  SELECT RAISE(ABORT, %Q) FROM \"%w\" WHERE rowid=new.rowid AND %s AND (%s)"
+      "    AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type='index' AND name=%Q);"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT rowid FROM \"vecsync_idx_%w_pending\";"
       "  DELETE FROM \"vecsync_idx_%w_pending\";"
-      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid=old.rowid"
-      "    AND (old.rowid IS NOT new.rowid OR old.\"%w\" IS NOT new.\"%w\");"
-      "  INSERT OR REPLACE INTO \"vecsync_idx_%w\"(rowid, embedding)"
-      "    SELECT new.rowid, new.\"%w\" WHERE new.\"%w\" IS NOT NULL"
-      "    AND (old.rowid IS NOT new.rowid OR old.\"%w\" IS NOT new.\"%w\");"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT old.rowid WHERE %s;"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT new.rowid WHERE %s;"
       " END;"
-      "CREATE TRIGGER main.\"vecsync_idx_%w_ad\" AFTER DELETE ON \"%w\" BEGIN"
-      "  DELETE FROM \"vecsync_idx_%w\" WHERE rowid=old.rowid;"
+      "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_ad\" AFTER DELETE ON \"%w\" BEGIN"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (old.rowid);"
       " END;",
-      /* pending, drops */
-      pDef->zIndex, pDef->zIndex,
-      pDef->zIndex, pDef->zIndex, pDef->zIndex, pDef->zIndex, pDef->zIndex,
-      /* _bi */ pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zTable, zConflict,
-      /* _bu */ pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zTable, zConflict,
-      /* _ai */ pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zIndex, pDef->zTable,
-                pDef->zIndex, pDef->zIndex, pDef->zIndex, pDef->zColumn, pDef->zColumn,
-      /* _au */ pDef->zIndex, pDef->zTable, pDef->zIndex, pDef->zIndex, pDef->zTable,
-                pDef->zIndex, pDef->zIndex, pDef->zColumn, pDef->zColumn,
-                pDef->zIndex, pDef->zColumn, pDef->zColumn, pDef->zColumn, pDef->zColumn,
-      /* _ad */ pDef->zIndex, pDef->zTable, pDef->zIndex);
+      /* _bi */ zS, zI, zT, zI, zT, zConflict,
+      /* _bu */ zS, zI, zT, zI, zT, zConflict,
+      /* _ai */ zS, zI, zT, zMsg, zT, zMismatch, zCond, zI, zI, zI, zI, zI,
+      /* _au */ zS, zI, zT, zMsg, zT, zMismatch, zCond, zI, zI, zI, zI, zI, zChanged, zI, zChanged,
+      /* _ad */ zS, zI, zT, zI);
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
+  if( rc==SQLITE_OK ) rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
+  zSql = 0;
   if( rc!=SQLITE_OK ) goto cleanup;
 
   zSql = sqlite3_mprintf(
-      "INSERT INTO main.\"vecsync_idx_%w\"(rowid, embedding)"
-      " SELECT rowid, \"%w\" FROM main.\"%w\" WHERE \"%w\" IS NOT NULL",
-      pDef->zIndex, pDef->zColumn, pDef->zTable, pDef->zColumn);
+      "INSERT INTO \"%w\".\"vecsync_idx_%w\"(rowid, embedding)"
+      " SELECT rowid, \"%w\" FROM \"%w\".\"%w\" WHERE \"%w\" IS NOT NULL AND (%s)",
+      zS, zI, zC, zS, zT, zC, zCond);
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
+  zSql = 0;
   if( rc==SQLITE_OK && pnRow ) *pnRow = sqlite3_changes64(db);
   if( rc==SQLITE_OK ){
     zSql = sqlite3_mprintf(
-        "INSERT INTO main.\"vecsync_idx_%w_info\"(key, value) VALUES ('backfilled', %d)",
-        pDef->zIndex, VS_INDEX_TRIGGERS);
+        "INSERT INTO \"%w\".\"vecsync_idx_%w_info\"(key, value)"
+        " VALUES ('backfilled', %d), ('definition', %lld)",
+        zS, zI, VS_INDEX_TRIGGERS, iHash);
     if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
     rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
-    sqlite3_free(zSql);
   }
+  if( rc==SQLITE_OK ) (void)vsIndexApplyTrigger(db, pDef);
 
 cleanup:
+  sqlite3_free(zSql);
   sqlite3_free(zConflict);
+  sqlite3_free(zMismatch);
+  sqlite3_free(zMsg);
+  sqlite3_free(zChanged);
   return rc;
 }
 
@@ -514,6 +996,7 @@ static void vsRebuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const char *zIndex = (const char*)sqlite3_value_text(argv[0]);
   int rc;
   (void)argc;
+  memset(&def, 0, sizeof(def));
   if( zIndex==0 ){
     sqlite3_result_error(ctx, "vecsync_rebuild: the index name is NULL", -1);
     return;
@@ -533,13 +1016,14 @@ static void vsRebuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 /* Exact k nearest rows of the indexed table to query v, read straight from the table:
-** the path of connections that cannot build the index's search data. */
+** the path of connections that cannot build or bring up to date the index's search data. */
 static int vsIndexScanTable(sqlite3 *db, const VsIndexDef *pDef, const VsVector *pQuery,
                             sqlite3_int64 k, VsTopK *pTop, char **pzErr){
   sqlite3_stmt *pStmt = 0;
   char *zSql = sqlite3_mprintf(
-      "SELECT rowid, \"%w\" FROM main.\"%w\" WHERE \"%w\" IS NOT NULL",
-      pDef->zColumn, pDef->zTable, pDef->zColumn);
+      "SELECT rowid, \"%w\" FROM \"%w\".\"%w\" WHERE \"%w\" IS NOT NULL AND (%s)",
+      pDef->zColumn, pDef->zSchema, pDef->zTable, pDef->zColumn,
+      pDef->zWhere ? pDef->zWhere : "1");
   sqlite3_int64 nRow = 0;
   int rc;
   if( zSql==0 ) return SQLITE_NOMEM;
@@ -550,7 +1034,7 @@ static int vsIndexScanTable(sqlite3 *db, const VsIndexDef *pDef, const VsVector 
     /* Room for min(k, rows) hits. */
     sqlite3_stmt *pCount = 0;
     sqlite3_int64 nAll = 0;
-    zSql = sqlite3_mprintf("SELECT count(*) FROM main.\"%w\"", pDef->zTable);
+    zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w\"", pDef->zSchema, pDef->zTable);
     if( zSql==0 ){ sqlite3_finalize(pStmt); return SQLITE_NOMEM; }
     rc = sqlite3_prepare_v2(db, zSql, -1, &pCount, 0);
     sqlite3_free(zSql);
@@ -718,18 +1202,19 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     goto cleanup;
   }
   rc = vsIndexBuild(pTab->db, &def, 0, 0, &zErr);
-  if( (rc&0xff)==SQLITE_READONLY ){
-    /* A connection that cannot write cannot build the search data: it scans the
-    ** table's rows itself, exactly, until a writable connection has built it. */
+  if( (rc&0xff)==SQLITE_READONLY || (rc&0xff)==SQLITE_BUSY ){
+    /* A connection that cannot write cannot build the search data or apply what other
+    ** connections logged: it scans the table's rows itself, exactly, until a writable
+    ** connection has done so. */
     sqlite3_free(zErr);
     zErr = 0;
     rc = vsIndexScanTable(pTab->db, &def, &v, k, &pCur->top, &zErr);
     goto cleanup;
   }
   if( rc!=SQLITE_OK ) goto cleanup;
-  zStore = sqlite3_mprintf("vecsync_idx_%s", zIndex);
+  zStore = sqlite3_mprintf("vecsync_idx_%s", def.zIndex);
   if( zStore==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  rc = vec0Find(pTab->db, pTab->pReg, "main", zStore, &pStore, &zErr);
+  rc = vec0Find(pTab->db, pTab->pReg, def.zSchema, zStore, &pStore, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0VectorArg(pStore, argv[1], "query", &q, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -813,7 +1298,7 @@ int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   pDims->iSchemaVersion = -1;
   rc = sqlite3_create_function_v2(db, "libsql_vector_idx", -1,
                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                                  pDims, vsVectorIdxFunc, 0, 0, sqlite3_free);
+                                  pDims, vsVectorIdxFunc, 0, 0, vsIndexDimsFree);
   /* vecsync_rebuild writes tables: DIRECTONLY keeps it out of triggers and views. */
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_function(db, "vecsync_rebuild", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,

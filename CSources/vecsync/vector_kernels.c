@@ -360,3 +360,76 @@ const char *vsBlasName(void){
   return "unknown BLAS";
 #endif
 }
+
+/* ---- sqlite-vec's distances ----------------------------------------------------------- */
+
+/* As sqlite-vec computes them: L1 of float vectors summed in double precision; int8
+** squares and products summed in float32, the square roots taken in double. */
+double vsL1F64(const VsVector *a, const VsVector *b){
+  double s = 0;
+  int i;
+  for(i=0; i<a->nDim; i++) s += fabs(vsVectorAt(a, i)-vsVectorAt(b, i));
+  return s;
+}
+
+sqlite3_int64 vsL1I8(const signed char *a, const signed char *b, int n){
+  sqlite3_int64 s = 0;
+  int i;
+  for(i=0; i<n; i++) s += abs((int)a[i]-(int)b[i]);
+  return s;
+}
+
+double vsL2I8(const signed char *a, const signed char *b, int n){
+  float s = 0;
+  int i;
+  for(i=0; i<n; i++){
+    float d = (float)((int)a[i]-(int)b[i]);
+    s += d*d;
+  }
+  return (float)sqrt((double)s);
+}
+
+double vsCosineI8(const signed char *a, const signed char *b, int n){
+  float dot = 0, aa = 0, bb = 0;
+  int i;
+  for(i=0; i<n; i++){
+    dot += (float)a[i]*(float)b[i];
+    aa += (float)a[i]*(float)a[i];
+    bb += (float)b[i]*(float)b[i];
+  }
+  if( aa==0 || bb==0 ) return NAN;
+  return (float)(1.0 - (double)dot/(sqrt((double)aa)*sqrt((double)bb)));
+}
+
+sqlite3_int64 vsHammingBytes(const unsigned char *a, const unsigned char *b, int nByte){
+  sqlite3_int64 s = 0;
+  int i;
+  for(i=0; i<nByte; i++) s += __builtin_popcount((unsigned)(a[i]^b[i]));
+  return s;
+}
+
+/* sqlite-vec's float32 L2 and cosine: float32 sums, element after element (each product
+** its own statement, so no compiler fuses it into the sum), square roots in double. */
+double vsL2F32Seq(const float *a, const float *b, int n){
+  float s = 0;
+  int i;
+  for(i=0; i<n; i++){
+    float d = a[i] - b[i];
+    float p = d*d;
+    s += p;
+  }
+  return (float)sqrt((double)s);
+}
+
+double vsCosineF32Seq(const float *a, const float *b, int n){
+  float dot = 0, aa = 0, bb = 0;
+  int i;
+  for(i=0; i<n; i++){
+    float pd = a[i]*b[i], pa = a[i]*a[i], pb = b[i]*b[i];
+    dot += pd;
+    aa += pa;
+    bb += pb;
+  }
+  if( aa==0 || bb==0 ) return NAN;
+  return (float)(1.0 - (double)dot/(sqrt((double)aa)*sqrt((double)bb)));
+}

@@ -6,14 +6,16 @@
 **   select vector32('[1, 2.5, -3e-2]');                 -- F32 blob, 4 bytes an element
 **   select vector_extract(vector32('[1, 2.5, -3e-2]')); -- '[1,2.5,-0.03]'
 **   select vector64('[1,2]');                            -- F64 blob (libSQL's layout)
+**   select vector_extract(vector16('[1.5, -2]'));        -- '[1.5,-2]', from 2 bytes each
 **   select vector_distance_cos(vector32('[1,0]'), vector32('[0,1]'));   -- 1.0
 **   select vector_distance_l2('[0,0]', '[3,4]');          -- 5.0
-**   select vec_length('[1,2,3]'), vec_to_json(vec_normalize('[3,4]'));
+**   select hex(vec_f32('[1, 2]'));                        -- 0000803F00000040, subtype float32
 **
-** libSQL names: vector32 (alias vector), vector64, vector_extract, vector_distance_cos,
-** vector_distance_l2. sqlite-vec names: vec_f32, vec_distance_cosine, vec_distance_l2,
-** vec_length, vec_to_json, vec_normalize. Each function accepts a vector as JSON-like
-** text or as a blob; a bad vector is an error whose text names the function and problem.
+** libSQL names: vector32 (alias vector), vector64, vector8, vector16, vectorb16,
+** vector1bit, vector_extract, vector_distance_cos, vector_distance_l2. sqlite-vec names: vec_f32, vec_version, vec_debug (its other vec_*
+** functions, which also take int8 and bit vectors, are in vector_typed.c). Each function
+** accepts a vector as JSON-like text or as a blob; a bad vector is an error whose text
+** names the function and problem.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -48,6 +50,10 @@ static void vsVector32Func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     return;
   }
   vsResultF32(ctx, (const float*)v.aData, v.nDim);
+  if( strncmp((const char*)sqlite3_user_data(ctx), "vec_", 4)==0 ){
+    /* sqlite-vec marks its float32 vectors, as vector_typed.c reads them. */
+    sqlite3_result_subtype(ctx, VS_SUBTYPE_F32);
+  }
   vsVectorFree(&v);
 }
 
@@ -62,7 +68,22 @@ static void vsVector64Func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   vsVectorFree(&v);
 }
 
-/* Render as '[a,b,c]' with printf format zFmt ("%g" for libSQL, "%f" for sqlite-vec). */
+/* vector8(x), vector16(x), vectorb16(x), vector1bit(x): x in libSQL's compact layouts. */
+static void vsVectorLibsqlFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const char *zName = (const char*)sqlite3_user_data(ctx);
+  int eType = strcmp(zName, "vector8")==0 ? VS_LIBSQL_F8
+            : strcmp(zName, "vector16")==0 ? VS_LIBSQL_F16
+            : strcmp(zName, "vectorb16")==0 ? VS_LIBSQL_FB16 : VS_LIBSQL_1BIT;
+  VsVector v;
+  char *zErr = 0;
+  int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
+  (void)argc;
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  vsResultLibsql(ctx, eType, (const float*)v.aData, v.nDim);
+  vsVectorFree(&v);
+}
+
+/* Render as '[a,b,c]' with printf format zFmt ("%g", as libSQL prints). */
 static void vsResultText(sqlite3_context *ctx, const VsVector *v, const char *zFmt){
   sqlite3_str *pStr = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   int i, rc;
@@ -95,56 +116,18 @@ static void vsExtractFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   vsVectorFree(&v);
 }
 
-/* vec_to_json(x): sqlite-vec's text form, each element as %f. */
-static void vsToJsonFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  VsVector v;
-  char *zErr = 0;
-  int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
-  (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
-  vsResultText(ctx, &v, "%f");
-  vsVectorFree(&v);
-}
-
-/* vec_length(x): the number of elements. */
-static void vsLengthFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  VsVector v;
-  char *zErr = 0;
-  int rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
-  (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
-  sqlite3_result_int(ctx, v.nDim);
-  vsVectorFree(&v);
-}
-
-/* vec_normalize(x): x scaled to unit length, as F32. A zero vector has no direction. */
-static void vsNormalizeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  VsVector v;
-  char *zErr = 0;
-  float *a = 0;
-  double rNorm;
-  int i, rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
-  (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
-  rNorm = sqrt(vsDotF64(&v, &v));
-  if( rNorm==0.0 ){
-    vsResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("cannot normalize a zero vector"));
-    goto cleanup;
-  }
-  a = sqlite3_malloc64(sizeof(float)*(size_t)(v.nDim ? v.nDim : 1));
-  if( a==0 ){ sqlite3_result_error_nomem(ctx); goto cleanup; }
-  for(i=0; i<v.nDim; i++) a[i] = (float)(((const float*)v.aData)[i] / rNorm);
-  vsResultF32(ctx, a, v.nDim);
-
-cleanup:
-  sqlite3_free(a);
-  vsVectorFree(&v);
-}
-
 /* Decode both arguments of a distance function and check they can be compared. */
 static int vsDistanceArgs(sqlite3_value **argv, VsVector *pA, VsVector *pB, char **pzErr){
+  static const char *azType[] = { "?", "FLOAT32", "FLOAT64", "FLOAT1BIT", "FLOAT8", "FLOAT16", "FLOATB16" };
+  int tA = vsValueLibsqlType(argv[0]), tB = vsValueLibsqlType(argv[1]);
   int rc = vsVectorFromValue(argv[0], 0, pA, pzErr);
   if( rc==SQLITE_OK ) rc = vsVectorFromValue(argv[1], 0, pB, pzErr);
+  if( rc==SQLITE_OK && (pA->eType!=pB->eType || tA!=tB) ){
+    /* libSQL compares vectors of one type only: an F32 and an F64 vector are refused. */
+    *pzErr = sqlite3_mprintf("vectors must have the same type: %s and %s",
+        azType[tA>=1 && tA<=6 ? tA : 0], azType[tB>=1 && tB<=6 ? tB : 0]);
+    rc = SQLITE_ERROR;
+  }
   if( rc==SQLITE_OK && pA->nDim!=pB->nDim ){
     *pzErr = sqlite3_mprintf(
         "vectors have different dimensions: %d and %d", pA->nDim, pB->nDim);
@@ -157,7 +140,7 @@ static int vsDistanceArgs(sqlite3_value **argv, VsVector *pA, VsVector *pB, char
   return rc;
 }
 
-/* vector_distance_cos(a, b), vec_distance_cosine(a, b): 1 - cos(a, b); NULL for a zero
+/* vector_distance_cos(a, b): 1 - cos(a, b); NULL for a zero
 ** vector, whose direction is undefined. Ranges over [0, 2]. */
 static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsVector a, b;
@@ -168,6 +151,10 @@ static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   rc = vsDistanceArgs(argv, &a, &b, &zErr);
   if( rc!=SQLITE_OK ){
     vsResultError(ctx, rc, zErr);
+  }else if( vsValueLibsqlType(argv[0])==VS_LIBSQL_1BIT ){
+    /* libSQL's cosine distance of 1-bit vectors is their hamming distance: the elements
+    ** are +1 and -1, so it is (n - a·b) / 2. */
+    sqlite3_result_double(ctx, ((double)a.nDim - vsDotF64(&a, &b)) / 2.0);
   }else{
     double rAA = vsDotF64(&a, &a), rBB = vsDotF64(&b, &b);
     if( rAA==0.0 || rBB==0.0 ){
@@ -183,7 +170,7 @@ static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   vsVectorFree(&b);
 }
 
-/* vector_distance_l2(a, b), vec_distance_l2(a, b): the Euclidean distance. */
+/* vector_distance_l2(a, b): the Euclidean distance. */
 static void vsDistanceL2Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsVector a, b;
   char *zErr = 0;
@@ -191,6 +178,10 @@ static void vsDistanceL2Func(sqlite3_context *ctx, int argc, sqlite3_value **arg
   (void)argc;
   memset(&b, 0, sizeof(b));
   rc = vsDistanceArgs(argv, &a, &b, &zErr);
+  if( rc==SQLITE_OK && vsValueLibsqlType(argv[0])==VS_LIBSQL_1BIT ){
+    zErr = sqlite3_mprintf("l2 distance is not supported for float1bit vectors");
+    rc = SQLITE_ERROR;
+  }
   if( rc!=SQLITE_OK ){
     vsResultError(ctx, rc, zErr);
   }else{
@@ -230,6 +221,11 @@ static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** state, so it is not deterministic.
 */
 #define VS_PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
+/* vec_f32 sets its result's subtype (SQLite 3.45 and later want to be told). */
+#ifndef SQLITE_RESULT_SUBTYPE
+# define SQLITE_RESULT_SUBTYPE 0x001000000
+#endif
+#define VS_SETS_SUBTYPE SQLITE_RESULT_SUBTYPE
 
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
   static const struct {
@@ -241,15 +237,14 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
     { "vector32",            1, VS_PURE, vsVector32Func },
     { "vector",              1, VS_PURE, vsVector32Func },
     { "vector64",            1, VS_PURE, vsVector64Func },
+    { "vector8",             1, VS_PURE, vsVectorLibsqlFunc },
+    { "vector16",            1, VS_PURE, vsVectorLibsqlFunc },
+    { "vectorb16",           1, VS_PURE, vsVectorLibsqlFunc },
+    { "vector1bit",          1, VS_PURE, vsVectorLibsqlFunc },
     { "vector_extract",      1, VS_PURE, vsExtractFunc },
     { "vector_distance_cos", 2, VS_PURE, vsDistanceCosFunc },
     { "vector_distance_l2",  2, VS_PURE, vsDistanceL2Func },
-    { "vec_f32",             1, VS_PURE, vsVector32Func },
-    { "vec_distance_cosine", 2, VS_PURE, vsDistanceCosFunc },
-    { "vec_distance_l2",     2, VS_PURE, vsDistanceL2Func },
-    { "vec_length",          1, VS_PURE, vsLengthFunc },
-    { "vec_to_json",         1, VS_PURE, vsToJsonFunc },
-    { "vec_normalize",       1, VS_PURE, vsNormalizeFunc },
+    { "vec_f32",             1, VS_PURE | VS_SETS_SUBTYPE, vsVector32Func },
     { "vecsync_version",     0, VS_PURE, vsVersionFunc },
     { "vecsync_debug",       0, SQLITE_UTF8 | SQLITE_INNOCUOUS, vsDebugFunc },
     { "vec_version",         0, VS_PURE, vsVecVersionFunc },
@@ -265,5 +260,6 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
                                aFunc[i].zName, sqlite3_errmsg(db));
     }
   }
+  if( rc==SQLITE_OK ) rc = vsRegisterTypedFunctions(db, pzErr);
   return rc;
 }
