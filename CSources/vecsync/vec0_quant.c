@@ -165,19 +165,8 @@ static void vec0ScoreInt8(const Vec0QuantQuery *pQ, const unsigned char *aCode,
 
 /* ---- bit ------------------------------------------------------------------------------ */
 
-static int vec0Hamming(const unsigned char *a, const unsigned char *b, int n){
-  int i = 0, s = 0;
-  for(; i+8<=n; i+=8){
-    uint64_t x, y;
-    memcpy(&x, a+i, 8);
-    memcpy(&y, b+i, 8);
-    s += __builtin_popcountll(x^y);
-  }
-  for(; i<n; i++) s += __builtin_popcount((unsigned)(a[i]^b[i]));
-  return s;
-}
-
 #ifdef VEC0_QUANT_X86
+/* vsHammingBytes with the POPCNT instruction, where the CPU has it. */
 __attribute__((target("popcnt")))
 static int vec0HammingPopcnt(const unsigned char *a, const unsigned char *b, int n){
   int i = 0, s = 0;
@@ -201,7 +190,7 @@ static void vec0ScoreBits(const Vec0QuantQuery *pQ, const unsigned char *aCode, 
     return;
   }
 #endif
-  for(i=0; i<nRow; i++) aDist[i] = (float)vec0Hamming(pQ->aCode, aCode + (size_t)i*n, n);
+  for(i=0; i<nRow; i++) aDist[i] = (float)vsHammingBytes(pQ->aCode, aCode + (size_t)i*n, n);
 }
 
 void vec0QuantScore(const Vec0QuantQuery *pQ, const unsigned char *aCode, const float *aScale,

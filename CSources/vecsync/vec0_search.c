@@ -198,6 +198,14 @@ static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
 
 /* ---- 2. scan ------------------------------------------------------------------------------ */
 
+/* Live rows of chunk c (its first slot iBase, nRow rows) that pass aMask. */
+static int vec0MaskPass(const unsigned char *aMask, const Vec0Chunk *c, sqlite3_int64 iBase,
+                        int nRow){
+  int i, nPass = 0;
+  for(i=0; i<nRow; i++) nPass += aMask[iBase+i] && c->aLive[i];
+  return nPass;
+}
+
 /* Rows of chunk b that hold slots (the last chunk is partly used). */
 static int vec0ChunkRows(Vec0Table *p, int b){
   sqlite3_int64 nLeft = p->pView->nSlot - (sqlite3_int64)b*p->cfg.nChunk;
@@ -292,8 +300,7 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
     int i;
     if( nRow<=0 ) break;
     if( aMask ){
-      int nPass = 0;
-      for(i=0; i<nRow; i++) nPass += aMask[iBase+i] && c->aLive[i];
+      int nPass = vec0MaskPass(aMask, c, iBase, nRow);
       if( nPass==0 ) continue;
       if( nPass*8 < nRow ){
         for(i=0; i<nRow; i++){
@@ -343,8 +350,7 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
     if( nRow<=0 ) break;
     if( aMask ){
       /* A selective filter scores its few rows one by one; a broad one, the chunk. */
-      int nPass = 0;
-      for(i=0; i<nRow; i++) nPass += aMask[iBase+i] && c->aLive[i];
+      int nPass = vec0MaskPass(aMask, c, iBase, nRow);
       if( nPass==0 ) continue;
       if( nPass*8 < nRow ){
         for(i=0; i<nRow; i++){
