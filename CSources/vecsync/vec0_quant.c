@@ -14,7 +14,9 @@
 **         dot product, times both scales, approximates q.x, and the exact norm the copy keeps
 **         turns it into an approximate distance for every metric. 4x smaller than float32.
 **   bit   one bit an element, set when the element is positive; the coarse distance is the
-**         Hamming distance between the query's bits and the row's. 32x smaller.
+**         Hamming distance between the query's bits and the row's, and the best
+**         VEC0_BIT_WIDEN times more rows than are re-scored are then ranked again by the
+**         float query against their signs (a table lookup per code byte). 32x smaller.
 ** Either way the coarse distances only choose candidates: vec0_search.c re-scores the best
 ** k*oversample from the stored float32 vectors, exactly, before anything is returned.
 */
@@ -96,6 +98,19 @@ int vec0QuantQueryInit(const Vec0Config *pCfg, const float *q, Vec0QuantQuery *p
   memset(pQ->aCode, 0, (size_t)nCode*2 + 32);
   pQ->aAbs = pQ->aCode + nCode + 16;
   vec0QuantEncode(pCfg, q, pQ->aCode, &pQ->rScale);
+  if( pCfg->eQuant==VEC0_QUANT_BIT ){
+    int j, v, t;
+    pQ->aTable = sqlite3_malloc64(sizeof(float)*256*(size_t)nCode);
+    if( pQ->aTable==0 ) return SQLITE_NOMEM;
+    for(j=0; j<nCode; j++){
+      float *T = pQ->aTable + (size_t)j*256;
+      for(v=0; v<256; v++){
+        float s = 0.0f;
+        for(t=0; t<8 && j*8+t<pQ->nDim; t++) s += (v>>t & 1) ? q[j*8+t] : -q[j*8+t];
+        T[v] = s;
+      }
+    }
+  }
   if( pCfg->eQuant==VEC0_QUANT_INT8 ){
     int i;
     for(i=0; i<nCode; i++){
@@ -108,6 +123,7 @@ int vec0QuantQueryInit(const Vec0Config *pCfg, const float *q, Vec0QuantQuery *p
 
 void vec0QuantQueryClear(Vec0QuantQuery *pQ){
   sqlite3_free(pQ->aCode);
+  sqlite3_free(pQ->aTable);
   memset(pQ, 0, sizeof(*pQ));
 }
 
@@ -200,6 +216,14 @@ void vec0QuantScore(const Vec0QuantQuery *pQ, const unsigned char *aCode, const 
   }else{
     vec0ScoreBits(pQ, aCode, nRow, aDist);
   }
+}
+
+float vec0QuantRefineBits(const Vec0QuantQuery *pQ, const unsigned char *pCode, float rNorm){
+  float s = 0.0f;
+  int j;
+  for(j=0; j<pQ->nCode; j++) s += pQ->aTable[(size_t)j*256 + pCode[j]];
+  /* The row stands for its signs times |x|/sqrt(n): q.x is about s*|x|/sqrt(n). */
+  return (float)vsScoreDistance(pQ->eMetric, s*rNorm/sqrtf((float)pQ->nDim), pQ->qNorm, rNorm);
 }
 
 /* One row's coarse distance (a selective filter scores its few rows one by one). */

@@ -23,8 +23,10 @@
 ** approximate distances of step 3 (a margin keeps the candidates at the boundary), then
 ** exactly at step 4.
 ** A quantized table (vec0_quant.c) scans codes instead at step 2, keeps the best
-** k*oversample by coarse distance at step 3, and step 4 reads those candidates' float32
-** vectors from T_vectors; its distance range applies at step 4 only.
+** k*oversample by coarse distance at step 3 (bit codes: the best VEC0_BIT_WIDEN times more
+** by Hamming distance, ranked again by the float query against their signs), and step 4
+** reads those candidates' float32 vectors from T_vectors; its distance range applies at
+** step 4 only.
 ** vec0.c then reads each hit's row from T_rows.
 */
 #include "vecsync_int.h"
@@ -282,11 +284,21 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
   int nChunk = p->cfg.nChunk, nCode = vec0QuantCodeBytes(&p->cfg);
   sqlite3_int64 nCand = k > 0x7fffffffffffffffLL/p->cfg.nOversample ? k : k*p->cfg.nOversample;
   Vec0QuantQuery qq;
+  VsTopK wide;                /* bit: the Hamming scan's candidates, refined into pTop */
+  VsTopK *pScan = pTop;       /* the heap the scan fills */
   float *aDist = 0;
   int rc, b;
 
   memset(&qq, 0, sizeof(qq));
-  rc = vsTopKInit(pTop, nCand<vec0CandidateCap(k) ? vec0CandidateCap(k) : nCand, v->nLive);
+  memset(&wide, 0, sizeof(wide));
+  if( nCand<vec0CandidateCap(k) ) nCand = vec0CandidateCap(k);
+  rc = vsTopKInit(pTop, nCand, v->nLive);
+  if( rc==SQLITE_OK && p->cfg.eQuant==VEC0_QUANT_BIT ){
+    sqlite3_int64 nWide = nCand > 0x7fffffffffffffffLL/VEC0_BIT_WIDEN ? nCand
+                        : nCand*VEC0_BIT_WIDEN;
+    rc = vsTopKInit(&wide, nWide, v->nLive);
+    pScan = &wide;
+  }
   if( rc==SQLITE_OK ) rc = vec0QuantQueryInit(&p->cfg, q, &qq);
   if( rc==SQLITE_OK ){
     aDist = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
@@ -296,7 +308,7 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
-    double rBound = vsTopKBound(pTop);
+    double rBound = vsTopKBound(pScan);
     int i;
     if( nRow<=0 ) break;
     if( aMask ){
@@ -307,7 +319,7 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
           if( aMask[iBase+i] && c->aLive[i] ){
             float d = vec0QuantScoreOne(&qq, c->aCode + (size_t)i*nCode,
                                         c->aScale ? c->aScale[i] : 0.0f, c->aNorm[i]);
-            vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
+            vsTopKPush(pScan, d, c->aRowid[i], iBase+i);
           }
         }
         continue;
@@ -316,11 +328,22 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
     vec0QuantScore(&qq, c->aCode, c->aScale, c->aNorm, nRow, aDist);
     for(i=0; i<nRow; i++){
       if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || aDist[i]>rBound ) continue;
-      vsTopKPush(pTop, aDist[i], c->aRowid[i], iBase+i);
-      rBound = vsTopKBound(pTop);
+      vsTopKPush(pScan, aDist[i], c->aRowid[i], iBase+i);
+      rBound = vsTopKBound(pScan);
+    }
+  }
+  if( rc==SQLITE_OK && pScan==&wide ){
+    int i;
+    for(i=0; i<wide.n; i++){
+      const VsHit *h = &wide.a[i];
+      const Vec0Chunk *c = v->apChunk[h->iSlot/nChunk];
+      int iRow = (int)(h->iSlot%nChunk);
+      vsTopKPush(pTop, vec0QuantRefineBits(&qq, c->aCode + (size_t)iRow*nCode, c->aNorm[iRow]),
+                 h->iRowid, h->iSlot);
     }
   }
   if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, pTop);
+  vsTopKFree(&wide);
   vec0QuantQueryClear(&qq);
   sqlite3_free(aDist);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);

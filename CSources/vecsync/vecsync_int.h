@@ -433,6 +433,8 @@ struct Vec0QuantQuery {
   unsigned char *aAbs;        /* int8: magnitudes of its codes */
   float rScale;               /* int8: its scale */
   float qNorm;                /* L2 norm of the query */
+  float *aTable;              /* bit: per code byte j and value v, the sum of the query's
+                              ** elements 8j..8j+7 signed by v's bits (+ set, - clear) */
 };
 int vec0QuantQueryInit(const Vec0Config *pCfg, const float *q, Vec0QuantQuery *pQ);
 void vec0QuantQueryClear(Vec0QuantQuery *pQ);
@@ -441,6 +443,11 @@ void vec0QuantScore(const Vec0QuantQuery *pQ, const unsigned char *aCode, const 
                     const float *aNorm, int nRow, float *aDist);
 float vec0QuantScoreOne(const Vec0QuantQuery *pQ, const unsigned char *pCode, float rScale,
                         float rNorm);
+/* bit: a finer coarse distance for one row: the float query against the row's signs scaled
+** to its norm (a table lookup a code byte), for the few rows the Hamming scan kept. */
+float vec0QuantRefineBits(const Vec0QuantQuery *pQ, const unsigned char *pCode, float rNorm);
+/* bit: how many more rows the Hamming scan keeps than are re-scored exactly. */
+#define VEC0_BIT_WIDEN 8
 
 /* ---- vec0: search (vec0_search.c) ------------------------------------------------------ */
 
