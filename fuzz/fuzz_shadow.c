@@ -67,7 +67,7 @@ static void damage(sqlite3 *db, FuzzIn *in, int nDim, int nPerBlob){
     "metric", "bogus",
   };
   static const char *azTable[] = { "v_info", "v_vectors", "v_free", "v_rows" };
-  unsigned c = fuzzPick(in, 20);
+  unsigned c = fuzzPick(in, 21);
   char zSql[200];
   switch( c ){
     case 0: case 1:
@@ -145,6 +145,31 @@ static void damage(sqlite3 *db, FuzzIn *in, int nDim, int nPerBlob){
     case 18:
       run1(db, in, "UPDATE v_info SET value = value + ?1 WHERE key = 'generation'", 1);
       break;
+    case 20: {
+      /* A quantized table's T_codes (no such table otherwise: the damage is an error). */
+      static const char *azCodes[] = {
+        "UPDATE v_codes SET codes = ?1 WHERE chunk_id = 0",
+        "UPDATE v_codes SET codes = substr(codes, 1, ?1)",
+        "UPDATE v_codes SET chunk_id = ?1 WHERE chunk_id = 0",
+        "DELETE FROM v_codes WHERE chunk_id = ?1",
+        "INSERT OR REPLACE INTO v_codes(chunk_id, codes) VALUES(?1, randomblob(40))",
+        "UPDATE v_info SET value = ?1 WHERE key = 'codes'",
+        "DROP TABLE v_codes",
+      };
+      unsigned e = fuzzPick(in, 7);
+      if( e==0 ){
+        size_t nb = 0;
+        const uint8_t *z = fuzzBytes(in, 4096, &nb);
+        sqlite3_stmt *pStmt = fuzzPrepare(db, "%s", azCodes[0]);
+        if( pStmt ){
+          sqlite3_bind_blob(pStmt, 1, z, (int)nb, SQLITE_TRANSIENT);
+          fuzzRun(pStmt);
+        }
+      }else{
+        run1(db, in, azCodes[e], e==6 ? 0 : 1);
+      }
+      break;
+    }
     default:
       run1(db, in, "INSERT OR REPLACE INTO v_info(key, value) VALUES('next_slot', ?1)", 1);
       break;

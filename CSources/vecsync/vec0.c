@@ -891,7 +891,7 @@ static int vec0RollbackTo(sqlite3_vtab *pVtab, int i){
 
 static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
   Vec0Table *p = (Vec0Table*)pVtab;
-  static const char *azSuffix[] = { "info", "vectors", "free", "rows", "changes" };
+  static const char *azSuffix[] = { "info", "vectors", "free", "rows", "changes", "codes" };
   char *zName = sqlite3_mprintf("%s", zNew);
   int rc = zName ? SQLITE_OK : SQLITE_NOMEM;
   size_t i;
@@ -905,6 +905,7 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
     char *zSql;
     int bExists = 1;
     if( i==4 ) bExists = p->bChangeLog;   /* tables made before T_changes have none */
+    if( i==5 ) bExists = p->bCodes;       /* only quantized tables have codes */
     if( !bExists ) continue;
     zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"",
                                  p->zSchema, p->zName, azSuffix[i], zNew, azSuffix[i]);
@@ -925,7 +926,7 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
 static int vec0ShadowName(const char *zSuffix){
   return sqlite3_stricmp(zSuffix, "info")==0 || sqlite3_stricmp(zSuffix, "vectors")==0
       || sqlite3_stricmp(zSuffix, "free")==0 || sqlite3_stricmp(zSuffix, "rows")==0
-      || sqlite3_stricmp(zSuffix, "changes")==0;
+      || sqlite3_stricmp(zSuffix, "changes")==0 || sqlite3_stricmp(zSuffix, "codes")==0;
 }
 
 static sqlite3_module vec0Module = {

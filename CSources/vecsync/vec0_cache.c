@@ -493,6 +493,62 @@ static int vec0SharedTake(Vec0Shared *s, Vec0Snapshot *x){
 
 /* ---- building a snapshot --------------------------------------------------------------- */
 
+/* Fill the codes and norms of quantized snapshot s (grown to next_slot) from T_codes, a
+** blob at a time: a load of a quantized table reads its codes, not its vectors. Every blob
+** of T_vectors has its blob of codes. */
+static int vec0LoadCodes(Vec0Table *p, Vec0Snapshot *s){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_blob *pBlob = 0;
+  int nRec = vec0QuantRecordBytes(&p->cfg), nCode = vec0QuantCodeBytes(&p->cfg);
+  int nBlobBytes = nRec*p->nPerBlob;
+  sqlite3_int64 nBlob = 0, nExpect = (s->nSlot + p->nPerBlob - 1)/p->nPerBlob;
+  unsigned char *aBuf = sqlite3_malloc(nBlobBytes);
+  int rc = aBuf ? vec0Stmt(p, VEC0_STMT_CODES_IDS, &pStmt) : SQLITE_NOMEM;
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
+    sqlite3_int64 iFirst = iBlob*p->nPerBlob;
+    Vec0Chunk *c;
+    int j, i0;
+    if( iBlob<0 || iBlob>=nExpect ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: code blob %lld of %s_codes",
+                   p->zName, iBlob, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
+    if( pBlob ){
+      rc = sqlite3_blob_reopen(pBlob, iBlob);
+      if( rc==SQLITE_OK && sqlite3_blob_bytes(pBlob)!=nBlobBytes ) rc = SQLITE_ERROR;
+      if( rc!=SQLITE_OK ){
+        sqlite3_blob_close(pBlob);
+        pBlob = 0;
+      }
+    }
+    if( pBlob==0 ) rc = vec0CodesOpen(p, iBlob, 0, &pBlob);
+    if( rc==SQLITE_OK ) rc = sqlite3_blob_read(pBlob, aBuf, nBlobBytes, 0);
+    if( rc!=SQLITE_OK ) break;
+    c = s->apChunk[iFirst/p->cfg.nChunk];
+    i0 = (int)(iFirst%p->cfg.nChunk);
+    for(j=0; j<p->nPerBlob; j++){
+      float rScale;
+      vec0QuantRecordRead(&p->cfg, aBuf + (size_t)j*nRec, c->aCode + (size_t)(i0+j)*nCode,
+                          &c->aNorm[i0+j], &rScale);
+      if( c->aScale ) c->aScale[i0+j] = rScale;
+    }
+    nBlob++;
+  }
+  if( pStmt ){
+    if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
+  }
+  if( rc==SQLITE_OK && nBlob!=nExpect ){
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: %s_codes has %lld blobs, %s_vectors "
+                    "needs %lld", p->zName, p->zName, nBlob, p->zName, nExpect);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  sqlite3_blob_close(pBlob);
+  sqlite3_free(aBuf);
+  return rc;
+}
+
 /* Fill empty snapshot s with every vector and row of the table. Vectors go straight from
 ** the file's pages into the copy (a quantized copy codes them through one blob-sized
 ** buffer); a streamed copy reads no vector at all. */
@@ -506,7 +562,11 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
   memset(&r, 0, sizeof(r));
   if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
   if( rc==SQLITE_OK ) rc = vec0SnapGrow(p, s, nSlot);
-  if( rc==SQLITE_OK && !s->bStreamed ) rc = vec0Stmt(p, VEC0_STMT_BLOB_IDS, &pStmt);
+  if( rc==SQLITE_OK && !s->bStreamed && p->bCodes ){
+    rc = vec0LoadCodes(p, s);
+  }else if( rc==SQLITE_OK && !s->bStreamed ){
+    rc = vec0Stmt(p, VEC0_STMT_BLOB_IDS, &pStmt);
+  }
   while( rc==SQLITE_OK && pStmt && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
     sqlite3_int64 iFirst = iBlob*p->nPerBlob;     /* first slot the blob holds */

@@ -75,6 +75,32 @@ static void vec0QuantBits(const float *a, int n, unsigned char *pCode){
   }
 }
 
+int vec0QuantRecordBytes(const Vec0Config *pCfg){
+  return vec0QuantCodeBytes(pCfg) + 4 + (pCfg->eQuant==VEC0_QUANT_INT8 ? 4 : 0);
+}
+
+static float vec0FloatLE(const unsigned char *p){
+  float r;
+  vsF32FromLE(p, 1, &r);
+  return (r==r && r-r==0.0f) ? r : 0.0f;       /* NaN and infinities read as 0 */
+}
+
+void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec){
+  int nCode = vec0QuantCodeBytes(pCfg);
+  float rScale = 0.0f, rNorm = vsNormF32(a, pCfg->nDim);
+  vec0QuantEncode(pCfg, a, pRec, &rScale);
+  vsF32ToLE(&rNorm, 1, pRec + nCode);
+  if( pCfg->eQuant==VEC0_QUANT_INT8 ) vsF32ToLE(&rScale, 1, pRec + nCode + 4);
+}
+
+void vec0QuantRecordRead(const Vec0Config *pCfg, const unsigned char *pRec,
+                         unsigned char *pCode, float *pNorm, float *pScale){
+  int nCode = vec0QuantCodeBytes(pCfg);
+  memcpy(pCode, pRec, (size_t)nCode);
+  *pNorm = vec0FloatLE(pRec + nCode);
+  *pScale = pCfg->eQuant==VEC0_QUANT_INT8 ? vec0FloatLE(pRec + nCode + 4) : 0.0f;
+}
+
 void vec0QuantEncode(const Vec0Config *pCfg, const float *a, unsigned char *pCode,
                      float *pScale){
   if( pCfg->eQuant==VEC0_QUANT_INT8 ){

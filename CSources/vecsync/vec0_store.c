@@ -109,6 +109,17 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
     case VEC0_STMT_BLOB_DEL:
       sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_vectors\" WHERE chunk_id=?1", zS, zT);
       break;
+    case VEC0_STMT_CODES_NEW:
+      sqlite3_str_appendf(pStr,
+          "INSERT INTO \"%w\".\"%w_codes\"(chunk_id, codes) VALUES(?1, zeroblob(?2))", zS, zT);
+      break;
+    case VEC0_STMT_CODES_DEL:
+      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_codes\" WHERE chunk_id=?1", zS, zT);
+      break;
+    case VEC0_STMT_CODES_IDS:
+      sqlite3_str_appendf(pStr, "SELECT chunk_id FROM \"%w\".\"%w_codes\" ORDER BY chunk_id",
+                          zS, zT);
+      break;
     case VEC0_STMT_BLOB_NEW:
       sqlite3_str_appendf(pStr,
           "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
@@ -326,6 +337,13 @@ int vec0ShadowCreate(Vec0Table *p){
     }
   }
   sqlite3_str_appendall(pStr, ");");
+  if( p->cfg.eQuant!=VEC0_QUANT_NONE ){
+    /* The codes of a quantized table, so a load need not read every vector. */
+    sqlite3_str_appendf(pStr,
+        "CREATE TABLE \"%w\".\"%w_codes\"(chunk_id INTEGER PRIMARY KEY, codes BLOB NOT NULL);"
+        "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('codes', %d);",
+        p->zSchema, p->zName, p->zSchema, p->zName, p->cfg.eQuant);
+  }
   for(i=0; i<p->cfg.nCol; i++){
     /* A partition key's index. Its name carries the table's uid: an index keeps its name
     ** through ALTER TABLE ... RENAME (which cannot drop one), and a new table of the old
@@ -341,6 +359,7 @@ int vec0ShadowCreate(Vec0Table *p){
   if( rc==SQLITE_OK ){
     p->iUid = iUid;
     p->bChangeLog = 1;
+    p->bCodes = p->cfg.eQuant!=VEC0_QUANT_NONE;
     p->bStorageChecked = 1;
     rc = vec0CacheAttach(p);
   }
@@ -352,7 +371,7 @@ static int vec0ShadowExists(Vec0Table*, const char*, int*);
 /* The WHERE clause matching, in sqlite_schema, the shadow tables of table ?1 that this
 ** extension makes (info, vectors, free, rows, changes) and those sqlite-vec makes. */
 #define VEC0_SHADOW_OURS \
-  "substr(name, length(?1)+2) IN ('info','vectors','free','rows','changes')"
+  "substr(name, length(?1)+2) IN ('info','vectors','free','rows','changes','codes')"
 #define VEC0_SHADOW_THEIRS \
   "(substr(name, length(?1)+2) IN ('chunks','rowids','auxiliary')" \
   " OR substr(name, length(?1)+2) GLOB 'vector_chunks[0-9][0-9]'" \
@@ -493,6 +512,17 @@ int vec0StorageCheck(Vec0Table *p){
   p->iUid = 0;
   rc = vec0InfoGet(p, "uid", &p->iUid);
   if( rc==SQLITE_OK ) rc = vec0ShadowExists(p, "changes", &p->bChangeLog);
+  if( rc==SQLITE_OK && p->cfg.eQuant!=VEC0_QUANT_NONE ){
+    /* Quantized tables made before T_codes load their codes from the vectors. */
+    sqlite3_int64 eCodes = -1;
+    rc = vec0ShadowExists(p, "codes", &p->bCodes);
+    if( rc==SQLITE_OK && p->bCodes ) rc = vec0InfoGet(p, "codes", &eCodes);
+    if( rc==SQLITE_OK && p->bCodes && eCodes!=p->cfg.eQuant ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: %s_info 'codes' is %lld, the "
+                      "declaration's quantizer %d", p->zName, p->zName, eCodes, p->cfg.eQuant);
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+  }
   if( rc!=SQLITE_OK ) goto cleanup;
   p->bStorageChecked = 1;
   rc = vec0CacheAttach(p);
@@ -732,6 +762,14 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
     sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->nPerBlob*p->cfg.nDim*4);
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
+    if( rc==SQLITE_OK && p->bCodes ){
+      rc = vec0Stmt(p, VEC0_STMT_CODES_NEW, &pStmt);
+      if( rc!=SQLITE_OK ) goto cleanup;
+      sqlite3_bind_int64(pStmt, 1, iSlot/p->nPerBlob);
+      sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->nPerBlob*vec0QuantRecordBytes(&p->cfg));
+      sqlite3_step(pStmt);
+      rc = sqlite3_reset(pStmt);
+    }
     if( rc!=SQLITE_OK ) goto cleanup;
   }
   rc = vec0InfoSet(p, "next_slot", nSlot+1);
@@ -743,6 +781,7 @@ cleanup:
 }
 
 static int vec0BlobOpen(Vec0Table*, sqlite3_int64, int, sqlite3_blob**);
+static int vec0CodesWrite(Vec0Table*, sqlite3_int64, const float*);
 
 /* How many slots of [iFrom, iTo) are free. */
 static int vec0FreeCount(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
@@ -778,6 +817,13 @@ static int vec0StorageTrim(Vec0Table *p){
     sqlite3_bind_int64(pStmt, 1, iStart/p->nPerBlob);
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
+    if( rc==SQLITE_OK && p->bCodes ){
+      rc = vec0Stmt(p, VEC0_STMT_CODES_DEL, &pStmt);
+      if( rc!=SQLITE_OK ) break;
+      sqlite3_bind_int64(pStmt, 1, iStart/p->nPerBlob);
+      sqlite3_step(pStmt);
+      rc = sqlite3_reset(pStmt);
+    }
     nNew = iStart;
   }
   if( rc!=SQLITE_OK || nNew==nSlot ) return rc;
@@ -817,32 +863,62 @@ int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   }
   sqlite3_blob_close(pBlob);
   sqlite3_free(pZero);
+  if( rc==SQLITE_OK ) rc = vec0CodesWrite(p, iSlot, 0);
   if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 0, 0, 0);
   if( rc==SQLITE_OK ) rc = vec0StorageTrim(p);
   return rc;
 }
 
 /* Open the blob that holds slot iSlot for incremental I/O. */
-static int vec0BlobOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_blob **ppBlob){
-  char *zTab = sqlite3_mprintf("%s_vectors", p->zName);
+/* Open blob iBlob of T_<zSuffix> (column zSuffix too), which must be nByte bytes; zWhat
+** names its kind in errors. */
+static int vec0ShadowBlobOpen(Vec0Table *p, const char *zSuffix, const char *zWhat,
+                              sqlite3_int64 iBlob, int nByte, int bWrite,
+                              sqlite3_blob **ppBlob){
+  char *zTab = sqlite3_mprintf("%s_%s", p->zName, zSuffix);
   int rc;
   if( zTab==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_blob_open(p->db, p->zSchema, zTab, "vectors", iSlot/p->nPerBlob,
-                         bWrite, ppBlob);
+  rc = sqlite3_blob_open(p->db, p->zSchema, zTab, zSuffix, iBlob, bWrite, ppBlob);
   sqlite3_free(zTab);
-  if( rc==SQLITE_OK
-   && sqlite3_blob_bytes(*ppBlob)!=p->nPerBlob*p->cfg.nDim*4 ){
+  if( rc==SQLITE_OK && sqlite3_blob_bytes(*ppBlob)!=nByte ){
     sqlite3_blob_close(*ppBlob);
     *ppBlob = 0;
-    vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
-                 p->zName, iSlot/p->nPerBlob, p->zName);
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: %s blob %lld of %s_%s",
+                 p->zName, zWhat, iBlob, p->zName, zSuffix);
     rc = SQLITE_CORRUPT_VTAB;
   }else if( rc==SQLITE_ERROR ){
     /* No such blob: the slot names storage that is not there. */
-    vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors: %s",
-                 p->zName, iSlot/p->nPerBlob, p->zName, sqlite3_errmsg(p->db));
+    vec0SetError(p, "vec0 \"%s\": storage is damaged: %s blob %lld of %s_%s: %s",
+                 p->zName, zWhat, iBlob, p->zName, zSuffix, sqlite3_errmsg(p->db));
     rc = SQLITE_CORRUPT_VTAB;
   }
+  return rc;
+}
+
+static int vec0BlobOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_blob **ppBlob){
+  return vec0ShadowBlobOpen(p, "vectors", "vector", iSlot/p->nPerBlob,
+                            p->nPerBlob*p->cfg.nDim*4, bWrite, ppBlob);
+}
+
+int vec0CodesOpen(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob){
+  return vec0ShadowBlobOpen(p, "codes", "code", iBlob,
+                            p->nPerBlob*vec0QuantRecordBytes(&p->cfg), bWrite, ppBlob);
+}
+
+/* Keep slot iSlot's record in T_codes: vector a's code, or zeros (a == NULL). */
+static int vec0CodesWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
+  sqlite3_blob *pBlob = 0;
+  int nRec = vec0QuantRecordBytes(&p->cfg);
+  unsigned char *pRec;
+  int rc;
+  if( !p->bCodes ) return SQLITE_OK;
+  pRec = sqlite3_malloc(nRec);
+  if( pRec==0 ) return SQLITE_NOMEM;
+  if( a ) vec0QuantRecord(&p->cfg, a, pRec); else memset(pRec, 0, (size_t)nRec);
+  rc = vec0CodesOpen(p, iSlot/p->nPerBlob, 1, &pBlob);
+  if( rc==SQLITE_OK ) rc = sqlite3_blob_write(pBlob, pRec, nRec, (int)(iSlot%p->nPerBlob)*nRec);
+  sqlite3_blob_close(pBlob);
+  sqlite3_free(pRec);
   return rc;
 }
 
@@ -863,6 +939,7 @@ int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, con
   if( rc==SQLITE_OK ){
     rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
   }
+  if( rc==SQLITE_OK ) rc = vec0CodesWrite(p, iSlot, a);
   if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 1, iRowid, a);
 
 cleanup:

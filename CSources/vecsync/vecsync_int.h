@@ -251,6 +251,9 @@ enum {
   VEC0_STMT_FREE_COUNT,       /* SELECT count(*) FROM T_free WHERE slot>=?1 AND slot<?2 */
   VEC0_STMT_FREE_TRIM,        /* DELETE FROM T_free WHERE slot>=?1 */
   VEC0_STMT_BLOB_DEL,         /* DELETE FROM T_vectors WHERE chunk_id=?1 */
+  VEC0_STMT_CODES_NEW,        /* INSERT INTO T_codes(chunk_id, codes) VALUES(?1, zeroblob(?2)) */
+  VEC0_STMT_CODES_DEL,        /* DELETE FROM T_codes WHERE chunk_id=?1 */
+  VEC0_STMT_CODES_IDS,        /* SELECT chunk_id FROM T_codes ORDER BY chunk_id */
   VEC0_STMT_BLOB_NEW,         /* INSERT INTO T_vectors(chunk_id, vectors) VALUES(?1, zeroblob(?2)) */
   VEC0_STMT_BLOB_IDS,         /* SELECT chunk_id FROM T_vectors ORDER BY chunk_id */
   VEC0_STMT_BLOB_COUNT,       /* SELECT count(*), min(chunk_id), max(chunk_id) FROM T_vectors */
@@ -295,6 +298,7 @@ struct Vec0Table {
   Vec0Shared *pShared;        /* Snapshots of this file and table in the process, or NULL */
   sqlite3_int64 iUid;         /* T_info 'uid': which table this storage is, 0 if none */
   int bChangeLog;             /* T_changes exists (tables made before it have none) */
+  int bCodes;                 /* T_codes exists: a quantized table's codes, kept on write */
   int nLogged;                /* T_changes rows this generation wrote; -1: marked "reload" */
   sqlite3_int64 iWriteGen;    /* The generation this write transaction bumped to */
   sqlite3_int64 aBuild[3];    /* Views taken from the process (0), replayed (1), loaded (2) */
@@ -356,6 +360,8 @@ int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, con
 int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a);
 /* Change the rowid stored in slot iSlot (an UPDATE of the key). */
 int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
+/* Open blob iBlob of T_codes (checked against its expected size). */
+int vec0CodesOpen(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob);
 /* Read slot iSlot's stored vector straight from T_vectors into a (nDim floats). */
 int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a);
 /* The same for many slots: keeps one blob handle open and moves it (read them in slot
@@ -422,6 +428,14 @@ void vec0MemoryBudgetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
 /* Bytes of one vector's code (0 when the table is not quantized). */
 int vec0QuantCodeBytes(const Vec0Config *pCfg);
+/* T_codes keeps, per slot, a record: the code, then the vector's norm, then (int8) the
+** code's scale, floats little-endian; a load reads these instead of every vector. */
+int vec0QuantRecordBytes(const Vec0Config *pCfg);
+void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec);
+/* Read a record back: its code into pCode, *pNorm and *pScale (a value that is not a finite
+** number, from a damaged file, reads as 0). */
+void vec0QuantRecordRead(const Vec0Config *pCfg, const unsigned char *pRec,
+                         unsigned char *pCode, float *pNorm, float *pScale);
 /* Code vector a (nDim floats) into pCode (vec0QuantCodeBytes bytes); *pScale: int8's scale. */
 void vec0QuantEncode(const Vec0Config *pCfg, const float *a, unsigned char *pCode,
                      float *pScale);

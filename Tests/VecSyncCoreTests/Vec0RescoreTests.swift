@@ -114,6 +114,51 @@ struct Vec0RescoreTests {
         #expect(recall >= floor, "\(quantizer) recall@10 \(recall) (seed \(random.seed))")
     }
 
+    @Test("A new process loads the codes kept in T_codes, not the vectors, and answers the same",
+          arguments: quantizers)
+    func newProcessLoadsStoredCodes(quantizer: String) throws {
+        var random = SeededRandom(defaultSeed: 0x5eed_0143)
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("vecsync-codes-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("codes.db").path
+        var script = """
+            create virtual table q using vec0(embedding float[8] indexed by rescore(quantizer=\(quantizer), oversample=64), chunk_size=16);
+            begin;
+
+            """
+        for row in 1...200 {
+            script += "insert into q(rowid, embedding) values (\(row), '\(Self.vector(8, &random))');\n"
+        }
+        script += "commit;\ndelete from q where rowid % 7 = 0;\nupdate q set embedding = '\(Self.vector(8, &random))' where rowid = 5;\n"
+        let written = try Shell.run(script, databasePath: file)
+        #expect(written.stderr.isEmpty, "stderr: \(written.stderr)")
+        // A new process: its copy comes from T_codes. Every live row is a candidate (k x 64 >
+        // 200), so the answer is the exact one, checked against brute force over the rows.
+        let query = Self.vector(8, &random)
+        let output = try Shell.run("""
+            select count(*) from q_codes;
+            select group_concat(rowid, ' ') from (select rowid from q where embedding match '\(query)' and k = 5);
+            select group_concat(rowid, ' ') from (select rowid from q order by vec_distance_l2(embedding, '\(query)'), rowid limit 5);
+            select json_extract(vecsync_cache_info('q'), '$.loaded');
+            """, databasePath: file)
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
+        #expect(lines.count == 4 && lines[0] == "13", "200 slots in blobs of 16: \(lines)")
+        if lines.count == 4 {
+            #expect(lines[1] == lines[2], "\(quantizer) (seed \(random.seed)): \(lines[1]) vs exact \(lines[2])")
+            #expect(lines[3] == "1")
+        }
+        // A blob of codes gone is damage, named, not a wrong answer.
+        let damaged = try Shell.run("""
+            delete from q_codes where chunk_id = 3;
+            select rowid from q where embedding match '\(query)' and k = 1;
+            """, databasePath: file)
+        #expect(damaged.stderr.contains("storage is damaged") && damaged.stderr.contains("q_codes"),
+                "stderr: \(damaged.stderr)")
+    }
+
     @Test("The copy keeps codes: 4x and 32x smaller per row than float32")
     func codesAreSmaller() throws {
         let output = try Shell.run("""
