@@ -20,6 +20,8 @@ public enum VecSyncError: Error, Sendable, Hashable {
     case schemaMismatch(table: String, reason: String)
     /// The connection lacks the VecSync extension (or the named part of it).
     case extensionMissing(feature: String, sql: String)
+    /// A derived index is not registered, or its definition is unusable.
+    case derivedIndex(name: String, reason: String)
     /// SQLite refused a statement: its message, result code and the SQL.
     case sqlite(message: String, resultCode: Int32, sql: String?)
 
@@ -76,6 +78,8 @@ extension VecSyncError: CustomStringConvertible, LocalizedError {
         case let .extensionMissing(feature, sql):
             "the VecSync extension is not loaded on this connection (\(feature)); "
                 + "call VecSyncExtension.register() before opening it, or use VecSyncDatabase. SQL: \(sql)"
+        case let .derivedIndex(name, reason):
+            "derived index \(name): \(reason)"
         case let .sqlite(message, resultCode, sql):
             "SQLite error \(resultCode): \(message)" + (sql.map { " — SQL: \($0)" } ?? "")
         }
