@@ -123,7 +123,7 @@ struct ChangeSetMerge {
             guard local.fingerprint == remote.fingerprint, local.columns == remote.columns,
                   local.primaryKey == remote.primaryKey
             else {
-                throw SyncError.schemaMismatch(
+                throw SyncError.changeSetSchemaMismatch(
                     table: remote.name,
                     local: "fingerprint \(local.fingerprintHex), key \(local.primaryKey), columns \(local.columns.joined(separator: ","))"
                         + (local.authority.map { ", authority \($0)" } ?? ""),

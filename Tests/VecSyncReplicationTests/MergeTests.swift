@@ -146,7 +146,7 @@ struct MergeTests {
         do {
             try Self.deliver(a, to: b)
             Issue.record("merged across schemas")
-        } catch let SyncError.schemaMismatch(table, local, remote) {
+        } catch let SyncError.changeSetSchemaMismatch(table, local, remote) {
             #expect(table == "photos")
             #expect(local.contains("extra"))
             #expect(!remote.contains("extra"))
