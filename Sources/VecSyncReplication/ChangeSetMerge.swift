@@ -12,9 +12,13 @@ import VecSyncCore
 /// 4. ``beginMerging()``: the capture and index triggers fall silent;
 /// 5. for each record (``merge(_:)``): read the local ``ClockRow``, decide the row's
 ///    incarnation (``decideIncarnation(_:local:)``), merge its columns
-///    (``mergeColumns(_:into:)``), write the table row (``writeRow(_:local:outcome:)``) and
-///    the clock row (``writeClock(_:)``);
-/// 6. ``recordCursor()``: the clock, sequence, cursor and acknowledgement.
+///    (``mergeColumns(_:into:)``), check what will be written (``refusal(_:columns:)``),
+///    write the table row (``writeRow(_:local:outcome:)``) and the clock row
+///    (``writeClock(_:table:)``). A row that cannot be merged here is quarantined
+///    (``quarantine(_:reason:)``) and the others go on;
+/// 6. ``deleteOrphans()``: rows whose parent row (a foreign key between tracked tables) was
+///    deleted follow it, as local deletes;
+/// 7. ``recordCursor()``: the clock, sequence, cursor and acknowledgement.
 ///
 /// The caller refreshes the derived indexes of ``changedKeys`` and ends the merging state.
 struct ChangeSetMerge {
@@ -79,6 +83,26 @@ struct ChangeSetMerge {
     private(set) var changedKeys: [String: [DatabaseValue]] = [:]
 
     private var statements: [TableStatements] = []
+    /// Statements of tracked tables the change set does not name, made when an orphan is deleted.
+    private var otherStatements: [String: TableStatements] = [:]
+    /// Every tracked table, by lower-cased name.
+    private var trackedTables: [String: TrackedTable] = [:]
+    /// A foreign key from a column of a tracked table to the key of a tracked table.
+    private struct ForeignKey {
+        /// The referencing column's index in the child table's columns.
+        let column: Int
+        /// The referenced table.
+        let parent: TrackedTable
+    }
+    /// Foreign keys between tracked tables, by child table name; empty when SQLite does not
+    /// enforce foreign keys on this connection.
+    private var foreignKeys: [String: [ForeignKey]] = [:]
+    /// The vec0 indexes of each table: the embedding column's index and the index.
+    private var vectorColumns: [String: [(column: Int, index: VectorIndex)]] = [:]
+    /// Keys of live rows in the change set, by table name: parents that arrive with their children.
+    private var liveKeys: [String: Set<DatabaseValue>] = [:]
+    /// The wall clock in milliseconds, for the versions of deletes this merge makes.
+    private var wallMilliseconds: Int64 = 0
     private var sites: [Int64: SiteID] = [:]
     private var ordinals: [SiteID: Int64] = [:]
     /// The origin's cursor here: how far its changes were merged, and how far it merged ours.
@@ -109,6 +133,7 @@ struct ChangeSetMerge {
         for record in changeSet.records {
             try merge(record)
         }
+        try deleteOrphans()
         try recordCursor()
     }
 
@@ -117,7 +142,11 @@ struct ChangeSetMerge {
     /// Step 1: every table must be tracked here with the same definition.
     private mutating func matchTables() throws {
         var localTables: [String: TrackedTable] = [:]
-        for table in try Replica.trackedTables(db) { localTables[table.name] = table }
+        for table in try Replica.trackedTables(db) {
+            localTables[table.name] = table
+            trackedTables[table.name.lowercased()] = table
+        }
+        try readConstraints()
         for remote in changeSet.tables {
             guard let local = localTables[remote.name] else { throw SyncError.tableNotTracked(table: remote.name) }
             guard local.fingerprint == remote.fingerprint, local.columns == remote.columns,
@@ -130,6 +159,34 @@ struct ChangeSetMerge {
                     remote: "fingerprint \(FNV1a.hex(remote.fingerprint)), key \(remote.primaryKey), columns \(remote.columns.joined(separator: ","))")
             }
             statements.append(try TableStatements(db, local))
+        }
+    }
+
+    /// Reads the foreign keys between tracked tables (single-column, referencing the
+    /// parent's key) and the vec0 indexes of the tracked tables.
+    private mutating func readConstraints() throws {
+        for index in try VectorIndex.registered(in: db) {
+            guard let table = trackedTables[index.table.lowercased()],
+                  let column = table.columns.firstIndex(where: { $0.lowercased() == index.embeddingColumn.lowercased() })
+            else { continue }
+            vectorColumns[table.name, default: []].append((column, index))
+        }
+        guard try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == true else { return }
+        for child in trackedTables.values {
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, \"table\" AS parent, \"from\" AS source, \"to\" AS target FROM pragma_foreign_key_list(?)",
+                arguments: [child.name])
+            let byConstraint = Dictionary(grouping: rows) { $0["id"] as Int64 }
+            for (_, parts) in byConstraint where parts.count == 1 {
+                let row = parts[0]
+                let source: String = row["source"]
+                guard let parent = trackedTables[(row["parent"] as String).lowercased()],
+                      let column = child.columns.firstIndex(where: { $0.lowercased() == source.lowercased() })
+                else { continue }
+                let target: String? = row["target"]
+                guard target == nil || target?.lowercased() == parent.primaryKey.lowercased() else { continue }
+                foreignKeys[child.name, default: []].append(ForeignKey(column: column, parent: parent))
+            }
         }
     }
 
@@ -159,6 +216,7 @@ struct ChangeSetMerge {
         seq = state["seq"]
         newest = state["hlc"]
         let nowMilliseconds: Int64 = state["wall_override"] ?? HybridLogicalClock.wallMilliseconds()
+        wallMilliseconds = nowMilliseconds
         let limit = HybridLogicalClock(milliseconds: nowMilliseconds + options.maximumClockDriftMilliseconds,
                                        counter: (1 << HybridLogicalClock.counterBits) - 1)
         for record in changeSet.records {
@@ -179,6 +237,7 @@ struct ChangeSetMerge {
                 }
                 newest = max(newest, version.rawValue)
             }
+            if record.isLive { liveKeys[table.name, default: []].insert(record.key.databaseValue) }
         }
     }
 
@@ -203,7 +262,7 @@ struct ChangeSetMerge {
 
     // MARK: One record
 
-    /// Step 5: merges one record: decide, merge columns, write the row, write the clock.
+    /// Step 5: merges one record: decide, merge columns, check, write the row, write the clock.
     private mutating func merge(_ record: ChangeSet.Record) throws {
         let table = statements[record.table]
         let key = record.key.databaseValue
@@ -214,6 +273,11 @@ struct ChangeSetMerge {
         let incomingRowSite = try ordinal(record.rowSite)
         switch decideIncarnation(record, local: local) {
         case .newer:
+            if record.isLive && !record.isComplete, try isQuarantined(table.table, key: key) {
+                // The rest of this incarnation is in quarantine: they are retried together.
+                try quarantine(record, reason: "an earlier change of this row is in quarantine; they merge together")
+                return
+            }
             try adoptIncarnation(record, rowSite: incomingRowSite, into: &outcome)
         case .same:
             if Replica.wins((0, record.rowVersion.rawValue, record.rowSite),
@@ -226,10 +290,115 @@ struct ChangeSetMerge {
         case .older:
             break
         }
-        if try writeRow(record, local: local, outcome: outcome) {
+        if outcome.clock.isLive {
+            let written = outcome.replaceAll || !local.isLive ? record.presentColumns.map(\.index) : outcome.winners
+            if let reason = try refusal(record, columns: written) {
+                try quarantine(record, reason: reason)
+                return
+            }
+        }
+        let rowChanged: Bool
+        do {
+            rowChanged = try writeRow(record, local: local, outcome: outcome)
+        } catch let error as DatabaseError where Self.isRefusal(error) {
+            // The statement failed whole: nothing of this row was written.
+            try quarantine(record, reason: error.message ?? "\(error.resultCode)")
+            return
+        }
+        if rowChanged {
             changedKeys[table.table.name, default: []].append(key)
         }
         try writeClock(&outcome, table: record.table)
+    }
+
+    /// Runs a statement that writes a table row. After a refusal, SQLite keeps the error on
+    /// the statement until it is reset, and GRDB's next reset would throw it again: the
+    /// statement is reset here, so the next row can use it.
+    private func execute(_ statement: Statement, _ arguments: StatementArguments) throws {
+        do {
+            try statement.execute(arguments: arguments)
+        } catch let error as DatabaseError where Self.isRefusal(error) {
+            try? statement.setArguments(arguments)
+            throw error
+        }
+    }
+
+    /// True for the errors of a row that this database refuses (a constraint, a trigger's
+    /// RAISE, a type STRICT refuses), as opposed to a failure of the database itself.
+    private static func isRefusal(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH
+    }
+
+    /// Why `record`'s values in `columns` cannot be written here, or nil: an embedding a
+    /// vec0 index of the table cannot hold, or a parent row (a foreign key between tracked
+    /// tables) that has not arrived. A parent that was deleted is not a refusal: the child
+    /// is written, then follows its parent (``deleteOrphans()``).
+    private func refusal(_ record: ChangeSet.Record, columns: [Int]) throws -> String? {
+        let table = statements[record.table].table
+        let written = Set(columns)
+        for (column, index) in vectorColumns[table.name] ?? [] where written.contains(column) {
+            guard let value = record.columns[column]?.value else { continue }
+            if let reason = Self.vectorRefusal(value, index: index, column: table.columns[column]) { return reason }
+        }
+        for foreignKey in foreignKeys[table.name] ?? [] where written.contains(foreignKey.column) {
+            guard let value = record.columns[foreignKey.column]?.value, value != .null else { continue }
+            let parent = foreignKey.parent
+            let parentKey = value.databaseValue
+            if liveKeys[parent.name]?.contains(parentKey) == true { continue }
+            let present = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM \(parent.name.quotedSQLIdentifier) WHERE \(parent.primaryKey.quotedSQLIdentifier) = ?",
+                arguments: [parentKey]) ?? false
+            if present { continue }
+            let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(parent.clockTable.quotedName) WHERE pk = ?",
+                                          arguments: [parentKey]) ?? false
+            if known { continue }
+            return "its \(table.columns[foreignKey.column]) refers to a row of \(parent.name) that has not arrived here yet; "
+                + "it merges when that row does"
+        }
+        return nil
+    }
+
+    /// Why `value` cannot go into the vec0 index `index`, or nil.
+    private static func vectorRefusal(_ value: SyncValue, index: VectorIndex, column: String) -> String? {
+        switch value {
+        case .null:
+            return nil
+        case .blob(let bytes):
+            guard bytes.count == index.dimensions * 4 else {
+                return "its \(column) has \(bytes.count) bytes; index \(index.name) holds \(index.dimensions) float32 values "
+                    + "(\(index.dimensions * 4) bytes)"
+            }
+            for position in 0..<index.dimensions {
+                let start = bytes.startIndex + 4 * position
+                let bits = bytes[start..<(start + 4)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                let element = Float(bitPattern: bits)
+                if !element.isFinite {
+                    return "its \(column) has element \(position) = \(element); index \(index.name) holds finite values only"
+                }
+            }
+            return nil
+        default:
+            return "its \(column) is not a vector blob; index \(index.name) holds \(index.dimensions) float32 values"
+        }
+    }
+
+    /// Keeps `record` aside with `reason` (see ``QuarantinedRecord``), as a one-row change
+    /// set that later merges try again.
+    private mutating func quarantine(_ record: ChangeSet.Record, reason: String) throws {
+        let table = changeSet.tables[record.table]
+        var single = record
+        single.table = 0
+        let kept = ChangeSet(origin: changeSet.origin, since: 0, through: 0, tables: [table], records: [single])
+        try db.execute(
+            sql: "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
+            arguments: [changeSet.origin.rawValue, table.name, record.key.databaseValue, reason, kept.serialized()])
+        report.quarantined.append(QuarantinedRecord(origin: changeSet.origin, table: table.name, key: record.key, reason: reason))
+    }
+
+    /// Whether a change of `key` in `table` is in quarantine.
+    private func isQuarantined(_ table: TrackedTable, key: DatabaseValue) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM vecsync_quarantine WHERE tbl = ? AND pk = ?",
+                          arguments: [table.name, key]) ?? false
     }
 
     /// Orders the record's incarnation against the local one by (authority count, causal length).
@@ -292,8 +461,7 @@ struct ChangeSetMerge {
         let wasLive = local.isLive
         let isLive = outcome.clock.isLive
         if isLive && (outcome.replaceAll || !wasLive) {
-            try table.upsertRow.execute(
-                arguments: StatementArguments([key] + record.columns.map { $0?.value.databaseValue ?? .null }))
+            try execute(table.upsertRow, StatementArguments([key] + record.columns.map { $0?.value.databaseValue ?? .null }))
             if wasLive { report.updated += 1 } else { report.inserted += 1 }
             return true
         }
@@ -319,13 +487,12 @@ struct ChangeSetMerge {
             }
             guard !changed.isEmpty else { return false }
             let statement = try table.update(db, columns: changed)
-            try statement.execute(
-                arguments: StatementArguments(changed.map { record.columns[$0]?.value.databaseValue ?? .null } + [key]))
+            try execute(statement, StatementArguments(changed.map { record.columns[$0]?.value.databaseValue ?? .null } + [key]))
             report.updated += 1
             return true
         }
         if !isLive && wasLive {
-            try table.deleteRow.execute(arguments: [key])
+            try execute(table.deleteRow, [key])
             report.deleted += 1
             return true
         }
@@ -349,7 +516,65 @@ struct ChangeSetMerge {
 
     // MARK: After the records
 
-    /// Step 6: the clock, sequence, cursor and acknowledgement, in the same transaction.
+    /// Step 6: a row whose foreign key refers to a deleted row of a tracked table is deleted
+    /// too, as a local delete that syncs (so every replica ends without it); a row SQLite
+    /// deleted by an `ON DELETE CASCADE` during the merge gets its delete recorded the same
+    /// way. Repeats while deletes make new orphans (grandchildren).
+    private mutating func deleteOrphans() throws {
+        guard !foreignKeys.isEmpty else { return }
+        for _ in 0..<16 {
+            var deleted = 0
+            for (childName, links) in foreignKeys.sorted(by: { $0.key < $1.key }) {
+                guard let child = trackedTables[childName.lowercased()] else { continue }
+                let touched = changedKeys[child.name] != nil || links.contains { changedKeys[$0.parent.name] != nil }
+                guard touched else { continue }
+                let t = child.name.quotedSQLIdentifier
+                let key = child.primaryKey.quotedSQLIdentifier
+                for link in links {
+                    let column = child.columns[link.column].quotedSQLIdentifier
+                    let orphans = try DatabaseValue.fetchAll(db, sql: """
+                        SELECT c.\(key) FROM \(t) AS c WHERE c.\(column) IS NOT NULL AND NOT EXISTS
+                        (SELECT 1 FROM \(link.parent.name.quotedSQLIdentifier) AS p WHERE p.\(link.parent.primaryKey.quotedSQLIdentifier) = c.\(column))
+                        """)
+                    for orphan in orphans {
+                        try db.execute(sql: "DELETE FROM \(t) WHERE \(key) = ?", arguments: [orphan])
+                        deleted += try recordLocalDelete(child, key: orphan) ? 1 : 0
+                    }
+                }
+                let cascaded = try DatabaseValue.fetchAll(db, sql: """
+                    SELECT c.pk FROM \(child.clockTable.quotedName) AS c WHERE c.cl % 2 = 1
+                    AND NOT EXISTS (SELECT 1 FROM \(t) AS t WHERE t.\(key) = c.pk)
+                    """)
+                for orphan in cascaded {
+                    deleted += try recordLocalDelete(child, key: orphan) ? 1 : 0
+                }
+            }
+            if deleted == 0 { return }
+        }
+    }
+
+    /// Records the delete of `key` in `table` as this site's own, made now: the next causal
+    /// length, a new version, the next sequence number. False when the row was not live.
+    private mutating func recordLocalDelete(_ table: TrackedTable, key: DatabaseValue) throws -> Bool {
+        let clockTable = table.clockTable
+        guard let row = try Row.fetchOne(db, sql: clockTable.selectRowSQL, arguments: [key]) else { return false }
+        var clock = clockTable.decode(row)
+        guard clock.isLive else { return false }
+        newest = max(newest + 1, wallMilliseconds << HybridLogicalClock.counterBits)
+        seq += 1
+        clock.causalLength += 1
+        clock.rowVersion = newest
+        clock.rowSite = 0
+        if table.authority == localSite { clock.rowAuthority += 1 }
+        clock.sequence = seq
+        try db.execute(sql: clockTable.writeRowSQL, arguments: clockTable.arguments(clock))
+        changedKeys[table.name, default: []].append(key)
+        report.orphansDeleted[table.name, default: 0] += 1
+        report.deleted += 1
+        return true
+    }
+
+    /// Step 7: the clock, sequence, cursor and acknowledgement, in the same transaction.
     private mutating func recordCursor() throws {
         try db.execute(sql: "UPDATE vecsync_replica SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
                        arguments: [newest, seq])

@@ -20,6 +20,9 @@ import VecSyncCore
 ///   last local sequence number published there: the push cursor. It lives here, not in
 ///   the destination's file names, so a stray file cannot make a push skip rows, and a
 ///   database restored from a backup re-publishes what it may have lost.
+/// - `vecsync_quarantine`: rows of change sets that could not be merged here (see
+///   `QuarantinedRecord`), each kept as a one-row change set with its reason, in arrival
+///   order, until a later merge releases it.
 /// - `vecsync_unchanged(tbl, pk)`: keys an `INSERT OR REPLACE` is about to rewrite with
 ///   the values they already hold, noted by a BEFORE INSERT trigger so the capture
 ///   trigger records no change for them.
@@ -55,6 +58,13 @@ enum EngineSchema {
             CREATE TABLE IF NOT EXISTS vecsync_published (
               destination TEXT PRIMARY KEY,
               through INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS vecsync_quarantine (
+              id INTEGER PRIMARY KEY,
+              origin TEXT NOT NULL,
+              tbl TEXT NOT NULL,
+              pk,
+              reason TEXT NOT NULL,
+              change_set BLOB NOT NULL);
             """)
         if let stored = try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1") {
             guard stored == site.rawValue else {

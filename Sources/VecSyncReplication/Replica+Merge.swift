@@ -24,6 +24,8 @@ extension Replica {
         return try SyncError.wrap {
             try writer.write { db in
                 var (report, changedKeys) = try Self.apply(db, changeSet, localSite: site, options: options)
+                report.releasedFromQuarantine = try Self.retryQuarantine(db, localSite: site, options: options,
+                                                                         changedKeys: &changedKeys)
                 report.refreshedIndexes = try Self.finishMerge(db, changedKeys: changedKeys)
                 return report
             }
@@ -49,11 +51,102 @@ extension Replica {
                     reports.append(report)
                     changedKeys.merge(changed) { $0 + $1 }
                 }
+                reports[reports.count - 1].releasedFromQuarantine = try Self.retryQuarantine(
+                    db, localSite: site, options: options, changedKeys: &changedKeys)
                 let refreshed = try Self.finishMerge(db, changedKeys: changedKeys)
                 reports[reports.count - 1].refreshedIndexes = refreshed
                 return reports
             }
         }
+    }
+
+    /// The rows of earlier change sets kept in quarantine (see ``QuarantinedRecord``), in the
+    /// order they arrived.
+    public func quarantinedRecords() throws -> [QuarantinedRecord] {
+        try SyncError.wrap {
+            try writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT origin, tbl, pk FROM vecsync_quarantine ORDER BY id")
+                    .map { row in
+                        QuarantinedRecord(origin: SiteID(row["origin"] as String), table: row["tbl"],
+                                          key: SyncValue(row["pk"] as DatabaseValue), reason: "")
+                    }
+            }
+        }
+    }
+
+    /// Tries the quarantined rows again, inside the merge's transaction: the changes of one
+    /// row are joined into one record (``joined(_:)``), merged as a change set of their own,
+    /// and kept again, with the new reason, if they still cannot be merged. Returns how many
+    /// kept changes were released.
+    static func retryQuarantine(_ db: Database, localSite: SiteID, options: Options,
+                                changedKeys: inout [String: [DatabaseValue]]) throws -> Int {
+        let rows = try Row.fetchAll(db, sql: "SELECT tbl, pk, reason, origin, change_set FROM vecsync_quarantine ORDER BY id")
+        guard !rows.isEmpty else { return 0 }
+        try db.execute(sql: "DELETE FROM vecsync_quarantine")
+        // The changes of each row, in arrival order.
+        var order: [[DatabaseValue]] = []
+        var groups: [[DatabaseValue]: [Row]] = [:]
+        for row in rows {
+            let id: [DatabaseValue] = [row["tbl"], row["pk"]]
+            if groups[id] == nil { order.append(id) }
+            groups[id, default: []].append(row)
+        }
+        var released = 0
+        for id in order {
+            guard let group = groups[id] else { continue }
+            let changeSets = try group.map { try ChangeSet(serialized: $0["change_set"] as Data) }
+            guard let joined = joined(changeSets) else { continue }
+            do {
+                var merge = ChangeSetMerge(db, joined, localSite: localSite, options: options)
+                try db.inSavepoint {
+                    try merge.run()
+                    return .commit
+                }
+                if merge.report.quarantined.isEmpty { released += group.count }
+                changedKeys.merge(merge.changedKeys) { $0 + $1 }
+            } catch let error as VecSyncError {
+                // The row's table changed or is no longer tracked: keep the changes as they were.
+                for row in group {
+                    try db.execute(
+                        sql: "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
+                        arguments: [row["origin"], row["tbl"], row["pk"], error.description, row["change_set"]])
+                }
+            }
+        }
+        return released
+    }
+
+    /// One change set holding the join of the records of `changeSets` (changes of one row):
+    /// the greatest incarnation, and within it each column's winning write, as a merge
+    /// would keep them.
+    static func joined(_ changeSets: [ChangeSet]) -> ChangeSet? {
+        guard var result = changeSets.first, var record = result.records.first else { return nil }
+        for changeSet in changeSets.dropFirst() {
+            guard let next = changeSet.records.first else { continue }
+            let current = (record.authorityCount, record.causalLength), incoming = (next.authorityCount, next.causalLength)
+            if incoming > current {
+                // A later incarnation: its columns, completed by nothing older.
+                record = next
+            } else if incoming == current {
+                if wins((0, next.rowVersion.rawValue, next.rowSite), over: (0, record.rowVersion.rawValue, record.rowSite)) {
+                    record.rowVersion = next.rowVersion
+                    record.rowSite = next.rowSite
+                }
+                if record.columns.count == next.columns.count {
+                    for (index, column) in next.presentColumns {
+                        let kept = record.columns[index]
+                        if kept.map({ wins((column.authorityCount, column.version.rawValue, column.site),
+                                           over: ($0.authorityCount, $0.version.rawValue, $0.site)) }) ?? true {
+                            record.columns[index] = column
+                        }
+                    }
+                }
+            }
+            result.origin = changeSet.origin
+        }
+        record.table = 0
+        result.records = [record]
+        return result
     }
 
     /// Refreshes the derived indexes for the changed keys (each once), then wakes the
