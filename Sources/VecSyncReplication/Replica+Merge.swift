@@ -65,10 +65,10 @@ extension Replica {
     public func quarantinedRecords() throws -> [QuarantinedRecord] {
         try SyncError.wrap {
             try writer.read { db in
-                try Row.fetchAll(db, sql: "SELECT origin, tbl, pk FROM vecsync_quarantine ORDER BY id")
+                try Row.fetchAll(db, sql: "SELECT origin, tbl, pk, reason FROM vecsync_quarantine ORDER BY id")
                     .map { row in
                         QuarantinedRecord(origin: SiteID(row["origin"] as String), table: row["tbl"],
-                                          key: SyncValue(row["pk"] as DatabaseValue), reason: "")
+                                          key: SyncValue(row["pk"] as DatabaseValue), reason: row["reason"])
                     }
             }
         }
