@@ -101,6 +101,9 @@ struct ChangeSetMerge {
     private var vectorColumns: [String: [(column: Int, index: VectorIndex)]] = [:]
     /// Keys of live rows in the change set, by table name: parents that arrive with their children.
     private var liveKeys: [String: Set<DatabaseValue>] = [:]
+    /// Records that created their row here in this merge, by table name and key: a child
+    /// whose parent turns out not to be here after all goes back to quarantine.
+    private var createdRows: [String: [DatabaseValue: ChangeSet.Record]] = [:]
     /// The wall clock in milliseconds, for the versions of deletes this merge makes.
     private var wallMilliseconds: Int64 = 0
     private var sites: [Int64: SiteID] = [:]
@@ -307,6 +310,7 @@ struct ChangeSetMerge {
         }
         if rowChanged {
             changedKeys[table.table.name, default: []].append(key)
+            if !local.exists && outcome.clock.isLive { createdRows[table.table.name, default: [:]][key] = record }
         }
         try writeClock(&outcome, table: record.table)
     }
@@ -532,13 +536,23 @@ struct ChangeSetMerge {
                 let key = child.primaryKey.quotedSQLIdentifier
                 for link in links {
                     let column = child.columns[link.column].quotedSQLIdentifier
-                    let orphans = try DatabaseValue.fetchAll(db, sql: """
-                        SELECT c.\(key) FROM \(t) AS c WHERE c.\(column) IS NOT NULL AND NOT EXISTS
+                    let orphans = try Row.fetchAll(db, sql: """
+                        SELECT c.\(key) AS child, c.\(column) AS parent FROM \(t) AS c WHERE c.\(column) IS NOT NULL AND NOT EXISTS
                         (SELECT 1 FROM \(link.parent.name.quotedSQLIdentifier) AS p WHERE p.\(link.parent.primaryKey.quotedSQLIdentifier) = c.\(column))
                         """)
                     for orphan in orphans {
-                        try db.execute(sql: "DELETE FROM \(t) WHERE \(key) = ?", arguments: [orphan])
-                        deleted += try recordLocalDelete(child, key: orphan) ? 1 : 0
+                        let childKey: DatabaseValue = orphan["child"]
+                        let parentKnown = try Bool.fetchOne(
+                            db, sql: "SELECT 1 FROM \(link.parent.clockTable.quotedName) WHERE pk = ?",
+                            arguments: [orphan["parent"] as DatabaseValue]) ?? false
+                        if !parentKnown, let record = createdRows[child.name]?[childKey] {
+                            // Its parent arrived in this change set but was not merged
+                            // (quarantined): the child waits with it instead.
+                            try unmerge(child, key: childKey, record: record)
+                            continue
+                        }
+                        try db.execute(sql: "DELETE FROM \(t) WHERE \(key) = ?", arguments: [childKey])
+                        deleted += try recordLocalDelete(child, key: childKey) ? 1 : 0
                     }
                 }
                 let cascaded = try DatabaseValue.fetchAll(db, sql: """
@@ -551,6 +565,17 @@ struct ChangeSetMerge {
             }
             if deleted == 0 { return }
         }
+    }
+
+    /// Takes back a row this merge created (its row and clock row) and quarantines its record.
+    private mutating func unmerge(_ table: TrackedTable, key: DatabaseValue, record: ChangeSet.Record) throws {
+        try db.execute(sql: "DELETE FROM \(table.name.quotedSQLIdentifier) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?",
+                       arguments: [key])
+        try db.execute(sql: "DELETE FROM \(table.clockTable.quotedName) WHERE pk = ?", arguments: [key])
+        createdRows[table.name]?[key] = nil
+        report.inserted -= 1
+        report.applied -= 1
+        try quarantine(record, reason: "its parent row arrived with it but was not merged here; it waits for that row")
     }
 
     /// Records the delete of `key` in `table` as this site's own, made now: the next causal

@@ -16,7 +16,7 @@ struct ForeignKeyTests {
 
     /// A replica of a fresh database with foreign keys enforced (GRDB's default), tracking
     /// photos and notes.
-    static func replica(_ site: SiteID) throws -> Replica {
+    static func replica(_ site: SiteID, schema: String = schema) throws -> Replica {
         VecSyncExtension.register()
         let queue = try DatabaseQueue(configuration: Configuration.vecSync())
         try queue.write { db in try db.execute(sql: schema) }
@@ -102,5 +102,32 @@ struct ForeignKeyTests {
         #expect(try tablet.quarantinedRecords().isEmpty)
         #expect(try Self.rows(tablet, "SELECT id || ':' || photo_id FROM notes") == ["n1:p1"])
         #expect(try Self.violations(tablet) == 0)
+    }
+
+    @Test("a note whose photo arrives with it but is quarantined waits with it, and both merge once the photo is fixed")
+    func noteWaitsWithItsQuarantinedPhoto() throws {
+        let laptop = try Self.replica("laptop")
+        let tablet = try Self.replica("tablet", schema: """
+            CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT CHECK (title IS NOT 'untitled'));
+            CREATE TABLE notes (id TEXT PRIMARY KEY, photo_id TEXT REFERENCES photos(id), body TEXT);
+            """)
+        try Self.write(laptop, "INSERT INTO photos (id, title) VALUES ('p1', 'untitled'), ('p2', 'lake')")
+        try Self.write(laptop, "INSERT INTO notes (id, photo_id, body) VALUES ('n1', 'p1', 'first'), ('n2', 'p2', 'second')")
+        let all = try laptop.changes(since: 0)
+        let report = try tablet.merge(all)
+        #expect(report.quarantined.map(\.key) == [.text("p1"), .text("n1")], "\(report.quarantined)")
+        #expect(report.orphansDeleted.isEmpty, "the note is not deleted: its photo is not known to be deleted")
+        #expect(report.inserted == 2 && report.applied == 2, "\(report)")
+        #expect(try Self.rows(tablet, "SELECT id FROM notes") == ["n2"])
+        #expect(try Self.violations(tablet) == 0)
+
+        try Self.write(laptop, "UPDATE photos SET title = 'harbour' WHERE id = 'p1'")
+        let fixed = try tablet.merge(laptop.changes(since: all.through))
+        // The fix carries p1's only column, so it merges at once; the kept p1 is older and
+        // released as superseded, and n1 finds its photo.
+        #expect(fixed.releasedFromQuarantine == 2, "\(fixed)")
+        #expect(try tablet.quarantinedRecords().isEmpty)
+        #expect(try Self.rows(tablet, "SELECT id || ':' || photo_id FROM notes ORDER BY id") == ["n1:p1", "n2:p2"])
+        #expect(try Self.rows(tablet, "SELECT title FROM photos ORDER BY id") == ["harbour", "lake"])
     }
 }
