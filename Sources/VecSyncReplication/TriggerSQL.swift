@@ -37,8 +37,9 @@ import VecSyncCore
 /// sites' triggers refuse inserts and key changes.
 ///
 /// The triggers stay silent while `vecsync_replica.merging` is 1, which only a merge sets,
-/// inside its own transaction (together with the row `('merging', 1)` of `vecsync_state`
-/// that VecSyncCore's index triggers check). The flag is read by the statements' own WHERE
+/// inside its own transaction, through `Replica.setMerging` (which also sets the row
+/// `('merging', 1)` of `vecsync_state` that VecSyncCore's index triggers check, through
+/// `DerivedIndexCatalogue.setMerging`). The flag is read by the statements' own WHERE
 /// clauses rather than a WHEN subquery: one lookup per captured row instead of two.
 struct TriggerSQL {
     /// The table the SQL is for.
