@@ -5,8 +5,9 @@ extension VectorIndex {
     /// the index, then re-added from its canonical row if that row exists and has an
     /// embedding. Keys of deleted rows are simply removed.
     ///
-    /// The sync engine calls it after a merge, once, with the keys the merge changed (the
-    /// triggers are silent while `vecsync_state.merging` is 1). It runs in a savepoint: the
+    /// The sync engine calls it after a merge, once, with the keys the merge changed, through
+    /// ``DerivedIndexCatalogue/refresh(_:changedKeys:)`` (the triggers are silent while
+    /// ``DerivedIndexCatalogue/setMerging(_:_:)`` has set `vecsync_state.merging`). It runs in a savepoint: the
     /// index is refreshed for every key or for none.
     public func refresh(_ db: Database, keys: [DatabaseValue]) throws {
         guard !keys.isEmpty else { return }

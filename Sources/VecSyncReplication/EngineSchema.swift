@@ -20,15 +20,18 @@ import VecSyncCore
 ///   last local sequence number published there: the push cursor. It lives here, not in
 ///   the destination's file names, so a stray file cannot make a push skip rows, and a
 ///   database restored from a backup re-publishes what it may have lost.
+/// - `vecsync_quarantine`: rows of change sets that could not be merged here (see
+///   `QuarantinedRecord`), each kept as a one-row change set with its reason, in arrival
+///   order, until a later merge releases it.
 /// - `vecsync_unchanged(tbl, pk)`: keys an `INSERT OR REPLACE` is about to rewrite with
 ///   the values they already hold, noted by a BEFORE INSERT trigger so the capture
 ///   trigger records no change for them.
-/// - `vecsync_derived_indexes`: FTS5 and libSQL vector indexes rebuilt from tracked tables
-///   (vec0 indexes are in VecSyncCore's `vecsync_vector_indexes`).
+/// - `vecsync_derived_indexes`: created here, owned by VecSyncCore's `DerivedIndexCatalogue`
+///   (FTS5 indexes registered with the engine; vec0 indexes are in `vecsync_vector_indexes`).
 enum EngineSchema {
     /// Creates the tables when missing and records `site`, or checks it against the stored one.
     static func install(_ db: Database, site: SiteID) throws {
-        try VectorIndex.createStateTable(db)
+        try DerivedIndexCatalogue.createTables(db)
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS vecsync_replica (
               id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -55,11 +58,13 @@ enum EngineSchema {
             CREATE TABLE IF NOT EXISTS vecsync_published (
               destination TEXT PRIMARY KEY,
               through INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS vecsync_derived_indexes (
-              name TEXT PRIMARY KEY,
-              kind TEXT NOT NULL,
-              source_table TEXT NOT NULL,
-              columns TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS vecsync_quarantine (
+              id INTEGER PRIMARY KEY,
+              origin TEXT NOT NULL,
+              tbl TEXT NOT NULL,
+              pk,
+              reason TEXT NOT NULL,
+              change_set BLOB NOT NULL);
             """)
         if let stored = try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1") {
             guard stored == site.rawValue else {
@@ -90,9 +95,9 @@ enum EngineSchema {
         guard try !db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) else { return }
         try db.execute(sql: "ALTER TABLE vecsync_replica ADD COLUMN ra_floor INTEGER NOT NULL DEFAULT 0")
         for table in try Replica.trackedTables(db, checkingSchema: false) {
-            let clock = table.clockTable.quotedSQLIdentifier
+            let clock = table.clockTable.quotedName
             try db.execute(sql: "DROP INDEX IF EXISTS \("vecsync_clock_\(table.name)_seq".quotedSQLIdentifier)")
-            for column in ["ra"] + table.columns.indices.map({ "a\($0)" }) + table.columns.indices.map({ "q\($0)" }) {
+            for column in table.clockTable.authorityAndChangeColumns {
                 try db.execute(sql: "ALTER TABLE \(clock) ADD COLUMN \(column) INTEGER")
             }
             try TriggerSQL(table: table, site: site).install(db)

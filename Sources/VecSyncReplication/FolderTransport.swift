@@ -235,7 +235,7 @@ public struct FolderTransport: Sendable {
         let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         let destination = directory.appendingPathComponent(name)
         do {
-            let bytes = try batch.serialized()
+            let bytes = batch.serialized()
             if Self.entryKind(destination) == .regularFile, (try? Self.readRegularFile(destination)) == bytes {
                 return
             }

@@ -43,6 +43,15 @@ public struct MergeReport: Sendable, Hashable, CustomStringConvertible {
     public var cursorAdvanced: Bool = false
     /// Derived indexes brought up to date, with the number of rows refreshed in each.
     public var refreshedIndexes: [String: Int] = [:]
+    /// Rows of the change set not merged here, each with its reason; the rest merged. They
+    /// are tried again by later merges (see ``QuarantinedRecord``).
+    public var quarantined: [QuarantinedRecord] = []
+    /// Rows quarantined by earlier merges that merged (or turned out superseded) this time.
+    public var releasedFromQuarantine: Int = 0
+    /// Rows deleted here, per table, because the row their foreign key refers to (in a
+    /// tracked table) was deleted: a child follows its deleted parent, on every replica,
+    /// and the delete syncs like a local one.
+    public var orphansDeleted: [String: Int] = [:]
 
     /// Creates an empty report for a change set from `origin`.
     public init(origin: SiteID) {
@@ -54,6 +63,9 @@ public struct MergeReport: Sendable, Hashable, CustomStringConvertible {
         if alreadyMerged { return "\(origin): already merged" }
         return "\(origin): \(records) rows, \(applied) applied (\(inserted) inserted, \(updated) updated, "
             + "\(deleted) deleted), \(ignored) ignored, \(conflicts) conflicts"
+            + (quarantined.isEmpty ? "" : ", \(quarantined.count) quarantined")
+            + (releasedFromQuarantine == 0 ? "" : ", \(releasedFromQuarantine) released from quarantine")
+            + (orphansDeleted.isEmpty ? "" : ", \(orphansDeleted.values.reduce(0, +)) orphans deleted")
             + (cursorAdvanced ? "" : ", cursor held back by a missing earlier change set")
     }
 }

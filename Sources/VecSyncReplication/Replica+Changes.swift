@@ -154,22 +154,24 @@ struct ChangeScan {
         // skipped without counting, so a single batch reads a little further.
         let limit: Int? = singleBatch ? (excluding.isEmpty ? rowLimit : rowLimit * 4) : nil
         for table in try Replica.trackedTables(db) {
-            let clock = table.clockTable.quotedSQLIdentifier
+            let clock = table.clockTable
             let key = table.primaryKey.quotedSQLIdentifier
-            let versions = table.columns.indices.map { ", c.v\($0), c.s\($0), c.a\($0), c.q\($0)" }.joined()
             let values = table.columns.map { ", t.\($0.quotedSQLIdentifier)" }.joined()
             // A live row's first change after `since`: its earliest column change after it,
             // or its last change (a tombstone's, or a row tag's) when no column changed.
             let firstChange = table.columns.isEmpty ? "seq" : "CASE WHEN cl % 2 = 0 THEN seq ELSE min(seq"
-                + table.columns.indices.map { ", coalesce(CASE WHEN q\($0) > :since THEN q\($0) END, seq)" }.joined()
+                + table.columns.indices.map { (index: Int) -> String in
+                    let q = ClockTable.changedAt(index)
+                    return ", coalesce(CASE WHEN \(q) > :since THEN \(q) END, seq)"
+                }.joined()
                 + ") END"
             let keys = try Row.fetchCursor(
-                db, sql: "SELECT \(firstChange) AS first, pk FROM \(clock) WHERE seq > :since ORDER BY first"
+                db, sql: "SELECT \(firstChange) AS first, pk FROM \(clock.quotedName) WHERE seq > :since ORDER BY first"
                     + (limit.map { " LIMIT \($0)" } ?? ""),
                 arguments: ["since": since])
             let fetch = try db.makeStatement(sql: """
-                SELECT c.pk, c.cl, c.cl_version, c.cl_site, c.ra, t.\(key) IS NOT NULL\(versions)\(values)
-                FROM \(clock) AS c LEFT JOIN \(table.name.quotedSQLIdentifier) AS t ON t.\(key) = c.pk
+                SELECT \(clock.selectList(alias: "c")), t.\(key) IS NOT NULL\(values)
+                FROM \(clock.quotedName) AS c LEFT JOIN \(table.name.quotedSQLIdentifier) AS t ON t.\(key) = c.pk
                 WHERE c.pk = ?
                 """)
             var list = TableKeys(table: table, keys: keys, fetch: fetch, current: nil, limit: limit)
@@ -251,32 +253,32 @@ struct ChangeScan {
     /// row whose table row is missing (a delete that escaped capture; `reconcile()` records it).
     private func record(in list: TableKeys, key: DatabaseValue) throws -> ChangeSet.Record? {
         guard let row = try Row.fetchOne(list.fetch, arguments: [key]) else { return nil }
-        let causalLength: Int64 = row[1]
-        let isLive = causalLength % 2 == 1
-        let present: Bool = row[5]
-        if isLive && !present { return nil }
+        let clockTable = list.table.clockTable
+        let clock = clockTable.decode(row)
+        // After the clock row: whether the table row exists, then its values.
+        let present: Bool = row[clockTable.selectListCount]
+        let valuesStart = clockTable.selectListCount + 1
+        if clock.isLive && !present { return nil }
         var columns: [ChangeSet.Column?] = []
-        if isLive {
-            let count = list.table.columns.count
-            columns.reserveCapacity(count)
-            for index in 0..<count {
-                let base = 6 + 4 * index
+        if clock.isLive {
+            columns.reserveCapacity(clock.columns.count)
+            for (index, column) in clock.columns.enumerated() {
                 // A column that last changed before `since` is on the receiver already
                 // (NULL: a row from before the engine kept track, which travels whole).
-                if let changedAt = row[base + 3] as Int64?, changedAt <= since {
+                if let changedAt = column.changedAt, changedAt <= since {
                     columns.append(nil)
                     continue
                 }
                 columns.append(ChangeSet.Column(
-                    authorityCount: row[base + 2] ?? 0,
-                    version: HybridLogicalClock(rawValue: row[base] ?? 0),
-                    site: try siteName(row[base + 1] ?? 0),
-                    value: SyncValue(row[6 + 4 * count + index] as DatabaseValue)))
+                    authorityCount: column.authority,
+                    version: HybridLogicalClock(rawValue: column.version ?? 0),
+                    site: try siteName(column.writer ?? 0),
+                    value: SyncValue(row[valuesStart + index] as DatabaseValue)))
             }
         }
         return ChangeSet.Record(
-            table: 0, key: SyncValue(row[0] as DatabaseValue), causalLength: causalLength, authorityCount: row[4] ?? 0,
-            rowVersion: HybridLogicalClock(rawValue: row[2]), rowSite: try siteName(row[3]), columns: columns)
+            table: 0, key: SyncValue(clock.key), causalLength: clock.causalLength, authorityCount: clock.rowAuthority,
+            rowVersion: HybridLogicalClock(rawValue: clock.rowVersion), rowSite: try siteName(clock.rowSite), columns: columns)
     }
 
     private func siteName(_ ordinal: Int64) throws -> SiteID {

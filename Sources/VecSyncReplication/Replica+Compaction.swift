@@ -23,7 +23,7 @@ extension Replica {
                     // Rows new to the clock table start above every compacted causal length
                     // and authority count, so a re-insert of a compacted key still beats a
                     // peer's kept tombstone.
-                    let clock = table.clockTable.quotedSQLIdentifier
+                    let clock = table.clockTable.quotedName
                     try db.execute(
                         sql: """
                             UPDATE vecsync_replica SET
@@ -33,7 +33,7 @@ extension Replica {
                             """,
                         arguments: [horizon])
                     try db.execute(
-                        sql: "DELETE FROM \(table.clockTable.quotedSQLIdentifier) WHERE cl % 2 = 0 AND seq <= ?",
+                        sql: "DELETE FROM \(table.clockTable.quotedName) WHERE cl % 2 = 0 AND seq <= ?",
                         arguments: [horizon])
                     removed += db.changesCount
                 }
@@ -47,7 +47,7 @@ extension Replica {
         try SyncError.wrap {
             try writer.read { db in
                 try Self.trackedTables(db, checkingSchema: false).reduce(0) { sum, table in
-                    sum + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.clockTable.quotedSQLIdentifier) WHERE cl % 2 = 0") ?? 0)
+                    sum + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.clockTable.quotedName) WHERE cl % 2 = 0") ?? 0)
                 }
             }
         }

@@ -2,9 +2,10 @@ import GRDB
 import VecSyncCore
 
 extension Replica {
-    /// Records a derived FTS5 or libSQL vector index of a tracked table, so every merge
-    /// refreshes it for the rows it changed. `vec0` indexes need no registration: VecSyncCore's
-    /// `VectorIndex.create(_:)` records them and merges find them.
+    /// Records a derived FTS5 or libSQL vector index of a tracked table in the database's
+    /// ``DerivedIndexCatalogue``, so every merge refreshes it for the rows it changed.
+    /// `vec0` indexes need no registration: VecSyncCore's `VectorIndex.create(_:)` records
+    /// them, and libSQL indexes are found in the schema.
     public func register(_ index: DerivedIndex) throws {
         try SyncError.wrap {
             try writer.write { db in
@@ -14,17 +15,18 @@ extension Replica {
                 guard try db.tableExists(index.name) || index.kind == .libsqlVectorIndex else {
                     throw SyncError.derivedIndex(name: index.name, reason: "no such table; create the FTS5 table first")
                 }
-                try DerivedIndexRegistry.register(db, index)
+                try DerivedIndexCatalogue.register(index, in: db)
             }
         }
     }
 
-    /// The derived indexes of tracked tables: registered FTS5 and libSQL indexes, and the
-    /// names of VecSyncCore's vec0 indexes.
+    /// The derived indexes of the database (its ``DerivedIndexCatalogue``): registered FTS5
+    /// and libSQL indexes, and VecSyncCore's vec0 indexes.
     public func derivedIndexes() throws -> (indexes: [DerivedIndex], vectorIndexes: [VectorIndex]) {
         try SyncError.wrap {
             try writer.read { db in
-                (try DerivedIndexRegistry.registered(db), try VectorIndex.registered(in: db))
+                let catalogue = try DerivedIndexCatalogue(db)
+                return (catalogue.indexes, catalogue.vectorIndexes)
             }
         }
     }
@@ -34,16 +36,8 @@ extension Replica {
     public func verifyDerivedIndexes() throws -> [String: Int] {
         try SyncError.wrap {
             try writer.read { db in
-                let tables = try Self.trackedTables(db, checkingSchema: false)
                 var result: [String: Int] = [:]
-                for index in try VectorIndex.registered(in: db) {
-                    let report = try index.verify(db)
-                    result[index.name] = report.missing.count + report.stale.count + report.extra.count + report.invalid.count
-                }
-                for index in try DerivedIndexRegistry.registered(db) {
-                    guard let source = tables.first(where: { $0.name.lowercased() == index.table.lowercased() }) else { continue }
-                    result[index.name] = try index.verify(db, source: source)
-                }
+                for check in try DerivedIndexCatalogue(db).verify(db) { result[check.name] = check.outOfStep }
                 return result
             }
         }
@@ -53,12 +47,7 @@ extension Replica {
     public func rebuildDerivedIndexes() throws {
         try SyncError.wrap {
             try writer.write { db in
-                let tables = try Self.trackedTables(db, checkingSchema: false)
-                for index in try VectorIndex.registered(in: db) { try index.rebuild(db) }
-                for index in try DerivedIndexRegistry.registered(db) {
-                    guard let source = tables.first(where: { $0.name.lowercased() == index.table.lowercased() }) else { continue }
-                    try index.rebuild(db, source: source)
-                }
+                try DerivedIndexCatalogue(db).rebuild(db)
             }
         }
     }

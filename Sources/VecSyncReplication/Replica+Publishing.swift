@@ -44,9 +44,10 @@ extension Replica {
         return try SyncError.wrap {
             try writer.write { db in
                 for table in try Self.trackedTables(db) {
-                    let clock = table.clockTable.quotedSQLIdentifier
-                    let changes = table.columns.indices.map {
-                        ", q\($0) = CASE WHEN q\($0) > :published THEN q\($0) + :shift ELSE q\($0) END"
+                    let clock = table.clockTable.quotedName
+                    let changes = table.columns.indices.map { (index: Int) -> String in
+                        let q = ClockTable.changedAt(index)
+                        return ", \(q) = CASE WHEN \(q) > :published THEN \(q) + :shift ELSE \(q) END"
                     }.joined()
                     try db.execute(sql: "UPDATE \(clock) SET seq = seq + :shift\(changes) WHERE seq > :published",
                                    arguments: ["published": published, "shift": shift])

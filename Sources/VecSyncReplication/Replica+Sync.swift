@@ -43,7 +43,7 @@ extension Replica {
                 try db.execute(sql: "DELETE FROM vecsync_unchanged")
                 var count = 0
                 for table in try Self.trackedTables(db) {
-                    let clock = table.clockTable.quotedSQLIdentifier
+                    let clock = table.clockTable.quotedName
                     let key = table.primaryKey.quotedSQLIdentifier
                     let missing = try DatabaseValue.fetchAll(db, sql: """
                         SELECT c.pk FROM \(clock) AS c WHERE c.cl % 2 = 1

@@ -43,7 +43,7 @@ extension Replica {
                             + "in column \(definition.primaryKey); they would match no row on another replica: give them proper keys first")
                 }
                 let sql = TriggerSQL(table: definition, site: site)
-                try db.execute(sql: sql.createClockTable)
+                try db.execute(sql: definition.clockTable.createSQL)
                 try sql.install(db)
                 try db.execute(sql: sql.backfill)
                 try db.execute(
@@ -71,7 +71,7 @@ extension Replica {
                 else { throw SyncError.tableNotTracked(table: table) }
                 let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: TriggerSQL.drop(sql.triggerNames + sql.guardTriggerNames))
-                try db.execute(sql: sql.dropClockTable)
+                try db.execute(sql: definition.clockTable.dropSQL)
                 try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [definition.name])
             }
         }

@@ -29,6 +29,12 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     public var ignored: Int { merges.reduce(0) { $0 + $1.ignored } }
     /// Conflicts over all merges.
     public var conflicts: Int { merges.reduce(0) { $0 + $1.conflicts } }
+    /// Rows quarantined by this sync's merges, each with its reason.
+    public var quarantined: [QuarantinedRecord] { merges.flatMap(\.quarantined) }
+    /// Rows released from quarantine over all merges.
+    public var releasedFromQuarantine: Int { merges.reduce(0) { $0 + $1.releasedFromQuarantine } }
+    /// Rows deleted because their parent row was deleted, over all merges.
+    public var orphansDeleted: Int { merges.reduce(0) { $0 + $1.orphansDeleted.values.reduce(0, +) } }
 
     /// One line, as `vecsync-cli sync` prints it.
     public var description: String {
@@ -37,6 +43,9 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
         var line = "\(site): "
         line += readOnly ? "read-only, pushed nothing" : "pushed \(pushedRows) rows in \(pushedFiles) files"
         line += "; pulled \(merges.count) files from \(origins) sites: \(applied) applied, \(ignored) ignored, \(conflicts) conflicts"
+        if !quarantined.isEmpty { line += "; \(quarantined.count) rows quarantined" }
+        if releasedFromQuarantine > 0 { line += "; \(releasedFromQuarantine) released from quarantine" }
+        if orphansDeleted > 0 { line += "; \(orphansDeleted) rows deleted with their deleted parent rows" }
         if !indexes.isEmpty { line += "; refreshed \(indexes.joined(separator: ", "))" }
         if reconciled > 0 { line += "; recorded \(reconciled) missed deletes" }
         if !problems.isEmpty { line += "; \(problems.count) files skipped" }

@@ -69,8 +69,8 @@ public struct TrackedTable: Sendable, Hashable {
     /// ``fingerprint`` as 16 hexadecimal digits.
     public var fingerprintHex: String { FNV1a.hex(fingerprint) }
 
-    /// The name of the clock table that holds this table's versions.
-    var clockTable: String { "vecsync_clock_\(name)" }
+    /// The clock table that holds this table's versions.
+    var clockTable: ClockTable { ClockTable(self) }
 
     /// The same table with another authority.
     func with(authority: SiteID?) -> TrackedTable {

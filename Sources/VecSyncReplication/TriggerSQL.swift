@@ -37,8 +37,9 @@ import VecSyncCore
 /// sites' triggers refuse inserts and key changes.
 ///
 /// The triggers stay silent while `vecsync_replica.merging` is 1, which only a merge sets,
-/// inside its own transaction (together with the row `('merging', 1)` of `vecsync_state`
-/// that VecSyncCore's index triggers check). The flag is read by the statements' own WHERE
+/// inside its own transaction, through `Replica.setMerging` (which also sets the row
+/// `('merging', 1)` of `vecsync_state` that VecSyncCore's index triggers check, through
+/// `DerivedIndexCatalogue.setMerging`). The flag is read by the statements' own WHERE
 /// clauses rather than a WHEN subquery: one lookup per captured row instead of two.
 struct TriggerSQL {
     /// The table the SQL is for.
@@ -53,7 +54,7 @@ struct TriggerSQL {
     }
 
     private var t: String { table.name.quotedSQLIdentifier }
-    private var clock: String { table.clockTable.quotedSQLIdentifier }
+    private var clock: String { table.clockTable.quotedName }
     private var key: String { table.primaryKey.quotedSQLIdentifier }
 
     /// `vecsync_<table>_<suffix>`, quoted.
@@ -82,41 +83,25 @@ struct TriggerSQL {
 
     /// `v0, s0, v1, s1, …`
     private var versionColumns: String {
-        table.columns.indices.map { "v\($0), s\($0)" }.joined(separator: ", ")
+        table.columns.indices.map { "\(v($0)), \(w($0))" }.joined(separator: ", ")
     }
 
     /// `, a0, a1, …`
     private var authorityColumns: String {
-        table.columns.indices.map { ", a\($0)" }.joined()
+        table.columns.indices.map { ", \(a($0))" }.joined()
     }
 
     /// `, q0, q1, …`
     private var changeColumns: String {
-        table.columns.indices.map { ", q\($0)" }.joined()
+        table.columns.indices.map { ", \(q($0))" }.joined()
     }
 
-    /// The columns of a clock table after `pk`, in order.
-    static func clockColumns(count: Int) -> [String] {
-        ["cl", "cl_version", "cl_site", "seq"] + (0..<count).flatMap { ["v\($0)", "s\($0)"] }
-            + ["ra"] + (0..<count).map { "a\($0)" } + (0..<count).map { "q\($0)" }
-    }
-
-    /// The clock table: ``clockColumns(count:)`` after the key, the row's state NOT NULL.
-    var createClockTable: String {
-        let keyType = switch table.keyKind {
-        case .integer: "INTEGER PRIMARY KEY"
-        case .text: "TEXT PRIMARY KEY NOT NULL"
-        case .blob: "BLOB PRIMARY KEY NOT NULL"
-        }
-        let rowState: Set = ["cl", "cl_version", "cl_site", "seq"]
-        let columns = Self.clockColumns(count: table.columns.count)
-            .map { ", \($0) INTEGER" + (rowState.contains($0) ? " NOT NULL" : "") }.joined()
-        let rowid = table.keyKind == .integer ? "" : " WITHOUT ROWID"
-        return "CREATE TABLE \(clock) (pk \(keyType)\(columns))\(rowid);"
-    }
-
-    /// Drops the clock table.
-    var dropClockTable: String { "DROP TABLE IF EXISTS \(clock)" }
+    /// The clock table's column names for tracked column `i`: version, writer, authority
+    /// count, change number.
+    private func v(_ i: Int) -> String { ClockTable.version(i) }
+    private func w(_ i: Int) -> String { ClockTable.writer(i) }
+    private func a(_ i: Int) -> String { ClockTable.authority(i) }
+    private func q(_ i: Int) -> String { ClockTable.changedAt(i) }
 
     /// SQL that is true when column `index` changed in an UPDATE: by bytes and by type, so a
     /// NOCASE collation or `1` versus `1.0` cannot hide a change.
@@ -148,9 +133,9 @@ struct TriggerSQL {
 
     /// The clock row for a row that `new` inserts (or resurrects, or replaces).
     private var recordInsert: String {
-        let updates = table.columns.indices.map { ", v\($0) = excluded.v\($0), s\($0) = 0" }.joined()
-        let authorityUpdates = isAuthority ? table.columns.indices.map { ", a\($0) = coalesce(a\($0), 0) + 1" }.joined() : ""
-        let changeUpdates = table.columns.indices.map { ", q\($0) = excluded.q\($0)" }.joined()
+        let updates = table.columns.indices.map { ", \(v($0)) = excluded.\(v($0)), \(w($0)) = 0" }.joined()
+        let authorityUpdates = isAuthority ? table.columns.indices.map { ", \(a($0)) = coalesce(\(a($0)), 0) + 1" }.joined() : ""
+        let changeUpdates = table.columns.indices.map { ", \(q($0)) = excluded.\(q($0))" }.joined()
         return """
             \(insertWholeRow(key: "new.\(key)", seq: "s.seq")) WHERE s.id = 1 AND s.merging = 0 \
             ON CONFLICT(pk) DO UPDATE SET cl = cl + 1 - (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
@@ -254,18 +239,18 @@ struct TriggerSQL {
                 ", CASE WHEN \(changed($0)) THEN s.hlc END, CASE WHEN \(changed($0)) THEN 0 END"
             }.joined()
             let updates = table.columns.indices.map {
-                ", v\($0) = coalesce(excluded.v\($0), v\($0)), s\($0) = coalesce(excluded.s\($0), s\($0))"
+                ", \(v($0)) = coalesce(excluded.\(v($0)), \(v($0))), \(w($0)) = coalesce(excluded.\(w($0)), \(w($0)))"
             }.joined()
             let authorityValues = isAuthority
                 ? table.columns.indices.map { ", CASE WHEN \(changed($0)) THEN 1 END" }.joined() : ""
             let authorityUpdates = isAuthority
-                ? table.columns.indices.map { ", a\($0) = CASE WHEN excluded.v\($0) IS NULL THEN a\($0) ELSE coalesce(a\($0), 0) + 1 END" }.joined()
+                ? table.columns.indices.map { ", \(a($0)) = CASE WHEN excluded.\(v($0)) IS NULL THEN \(a($0)) ELSE coalesce(\(a($0)), 0) + 1 END" }.joined()
                 : ""
             // A row with no clock row yet travels whole; otherwise the changed columns (those
             // given a version) take this sequence number.
             let changeValues = table.columns.indices.map { _ in ", s.seq" }.joined()
             let changeUpdates = table.columns.indices.map {
-                ", q\($0) = CASE WHEN excluded.v\($0) IS NULL THEN q\($0) ELSE excluded.seq END"
+                ", \(q($0)) = CASE WHEN excluded.\(v($0)) IS NULL THEN \(q($0)) ELSE excluded.seq END"
             }.joined()
             sql += """
                 CREATE TRIGGER \(triggerName("update")) AFTER UPDATE ON \(t) \

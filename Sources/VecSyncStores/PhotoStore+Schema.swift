@@ -117,6 +117,11 @@ extension PhotoStore {
         }
     }
 
+    /// Whether `db` holds the photo library's text index (`photos_fts` beside `photos`).
+    public static func hasTextIndex(_ db: Database) throws -> Bool {
+        try db.tableExists(textIndexName) && db.tableExists("photos")
+    }
+
     /// The source ids of photos whose `photos_fts` row is missing or differs from the
     /// canonical rows, and of FTS rows with no photo. Empty when the text index is current.
     public static func verifyTextIndex(_ db: Database) throws -> [String] {

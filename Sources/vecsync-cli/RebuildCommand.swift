@@ -8,10 +8,11 @@ struct RebuildCommand: ParsableCommand {
         commandName: "rebuild",
         abstract: "Rebuild a database's vector and text indexes from its tables.",
         discussion: """
-            Rebuilds every vec0 index registered by VectorIndex (vecsync_vector_indexes), \
-            every libSQL vector index (vecsync_rebuild), and the photo library's FTS5 index \
-            (photos_fts) when present, or only the one named by --index. Indexes are derived \
-            data: rebuilding loses nothing. Each is rebuilt in its own transaction.
+            Rebuilds every index of the database's derived-index catalogue — vec0 indexes \
+            registered by VectorIndex, libSQL vector indexes (vecsync_rebuild), FTS5 tables \
+            registered with the sync engine — and the photo library's photos_fts when present, \
+            or only the one named by --index. Indexes are derived data: rebuilding loses \
+            nothing. Each is rebuilt in its own transaction.
             """)
 
     @Option(name: .long, help: "The database file.")
@@ -22,20 +23,20 @@ struct RebuildCommand: ParsableCommand {
 
     func run() throws {
         let database = try CLIDatabase.open(db)
-        let (vectorIndexes, libsqlIndexes, hasPhotoText) = try database.read { db in
-            (try VectorIndex.registered(in: db), try LibSQLVectorIndex.all(in: db),
-             try db.tableExists(PhotoStore.textIndexName) && db.tableExists("photos"))
+        let (catalogue, hasPhotoText) = try database.read { db in
+            (try DerivedIndexCatalogue(db), try PhotoStore.hasTextIndex(db))
         }
         var rebuilt = 0
-        for vectorIndex in vectorIndexes where index == nil || index == vectorIndex.name {
-            let seconds = try timed { try database.write { db in try vectorIndex.rebuild(db) } }
+        for vectorIndex in catalogue.vectorIndexes where index == nil || index == vectorIndex.name {
+            let seconds = try timed { try database.write { db in _ = try catalogue.rebuild(db, only: vectorIndex.name) } }
             let rows = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(vectorIndex.name.quotedSQLIdentifier)") ?? 0 }
             print("rebuilt \(vectorIndex.name) (vec0 over \(vectorIndex.table).\(vectorIndex.embeddingColumn)): \(rows) rows in \(seconds)")
             rebuilt += 1
         }
-        for libsql in libsqlIndexes where index == nil || index == libsql.name {
-            let seconds = try timed { try database.write { db in try libsql.rebuild(db) } }
-            print("rebuilt \(libsql.name) (libSQL index over \(libsql.table).\(libsql.column)) in \(seconds)")
+        for derived in catalogue.indexes where index == nil || index == derived.name {
+            let seconds = try timed { try database.write { db in _ = try catalogue.rebuild(db, only: derived.name) } }
+            let kind = derived.kind == .fts5 ? "FTS5" : "libSQL index"
+            print("rebuilt \(derived.name) (\(kind) over \(derived.table)) in \(seconds)")
             rebuilt += 1
         }
         if hasPhotoText && (index == nil || index == PhotoStore.textIndexName) {

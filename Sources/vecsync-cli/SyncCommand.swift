@@ -12,7 +12,10 @@ struct SyncCommand: ParsableCommand {
             batch of at most 400 rows or 1 MB, renamed into place so no reader sees half a \
             file), then merges every other replica's files it has not merged yet, and brings \
             the derived indexes (vec0, FTS5) up to date for the rows that changed. Prints one \
-            line; files that cannot be merged are listed after it and skipped.
+            line; files that cannot be merged are listed after it and skipped, and so are \
+            rows kept in quarantine (an embedding an index cannot hold, a row a local \
+            constraint refuses, a row whose parent row has not arrived): the rest of their \
+            file merges, and later syncs try them again.
 
             Any number of replicas may sync through the same folder, in any order, as often \
             as they like: they converge.
@@ -40,6 +43,7 @@ struct SyncCommand: ParsableCommand {
         let report = try replica.sync(through: FolderTransport(path: folder))
         print(report)
         for problem in report.problems { print("  \(problem)") }
+        for record in report.quarantined { print("  quarantined: \(record)") }
         if compact {
             print("compacted \(try replica.compactTombstones()) tombstones")
         }

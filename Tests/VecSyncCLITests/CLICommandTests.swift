@@ -111,6 +111,38 @@ struct CLICommandTests {
         }
     }
 
+    /// A database whose only derived index is an FTS5 table registered with the sync engine
+    /// (as DriveIndex's `files_fts` is): `verify` and `rebuild` find it in the catalogue.
+    @Test func verifyAndRebuildSeeAnFTS5TableRegisteredWithTheEngine() throws {
+        let db = try VecSyncDatabase(path: path("fts.db"))
+        try db.write { db in
+            try db.execute(sql: """
+                CREATE TABLE files (id TEXT PRIMARY KEY, name TEXT, size INTEGER);
+                CREATE VIRTUAL TABLE files_fts USING fts5(id UNINDEXED, name);
+                INSERT INTO files (id, name, size) VALUES ('f1', 'holiday.jpg', 10), ('f2', 'budget.xlsx', 20),
+                  ('f3', 'notes.txt', 30);
+                INSERT INTO files_fts (id, name) SELECT id, name FROM files;
+                """)
+        }
+        let replica = try Replica(db.writer, site: "laptop")
+        try replica.track("files")
+        try replica.register(DerivedIndex(fts5: "files_fts", on: "files", keyColumn: "id", columns: ["name"]))
+
+        try run(["verify", "--db", path("fts.db")])
+        try run(["verify", "--db", path("fts.db"), "--index", "files_fts"])
+        // A row the index lost, and one it holds in an old version: 2 out of step.
+        try db.write { db in
+            try db.execute(sql: "DELETE FROM files_fts WHERE id = 'f2'")
+            try db.execute(sql: "UPDATE files SET name = 'notes-2024.txt' WHERE id = 'f3'")
+        }
+        #expect(try db.read { db in try DerivedIndexCatalogue(db).verify(db).map(\.outOfStep) } == [3])
+        #expect(throws: ExitCode(1)) { try run(["verify", "--db", path("fts.db")]) }
+        try run(["rebuild", "--db", path("fts.db"), "--index", "files_fts"])
+        try run(["verify", "--db", path("fts.db")])
+        #expect(try db.read { db in try String.fetchAll(db, sql: "SELECT id FROM files_fts WHERE files_fts MATCH 'notes'") } == ["f3"])
+        #expect(throws: (any Error).self) { try run(["verify", "--db", path("fts.db"), "--index", "nothing"]) }
+    }
+
     @Test func demoRunsAndItsSearchesFindTheirTopics() throws {
         try run(["demo", "--db", path("demo.db")])
         let db = try VecSyncDatabase(path: path("demo.db"))

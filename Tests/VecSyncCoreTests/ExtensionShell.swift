@@ -83,8 +83,8 @@ enum Shell {
         let stdoutFile = scratch.appendingPathComponent("stdout")
         let stderrFile = scratch.appendingPathComponent("stderr")
         try Data(sql.utf8).write(to: input)
-        FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
 
         let stdin = try FileHandle(forReadingFrom: input)
         let stdout = try FileHandle(forWritingTo: stdoutFile)

@@ -33,10 +33,10 @@ struct CaptureTests {
                 let sql = TriggerSQL(table: table, site: replica.site)
                 try db.execute(sql: TriggerSQL.drop(sql.triggerNames))
                 for column in ["ra"] + table.columns.indices.flatMap({ ["a\($0)", "q\($0)"] }) {
-                    try db.execute(sql: "ALTER TABLE \(table.clockTable.quotedSQLIdentifier) DROP COLUMN \(column)")
+                    try db.execute(sql: "ALTER TABLE \(table.clockTable.quotedName) DROP COLUMN \(column)")
                 }
-                let index = "\(table.clockTable)_seq".quotedSQLIdentifier
-                try db.execute(sql: "CREATE INDEX \(index) ON \(table.clockTable.quotedSQLIdentifier)(seq)")
+                let index = "\(table.clockTable.name)_seq".quotedSQLIdentifier
+                try db.execute(sql: "CREATE INDEX \(index) ON \(table.clockTable.quotedName)(seq)")
             }
             try db.execute(sql: "ALTER TABLE vecsync_replica DROP COLUMN ra_floor")
         }

@@ -7,8 +7,8 @@ import VecSyncTestSupport
 
 /// The schema every test replica starts from: photos with embeddings, albums with an
 /// FTS5 index kept by user triggers (keyed by an UNINDEXED copy of the album's TEXT key),
-/// a vec0 index over the embeddings, and ``tags``: BLOB keys (16-byte UUIDs) and names that
-/// need quoting.
+/// a vec0 index over the embeddings, ``tags``: BLOB keys (16-byte UUIDs) and names that
+/// need quoting, and notes whose foreign key refers to a photo (GRDB enforces foreign keys).
 enum Fixture {
     static let dimensions = 4
 
@@ -36,13 +36,14 @@ enum Fixture {
           DELETE FROM albums_fts WHERE id = old.id;
         END;
         CREATE TABLE "tag ""s"")--" ("k""ey" BLOB PRIMARY KEY, "la'bel" TEXT, "wei""ght" REAL);
+        CREATE TABLE notes (id TEXT PRIMARY KEY, photo TEXT REFERENCES photos(id), body TEXT);
         """
 
     /// The tracked table with BLOB keys and quoted names, as SQLite stores its name.
     static let tags = "tag \"s\")--"
 
     /// The tracked tables, in the order snapshots list them.
-    static let trackedTables = ["photos", "albums", tags]
+    static let trackedTables = ["photos", "albums", tags, "notes"]
 
     static let vectorIndex = VectorIndex(table: "photos", primaryKey: "id", embeddingColumn: "embedding",
                                          dimensions: dimensions, metric: .l2, name: "photos_vec")
@@ -58,7 +59,7 @@ enum Fixture {
         return queue
     }
 
-    /// A replica of a fresh database, tracking photos, albums and tags.
+    /// A replica of a fresh database, tracking photos, albums, tags and notes.
     /// `wallClock` fixes the replica's wall clock (milliseconds) before anything is tracked.
     static func replica(_ site: String, options: Replica.Options = Replica.Options(),
                         wallClock: Int64? = nil) throws -> Replica {

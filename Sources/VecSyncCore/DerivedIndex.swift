@@ -1,12 +1,12 @@
 import GRDB
-import VecSyncCore
 
-/// A full-text or libSQL vector index derived from a tracked table: never synced, brought
-/// up to date after each merge for exactly the rows the merge changed.
+/// A full-text or libSQL vector index derived from a table: never synced, brought up to
+/// date after each merge for exactly the rows the merge changed.
 ///
-/// `vec0` indexes are VecSyncCore's `VectorIndex`, found through its own registry; this type
-/// covers the other kinds, recorded in `vecsync_derived_indexes` so that every tool and
-/// replica opening the database knows them.
+/// ``DerivedIndexCatalogue`` lists every derived index of a database: ``VectorIndex`` (vec0)
+/// and this type, whose FTS5 tables are recorded in `vecsync_derived_indexes` (by
+/// `Replica.register(_:)` or ``DerivedIndexCatalogue/register(_:in:)``) so that every
+/// tool and replica opening the database knows them.
 ///
 /// ```swift
 /// // CREATE VIRTUAL TABLE notes_fts USING fts5(body, title)   -- rowid = notes.id
@@ -20,8 +20,7 @@ public struct DerivedIndex: Sendable, Hashable {
         /// A libSQL vector index (`CREATE INDEX … (libsql_vector_idx(col))`). The extension
         /// keeps it current by itself — its triggers run during a merge for exactly the rows
         /// the merge writes — and replicas find it in the schema, so it needs no
-        /// registration; ``Replica/verifyDerivedIndexes()`` and
-        /// ``Replica/rebuildDerivedIndexes()`` include it.
+        /// registration; ``DerivedIndexCatalogue`` includes it.
         case libsqlVectorIndex = "libsql_vector_idx"
     }
 
@@ -57,17 +56,25 @@ public struct DerivedIndex: Sendable, Hashable {
 
     private var columnList: String { columns.map(\.quotedSQLIdentifier).joined(separator: ", ") }
 
+    /// The key column of the source table that `keyColumn` holds: its single-column
+    /// primary key, or `rowid`.
+    private func sourceKey(_ db: Database) throws -> String {
+        let keys = try String.fetchAll(
+            db, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0", arguments: [table])
+        return keys.count == 1 ? keys[0] : "rowid"
+    }
+
     /// Brings the index up to date for these source keys: each is removed, then re-added
     /// from its source row if that row exists.
-    func refresh(_ db: Database, source: TrackedTable, keys: [DatabaseValue]) throws {
+    func refresh(_ db: Database, keys: [DatabaseValue]) throws {
         guard kind == .fts5, !keys.isEmpty else { return }
         let index = name.quotedSQLIdentifier
         let key = keyColumn.quotedSQLIdentifier
-        let sourceKey = source.primaryKey.quotedSQLIdentifier
+        let sourceKey = try sourceKey(db).quotedSQLIdentifier
         let delete = try db.cachedStatement(sql: "DELETE FROM \(index) WHERE \(key) = ?")
         let insert = try db.cachedStatement(sql: """
             INSERT INTO \(index) (\(key), \(columnList)) SELECT \(sourceKey), \(columnList)
-            FROM \(source.name.quotedSQLIdentifier) WHERE \(sourceKey) = ?
+            FROM \(table.quotedSQLIdentifier) WHERE \(sourceKey) = ?
             """)
         for value in keys {
             try delete.execute(arguments: [value])
@@ -77,17 +84,17 @@ public struct DerivedIndex: Sendable, Hashable {
 
     /// The number of source rows missing from the index or differing from it, plus index
     /// rows with no source row: 0 when the index is in step.
-    func verify(_ db: Database, source: TrackedTable) throws -> Int {
+    func verify(_ db: Database) throws -> Int {
         guard kind == .fts5 else {
             // Its search data is built from the rows on first search; until then there is
             // nothing to be out of step.
             guard let index = try LibSQLVectorIndex.named(name, in: db) else {
-                throw SyncError.derivedIndex(name: name, reason: "no libsql_vector_idx index of that name")
+                throw VecSyncError.derivedIndex(name: name, reason: "no libsql_vector_idx index of that name")
             }
             let report = try index.verify(db)
             return report.exists ? report.missing.count + report.stale.count + report.extra.count : 0
         }
-        let sourceRows = "SELECT \(source.primaryKey.quotedSQLIdentifier), \(columnList) FROM \(source.name.quotedSQLIdentifier)"
+        let sourceRows = "SELECT \(try sourceKey(db).quotedSQLIdentifier), \(columnList) FROM \(table.quotedSQLIdentifier)"
         let indexRows = "SELECT \(keyColumn.quotedSQLIdentifier), \(columnList) FROM \(name.quotedSQLIdentifier)"
         let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sourceRows) EXCEPT \(indexRows))") ?? 0
         let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(indexRows) EXCEPT \(sourceRows))") ?? 0
@@ -95,13 +102,13 @@ public struct DerivedIndex: Sendable, Hashable {
     }
 
     /// Empties the index and fills it again from every source row.
-    func rebuild(_ db: Database, source: TrackedTable) throws {
+    func rebuild(_ db: Database) throws {
         switch kind {
         case .fts5:
             try db.execute(sql: "DELETE FROM \(name.quotedSQLIdentifier)")
             try db.execute(sql: """
                 INSERT INTO \(name.quotedSQLIdentifier) (\(keyColumn.quotedSQLIdentifier), \(columnList))
-                SELECT \(source.primaryKey.quotedSQLIdentifier), \(columnList) FROM \(source.name.quotedSQLIdentifier)
+                SELECT \(try sourceKey(db).quotedSQLIdentifier), \(columnList) FROM \(table.quotedSQLIdentifier)
                 """)
         case .libsqlVectorIndex:
             _ = try DatabaseValue.fetchOne(db, sql: "SELECT vecsync_rebuild(?)", arguments: [name])

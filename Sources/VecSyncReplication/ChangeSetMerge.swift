@@ -1,0 +1,620 @@
+import Foundation
+import GRDB
+import VecSyncCore
+
+/// Merges one change set into a replica's database, inside the caller's transaction.
+///
+/// How it works, in named steps (``run()``):
+/// 1. ``matchTables()``: every table of the change set is tracked here with the same definition;
+/// 2. ``readCursor()``: a change set behind the origin's cursor was merged before;
+/// 3. ``checkClocks()``: no version comes from a clock too far in the future (nothing is
+///    written before these checks pass);
+/// 4. ``beginMerging()``: the capture and index triggers fall silent;
+/// 5. for each record (``merge(_:)``): read the local ``ClockRow``, decide the row's
+///    incarnation (``decideIncarnation(_:local:)``), merge its columns
+///    (``mergeColumns(_:into:)``), check what will be written (``refusal(_:columns:)``),
+///    write the table row (``writeRow(_:local:outcome:)``) and the clock row
+///    (``writeClock(_:table:)``). A row that cannot be merged here is quarantined
+///    (``quarantine(_:reason:)``) and the others go on;
+/// 6. ``deleteOrphans()``: rows whose parent row (a foreign key between tracked tables) was
+///    deleted follow it, as local deletes;
+/// 7. ``recordCursor()``: the clock, sequence, cursor and acknowledgement.
+///
+/// The caller refreshes the derived indexes of ``changedKeys`` and ends the merging state.
+struct ChangeSetMerge {
+    /// The SQL a merge runs against one table, prepared once per merge.
+    private struct TableStatements {
+        let table: TrackedTable
+        let selectClock: Statement
+        let writeClock: Statement
+        let selectRow: Statement
+        let upsertRow: Statement
+        let deleteRow: Statement
+
+        init(_ db: Database, _ table: TrackedTable) throws {
+            self.table = table
+            let t = table.name.quotedSQLIdentifier
+            let key = table.primaryKey.quotedSQLIdentifier
+            let columns = table.columns.map(\.quotedSQLIdentifier)
+            selectClock = try db.cachedStatement(sql: table.clockTable.selectRowSQL)
+            writeClock = try db.cachedStatement(sql: table.clockTable.writeRowSQL)
+            selectRow = try db.cachedStatement(
+                sql: "SELECT \(([key] + columns).joined(separator: ", ")) FROM \(t) WHERE \(key) = ?")
+            let rowPlaceholders = Array(repeating: "?", count: 1 + columns.count).joined(separator: ", ")
+            let conflict = columns.isEmpty
+                ? "DO NOTHING" : "DO UPDATE SET " + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            upsertRow = try db.cachedStatement(
+                sql: "INSERT INTO \(t) (\(([key] + columns).joined(separator: ", "))) VALUES (\(rowPlaceholders)) ON CONFLICT(\(key)) \(conflict)")
+            deleteRow = try db.cachedStatement(sql: "DELETE FROM \(t) WHERE \(key) = ?")
+        }
+
+        /// `UPDATE t SET a = ?, b = ? WHERE key = ?` for the given column indexes.
+        func update(_ db: Database, columns indexes: [Int]) throws -> Statement {
+            let sets = indexes.map { "\(table.columns[$0].quotedSQLIdentifier) = ?" }.joined(separator: ", ")
+            return try db.cachedStatement(
+                sql: "UPDATE \(table.name.quotedSQLIdentifier) SET \(sets) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?")
+        }
+    }
+
+    /// What the merge decided for one record.
+    private struct Outcome {
+        /// The clock row to keep.
+        var clock: ClockRow
+        /// Whether ``clock`` differs from the stored one.
+        var clockChanged = false
+        /// Whether the record starts a new incarnation: every column takes its value.
+        var replaceAll = false
+        /// The columns whose incoming write won.
+        var winners: [Int] = []
+    }
+
+    /// How an incoming record's incarnation compares with the local one.
+    private enum Incarnation {
+        case newer, same, older
+    }
+
+    private let db: Database
+    private let changeSet: ChangeSet
+    private let localSite: SiteID
+    private let options: Replica.Options
+    /// What the merge did so far.
+    private(set) var report: MergeReport
+    /// The keys whose table rows changed, per table.
+    private(set) var changedKeys: [String: [DatabaseValue]] = [:]
+
+    private var statements: [TableStatements] = []
+    /// Statements of tracked tables the change set does not name, made when an orphan is deleted.
+    private var otherStatements: [String: TableStatements] = [:]
+    /// Every tracked table, by lower-cased name.
+    private var trackedTables: [String: TrackedTable] = [:]
+    /// A foreign key from a column of a tracked table to the key of a tracked table.
+    private struct ForeignKey {
+        /// The referencing column's index in the child table's columns.
+        let column: Int
+        /// The referenced table.
+        let parent: TrackedTable
+    }
+    /// Foreign keys between tracked tables, by child table name; empty when SQLite does not
+    /// enforce foreign keys on this connection.
+    private var foreignKeys: [String: [ForeignKey]] = [:]
+    /// The vec0 indexes of each table: the embedding column's index and the index.
+    private var vectorColumns: [String: [(column: Int, index: VectorIndex)]] = [:]
+    /// Keys of live rows in the change set, by table name: parents that arrive with their children.
+    private var liveKeys: [String: Set<DatabaseValue>] = [:]
+    /// Records that created their row here in this merge, by table name and key: a child
+    /// whose parent turns out not to be here after all goes back to quarantine.
+    private var createdRows: [String: [DatabaseValue: ChangeSet.Record]] = [:]
+    /// The wall clock in milliseconds, for the versions of deletes this merge makes.
+    private var wallMilliseconds: Int64 = 0
+    private var sites: [Int64: SiteID] = [:]
+    private var ordinals: [SiteID: Int64] = [:]
+    /// The origin's cursor here: how far its changes were merged, and how far it merged ours.
+    private var received: Int64 = 0
+    private var acknowledged: Int64 = 0
+    private var hasPeer = false
+    /// The local sequence number, advanced once per clock row written.
+    private var seq: Int64 = 0
+    /// The greatest version seen: the local clock moves up to it.
+    private var newest: Int64 = 0
+
+    /// A merge of `changeSet` into `db` on the replica `localSite`.
+    init(_ db: Database, _ changeSet: ChangeSet, localSite: SiteID, options: Replica.Options) {
+        self.db = db
+        self.changeSet = changeSet
+        self.localSite = localSite
+        self.options = options
+        report = MergeReport(origin: changeSet.origin)
+        report.records = changeSet.records.count
+    }
+
+    /// Runs every step; the report and changed keys are then final.
+    mutating func run() throws {
+        try matchTables()
+        if try readCursor() == .merged { return }
+        try checkClocks()
+        try beginMerging()
+        for record in changeSet.records {
+            try merge(record)
+        }
+        try deleteOrphans()
+        try recordCursor()
+    }
+
+    // MARK: Checks before writing
+
+    /// Step 1: every table must be tracked here with the same definition.
+    private mutating func matchTables() throws {
+        var localTables: [String: TrackedTable] = [:]
+        for table in try Replica.trackedTables(db) {
+            localTables[table.name] = table
+            trackedTables[table.name.lowercased()] = table
+        }
+        try readConstraints()
+        for remote in changeSet.tables {
+            guard let local = localTables[remote.name] else { throw SyncError.tableNotTracked(table: remote.name) }
+            guard local.fingerprint == remote.fingerprint, local.columns == remote.columns,
+                  local.primaryKey == remote.primaryKey
+            else {
+                throw SyncError.changeSetSchemaMismatch(
+                    table: remote.name,
+                    local: "fingerprint \(local.fingerprintHex), key \(local.primaryKey), columns \(local.columns.joined(separator: ","))"
+                        + (local.authority.map { ", authority \($0)" } ?? ""),
+                    remote: "fingerprint \(FNV1a.hex(remote.fingerprint)), key \(remote.primaryKey), columns \(remote.columns.joined(separator: ","))")
+            }
+            statements.append(try TableStatements(db, local))
+        }
+    }
+
+    /// Reads the foreign keys between tracked tables (single-column, referencing the
+    /// parent's key) and the vec0 indexes of the tracked tables.
+    private mutating func readConstraints() throws {
+        for index in try VectorIndex.registered(in: db) {
+            guard let table = trackedTables[index.table.lowercased()],
+                  let column = table.columns.firstIndex(where: { $0.lowercased() == index.embeddingColumn.lowercased() })
+            else { continue }
+            vectorColumns[table.name, default: []].append((column, index))
+        }
+        guard try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == true else { return }
+        for child in trackedTables.values {
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, \"table\" AS parent, \"from\" AS source, \"to\" AS target FROM pragma_foreign_key_list(?)",
+                arguments: [child.name])
+            let byConstraint = Dictionary(grouping: rows) { $0["id"] as Int64 }
+            for (_, parts) in byConstraint where parts.count == 1 {
+                let row = parts[0]
+                let source: String = row["source"]
+                guard let parent = trackedTables[(row["parent"] as String).lowercased()],
+                      let column = child.columns.firstIndex(where: { $0.lowercased() == source.lowercased() })
+                else { continue }
+                let target: String? = row["target"]
+                guard target == nil || target?.lowercased() == parent.primaryKey.lowercased() else { continue }
+                foreignKeys[child.name, default: []].append(ForeignKey(column: column, parent: parent))
+            }
+        }
+    }
+
+    private enum CursorState { case merged, new }
+
+    /// Step 2: reads the origin's cursor; a change set behind it was merged before.
+    private mutating func readCursor() throws -> CursorState {
+        let peer = try Row.fetchOne(db, sql: "SELECT received, acknowledged FROM vecsync_peers WHERE site = ?",
+                                    arguments: [changeSet.origin.rawValue])
+        hasPeer = peer != nil
+        received = peer?["received"] ?? 0
+        acknowledged = peer?["acknowledged"] ?? 0
+        if hasPeer && changeSet.through <= received && changeSet.through > 0 {
+            report.alreadyMerged = true
+            report.ignored = changeSet.records.count
+            return .merged
+        }
+        return .new
+    }
+
+    /// Step 3: refuses versions from a clock too far in the future, and records that refer
+    /// to no table of the change set or carry the wrong number of columns.
+    private mutating func checkClocks() throws {
+        guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq, wall_override FROM vecsync_replica WHERE id = 1") else {
+            throw SyncError.notAReplica(reason: "vecsync_replica is empty")
+        }
+        seq = state["seq"]
+        newest = state["hlc"]
+        let nowMilliseconds: Int64 = state["wall_override"] ?? HybridLogicalClock.wallMilliseconds()
+        wallMilliseconds = nowMilliseconds
+        let limit = HybridLogicalClock(milliseconds: nowMilliseconds + options.maximumClockDriftMilliseconds,
+                                       counter: (1 << HybridLogicalClock.counterBits) - 1)
+        for record in changeSet.records {
+            guard changeSet.tables.indices.contains(record.table) else {
+                throw SyncError.corruptChangeSet(reason: "a record refers to table #\(record.table)", offset: 0)
+            }
+            let table = changeSet.tables[record.table]
+            if record.isLive && record.columns.count != table.columns.count {
+                throw SyncError.corruptChangeSet(
+                    reason: "a record for \(table.name) has \(record.columns.count) columns, the table has \(table.columns.count)",
+                    offset: 0)
+            }
+            for (version, site) in [(record.rowVersion, record.rowSite)] + record.presentColumns.map({ ($0.column.version, $0.column.site) }) {
+                if version > limit {
+                    throw SyncError.clockTooFarAhead(
+                        site: site, version: version, now: HybridLogicalClock(milliseconds: nowMilliseconds),
+                        allowedDriftMilliseconds: options.maximumClockDriftMilliseconds)
+                }
+                newest = max(newest, version.rawValue)
+            }
+            if record.isLive { liveKeys[table.name, default: []].insert(record.key.databaseValue) }
+        }
+    }
+
+    /// Step 4: silences the capture and index triggers for this transaction, defers foreign
+    /// keys so rows may arrive children first, and loads the site ordinals.
+    private mutating func beginMerging() throws {
+        try Replica.setMerging(db, true)
+        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+        sites = try Replica.siteNames(db)
+        for (ordinal, site) in sites { ordinals[site] = ordinal }
+    }
+
+    /// The local ordinal of `site`, recorded in `vecsync_sites` when new.
+    private mutating func ordinal(_ site: SiteID) throws -> Int64 {
+        if let known = ordinals[site] { return known }
+        try db.execute(sql: "INSERT INTO vecsync_sites (site) VALUES (?)", arguments: [site.rawValue])
+        let new = db.lastInsertedRowID
+        ordinals[site] = new
+        sites[new] = site
+        return new
+    }
+
+    // MARK: One record
+
+    /// Step 5: merges one record: decide, merge columns, check, write the row, write the clock.
+    private mutating func merge(_ record: ChangeSet.Record) throws {
+        let table = statements[record.table]
+        let key = record.key.databaseValue
+        let local = try Row.fetchOne(table.selectClock, arguments: [key]).map { table.table.clockTable.decode($0) }
+            ?? ClockRow(key: key, columnCount: table.table.columns.count)
+        var outcome = Outcome(clock: local)
+        // The row site's ordinal is recorded even when the record loses.
+        let incomingRowSite = try ordinal(record.rowSite)
+        switch decideIncarnation(record, local: local) {
+        case .newer:
+            if record.isLive && !record.isComplete, try isQuarantined(table.table, key: key) {
+                // The rest of this incarnation is in quarantine: they are retried together.
+                try quarantine(record, reason: "an earlier change of this row is in quarantine; they merge together")
+                return
+            }
+            try adoptIncarnation(record, rowSite: incomingRowSite, into: &outcome)
+        case .same:
+            if Replica.wins((0, record.rowVersion.rawValue, record.rowSite),
+                            over: local.exists ? (0, local.rowVersion, sites[local.rowSite]) : nil) {
+                outcome.clock.rowVersion = record.rowVersion.rawValue
+                outcome.clock.rowSite = incomingRowSite
+                outcome.clockChanged = true
+            }
+            if record.isLive { try mergeColumns(record, into: &outcome) }
+        case .older:
+            break
+        }
+        if outcome.clock.isLive {
+            let written = outcome.replaceAll || !local.isLive ? record.presentColumns.map(\.index) : outcome.winners
+            if let reason = try refusal(record, columns: written) {
+                try quarantine(record, reason: reason)
+                return
+            }
+        }
+        let rowChanged: Bool
+        do {
+            rowChanged = try writeRow(record, local: local, outcome: outcome)
+        } catch let error as DatabaseError where Self.isRefusal(error) {
+            // The statement failed whole: nothing of this row was written.
+            try quarantine(record, reason: error.message ?? "\(error.resultCode)")
+            return
+        }
+        if rowChanged {
+            changedKeys[table.table.name, default: []].append(key)
+            if !local.exists && outcome.clock.isLive { createdRows[table.table.name, default: [:]][key] = record }
+        }
+        try writeClock(&outcome, table: record.table)
+    }
+
+    /// Runs a statement that writes a table row. After a refusal, SQLite keeps the error on
+    /// the statement until it is reset, and GRDB's next reset would throw it again: the
+    /// statement is reset here, so the next row can use it.
+    private func execute(_ statement: Statement, _ arguments: StatementArguments) throws {
+        do {
+            try statement.execute(arguments: arguments)
+        } catch let error as DatabaseError where Self.isRefusal(error) {
+            try? statement.setArguments(arguments)
+            throw error
+        }
+    }
+
+    /// True for the errors of a row that this database refuses (a constraint, a trigger's
+    /// RAISE, a type STRICT refuses), as opposed to a failure of the database itself.
+    private static func isRefusal(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH
+    }
+
+    /// Why `record`'s values in `columns` cannot be written here, or nil: an embedding a
+    /// vec0 index of the table cannot hold, or a parent row (a foreign key between tracked
+    /// tables) that has not arrived. A parent that was deleted is not a refusal: the child
+    /// is written, then follows its parent (``deleteOrphans()``).
+    private func refusal(_ record: ChangeSet.Record, columns: [Int]) throws -> String? {
+        let table = statements[record.table].table
+        let written = Set(columns)
+        for (column, index) in vectorColumns[table.name] ?? [] where written.contains(column) {
+            guard let value = record.columns[column]?.value else { continue }
+            if let reason = Self.vectorRefusal(value, index: index, column: table.columns[column]) { return reason }
+        }
+        for foreignKey in foreignKeys[table.name] ?? [] where written.contains(foreignKey.column) {
+            guard let value = record.columns[foreignKey.column]?.value, value != .null else { continue }
+            let parent = foreignKey.parent
+            let parentKey = value.databaseValue
+            if liveKeys[parent.name]?.contains(parentKey) == true { continue }
+            let present = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM \(parent.name.quotedSQLIdentifier) WHERE \(parent.primaryKey.quotedSQLIdentifier) = ?",
+                arguments: [parentKey]) ?? false
+            if present { continue }
+            let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(parent.clockTable.quotedName) WHERE pk = ?",
+                                          arguments: [parentKey]) ?? false
+            if known { continue }
+            return "its \(table.columns[foreignKey.column]) refers to a row of \(parent.name) that has not arrived here yet; "
+                + "it merges when that row does"
+        }
+        return nil
+    }
+
+    /// Why `value` cannot go into the vec0 index `index`, or nil.
+    private static func vectorRefusal(_ value: SyncValue, index: VectorIndex, column: String) -> String? {
+        switch value {
+        case .null:
+            return nil
+        case .blob(let bytes):
+            guard bytes.count == index.dimensions * 4 else {
+                return "its \(column) has \(bytes.count) bytes; index \(index.name) holds \(index.dimensions) float32 values "
+                    + "(\(index.dimensions * 4) bytes)"
+            }
+            for position in 0..<index.dimensions {
+                let start = bytes.startIndex + 4 * position
+                let bits = bytes[start..<(start + 4)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                let element = Float(bitPattern: bits)
+                if !element.isFinite {
+                    return "its \(column) has element \(position) = \(element); index \(index.name) holds finite values only"
+                }
+            }
+            return nil
+        default:
+            return "its \(column) is not a vector blob; index \(index.name) holds \(index.dimensions) float32 values"
+        }
+    }
+
+    /// Keeps `record` aside with `reason` (see ``QuarantinedRecord``), as a one-row change
+    /// set that later merges try again.
+    private mutating func quarantine(_ record: ChangeSet.Record, reason: String) throws {
+        let table = changeSet.tables[record.table]
+        var single = record
+        single.table = 0
+        let kept = ChangeSet(origin: changeSet.origin, since: 0, through: 0, tables: [table], records: [single])
+        try db.execute(
+            sql: "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
+            arguments: [changeSet.origin.rawValue, table.name, record.key.databaseValue, reason, kept.serialized()])
+        report.quarantined.append(QuarantinedRecord(origin: changeSet.origin, table: table.name, key: record.key, reason: reason))
+    }
+
+    /// Whether a change of `key` in `table` is in quarantine.
+    private func isQuarantined(_ table: TrackedTable, key: DatabaseValue) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM vecsync_quarantine WHERE tbl = ? AND pk = ?",
+                          arguments: [table.name, key]) ?? false
+    }
+
+    /// Orders the record's incarnation against the local one by (authority count, causal length).
+    private func decideIncarnation(_ record: ChangeSet.Record, local: ClockRow) -> Incarnation {
+        let incoming = (record.authorityCount, record.causalLength)
+        let current = (local.rowAuthority, local.causalLength)
+        if incoming > current { return .newer }
+        return incoming == current ? .same : .older
+    }
+
+    /// A newer incarnation replaces the row state, and, when live, every column.
+    private mutating func adoptIncarnation(_ record: ChangeSet.Record, rowSite: Int64, into outcome: inout Outcome) throws {
+        // A new incarnation needs every column; a record that carries only some was made
+        // for a receiver that has the row already: an earlier change set of its origin is
+        // missing here.
+        if record.isLive && !record.isComplete {
+            throw SyncError.missingEarlierChanges(origin: changeSet.origin, since: changeSet.since, received: received)
+        }
+        outcome.clock.causalLength = record.causalLength
+        outcome.clock.rowAuthority = record.authorityCount
+        outcome.clock.rowVersion = record.rowVersion.rawValue
+        outcome.clock.rowSite = rowSite
+        outcome.clockChanged = true
+        guard record.isLive else { return }
+        outcome.replaceAll = true
+        outcome.winners = Array(outcome.clock.columns.indices)
+        for (index, column) in record.presentColumns {
+            outcome.clock.columns[index].version = column.version.rawValue
+            outcome.clock.columns[index].writer = try ordinal(column.site)
+            outcome.clock.columns[index].authority = column.authorityCount
+        }
+    }
+
+    /// Within the same incarnation, each column keeps the write that ``Replica/wins(_:over:)``.
+    private mutating func mergeColumns(_ record: ChangeSet.Record, into outcome: inout Outcome) throws {
+        for (index, column) in record.presentColumns {
+            let local = outcome.clock.columns[index]
+            guard let localVersion = local.version, let localSite = local.writer.flatMap({ sites[$0] }) else {
+                outcome.winners.append(index)
+                continue
+            }
+            if Replica.wins((column.authorityCount, column.version.rawValue, column.site),
+                            over: (local.authority, localVersion, localSite)) {
+                outcome.winners.append(index)
+            }
+        }
+        for index in outcome.winners {
+            guard let column = record.columns[index] else { continue }
+            outcome.clock.columns[index].version = column.version.rawValue
+            outcome.clock.columns[index].writer = try ordinal(column.site)
+            outcome.clock.columns[index].authority = column.authorityCount
+        }
+        if !outcome.winners.isEmpty { outcome.clockChanged = true }
+    }
+
+    /// Writes the table row the outcome calls for; true when the row changed.
+    private mutating func writeRow(_ record: ChangeSet.Record, local: ClockRow, outcome: Outcome) throws -> Bool {
+        let table = statements[record.table]
+        let key = record.key.databaseValue
+        let wasLive = local.isLive
+        let isLive = outcome.clock.isLive
+        if isLive && (outcome.replaceAll || !wasLive) {
+            try execute(table.upsertRow, StatementArguments([key] + record.columns.map { $0?.value.databaseValue ?? .null }))
+            if wasLive { report.updated += 1 } else { report.inserted += 1 }
+            return true
+        }
+        if isLive && wasLive {
+            // Same incarnation: compare with the local values to count conflicts (see
+            // MergeReport.conflicts) and to skip writes of equal values (whose versions are
+            // still recorded in the clock row).
+            // How far the origin had merged this replica's changes when it made the change
+            // set: a local value written or merged here at or before that sequence number
+            // was seen by the origin, so its write to the same column is not concurrent.
+            let originAcknowledged = changeSet.acknowledgements[localSite] ?? 0
+            let current = try Row.fetchOne(table.selectRow, arguments: [key])
+            var changed: [Int] = []
+            for (index, incoming) in record.presentColumns {
+                let localValue = current.map { SyncValue($0[1 + index] as DatabaseValue) }
+                let differs = localValue.map { !$0.isIdentical(to: incoming.value) } ?? true
+                if differs && outcome.winners.contains(index) { changed.append(index) }
+                let localColumn = local.columns[index]
+                if differs, localValue != nil, let localWriter = localColumn.writer.flatMap({ sites[$0] }),
+                   localWriter != incoming.site, (localColumn.changedAt ?? .max) > originAcknowledged {
+                    report.conflicts += 1
+                }
+            }
+            guard !changed.isEmpty else { return false }
+            let statement = try table.update(db, columns: changed)
+            try execute(statement, StatementArguments(changed.map { record.columns[$0]?.value.databaseValue ?? .null } + [key]))
+            report.updated += 1
+            return true
+        }
+        if !isLive && wasLive {
+            try execute(table.deleteRow, [key])
+            report.deleted += 1
+            return true
+        }
+        return false
+    }
+
+    /// Writes the clock row when it changed, as the next local change: the columns this
+    /// merge set change here now, so they travel on to third peers.
+    private mutating func writeClock(_ outcome: inout Outcome, table: Int) throws {
+        guard outcome.clockChanged else {
+            report.ignored += 1
+            return
+        }
+        seq += 1
+        outcome.clock.sequence = seq
+        for index in outcome.winners { outcome.clock.columns[index].changedAt = seq }
+        let statements = statements[table]
+        try statements.writeClock.execute(arguments: statements.table.clockTable.arguments(outcome.clock))
+        report.applied += 1
+    }
+
+    // MARK: After the records
+
+    /// Step 6: a row whose foreign key refers to a deleted row of a tracked table is deleted
+    /// too, as a local delete that syncs (so every replica ends without it); a row SQLite
+    /// deleted by an `ON DELETE CASCADE` during the merge gets its delete recorded the same
+    /// way. Repeats while deletes make new orphans (grandchildren).
+    private mutating func deleteOrphans() throws {
+        guard !foreignKeys.isEmpty else { return }
+        for _ in 0..<16 {
+            var deleted = 0
+            for (childName, links) in foreignKeys.sorted(by: { $0.key < $1.key }) {
+                guard let child = trackedTables[childName.lowercased()] else { continue }
+                let touched = changedKeys[child.name] != nil || links.contains { changedKeys[$0.parent.name] != nil }
+                guard touched else { continue }
+                let t = child.name.quotedSQLIdentifier
+                let key = child.primaryKey.quotedSQLIdentifier
+                for link in links {
+                    let column = child.columns[link.column].quotedSQLIdentifier
+                    let orphans = try Row.fetchAll(db, sql: """
+                        SELECT c.\(key) AS child, c.\(column) AS parent FROM \(t) AS c WHERE c.\(column) IS NOT NULL AND NOT EXISTS
+                        (SELECT 1 FROM \(link.parent.name.quotedSQLIdentifier) AS p WHERE p.\(link.parent.primaryKey.quotedSQLIdentifier) = c.\(column))
+                        """)
+                    for orphan in orphans {
+                        let childKey: DatabaseValue = orphan["child"]
+                        let parentKnown = try Bool.fetchOne(
+                            db, sql: "SELECT 1 FROM \(link.parent.clockTable.quotedName) WHERE pk = ?",
+                            arguments: [orphan["parent"] as DatabaseValue]) ?? false
+                        if !parentKnown, let record = createdRows[child.name]?[childKey] {
+                            // Its parent arrived in this change set but was not merged
+                            // (quarantined): the child waits with it instead.
+                            try unmerge(child, key: childKey, record: record)
+                            continue
+                        }
+                        try db.execute(sql: "DELETE FROM \(t) WHERE \(key) = ?", arguments: [childKey])
+                        deleted += try recordLocalDelete(child, key: childKey) ? 1 : 0
+                    }
+                }
+                let cascaded = try DatabaseValue.fetchAll(db, sql: """
+                    SELECT c.pk FROM \(child.clockTable.quotedName) AS c WHERE c.cl % 2 = 1
+                    AND NOT EXISTS (SELECT 1 FROM \(t) AS t WHERE t.\(key) = c.pk)
+                    """)
+                for orphan in cascaded {
+                    deleted += try recordLocalDelete(child, key: orphan) ? 1 : 0
+                }
+            }
+            if deleted == 0 { return }
+        }
+    }
+
+    /// Takes back a row this merge created (its row and clock row) and quarantines its record.
+    private mutating func unmerge(_ table: TrackedTable, key: DatabaseValue, record: ChangeSet.Record) throws {
+        try db.execute(sql: "DELETE FROM \(table.name.quotedSQLIdentifier) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?",
+                       arguments: [key])
+        try db.execute(sql: "DELETE FROM \(table.clockTable.quotedName) WHERE pk = ?", arguments: [key])
+        createdRows[table.name]?[key] = nil
+        report.inserted -= 1
+        report.applied -= 1
+        try quarantine(record, reason: "its parent row arrived with it but was not merged here; it waits for that row")
+    }
+
+    /// Records the delete of `key` in `table` as this site's own, made now: the next causal
+    /// length, a new version, the next sequence number. False when the row was not live.
+    private mutating func recordLocalDelete(_ table: TrackedTable, key: DatabaseValue) throws -> Bool {
+        let clockTable = table.clockTable
+        guard let row = try Row.fetchOne(db, sql: clockTable.selectRowSQL, arguments: [key]) else { return false }
+        var clock = clockTable.decode(row)
+        guard clock.isLive else { return false }
+        newest = max(newest + 1, wallMilliseconds << HybridLogicalClock.counterBits)
+        seq += 1
+        clock.causalLength += 1
+        clock.rowVersion = newest
+        clock.rowSite = 0
+        if table.authority == localSite { clock.rowAuthority += 1 }
+        clock.sequence = seq
+        try db.execute(sql: clockTable.writeRowSQL, arguments: clockTable.arguments(clock))
+        changedKeys[table.name, default: []].append(key)
+        report.orphansDeleted[table.name, default: 0] += 1
+        report.deleted += 1
+        return true
+    }
+
+    /// Step 7: the clock, sequence, cursor and acknowledgement, in the same transaction.
+    private mutating func recordCursor() throws {
+        try db.execute(sql: "UPDATE vecsync_replica SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
+                       arguments: [newest, seq])
+        report.cursorAdvanced = changeSet.since <= received
+        let newReceived = report.cursorAdvanced ? max(received, changeSet.through) : received
+        // An acknowledgement counts only from a change set merged in sequence: then every
+        // earlier change set of the origin — made before it had our tombstones — is behind
+        // the cursor and will be skipped if it turns up late, so compaction is safe.
+        let newAcknowledged = report.cursorAdvanced
+            ? max(acknowledged, changeSet.acknowledgements[localSite] ?? 0) : acknowledged
+        try db.execute(
+            sql: """
+                INSERT INTO vecsync_peers (site, received, acknowledged) VALUES (?, ?, ?)
+                ON CONFLICT(site) DO UPDATE SET received = excluded.received, acknowledged = excluded.acknowledged
+                """,
+            arguments: [changeSet.origin.rawValue, newReceived, newAcknowledged])
+    }
+}
