@@ -328,6 +328,10 @@ static int vsIndexParseSql(const char *z, VsIndexDef *pDef, int *pbOneBit, char 
     return SQLITE_ERROR;
   }
   i = vsSkipBlanks(z, i+1);
+  if( sqlite3_strnicmp(&z[i], "collate", 7)==0 && !isalnum((unsigned char)z[i+7]) ){
+    *pzErr = sqlite3_mprintf("vector index: collation in expression is forbidden");
+    return SQLITE_ERROR;
+  }
   if( z[i]!=')' ){
     *pzErr = sqlite3_mprintf("vector index: must contain exactly one column wrapped into "
                              "the libsql_vector_idx function");

@@ -87,6 +87,13 @@ struct LibSQLVectorIndexCompatibilityTests {
                 create index i on t(libsql_vector_idx(e), id);
                 """,
                 error: ["vector index: must contain exactly one column wrapped into the libsql_vector_idx function"]),
+        SQLCase("a collation on the indexed expression is refused",
+                """
+                create table t(id integer primary key, e F32_BLOB(2));
+                insert into t values (1, '[1,2]');
+                create index i on t(libsql_vector_idx(e) collate nocase);
+                """,
+                error: ["vector index: collation in expression is forbidden"]),
         SQLCase("1-bit compression with the l2 metric is refused, as libSQL refuses it",
                 """
                 create table t(id integer primary key, e F32_BLOB(2));
