@@ -252,6 +252,45 @@ struct LibSQLVectorIndexCompatibilityTests {
         #expect(run.errors.last?.contains("vector index ib: the vector's size is not the 3 dimensions of t.b") == true, "\(run)")
     }
 
+    @Test("writes of a connection that never searched are applied by the next search that can write; a read-only search answers from the table meanwhile",
+          arguments: SQLPath.allCases)
+    func loggedWritesAreAppliedByTheNextWritableSearch(path: SQLPath) throws {
+        let directory = try temporaryDirectory("index-log")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("docs.sqlite").path
+        // Each run is a new connection: only the first one searched, so only it had the
+        // TEMP trigger that applies the log at once.
+        let steps: [(sql: String, rows: [String])] = [
+            ("""
+             create table docs(id integer primary key, e F32_BLOB(2));
+             create index docs_idx on docs(libsql_vector_idx(e));
+             insert into docs values (1, '[1,0]'), (2, '[0,1]'), (3, '[1,1]');
+             select id from vector_top_k('docs_idx', '[1,0]', 5);
+             """, ["1", "3", "2"]),
+            ("""
+             insert into docs values (4, '[1,0.1]');
+             update docs set e = '[0,1]' where id = 1;
+             delete from docs where id = 2;
+             select count(*) from vecsync_idx_docs_idx_log;
+             """, ["3"]),
+            ("""
+             pragma query_only = 1;
+             select id from vector_top_k('docs_idx', '[1,0]', 5);
+             select count(*) from vecsync_idx_docs_idx_log;
+             """, ["4", "3", "1", "3"]),
+            ("""
+             select id from vector_top_k('docs_idx', '[1,0]', 5);
+             select count(*) from vecsync_idx_docs_idx_log;
+             select count(*) from vecsync_idx_docs_idx;
+             """, ["4", "3", "1", "0", "3"]),
+        ]
+        for (number, step) in steps.enumerated() {
+            let run = try path.run(step.sql, databasePath: file)
+            #expect(run.errors.isEmpty && run.rows == step.rows,
+                    "step \(number + 1):\n\(step.sql)\nexpected rows \(step.rows)\ngot: \(run)")
+        }
+    }
+
     /// Runs `sql` in the `sqlite3` shell on `path` without loading the extension.
     static func plainShell(_ sql: String, path: String) throws -> (stdout: String, stderr: String) {
         let process = Process()
