@@ -328,6 +328,10 @@ static int vsIndexParseSql(const char *z, VsIndexDef *pDef, int *pbOneBit, char 
     return SQLITE_ERROR;
   }
   i = vsSkipBlanks(z, i+1);
+  if( sqlite3_strnicmp(&z[i], "collate", 7)==0 && !isalnum((unsigned char)z[i+7]) ){
+    *pzErr = sqlite3_mprintf("vector index: collation in expression is forbidden");
+    return SQLITE_ERROR;
+  }
   if( z[i]!=')' ){
     *pzErr = sqlite3_mprintf("vector index: must contain exactly one column wrapped into "
                              "the libsql_vector_idx function");
@@ -780,23 +784,26 @@ static int vsIndexSync(sqlite3 *db, const VsIndexDef *p, char **pzErr){
   return rc;
 }
 
-/* Remove the triggers (and empty the log) of vector indexes of schema zSchema that were
-** dropped: the triggers log nothing more, and writes need nothing from them. The emptied
-** tables stay until dropped (SQLite does not drop a table while a statement runs). */
+/* Remove what vector indexes of schema zSchema that were dropped left: their triggers
+** (writes need nothing from them, and log nothing more), then their tables when SQLite
+** allows it. */
 static int vsIndexDropOrphans(sqlite3 *db, const char *zSchema){
   sqlite3_stmt *pStmt = 0;
-  sqlite3_str *pDrop = sqlite3_str_new(db);
+  sqlite3_str *pDrop = sqlite3_str_new(db), *pTables = sqlite3_str_new(db);
+  char *zTables = 0;
   char *zSql = sqlite3_mprintf(
       "SELECT substr(s.name, 13) FROM \"%w\".sqlite_schema AS s"
       " WHERE s.type='table' AND s.name GLOB 'vecsync_idx_*_log'"
-      " AND EXISTS (SELECT 1 FROM \"%w\".sqlite_schema AS g WHERE g.type='trigger'"
-      "   AND g.name=substr(s.name, 1, length(s.name)-4) || '_ai')"
       " AND NOT EXISTS (SELECT 1 FROM \"%w\".sqlite_schema AS i WHERE i.type='index'"
       "   AND i.name=substr(s.name, 13, length(s.name)-16))",
-      zSchema, zSchema, zSchema);
+      zSchema, zSchema);
   char *zDrop;
   int rc;
-  if( zSql==0 ){ sqlite3_free(sqlite3_str_finish(pDrop)); return SQLITE_NOMEM; }
+  if( zSql==0 ){
+    sqlite3_free(sqlite3_str_finish(pDrop));
+    sqlite3_free(sqlite3_str_finish(pTables));
+    return SQLITE_NOMEM;
+  }
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -810,11 +817,29 @@ static int vsIndexDropOrphans(sqlite3 *db, const char *zSchema){
                           zSchema, n, zLog, azSuffix[i]);
     }
     sqlite3_str_appendf(pDrop, "DELETE FROM \"%w\".\"vecsync_idx_%w\";", zSchema, zLog);
+    sqlite3_str_appendf(pTables,
+        "DROP TABLE IF EXISTS \"%w\".\"vecsync_idx_%.*w\";"
+        "DROP TABLE IF EXISTS \"%w\".\"vecsync_idx_%.*w_pending\";"
+        "DROP TABLE IF EXISTS \"%w\".\"vecsync_idx_%w\";",
+        zSchema, n, zLog, zSchema, n, zLog, zSchema, zLog);
   }
   sqlite3_finalize(pStmt);
   zDrop = sqlite3_str_finish(pDrop);
+  zTables = sqlite3_str_finish(pTables);
   if( rc==SQLITE_OK && zDrop && zDrop[0] ) rc = sqlite3_exec(db, zDrop, 0, 0, 0);
+  if( rc==SQLITE_OK && zTables && zTables[0] ){
+    /* SQLite drops no table while another statement reads (SQLITE_LOCKED): the emptied
+    ** tables then stay, and a later search tries again. */
+    char *zSql = sqlite3_mprintf("SAVEPOINT vecsync_orphans;%sRELEASE vecsync_orphans;", zTables);
+    if( zSql==0 ){
+      rc = SQLITE_NOMEM;
+    }else if( sqlite3_exec(db, zSql, 0, 0, 0)!=SQLITE_OK ){
+      sqlite3_exec(db, "ROLLBACK TO vecsync_orphans; RELEASE vecsync_orphans;", 0, 0, 0);
+    }
+    sqlite3_free(zSql);
+  }
   sqlite3_free(zDrop);
+  sqlite3_free(zTables);
   return rc;
 }
 

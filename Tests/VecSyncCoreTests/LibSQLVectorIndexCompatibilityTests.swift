@@ -87,6 +87,13 @@ struct LibSQLVectorIndexCompatibilityTests {
                 create index i on t(libsql_vector_idx(e), id);
                 """,
                 error: ["vector index: must contain exactly one column wrapped into the libsql_vector_idx function"]),
+        SQLCase("a collation on the indexed expression is refused",
+                """
+                create table t(id integer primary key, e F32_BLOB(2));
+                insert into t values (1, '[1,2]');
+                create index i on t(libsql_vector_idx(e) collate nocase);
+                """,
+                error: ["vector index: collation in expression is forbidden"]),
         SQLCase("1-bit compression with the l2 metric is refused, as libSQL refuses it",
                 """
                 create table t(id integer primary key, e F32_BLOB(2));
@@ -129,7 +136,7 @@ struct LibSQLVectorIndexCompatibilityTests {
                 select id, printf('%.6f', distance) from vector_top_k('i', vector64('[0,0]'), 5);
                 """,
                 rows: ["2|1.414214", "1|5.000000"]),
-        SQLCase("after DROP INDEX the table takes any write and the triggers are removed at the next search",
+        SQLCase("after DROP INDEX the table takes any write; the next search removes the triggers, the next rebuild the tables",
                 partial + """
                 select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
                 drop index docs_idx;
@@ -137,9 +144,11 @@ struct LibSQLVectorIndexCompatibilityTests {
                 create table u(id integer primary key, e F32_BLOB(2));
                 create index u_idx on u(libsql_vector_idx(e));
                 select id from vector_top_k('u_idx', '[1,0]', 1);
-                select count(*) from sqlite_schema where type = 'trigger' and name like 'vecsync_idx_docs_idx_%';
+                select 'triggers', count(*) from sqlite_schema where type = 'trigger' and name like 'vecsync_idx_docs_idx_%';
+                select 'rebuilt', vecsync_rebuild('u_idx');
+                select 'tables', count(*) from sqlite_schema where name like 'vecsync_idx_docs_idx%';
                 """,
-                rows: ["0"]),
+                rows: ["triggers|0", "rebuilt|0", "tables|0"]),
         SQLCase("an index dropped and created again searches the current rows",
                 partial + """
                 select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
@@ -243,6 +252,45 @@ struct LibSQLVectorIndexCompatibilityTests {
         #expect(run.errors.count == 2, "\(sql)\ngot: \(run)")
         #expect(run.errors.first?.contains("vector index ia: the vector's size is not the 2 dimensions of t.a") == true, "\(run)")
         #expect(run.errors.last?.contains("vector index ib: the vector's size is not the 3 dimensions of t.b") == true, "\(run)")
+    }
+
+    @Test("writes of a connection that never searched are applied by the next search that can write; a read-only search answers from the table meanwhile",
+          arguments: SQLPath.allCases)
+    func loggedWritesAreAppliedByTheNextWritableSearch(path: SQLPath) throws {
+        let directory = try temporaryDirectory("index-log")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("docs.sqlite").path
+        // Each run is a new connection: only the first one searched, so only it had the
+        // TEMP trigger that applies the log at once.
+        let steps: [(sql: String, rows: [String])] = [
+            ("""
+             create table docs(id integer primary key, e F32_BLOB(2));
+             create index docs_idx on docs(libsql_vector_idx(e));
+             insert into docs values (1, '[1,0]'), (2, '[0,1]'), (3, '[1,1]');
+             select id from vector_top_k('docs_idx', '[1,0]', 5);
+             """, ["1", "3", "2"]),
+            ("""
+             insert into docs values (4, '[1,0.1]');
+             update docs set e = '[0,1]' where id = 1;
+             delete from docs where id = 2;
+             select count(*) from vecsync_idx_docs_idx_log;
+             """, ["3"]),
+            ("""
+             pragma query_only = 1;
+             select id from vector_top_k('docs_idx', '[1,0]', 5);
+             select count(*) from vecsync_idx_docs_idx_log;
+             """, ["4", "3", "1", "3"]),
+            ("""
+             select id from vector_top_k('docs_idx', '[1,0]', 5);
+             select count(*) from vecsync_idx_docs_idx_log;
+             select count(*) from vecsync_idx_docs_idx;
+             """, ["4", "3", "1", "0", "3"]),
+        ]
+        for (number, step) in steps.enumerated() {
+            let run = try path.run(step.sql, databasePath: file)
+            #expect(run.errors.isEmpty && run.rows == step.rows,
+                    "step \(number + 1):\n\(step.sql)\nexpected rows \(step.rows)\ngot: \(run)")
+        }
     }
 
     /// Runs `sql` in the `sqlite3` shell on `path` without loading the extension.
