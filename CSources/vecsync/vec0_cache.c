@@ -494,21 +494,20 @@ static int vec0SharedTake(Vec0Shared *s, Vec0Snapshot *x){
 /* ---- building a snapshot --------------------------------------------------------------- */
 
 /* Fill the codes and norms of quantized snapshot s (grown to next_slot) from T_codes, a
-** blob at a time: a load of a quantized table reads its codes, not its vectors. Every blob
-** of T_vectors has its blob of codes. */
+** blob (a chunk's records) at a time: a load of a quantized table reads its codes, not its
+** vectors. Every chunk in use has its blob of codes. */
 static int vec0LoadCodes(Vec0Table *p, Vec0Snapshot *s){
   sqlite3_stmt *pStmt = 0;
   sqlite3_blob *pBlob = 0;
   int nRec = vec0QuantRecordBytes(&p->cfg), nCode = vec0QuantCodeBytes(&p->cfg);
-  int nBlobBytes = nRec*p->nPerBlob;
-  sqlite3_int64 nBlob = 0, nExpect = (s->nSlot + p->nPerBlob - 1)/p->nPerBlob;
+  int nBlobBytes = nRec*p->cfg.nChunk;
+  sqlite3_int64 nBlob = 0, nExpect = (s->nSlot + p->cfg.nChunk - 1)/p->cfg.nChunk;
   unsigned char *aBuf = sqlite3_malloc(nBlobBytes);
   int rc = aBuf ? vec0Stmt(p, VEC0_STMT_CODES_IDS, &pStmt) : SQLITE_NOMEM;
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
-    sqlite3_int64 iFirst = iBlob*p->nPerBlob;
     Vec0Chunk *c;
-    int j, i0;
+    int j;
     if( iBlob<0 || iBlob>=nExpect ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: code blob %lld of %s_codes",
                    p->zName, iBlob, p->zName);
@@ -526,13 +525,12 @@ static int vec0LoadCodes(Vec0Table *p, Vec0Snapshot *s){
     if( pBlob==0 ) rc = vec0CodesOpen(p, iBlob, 0, &pBlob);
     if( rc==SQLITE_OK ) rc = sqlite3_blob_read(pBlob, aBuf, nBlobBytes, 0);
     if( rc!=SQLITE_OK ) break;
-    c = s->apChunk[iFirst/p->cfg.nChunk];
-    i0 = (int)(iFirst%p->cfg.nChunk);
-    for(j=0; j<p->nPerBlob; j++){
+    c = s->apChunk[iBlob];
+    for(j=0; j<p->cfg.nChunk; j++){
       float rScale;
-      vec0QuantRecordRead(&p->cfg, aBuf + (size_t)j*nRec, c->aCode + (size_t)(i0+j)*nCode,
-                          &c->aNorm[i0+j], &rScale);
-      if( c->aScale ) c->aScale[i0+j] = rScale;
+      vec0QuantRecordRead(&p->cfg, aBuf + (size_t)j*nRec, c->aCode + (size_t)j*nCode,
+                          &c->aNorm[j], &rScale);
+      if( c->aScale ) c->aScale[j] = rScale;
     }
     nBlob++;
   }

@@ -285,8 +285,13 @@ int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot){
 ** one vector walks the blob's overflow pages up to its offset; a power of two that
 ** divides chunk_size, so each blob lands inside one chunk of the copy. */
 static int vec0PerBlobFor(const Vec0Config *pCfg){
+  /* Blobs of up to 256 KiB, so a load reads few of them; a quantized table loads its codes
+  ** instead and reads its vectors one candidate at a time, so its blobs hold what fits in
+  ** one database page: reading a vector in the middle of a long blob walks its chain of
+  ** overflow pages from the start. */
+  sqlite3_int64 nMax = pCfg->eQuant!=VEC0_QUANT_NONE ? 900 : 65536;   /* floats */
   int n = 1;
-  while( n*2<=pCfg->nChunk && (sqlite3_int64)n*2*pCfg->nDim<=65536 && pCfg->nChunk%(n*2)==0 ){
+  while( n*2<=pCfg->nChunk && (sqlite3_int64)n*2*pCfg->nDim<=nMax && pCfg->nChunk%(n*2)==0 ){
     n *= 2;
   }
   return n;
@@ -762,11 +767,12 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
     sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->nPerBlob*p->cfg.nDim*4);
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
-    if( rc==SQLITE_OK && p->bCodes ){
+    if( rc==SQLITE_OK && p->bCodes && iSlot%p->cfg.nChunk==0 ){
+      /* T_codes holds a chunk's records a blob. */
       rc = vec0Stmt(p, VEC0_STMT_CODES_NEW, &pStmt);
       if( rc!=SQLITE_OK ) goto cleanup;
-      sqlite3_bind_int64(pStmt, 1, iSlot/p->nPerBlob);
-      sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->nPerBlob*vec0QuantRecordBytes(&p->cfg));
+      sqlite3_bind_int64(pStmt, 1, iSlot/p->cfg.nChunk);
+      sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->cfg.nChunk*vec0QuantRecordBytes(&p->cfg));
       sqlite3_step(pStmt);
       rc = sqlite3_reset(pStmt);
     }
@@ -817,10 +823,11 @@ static int vec0StorageTrim(Vec0Table *p){
     sqlite3_bind_int64(pStmt, 1, iStart/p->nPerBlob);
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
-    if( rc==SQLITE_OK && p->bCodes ){
+    if( rc==SQLITE_OK && p->bCodes && iStart%p->cfg.nChunk==0 ){
+      /* The chunk's records go with its first blob of vectors. */
       rc = vec0Stmt(p, VEC0_STMT_CODES_DEL, &pStmt);
       if( rc!=SQLITE_OK ) break;
-      sqlite3_bind_int64(pStmt, 1, iStart/p->nPerBlob);
+      sqlite3_bind_int64(pStmt, 1, iStart/p->cfg.nChunk);
       sqlite3_step(pStmt);
       rc = sqlite3_reset(pStmt);
     }
@@ -902,7 +909,7 @@ static int vec0BlobOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_b
 
 int vec0CodesOpen(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob){
   return vec0ShadowBlobOpen(p, "codes", "code", iBlob,
-                            p->nPerBlob*vec0QuantRecordBytes(&p->cfg), bWrite, ppBlob);
+                            p->cfg.nChunk*vec0QuantRecordBytes(&p->cfg), bWrite, ppBlob);
 }
 
 /* Keep slot iSlot's record in T_codes: vector a's code, or zeros (a == NULL). */
@@ -915,8 +922,8 @@ static int vec0CodesWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
   pRec = sqlite3_malloc(nRec);
   if( pRec==0 ) return SQLITE_NOMEM;
   if( a ) vec0QuantRecord(&p->cfg, a, pRec); else memset(pRec, 0, (size_t)nRec);
-  rc = vec0CodesOpen(p, iSlot/p->nPerBlob, 1, &pBlob);
-  if( rc==SQLITE_OK ) rc = sqlite3_blob_write(pBlob, pRec, nRec, (int)(iSlot%p->nPerBlob)*nRec);
+  rc = vec0CodesOpen(p, iSlot/p->cfg.nChunk, 1, &pBlob);
+  if( rc==SQLITE_OK ) rc = sqlite3_blob_write(pBlob, pRec, nRec, (int)(iSlot%p->cfg.nChunk)*nRec);
   sqlite3_blob_close(pBlob);
   sqlite3_free(pRec);
   return rc;

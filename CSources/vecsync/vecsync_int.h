@@ -429,7 +429,8 @@ void vec0MemoryBudgetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 /* Bytes of one vector's code (0 when the table is not quantized). */
 int vec0QuantCodeBytes(const Vec0Config *pCfg);
 /* T_codes keeps, per slot, a record: the code, then the vector's norm, then (int8) the
-** code's scale, floats little-endian; a load reads these instead of every vector. */
+** code's scale, floats little-endian; a blob a chunk (chunk_id = chunk number). A load
+** reads these instead of every vector. */
 int vec0QuantRecordBytes(const Vec0Config *pCfg);
 void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec);
 /* Read a record back: its code into pCode, *pNorm and *pScale (a value that is not a finite
