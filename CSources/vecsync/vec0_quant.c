@@ -129,12 +129,17 @@ int vec0QuantQueryInit(const Vec0Config *pCfg, const float *q, Vec0QuantQuery *p
     pQ->aTable = sqlite3_malloc64(sizeof(float)*256*(size_t)nCode);
     if( pQ->aTable==0 ) return SQLITE_NOMEM;
     for(j=0; j<nCode; j++){
+      /* T[0] has every element negative; setting bit t adds 2*q[8j+t]: each entry is the
+      ** entry without its lowest set bit, plus that bit's share. */
       float *T = pQ->aTable + (size_t)j*256;
-      for(v=0; v<256; v++){
-        float s = 0.0f;
-        for(t=0; t<8 && j*8+t<pQ->nDim; t++) s += (v>>t & 1) ? q[j*8+t] : -q[j*8+t];
-        T[v] = s;
+      float a2[8];
+      T[0] = 0.0f;
+      for(t=0; t<8; t++){
+        float x = j*8+t<pQ->nDim ? q[j*8+t] : 0.0f;
+        T[0] -= x;
+        a2[t] = 2.0f*x;
       }
+      for(v=1; v<256; v++) T[v] = T[v & (v-1)] + a2[__builtin_ctz((unsigned)v)];
     }
   }
   if( pCfg->eQuant==VEC0_QUANT_INT8 ){

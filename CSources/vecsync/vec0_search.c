@@ -327,7 +327,9 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
     }
     vec0QuantScore(&qq, c->aCode, c->aScale, c->aNorm, nRow, aDist);
     for(i=0; i<nRow; i++){
-      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || aDist[i]>rBound ) continue;
+      /* Coarse distances tie often (a Hamming distance is a small integer): a tie with the
+      ** worst kept candidate is passed over, the first one seen stays. */
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || !(aDist[i]<rBound) ) continue;
       vsTopKPush(pScan, aDist[i], c->aRowid[i], iBase+i);
       rBound = vsTopKBound(pScan);
     }
