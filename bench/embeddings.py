@@ -189,13 +189,13 @@ def prepare(data_root: str, n: int, queries: int, seed: int = 42) -> str:
     with open(os.path.join(d, "sentences.json"), "w") as f:
         json.dump({"queries": sentences[:queries], "stored": sentences[queries:]}, f)
     digest = hashlib.sha256("\n".join(sentences).encode()).hexdigest()[:16]
-    meta = dict(want, n=len(sentences) - queries, dim=int(V.shape[1]), corpus_sha256=digest,
-                corpus_seconds=corpus_s, embed_seconds=embed_s,
-                sentences_per_second=len(sentences) / embed_s, **info)
+    about = dict(want, n=len(sentences) - queries, dim=int(V.shape[1]), corpus_sha256=digest,
+                 corpus_seconds=corpus_s, embed_seconds=embed_s,
+                 sentences_per_second=len(sentences) / embed_s, **info)
     with open(os.path.join(d, "meta.json"), "w") as f:
-        json.dump(meta, f, indent=1)
+        json.dump(about, f, indent=1)
     log(f"embedded {len(sentences):,} sentences in {embed_s:.1f} s "
-        f"({meta['sentences_per_second']:,.0f} a second) into {key}")
+        f"({about['sentences_per_second']:,.0f} a second) into {key}")
     return d
 
 

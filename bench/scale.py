@@ -332,6 +332,11 @@ def main() -> int:
     p.add_argument("--systems", help="comma-separated subset of: " + ", ".join(s for s, *_ in SYSTEMS))
     p.add_argument("--import-budget", type=float, default=300,
                    help="skip a system whose import is projected to take longer (seconds, default 300)")
+    p.add_argument("--oversample", default="",
+                   help="comma-separated oversample values: adds our int8 and bit tables at each")
+    p.add_argument("--merge", action="store_true",
+                   help="add this run's systems to the scale.json already in the output "
+                        "directory (replacing those of the same name) instead of starting anew")
     p.add_argument("--no-drop-cache", action="store_true",
                    help="never drop the page cache: cold means a new process only")
     p.add_argument("--out-dir")
@@ -353,6 +358,11 @@ def main() -> int:
     args.n = args.n or (20_000 if args.quick else 1_000_000)
     args.warm = args.warm or (5 if args.quick else 20)
     args.extension = os.path.abspath(args.extension) if args.extension else None
+    systems = list(SYSTEMS)
+    for o in (int(x) for x in args.oversample.split(",") if x):
+        for q in ("int8", "bit"):
+            systems.insert(3, (f"vecsync-{q}-os{o}", f"vecsync vec0 {q} rescore (oversample {o})",
+                               "vec0", f" indexed by rescore(quantizer={q}, oversample={o})"))
     wanted = set(args.systems.split(",")) if args.systems else None
     out_dir = args.out_dir or (os.path.join(DATA, "quick") if args.quick else HERE)
     started = time.perf_counter()
@@ -377,7 +387,7 @@ def main() -> int:
     log("cold queries after dropping the page cache" if can_drop else
         "cannot drop the page cache: cold means a new process with the file cached")
     results = []
-    for system, label, kind, option in SYSTEMS:
+    for system, label, kind, option in systems:
         if wanted and system not in wanted:
             continue
         log(f"--- {label}, {args.n:,} x {args.dim}")
@@ -423,7 +433,19 @@ def main() -> int:
                         "quick": args.quick},
            "results": results, "wall_s": time.perf_counter() - started,
            "date": time.strftime("%Y-%m-%d")}
+    for r in results:
+        r["load"] = {"start": info["load_at_start"], "end": info["load_at_end"]}
     os.makedirs(out_dir, exist_ok=True)
+    if args.merge:
+        with open(os.path.join(out_dir, "scale.json")) as f:
+            old = json.load(f)
+        names = {r["system"] for r in results}
+        kept = [r for r in old["results"] if r["system"] not in names]
+        order = [s for s, *_ in systems]
+        run = dict(old, results=sorted(kept + results, key=lambda r: order.index(r["system"])
+                                       if r["system"] in order else len(order)),
+                   added=old.get("added", []) + [{"systems": sorted(names), "date": run["date"],
+                                                  "machine": info, "wall_s": run["wall_s"]}])
     with open(os.path.join(out_dir, "scale.json"), "w") as f:
         json.dump(run, f, indent=1)
     import scale_report

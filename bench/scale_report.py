@@ -29,6 +29,13 @@ def _ratio(a, b):
     return a / b if a is not None and b else None
 
 
+def _recall_note(r) -> str:
+    """Our quantized rows whose recall misses issue 11's bar (int8 0.99, bit 0.95)."""
+    bar = 0.99 if "int8" in r["system"] else 0.95 if "bit" in r["system"] else None
+    rec = r.get("recall")
+    return f" (**below {bar}**)" if bar and rec is not None and rec < bar else ""
+
+
 def markdown(run: dict, path: str, chart: str | None = None) -> None:
     m, s = run["machine"], run["settings"]
     res = run["results"]
@@ -52,6 +59,12 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         f"- **Load average {m['load_at_start']} at the start, {m['load_at_end']} at the end** "
         "(1, 5, 15 min). The machine was shared with other builds: above 2 the two cores were "
         "contended, so the figures are noisy; each is one measurement (warm: a median).",
+    ] + [
+        f"- Rows {', '.join(a['systems'])} were added by a later run on {a['date']} "
+        f"(`--merge`), load average {a['machine']['load_at_start']} at its start, "
+        f"{a['machine'].get('load_at_end', '?')} at its end."
+        for a in run.get("added", [])
+    ] + [
         f"- vecsync commit {m['revision']}, `{s['extension']}`.",
         "",
         "## Data and method",
@@ -69,8 +82,8 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         "its first scan; faiss: `read_index`). **First query**: the first search after it. "
         "**From process start**: from spawning the Python process (interpreter start-up and "
         "imports included) to the first answer.",
-        f"- **Warm**: another new process, the file now in the page cache: open, first query, "
-        f"then the median of {s['warm']} queries. **RSS**: resident memory of that process after "
+        f"- **Warm**: another new process, the file now in the page cache: open, first query "
+        f"(the \"new process, file cached\" figure), then the median of {s['warm']} more queries. **RSS**: resident memory of that process after "
         "them (Python itself is about 30 MiB). **Recall@10** of those queries against exact "
         "float64 search.",
         "",
@@ -79,9 +92,9 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         f"Cold first query of a new process ≤ 1 s (open + first query); warm query ≤ {WARM_BAR_MS} ms "
         "(0.3× the 278 ms measured before).",
         "",
-        "| System | Cold: open + first query (ms) | ≤ 1 s? | Warm median (ms) | "
-        f"≤ {WARM_BAR_MS} ms? |",
-        "|---|---:|---|---:|---|",
+        "| System | Cold: open + first query (ms) | ≤ 1 s? | New process, file cached: open + "
+        f"first query (ms) | Warm median (ms) | ≤ {WARM_BAR_MS} ms? | Recall@10 |",
+        "|---|---:|---|---:|---:|---|---:|",
     ]
     for r in res:
         if not r["system"].startswith("vecsync") or not _ok(r):
@@ -89,7 +102,9 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         cold = _g(r, "cold", "open_and_first_ms")
         warm = _g(r, "warm", "warm_median_ms")
         lines.append(f"| **{r['label']}** | {ms(cold)} | {'yes' if cold <= COLD_BAR_MS else '**no**'} | "
-                     f"{ms(warm)} | {'yes' if warm <= WARM_BAR_MS else '**no**'} |")
+                     f"{ms(_g(r, 'warm', 'open_and_first_ms'))} | "
+                     f"{ms(warm)} | {'yes' if warm <= WARM_BAR_MS else '**no**'} | "
+                     f"{recall(r.get('recall'))}{_recall_note(r)} |")
     lines += [
         "",
         "## Import",
@@ -111,7 +126,7 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         "## Cold and warm queries",
         "",
         "| System | Cold: open (ms) | Cold: first query (ms) | Cold: open + first (ms) | "
-        "Cold: from process start (ms) | Warm: open + first (ms) | Warm median (ms) | "
+        "Cold: from process start (ms) | New process, file cached: open + first (ms) | Warm median (ms) | "
         "× our float32 | × faiss IndexFlatIP | RSS warm (MiB) | Recall@10 |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
