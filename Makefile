@@ -84,13 +84,18 @@ test-sanitized: extension sanitized-extension
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(SWIFT) test --filter VecSyncCoreTests
 
+# The quantized-scan and 1M-row benchmarks' extra rows: other oversample values, and our
+# quantized tables again with SQLite's mmap on (re-scoring reads float32 from the file).
+QUANTIZED_ARGS ?= --oversample 4,16 --pragma-rows mmap_size=2147483648
+SCALE_ARGS     ?= --oversample 32 --pragma-rows mmap_size=2147483648
+
 bench: extension
 	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
 	bash bench/setup.sh
 	bench/.venv/bin/python bench/run.py --extension $(EXTENSION)
 	cd bench && .venv/bin/python concurrent.py --extension ../$(EXTENSION)
-	bench/.venv/bin/python bench/quantized.py --extension $(EXTENSION)
-	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION)
+	bench/.venv/bin/python bench/quantized.py --extension $(EXTENSION) $(QUANTIZED_ARGS)
+	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(SCALE_ARGS)
 	$(SWIFT) build -c release --product vecsync-cli
 	python3 bench/sync/run.py --build .build/release
 
@@ -100,16 +105,16 @@ bench: extension
 bench-quantized: extension
 	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
 	bash bench/setup.sh
-	bench/.venv/bin/python bench/quantized.py --extension $(EXTENSION)
-	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION)
+	bench/.venv/bin/python bench/quantized.py --extension $(EXTENSION) $(QUANTIZED_ARGS)
+	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(SCALE_ARGS)
 
 # The same two, small (a smoke test of the wiring, under two minutes once bench/.venv
 # exists): results go to bench/data/quick/, the published ones stay.
 bench-quick: extension
 	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
 	bash bench/setup.sh
-	bench/.venv/bin/python bench/quantized.py --quick --extension $(EXTENSION)
-	bench/.venv/bin/python bench/scale.py --quick --extension $(EXTENSION)
+	bench/.venv/bin/python bench/quantized.py --quick --extension $(EXTENSION) $(QUANTIZED_ARGS)
+	bench/.venv/bin/python bench/scale.py --quick --extension $(EXTENSION) $(SCALE_ARGS)
 
 # The libFuzzer harnesses fuzz/fuzz_*.c, each compiled with all of CSources/vecsync/*.c
 # under ASan and UBSan, into .build/fuzz/.

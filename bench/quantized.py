@@ -64,20 +64,26 @@ SYSTEMS = [
 
 
 def plan(args, ours_env) -> list[tuple]:
-    """(system, label, env, extra worker args, oversample) in the order they run."""
+    """(system, label, env, extra worker args, oversample, pragma) in the order they run."""
     out = []
     for system, label, ours, takes in SYSTEMS:
         if args.systems and system not in args.systems:
             continue
         env = ours_env if ours else None
         if not takes:
-            out.append((system, label, env, [], None))
+            out.append((system, label, env, [], None, None))
             continue
         for o in [DEFAULT_OVERSAMPLE] + [x for x in args.oversample if x != DEFAULT_OVERSAMPLE]:
             if o != DEFAULT_OVERSAMPLE and not system.startswith("vecsync"):
                 continue
             out.append((system, f"{label} (oversample {o})", env,
-                        [] if o == DEFAULT_OVERSAMPLE else ["--oversample", str(o)], o))
+                        [] if o == DEFAULT_OVERSAMPLE else ["--oversample", str(o)], o, None))
+        # Our quantized tables again with a PRAGMA on the connection (e.g. mmap_size): the
+        # re-scoring reads float32 vectors back from the file, which page-cache settings govern.
+        if system.startswith("vecsync"):
+            for pragma in args.pragma_rows:
+                out.append((system, f"{label} (oversample {DEFAULT_OVERSAMPLE}, PRAGMA {pragma})",
+                            env, ["--pragma", pragma], DEFAULT_OVERSAMPLE, pragma))
     return out
 
 
@@ -89,10 +95,10 @@ def measure(n: int, data_dir: str, dataset: str, steps, args) -> list[dict]:
     log(f"exact top-{args.k} for {dataset}, N = {n:,} x {X.shape[1]}, "
         f"in {time.perf_counter() - t0:.1f} s")
     results = []
-    for system, label, env, extra, oversample in steps:
+    for system, label, env, extra, oversample, pragma in steps:
         r = harness.run_worker(system, label, n, args, data_dir, env, extra)
         harness.score(r, X, Q, gt, args)
-        r.update(dataset=dataset, dim=int(X.shape[1]), oversample=oversample)
+        r.update(dataset=dataset, dim=int(X.shape[1]), oversample=oversample, pragma=pragma)
         if r.get("status") == "ok":
             log(f"{label}: recall@{args.k} {r.get('recall', 0):.4f}")
         results.append(r)
@@ -114,6 +120,9 @@ def main() -> int:
     p.add_argument("--oversample", default="",
                    help="comma-separated oversample values to run besides the default 8 "
                         "(our int8 and bit rows)")
+    p.add_argument("--pragma-rows", default="",
+                   help="semicolon-separated PRAGMA settings (e.g. mmap_size=1073741824): our "
+                        "int8 and bit tables run again, at the default oversample, with each")
     p.add_argument("--systems", help="comma-separated subset of: "
                    + ", ".join(s for s, *_ in SYSTEMS))
     p.add_argument("--datasets", default="synthetic,real", help="synthetic, real or both")
@@ -126,6 +135,7 @@ def main() -> int:
     args.n = args.n or (5_000 if args.quick else 100_000)
     args.real_n = args.real_n or (2_000 if args.quick else FULL_REAL_N)
     args.oversample = [int(x) for x in args.oversample.split(",") if x]
+    args.pragma_rows = [x.strip() for x in args.pragma_rows.split(";") if x.strip()]
     args.systems = set(args.systems.split(",")) if args.systems else None
     args.batch = 0  # single queries only
     args.memory = False

@@ -40,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DATA = os.path.join(HERE, "data")
 PROBE_ROWS = 20_000
+PRAGMAS = {}  # system -> PRAGMA settings of its connections (--pragma-rows)
 
 # (system, label, kind, options)
 SYSTEMS = [
@@ -85,6 +86,8 @@ class Sql:
         import apsw
 
         self.conn = apsw.Connection(path)
+        for pragma in PRAGMAS.get(system, ()):
+            self.conn.execute(f"pragma {pragma}")
         self.conn.enable_load_extension(True)
         if kind == "vec0":
             self.conn.load_extension(extension)
@@ -301,6 +304,8 @@ def run_phase(args, system, label, kind, option, phase, db, data_dir, timeout, e
            "--spawned", repr(time.time())]
     if args.extension:
         cmd += ["--extension", args.extension]
+    if "(PRAGMA " in label:
+        cmd += ["--pragma", label.split("(PRAGMA ", 1)[1].rstrip(")")]
     try:
         subprocess.run(cmd, env=env, stdout=sys.stderr, timeout=timeout)
         with open(out) as f:
@@ -334,6 +339,9 @@ def main() -> int:
                    help="skip a system whose import is projected to take longer (seconds, default 300)")
     p.add_argument("--oversample", default="",
                    help="comma-separated oversample values: adds our int8 and bit tables at each")
+    p.add_argument("--pragma-rows", default="",
+                   help="semicolon-separated PRAGMA settings (e.g. mmap_size=2147483648): adds our "
+                        "int8 and bit tables with each on every connection")
     p.add_argument("--merge", action="store_true",
                    help="add this run's systems to the scale.json already in the output "
                         "directory (replacing those of the same name) instead of starting anew")
@@ -345,9 +353,11 @@ def main() -> int:
     for opt in ("--phase", "--system", "--label", "--kind", "--option", "--db", "--data", "--out"):
         p.add_argument(opt, help=argparse.SUPPRESS)
     p.add_argument("--spawned", type=float, help=argparse.SUPPRESS)
+    p.add_argument("--pragma", action="append", default=[], help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         args.warm = args.warm or 0
+        PRAGMAS[args.system] = args.pragma
         return worker(args)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -363,6 +373,11 @@ def main() -> int:
         for q in ("int8", "bit"):
             systems.insert(3, (f"vecsync-{q}-os{o}", f"vecsync vec0 {q} rescore (oversample {o})",
                                "vec0", f" indexed by rescore(quantizer={q}, oversample={o})"))
+    for i, pragma in enumerate(x.strip() for x in args.pragma_rows.split(";") if x.strip()):
+        for q in ("int8", "bit"):
+            systems.insert(3, (f"vecsync-{q}-pragma{i + 1}",
+                               f"vecsync vec0 {q} rescore (PRAGMA {pragma})", "vec0",
+                               f" indexed by rescore(quantizer={q})"))
     wanted = set(args.systems.split(",")) if args.systems else None
     out_dir = args.out_dir or (os.path.join(DATA, "quick") if args.quick else HERE)
     started = time.perf_counter()

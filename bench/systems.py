@@ -61,6 +61,7 @@ class Config:
     tag: str  # unique name for this run's database file
     batch_repeats: int = 5
     oversample: int | None = None  # quantized systems: candidates re-scored = k x this
+    pragmas: tuple = ()  # "name=value" run as PRAGMA on each SQLite connection when it opens
 
 
 @dataclasses.dataclass
@@ -250,6 +251,8 @@ class ApswDatabase(_Database):
         self.conn.enable_load_extension(True)
         for ext in extensions:
             self.conn.load_extension(ext)
+        for pragma in cfg.pragmas:
+            self.conn.execute(f"pragma {pragma}")
 
     def rows(self, sql, params=()):
         return self.conn.execute(sql, params).fetchall()

@@ -35,6 +35,8 @@ def main() -> int:
     p.add_argument("--queries", type=int, default=200, help="timed single queries")
     p.add_argument("--warmup", type=int, default=10, help="untimed queries first")
     p.add_argument("--batch", type=int, default=100, help="queries in one batch (0: no batch)")
+    p.add_argument("--pragma", action="append", default=[],
+                   help="name=value: a PRAGMA run on each SQLite connection it opens (repeatable)")
     p.add_argument("--oversample", type=int,
                    help="quantized systems: re-score k x this many candidates (default: theirs)")
     p.add_argument("--k", type=int, default=10)
@@ -59,6 +61,7 @@ def main() -> int:
         db_dir=args.db_dir,
         tag=f"{args.system}-{args.n}-{os.getpid()}",
         oversample=args.oversample,
+        pragmas=tuple(args.pragma),
     )
     result = systems.Result(system=args.system, label=args.label or args.system, n=args.n)
     result.extra["rss_before_mib"] = systems.rss_mib()
