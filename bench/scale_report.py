@@ -29,6 +29,15 @@ def _ratio(a, b):
     return a / b if a is not None and b else None
 
 
+def _ordered(results) -> list:
+    """Our float32 row, our int8 rows, our bit rows, then the peers, each in run order."""
+    def rank(r):
+        name = r["system"]
+        return (0 if name == "vecsync-vec0" else 1 if name.startswith("vecsync-int8")
+                else 2 if name.startswith("vecsync-bit") else 3)
+    return sorted(results, key=rank)
+
+
 def _recall_note(r) -> str:
     """Our quantized rows whose recall misses issue 11's bar (int8 0.99, bit 0.95)."""
     bar = 0.99 if "int8" in r["system"] else 0.95 if "bit" in r["system"] else None
@@ -38,7 +47,7 @@ def _recall_note(r) -> str:
 
 def markdown(run: dict, path: str, chart: str | None = None) -> None:
     m, s = run["machine"], run["settings"]
-    res = run["results"]
+    res = _ordered(run["results"])
     by = {r["system"]: r for r in res}
     ours_warm = _g(by.get("vecsync-vec0", {}), "warm", "warm_median_ms")
     flat_warm = _g(by.get("faiss", {}), "warm", "warm_median_ms")
@@ -157,7 +166,7 @@ def chart(run: dict, path: str) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    res = [r for r in run["results"] if _ok(r)]
+    res = [r for r in _ordered(run["results"]) if _ok(r)]
     if not res:
         return
     s = run["settings"]
@@ -174,13 +183,13 @@ def chart(run: dict, path: str) -> None:
     ax1.set_xlabel("ms (log scale)")
     cold = "page cache dropped" if s["page_cache_dropped"] else "new process, file in page cache"
     ax1.set_title(f"Cold: open + first query ({cold})")
-    ax1.legend(fontsize=8)
+    ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3, frameon=False)
     ax2.barh(y, warms, color="#31a354")
     ax2.axvline(WARM_BAR_MS, color="red", ls="--", lw=1, label=f"bar: {WARM_BAR_MS} ms")
     ax2.set_xscale("log")
     ax2.set_xlabel("ms (log scale)")
     ax2.set_title(f"Warm: median of {s['warm']} queries")
-    ax2.legend(fontsize=8)
+    ax2.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.09), frameon=False)
     for ax, vals in ((ax1, [a + b for a, b in zip(opens, firsts)]), (ax2, warms)):
         for yi, v in zip(y, vals):
             ax.text(v * 1.05, yi, ms(v), va="center", fontsize=8)
