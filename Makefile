@@ -33,7 +33,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-sanitized sanitized-extension bench clean fuzz-build fuzz fuzz-smoke check-c
+.PHONY: all deps extension demo test test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c
 
 all: extension
 
@@ -84,13 +84,37 @@ test-sanitized: extension sanitized-extension
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(SWIFT) test --filter VecSyncCoreTests
 
+# The quantized-scan and 1M-row benchmarks' extra rows: other oversample values, and our
+# quantized tables again with SQLite's mmap on (re-scoring reads float32 from the file).
+QUANTIZED_ARGS ?= --oversample 4,16 --pragma-rows mmap_size=2147483648
+SCALE_ARGS     ?= --oversample 32 --pragma-rows mmap_size=2147483648
+
 bench: extension
 	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
 	bash bench/setup.sh
 	bench/.venv/bin/python bench/run.py --extension $(EXTENSION)
 	cd bench && .venv/bin/python concurrent.py --extension ../$(EXTENSION)
+	bench/.venv/bin/python bench/quantized.py --extension $(EXTENSION) $(QUANTIZED_ARGS)
+	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(SCALE_ARGS)
 	$(SWIFT) build -c release --product vecsync-cli
 	python3 bench/sync/run.py --build .build/release
+
+# Only the quantized-scan benchmark (bench/QUANTIZED.md: int8 and bit re-scoring beside
+# faiss, sqlite-vec and sqlite-vector, on synthetic clusters and real sentence embeddings)
+# and the 1,000,000 x 384 one (bench/SCALE.md: import, cold and warm queries).
+bench-quantized: extension
+	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
+	bash bench/setup.sh
+	bench/.venv/bin/python bench/quantized.py --extension $(EXTENSION) $(QUANTIZED_ARGS)
+	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(SCALE_ARGS)
+
+# The same two, small (a smoke test of the wiring, under two minutes once bench/.venv
+# exists): results go to bench/data/quick/, the published ones stay.
+bench-quick: extension
+	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
+	bash bench/setup.sh
+	bench/.venv/bin/python bench/quantized.py --quick --extension $(EXTENSION) $(QUANTIZED_ARGS)
+	bench/.venv/bin/python bench/scale.py --quick --extension $(EXTENSION) $(SCALE_ARGS)
 
 # The libFuzzer harnesses fuzz/fuzz_*.c, each compiled with all of CSources/vecsync/*.c
 # under ASan and UBSan, into .build/fuzz/.

@@ -147,7 +147,8 @@ def prepare_data(n: int, n_queries: int, seed: int, kind: str = "lowrank") -> st
 # Running workers.
 
 
-def run_worker(system: str, label: str, n: int, args, data_dir: str, env_extra=None) -> dict:
+def run_worker(system: str, label: str, n: int, args, data_dir: str, env_extra=None,
+               extra_args=()) -> dict:
     env = dict(os.environ)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
         env[var] = "1"
@@ -160,6 +161,7 @@ def run_worker(system: str, label: str, n: int, args, data_dir: str, env_extra=N
            "--out", out]
     if args.extension:
         cmd += ["--extension", args.extension]
+    cmd += list(extra_args)
     if not args.memory:
         cmd += ["--db-dir", os.path.join(DATA, "db")]
     log(f"--- {label}, N = {n:,}")

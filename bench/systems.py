@@ -15,6 +15,21 @@ Systems:
 - ``libsql``: real libSQL (pip ``libsql``) with its DiskANN vector index.
 - ``numpy``: brute force, ``X @ q`` + ``argpartition``, on pre-normalised vectors.
 - ``faiss``: ``IndexFlatIP`` on normalised vectors.
+
+Quantized scans (bench/quantized.py), at the oversample of ``Config.oversample``:
+- ``vecsync-int8``, ``vecsync-bit``: our vec0 with ``indexed by rescore(quantizer=int8|bit)``:
+  int8 codes or sign bits in memory, the best k x oversample re-scored from float32.
+- ``sqlite-vec-bit``: sqlite-vec's binary quantization as its documentation describes it:
+  a ``bit[D]`` column beside the float one, filled with ``vec_quantize_binary``, a KNN
+  query on the bits for k x oversample candidates, re-ranked by ``vec_distance_cosine``.
+- ``sqliteai-vector``: pip ``sqliteai-vector`` (SQLite AI's sqlite-vector): a plain
+  table of float32 blobs, ``vector_init``, ``vector_quantize``, ``vector_quantize_preload``,
+  then ``vector_quantize_scan``; ``sqliteai-vector-full``: its exact ``vector_full_scan``.
+- ``faiss-sq8``: ``IndexScalarQuantizer`` with ``QT_8bit`` codes, inner product on
+  normalised vectors.
+
+Every system records resident memory (VmRSS) before its build and after its timed
+queries (``extra``): the difference is what it holds to search, plus allocator slack.
 - ``membw``: not a system: single-thread read bandwidth of a 1 GB array, for reference.
 
 Ids stored in SQL are 1..n; results are reported as 0-based row indexes into X.
@@ -45,6 +60,8 @@ class Config:
     db_dir: str | None  # database files go here; None: in memory
     tag: str  # unique name for this run's database file
     batch_repeats: int = 5
+    oversample: int | None = None  # quantized systems: candidates re-scored = k x this
+    pragmas: tuple = ()  # "name=value" run as PRAGMA on each SQLite connection when it opens
 
 
 @dataclasses.dataclass
@@ -93,6 +110,18 @@ def loaded_libraries() -> list[str]:
     return seen
 
 
+def rss_mib() -> float | None:
+    """Resident memory of this process (VmRSS), MiB."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 def _stats(lat_ms: list[float]) -> dict:
     s = sorted(lat_ms)
     p99 = s[min(len(s) - 1, int(np.ceil(0.99 * len(s))) - 1)]
@@ -124,6 +153,7 @@ def _run_queries(r: Result, cfg: Config, search) -> None:
         ids.append([int(h[0]) for h in hits])
         dists.append([None if h[1] is None else float(h[1]) for h in hits])
     r.single = _stats(lat)
+    r.extra["rss_after_queries_mib"] = rss_mib()
     r.single_ids = ids
     if any(d is not None for row in dists for d in row):
         r.single_dists = dists
@@ -135,8 +165,11 @@ def _run_batch(r: Result, cfg: Config, search_batch) -> None:
     """search_batch(Q) -> list of row lists, one per query. Median of repeats after one warm-up.
 
     A slow batch (seconds) is repeated fewer times, so that a slow BLAS does not stretch
-    the run: as many repeats as fit in about 5 s, at least one.
+    the run: as many repeats as fit in about 5 s, at least one. No batch when cfg.batch
+    is empty (worker.py --batch 0).
     """
+    if not len(cfg.batch):
+        return
     t0 = time.perf_counter()
     search_batch(cfg.batch)
     warm_s = time.perf_counter() - t0
@@ -218,6 +251,8 @@ class ApswDatabase(_Database):
         self.conn.enable_load_extension(True)
         for ext in extensions:
             self.conn.load_extension(ext)
+        for pragma in cfg.pragmas:
+            self.conn.execute(f"pragma {pragma}")
 
     def rows(self, sql, params=()):
         return self.conn.execute(sql, params).fetchall()
@@ -279,14 +314,14 @@ def _open_vecsync(cfg: Config, r: Result) -> ApswDatabase:
 # vec0: ours and sqlite-vec's, the same SQL.
 
 VEC0_CREATE = ("create virtual table v using vec0("
-               "id integer primary key, embedding float[{dim}] distance_metric=cosine)")
+               "id integer primary key, embedding float[{dim}] distance_metric=cosine{index})")
 VEC0_INSERT = "insert into v(id, embedding) values (?, ?)"
 VEC0_QUERY = "select id, distance from v where embedding match ? and k = {k} order by distance"
 
 
-def _vec0(db: _Database, X: np.ndarray, cfg: Config, r: Result) -> None:
+def _vec0(db: _Database, X: np.ndarray, cfg: Config, r: Result, index: str = "") -> None:
     try:
-        db.execute(VEC0_CREATE.format(dim=X.shape[1]))
+        db.execute(VEC0_CREATE.format(dim=X.shape[1], index=index))
     except Exception as e:
         raise Unavailable(f"create virtual table ... using vec0: {e}") from e
     r.build_note = "inserts, one transaction"
@@ -299,9 +334,35 @@ def vecsync_vec0(X, cfg: Config, r: Result) -> None:
     db = _open_vecsync(cfg, r)
     try:
         _vec0(db, X, cfg, r)
+        _cache_info(db, r)
         _vecsync_batch(db, cfg, r)
     finally:
         db.close(r)
+
+
+def _cache_info(db: ApswDatabase, r: Result) -> None:
+    import json
+
+    try:
+        r.extra["cache_info"] = json.loads(db.scalar("select vecsync_cache_info('v')"))
+    except Exception as e:  # an extension without it
+        r.extra["cache_info"] = {"error": str(e)}
+
+
+def _vecsync_rescore(quantizer: str):
+    def run(X, cfg: Config, r: Result) -> None:
+        db = _open_vecsync(cfg, r)
+        try:
+            options = f"quantizer={quantizer}"
+            if cfg.oversample:
+                options += f", oversample={cfg.oversample}"
+            r.extra["index"] = f"indexed by rescore({options})"
+            _vec0(db, X, cfg, r, index=" " + r.extra["index"])
+            _cache_info(db, r)
+        finally:
+            db.close(r)
+
+    return run
 
 
 def _vecsync_batch(db: ApswDatabase, cfg: Config, r: Result) -> None:
@@ -322,16 +383,9 @@ def _vecsync_batch(db: ApswDatabase, cfg: Config, r: Result) -> None:
 
 
 def sqlite_vec(X, cfg: Config, r: Result) -> None:
-    import importlib.util
     from importlib.metadata import version
 
-    # The path sqlite_vec.loadable_path() returns, found without importing the package:
-    # its __init__ imports Python's sqlite3, which would map a second SQLite library
-    # (the system's) into this process beside apsw's.
-    spec = importlib.util.find_spec("sqlite_vec")
-    if spec is None or not spec.origin:
-        raise Unavailable("pip package sqlite-vec not installed")
-    db = ApswDatabase(cfg, [os.path.join(os.path.dirname(spec.origin), "vec0")])
+    db = ApswDatabase(cfg, [_sqlite_vec_path()])
     try:
         r.versions["sqlite"] = db.scalar("select sqlite_version()")
         r.versions["sqlite-vec"] = db.scalar("select vec_version()")
@@ -339,6 +393,103 @@ def sqlite_vec(X, cfg: Config, r: Result) -> None:
         _vec0(db, X, cfg, r)
     finally:
         db.close(r)
+
+
+def _sqlite_vec_path() -> str:
+    import importlib.util
+
+    # The path sqlite_vec.loadable_path() returns, found without importing the package:
+    # its __init__ imports Python's sqlite3, which would map a second SQLite library
+    # (the system's) into this process beside apsw's.
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.origin:
+        raise Unavailable("pip package sqlite-vec not installed")
+    return os.path.join(os.path.dirname(spec.origin), "vec0")
+
+
+# sqlite-vec's binary quantization with re-scoring, as its documentation shows it: the
+# float vector and its sign bits in one vec0 table, a KNN query on the bits, then exact
+# distances for those candidates only.
+SQLITE_VEC_BIT_CREATE = ("create virtual table v using vec0(id integer primary key, "
+                         "embedding float[{dim}] distance_metric=cosine, embedding_coarse bit[{dim}])")
+SQLITE_VEC_BIT_INSERT = ("insert into v(id, embedding, embedding_coarse) "
+                         "values (?1, ?2, vec_quantize_binary(?2))")
+SQLITE_VEC_BIT_QUERY = (
+    "with coarse as (select id, embedding from v "
+    "where embedding_coarse match vec_quantize_binary(?1) and k = {candidates}) "
+    "select id, vec_distance_cosine(embedding, ?1) as d from coarse order by d limit {k}")
+
+
+def sqlite_vec_bit(X, cfg: Config, r: Result) -> None:
+    from importlib.metadata import version
+
+    db = ApswDatabase(cfg, [_sqlite_vec_path()])
+    try:
+        r.versions["sqlite"] = db.scalar("select sqlite_version()")
+        r.versions["sqlite-vec"] = db.scalar("select vec_version()")
+        r.versions["pip sqlite-vec"] = version("sqlite-vec")
+        try:
+            db.execute(SQLITE_VEC_BIT_CREATE.format(dim=X.shape[1]))
+        except Exception as e:
+            raise Unavailable(f"create virtual table ... bit[{X.shape[1]}]: {e}") from e
+        oversample = cfg.oversample or 8
+        r.extra["index"] = f"bit[{X.shape[1]}] column, k x {oversample} candidates re-ranked"
+        r.build_note = "inserts of the float vector and vec_quantize_binary of it, one transaction"
+        db.insert_all(r, SQLITE_VEC_BIT_INSERT, X)
+        sql = SQLITE_VEC_BIT_QUERY.format(candidates=cfg.k * oversample, k=cfg.k)
+        _run_queries(r, cfg, lambda q: [(i - 1, d) for i, d in db.rows(sql, (q.tobytes(),))])
+    finally:
+        db.close(r)
+
+
+def _sqliteai_vector(full_scan: bool):
+    """SQLite AI's sqlite-vector (pip sqliteai-vector): quantized scan, or its full scan."""
+
+    def run(X, cfg: Config, r: Result) -> None:
+        import importlib.util
+        from importlib.metadata import version
+
+        spec = importlib.util.find_spec("sqlite_vector")
+        if spec is None or not spec.origin:
+            raise Unavailable("pip package sqliteai-vector not installed")
+        # The wheel ships the loadable library as sqlite_vector/binaries/vector.so.
+        lib = os.path.join(os.path.dirname(spec.origin), "binaries", "vector")
+        db = ApswDatabase(cfg, [lib])
+        try:
+            r.versions["sqlite"] = db.scalar("select sqlite_version()")
+            r.versions["sqlite-vector"] = db.scalar("select vector_version()")
+            r.versions["sqlite-vector backend"] = db.scalar("select vector_backend()")
+            r.versions["pip sqliteai-vector"] = version("sqliteai-vector")
+            db.execute("create table t(id integer primary key, embedding blob)")
+            db.insert_all(r, "insert into t(id, embedding) values (?, ?)", X)
+            t0 = time.perf_counter()
+            db.scalar("select vector_init('t', 'embedding', ?)",
+                      (f"dimension={X.shape[1]},type=FLOAT32,distance=COSINE",))
+            r.extra["insert_s"] = r.build_s
+            if full_scan:
+                r.build_note = "inserts, one transaction; vector_init"
+                sql = "select rowid, distance from vector_full_scan('t', 'embedding', ?, {k})"
+            else:
+                t1 = time.perf_counter()
+                db.scalar("select vector_quantize('t', 'embedding')")
+                t2 = time.perf_counter()
+                r.extra["quantize_memory_bytes"] = db.scalar(
+                    "select vector_quantize_memory('t', 'embedding')")
+                db.scalar("select vector_quantize_preload('t', 'embedding')")
+                t3 = time.perf_counter()
+                r.extra.update(quantize_s=t2 - t1, preload_s=t3 - t2)
+                r.build_note = ("inserts, one transaction; vector_init, vector_quantize, "
+                                "vector_quantize_preload")
+                sql = "select rowid, distance from vector_quantize_scan('t', 'embedding', ?, {k})"
+            r.build_s += time.perf_counter() - t0
+            r.db_bytes = db.size()
+            log(f"{r.label} N={r.n}: ready in {r.build_s:.2f} s ({r.extra})")
+            sql = sql.format(k=cfg.k)
+            _run_queries(r, cfg, lambda q: [(i - 1, d) for i, d in db.rows(sql, (q.tobytes(),))])
+        finally:
+            db.close(r)
+
+    return run
 
 
 # --------------------------------------------------------------------------------------
@@ -431,35 +582,48 @@ def numpy_bruteforce(X, cfg: Config, r: Result) -> None:
         _run_batch(r, cfg, search_batch)
 
 
-def faiss_flat(X, cfg: Config, r: Result) -> None:
-    try:
-        import faiss
-    except ImportError as e:
-        raise Unavailable(f"pip package faiss-cpu not installed: {e}") from e
-    faiss.omp_set_num_threads(1)
-    r.versions["faiss"] = faiss.__version__
-    k = cfg.k
-    t0 = time.perf_counter()
-    Xn = np.array(X, dtype=np.float32, copy=True)
-    faiss.normalize_L2(Xn)
-    index = faiss.IndexFlatIP(X.shape[1])
-    index.add(Xn)
-    r.build_s = time.perf_counter() - t0
-    r.build_note = "normalise + IndexFlatIP.add"
+def _faiss(make_index, note: str):
+    def run(X, cfg: Config, r: Result) -> None:
+        try:
+            import faiss
+        except ImportError as e:
+            raise Unavailable(f"pip package faiss-cpu not installed: {e}") from e
+        faiss.omp_set_num_threads(1)
+        r.versions["faiss"] = faiss.__version__
+        k = cfg.k
+        t0 = time.perf_counter()
+        Xn = np.array(X, dtype=np.float32, copy=True)
+        faiss.normalize_L2(Xn)
+        index = make_index(faiss, X.shape[1])
+        if not index.is_trained:
+            index.train(Xn)
+        index.add(Xn)
+        del Xn  # the index holds what it searches
+        r.build_s = time.perf_counter() - t0
+        r.build_note = note
 
-    def search(q):
-        qn = np.array(q[None, :], dtype=np.float32, copy=True)
-        faiss.normalize_L2(qn)
-        D, I = index.search(qn, k)
-        return [(int(i), 1.0 - float(d)) for d, i in zip(D[0], I[0])]
+        def search(q):
+            qn = np.array(q[None, :], dtype=np.float32, copy=True)
+            faiss.normalize_L2(qn)
+            D, I = index.search(qn, k)
+            return [(int(i), 1.0 - float(d)) for d, i in zip(D[0], I[0])]
 
-    def search_batch(Q):
-        Qn = np.array(Q, dtype=np.float32, copy=True)
-        faiss.normalize_L2(Qn)
-        return index.search(Qn, k)[1]
+        def search_batch(Q):
+            Qn = np.array(Q, dtype=np.float32, copy=True)
+            faiss.normalize_L2(Qn)
+            return index.search(Qn, k)[1]
 
-    _run_queries(r, cfg, search)
-    _run_batch(r, cfg, search_batch)
+        _run_queries(r, cfg, search)
+        _run_batch(r, cfg, search_batch)
+
+    return run
+
+
+faiss_flat = _faiss(lambda faiss, d: faiss.IndexFlatIP(d), "normalise + IndexFlatIP.add")
+faiss_sq8 = _faiss(
+    lambda faiss, d: faiss.IndexScalarQuantizer(d, faiss.ScalarQuantizer.QT_8bit,
+                                                faiss.METRIC_INNER_PRODUCT),
+    "normalise + IndexScalarQuantizer(QT_8bit).train + add")
 
 
 def memory_bandwidth(X, cfg: Config, r: Result) -> None:
@@ -495,5 +659,11 @@ SYSTEMS = {
     "libsql": libsql_topk,
     "numpy": numpy_bruteforce,
     "faiss": faiss_flat,
+    "vecsync-int8": _vecsync_rescore("int8"),
+    "vecsync-bit": _vecsync_rescore("bit"),
+    "sqlite-vec-bit": sqlite_vec_bit,
+    "sqliteai-vector": _sqliteai_vector(full_scan=False),
+    "sqliteai-vector-full": _sqliteai_vector(full_scan=True),
+    "faiss-sq8": faiss_sq8,
     "membw": memory_bandwidth,
 }

@@ -34,7 +34,11 @@ def main() -> int:
     p.add_argument("--n", type=int, required=True, help="use the first N stored vectors")
     p.add_argument("--queries", type=int, default=200, help="timed single queries")
     p.add_argument("--warmup", type=int, default=10, help="untimed queries first")
-    p.add_argument("--batch", type=int, default=100, help="queries in one batch")
+    p.add_argument("--batch", type=int, default=100, help="queries in one batch (0: no batch)")
+    p.add_argument("--pragma", action="append", default=[],
+                   help="name=value: a PRAGMA run on each SQLite connection it opens (repeatable)")
+    p.add_argument("--oversample", type=int,
+                   help="quantized systems: re-score k x this many candidates (default: theirs)")
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--extension", help="path of libvecsync.so (vecsync systems)")
     p.add_argument("--db-dir", help="directory for database files; in memory if omitted")
@@ -56,8 +60,11 @@ def main() -> int:
         extension=args.extension,
         db_dir=args.db_dir,
         tag=f"{args.system}-{args.n}-{os.getpid()}",
+        oversample=args.oversample,
+        pragmas=tuple(args.pragma),
     )
     result = systems.Result(system=args.system, label=args.label or args.system, n=args.n)
+    result.extra["rss_before_mib"] = systems.rss_mib()
     try:
         systems.SYSTEMS[args.system](X, cfg, result)
     except systems.Unavailable as e:
