@@ -274,6 +274,61 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
   return rc;
 }
 
+/* The bit scan: the Hamming distance of every live row that passes aMask, then the rows
+** nearer than the distance at which nWide rows are reached, and as many at that distance
+** as fit, go into pWide. Distances are small integers: a histogram finds that distance
+** in one pass, with no heap to keep while scanning. */
+static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsigned char *aMask,
+                             sqlite3_int64 nWide, VsTopK *pWide){
+  const Vec0Snapshot *v = p->pView;
+  /* Distances go up to 8*nCode (a damaged file's codes may set the padding bits). */
+  int nChunk = p->cfg.nChunk, nMax = 8*pQ->nCode;
+  sqlite3_int64 *aCount = sqlite3_malloc64(sizeof(sqlite3_int64)*((size_t)nMax + 1));
+  float *aDist = sqlite3_malloc64(sizeof(float)*(size_t)(v->nSlot ? v->nSlot : 1));
+  sqlite3_int64 iSlot, nBelow = 0, nAtEdge;
+  int b, iEdge = nMax;
+  if( aCount==0 || aDist==0 ){
+    sqlite3_free(aCount);
+    sqlite3_free(aDist);
+    return SQLITE_NOMEM;
+  }
+  memset(aCount, 0, sizeof(sqlite3_int64)*((size_t)nMax + 1));
+  for(b=0; b<v->nChunkAlloc; b++){
+    const Vec0Chunk *c = v->apChunk[b];
+    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
+    int nRow = vec0ChunkRows(p, b), i;
+    if( nRow<=0 ) break;
+    vec0QuantScore(pQ, c->aCode, 0, c->aNorm, nRow, aDist + iBase);
+    for(i=0; i<nRow; i++){
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ){
+        aDist[iBase+i] = -1.0f;
+      }else{
+        aCount[(int)aDist[iBase+i]]++;
+      }
+    }
+  }
+  /* The edge: the smallest distance at which the count reaches nWide. */
+  for(b=0; b<=nMax; b++){
+    if( nBelow + aCount[b]>=nWide ){ iEdge = b; break; }
+    nBelow += aCount[b];
+  }
+  nAtEdge = nWide - nBelow;
+  for(iSlot=0; iSlot<v->nSlot; iSlot++){
+    float d = aDist[iSlot];
+    const Vec0Chunk *c;
+    if( d<0.0f || d>(float)iEdge ) continue;
+    if( d==(float)iEdge ){
+      if( nAtEdge<=0 ) continue;
+      nAtEdge--;
+    }
+    c = v->apChunk[iSlot/nChunk];
+    vsTopKPush(pWide, d, c->aRowid[iSlot%nChunk], iSlot);
+  }
+  sqlite3_free(aCount);
+  sqlite3_free(aDist);
+  return SQLITE_OK;
+}
+
 /* The scan of a quantized copy: every live row's code is scored against the query's, the
 ** best k*oversample by that coarse distance are kept, and vec0Rerank re-scores them from
 ** the stored vectors. A distance range applies to the exact distances only. */
@@ -304,7 +359,8 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
     aDist = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
     if( aDist==0 ) rc = SQLITE_NOMEM;
   }
-  for(b=0; rc==SQLITE_OK && b<v->nChunkAlloc; b++){
+  if( rc==SQLITE_OK && pScan==&wide ) rc = vec0BitCandidates(p, &qq, aMask, wide.nCap, &wide);
+  for(b=0; rc==SQLITE_OK && pScan!=&wide && b<v->nChunkAlloc; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
