@@ -99,7 +99,10 @@ let package = Package(
         ),
         .testTarget(
             name: "VecSyncServerTests",
-            dependencies: ["VecSyncServer", "VecSyncReplication", "VecSyncStores", "VecSyncTestSupport"]
+            dependencies: [
+                "VecSyncServer", "VecSyncReplication", "VecSyncStores", "VecSyncTestSupport", "vecsync-cli",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(
             name: "VecSyncCLITests",
