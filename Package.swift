@@ -87,6 +87,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The server's load test (bench/server/README.md); it uses only the package's own
+        // dependencies.
+        .executableTarget(
+            name: "vecsync-server-bench",
+            dependencies: [
+                "VecSyncServer",
+                "VecSyncReplication",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "bench/server/Sources"
+        ),
 
         // What every test target shares: the seeded generator, the stepping clock,
         // temporary directories.
