@@ -28,6 +28,8 @@ public struct ServerDevice: Sendable, Hashable, Codable {
 public struct ServerStatus: Sendable, Hashable, Codable {
     /// The server's version.
     public var serverVersion: String
+    /// The identity of the server's database, the same under every URL and instance.
+    public var storeID: String
     /// The space.
     public var space: String
     /// Change sets stored in the space.

@@ -75,8 +75,19 @@ public struct HTTPTransport: SyncTransport {
         #endif
     }
 
-    /// The name of this space on this server in `vecsync_published`, where a replica keeps
-    /// its push cursor (and its pull cursor, under `pull:` and this name).
+    /// The name under which a replica keeps its push cursor for this space in
+    /// `vecsync_published`: the server's store id and the space, so the cursor holds under
+    /// any URL of the server and behind any of its instances.
+    public func pushCursorKey(storeID: String) -> String {
+        "vecsync-server:\(storeID)/\(space)"
+    }
+
+    /// The name under which a replica keeps its pull cursor for this space.
+    public func pullCursorKey(storeID: String) -> String {
+        "pull:" + pushCursorKey(storeID: storeID)
+    }
+
+    /// The space's base URL: `<server>/v1/spaces/<space>`.
     public var destination: String {
         var base = server.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
@@ -102,10 +113,12 @@ public struct HTTPTransport: SyncTransport {
     /// server acknowledges each.
     public func push(_ replica: Replica) throws -> (files: Int, rows: Int) {
         try register(replica)
-        let devices = try status().devices
+        let status = try status()
+        let cursorKey = pushCursorKey(storeID: status.storeID)
+        let devices = status.devices
         let heads = Dictionary(devices.map { ($0.site, $0.head) }, uniquingKeysWith: max)
         let ownHead = heads[replica.site.rawValue] ?? 0
-        let storedCursor = try replica.publishedThrough(to: destination)
+        let storedCursor = try replica.publishedThrough(to: cursorKey)
         let latest = try replica.currentSequence()
         let received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
         let excluded = Set(devices.filter { $0.site != replica.site.rawValue && $0.head >= received[$0.site] ?? 0 }
@@ -151,10 +164,10 @@ public struct HTTPTransport: SyncTransport {
             }
             reached = max(reached, end)
         } catch {
-            if reached != storedCursor { try replica.setPublishedThrough(reached, to: destination) }
+            if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
             throw error
         }
-        if reached != storedCursor { try replica.setPublishedThrough(reached, to: destination) }
+        if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
         return (sent, rows)
     }
 
@@ -179,12 +192,10 @@ public struct HTTPTransport: SyncTransport {
 
     // MARK: - Pull
 
-    /// The pull cursor's key in `vecsync_published`.
-    var pullDestination: String { "pull:" + destination }
-
     /// Lists, downloads, verifies and merges every change set after the pull cursor.
     public func pull(into replica: Replica) throws -> (merges: [MergeReport], problems: [String], unknownFiles: Int) {
         let own = replica.site.rawValue
+        let pullDestination = pullCursorKey(storeID: try status().storeID)
         var cursor = try replica.publishedThrough(to: pullDestination)
         var received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
         var merges: [MergeReport] = []

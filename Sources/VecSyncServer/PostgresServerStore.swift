@@ -62,6 +62,14 @@ public final class PostgresServerStore: ServerStore {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7261)", logger: logger)
             try await connection.query("""
+                CREATE TABLE IF NOT EXISTS store (
+                  key TEXT PRIMARY KEY,
+                  value TEXT NOT NULL)
+                """, logger: logger)
+            try await connection.query(
+                "INSERT INTO store (key, value) VALUES ('id', \(UUID().uuidString.lowercased())) ON CONFLICT (key) DO NOTHING",
+                logger: logger)
+            try await connection.query("""
                 CREATE TABLE IF NOT EXISTS spaces (
                   id BIGSERIAL PRIMARY KEY,
                   name TEXT NOT NULL UNIQUE,
@@ -108,6 +116,12 @@ public final class PostgresServerStore: ServerStore {
                   UNIQUE (space_id, origin, since, through))
                 """, logger: logger)
         }
+    }
+
+    public func storeID() async throws -> String {
+        let rows = try await client.query("SELECT value FROM store WHERE key = 'id'", logger: logger)
+        for try await id in rows.decode(String.self) { return id }
+        throw ServerConfigurationError("the store has no id: run prepare() first")
     }
 
     public func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord {

@@ -23,6 +23,9 @@ public final class SQLiteServerStore: ServerStore {
     public func prepare() async throws {
         try await pool.write { db in
             try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS store (
+                  key TEXT PRIMARY KEY,
+                  value TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS spaces (
                   id INTEGER PRIMARY KEY,
                   name TEXT NOT NULL UNIQUE,
@@ -62,6 +65,17 @@ public final class SQLiteServerStore: ServerStore {
                   PRIMARY KEY (space_id, seq),
                   UNIQUE (space_id, origin, since, through));
                 """)
+            try db.execute(sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('id', ?)",
+                           arguments: [UUID().uuidString.lowercased()])
+        }
+    }
+
+    public func storeID() async throws -> String {
+        try await pool.read { db in
+            guard let id = try String.fetchOne(db, sql: "SELECT value FROM store WHERE key = 'id'") else {
+                throw ServerConfigurationError("the store has no id: run prepare() first")
+            }
+            return id
         }
     }
 

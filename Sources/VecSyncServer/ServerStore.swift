@@ -12,6 +12,10 @@ public protocol ServerStore: Sendable {
     /// Creates the tables when missing. Safe to call on every start.
     func prepare() async throws
 
+    /// The store's identity: a random id made when its tables were created, the same for
+    /// every server instance on it and under every URL. Clients key their cursors by it.
+    func storeID() async throws -> String
+
     /// Creates a space; throws ``ServerStoreError/spaceExists(_:)`` when the name is taken.
     func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord
     /// Every space, by name.

@@ -220,6 +220,7 @@ extension SyncServer {
     /// What `GET …/status` answers.
     struct StatusResponse: Codable {
         var serverVersion: String
+        var storeID: String
         var space: String
         var changeSets: Int64
         var bytes: Int64
@@ -230,7 +231,7 @@ extension SyncServer {
         let grant = try await authorize(request, context)
         let devices = try await store.devices(inSpace: grant.spaceID)
         return try JSONResponse.make(StatusResponse(
-            serverVersion: Self.version, space: grant.spaceName,
+            serverVersion: Self.version, storeID: try await store.storeID(), space: grant.spaceName,
             changeSets: devices.reduce(0) { $0 + $1.changeSets }, bytes: devices.reduce(0) { $0 + $1.bytes },
             devices: devices))
     }

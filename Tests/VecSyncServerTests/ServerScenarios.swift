@@ -69,6 +69,41 @@ enum ServerScenarios {
         await test.close()
     }
 
+    /// Two server instances on one database, as behind a load balancer: devices that push
+    /// and pull through either converge, and each change set is stored once.
+    static func twoInstancesServeOneDatabase(_ backEnd: BackEnd) async throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_0007)
+        let seed = random.seed
+        let test = try await TestStore.make(backEnd)
+        let otherStore = try await test.reopen(backEnd)
+        let servers = [try await RunningServer.start(test.store), try await RunningServer.start(otherStore)]
+        let (space, tokens) = try await makeSpace(test.store, "instances", tokens: 3)
+        let devices = try ["one", "two", "three"].map { try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 7)) }
+        for (index, device) in devices.enumerated() { try device.addPhotos(12, prefix: device.name, random: &random) }
+        // Each round, a device uses the other instance than the round before.
+        for round in 0..<3 {
+            for index in devices.indices {
+                let transport = HTTPTransport(server: servers[(index + round) % 2].url, space: space, token: tokens[index])
+                let report = try await blocking { try devices[index].replica.sync(through: transport) }
+                #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
+            }
+        }
+        let reference = try devices[0].snapshot()
+        for device in devices.dropFirst() {
+            #expect(try device.snapshot() == reference, "seed \(seed): \(device.name) differs")
+        }
+        let spaceID = try await spaceID(test.store, tokens[0])
+        let entries = try await otherStore.changeSets(inSpace: spaceID, after: 0, limit: 1000)
+        #expect(entries.map(\.seq) == Array(1...Int64(entries.count)), "one sequence, no gaps, across instances")
+        for site in ["one", "two", "three"] {
+            let ranges = entries.filter { $0.origin == site }
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.through == $1.since }, "\(site): each range stored once: \(ranges.map { "\($0.since)-\($0.through)" })")
+        }
+        for server in servers { await server.stop() }
+        await otherStore.close()
+        await test.close()
+    }
+
     /// A token opens its own space only: another space's routes answer 401 whatever the
     /// request, and each space lists only its own change sets.
     static func spacesAreIsolated(_ backEnd: BackEnd) async throws {
@@ -218,7 +253,8 @@ enum ServerScenarios {
         #expect(report.merges.isEmpty)
         #expect(report.problems.count == 1 && report.problems[0].contains("SHA-256"), "\(report.problems)")
         #expect(try reader.photos.count() == 0)
-        #expect(try reader.replica.publishedThrough(to: "pull:" + transport.destination) == 0)
+        let storeID = try await test.store.storeID()
+        #expect(try reader.replica.publishedThrough(to: transport.pullCursorKey(storeID: storeID)) == 0)
         await server.stop()
         await test.close()
     }

@@ -5,6 +5,7 @@ import Testing
 struct SQLiteServerTests {
     @Test func threeReplicasConverge() async throws { try await ServerScenarios.threeReplicasConverge(.sqlite) }
     @Test func spacesAreIsolated() async throws { try await ServerScenarios.spacesAreIsolated(.sqlite) }
+    @Test func twoInstancesServeOneDatabase() async throws { try await ServerScenarios.twoInstancesServeOneDatabase(.sqlite) }
     @Test func pushProtocol() async throws { try await ServerScenarios.pushProtocol(.sqlite) }
     @Test func tamperedDownloadIsRefused() async throws { try await ServerScenarios.tamperedDownloadIsRefused(.sqlite) }
     @Test func serverStoppedMidTransferLosesNothing() async throws { try await ServerScenarios.serverStoppedMidTransferLosesNothing(.sqlite) }
@@ -18,6 +19,7 @@ struct SQLiteServerTests {
 struct PostgresServerTests {
     @Test func threeReplicasConverge() async throws { try await ServerScenarios.threeReplicasConverge(.postgres) }
     @Test func spacesAreIsolated() async throws { try await ServerScenarios.spacesAreIsolated(.postgres) }
+    @Test func twoInstancesServeOneDatabase() async throws { try await ServerScenarios.twoInstancesServeOneDatabase(.postgres) }
     @Test func pushProtocol() async throws { try await ServerScenarios.pushProtocol(.postgres) }
     @Test func tamperedDownloadIsRefused() async throws { try await ServerScenarios.tamperedDownloadIsRefused(.postgres) }
     @Test func serverStoppedMidTransferLosesNothing() async throws { try await ServerScenarios.serverStoppedMidTransferLosesNothing(.postgres) }
