@@ -33,7 +33,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c
+.PHONY: all deps extension demo test test-server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c
 
 all: extension
 
@@ -62,9 +62,17 @@ demo: extension
 
 # Every test: the C checked (check-c), fuzzed briefly (fuzz-smoke: every seed and crash
 # reproducer replayed, then FUZZ_SMOKE_SECONDS a harness), the SQL cases run once more with
-# the sqlite3 shell loading an ASan/UBSan build of the extension, then every Swift suite.
+# the sqlite3 shell loading an ASan/UBSan build of the extension, then every Swift suite,
+# with a throw-away PostgreSQL server on loopback for the sync server's suites (see
+# test-server).
 test: extension check-c fuzz-smoke test-sanitized
-	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
+	./scripts/postgres-test-server.sh env VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
+
+# The sync server's suites on both back ends: a throw-away PostgreSQL (installed from
+# Debian's postgresql package when missing) runs on a loopback port for the length of the
+# tests and is stopped afterwards, also when they fail.
+test-server: deps
+	./scripts/postgres-test-server.sh $(SWIFT) test --filter VecSyncServerTests
 
 # The extension built with AddressSanitizer and UndefinedBehaviorSanitizer (any report
 # aborts), loaded by the real sqlite3 shell with the sanitizer runtime preloaded: the

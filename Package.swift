@@ -16,10 +16,17 @@ let package = Package(
         .library(name: "vecsync", type: .dynamic, targets: ["CVecSync"]),
         .library(name: "VecSync", targets: ["VecSync"]),
         .executable(name: "vecsync-cli", targets: ["vecsync-cli"]),
+        .executable(name: "vecsync-server", targets: ["vecsync-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // SHA-256 of change set bodies, on both sides of the wire (CryptoKit on Apple
+        // platforms, the same API over BoringSSL on Linux).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The sync server: its HTTP tier and its PostgreSQL back end.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Documentation only: `swift package generate-documentation --target VecSync`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -49,7 +56,10 @@ let package = Package(
             ]
         ),
         .target(name: "VecSyncStores", dependencies: ["VecSyncCore"]),
-        .target(name: "VecSyncReplication", dependencies: ["VecSyncCore"]),
+        .target(
+            name: "VecSyncReplication",
+            dependencies: ["VecSyncCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(name: "VecSync", dependencies: ["VecSyncCore", "VecSyncStores", "VecSyncReplication"]),
         .executableTarget(
             name: "vecsync-cli",
@@ -57,6 +67,36 @@ let package = Package(
                 "VecSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The relay: stores change sets per space without knowing the app schema, on SQLite
+        // (GRDB) or PostgreSQL, behind an authenticated HTTP API.
+        .target(
+            name: "VecSyncServer",
+            dependencies: [
+                "VecSyncReplication",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "vecsync-server",
+            dependencies: [
+                "VecSyncServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The server's load test (bench/server/README.md); it uses only the package's own
+        // dependencies.
+        .executableTarget(
+            name: "vecsync-server-bench",
+            dependencies: [
+                "VecSyncServer",
+                "VecSyncReplication",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "bench/server/Sources"
         ),
 
         // What every test target shares: the seeded generator, the stepping clock,
@@ -67,6 +107,13 @@ let package = Package(
         .testTarget(
             name: "VecSyncReplicationTests",
             dependencies: ["VecSyncReplication", "VecSyncStores", "VecSyncTestSupport"]
+        ),
+        .testTarget(
+            name: "VecSyncServerTests",
+            dependencies: [
+                "VecSyncServer", "VecSyncReplication", "VecSyncStores", "VecSyncTestSupport", "vecsync-cli",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(
             name: "VecSyncCLITests",

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A device of a space, as a sync server reports it.
+public struct ServerDevice: Sendable, Hashable, Codable {
+    /// Its site id.
+    public var site: String
+    /// Its name.
+    public var name: String
+    /// Its platform.
+    public var platform: String
+    /// When it registered, in milliseconds since 1970.
+    public var registeredAt: Int64
+    /// When it last pushed a change set the server stored.
+    public var lastPushAt: Int64?
+    /// When it last pulled.
+    public var lastPullAt: Int64?
+    /// How far the server holds its changes, without a gap from the start.
+    public var head: Int64
+    /// Change sets stored from it.
+    public var changeSets: Int64
+    /// Rows in them.
+    public var rows: Int64
+    /// Bytes in them.
+    public var bytes: Int64
+}
+
+/// A space's status on a sync server (`GET /v1/spaces/{space}/status`).
+public struct ServerStatus: Sendable, Hashable, Codable {
+    /// The server's version.
+    public var serverVersion: String
+    /// The identity of the server's database, the same under every URL and instance.
+    public var storeID: String
+    /// The space.
+    public var space: String
+    /// Change sets stored in the space.
+    public var changeSets: Int64
+    /// Their bytes.
+    public var bytes: Int64
+    /// Its devices, by site id.
+    public var devices: [ServerDevice]
+}
+
+/// One listed change set.
+struct ServerChangeSet: Sendable, Hashable, Codable {
+    var seq: Int64
+    var origin: String
+    var since: Int64
+    var through: Int64
+    var rows: Int64
+    var size: Int64
+    var sha256: String
+    var receivedAt: Int64
+}
+
+/// One page of the list.
+struct ServerChangeSetPage: Sendable, Hashable, Codable {
+    var changeSets: [ServerChangeSet]
+    var nextCursor: Int64
+    var hasMore: Bool
+}
+
+/// A server's error body.
+struct ServerErrorBody: Decodable {
+    var error: String
+    var message: String
+}
+
+/// What a push answers.
+struct PushResult: Sendable, Hashable, Codable {
+    var result: String
+    var seq: Int64?
+    var head: Int64
+}

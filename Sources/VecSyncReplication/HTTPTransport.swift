@@ -1,0 +1,349 @@
+import Foundation
+import GRDB
+import VecSyncCore
+
+/// Exchanges change sets through a `vecsync-server`: one HTTP relay any number of devices
+/// of a *space* sync through.
+///
+/// A push registers the device (its site id, name and platform), asks the server how far it
+/// holds each site's changes, and posts this replica's change sets after its push cursor,
+/// one request per batch, each with its SHA-256. The cursor (in the database) moves as each
+/// batch is acknowledged, so a push cut short resumes where it stopped; a retried batch is
+/// recognised by the server and stored once. Rows last written by sites whose changes the
+/// server already holds are left out (no echo). When the server holds more of this site
+/// than the cursor says — the database was restored from a backup — the new changes are
+/// first renumbered above what it holds, as ``FolderTransport`` does; when it holds less —
+/// the server's database was restored — the push starts again from what it holds.
+///
+/// A pull lists the space's change sets after the pull cursor (also kept in the database),
+/// page by page, downloads each one it has not merged — in byte ranges when it is large, so
+/// a broken download resumes — verifies its SHA-256, and merges them in order, several per
+/// transaction. A change set that fails is reported and the cursor stops before it, so the
+/// next pull tries it again.
+///
+/// ```swift
+/// let server = HTTPTransport(server: URL(string: "https://sync.example.com")!,
+///                            space: "family", token: "vst_…")
+/// let report = try replica.sync(through: server)
+/// ```
+///
+/// The calls block the calling thread: call them from a thread of your own (or a detached
+/// task you may block), not from the main thread of an app.
+public struct HTTPTransport: SyncTransport {
+    /// The server's base URL (`https://host`, or `http://127.0.0.1:8080` on loopback).
+    public let server: URL
+    /// The space to sync.
+    public let space: String
+    let token: String
+    /// The name the device registers with.
+    public var deviceName: String
+    /// The platform the device registers with.
+    public var platform: String
+    /// Change sets listed per pull request.
+    public var pageSize = 500
+    /// Change sets larger than this are downloaded in byte ranges of this size.
+    public var rangeBytes = 4 << 20
+    /// Tries per request (network failures, 5xx, 429), with doubling pauses between them.
+    public var attempts = 4
+    /// Seconds one request may take.
+    public var timeout: TimeInterval = 60
+    /// The most change set bytes merged in one transaction.
+    public var groupBytes = 64 << 20
+
+    /// A transport to `space` on `server`, authenticated by `token` (issued with
+    /// `vecsync-server token issue`).
+    public init(server: URL, space: String, token: String, deviceName: String? = nil, platform: String? = nil) {
+        self.server = server
+        self.space = space
+        self.token = token
+        self.deviceName = deviceName ?? ProcessInfo.processInfo.hostName
+        self.platform = platform ?? Self.currentPlatform
+    }
+
+    /// The running platform's name.
+    static var currentPlatform: String {
+        #if os(iOS)
+        "iOS"
+        #elseif os(macOS)
+        "macOS"
+        #elseif os(Linux)
+        "Linux"
+        #elseif os(Windows)
+        "Windows"
+        #else
+        "other"
+        #endif
+    }
+
+    /// The name under which a replica keeps its push cursor for this space in
+    /// `vecsync_published`: the server's store id and the space, so the cursor holds under
+    /// any URL of the server and behind any of its instances.
+    public func pushCursorKey(storeID: String) -> String {
+        "vecsync-server:\(storeID)/\(space)"
+    }
+
+    /// The name under which a replica keeps its pull cursor for this space.
+    public func pullCursorKey(storeID: String) -> String {
+        "pull:" + pushCursorKey(storeID: storeID)
+    }
+
+    /// The space's base URL: `<server>/v1/spaces/<space>`.
+    public var destination: String {
+        var base = server.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return "\(base)/v1/spaces/\(space)"
+    }
+
+    // MARK: - Push
+
+    /// Registers the replica as a device of the space (or updates its name and platform).
+    @discardableResult
+    public func register(_ replica: Replica) throws -> ServerDevice {
+        let body = try JSONEncoder().encode(["site": replica.site.rawValue, "name": deviceName, "platform": platform])
+        let answer = try send("POST", "devices", headers: ["Content-Type": "application/json"], body: body)
+        return try decode(ServerDevice.self, answer)
+    }
+
+    /// The space's status: every device with its counts, and the server's version.
+    public func status() throws -> ServerStatus {
+        try decode(ServerStatus.self, send("GET", "status"))
+    }
+
+    /// Posts every change after the push cursor, in bounded batches; moves the cursor as the
+    /// server acknowledges each.
+    public func push(_ replica: Replica) throws -> (files: Int, rows: Int) {
+        try register(replica)
+        let status = try status()
+        let cursorKey = pushCursorKey(storeID: status.storeID)
+        let devices = status.devices
+        let heads = Dictionary(devices.map { ($0.site, $0.head) }, uniquingKeysWith: max)
+        let ownHead = heads[replica.site.rawValue] ?? 0
+        let storedCursor = try replica.publishedThrough(to: cursorKey)
+        let latest = try replica.currentSequence()
+        let received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
+        let excluded = Set(devices.filter { $0.site != replica.site.rawValue && $0.head >= received[$0.site] ?? 0 }
+            .map { SiteID($0.site) })
+        // The server holds less than we published: our tail was all rows it holds from their
+        // authors, or its database was restored. Push again from what it holds.
+        var reached = min(storedCursor, ownHead)
+        var sent = 0
+        var rows = 0
+        do {
+            if ownHead > reached, ownHead <= max(latest, reached) + FolderTransport.plausibleRange {
+                // The server holds more than we published. Either the answers to our last
+                // pushes were lost (the same batches are stored: they are recognised as
+                // duplicates and the cursor catches up), or this database was restored from
+                // a backup: then what we would push differs from what is stored, and the
+                // changes since the cursor are renumbered above it, as FolderTransport does.
+                do {
+                    try replica.forEachChangeSet(since: reached, excluding: excluded) { batch in
+                        guard batch.through <= ownHead else { throw ReplayEnded() }
+                        var batch = batch
+                        batch.since = reached
+                        guard try post(batch) == "duplicate" else { throw ReplayEnded() }
+                        reached = batch.through
+                    }
+                } catch is ReplayEnded {
+                }
+                if reached < ownHead { try replica.moveChanges(after: reached, above: ownHead) }
+            }
+            let end = try replica.forEachChangeSet(since: reached, excluding: excluded) { batch in
+                // Batches whose rows were all left out are skipped; the next one is sent as
+                // following the last one sent, so the server sees no hole (what lies between
+                // is held there from its authors).
+                var batch = batch
+                batch.since = reached
+                if try post(batch) == "conflict" {
+                    throw HTTPTransportError.refused(
+                        url: destination + "/changesets", status: 409, code: "range-conflict",
+                        message: "changes (\(batch.since), \(batch.through)] of '\(batch.origin)' are held with other bytes")
+                }
+                reached = batch.through
+                sent += 1
+                rows += batch.records.count
+            }
+            reached = max(reached, end)
+        } catch {
+            if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
+            throw error
+        }
+        if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
+        return (sent, rows)
+    }
+
+    /// Posts one change set; returns what the server did (`stored`, `duplicate`: the same
+    /// range with the same bytes is held, `covered`: every row of the range is held), or
+    /// `conflict` when the same range is held with other bytes.
+    @discardableResult
+    func post(_ changeSet: ChangeSet) throws -> String {
+        let body = changeSet.serialized()
+        do {
+            let answer = try send("POST", "changesets",
+                                  headers: ["Content-Type": "application/vnd.vecsync.changeset", Self.sha256Header: sha256Hex(body)],
+                                  body: body, accepted: [200, 201])
+            return try decode(PushResult.self, answer).result
+        } catch HTTPTransportError.refused(_, 409, "range-conflict", _) {
+            return "conflict"
+        }
+    }
+
+    /// Ends the replay of batches the server may already hold.
+    private struct ReplayEnded: Error {}
+
+    // MARK: - Pull
+
+    /// Lists, downloads, verifies and merges every change set after the pull cursor.
+    public func pull(into replica: Replica) throws -> (merges: [MergeReport], problems: [String], unknownFiles: Int) {
+        let own = replica.site.rawValue
+        let pullDestination = pullCursorKey(storeID: try status().storeID)
+        var cursor = try replica.publishedThrough(to: pullDestination)
+        var received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
+        var merges: [MergeReport] = []
+        var problems: [String] = []
+        // The cursor moves over change sets merged (or already held) in order, and stops
+        // before the first that failed, so the next pull tries it again.
+        var blocked = false
+        var pending: [(entry: ServerChangeSet, step: PullStep)] = []
+        var pendingBytes = 0
+
+        func settle(_ entry: ServerChangeSet, ok: Bool) {
+            if !ok { blocked = true }
+            if !blocked { cursor = max(cursor, entry.seq) }
+        }
+        func merged(_ entry: ServerChangeSet) {
+            received[entry.origin] = max(received[entry.origin] ?? 0, entry.through)
+            settle(entry, ok: true)
+        }
+        func flush() throws {
+            defer {
+                pending.removeAll()
+                pendingBytes = 0
+            }
+            let changeSets = pending.compactMap { item -> ChangeSet? in
+                if case .merge(let changeSet) = item.step { return changeSet }
+                return nil
+            }
+            var mergedTogether = changeSets.isEmpty
+            if !changeSets.isEmpty {
+                do {
+                    merges += try replica.merge(changeSets)
+                    mergedTogether = true
+                } catch where FolderTransport.isDatabaseFailure(error) {
+                    throw error
+                } catch {
+                    // One of them is bad: merge them one by one below to find it.
+                }
+            }
+            for (entry, step) in pending {
+                switch step {
+                case .skip:
+                    settle(entry, ok: true)
+                case .failed(let problem):
+                    problems.append(problem)
+                    settle(entry, ok: false)
+                case .merge(let changeSet):
+                    if mergedTogether {
+                        merged(entry)
+                        continue
+                    }
+                    do {
+                        merges.append(try replica.merge(changeSet))
+                        merged(entry)
+                    } catch where FolderTransport.isDatabaseFailure(error) {
+                        throw error
+                    } catch {
+                        problems.append("change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): refused: \(error)")
+                        settle(entry, ok: false)
+                    }
+                }
+            }
+        }
+
+        var after = cursor
+        // Each page moves `after` forward (a page that does not ends the pull).
+        for _ in 0..<Self.maximumPages {
+            let page = try decode(ServerChangeSetPage.self, send("GET", "changesets", query: [
+                URLQueryItem(name: "after", value: String(after)),
+                URLQueryItem(name: "limit", value: String(pageSize)),
+                URLQueryItem(name: "site", value: own),
+            ]))
+            for entry in page.changeSets {
+                guard entry.seq > after else {
+                    throw HTTPTransportError.protocolViolation(url: destination, reason: "change set \(entry.seq) listed after \(after)")
+                }
+                after = entry.seq
+                if entry.origin == own || entry.through <= received[entry.origin] ?? 0 {
+                    // Our own, or already merged: nothing to fetch.
+                    pending.append((entry, .skip))
+                    continue
+                }
+                let changeSet: ChangeSet
+                do {
+                    changeSet = try download(entry)
+                } catch let error as HTTPTransportError {
+                    if case .unreachable = error { throw error }
+                    pending.append((entry, .failed("change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): skipped: \(error)")))
+                    continue
+                } catch let error as SyncError {
+                    pending.append((entry, .failed("change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): skipped: \(error)")))
+                    continue
+                }
+                try replica.addPeer(changeSet.origin)
+                pending.append((entry, .merge(changeSet)))
+                pendingBytes += changeSet.payloadByteCount
+                if pendingBytes >= groupBytes { try flush() }
+            }
+            try flush()
+            try replica.setPublishedThrough(cursor, to: pullDestination)
+            if !page.hasMore || page.changeSets.isEmpty { break }
+        }
+        return (merges, problems, 0)
+    }
+
+    /// The most pages one pull reads (500 million change sets at the default page size);
+    /// the next pull goes on from there.
+    static let maximumPages = 1_000_000
+
+    /// What a pull does with one listed change set, in list order.
+    enum PullStep {
+        /// Merge it.
+        case merge(ChangeSet)
+        /// Nothing to do: it is ours, or already merged.
+        case skip
+        /// It could not be fetched or read: the line to report.
+        case failed(String)
+    }
+
+    /// One change set's bytes, in ranges when it is large, checked against its SHA-256 and
+    /// decoded; it must come from the origin the listing named.
+    func download(_ entry: ServerChangeSet) throws -> ChangeSet {
+        let path = "changesets/\(entry.seq)"
+        var body = Data()
+        if entry.size > Int64(rangeBytes) {
+            body.reserveCapacity(Int(entry.size))
+            while Int64(body.count) < entry.size {
+                let end = min(Int64(body.count) + Int64(rangeBytes), entry.size) - 1
+                let part = try send("GET", path, headers: ["Range": "bytes=\(body.count)-\(end)"], accepted: [206])
+                guard !part.body.isEmpty, Int64(body.count + part.body.count) <= entry.size else {
+                    throw HTTPTransportError.protocolViolation(url: "\(destination)/\(path)", reason: "a byte range of the wrong size")
+                }
+                body.append(part.body)
+            }
+        } else {
+            let answer = try send("GET", path)
+            if let announced = answer.header(Self.sha256Header)?.lowercased(), announced != entry.sha256 {
+                throw HTTPTransportError.protocolViolation(url: "\(destination)/\(path)", reason: "listed with SHA-256 \(entry.sha256), served with \(announced)")
+            }
+            body = answer.body
+        }
+        let actual = sha256Hex(body)
+        guard actual == entry.sha256.lowercased() else {
+            throw HTTPTransportError.integrity(url: "\(destination)/\(path)", expected: entry.sha256, actual: actual)
+        }
+        let changeSet = try ChangeSet(serialized: body)
+        guard changeSet.origin.rawValue == entry.origin, changeSet.since == entry.since, changeSet.through == entry.through else {
+            throw HTTPTransportError.protocolViolation(url: "\(destination)/\(path)", reason: "the change set is not the one listed")
+        }
+        return changeSet
+    }
+}

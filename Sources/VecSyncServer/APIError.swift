@@ -1,0 +1,59 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An HTTP error answered as `{"error": code, "message": text}` (plus `head` where it helps
+/// the client), with a status the client can act on.
+struct APIError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    /// A stable, machine-readable word: `gap`, `sha256-mismatch`, `malformed`, …
+    let code: String
+    /// A sentence for people.
+    let message: String
+    /// The origin's head, for `gap`.
+    var head: Int64?
+    /// Extra headers (`Retry-After`, `Content-Range`, `WWW-Authenticate`).
+    var headers: HTTPFields = [:]
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var body: [String: JSONScalar] = ["error": .string(code), "message": .string(message)]
+        if let head { body["head"] = .integer(head) }
+        var response = try JSONResponse.make(body, status: status)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+
+    static func unauthorized(_ message: String) -> APIError {
+        APIError(status: .unauthorized, code: "unauthorized", message: message,
+                 headers: [.wwwAuthenticate: "Bearer realm=\"vecsync\""])
+    }
+
+    static func malformed(_ message: String) -> APIError {
+        APIError(status: .badRequest, code: "malformed", message: message)
+    }
+}
+
+/// A string or an integer in a small JSON object.
+enum JSONScalar: Encodable {
+    case string(String)
+    case integer(Int64)
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        }
+    }
+}
+
+/// Responses with a JSON body, keys sorted.
+enum JSONResponse {
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(value)
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

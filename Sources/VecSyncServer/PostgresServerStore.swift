@@ -1,0 +1,311 @@
+import Foundation
+import PostgresNIO
+
+/// The store for scale: PostgreSQL through PostgresNIO's connection pool. Several server
+/// instances may share one database; the server keeps nothing else.
+///
+/// A push takes the row lock of its space's counter (`UPDATE spaces … RETURNING last_seq`)
+/// and holds it until it commits, so the pushes of one space commit in the order of their
+/// sequence numbers and a pull, reading committed rows after its cursor, never passes over
+/// one that commits later. Spaces do not wait for each other.
+public final class PostgresServerStore: ServerStore {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger = Logger(label: "vecsync-server.postgres")
+
+    /// Connects to the database of a `postgres://user:password@host:port/database` URL
+    /// (`?sslmode=require` for TLS; without it the connection is plain, for a database on
+    /// the same host or private network).
+    public init(url: String) throws {
+        client = PostgresClient(configuration: try Self.configuration(url))
+        let client = self.client
+        runner = Task { await client.run() }
+    }
+
+    /// The client configuration a `postgres://` URL describes.
+    static func configuration(_ url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url),
+              ["postgres", "postgresql"].contains(components.scheme ?? ""),
+              let host = components.host, !host.isEmpty,
+              let user = components.user, !user.isEmpty
+        else {
+            throw ServerConfigurationError("not a PostgreSQL URL (postgres://user[:password]@host[:port]/database): \(Self.redacted(url))")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
+        let tls: PostgresClient.Configuration.TLS
+        switch mode {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        case "require": tls = .require(.makeClientConfiguration())
+        default: throw ServerConfigurationError("sslmode must be disable, prefer or require, not '\(mode)'")
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user,
+            password: components.password?.removingPercentEncoding ?? components.password,
+            database: database.isEmpty ? nil : database, tls: tls)
+        configuration.options.maximumConnections = 16
+        return configuration
+    }
+
+    /// The URL without its password, for messages.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "postgres://…"
+    }
+
+    public func prepare() async throws {
+        // One statement per query: the extended protocol takes one at a time. A
+        // transaction-level advisory lock keeps two instances starting together from
+        // racing on CREATE TABLE.
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7261)", logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS store (
+                  key TEXT PRIMARY KEY,
+                  value TEXT NOT NULL)
+                """, logger: logger)
+            try await connection.query(
+                "INSERT INTO store (key, value) VALUES ('id', \(UUID().uuidString.lowercased())) ON CONFLICT (key) DO NOTHING",
+                logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS spaces (
+                  id BIGSERIAL PRIMARY KEY,
+                  name TEXT NOT NULL UNIQUE,
+                  created_at BIGINT NOT NULL,
+                  last_seq BIGINT NOT NULL DEFAULT 0)
+                """, logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS tokens (
+                  id TEXT PRIMARY KEY,
+                  space_id BIGINT NOT NULL REFERENCES spaces(id),
+                  hash TEXT NOT NULL UNIQUE,
+                  label TEXT NOT NULL,
+                  created_at BIGINT NOT NULL,
+                  revoked_at BIGINT)
+                """, logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS devices (
+                  space_id BIGINT NOT NULL REFERENCES spaces(id),
+                  site TEXT NOT NULL,
+                  name TEXT NOT NULL,
+                  platform TEXT NOT NULL,
+                  registered_at BIGINT NOT NULL,
+                  last_push_at BIGINT,
+                  last_pull_at BIGINT,
+                  head BIGINT NOT NULL DEFAULT 0,
+                  change_sets BIGINT NOT NULL DEFAULT 0,
+                  rows BIGINT NOT NULL DEFAULT 0,
+                  bytes BIGINT NOT NULL DEFAULT 0,
+                  PRIMARY KEY (space_id, site))
+                """, logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS change_sets (
+                  space_id BIGINT NOT NULL REFERENCES spaces(id),
+                  seq BIGINT NOT NULL,
+                  origin TEXT NOT NULL,
+                  since BIGINT NOT NULL,
+                  through BIGINT NOT NULL,
+                  rows BIGINT NOT NULL,
+                  size BIGINT NOT NULL,
+                  sha256 TEXT NOT NULL,
+                  received_at BIGINT NOT NULL,
+                  body BYTEA NOT NULL,
+                  PRIMARY KEY (space_id, seq),
+                  UNIQUE (space_id, origin, since, through))
+                """, logger: logger)
+        }
+    }
+
+    public func storeID() async throws -> String {
+        let rows = try await client.query("SELECT value FROM store WHERE key = 'id'", logger: logger)
+        for try await id in rows.decode(String.self) { return id }
+        throw ServerConfigurationError("the store has no id: run prepare() first")
+    }
+
+    public func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord {
+        let rows = try await client.query(
+            "INSERT INTO spaces (name, created_at) VALUES (\(name), \(time)) ON CONFLICT (name) DO NOTHING RETURNING id",
+            logger: logger)
+        for try await id in rows.decode(Int64.self) {
+            return SpaceRecord(id: id, name: name, createdAt: time)
+        }
+        throw ServerStoreError.spaceExists(name)
+    }
+
+    public func spaces() async throws -> [SpaceRecord] {
+        var spaces: [SpaceRecord] = []
+        let rows = try await client.query("SELECT id, name, created_at FROM spaces ORDER BY name", logger: logger)
+        for try await (id, name, created) in rows.decode((Int64, String, Int64).self) {
+            spaces.append(SpaceRecord(id: id, name: name, createdAt: created))
+        }
+        return spaces
+    }
+
+    private func spaceID(named name: String) async throws -> Int64 {
+        let rows = try await client.query("SELECT id FROM spaces WHERE name = \(name)", logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        throw ServerStoreError.noSuchSpace(name)
+    }
+
+    public func addToken(_ token: TokenRecord, toSpaceNamed space: String) async throws {
+        let spaceID = try await spaceID(named: space)
+        try await client.query("""
+            INSERT INTO tokens (id, space_id, hash, label, created_at)
+            VALUES (\(token.id), \(spaceID), \(token.hash), \(token.label), \(token.createdAt))
+            """, logger: logger)
+    }
+
+    public func revokeToken(id: String, at time: Int64) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE tokens SET revoked_at = coalesce(revoked_at, \(time)) WHERE id = \(id) RETURNING id", logger: logger)
+        for try await _ in rows.decode(String.self) { return true }
+        return false
+    }
+
+    public func tokens(ofSpaceNamed space: String) async throws -> [TokenRecord] {
+        let spaceID = try await spaceID(named: space)
+        var tokens: [TokenRecord] = []
+        let rows = try await client.query("""
+            SELECT id, hash, label, created_at, revoked_at FROM tokens WHERE space_id = \(spaceID) ORDER BY created_at, id
+            """, logger: logger)
+        for try await (id, hash, label, created, revoked) in rows.decode((String, String, String, Int64, Int64?).self) {
+            tokens.append(TokenRecord(id: id, hash: hash, label: label, createdAt: created, revokedAt: revoked))
+        }
+        return tokens
+    }
+
+    public func grant(forTokenHash hash: String) async throws -> TokenGrant? {
+        let rows = try await client.query("""
+            SELECT t.id, s.id, s.name FROM tokens t JOIN spaces s ON s.id = t.space_id
+            WHERE t.hash = \(hash) AND t.revoked_at IS NULL
+            """, logger: logger)
+        for try await (token, space, name) in rows.decode((String, Int64, String).self) {
+            return TokenGrant(tokenID: token, spaceID: space, spaceName: name)
+        }
+        return nil
+    }
+
+    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws -> DeviceRecord {
+        try await client.query("""
+            INSERT INTO devices (space_id, site, name, platform, registered_at)
+            VALUES (\(spaceID), \(registration.site), \(registration.name), \(registration.platform), \(time))
+            ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform
+            """, logger: logger)
+        guard let device = try await devices(inSpace: spaceID, site: registration.site).first else {
+            throw ServerStoreError.noSuchSpace("#\(spaceID)")
+        }
+        return device
+    }
+
+    public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome {
+        let logger = self.logger
+        return try await client.withTransaction(logger: logger) { connection -> PushOutcome in
+            var head: Int64?
+            for try await value in try await connection.query("""
+                SELECT head FROM devices WHERE space_id = \(spaceID) AND site = \(changeSet.origin) FOR UPDATE
+                """, logger: logger).decode(Int64.self) {
+                head = value
+            }
+            guard let head else { return .unregisteredOrigin }
+            var sameRange: ChangeSetEntry?
+            for try await row in try await connection.query("""
+                SELECT \(unescaped: Self.entryColumns) FROM change_sets WHERE space_id = \(spaceID)
+                AND origin = \(changeSet.origin) AND since = \(changeSet.since) AND through = \(changeSet.through)
+                """, logger: logger).decode(Self.EntryRow.self) {
+                sameRange = Self.entry(row)
+            }
+            if let outcome = PushRule.decide(changeSet, head: head, sameRange: sameRange) { return outcome }
+            var seq: Int64?
+            for try await value in try await connection.query(
+                "UPDATE spaces SET last_seq = last_seq + 1 WHERE id = \(spaceID) RETURNING last_seq", logger: logger
+            ).decode(Int64.self) {
+                seq = value
+            }
+            guard let seq else { throw ServerStoreError.noSuchSpace("#\(spaceID)") }
+            let entry = ChangeSetEntry(seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
+                                       rows: changeSet.rows, size: Int64(changeSet.body.count), sha256: changeSet.sha256,
+                                       receivedAt: time)
+            try await connection.query("""
+                INSERT INTO change_sets (space_id, seq, origin, since, through, rows, size, sha256, received_at, body)
+                VALUES (\(spaceID), \(seq), \(entry.origin), \(entry.since), \(entry.through), \(entry.rows), \(entry.size),
+                        \(entry.sha256), \(entry.receivedAt), \(changeSet.body))
+                """, logger: logger)
+            try await connection.query("""
+                UPDATE devices SET head = \(entry.through), last_push_at = \(time), change_sets = change_sets + 1,
+                  rows = rows + \(entry.rows), bytes = bytes + \(entry.size)
+                WHERE space_id = \(spaceID) AND site = \(entry.origin)
+                """, logger: logger)
+            return .stored(entry)
+        }
+    }
+
+    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
+        var entries: [ChangeSetEntry] = []
+        let rows = try await client.query("""
+            SELECT \(unescaped: Self.entryColumns) FROM change_sets WHERE space_id = \(spaceID) AND seq > \(cursor)
+            ORDER BY seq LIMIT \(Int64(limit))
+            """, logger: logger)
+        for try await row in rows.decode(Self.EntryRow.self) { entries.append(Self.entry(row)) }
+        return entries
+    }
+
+    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)? {
+        let rows = try await client.query("""
+            SELECT \(unescaped: Self.entryColumns), body FROM change_sets WHERE space_id = \(spaceID) AND seq = \(seq)
+            """, logger: logger)
+        for try await (seq, origin, since, through, count, size, sha, received, body)
+            in rows.decode((Int64, String, Int64, Int64, Int64, Int64, String, Int64, Data).self) {
+            return (Self.entry((seq, origin, since, through, count, size, sha, received)), body)
+        }
+        return nil
+    }
+
+    public func recordPull(bySite site: String, inSpace spaceID: Int64, at time: Int64) async throws {
+        try await client.query(
+            "UPDATE devices SET last_pull_at = \(time) WHERE space_id = \(spaceID) AND site = \(site)", logger: logger)
+    }
+
+    public func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord] {
+        try await devices(inSpace: spaceID, site: nil)
+    }
+
+    private func devices(inSpace spaceID: Int64, site: String?) async throws -> [DeviceRecord] {
+        var devices: [DeviceRecord] = []
+        let rows = try await client.query("""
+            SELECT site, name, platform, registered_at, last_push_at, last_pull_at, head, change_sets, rows, bytes
+            FROM devices WHERE space_id = \(spaceID) AND (\(site)::text IS NULL OR site = \(site)) ORDER BY site
+            """, logger: logger)
+        for try await row in rows.decode((String, String, String, Int64, Int64?, Int64?, Int64, Int64, Int64, Int64).self) {
+            devices.append(DeviceRecord(site: row.0, name: row.1, platform: row.2, registeredAt: row.3, lastPushAt: row.4,
+                                        lastPullAt: row.5, head: row.6, changeSets: row.7, rows: row.8, bytes: row.9))
+        }
+        return devices
+    }
+
+    public func close() async {
+        runner.cancel()
+        _ = await runner.value
+    }
+
+    private typealias EntryRow = (Int64, String, Int64, Int64, Int64, Int64, String, Int64)
+
+    private static let entryColumns = "seq, origin, since, through, rows, size, sha256, received_at"
+
+    private static func entry(_ row: EntryRow) -> ChangeSetEntry {
+        ChangeSetEntry(seq: row.0, origin: row.1, since: row.2, through: row.3, rows: row.4, size: row.5,
+                       sha256: row.6, receivedAt: row.7)
+    }
+}
+
+/// A server setting that cannot be used, with what is wrong.
+public struct ServerConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public var description: String
+
+    /// An error saying `description`.
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VecSyncReplication
+
+/// The routes. Every one is under `/v1/spaces/{space}` and needs `Authorization: Bearer
+/// <token>` with a live token of that space; `openapi.yaml` documents them.
+extension SyncServer {
+    /// The header carrying a body's hex SHA-256, both ways.
+    static let sha256Header = HTTPField.Name("X-VecSync-SHA256")!
+    /// The media type of a serialized change set.
+    static let changeSetMediaType = "application/vnd.vecsync.changeset"
+
+    /// One route: its method, its path as `docs/openapi.yaml` writes it, and its handler.
+    public struct Route: Sendable {
+        /// The HTTP method.
+        public let method: HTTPRequest.Method
+        /// The path, parameters in braces (`/v1/spaces/{space}/status`).
+        public let path: String
+        let handler: @Sendable (SyncServer, Request, BasicRequestContext) async throws -> Response
+    }
+
+    /// Every route the server answers; `docs/openapi.yaml` documents exactly these.
+    public static let routes: [Route] = [
+        Route(method: .post, path: "/v1/spaces/{space}/devices") { try await $0.registerDevice($1, $2) },
+        Route(method: .post, path: "/v1/spaces/{space}/changesets") { try await $0.pushChangeSet($1, $2) },
+        Route(method: .get, path: "/v1/spaces/{space}/changesets") { try await $0.listChangeSets($1, $2) },
+        Route(method: .get, path: "/v1/spaces/{space}/changesets/{seq}") { try await $0.downloadChangeSet($1, $2) },
+        Route(method: .get, path: "/v1/spaces/{space}/status") { try await $0.status($1, $2) },
+    ]
+
+    /// The router with every route of ``routes``.
+    public func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        for route in Self.routes {
+            // Hummingbird writes a parameter as `:name`.
+            let path = route.path.split(separator: "/").map { part in
+                part.hasPrefix("{") && part.hasSuffix("}") ? ":" + part.dropFirst().dropLast() : part
+            }.joined(separator: "/")
+            router.on(RouterPath(path), method: route.method) { request, context in
+                try await route.handler(self, request, context)
+            }
+        }
+        return router
+    }
+
+    /// The grant of the request's bearer token, checked against the space in the path and
+    /// the token's rate limit. A token of another space is refused like an unknown one, so
+    /// a device learns nothing about spaces it cannot open.
+    func authorize(_ request: Request, _ context: BasicRequestContext) async throws -> TokenGrant {
+        guard let header = request.headers[.authorization] else {
+            throw APIError.unauthorized("an Authorization: Bearer <token> header is required")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].hasPrefix(AccessToken.prefix) else {
+            throw APIError.unauthorized("the Authorization header must be 'Bearer vst_…'")
+        }
+        let space = context.parameters.get("space") ?? ""
+        guard let grant = try await store.grant(forTokenHash: AccessToken.hash(String(parts[1]))),
+              grant.spaceName == space
+        else {
+            throw APIError.unauthorized("the token is unknown, revoked, or not one of space '\(space)'")
+        }
+        guard await limiter.allow(grant.tokenID) else {
+            throw APIError(status: .tooManyRequests, code: "rate-limited",
+                           message: "more than \(limits.requestsPerSecond) requests a second with this token; retry later",
+                           headers: [.retryAfter: "1"])
+        }
+        return grant
+    }
+
+    /// The request's body, refused with 413 past `limit` bytes (before reading it when the
+    /// length is announced).
+    func body(of request: Request, limit: Int) async throws -> Data {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError(status: .contentTooLarge, code: "too-large", message: "the body has \(length) bytes; the limit is \(limit)")
+        }
+        do {
+            let buffer = try await request.body.collect(upTo: limit)
+            return Data(buffer.readableBytesView)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError(status: .contentTooLarge, code: "too-large", message: "the body exceeds the limit of \(limit) bytes")
+        }
+    }
+
+    // MARK: - Devices
+
+    func registerDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        let data = try await body(of: request, limit: 64 << 10)
+        let registration: DeviceRegistration
+        do {
+            registration = try JSONDecoder().decode(DeviceRegistration.self, from: data)
+        } catch {
+            throw APIError.malformed("the body must be JSON {\"site\", \"name\", \"platform\"}: \(error)")
+        }
+        guard (1...200).contains(registration.site.utf8.count), (1...200).contains(registration.name.utf8.count),
+              (1...64).contains(registration.platform.utf8.count)
+        else {
+            throw APIError.malformed("site and name must have 1 to 200 bytes, platform 1 to 64")
+        }
+        let device = try await store.registerDevice(registration, inSpace: grant.spaceID, at: Self.now())
+        return try JSONResponse.make(device)
+    }
+
+    // MARK: - Push
+
+    /// What a push answers.
+    struct PushResponse: Codable {
+        var result: String
+        var seq: Int64?
+        var head: Int64
+    }
+
+    func pushChangeSet(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        guard let claimed = request.headers[Self.sha256Header]?.lowercased(),
+              claimed.count == 64, claimed.allSatisfy(\.isHexDigit)
+        else {
+            throw APIError.malformed("the X-VecSync-SHA256 header must carry the body's SHA-256 as 64 hex digits")
+        }
+        let data = try await body(of: request, limit: limits.maximumBodyBytes)
+        let actual = sha256Hex(data)
+        guard actual == claimed else {
+            throw APIError(status: .badRequest, code: "sha256-mismatch",
+                           message: "the body's SHA-256 is \(actual), not \(claimed): damaged in transit; nothing stored")
+        }
+        let changeSet: ChangeSet
+        do {
+            changeSet = try ChangeSet(serialized: data)
+        } catch {
+            throw APIError.malformed("not a change set: \(error); nothing stored")
+        }
+        guard changeSet.since >= 0, changeSet.through > changeSet.since else {
+            throw APIError.malformed("a change set must cover a non-empty range, not (\(changeSet.since), \(changeSet.through)]")
+        }
+        let incoming = IncomingChangeSet(origin: changeSet.origin.rawValue, since: changeSet.since, through: changeSet.through,
+                                         rows: Int64(changeSet.records.count), sha256: actual, body: data)
+        switch try await store.push(incoming, inSpace: grant.spaceID, at: Self.now()) {
+        case .stored(let entry):
+            return try JSONResponse.make(PushResponse(result: "stored", seq: entry.seq, head: entry.through), status: .created)
+        case .duplicate(let entry):
+            return try JSONResponse.make(PushResponse(result: "duplicate", seq: entry.seq, head: entry.through))
+        case .covered(let head):
+            return try JSONResponse.make(PushResponse(result: "covered", seq: nil, head: head))
+        case .gap(let head):
+            throw APIError(status: .conflict, code: "gap",
+                           message: "'\(incoming.origin)' has changes through \(head) here; a change set starting after \(incoming.since) would leave a hole; push from \(head) or before",
+                           head: head)
+        case .conflict(let entry):
+            throw APIError(status: .conflict, code: "range-conflict",
+                           message: "changes (\(entry.since), \(entry.through)] of '\(entry.origin)' are stored with other bytes (SHA-256 \(entry.sha256))")
+        case .unregisteredOrigin:
+            throw APIError(status: .forbidden, code: "unregistered-device",
+                           message: "device '\(incoming.origin)' is not registered in space '\(grant.spaceName)': POST …/devices first")
+        }
+    }
+
+    // MARK: - Pull
+
+    /// A page of the change set list.
+    struct ChangeSetPage: Codable {
+        var changeSets: [ChangeSetEntry]
+        var nextCursor: Int64
+        var hasMore: Bool
+    }
+
+    func listChangeSets(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        let query = request.uri.queryParameters
+        let after = try Self.integer(query.get("after"), name: "after", default: 0, range: 0...Int64.max)
+        let limit = try Self.integer(query.get("limit"), name: "limit", default: 100, range: 1...Int64(limits.maximumPageSize))
+        if let site = query.get("site") {
+            try await store.recordPull(bySite: site, inSpace: grant.spaceID, at: Self.now())
+        }
+        var entries = try await store.changeSets(inSpace: grant.spaceID, after: after, limit: Int(limit) + 1)
+        let hasMore = entries.count > Int(limit)
+        if hasMore { entries.removeLast() }
+        return try JSONResponse.make(ChangeSetPage(changeSets: entries, nextCursor: entries.last?.seq ?? after, hasMore: hasMore))
+    }
+
+    static func integer(_ text: String?, name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
+        guard let text else { return value }
+        guard let number = Int64(text), range.contains(number) else {
+            throw APIError.malformed("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    func downloadChangeSet(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        let seqText = context.parameters.get("seq") ?? ""
+        guard let seq = Int64(seqText), seq > 0 else { throw APIError.malformed("'\(seqText)' is not a sequence number") }
+        guard let (entry, body) = try await store.changeSet(inSpace: grant.spaceID, seq: seq) else {
+            throw APIError(status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
+        }
+        var headers: HTTPFields = [
+            .contentType: Self.changeSetMediaType,
+            Self.sha256Header: entry.sha256,
+            .acceptRanges: "bytes",
+            .eTag: "\"\(entry.sha256)\"",
+        ]
+        guard let rangeHeader = request.headers[.range] else {
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        guard let range = ByteRange.parse(rangeHeader, size: body.count) else {
+            throw APIError(status: .rangeNotSatisfiable, code: "bad-range",
+                           message: "'\(rangeHeader)' is not one satisfiable byte range of \(body.count) bytes",
+                           headers: [.contentRange: "bytes */\(body.count)"])
+        }
+        headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(body.count)"
+        let slice = body[body.startIndex + range.lowerBound ..< body.startIndex + range.upperBound]
+        return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
+    }
+
+    // MARK: - Status
+
+    /// What `GET …/status` answers.
+    struct StatusResponse: Codable {
+        var serverVersion: String
+        var storeID: String
+        var space: String
+        var changeSets: Int64
+        var bytes: Int64
+        var devices: [DeviceRecord]
+    }
+
+    func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        let devices = try await store.devices(inSpace: grant.spaceID)
+        return try JSONResponse.make(StatusResponse(
+            serverVersion: Self.version, storeID: try await store.storeID(), space: grant.spaceName,
+            changeSets: devices.reduce(0) { $0 + $1.changeSets }, bytes: devices.reduce(0) { $0 + $1.bytes },
+            devices: devices))
+    }
+}
+
+/// One byte range of a `Range: bytes=…` header (RFC 9110 §14.1.2): `a-b`, `a-` or `-n`.
+/// Several ranges are not served.
+enum ByteRange {
+    /// The half-open range the header asks of a body of `size` bytes; nil when it is not
+    /// one satisfiable range.
+    static func parse(_ header: String, size: Int) -> Range<Int>? {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix("bytes="), size > 0 else { return nil }
+        let spec = text.dropFirst("bytes=".count)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
+        let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
+        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+        if first.isEmpty {
+            guard let suffix = Int(last), suffix > 0 else { return nil }
+            return max(0, size - suffix)..<size
+        }
+        guard let start = Int(first), start >= 0, start < size else { return nil }
+        if last.isEmpty { return start..<size }
+        guard let end = Int(last), end >= start else { return nil }
+        return start..<(min(end, size - 1) + 1)
+    }
+}

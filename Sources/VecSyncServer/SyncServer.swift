@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import Logging
+import VecSyncCore
+
+/// The HTTP relay: authenticated routes over a ``ServerStore``.
+///
+/// It keeps no state of its own besides the per-token rate limits, so any number of
+/// instances may serve one PostgreSQL database. It speaks plain HTTP: TLS is terminated by a
+/// reverse proxy in front of it (or it listens on loopback only).
+///
+/// ```swift
+/// let store = try SQLiteServerStore(directory: URL(fileURLWithPath: "server-data"))
+/// let server = SyncServer(store: store)
+/// try await server.run(host: "127.0.0.1", port: 8080)
+/// ```
+public final class SyncServer: Sendable {
+    /// Limits applied to every request.
+    public struct Limits: Sendable, Hashable {
+        /// The largest request body accepted; a larger one is answered 413.
+        public var maximumBodyBytes: Int
+        /// Requests a token may make per second, on average (0: no limit).
+        public var requestsPerSecond: Double
+        /// Requests a token may make at once.
+        public var burst: Int
+        /// The most change sets one pull page lists.
+        public var maximumPageSize: Int
+
+        /// 64 MiB bodies (a change set is at most about 1 MB plus one large row), 50 requests a
+        /// second with bursts of 400, pages of up to 1,000 change sets.
+        public init(maximumBodyBytes: Int = 64 << 20, requestsPerSecond: Double = 50, burst: Int = 400,
+                    maximumPageSize: Int = 1000) {
+            self.maximumBodyBytes = maximumBodyBytes
+            self.requestsPerSecond = requestsPerSecond
+            self.burst = burst
+            self.maximumPageSize = maximumPageSize
+        }
+    }
+
+    /// The server's version, reported by `GET …/status`.
+    public static let version = VecSyncExtension.version
+
+    /// Where it keeps everything.
+    public let store: any ServerStore
+    /// Its limits.
+    public let limits: Limits
+    let limiter: RateLimiter
+    let logger: Logger
+
+    /// A server over `store`.
+    public init(store: any ServerStore, limits: Limits = Limits(), logger: Logger = Logger(label: "vecsync-server")) {
+        self.store = store
+        self.limits = limits
+        self.limiter = RateLimiter(perSecond: limits.requestsPerSecond, burst: limits.burst)
+        self.logger = logger
+    }
+
+    /// Prepares the store, then serves on `host:port` until the task is cancelled (or, with
+    /// `handleSignals`, until SIGINT or SIGTERM), finishing the requests in flight.
+    /// `onRunning` receives the port bound (useful with port 0).
+    public func run(host: String, port: Int, handleSignals: Bool = false,
+                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await store.prepare()
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "vecsync-server/\(Self.version)"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+        if handleSignals {
+            try await app.runService()
+        } else {
+            try await app.run()
+        }
+    }
+
+    /// Milliseconds since 1970, the stores' time unit.
+    static func now() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+}

@@ -1,0 +1,229 @@
+import ArgumentParser
+import Foundation
+import VecSyncServer
+
+/// `vecsync-server`: the sync relay and its admin commands.
+@main
+struct VecSyncServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vecsync-server",
+        abstract: "Relay change sets between the devices of each space, over HTTP.",
+        discussion: """
+            Quick start (SQLite in ./server-data):
+              vecsync-server space create family
+              vecsync-server token issue --space family --label "Ana's phone"
+              vecsync-server serve --port 8080
+            then, on each device:
+              vecsync-cli sync --db photos.db --server http://HOST:8080 --space family --token vst_…
+
+            The server speaks plain HTTP: put it behind a reverse proxy that terminates TLS \
+            (or keep it on loopback). With --postgres every command uses that database \
+            instead, and several `serve` instances may share it.
+            """,
+        version: SyncServer.version,
+        subcommands: [ServeCommand.self, SpaceCommand.self, TokenCommand.self])
+}
+
+/// Where the server keeps its data: `--data DIR` (SQLite, the default) or `--postgres URL`.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: "The folder of the SQLite store (created when missing).")
+    var data: String = "./server-data"
+
+    @Option(name: .long, help: ArgumentHelp("A PostgreSQL URL, postgres://user:password@host:port/database; used instead of --data.",
+                                            valueName: "url"))
+    var postgres: String?
+
+    func validate() throws {
+        if data.isEmpty { throw ValidationError("--data cannot be empty") }
+    }
+
+    /// The store, prepared (tables created when missing).
+    func open() async throws -> any ServerStore {
+        let store: any ServerStore
+        if let postgres {
+            store = try PostgresServerStore(url: postgres)
+        } else {
+            store = try SQLiteServerStore(directory: URL(fileURLWithPath: data))
+        }
+        do {
+            try await store.prepare()
+        } catch {
+            await store.close()
+            throw error
+        }
+        return store
+    }
+}
+
+/// Milliseconds since 1970.
+func nowMilliseconds() -> Int64 {
+    Int64((Date().timeIntervalSince1970 * 1000).rounded())
+}
+
+/// `vecsync-server serve`.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the HTTP API until SIGINT or SIGTERM.",
+        discussion: """
+            Listens on --host:--port (127.0.0.1:8080 by default; use --host 0.0.0.0 behind a \
+            proxy on another machine). Requests in flight finish before it exits.
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(name: .long, help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "The port to listen on (0: any free port, printed).")
+    var port = 8080
+
+    @Option(name: .long, help: "The largest request body, in MiB.")
+    var maxBodyMib = 64
+
+    @Option(name: .long, help: "Requests a second per token (0: no limit).")
+    var rate: Double = 50
+
+    @Option(name: .long, help: "Requests a token may make in one burst.")
+    var burst = 400
+
+    func validate() throws {
+        if !(0...65535).contains(port) { throw ValidationError("--port must be in 0...65535") }
+        if maxBodyMib < 1 { throw ValidationError("--max-body-mib must be at least 1") }
+        if rate < 0 { throw ValidationError("--rate cannot be negative") }
+        if burst < 1 { throw ValidationError("--burst must be at least 1") }
+    }
+
+    func run() async throws {
+        let store = try await store.open()
+        let limits = SyncServer.Limits(maximumBodyBytes: maxBodyMib << 20, requestsPerSecond: rate, burst: burst)
+        let server = SyncServer(store: store, limits: limits)
+        let backEnd = self.store.postgres.map { _ in "PostgreSQL" } ?? "SQLite in \(self.store.data)"
+        do {
+            try await server.run(host: host, port: port, handleSignals: true) { [host] bound in
+                // Unbuffered, so a supervisor reading a pipe sees it at once.
+                let line = "vecsync-server \(SyncServer.version) listening on http://\(host):\(bound) (\(backEnd))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+}
+
+/// `vecsync-server space …`.
+struct SpaceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "space", abstract: "Create and list spaces.", subcommands: [Create.self, List.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a space: one user's library.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "Its name: 1 to 64 letters, digits, '-' or '_'.")
+        var name: String
+
+        func validate() throws {
+            let allowed = name.utf8.allSatisfy {
+                (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 45 || $0 == 95
+            }
+            guard (1...64).contains(name.utf8.count), allowed else {
+                throw ValidationError("a space name has 1 to 64 letters, digits, '-' or '_'")
+            }
+        }
+
+        func run() async throws {
+            let store = try await store.open()
+            let space: SpaceRecord
+            do {
+                space = try await store.createSpace(named: name, at: nowMilliseconds())
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+            print("created space '\(space.name)'")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the spaces.")
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let store = try await store.open()
+            for space in try await store.spaces() { print(space.name) }
+            await store.close()
+        }
+    }
+}
+
+/// `vecsync-server token …`.
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Issue, list and revoke device tokens.",
+        subcommands: [Issue.self, List.self, Revoke.self])
+
+    struct Issue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Issue a token for one space.",
+            discussion: "The token is printed once and stored only as its SHA-256: copy it now. Issue one per device, so one can be revoked alone.")
+        @OptionGroup var store: StoreOptions
+        @Option(name: .long, help: "The space the token opens.")
+        var space: String
+        @Option(name: .long, help: "Whom or what it is for.")
+        var label = ""
+
+        func run() async throws {
+            let store = try await store.open()
+            let (token, record) = AccessToken.issue(label: label, at: nowMilliseconds())
+            do {
+                try await store.addToken(record, toSpaceNamed: space)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+            print("token id \(record.id) for space '\(space)' (revoke with: vecsync-server token revoke \(record.id))")
+            print(token)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a space's tokens (ids and labels, never the tokens).")
+        @OptionGroup var store: StoreOptions
+        @Option(name: .long, help: "The space.")
+        var space: String
+
+        func run() async throws {
+            let store = try await store.open()
+            let tokens: [TokenRecord]
+            do {
+                tokens = try await store.tokens(ofSpaceNamed: space)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+            for token in tokens {
+                print("\(token.id)\t\(token.revokedAt == nil ? "live" : "revoked")\t\(token.label)")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a token: its next request is refused.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The token id printed when it was issued.")
+        var id: String
+
+        func run() async throws {
+            let store = try await store.open()
+            let revoked = try await store.revokeToken(id: id, at: nowMilliseconds())
+            await store.close()
+            guard revoked else { throw ValidationError("no token has id '\(id)'") }
+            print("revoked token \(id)")
+        }
+    }
+}

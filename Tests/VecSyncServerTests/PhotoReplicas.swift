@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+import VecSyncCore
+import VecSyncReplication
+import VecSyncStores
+import VecSyncTestSupport
+
+/// A device with the photo library: photos with 768-d embeddings (vec0 index), notes and
+/// albums (FTS5 over photos), all tracked; the indexes are derived and rebuilt locally.
+struct PhotoDevice: Sendable {
+    static let tables = ["photos", "notes", "albums", "album_photos"]
+
+    let name: String
+    let database: VecSyncDatabase
+    let photos: PhotoStore
+    let replica: Replica
+
+    init(_ name: String, options: Replica.Options = Replica.Options()) throws {
+        self.name = name
+        database = try VecSyncDatabase.inMemory()
+        photos = try PhotoStore(database, dimensions: 768, clock: { Date(timeIntervalSince1970: 1_700_000_000) })
+        replica = try Replica(database.writer, site: SiteID(name), options: options)
+        for table in Self.tables { try replica.track(table) }
+    }
+
+    /// Adds `count` photos with random unit embeddings and a note on every third one.
+    func addPhotos(_ count: Int, prefix: String, random: inout SeededRandom) throws {
+        for index in 0..<count {
+            let id = "\(prefix)-\(index)"
+            let values = (0..<768).map { _ in Float.random(in: -1...1, using: &random) }
+            let photo = Photo(sourceId: id, description: "\(prefix) photo \(index) of a \(["beach", "forest", "city"][index % 3])",
+                              mood: ["calm", "busy"][index % 2])
+            _ = try photos.upsert(photo, embedding: Vector(values))
+            if index % 3 == 0 {
+                _ = try photos.addNote(toPhoto: id, content: "\(prefix) note \(index) about lanterns", id: "\(id)-note")
+            }
+        }
+    }
+
+    /// Every row of the tracked tables, in key order.
+    func snapshot() throws -> [String] {
+        try database.writer.read { db in
+            try Self.tables.flatMap { table in
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedSQLIdentifier) ORDER BY 1, 2").map { "\(table) \($0)" }
+            }
+        }
+    }
+
+    /// What the derived indexes answer: the nearest photos to a fixed query through vec0,
+    /// and the photos a word finds through FTS5.
+    func searches(query: Vector) throws -> [String] {
+        let nearest = try photos.search(similarTo: query, limit: 10).map { "\($0.photo.sourceId) \($0.distance)" }
+        let found = try photos.search(text: "beach", limit: 1000).map(\.photo.sourceId).sorted()
+        return nearest + found
+    }
+}

@@ -1,0 +1,419 @@
+import Foundation
+import Testing
+import VecSyncCore
+import VecSyncReplication
+import VecSyncServer
+import VecSyncStores
+import VecSyncTestSupport
+
+/// Every scenario, written once and run on each back end by the suites below.
+enum ServerScenarios {
+    /// Three devices with photos (768-d embeddings) and notes sync through the server until
+    /// they hold the same rows, and each one's vec0 and FTS5 answers match.
+    static func threeReplicasConverge(_ backEnd: BackEnd) async throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_0001)
+        let seed = random.seed
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, tokens) = try await makeSpace(test.store, "photos", tokens: 3)
+        let devices = try ["mac", "phone", "tablet"].map { try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 40)) }
+        try devices[0].addPhotos(60, prefix: "mac", random: &random)
+        try devices[1].addPhotos(25, prefix: "phone", random: &random)
+        try devices[2].addPhotos(10, prefix: "tablet", random: &random)
+        let transports = devices.indices.map {
+            var transport = HTTPTransport(server: server.url, space: space, token: tokens[$0], deviceName: devices[$0].name, platform: "test")
+            // Small pages and ranges, so pagination and ranged downloads are exercised.
+            transport.pageSize = 3
+            transport.rangeBytes = 64 << 10
+            return transport
+        }
+        for round in 0..<2 {
+            for index in devices.indices {
+                let report = try await blocking { try devices[index].replica.sync(through: transports[index]) }
+                #expect(report.problems.isEmpty, "seed \(seed), round \(round), \(devices[index].name): \(report.problems)")
+            }
+        }
+        // Concurrent edits of one photo's columns on two devices, then a delete on the third.
+        try await devices[1].database.writer.write { db in
+            try db.execute(sql: "UPDATE photos SET mood = 'serene' WHERE source_id = 'mac-1'")
+        }
+        try await devices[2].database.writer.write { db in
+            try db.execute(sql: "UPDATE photos SET location_name = 'Kyoto' WHERE source_id = 'mac-1'")
+        }
+        _ = try devices[0].photos.delete(sourceId: "phone-4")
+        for _ in 0..<2 {
+            for index in devices.indices {
+                _ = try await blocking { try devices[index].replica.sync(through: transports[index]) }
+            }
+        }
+        let reference = try devices[0].snapshot()
+        #expect(reference.filter { $0.hasPrefix("photos ") }.count == 94, "seed \(seed)")
+        let query = Vector((0..<768).map { Float($0 % 7) - 3 })
+        let searches = try devices[0].searches(query: query)
+        for device in devices.dropFirst() {
+            #expect(try device.snapshot() == reference, "seed \(seed): \(device.name) differs from mac")
+            #expect(try device.searches(query: query) == searches, "seed \(seed): \(device.name)'s indexes answer differently")
+        }
+        for device in devices {
+            let outOfStep = try device.replica.verifyDerivedIndexes()
+            #expect(outOfStep.values.allSatisfy { $0 == 0 }, "\(device.name): \(outOfStep)")
+            let photo = try device.photos.photo(sourceId: "mac-1")
+            #expect(photo?.mood == "serene" && photo?.locationName == "Kyoto", "both concurrent column edits survive")
+            #expect(try device.photos.photo(sourceId: "phone-4") == nil)
+        }
+        let status = try await blocking { try transports[0].status() }
+        #expect(status.devices.map(\.site) == ["mac", "phone", "tablet"])
+        #expect(status.devices.allSatisfy { $0.lastPullAt != nil && $0.lastPushAt != nil && $0.changeSets > 0 })
+        #expect(status.serverVersion == SyncServer.version)
+        await server.stop()
+        await test.close()
+    }
+
+    /// Two server instances on one database, as behind a load balancer: devices that push
+    /// and pull through either converge, and each change set is stored once.
+    static func twoInstancesServeOneDatabase(_ backEnd: BackEnd) async throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_0007)
+        let seed = random.seed
+        let test = try await TestStore.make(backEnd)
+        let otherStore = try await test.reopen(backEnd)
+        let servers = [try await RunningServer.start(test.store), try await RunningServer.start(otherStore)]
+        let (space, tokens) = try await makeSpace(test.store, "instances", tokens: 3)
+        let devices = try ["one", "two", "three"].map { try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 7)) }
+        for (index, device) in devices.enumerated() { try device.addPhotos(12, prefix: device.name, random: &random) }
+        // Each round, a device uses the other instance than the round before.
+        for round in 0..<3 {
+            for index in devices.indices {
+                let transport = HTTPTransport(server: servers[(index + round) % 2].url, space: space, token: tokens[index])
+                let report = try await blocking { try devices[index].replica.sync(through: transport) }
+                #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
+            }
+        }
+        let reference = try devices[0].snapshot()
+        for device in devices.dropFirst() {
+            #expect(try device.snapshot() == reference, "seed \(seed): \(device.name) differs")
+        }
+        let spaceID = try await spaceID(test.store, tokens[0])
+        let entries = try await otherStore.changeSets(inSpace: spaceID, after: 0, limit: 1000)
+        #expect(entries.map(\.seq) == Array(1...Int64(entries.count)), "one sequence, no gaps, across instances")
+        for site in ["one", "two", "three"] {
+            let ranges = entries.filter { $0.origin == site }
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.through == $1.since }, "\(site): each range stored once: \(ranges.map { "\($0.since)-\($0.through)" })")
+        }
+        for server in servers { await server.stop() }
+        await otherStore.close()
+        await test.close()
+    }
+
+    /// A token opens its own space only: another space's routes answer 401 whatever the
+    /// request, and each space lists only its own change sets.
+    static func spacesAreIsolated(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (first, firstTokens) = try await makeSpace(test.store, "first")
+        let (second, secondTokens) = try await makeSpace(test.store, "second")
+        var random = SeededRandom(defaultSeed: 0x5E4F_0002)
+        let alice = try PhotoDevice("alice")
+        try alice.addPhotos(5, prefix: "alice", random: &random)
+        let aliceTransport = HTTPTransport(server: server.url, space: first, token: firstTokens[0])
+        _ = try await blocking { try alice.replica.sync(through: aliceTransport) }
+
+        let base = server.url.appendingPathComponent("v1/spaces/\(first)")
+        for (method, path) in [("GET", "status"), ("GET", "changesets"), ("GET", "changesets/1"), ("POST", "changesets"), ("POST", "devices")] {
+            let wrongSpace = try await raw(method, base.appendingPathComponent(path), token: secondTokens[0],
+                                           body: method == "POST" ? Data("{}".utf8) : nil)
+            #expect(wrongSpace.status == 401, "\(method) \(path) with another space's token: \(wrongSpace.status)")
+            let none = try await raw(method, base.appendingPathComponent(path))
+            #expect(none.status == 401, "\(method) \(path) without a token")
+            let bogus = try await raw(method, base.appendingPathComponent(path), token: "vst_" + String(repeating: "0", count: 64))
+            #expect(bogus.status == 401, "\(method) \(path) with an unknown token")
+        }
+        // The second space sees nothing of the first.
+        let bob = try PhotoDevice("bob")
+        let bobTransport = HTTPTransport(server: server.url, space: second, token: secondTokens[0])
+        let report = try await blocking { try bob.replica.sync(through: bobTransport) }
+        #expect(report.merges.isEmpty)
+        #expect(try bob.photos.count() == 0)
+        let page = try await raw("GET", server.url.appendingPathComponent("v1/spaces/\(second)/changesets"), token: secondTokens[0])
+        #expect((page.json?["changeSets"] as? [Any])?.isEmpty == true)
+        let own = try await raw("GET", server.url.appendingPathComponent("v1/spaces/\(first)/changesets"), token: firstTokens[0])
+        #expect(((own.json?["changeSets"] as? [Any])?.count ?? 0) > 0)
+
+        // A revoked token is refused from its next request on.
+        let tokenID = try await test.store.tokens(ofSpaceNamed: first)[0].id
+        #expect(try await test.store.revokeToken(id: tokenID, at: 2))
+        let revoked = try await raw("GET", base.appendingPathComponent("status"), token: firstTokens[0])
+        #expect(revoked.status == 401)
+        await server.stop()
+        await test.close()
+    }
+
+    /// The push protocol: a change set stored once however often it is sent, a gap refused
+    /// with the head, a damaged body or a wrong SHA-256 refused with nothing stored.
+    static func pushProtocol(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, tokens) = try await makeSpace(test.store, "push")
+        let token = tokens[0]
+        var random = SeededRandom(defaultSeed: 0x5E4F_0003)
+        let device = try PhotoDevice("pusher", options: Replica.Options(maximumBatchRows: 4))
+        try device.addPhotos(12, prefix: "p", random: &random)
+        var batches: [ChangeSet] = []
+        try device.replica.forEachChangeSet(since: 0) { batches.append($0) }
+        #expect(batches.count >= 3)
+        let base = server.url.appendingPathComponent("v1/spaces/\(space)")
+        func push(_ body: Data, sha: String? = nil) async throws -> RawAnswer {
+            try await raw("POST", base.appendingPathComponent("changesets"), token: token,
+                          headers: ["X-VecSync-SHA256": sha ?? sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
+                          body: body)
+        }
+        // Not registered yet.
+        let unregistered = try await push(batches[0].serialized())
+        #expect(unregistered.status == 403 && unregistered.errorCode == "unregistered-device")
+        let registration = try JSONEncoder().encode(["site": "pusher", "name": "Test device", "platform": "Linux"])
+        let registered = try await raw("POST", base.appendingPathComponent("devices"), token: token,
+                                       headers: ["Content-Type": "application/json"], body: registration)
+        #expect(registered.status == 200 && registered.json?["name"] as? String == "Test device")
+
+        // A gap: the second batch before the first.
+        let gap = try await push(batches[1].serialized())
+        #expect(gap.status == 409 && gap.errorCode == "gap" && gap.json?["head"] as? Int == 0, "\(String(decoding: gap.body, as: UTF8.self))")
+
+        // A wrong SHA-256, a damaged body, a body that is no change set: 400, nothing stored.
+        let first = batches[0].serialized()
+        let wrongSHA = try await push(first, sha: String(repeating: "ab", count: 32))
+        #expect(wrongSHA.status == 400 && wrongSHA.errorCode == "sha256-mismatch")
+        var damaged = first
+        damaged[damaged.count / 2] ^= 0x40
+        let damagedAnswer = try await push(damaged)
+        #expect(damagedAnswer.status == 400 && damagedAnswer.errorCode == "malformed")
+        let garbage = try await push(Data("hello".utf8))
+        #expect(garbage.status == 400 && garbage.errorCode == "malformed")
+        let missingSHA = try await raw("POST", base.appendingPathComponent("changesets"), token: token, body: first)
+        #expect(missingSHA.status == 400)
+        #expect(try await test.store.changeSets(inSpace: spaceID(test.store, token), after: 0, limit: 10).isEmpty)
+
+        // Stored once, however often it is pushed.
+        let stored = try await push(first)
+        #expect(stored.status == 201 && stored.json?["result"] as? String == "stored")
+        let again = try await push(first)
+        #expect(again.status == 200 && again.json?["result"] as? String == "duplicate")
+        #expect(again.json?["seq"] as? Int == stored.json?["seq"] as? Int)
+        // The same range with other bytes is a conflict.
+        var other = batches[0]
+        other.acknowledgements = ["someone": 7]
+        let conflict = try await push(other.serialized())
+        #expect(conflict.status == 409 && conflict.errorCode == "range-conflict")
+        let list = try await raw("GET", base.appendingPathComponent("changesets"), token: token)
+        #expect((list.json?["changeSets"] as? [Any])?.count == 1)
+
+        // Download: whole, with a range, and a range past the end.
+        let whole = try await raw("GET", base.appendingPathComponent("changesets/1"), token: token)
+        #expect(whole.status == 200 && whole.body == first && whole.headers["x-vecsync-sha256"] == sha256Hex(first))
+        let part = try await raw("GET", base.appendingPathComponent("changesets/1"), token: token, headers: ["Range": "bytes=10-19"])
+        #expect(part.status == 206 && part.body == first[10..<20] && part.headers["content-range"] == "bytes 10-19/\(first.count)")
+        let past = try await raw("GET", base.appendingPathComponent("changesets/1"), token: token, headers: ["Range": "bytes=\(first.count)-"])
+        #expect(past.status == 416)
+        let missing = try await raw("GET", base.appendingPathComponent("changesets/99"), token: token)
+        #expect(missing.status == 404)
+        await server.stop()
+        await test.close()
+    }
+
+    /// The id of the space a token opens.
+    static func spaceID(_ store: any ServerStore, _ token: String) async throws -> Int64 {
+        guard let grant = try await store.grant(forTokenHash: AccessToken.hash(token)) else {
+            throw ServerConfigurationError("no grant")
+        }
+        return grant.spaceID
+    }
+
+    /// A change set damaged at rest is refused by the receiver (its SHA-256 does not match),
+    /// nothing of it is merged, the pull cursor stays before it, and once it is repaired
+    /// the next pull merges it.
+    static func tamperedDownloadIsRefused(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, tokens) = try await makeSpace(test.store, "tamper", tokens: 1)
+        let spaceID = try await spaceID(test.store, tokens[0])
+        var random = SeededRandom(defaultSeed: 0x5E4F_0004)
+        let author = try PhotoDevice("author")
+        try author.addPhotos(3, prefix: "a", random: &random)
+        let batch = try author.replica.changes(since: 0)
+        var body = batch.serialized()
+        let honestSHA = sha256Hex(body)
+        body[body.count / 3] ^= 0x01
+        _ = try await test.store.registerDevice(DeviceRegistration(site: "author", name: "a", platform: "p"), inSpace: spaceID, at: 1)
+        let outcome = try await test.store.push(
+            IncomingChangeSet(origin: "author", since: batch.since, through: batch.through, rows: 3, sha256: honestSHA, body: body),
+            inSpace: spaceID, at: 1)
+        guard case .stored = outcome else { throw ServerConfigurationError("not stored: \(outcome)") }
+        let reader = try PhotoDevice("reader")
+        let transport = HTTPTransport(server: server.url, space: space, token: tokens[0])
+        let report = try await blocking { try reader.replica.sync(through: transport) }
+        #expect(report.merges.isEmpty)
+        #expect(report.problems.count == 1 && report.problems[0].contains("SHA-256"), "\(report.problems)")
+        #expect(try reader.photos.count() == 0)
+        let storeID = try await test.store.storeID()
+        #expect(try reader.replica.publishedThrough(to: transport.pullCursorKey(storeID: storeID)) == 0)
+        await server.stop()
+        await test.close()
+    }
+
+    /// A server stopped while a device pushes, and again while another pulls, then started
+    /// again on the same data: the next syncs finish the work and nothing is lost.
+    static func serverStoppedMidTransferLosesNothing(_ backEnd: BackEnd) async throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_0005)
+        let seed = random.seed
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, tokens) = try await makeSpace(test.store, "restart", tokens: 2)
+        let spaceID = try await spaceID(test.store, tokens[0])
+        let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 10))
+        try writer.addPhotos(300, prefix: "w", random: &random)
+        let reader = try PhotoDevice("reader")
+
+        // Stop the server once it has stored a few of the writer's change sets.
+        @Sendable func transport(_ index: Int, _ server: RunningServer) -> HTTPTransport {
+            var transport = HTTPTransport(server: server.url, space: space, token: tokens[index])
+            transport.attempts = 1
+            transport.pageSize = 5
+            return transport
+        }
+        let firstServer = server
+        let pushing = Task { try await blocking { try writer.replica.sync(through: transport(0, firstServer)) } }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 5).count >= 5 { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        await server.stop()
+        let firstPush = await pushing.result
+        let storedBefore = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 1000).count
+        print("seed \(seed), \(backEnd): the first push \(firstPush.isSuccess ? "finished" : "was cut") with \(storedBefore) change sets stored")
+
+        // Started again on the same data: the writer finishes, the reader starts pulling and
+        // is cut off in turn.
+        let reopened = try await test.reopen(backEnd)
+        let secondServer = try await RunningServer.start(reopened)
+        _ = try await blocking { try writer.replica.sync(through: transport(0, secondServer)) }
+        let pulling = Task { try await blocking { try reader.replica.sync(through: transport(1, secondServer)) } }
+        while ContinuousClock.now < deadline, try reader.photos.count() < 50 {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        await secondServer.stop()
+        _ = await pulling.result
+        let thirdServer = try await RunningServer.start(reopened)
+        _ = try await blocking { try reader.replica.sync(through: transport(1, thirdServer)) }
+        #expect(try reader.snapshot() == writer.snapshot(), "seed \(seed)")
+        #expect(try reader.photos.count() == 300)
+        let entries = try await reopened.changeSets(inSpace: spaceID, after: 0, limit: 1000)
+        // Each change set stored once, whatever was retried: the ranges follow each other
+        // without an overlap or a hole, from 0 to the writer's last change.
+        let ranges = entries.map { "\($0.since)-\($0.through)" }
+        let last = try writer.replica.currentSequence()
+        #expect(entries.first?.since == 0 && entries.last?.through == last, "\(ranges)")
+        #expect(zip(entries, entries.dropFirst()).allSatisfy { $0.through == $1.since }, "\(ranges)")
+        #expect(entries.count == 40, "400 rows (300 photos, 100 notes) in batches of 10: \(ranges)")
+        await thirdServer.stop()
+        await reopened.close()
+        await test.close()
+    }
+
+    /// Per-token rate limit and the body size limit.
+    static func limitsAreEnforced(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store, limits: SyncServer.Limits(maximumBodyBytes: 1000, requestsPerSecond: 0.5, burst: 3))
+        let (space, tokens) = try await makeSpace(test.store, "limits", tokens: 2)
+        let status = server.url.appendingPathComponent("v1/spaces/\(space)/status")
+        var codes: [Int] = []
+        for _ in 0..<5 { codes.append(try await raw("GET", status, token: tokens[0]).status) }
+        #expect(codes == [200, 200, 200, 429, 429])
+        // The other token has its own bucket.
+        #expect(try await raw("GET", status, token: tokens[1]).status == 200)
+        let big = try await raw("POST", server.url.appendingPathComponent("v1/spaces/\(space)/changesets"), token: tokens[1],
+                                headers: ["X-VecSync-SHA256": String(repeating: "0", count: 64)], body: Data(count: 5000))
+        #expect(big.status == 413)
+        await server.stop()
+        await test.close()
+    }
+
+    /// The store alone: sequence numbers, heads, and the push rule.
+    static func storeAppliesThePushRule(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let store = test.store
+        let space = uniqueSpace("rule")
+        let record = try await store.createSpace(named: space, at: 1)
+        await #expect(throws: ServerStoreError.spaceExists(space)) { try await store.createSpace(named: space, at: 2) }
+        func incoming(_ since: Int64, _ through: Int64, _ tag: String = "") -> IncomingChangeSet {
+            let body = Data("\(since)-\(through)\(tag)".utf8)
+            return IncomingChangeSet(origin: "o", since: since, through: through, rows: 1, sha256: sha256Hex(body), body: body)
+        }
+        #expect(try await store.push(incoming(0, 5), inSpace: record.id, at: 1) == .unregisteredOrigin)
+        _ = try await store.registerDevice(DeviceRegistration(site: "o", name: "n", platform: "p"), inSpace: record.id, at: 1)
+        guard case .stored(let first) = try await store.push(incoming(0, 5), inSpace: record.id, at: 2) else {
+            Issue.record("not stored")
+            return
+        }
+        #expect(first.seq == 1)
+        #expect(try await store.push(incoming(0, 5), inSpace: record.id, at: 3) == .duplicate(first))
+        if case .conflict = try await store.push(incoming(0, 5, "x"), inSpace: record.id, at: 3) {} else { Issue.record("no conflict") }
+        #expect(try await store.push(incoming(6, 9), inSpace: record.id, at: 3) == .gap(head: 5))
+        #expect(try await store.push(incoming(2, 4), inSpace: record.id, at: 3) == .covered(head: 5))
+        guard case .stored(let overlap) = try await store.push(incoming(3, 8), inSpace: record.id, at: 4) else {
+            Issue.record("overlap not stored")
+            return
+        }
+        #expect(overlap.seq == 2)
+        let devices = try await store.devices(inSpace: record.id)
+        #expect(devices.count == 1 && devices[0].head == 8 && devices[0].changeSets == 2 && devices[0].lastPushAt == 4)
+        let listed = try await store.changeSets(inSpace: record.id, after: 1, limit: 10)
+        #expect(listed.map(\.seq) == [2])
+        #expect(try await store.changeSet(inSpace: record.id, seq: 2)?.body == Data("3-8".utf8))
+        await test.close()
+    }
+
+    /// Concurrent pushes from several devices while a reader pages through the list: every
+    /// page is in order, and the reader sees every change set exactly once.
+    static func pagesAreStableUnderConcurrentPushes(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let store = test.store
+        let space = try await store.createSpace(named: uniqueSpace("pages"), at: 1)
+        let writers = 4
+        let perWriter = 40
+        for index in 0..<writers {
+            _ = try await store.registerDevice(DeviceRegistration(site: "w\(index)", name: "w", platform: "p"), inSpace: space.id, at: 1)
+        }
+        let pushes = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<writers {
+                    group.addTask {
+                        for step in 0..<Int64(perWriter) {
+                            let body = Data("w\(index)-\(step)".utf8)
+                            _ = try await store.push(IncomingChangeSet(origin: "w\(index)", since: step, through: step + 1, rows: 1,
+                                                                       sha256: sha256Hex(body), body: body), inSpace: space.id, at: 1)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        var cursor: Int64 = 0
+        var seen: [Int64] = []
+        let deadline = ContinuousClock.now + .seconds(60)
+        while seen.count < writers * perWriter, ContinuousClock.now < deadline {
+            let page = try await store.changeSets(inSpace: space.id, after: cursor, limit: 7)
+            seen += page.map(\.seq)
+            cursor = page.last?.seq ?? cursor
+        }
+        try await pushes.value
+        #expect(seen == Array(1...Int64(writers * perWriter)), "every change set once, in order")
+        await test.close()
+    }
+}
+
+extension Result {
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,310 @@
+// A bounded load test of vecsync-server on loopback: N simulated devices push change sets
+// and pull everyone else's for a fixed time, through one or two server processes on SQLite
+// or PostgreSQL. Prints throughput, latency percentiles and each server's resident memory.
+//
+// Usage (see bench/server/README.md; bench/server/run.sh builds and runs both back ends):
+//   vecsync-server-bench --server-binary .build/release/vecsync-server --devices 100 --seconds 60
+//   vecsync-server-bench --postgres postgres://user@127.0.0.1:5432/db --instances 2
+//
+// Every request goes to 127.0.0.1. Each device stops at the deadline or after
+// --max-rounds rounds, whichever comes first; the servers are stopped with SIGTERM.
+import ArgumentParser
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import VecSyncReplication
+import VecSyncServer
+
+@main
+struct ServerLoadBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vecsync-server-bench",
+        abstract: "Load-test vecsync-server on loopback: devices pushing and pulling for a fixed time.")
+
+    @Option(help: "The vecsync-server executable.")
+    var serverBinary = ".build/release/vecsync-server"
+
+    @Option(help: "A PostgreSQL URL; without it each run uses a new SQLite store in a temporary folder.")
+    var postgres: String?
+
+    @Option(help: "Server processes sharing the store (devices are spread over them).")
+    var instances = 1
+
+    @Option(help: "Simulated devices.")
+    var devices = 100
+
+    @Option(help: "Seconds of load.")
+    var seconds = 60.0
+
+    @Option(help: "The most rounds (push, list, downloads) a device makes.")
+    var maxRounds = 100_000
+
+    @Option(help: "Rows per pushed change set.")
+    var rows = 4
+
+    @Option(help: "Embedding dimensions of each row.")
+    var dimensions = 768
+
+    @Option(help: "Change sets a device downloads per round, at most.")
+    var downloads = 2
+
+    @Option(help: "The seed of the generated rows.")
+    var seed: UInt64 = 0x5E4F
+
+    func validate() throws {
+        guard (1...8).contains(instances) else { throw ValidationError("--instances must be in 1...8") }
+        guard (1...1000).contains(devices) else { throw ValidationError("--devices must be in 1...1000") }
+        guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
+    }
+
+    func run() async throws {
+        print("seed \(seed)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-server-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store: any ServerStore = try postgres.map { try PostgresServerStore(url: $0) }
+            ?? SQLiteServerStore(directory: directory)
+        try await store.prepare()
+        let space = "bench-\(UUID().uuidString.prefix(8).lowercased())"
+        _ = try await store.createSpace(named: space, at: 0)
+        var tokens: [String] = []
+        for index in 0..<devices {
+            let (token, record) = AccessToken.issue(label: "device \(index)", at: 0)
+            try await store.addToken(record, toSpaceNamed: space)
+            tokens.append(token)
+        }
+        await store.close()
+
+        var servers: [ServerProcess] = []
+        defer { for server in servers { server.stop() } }
+        for _ in 0..<instances {
+            servers.append(try ServerProcess.start(binary: serverBinary, postgres: postgres, data: directory.path))
+        }
+        let running = servers
+        let sampler = Task { () -> [Int] in
+            var peaks = Array(repeating: 0, count: running.count)
+            while !Task.isCancelled {
+                for (index, server) in running.enumerated() { peaks[index] = max(peaks[index], server.residentBytes()) }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            return peaks
+        }
+
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = devices
+        configuration.timeoutIntervalForRequest = 60
+        let session = URLSession(configuration: configuration)
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let results = await withTaskGroup(of: DeviceResult.self) { group in
+            for index in 0..<devices {
+                let device = Device(index: index, token: tokens[index], space: space, server: servers[index % servers.count].url,
+                                    session: session, rows: rows, dimensions: dimensions, downloads: downloads,
+                                    seed: seed &+ UInt64(index))
+                group.addTask { await device.run(until: deadline, maxRounds: maxRounds) }
+            }
+            var all: [DeviceResult] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        let elapsed = start.duration(to: .now)
+        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        sampler.cancel()
+        let peaks = await sampler.value
+        let finals = servers.map { $0.residentBytes() }
+
+        let latencies = results.reduce(into: [String: [Double]]()) { all, result in
+            for (operation, values) in result.latencies { all[operation, default: []] += values }
+        }
+        let requests = latencies.values.reduce(0) { $0 + $1.count }
+        let failures = results.reduce(0) { $0 + $1.failures }
+        let pushedBytes = results.reduce(0) { $0 + $1.pushedBytes }
+        let pulledBytes = results.reduce(0) { $0 + $1.pulledBytes }
+        let backEnd = postgres == nil ? "SQLite" : "PostgreSQL"
+        print("\(backEnd), \(instances) instance(s), \(devices) devices, \(String(format: "%.1f", elapsedSeconds)) s, "
+              + "\(rows) rows of \(dimensions)-d per change set")
+        print(String(format: "requests: %d (%.0f/s), failed: %d; pushed %.1f MB (%.2f MB/s), downloaded %.1f MB (%.2f MB/s)",
+                     requests, Double(requests) / elapsedSeconds, failures, Double(pushedBytes) / 1e6,
+                     Double(pushedBytes) / 1e6 / elapsedSeconds, Double(pulledBytes) / 1e6, Double(pulledBytes) / 1e6 / elapsedSeconds))
+        print("| operation | count | per second | p50 ms | p99 ms | max ms |")
+        print("|---|---|---|---|---|---|")
+        for operation in ["register", "push", "list", "download"] {
+            let values = (latencies[operation] ?? []).sorted()
+            guard !values.isEmpty else { continue }
+            func percentile(_ p: Double) -> Double { values[min(values.count - 1, Int(Double(values.count - 1) * p))] * 1000 }
+            print(String(format: "| %@ | %d | %.0f | %.1f | %.1f | %.1f |", operation, values.count,
+                         Double(values.count) / elapsedSeconds, percentile(0.5), percentile(0.99), (values.last ?? 0) * 1000))
+        }
+        for (index, peak) in peaks.enumerated() {
+            print(String(format: "server %d: peak RSS %.1f MB, at the end %.1f MB", index + 1, Double(peak) / 1e6, Double(finals[index]) / 1e6))
+        }
+    }
+}
+
+/// What one device did.
+struct DeviceResult: Sendable {
+    var latencies: [String: [Double]] = [:]
+    var failures = 0
+    var pushedBytes = 0
+    var pulledBytes = 0
+}
+
+/// One simulated device: registers, then in rounds pushes a change set of `rows` rows with
+/// random embeddings, lists the change sets after its cursor and downloads a few of them.
+struct Device: Sendable {
+    let index: Int
+    let token: String
+    let space: String
+    let server: URL
+    let session: URLSession
+    let rows: Int
+    let dimensions: Int
+    let downloads: Int
+    let seed: UInt64
+
+    var site: SiteID { SiteID("device-\(index)") }
+
+    func run(until deadline: ContinuousClock.Instant, maxRounds: Int) async -> DeviceResult {
+        var result = DeviceResult()
+        var random = SplitMix64(seed: seed)
+        let base = server.appendingPathComponent("v1/spaces/\(space)")
+        let registration = (try? JSONEncoder().encode(["site": site.rawValue, "name": "bench \(index)", "platform": "bench"])) ?? Data()
+        guard await request("register", "POST", base.appendingPathComponent("devices"), body: registration,
+                            headers: ["Content-Type": "application/json"], into: &result) != nil else { return result }
+        var cursor: Int64 = 0
+        var sequence: Int64 = 0
+        for _ in 0..<maxRounds where ContinuousClock.now < deadline {
+            let body = changeSet(since: sequence, random: &random).serialized()
+            if await request("push", "POST", base.appendingPathComponent("changesets"), body: body,
+                             headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
+                             into: &result) != nil {
+                sequence += Int64(rows)
+                result.pushedBytes += body.count
+            }
+            guard var components = URLComponents(url: base.appendingPathComponent("changesets"), resolvingAgainstBaseURL: false) else { break }
+            components.queryItems = [URLQueryItem(name: "after", value: String(cursor)), URLQueryItem(name: "limit", value: "100"),
+                                     URLQueryItem(name: "site", value: site.rawValue)]
+            guard let listURL = components.url,
+                  let page = await request("list", "GET", listURL, into: &result),
+                  let json = try? JSONSerialization.jsonObject(with: page) as? [String: Any],
+                  let entries = json["changeSets"] as? [[String: Any]]
+            else { continue }
+            let others = entries.filter { ($0["origin"] as? String) != site.rawValue }.compactMap { $0["seq"] as? Int }
+            for seq in others.suffix(downloads) {
+                if let bytes = await request("download", "GET", base.appendingPathComponent("changesets/\(seq)"), into: &result) {
+                    result.pulledBytes += bytes.count
+                }
+            }
+            if let next = json["nextCursor"] as? Int { cursor = Int64(next) }
+        }
+        return result
+    }
+
+    /// A change set of `rows` rows of `table(id, embedding)` after `since`.
+    func changeSet(since: Int64, random: inout SplitMix64) -> ChangeSet {
+        let table = ChangeSet.Table(name: "photos", primaryKey: "id", columns: ["embedding"], fingerprint: 0x5EED)
+        let clock = HybridLogicalClock(milliseconds: 1_700_000_000_000 + since)
+        let records = (0..<rows).map { row -> ChangeSet.Record in
+            var embedding = Data(capacity: dimensions * 4)
+            for _ in 0..<dimensions {
+                var value = Float(Double(random.next() >> 11) / Double(1 << 53) * 2 - 1).bitPattern.littleEndian
+                withUnsafeBytes(of: &value) { embedding.append(contentsOf: $0) }
+            }
+            return ChangeSet.Record(table: 0, key: .text("\(site.rawValue)-\(since + Int64(row) + 1)"), causalLength: 1,
+                                    rowVersion: clock, rowSite: site,
+                                    columns: [ChangeSet.Column(version: clock, site: site, value: .blob(embedding))])
+        }
+        return ChangeSet(origin: site, since: since, through: since + Int64(rows), tables: [table], records: records)
+    }
+
+    /// One timed request; the body on a 2xx answer, nil (and a failure counted) otherwise.
+    func request(_ operation: String, _ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:],
+                 into result: inout DeviceResult) async -> Data? {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let started = ContinuousClock.now
+        do {
+            let (data, response) = try await session.data(for: request)
+            let took = started.duration(to: .now)
+            result.latencies[operation, default: []].append(Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18)
+            guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
+                result.failures += 1
+                return nil
+            }
+            return data
+        } catch {
+            result.failures += 1
+            return nil
+        }
+    }
+}
+
+/// A seeded generator (SplitMix64).
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A `vecsync-server serve` child process on a free loopback port.
+final class ServerProcess: Sendable {
+    let process: Process
+    let url: URL
+
+    private init(process: Process, url: URL) {
+        self.process = process
+        self.url = url
+    }
+
+    /// Starts the server and waits (at most 60 s) for its "listening on" line.
+    static func start(binary: String, postgres: String?, data: String) throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        var arguments = ["serve", "--port", "0", "--rate", "0"]
+        if let postgres { arguments += ["--postgres", postgres] } else { arguments += ["--data", data] }
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let handle = output.fileHandleForReading
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !text.contains("listening on http://") {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression),
+              let url = URL(string: String(text[range]))
+        else {
+            process.terminate()
+            throw ValidationError("vecsync-server did not start: \(text)")
+        }
+        return ServerProcess(process: process, url: url)
+    }
+
+    /// Its resident set size now, from /proc (0 where there is none).
+    func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1024
+    }
+
+    /// SIGTERM, then waits for it to exit.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
