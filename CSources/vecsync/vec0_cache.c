@@ -554,7 +554,7 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
   sqlite3_stmt *pStmt = 0;
   Vec0Reader r;
   float *aTmp = 0;
-  sqlite3_int64 nSlot = 0;
+  sqlite3_int64 nSlot = 0, nSeen = 0;
   int nDim = p->cfg.nDim;
   int rc = vec0NextSlot(p, &nSlot);
   memset(&r, 0, sizeof(r));
@@ -570,6 +570,12 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
     sqlite3_int64 iFirst = iBlob*p->nPerBlob;     /* first slot the blob holds */
     Vec0Chunk *c;
     int j, i0;
+    if( iBlob!=nSeen++ ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors is "
+                      "missing", p->zName, nSeen-1, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
     if( iBlob<0 || iBlob>=(sqlite3_int64)s->nChunkAlloc*(p->cfg.nChunk/p->nPerBlob) ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
                    p->zName, iBlob, p->zName);

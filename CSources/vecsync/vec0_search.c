@@ -226,6 +226,7 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
   float *A = 0, *aScore = 0;
   sqlite3_stmt *pStmt = 0;
   Vec0Reader r;
+  sqlite3_int64 nSeen = 0;
   int rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
   memset(&r, 0, sizeof(r));
   if( rc==SQLITE_OK ){
@@ -239,6 +240,12 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
     sqlite3_int64 iBase = iBlob*nPer;
     const Vec0Chunk *c;
     int i, i0, nRow, nLive = 0;
+    if( iBlob!=nSeen++ ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors is "
+                      "missing", p->zName, nSeen-1, p->zName);
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
     if( iBlob<0 || iBlob>v->nSlot/nPer ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
                    p->zName, iBlob, p->zName);

@@ -129,9 +129,10 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
       sqlite3_str_appendf(pStr, "SELECT chunk_id FROM \"%w\".\"%w_vectors\" ORDER BY chunk_id",
                           zS, zT);
       break;
-    case VEC0_STMT_BLOB_COUNT:
+    case VEC0_STMT_BLOB_RANGE:
+      /* Not count(*): it would read every page of a table of small blobs. */
       sqlite3_str_appendf(pStr,
-          "SELECT count(*), min(chunk_id), max(chunk_id) FROM \"%w\".\"%w_vectors\"", zS, zT);
+          "SELECT min(chunk_id), max(chunk_id) FROM \"%w\".\"%w_vectors\"", zS, zT);
       break;
     case VEC0_STMT_SLOT_BY_ROWID:
       sqlite3_str_appendf(pStr,
@@ -286,10 +287,10 @@ int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot){
 ** divides chunk_size, so each blob lands inside one chunk of the copy. */
 static int vec0PerBlobFor(const Vec0Config *pCfg){
   /* Blobs of up to 256 KiB, so a load reads few of them; a quantized table loads its codes
-  ** instead and reads its vectors one candidate at a time, so its blobs hold what fits in
-  ** one database page: reading a vector in the middle of a long blob walks its chain of
-  ** overflow pages from the start. */
-  sqlite3_int64 nMax = pCfg->eQuant!=VEC0_QUANT_NONE ? 900 : 65536;   /* floats */
+  ** instead and reads its vectors one candidate at a time, so its blobs are 12 KiB at most:
+  ** reading a vector in the middle of a long blob walks its chain of overflow pages from
+  ** the start (64 pages for 256 KiB), and blobs of a page or less leave pages part empty. */
+  sqlite3_int64 nMax = pCfg->eQuant!=VEC0_QUANT_NONE ? 3072 : 65536;   /* floats */
   int n = 1;
   while( n*2<=pCfg->nChunk && (sqlite3_int64)n*2*pCfg->nDim<=nMax && pCfg->nChunk%(n*2)==0 ){
     n *= 2;
@@ -566,24 +567,25 @@ int vec0StorageExplain(Vec0Table *p, int rc){
 ** must be there, so nothing is allocated for slots the file does not hold. */
 int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot){
   sqlite3_stmt *pStmt = 0;
-  sqlite3_int64 nBlob = 0, iMin = 0, iMax = -1, nWant;
-  int rc = vec0Stmt(p, VEC0_STMT_BLOB_COUNT, &pStmt);
+  sqlite3_int64 iMin = 0, iMax = -1, nWant;
+  int rc = vec0Stmt(p, VEC0_STMT_BLOB_RANGE, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
-  if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    nBlob = sqlite3_column_int64(pStmt, 0);
-    iMin = sqlite3_column_int64(pStmt, 1);
-    iMax = nBlob ? sqlite3_column_int64(pStmt, 2) : -1;
+  if( sqlite3_step(pStmt)==SQLITE_ROW && sqlite3_column_type(pStmt, 0)!=SQLITE_NULL ){
+    iMin = sqlite3_column_int64(pStmt, 0);
+    iMax = sqlite3_column_int64(pStmt, 1);
   }
   rc = sqlite3_reset(pStmt);
   if( rc!=SQLITE_OK ) return rc;
   nWant = (nSlot + p->nPerBlob - 1)/p->nPerBlob;
-  if( nBlob!=nWant ){
-    vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot %lld needs %lld vector "
-                    "blobs, %s_vectors has %lld", p->zName, nSlot, nWant, p->zName, nBlob);
-    rc = SQLITE_CORRUPT_VTAB;
-  }else if( nBlob>0 && (iMin!=0 || iMax!=nBlob-1) ){
-    vec0SetError(p, "vec0 \"%s\": storage is damaged: the blobs of %s_vectors are numbered "
-                    "%lld to %lld, not 0 to %lld", p->zName, p->zName, iMin, iMax, nBlob-1);
+  if( iMax+1!=nWant || (nWant>0 && iMin!=0) ){
+    if( iMax<0 ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot %lld needs vector blobs 0 "
+                      "to %lld, %s_vectors has none", p->zName, nSlot, nWant-1, p->zName);
+    }else{
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot %lld needs vector blobs 0 "
+                      "to %lld, %s_vectors has %lld to %lld", p->zName, nSlot, nWant-1,
+                   p->zName, iMin, iMax);
+    }
     rc = SQLITE_CORRUPT_VTAB;
   }
   return rc;

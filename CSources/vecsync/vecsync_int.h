@@ -256,7 +256,7 @@ enum {
   VEC0_STMT_CODES_IDS,        /* SELECT chunk_id FROM T_codes ORDER BY chunk_id */
   VEC0_STMT_BLOB_NEW,         /* INSERT INTO T_vectors(chunk_id, vectors) VALUES(?1, zeroblob(?2)) */
   VEC0_STMT_BLOB_IDS,         /* SELECT chunk_id FROM T_vectors ORDER BY chunk_id */
-  VEC0_STMT_BLOB_COUNT,       /* SELECT count(*), min(chunk_id), max(chunk_id) FROM T_vectors */
+  VEC0_STMT_BLOB_RANGE,       /* SELECT min(chunk_id), max(chunk_id) FROM T_vectors */
   VEC0_STMT_SLOT_BY_ROWID,    /* SELECT rowid, slot FROM T_rows WHERE rowid=?1 */
   VEC0_STMT_SLOT_BY_ID,       /* SELECT rowid, slot FROM T_rows WHERE id=?1 */
   VEC0_STMT_SLOT_ALL,         /* SELECT rowid, slot FROM T_rows */
@@ -376,7 +376,9 @@ int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a);
 /* The whole blob iBlob (nPerBlob vectors) into a, straight from the file's pages. */
 int vec0ReaderBlob(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob, float *a);
 void vec0ReaderClose(Vec0Reader *r);
-/* Check next_slot against the blobs of T_vectors (before allocating for them). */
+/* Check next_slot against the blobs of T_vectors (before allocating for them): the first
+** and last blob ids, read from the ends of the table. A blob missing in between is found
+** by whatever reads through them (a load, a streamed scan, a vector read). */
 int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot);
 /* next_slot, checked. */
 int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot);
