@@ -128,7 +128,7 @@ static int vec0ParseRescore(Vec0Scan *s, const char *zCol, Vec0Config *p, char *
   vec0SkipBlanks(s);
   if( s->z[s->i]!='(' ) goto syntax;
   s->i++;
-  p->nOversample = VEC0_DEFAULT_OVERSAMPLE;
+  p->nOversample = 0;
   for(;;){
     sqlite3_free(zWord);
     sqlite3_free(zValue);
@@ -170,6 +170,9 @@ static int vec0ParseRescore(Vec0Scan *s, const char *zCol, Vec0Config *p, char *
     *pzErr = sqlite3_mprintf("vec0: column \"%s\": rescore needs a quantizer (int8 or bit)",
                              zCol);
     rc = SQLITE_ERROR;
+  }else if( p->nOversample==0 ){
+    p->nOversample = p->eQuant==VEC0_QUANT_BIT ? VEC0_DEFAULT_OVERSAMPLE_BIT
+                                               : VEC0_DEFAULT_OVERSAMPLE;
   }
   goto cleanup;
 
