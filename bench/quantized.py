@@ -46,7 +46,9 @@ DATA = harness.DATA
 log = harness.log
 rel = harness.rel
 
-DEFAULT_OVERSAMPLE = 8
+DEFAULT_OVERSAMPLE = 8  # sqlite-vec's bit re-rank, and our int8
+# The extension's defaults when a declaration gives no oversample.
+OUR_DEFAULT_OVERSAMPLE = {"vecsync-int8": 8, "vecsync-bit": 16}
 FULL_REAL_N, FULL_QUERIES = 40_000, 210  # the real set of a full run
 
 # (system, label, needs our extension, takes --oversample)
@@ -73,17 +75,18 @@ def plan(args, ours_env) -> list[tuple]:
         if not takes:
             out.append((system, label, env, [], None, None))
             continue
-        for o in [DEFAULT_OVERSAMPLE] + [x for x in args.oversample if x != DEFAULT_OVERSAMPLE]:
-            if o != DEFAULT_OVERSAMPLE and not system.startswith("vecsync"):
+        default = OUR_DEFAULT_OVERSAMPLE.get(system, DEFAULT_OVERSAMPLE)
+        for o in [default] + [x for x in args.oversample if x != default]:
+            if o != default and not system.startswith("vecsync"):
                 continue
             out.append((system, f"{label} (oversample {o})", env,
-                        [] if o == DEFAULT_OVERSAMPLE else ["--oversample", str(o)], o, None))
+                        [] if o == default else ["--oversample", str(o)], o, None))
         # Our quantized tables again with a PRAGMA on the connection (e.g. mmap_size): the
         # re-scoring reads float32 vectors back from the file, which page-cache settings govern.
         if system.startswith("vecsync"):
             for pragma in args.pragma_rows:
-                out.append((system, f"{label} (oversample {DEFAULT_OVERSAMPLE}, PRAGMA {pragma})",
-                            env, ["--pragma", pragma], DEFAULT_OVERSAMPLE, pragma))
+                out.append((system, f"{label} (oversample {default}, PRAGMA {pragma})",
+                            env, ["--pragma", pragma], default, pragma))
     return out
 
 

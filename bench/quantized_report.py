@@ -178,8 +178,8 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         "(for vec0 it loads the in-memory copy).",
         "- **Recall@10** against exact search in float64 (a returned id whose exact distance "
         "ties the 10th within 1e-5 counts).",
-        f"- Oversample: {s['default_oversample']} (our default) unless the label says otherwise; "
-        "sqlite-vec's re-ranked query takes k × the same number of bit candidates. Every "
+        f"- Oversample: our defaults (8 for int8, 16 for bit) unless the label says otherwise; "
+        f"sqlite-vec's re-ranked query takes k × {s['default_oversample']} bit candidates. Every "
         "SQLite connection runs with default settings (a 2 MB page cache, no mmap) except the "
         "rows whose label names a PRAGMA: the re-scoring reads float32 vectors back from the "
         "file, which the page cache settings govern.",
