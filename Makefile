@@ -92,10 +92,11 @@ test-sanitized: extension sanitized-extension
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(SWIFT) test --filter VecSyncCoreTests
 
-# The quantized-scan and 1M-row benchmarks' extra rows: other oversample values, and our
-# quantized tables again with SQLite's mmap on (re-scoring reads float32 from the file).
-QUANTIZED_ARGS ?= --oversample 4,16 --pragma-rows mmap_size=2147483648
-SCALE_ARGS     ?= --oversample 32 --pragma-rows mmap_size=2147483648
+# The quantized-scan and 1M-row benchmarks' extra rows: our quantized tables at oversample
+# values besides their defaults (int8 8, bit 16). --pragma-rows adds rows with a PRAGMA on
+# the connection (e.g. mmap_size=2147483648).
+QUANTIZED_ARGS ?= --oversample 8,16
+SCALE_ARGS     ?= --oversample 8
 
 bench: extension
 	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
