@@ -5,7 +5,7 @@
 
 SWIFT      ?= swift
 SQLITE3    ?= sqlite3
-EXTENSION  := .build/release/libvecsync.so
+EXTENSION  := .build/libvecsync.so
 # Debian packages: the SQLite headers the C code and GRDB build against, the sqlite3 shell
 # the demo and the shell tests run, the system BLAS (libblas-dev to link; OpenBLAS behind
 # the libblas.so.3 alternative, whose sgemm answers batches of queries 1.6x faster than

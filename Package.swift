@@ -4,7 +4,7 @@
 //
 // Two faces, one compiled C target:
 // - the loadable extension `libvecsync.so` (product `vecsync`), for the sqlite3 shell,
-//   Python, or any SQLite host: `.load .build/release/libvecsync`;
+//   Python, or any SQLite host: `.load .build/libvecsync`;
 // - the Swift host (`import VecSync`), which registers the same C code on every GRDB
 //   connection through `sqlite3_auto_extension`.
 import PackageDescription

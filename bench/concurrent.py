@@ -2,7 +2,7 @@
 
 Run by ``make bench`` (after bench/setup.sh):
 
-    bench/.venv/bin/python bench/concurrent.py --extension .build/release/libvecsync.so
+    bench/.venv/bin/python bench/concurrent.py --extension .build/libvecsync.so
 
 Every system in the same run, on the same seeded data (bench/datasets.py: 768-d clusters,
 cosine, k = 10):

@@ -2,7 +2,7 @@
 
 Run by ``make bench`` after run.py:
 
-    bench/.venv/bin/python bench/quantized.py --extension .build/release/libvecsync.so
+    bench/.venv/bin/python bench/quantized.py --extension .build/libvecsync.so
     bench/.venv/bin/python bench/quantized.py --quick      # smoke test, under 2 minutes
 
 Two data sets, every system in the same run on the same data, cosine distance, k = 10,

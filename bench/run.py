@@ -2,7 +2,7 @@
 
 Run by ``make bench``:
 
-    bash bench/setup.sh && bench/.venv/bin/python bench/run.py --extension .build/release/libvecsync.so
+    bash bench/setup.sh && bench/.venv/bin/python bench/run.py --extension .build/libvecsync.so
 
 Every system is measured in the same run on the same seeded data (768-d float32, a
 mixture of 100 clusters of rank 32), cosine distance, k = 10, one thread:
@@ -243,7 +243,7 @@ def main() -> int:
         description="Benchmark VecSync's vector search beside sqlite-vec, libSQL, numpy and faiss.",
         epilog="Output: RESULTS.md, latency.png, results.json (see --out-dir).")
     p.add_argument("--extension", default=os.path.join(REPO, ".build", "release", "libvecsync.so"),
-                   help="our loadable extension (default: .build/release/libvecsync.so)")
+                   help="our loadable extension (default: .build/libvecsync.so)")
     p.add_argument("--quick", action="store_true",
                    help="smoke test: N = 10,000 only, 50 queries; output to bench/data/quick/")
     p.add_argument("--sizes", help="comma-separated N values (default 10000,100000)")

@@ -2,7 +2,7 @@
 
 Run by ``make bench``:
 
-    bench/.venv/bin/python bench/scale.py --extension .build/release/libvecsync.so
+    bench/.venv/bin/python bench/scale.py --extension .build/libvecsync.so
     bench/.venv/bin/python bench/scale.py --quick        # 20,000 rows, a smoke test
 
 Data: the synthetic clusters of datasets.py at 384 dimensions (seed 42 unless --seed),

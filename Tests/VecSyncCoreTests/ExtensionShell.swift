@@ -5,7 +5,7 @@ import Foundation
 /// This is the extension as a user of the shell meets it:
 ///
 /// ```
-/// sqlite3 -batch -cmd ".load <package>/.build/release/libvecsync" -cmd ".nullvalue NULL" :memory: < script.sql
+/// sqlite3 -batch -cmd ".load <package>/.build/libvecsync" -cmd ".nullvalue NULL" :memory: < script.sql
 /// ```
 ///
 /// The script goes in on stdin; stdout and stderr come back separately. There is no
@@ -40,7 +40,7 @@ enum Shell {
     }
 
     /// The built extension: `$VECSYNC_EXTENSION` (set by `make test`), else
-    /// `.build/release/libvecsync.so` in this package. Throws when the file is missing, so
+    /// `.build/libvecsync.so` in this package. Throws when the file is missing, so
     /// the shell tests fail rather than pass without having run.
     static func extensionPath() throws -> String {
         let environment = ProcessInfo.processInfo.environment
@@ -48,7 +48,7 @@ enum Shell {
         if let configured = environment["VECSYNC_EXTENSION"], !configured.isEmpty {
             path = configured
         } else {
-            path = packageRoot.appendingPathComponent(".build/release/libvecsync.so").path
+            path = packageRoot.appendingPathComponent(".build/libvecsync.so").path
         }
         guard FileManager.default.fileExists(atPath: path) else {
             throw ShellError.extensionNotBuilt(path: path)
