@@ -577,7 +577,7 @@ int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot){
   rc = sqlite3_reset(pStmt);
   if( rc!=SQLITE_OK ) return rc;
   nWant = (nSlot + p->nPerBlob - 1)/p->nPerBlob;
-  if( iMax+1!=nWant || (nWant>0 && iMin!=0) ){
+  if( iMax!=nWant-1 || (nWant>0 && iMin!=0) ){     /* not iMax+1: it may be INT64_MAX */
     if( iMax<0 ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot %lld needs vector blobs 0 "
                       "to %lld, %s_vectors has none", p->zName, nSlot, nWant-1, p->zName);
