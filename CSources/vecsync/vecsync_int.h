@@ -553,6 +553,8 @@ int vec0HasTextPk(Vec0Table *p);
 
 /* ---- registration ---------------------------------------------------------------------- */
 
+/* An SQL function's error, as "fn: message" (fn is the function's user data); frees zErr. */
+void vsResultError(sqlite3_context *ctx, int rc, char *zErr);
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr);
 /* Each registers its functions or modules on db. Modules take a reference to pReg and
 ** drop it with vsRegistryRelease when SQLite frees them. */

@@ -23,8 +23,7 @@ SQLITE_EXTENSION_INIT3
 #include <math.h>
 #include <string.h>
 
-/* Report an error as "fn: message" and free the message. */
-static void vsResultError(sqlite3_context *ctx, int rc, char *zErr){
+void vsResultError(sqlite3_context *ctx, int rc, char *zErr){
   if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);
   }else{

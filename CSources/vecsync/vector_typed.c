@@ -109,19 +109,6 @@ static double vsTypedAt(const VsTyped *p, int i){
   return vsVectorAt(&p->f, i);
 }
 
-/* Report "fn: message" (fn is the function's name, its user data) and free the message. */
-static void vsTypedError(sqlite3_context *ctx, int rc, char *zErr){
-  if( rc==SQLITE_NOMEM ){
-    sqlite3_result_error_nomem(ctx);
-  }else{
-    char *zMsg = sqlite3_mprintf("%s: %s",
-        (const char*)sqlite3_user_data(ctx), zErr ? zErr : "error");
-    sqlite3_result_error(ctx, zMsg ? zMsg : "out of memory", -1);
-    sqlite3_free(zMsg);
-  }
-  sqlite3_free(zErr);
-}
-
 /* Return nByte bytes a (copied) as a vector of type eType, with its subtype. */
 static void vsResultBytes(sqlite3_context *ctx, const unsigned char *a, int nByte, int eType){
   sqlite3_result_blob(ctx, a, nByte, SQLITE_TRANSIENT);
@@ -211,7 +198,7 @@ static void vsInt8Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
 
 cleanup:
-  if( rc!=SQLITE_OK ) vsTypedError(ctx, rc, zErr);
+  if( rc!=SQLITE_OK ) vsResultError(ctx, rc, zErr);
   sqlite3_free(aD);
   sqlite3_free(a);
 }
@@ -221,14 +208,14 @@ static void vsBitFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int n = sqlite3_value_bytes(argv[0]);
   (void)argc;
   if( sqlite3_value_type(argv[0])!=SQLITE_BLOB ){
-    vsTypedError(ctx, SQLITE_ERROR, sqlite3_mprintf(
+    vsResultError(ctx, SQLITE_ERROR, sqlite3_mprintf(
         "expected a blob of bits (8 a byte), got %s",
         sqlite3_value_type(argv[0])==SQLITE_NULL ? "NULL"
         : sqlite3_value_type(argv[0])==SQLITE_TEXT ? "text" : "a number"));
   }else if( n==0 ){
-    vsTypedError(ctx, SQLITE_ERROR, sqlite3_mprintf("zero-length vectors are not supported"));
+    vsResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("zero-length vectors are not supported"));
   }else if( n>VS_MAX_DIMS ){
-    vsTypedError(ctx, SQLITE_ERROR, sqlite3_mprintf(
+    vsResultError(ctx, SQLITE_ERROR, sqlite3_mprintf(
         "invalid vector: %d bytes, more than the maximum of %d", n, VS_MAX_DIMS));
   }else{
     vsResultBytes(ctx, sqlite3_value_blob(argv[0]), n, VS_BIT);
@@ -263,7 +250,7 @@ static void vsQuantizeBinaryFunc(sqlite3_context *ctx, int argc, sqlite3_value *
     }
     vsResultBytes(ctx, a, v.nDim/8, VS_BIT);
   }
-  if( rc!=SQLITE_OK ) vsTypedError(ctx, rc, zErr);
+  if( rc!=SQLITE_OK ) vsResultError(ctx, rc, zErr);
   sqlite3_free(a);
   vsTypedFree(&v);
 }
@@ -307,7 +294,7 @@ static void vsQuantizeInt8Func(sqlite3_context *ctx, int argc, sqlite3_value **a
   vsResultBytes(ctx, (const unsigned char*)a, v.nDim, VS_I8);
 
 cleanup:
-  if( rc!=SQLITE_OK ) vsTypedError(ctx, rc, zErr);
+  if( rc!=SQLITE_OK ) vsResultError(ctx, rc, zErr);
   sqlite3_free(a);
   vsTypedFree(&v);
 }
@@ -320,7 +307,7 @@ static void vsTypeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char *zErr = 0;
   int rc = vsTypedFromValue(argv[0], &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsTypedError(ctx, rc, zErr); return; }
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
   sqlite3_result_text(ctx, vsTypeName(v.eType), -1, SQLITE_STATIC);
   vsTypedFree(&v);
 }
@@ -331,7 +318,7 @@ static void vsTypedLengthFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   char *zErr = 0;
   int rc = vsTypedFromValue(argv[0], &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsTypedError(ctx, rc, zErr); return; }
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
   sqlite3_result_int(ctx, v.nDim);
   vsTypedFree(&v);
 }
@@ -344,7 +331,7 @@ static void vsTypedToJsonFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   sqlite3_str *pStr = 0;
   int i, rc = vsTypedFromValue(argv[0], &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsTypedError(ctx, rc, zErr); return; }
+  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
   pStr = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   sqlite3_str_appendchar(pStr, 1, '[');
   for(i=0; i<v.nDim; i++){
@@ -412,7 +399,7 @@ static void vsTypedNormalizeFunc(sqlite3_context *ctx, int argc, sqlite3_value *
     }
     vsResultF32Typed(ctx, a, v.nDim);
   }else{
-    vsTypedError(ctx, rc, zErr);
+    vsResultError(ctx, rc, zErr);
   }
   sqlite3_free(a);
   vsTypedFree(&v);
@@ -459,7 +446,7 @@ static void vsSliceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
 
 cleanup:
-  if( rc!=SQLITE_OK ) vsTypedError(ctx, rc, zErr);
+  if( rc!=SQLITE_OK ) vsResultError(ctx, rc, zErr);
   vsTypedFree(&v);
 }
 
@@ -481,7 +468,7 @@ static void vsAddSubFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( pOut==0 ) rc = SQLITE_NOMEM;
   }
   if( rc!=SQLITE_OK ){
-    vsTypedError(ctx, rc, zErr);
+    vsResultError(ctx, rc, zErr);
   }else if( a.eType==VS_I8 ){
     signed char *o = pOut;
     for(i=0; i<a.nDim; i++){
@@ -533,7 +520,7 @@ static void vsTypedDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **
     rc = SQLITE_ERROR;
   }
   if( rc!=SQLITE_OK ){
-    vsTypedError(ctx, rc, zErr);
+    vsResultError(ctx, rc, zErr);
   }else if( eDist==VS_DIST_HAMMING ){
     sqlite3_result_double(ctx, (double)vsHammingBytes(a.aByte, b.aByte, a.nDim/8));
   }else if( a.eType==VS_I8 ){

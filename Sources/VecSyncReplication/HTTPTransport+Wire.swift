@@ -22,6 +22,21 @@ public struct ServerDevice: Sendable, Hashable, Codable {
     public var rows: Int64
     /// Bytes in them.
     public var bytes: Int64
+
+    public init(site: String, name: String, platform: String, registeredAt: Int64,
+                lastPushAt: Int64?, lastPullAt: Int64?, head: Int64, changeSets: Int64,
+                rows: Int64, bytes: Int64) {
+        self.site = site
+        self.name = name
+        self.platform = platform
+        self.registeredAt = registeredAt
+        self.lastPushAt = lastPushAt
+        self.lastPullAt = lastPullAt
+        self.head = head
+        self.changeSets = changeSets
+        self.rows = rows
+        self.bytes = bytes
+    }
 }
 
 /// A space's status on a sync server (`GET /v1/spaces/{space}/status`).

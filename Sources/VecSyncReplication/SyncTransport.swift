@@ -23,9 +23,14 @@ public protocol SyncTransport: Sendable {
 extension FolderTransport: SyncTransport {}
 
 extension Replica {
-    /// Syncs through any transport: records deletes that escaped capture, pushes (unless the
-    /// replica is read-only), then pulls and merges, refreshing derived indexes as each
-    /// merge commits.
+    /// Syncs through any transport (a shared folder, a server): records deletes that escaped
+    /// capture, pushes (unless the replica is read-only), then pulls and merges, refreshing
+    /// derived indexes as each merge commits. Change sets that cannot be read or merged are
+    /// listed in ``SyncReport/problems`` and skipped; the rest of the sync goes on.
+    ///
+    /// ```swift
+    /// let report = try replica.sync(through: FolderTransport(path: "/mnt/share/sync"))
+    /// ```
     ///
     /// ```swift
     /// let server = HTTPTransport(server: URL(string: "https://sync.example.com")!,

@@ -1,4 +1,5 @@
 import Foundation
+import VecSyncReplication
 
 /// Where a sync server keeps its spaces, tokens, devices and change sets.
 ///
@@ -108,30 +109,10 @@ public struct DeviceRegistration: Sendable, Hashable, Codable {
     }
 }
 
-/// A device and what it did.
-public struct DeviceRecord: Sendable, Hashable, Codable {
-    /// Its site id.
-    public var site: String
-    /// Its name.
-    public var name: String
-    /// Its platform.
-    public var platform: String
-    /// When it registered (first time).
-    public var registeredAt: Int64
-    /// When it last pushed a change set the server stored; nil if never.
-    public var lastPushAt: Int64?
-    /// When it last pulled; nil if never.
-    public var lastPullAt: Int64?
-    /// The end of its change sets held here, contiguous from 0: the next push starts at or
-    /// before it.
-    public var head: Int64
-    /// Change sets stored from it.
-    public var changeSets: Int64
-    /// Rows in them.
-    public var rows: Int64
-    /// Bytes in them.
-    public var bytes: Int64
-}
+/// A device and what it did: the same record the client reads (``ServerDevice``). Its `head`
+/// is the end of its change sets held here, contiguous from 0: the next push starts at or
+/// before it.
+public typealias DeviceRecord = ServerDevice
 
 /// A change set a device pushed, with the header fields the server read from it.
 public struct IncomingChangeSet: Sendable, Hashable {
