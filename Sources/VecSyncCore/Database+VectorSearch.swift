@@ -18,8 +18,9 @@ extension Database {
             try Row.fetchAll(self, sql: sql, arguments: [index, query, k])
         }.map { row in
             guard let key: Int64 = row[0], let distance: Double = row[1] else {
-                throw VecSyncError.sqlite(message: "vector_top_k returned a NULL id or distance: \(row)",
-                                          resultCode: 0, sql: sql)
+                throw VecSyncError.sqlite(
+                    message: "vector_top_k returned a NULL id or distance: \(row)",
+                    resultCode: 0, sql: sql)
             }
             return VectorMatch(key: key, distance: distance)
         }
@@ -45,7 +46,8 @@ extension Database {
         as keyType: Key.Type
     ) throws -> [VectorMatch<Key>] {
         try Self.checkK(k)
-        var sql = "SELECT \(keyColumn.quotedSQLIdentifier), distance FROM \(table.quotedSQLIdentifier)"
+        var sql =
+            "SELECT \(keyColumn.quotedSQLIdentifier), distance FROM \(table.quotedSQLIdentifier)"
             + " WHERE \(embeddingColumn.quotedSQLIdentifier) MATCH ? AND k = ?"
         var arguments: StatementArguments = [query, k]
         for filter in filters {
@@ -73,8 +75,9 @@ extension Database {
         k: Int,
         where filters: [VectorFilter] = []
     ) throws -> [VectorMatch<DatabaseValue>] {
-        try vec0Search(table: table, keyColumn: keyColumn, embeddingColumn: embeddingColumn,
-                       near: query, k: k, where: filters, as: DatabaseValue.self)
+        try vec0Search(
+            table: table, keyColumn: keyColumn, embeddingColumn: embeddingColumn,
+            near: query, k: k, where: filters, as: DatabaseValue.self)
     }
 
     static func checkK(_ k: Int) throws {

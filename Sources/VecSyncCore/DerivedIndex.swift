@@ -72,10 +72,11 @@ public struct DerivedIndex: Sendable, Hashable {
         let key = keyColumn.quotedSQLIdentifier
         let sourceKey = try sourceKey(db).quotedSQLIdentifier
         let delete = try db.cachedStatement(sql: "DELETE FROM \(index) WHERE \(key) = ?")
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO \(index) (\(key), \(columnList)) SELECT \(sourceKey), \(columnList)
-            FROM \(table.quotedSQLIdentifier) WHERE \(sourceKey) = ?
-            """)
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO \(index) (\(key), \(columnList)) SELECT \(sourceKey), \(columnList)
+                FROM \(table.quotedSQLIdentifier) WHERE \(sourceKey) = ?
+                """)
         for value in keys {
             try delete.execute(arguments: [value])
             try insert.execute(arguments: [value])
@@ -94,7 +95,8 @@ public struct DerivedIndex: Sendable, Hashable {
             let report = try index.verify(db)
             return report.exists ? report.missing.count + report.stale.count + report.extra.count : 0
         }
-        let sourceRows = "SELECT \(try sourceKey(db).quotedSQLIdentifier), \(columnList) FROM \(table.quotedSQLIdentifier)"
+        let sourceRows =
+            "SELECT \(try sourceKey(db).quotedSQLIdentifier), \(columnList) FROM \(table.quotedSQLIdentifier)"
         let indexRows = "SELECT \(keyColumn.quotedSQLIdentifier), \(columnList) FROM \(name.quotedSQLIdentifier)"
         let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sourceRows) EXCEPT \(indexRows))") ?? 0
         let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(indexRows) EXCEPT \(sourceRows))") ?? 0
@@ -106,10 +108,11 @@ public struct DerivedIndex: Sendable, Hashable {
         switch kind {
         case .fts5:
             try db.execute(sql: "DELETE FROM \(name.quotedSQLIdentifier)")
-            try db.execute(sql: """
-                INSERT INTO \(name.quotedSQLIdentifier) (\(keyColumn.quotedSQLIdentifier), \(columnList))
-                SELECT \(try sourceKey(db).quotedSQLIdentifier), \(columnList) FROM \(table.quotedSQLIdentifier)
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO \(name.quotedSQLIdentifier) (\(keyColumn.quotedSQLIdentifier), \(columnList))
+                    SELECT \(try sourceKey(db).quotedSQLIdentifier), \(columnList) FROM \(table.quotedSQLIdentifier)
+                    """)
         case .libsqlVectorIndex:
             _ = try DatabaseValue.fetchOne(db, sql: "SELECT vecsync_rebuild(?)", arguments: [name])
         }

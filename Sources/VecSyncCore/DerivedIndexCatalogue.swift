@@ -47,13 +47,14 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
     /// Creates `vecsync_derived_indexes` and `vecsync_state` when missing.
     public static func createTables(_ db: Database) throws {
         try VectorIndex.createStateTable(db)
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(registryTable.quotedSQLIdentifier) (
-              name TEXT PRIMARY KEY,
-              kind TEXT NOT NULL,
-              source_table TEXT NOT NULL,
-              columns TEXT NOT NULL)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(registryTable.quotedSQLIdentifier) (
+                  name TEXT PRIMARY KEY,
+                  kind TEXT NOT NULL,
+                  source_table TEXT NOT NULL,
+                  columns TEXT NOT NULL)
+                """)
     }
 
     /// Records `index` (replacing an index of the same name), so merges refresh it and
@@ -61,7 +62,8 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
     public static func register(_ index: DerivedIndex, in db: Database) throws {
         try createTables(db)
         try db.execute(
-            sql: "INSERT OR REPLACE INTO \(registryTable.quotedSQLIdentifier) (name, kind, source_table, columns) VALUES (?, ?, ?, ?)",
+            sql:
+                "INSERT OR REPLACE INTO \(registryTable.quotedSQLIdentifier) (name, kind, source_table, columns) VALUES (?, ?, ?, ?)",
             arguments: [index.name, index.kind.rawValue, index.table, encodeList([index.keyColumn] + index.columns)])
     }
 
@@ -73,8 +75,9 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
         ).compactMap { row -> DerivedIndex? in
             guard let kind = DerivedIndex.Kind(rawValue: row["kind"]) else { return nil }
             let columns = decodeList(row["columns"])
-            return DerivedIndex(kind: kind, name: row["name"], table: row["source_table"],
-                                keyColumn: columns.first ?? "rowid", columns: Array(columns.dropFirst()))
+            return DerivedIndex(
+                kind: kind, name: row["name"], table: row["source_table"],
+                keyColumn: columns.first ?? "rowid", columns: Array(columns.dropFirst()))
         }
     }
 
@@ -86,7 +89,10 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
     public static func setMerging(_ db: Database, _ merging: Bool) throws {
         if merging {
             try VectorIndex.createStateTable(db)
-            try db.execute(sql: "INSERT OR REPLACE INTO \(VectorIndex.stateTable.quotedSQLIdentifier) (key, value) VALUES ('merging', 1)")
+            try db.execute(
+                sql:
+                    "INSERT OR REPLACE INTO \(VectorIndex.stateTable.quotedSQLIdentifier) (key, value) VALUES ('merging', 1)"
+            )
         } else if try db.tableExists(VectorIndex.stateTable) {
             try db.execute(sql: "DELETE FROM \(VectorIndex.stateTable.quotedSQLIdentifier) WHERE key = 'merging'")
         }
@@ -152,25 +158,32 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
             var checks: [Check] = []
             for index in vectorIndexes where name == nil || name == index.name {
                 let report = try index.verify(db)
-                checks.append(Check(
-                    name: index.name, kind: "vec0", table: index.table,
-                    outOfStep: report.missing.count + report.stale.count + report.extra.count + report.invalid.count,
-                    report: report, isUnbuilt: false))
+                checks.append(
+                    Check(
+                        name: index.name, kind: "vec0", table: index.table,
+                        outOfStep: report.missing.count + report.stale.count + report.extra.count
+                            + report.invalid.count,
+                        report: report, isUnbuilt: false))
             }
             for index in indexes where name == nil || name == index.name {
                 switch index.kind {
                 case .fts5:
-                    checks.append(Check(name: index.name, kind: index.kind.rawValue, table: index.table,
-                                        outOfStep: try index.verify(db), report: nil, isUnbuilt: false))
+                    checks.append(
+                        Check(
+                            name: index.name, kind: index.kind.rawValue, table: index.table,
+                            outOfStep: try index.verify(db), report: nil, isUnbuilt: false))
                 case .libsqlVectorIndex:
                     guard let libsql = try LibSQLVectorIndex.named(index.name, in: db) else {
-                        throw VecSyncError.derivedIndex(name: index.name, reason: "no libsql_vector_idx index of that name")
+                        throw VecSyncError.derivedIndex(
+                            name: index.name, reason: "no libsql_vector_idx index of that name")
                     }
                     let report = try libsql.verify(db)
-                    checks.append(Check(
-                        name: index.name, kind: index.kind.rawValue, table: index.table,
-                        outOfStep: report.exists ? report.missing.count + report.stale.count + report.extra.count : 0,
-                        report: report, isUnbuilt: !report.exists))
+                    checks.append(
+                        Check(
+                            name: index.name, kind: index.kind.rawValue, table: index.table,
+                            outOfStep: report.exists
+                                ? report.missing.count + report.stale.count + report.extra.count : 0,
+                            report: report, isUnbuilt: !report.exists))
                 }
             }
             return checks.sorted { $0.name < $1.name }

@@ -33,13 +33,15 @@ public struct LibSQLVectorIndex: Sendable, Hashable {
 
     /// Every libSQL vector index of the main database, by name.
     public static func all(in db: Database) throws -> [LibSQLVectorIndex] {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT name, tbl_name, sql FROM sqlite_master
-            WHERE type = 'index' AND sql LIKE '%libsql_vector_idx%' ORDER BY name
-            """)
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT name, tbl_name, sql FROM sqlite_master
+                WHERE type = 'index' AND sql LIKE '%libsql_vector_idx%' ORDER BY name
+                """)
         return try rows.compactMap { row in
             guard let name: String = row["name"], let table: String = row["tbl_name"], let sql: String = row["sql"],
-                  let column = indexedColumn(in: sql)
+                let column = indexedColumn(in: sql)
             else { return nil }
             let declared = try db.columns(in: table).first { $0.name.lowercased() == column.lowercased() }?.type ?? ""
             return LibSQLVectorIndex(name: name, table: table, column: column, dimensions: declaredDimensions(declared))
@@ -68,10 +70,13 @@ public struct LibSQLVectorIndex: Sendable, Hashable {
     /// first search; before that the report says the index table does not exist.
     public func verify(_ db: Database) throws -> VectorIndexReport {
         guard let dimensions else {
-            throw VecSyncError.schemaMismatch(table: table, reason: "column \(column) declares no F32_BLOB(n) dimensions")
+            throw VecSyncError.schemaMismatch(
+                table: table, reason: "column \(column) declares no F32_BLOB(n) dimensions")
         }
-        var report = try VectorIndex(table: table, primaryKey: "rowid", embeddingColumn: column,
-                                     dimensions: dimensions, name: "vecsync_idx_\(name)").verify(db)
+        var report = try VectorIndex(
+            table: table, primaryKey: "rowid", embeddingColumn: column,
+            dimensions: dimensions, name: "vecsync_idx_\(name)"
+        ).verify(db)
         report.index = name
         return report
     }
@@ -79,13 +84,14 @@ public struct LibSQLVectorIndex: Sendable, Hashable {
     /// The first argument of `libsql_vector_idx(…)` in a CREATE INDEX statement.
     static func indexedColumn(in sql: String) -> String? {
         guard let call = sql.range(of: "libsql_vector_idx", options: .caseInsensitive),
-              let open = sql[call.upperBound...].firstIndex(of: "(")
+            let open = sql[call.upperBound...].firstIndex(of: "(")
         else { return nil }
         let rest = sql[sql.index(after: open)...]
         let end = rest.firstIndex { $0 == "," || $0 == ")" } ?? rest.endIndex
         var column = rest[..<end].trimmingCharacters(in: .whitespacesAndNewlines)
         if let first = column.first, let last = column.last, column.count >= 2,
-           (first == "\"" && last == "\"") || (first == "`" && last == "`") || (first == "[" && last == "]") {
+            (first == "\"" && last == "\"") || (first == "`" && last == "`") || (first == "[" && last == "]")
+        {
             column = String(column.dropFirst().dropLast())
         }
         return column.isEmpty ? nil : column

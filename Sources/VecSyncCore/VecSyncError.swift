@@ -62,7 +62,8 @@ public enum VecSyncError: Error, Sendable, Hashable {
     /// one type, this was `SyncError.schemaMismatch(table:local:remote:)`.)
     case changeSetSchemaMismatch(table: String, local: String, remote: String)
     /// A change set carries clock values further in the future than the allowed drift.
-    case clockTooFarAhead(site: SiteID, version: HybridLogicalClock, now: HybridLogicalClock, allowedDriftMilliseconds: Int64)
+    case clockTooFarAhead(
+        site: SiteID, version: HybridLogicalClock, now: HybridLogicalClock, allowedDriftMilliseconds: Int64)
     /// A change set carries only the changed columns of a row this replica does not have in
     /// that incarnation: it was made for a receiver that had merged the origin's earlier
     /// change sets, and this one has merged them only through `received`. Nothing was
@@ -87,8 +88,10 @@ public enum VecSyncError: Error, Sendable, Hashable {
         guard let dbError = error as? DatabaseError else { return error }
         let message = dbError.message ?? "\(dbError.resultCode)"
         let sql = dbError.sql
-        for marker in ["no such module: vec0", "no such function: vector", "no such function: libsql_vector_idx",
-                       "no such table: vector_top_k", "no such function: vec_", "no such function: vecsync_"]
+        for marker in [
+            "no such module: vec0", "no such function: vector", "no such function: libsql_vector_idx",
+            "no such table: vector_top_k", "no such function: vec_", "no such function: vecsync_",
+        ]
         where message.contains(marker) {
             let feature = message.components(separatedBy: ": ").last ?? message
             return VecSyncError.extensionMissing(feature: feature, sql: sql ?? "")
@@ -111,52 +114,52 @@ extension VecSyncError: CustomStringConvertible, LocalizedError {
     /// A sentence that says what went wrong and with which input.
     public var description: String {
         switch self {
-        case let .dimensionMismatch(expected, got):
+        case .dimensionMismatch(let expected, let got):
             "wrong vector dimension: expected \(expected), got \(got)"
-        case let .nonFiniteElement(index, value):
+        case .nonFiniteElement(let index, let value):
             "vector element \(index) is \(value); vectors must be finite"
-        case let .invalidBlob(byteCount, reason):
+        case .invalidBlob(let byteCount, let reason):
             "invalid vector blob of \(byteCount) bytes: \(reason)"
-        case let .invalidVectorText(text, reason):
+        case .invalidVectorText(let text, let reason):
             "invalid vector text '\(text)': \(reason)"
-        case let .invalidArgument(name, value, reason):
+        case .invalidArgument(let name, let value, let reason):
             "invalid \(name) \(value): \(reason)"
-        case let .notFound(kind, key):
+        case .notFound(let kind, let key):
             "no \(kind) with key '\(key)'"
-        case let .schemaMismatch(table, reason):
+        case .schemaMismatch(let table, let reason):
             "table \(table) does not match: \(reason)"
-        case let .extensionMissing(feature, sql):
+        case .extensionMissing(let feature, let sql):
             "the VecSync extension is not loaded on this connection (\(feature)); "
                 + "call VecSyncExtension.register() before opening it, or use VecSyncDatabase. SQL: \(sql)"
-        case let .derivedIndex(name, reason):
+        case .derivedIndex(let name, let reason):
             "derived index \(name): \(reason)"
-        case let .sqlite(message, resultCode, sql):
+        case .sqlite(let message, let resultCode, let sql):
             "SQLite error \(resultCode): \(message)" + (sql.map { " — SQL: \($0)" } ?? "")
-        case let .untrackableTable(table, reason):
+        case .untrackableTable(let table, let reason):
             "cannot track table \(table): \(reason)"
-        case let .tableNotTracked(table):
+        case .tableNotTracked(let table):
             "table \(table) is not tracked on this replica; track it first (vecsync-cli track --table \(table))"
-        case let .schemaChanged(table, reason):
+        case .schemaChanged(let table, let reason):
             "tracked table \(table) changed since it was tracked: \(reason); untrack and track it again on every replica"
-        case let .siteMismatch(stored, requested):
+        case .siteMismatch(let stored, let requested):
             "this database belongs to site '\(stored)', not '\(requested)'; a database keeps the site id it was first given"
-        case let .notAReplica(reason):
+        case .notAReplica(let reason):
             "not a replica: \(reason)"
-        case let .corruptChangeSet(reason, offset):
+        case .corruptChangeSet(let reason, let offset):
             "corrupt change set at byte \(offset): \(reason); nothing was applied"
-        case let .incompatibleFormat(found, supported):
+        case .incompatibleFormat(let found, let supported):
             "change set format version \(found) is not supported (this build reads versions up to \(supported)); upgrade the replica that cannot read it"
-        case let .changeSetSchemaMismatch(table, local, remote):
+        case .changeSetSchemaMismatch(let table, let local, let remote):
             "change set for table \(table) was made from another schema (local \(local); remote \(remote)); nothing was applied"
-        case let .clockTooFarAhead(site, version, now, drift):
+        case .clockTooFarAhead(let site, let version, let now, let drift):
             "site '\(site)' sent clock \(version), more than \(drift) ms ahead of this replica's clock \(now); fix that device's clock, nothing was applied"
-        case let .missingEarlierChanges(origin, since, received):
+        case .missingEarlierChanges(let origin, let since, let received):
             "change set from '\(origin)' after its sequence \(since) needs its earlier changes, and this replica has merged them only through \(received); merge '\(origin)''s change sets in order (nothing was applied)"
-        case let .ownChangeSet(site):
+        case .ownChangeSet(let site):
             "change set was made by this site ('\(site)'); it is not merged back"
-        case let .readOnlyReplica(site, operation):
+        case .readOnlyReplica(let site, let operation):
             "replica '\(site)' is read-only: cannot \(operation)"
-        case let .io(path, reason):
+        case .io(let path, let reason):
             "\(path): \(reason)"
         }
     }

@@ -43,7 +43,7 @@ extension Vector {
                 i = Self.skipBlanks(bytes, from: i)
                 let length = Self.numberLength(bytes, from: i)
                 guard length > 0, length < Self.maximumNumberLength,
-                      let value = Double(String(decoding: bytes[i..<(i + length)], as: UTF8.self))
+                    let value = Double(String(decoding: bytes[i..<(i + length)], as: UTF8.self))
                 else {
                     throw refuse("expected a number at offset \(i)")
                 }
@@ -92,18 +92,29 @@ extension Vector {
     private static func numberLength(_ bytes: [UInt8], from start: Int) -> Int {
         func isDigit(_ i: Int) -> Bool { i < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) }
         func isOne(of characters: String, _ i: Int) -> Bool { i < bytes.count && characters.utf8.contains(bytes[i]) }
-        var i = start, digits = 0
+        var i = start
+        var digits = 0
         if isOne(of: "+-", i) { i += 1 }
-        while isDigit(i) { i += 1; digits += 1 }
+        while isDigit(i) {
+            i += 1
+            digits += 1
+        }
         if isOne(of: ".", i) {
             i += 1
-            while isDigit(i) { i += 1; digits += 1 }
+            while isDigit(i) {
+                i += 1
+                digits += 1
+            }
         }
         guard digits > 0 else { return 0 }
         if isOne(of: "eE", i) {
-            var j = i + 1, exponentDigits = 0
+            var j = i + 1
+            var exponentDigits = 0
             if isOne(of: "+-", j) { j += 1 }
-            while isDigit(j) { j += 1; exponentDigits += 1 }
+            while isDigit(j) {
+                j += 1
+                exponentDigits += 1
+            }
             guard exponentDigits > 0 else { return 0 }
             i = j
         }

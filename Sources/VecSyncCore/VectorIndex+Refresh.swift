@@ -14,11 +14,12 @@ extension VectorIndex {
         try VecSyncError.wrap {
             try db.inSavepoint {
                 let delete = try db.cachedStatement(sql: "DELETE FROM \(qName) WHERE \(qIndexKey) = ?")
-                let insert = try db.cachedStatement(sql: """
-                    \(insertPrefix)
-                    SELECT \(sourceColumns(prefix: "").joined(separator: ", ")) FROM \(qTable)
-                    WHERE \(qKey) = ? AND \(qEmbedding) IS NOT NULL
-                    """)
+                let insert = try db.cachedStatement(
+                    sql: """
+                        \(insertPrefix)
+                        SELECT \(sourceColumns(prefix: "").joined(separator: ", ")) FROM \(qTable)
+                        WHERE \(qKey) = ? AND \(qEmbedding) IS NOT NULL
+                        """)
                 for key in keys {
                     try delete.execute(arguments: [key])
                     try insert.execute(arguments: [key])

@@ -10,10 +10,12 @@ extension VectorIndex {
     public static func registered(in db: Database) throws -> [VectorIndex] {
         guard try db.tableExists(registryTable) else { return [] }
         let rows = try VecSyncError.wrap {
-            try Row.fetchAll(db, sql: """
-                SELECT name, source_table, primary_key, embedding_column, dimensions, metric, metadata
-                FROM \(registryTable.quotedSQLIdentifier) ORDER BY name
-                """)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, source_table, primary_key, embedding_column, dimensions, metric, metadata
+                    FROM \(registryTable.quotedSQLIdentifier) ORDER BY name
+                    """)
         }
         return try rows.map { row in try VectorIndex(registryRow: row) }
     }
@@ -29,16 +31,17 @@ extension VectorIndex {
     }
 
     func register(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(Self.registryTable.quotedSQLIdentifier)(
-              name TEXT PRIMARY KEY,
-              source_table TEXT NOT NULL,
-              primary_key TEXT NOT NULL,
-              embedding_column TEXT NOT NULL,
-              dimensions INTEGER NOT NULL,
-              metric TEXT NOT NULL,
-              metadata TEXT NOT NULL DEFAULT '[]')
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(Self.registryTable.quotedSQLIdentifier)(
+                  name TEXT PRIMARY KEY,
+                  source_table TEXT NOT NULL,
+                  primary_key TEXT NOT NULL,
+                  embedding_column TEXT NOT NULL,
+                  dimensions INTEGER NOT NULL,
+                  metric TEXT NOT NULL,
+                  metadata TEXT NOT NULL DEFAULT '[]')
+                """)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let metadataJSON = String(decoding: try encoder.encode(metadata), as: UTF8.self)
@@ -60,13 +63,14 @@ extension VectorIndex {
         let metricName: String? = row["metric"]
         let metadataJSON: String? = row["metadata"]
         guard let name, let table, let primaryKey, let embeddingColumn, let dimensions,
-              let metric = metricName.flatMap(DistanceMetric.init(rawValue:))
+            let metric = metricName.flatMap(DistanceMetric.init(rawValue:))
         else {
             throw VecSyncError.schemaMismatch(table: Self.registryTable, reason: "unreadable row \(row)")
         }
         let metadata = try JSONDecoder().decode(
             [MetadataColumn].self, from: Data((metadataJSON ?? "[]").utf8))
-        self.init(table: table, primaryKey: primaryKey, embeddingColumn: embeddingColumn,
-                  dimensions: dimensions, metric: metric, name: name, metadata: metadata)
+        self.init(
+            table: table, primaryKey: primaryKey, embeddingColumn: embeddingColumn,
+            dimensions: dimensions, metric: metric, name: name, metadata: metadata)
     }
 }

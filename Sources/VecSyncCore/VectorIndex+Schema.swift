@@ -21,7 +21,8 @@ extension VectorIndex {
                 } else if let existing = try Self.registered(named: name, in: db), existing != self {
                     throw VecSyncError.schemaMismatch(
                         table: name,
-                        reason: "the index exists as \(existing.summary), not \(summary); call rebuild(_:) to recreate it")
+                        reason:
+                            "the index exists as \(existing.summary), not \(summary); call rebuild(_:) to recreate it")
                 }
                 try dropTriggers(db)
                 for sql in triggerSQL() {
@@ -36,7 +37,8 @@ extension VectorIndex {
     /// A short description for messages: `photos.embedding keyed by source_id, 768 dimensions, cosine, metadata [mood text]`.
     var summary: String {
         "\(table).\(embeddingColumn) keyed by \(primaryKey), \(dimensions) dimensions, \(metric.rawValue)"
-            + (metadata.isEmpty ? "" : ", metadata [\(metadata.map { "\($0.name) \($0.type.rawValue)" }.joined(separator: ", "))]")
+            + (metadata.isEmpty
+                ? "" : ", metadata [\(metadata.map { "\($0.name) \($0.type.rawValue)" }.joined(separator: ", "))]")
     }
 
     /// Drops the index table, its triggers and its registry entry, and creates them again
@@ -93,11 +95,12 @@ extension VectorIndex {
 
     /// Fills the index from every canonical row that has an embedding.
     func backfill(_ db: Database) throws {
-        try db.execute(sql: """
-            \(insertPrefix)
-            SELECT \(sourceColumns(prefix: "").joined(separator: ", ")) FROM \(qTable)
-            WHERE \(qEmbedding) IS NOT NULL
-            """)
+        try db.execute(
+            sql: """
+                \(insertPrefix)
+                SELECT \(sourceColumns(prefix: "").joined(separator: ", ")) FROM \(qTable)
+                WHERE \(qEmbedding) IS NOT NULL
+                """)
     }
 
     /// Checks the description against the canonical table before anything is written.

@@ -114,7 +114,8 @@ extension ChangeSet {
     public init(serialized data: Data) throws {
         let bytes = [UInt8](data)
         guard bytes.count >= 16 else {
-            throw SyncError.corruptChangeSet(reason: "only \(bytes.count) bytes, shorter than any change set", offset: 0)
+            throw SyncError.corruptChangeSet(
+                reason: "only \(bytes.count) bytes, shorter than any change set", offset: 0)
         }
         guard Array(bytes[0..<4]) == Self.magic else {
             throw SyncError.corruptChangeSet(reason: "not a VecSync change set (bad magic)", offset: 0)
@@ -129,14 +130,18 @@ extension ChangeSet {
         let bodyLength = Int(try header.uint32())
         guard bytes.count == 12 + bodyLength + 4 else {
             throw SyncError.corruptChangeSet(
-                reason: "length is \(bytes.count) bytes, the header says \(12 + bodyLength + 4) (truncated or padded)", offset: 8)
+                reason: "length is \(bytes.count) bytes, the header says \(12 + bodyLength + 4) (truncated or padded)",
+                offset: 8)
         }
         var trailer = ByteReader(bytes, offset: 12 + bodyLength)
         let stored = try trailer.uint32()
-        let computed = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(12 + bodyLength)])) }
+        let computed = bytes.withUnsafeBytes {
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(12 + bodyLength)]))
+        }
         guard stored == computed else {
             throw SyncError.corruptChangeSet(
-                reason: "checksum mismatch (stored \(String(stored, radix: 16)), computed \(String(computed, radix: 16)))",
+                reason:
+                    "checksum mismatch (stored \(String(stored, radix: 16)), computed \(String(computed, radix: 16)))",
                 offset: 12 + bodyLength)
         }
 
@@ -185,12 +190,16 @@ extension ChangeSet {
                 var positions = Array(0..<count)
                 if hasAuthority {
                     let carried = try reader.count(what: "column")
-                    guard carried <= count else { throw reader.corrupt("a record carries \(carried) of \(count) columns") }
+                    guard carried <= count else {
+                        throw reader.corrupt("a record carries \(carried) of \(count) columns")
+                    }
                     if carried < count {
                         positions = []
                         for _ in 0..<carried {
                             let position = try reader.index(below: count, what: "column")
-                            guard position > (positions.last ?? -1) else { throw reader.corrupt("column positions out of order") }
+                            guard position > (positions.last ?? -1) else {
+                                throw reader.corrupt("column positions out of order")
+                            }
                             positions.append(position)
                         }
                     }
@@ -202,18 +211,25 @@ extension ChangeSet {
                     let (version, overflow) = rowVersion.rawValue.addingReportingOverflow(delta)
                     guard !overflow, version >= 0 else { throw reader.corrupt("column version out of range") }
                     let site = sites[try reader.index(below: sites.count, what: "site")]
-                    columns[position] = Column(authorityCount: columnAuthority, version: HybridLogicalClock(rawValue: version),
-                                               site: site, value: try Self.readValue(&reader))
+                    columns[position] = Column(
+                        authorityCount: columnAuthority, version: HybridLogicalClock(rawValue: version),
+                        site: site, value: try Self.readValue(&reader))
                 }
             }
-            records.append(Record(table: table, key: key, causalLength: causalLength, authorityCount: authorityCount,
-                                  rowVersion: rowVersion, rowSite: rowSite, columns: columns))
+            records.append(
+                Record(
+                    table: table, key: key, causalLength: causalLength, authorityCount: authorityCount,
+                    rowVersion: rowVersion, rowSite: rowSite, columns: columns))
         }
-        guard reader.remaining == 0 else { throw reader.corrupt("\(reader.remaining) unexpected bytes after the records") }
-        self.init(origin: origin, since: since, through: through, acknowledgements: acknowledgements,
-                  tables: tables, records: records)
+        guard reader.remaining == 0 else {
+            throw reader.corrupt("\(reader.remaining) unexpected bytes after the records")
+        }
+        self.init(
+            origin: origin, since: since, through: through, acknowledgements: acknowledgements,
+            tables: tables, records: records)
         guard schemaFingerprint == fingerprint else {
-            throw SyncError.corruptChangeSet(reason: "schema fingerprint does not match the table definitions", offset: 12)
+            throw SyncError.corruptChangeSet(
+                reason: "schema fingerprint does not match the table definitions", offset: 12)
         }
         guard since <= through else {
             throw SyncError.corruptChangeSet(reason: "range \(since)...\(through) is reversed", offset: 12)

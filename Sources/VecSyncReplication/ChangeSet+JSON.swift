@@ -17,8 +17,10 @@ extension ChangeSet {
             "schemaFingerprint": FNV1a.hex(schemaFingerprint),
             "acknowledgements": Dictionary(uniqueKeysWithValues: acknowledgements.map { ($0.key.rawValue, $0.value) }),
             "tables": tables.map { table -> [String: Any] in
-                ["name": table.name, "primaryKey": table.primaryKey, "columns": table.columns,
-                 "fingerprint": FNV1a.hex(table.fingerprint)]
+                [
+                    "name": table.name, "primaryKey": table.primaryKey, "columns": table.columns,
+                    "fingerprint": FNV1a.hex(table.fingerprint),
+                ]
             },
             "records": records.map { record -> [String: Any] in
                 let table = tables.indices.contains(record.table) ? tables[record.table] : nil
@@ -34,9 +36,13 @@ extension ChangeSet {
                 if record.isLive {
                     var columns: [String: Any] = [:]
                     for (index, column) in record.presentColumns {
-                        let name = table.flatMap { $0.columns.indices.contains(index) ? $0.columns[index] : nil } ?? "#\(index)"
-                        columns[name] = ["value": Self.json(column.value), "version": "\(column.version)",
-                                         "site": column.site.rawValue, "authorityCount": column.authorityCount]
+                        let name =
+                            table.flatMap { $0.columns.indices.contains(index) ? $0.columns[index] : nil }
+                            ?? "#\(index)"
+                        columns[name] = [
+                            "value": Self.json(column.value), "version": "\(column.version)",
+                            "site": column.site.rawValue, "authorityCount": column.authorityCount,
+                        ]
                     }
                     json["columns"] = columns
                 }

@@ -46,8 +46,10 @@ public struct ChangeSet: Sendable, Hashable {
     public var records: [Record]
 
     /// Creates a change set.
-    public init(origin: SiteID, since: Int64, through: Int64, acknowledgements: [SiteID: Int64] = [:],
-                tables: [Table] = [], records: [Record] = []) {
+    public init(
+        origin: SiteID, since: Int64, through: Int64, acknowledgements: [SiteID: Int64] = [:],
+        tables: [Table] = [], records: [Record] = []
+    ) {
         self.origin = origin
         self.since = since
         self.through = through
@@ -118,8 +120,10 @@ public struct ChangeSet: Sendable, Hashable {
         public var columns: [Column?]
 
         /// Creates a record.
-        public init(table: Int, key: SyncValue, causalLength: Int64, authorityCount: Int64 = 0,
-                    rowVersion: HybridLogicalClock, rowSite: SiteID, columns: [Column?]) {
+        public init(
+            table: Int, key: SyncValue, causalLength: Int64, authorityCount: Int64 = 0,
+            rowVersion: HybridLogicalClock, rowSite: SiteID, columns: [Column?]
+        ) {
             self.table = table
             self.key = key
             self.causalLength = causalLength

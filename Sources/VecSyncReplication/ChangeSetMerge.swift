@@ -41,10 +41,13 @@ struct ChangeSetMerge {
             selectRow = try db.cachedStatement(
                 sql: "SELECT \(([key] + columns).joined(separator: ", ")) FROM \(t) WHERE \(key) = ?")
             let rowPlaceholders = Array(repeating: "?", count: 1 + columns.count).joined(separator: ", ")
-            let conflict = columns.isEmpty
+            let conflict =
+                columns.isEmpty
                 ? "DO NOTHING" : "DO UPDATE SET " + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             upsertRow = try db.cachedStatement(
-                sql: "INSERT INTO \(t) (\(([key] + columns).joined(separator: ", "))) VALUES (\(rowPlaceholders)) ON CONFLICT(\(key)) \(conflict)")
+                sql:
+                    "INSERT INTO \(t) (\(([key] + columns).joined(separator: ", "))) VALUES (\(rowPlaceholders)) ON CONFLICT(\(key)) \(conflict)"
+            )
             deleteRow = try db.cachedStatement(sql: "DELETE FROM \(t) WHERE \(key) = ?")
         }
 
@@ -52,7 +55,9 @@ struct ChangeSetMerge {
         func update(_ db: Database, columns indexes: [Int]) throws -> Statement {
             let sets = indexes.map { "\(table.columns[$0].quotedSQLIdentifier) = ?" }.joined(separator: ", ")
             return try db.cachedStatement(
-                sql: "UPDATE \(table.name.quotedSQLIdentifier) SET \(sets) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?")
+                sql:
+                    "UPDATE \(table.name.quotedSQLIdentifier) SET \(sets) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?"
+            )
         }
     }
 
@@ -153,13 +158,16 @@ struct ChangeSetMerge {
         for remote in changeSet.tables {
             guard let local = localTables[remote.name] else { throw SyncError.tableNotTracked(table: remote.name) }
             guard local.fingerprint == remote.fingerprint, local.columns == remote.columns,
-                  local.primaryKey == remote.primaryKey
+                local.primaryKey == remote.primaryKey
             else {
                 throw SyncError.changeSetSchemaMismatch(
                     table: remote.name,
-                    local: "fingerprint \(local.fingerprintHex), key \(local.primaryKey), columns \(local.columns.joined(separator: ","))"
+                    local:
+                        "fingerprint \(local.fingerprintHex), key \(local.primaryKey), columns \(local.columns.joined(separator: ","))"
                         + (local.authority.map { ", authority \($0)" } ?? ""),
-                    remote: "fingerprint \(FNV1a.hex(remote.fingerprint)), key \(remote.primaryKey), columns \(remote.columns.joined(separator: ","))")
+                    remote:
+                        "fingerprint \(FNV1a.hex(remote.fingerprint)), key \(remote.primaryKey), columns \(remote.columns.joined(separator: ","))"
+                )
             }
             statements.append(try TableStatements(db, local))
         }
@@ -170,21 +178,23 @@ struct ChangeSetMerge {
     private mutating func readConstraints() throws {
         for index in try VectorIndex.registered(in: db) {
             guard let table = trackedTables[index.table.lowercased()],
-                  let column = table.columns.firstIndex(where: { $0.lowercased() == index.embeddingColumn.lowercased() })
+                let column = table.columns.firstIndex(where: { $0.lowercased() == index.embeddingColumn.lowercased() })
             else { continue }
             vectorColumns[table.name, default: []].append((column, index))
         }
         guard try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == true else { return }
         for child in trackedTables.values {
             let rows = try Row.fetchAll(
-                db, sql: "SELECT id, \"table\" AS parent, \"from\" AS source, \"to\" AS target FROM pragma_foreign_key_list(?)",
+                db,
+                sql:
+                    "SELECT id, \"table\" AS parent, \"from\" AS source, \"to\" AS target FROM pragma_foreign_key_list(?)",
                 arguments: [child.name])
             let byConstraint = Dictionary(grouping: rows) { $0["id"] as Int64 }
             for (_, parts) in byConstraint where parts.count == 1 {
                 let row = parts[0]
                 let source: String = row["source"]
                 guard let parent = trackedTables[(row["parent"] as String).lowercased()],
-                      let column = child.columns.firstIndex(where: { $0.lowercased() == source.lowercased() })
+                    let column = child.columns.firstIndex(where: { $0.lowercased() == source.lowercased() })
                 else { continue }
                 let target: String? = row["target"]
                 guard target == nil || target?.lowercased() == parent.primaryKey.lowercased() else { continue }
@@ -197,8 +207,9 @@ struct ChangeSetMerge {
 
     /// Step 2: reads the origin's cursor; a change set behind it was merged before.
     private mutating func readCursor() throws -> CursorState {
-        let peer = try Row.fetchOne(db, sql: "SELECT received, acknowledged FROM vecsync_peers WHERE site = ?",
-                                    arguments: [changeSet.origin.rawValue])
+        let peer = try Row.fetchOne(
+            db, sql: "SELECT received, acknowledged FROM vecsync_peers WHERE site = ?",
+            arguments: [changeSet.origin.rawValue])
         hasPeer = peer != nil
         received = peer?["received"] ?? 0
         acknowledged = peer?["acknowledged"] ?? 0
@@ -213,15 +224,17 @@ struct ChangeSetMerge {
     /// Step 3: refuses versions from a clock too far in the future, and records that refer
     /// to no table of the change set or carry the wrong number of columns.
     private mutating func checkClocks() throws {
-        guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq, wall_override FROM vecsync_replica WHERE id = 1") else {
+        guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq, wall_override FROM vecsync_replica WHERE id = 1")
+        else {
             throw SyncError.notAReplica(reason: "vecsync_replica is empty")
         }
         seq = state["seq"]
         newest = state["hlc"]
         let nowMilliseconds: Int64 = state["wall_override"] ?? HybridLogicalClock.wallMilliseconds()
         wallMilliseconds = nowMilliseconds
-        let limit = HybridLogicalClock(milliseconds: nowMilliseconds + options.maximumClockDriftMilliseconds,
-                                       counter: (1 << HybridLogicalClock.counterBits) - 1)
+        let limit = HybridLogicalClock(
+            milliseconds: nowMilliseconds + options.maximumClockDriftMilliseconds,
+            counter: (1 << HybridLogicalClock.counterBits) - 1)
         for record in changeSet.records {
             guard changeSet.tables.indices.contains(record.table) else {
                 throw SyncError.corruptChangeSet(reason: "a record refers to table #\(record.table)", offset: 0)
@@ -229,10 +242,13 @@ struct ChangeSetMerge {
             let table = changeSet.tables[record.table]
             if record.isLive && record.columns.count != table.columns.count {
                 throw SyncError.corruptChangeSet(
-                    reason: "a record for \(table.name) has \(record.columns.count) columns, the table has \(table.columns.count)",
+                    reason:
+                        "a record for \(table.name) has \(record.columns.count) columns, the table has \(table.columns.count)",
                     offset: 0)
             }
-            for (version, site) in [(record.rowVersion, record.rowSite)] + record.presentColumns.map({ ($0.column.version, $0.column.site) }) {
+            for (version, site) in [(record.rowVersion, record.rowSite)]
+                + record.presentColumns.map({ ($0.column.version, $0.column.site) })
+            {
                 if version > limit {
                     throw SyncError.clockTooFarAhead(
                         site: site, version: version, now: HybridLogicalClock(milliseconds: nowMilliseconds),
@@ -269,7 +285,8 @@ struct ChangeSetMerge {
     private mutating func merge(_ record: ChangeSet.Record) throws {
         let table = statements[record.table]
         let key = record.key.databaseValue
-        let local = try Row.fetchOne(table.selectClock, arguments: [key]).map { table.table.clockTable.decode($0) }
+        let local =
+            try Row.fetchOne(table.selectClock, arguments: [key]).map { table.table.clockTable.decode($0) }
             ?? ClockRow(key: key, columnCount: table.table.columns.count)
         var outcome = Outcome(clock: local)
         // The row site's ordinal is recorded even when the record loses.
@@ -283,8 +300,10 @@ struct ChangeSetMerge {
             }
             try adoptIncarnation(record, rowSite: incomingRowSite, into: &outcome)
         case .same:
-            if Replica.wins((0, record.rowVersion.rawValue, record.rowSite),
-                            over: local.exists ? (0, local.rowVersion, sites[local.rowSite]) : nil) {
+            if Replica.wins(
+                (0, record.rowVersion.rawValue, record.rowSite),
+                over: local.exists ? (0, local.rowVersion, sites[local.rowSite]) : nil)
+            {
                 outcome.clock.rowVersion = record.rowVersion.rawValue
                 outcome.clock.rowSite = incomingRowSite
                 outcome.clockChanged = true
@@ -349,14 +368,20 @@ struct ChangeSetMerge {
             let parent = foreignKey.parent
             let parentKey = value.databaseValue
             if liveKeys[parent.name]?.contains(parentKey) == true { continue }
-            let present = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM \(parent.name.quotedSQLIdentifier) WHERE \(parent.primaryKey.quotedSQLIdentifier) = ?",
-                arguments: [parentKey]) ?? false
+            let present =
+                try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT 1 FROM \(parent.name.quotedSQLIdentifier) WHERE \(parent.primaryKey.quotedSQLIdentifier) = ?",
+                    arguments: [parentKey]) ?? false
             if present { continue }
-            let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(parent.clockTable.quotedName) WHERE pk = ?",
-                                          arguments: [parentKey]) ?? false
+            let known =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM \(parent.clockTable.quotedName) WHERE pk = ?",
+                    arguments: [parentKey]) ?? false
             if known { continue }
-            return "its \(table.columns[foreignKey.column]) refers to a row of \(parent.name) that has not arrived here yet; "
+            return
+                "its \(table.columns[foreignKey.column]) refers to a row of \(parent.name) that has not arrived here yet; "
                 + "it merges when that row does"
         }
         return nil
@@ -369,7 +394,8 @@ struct ChangeSetMerge {
             return nil
         case .blob(let bytes):
             guard bytes.count == index.dimensions * 4 else {
-                return "its \(column) has \(bytes.count) bytes; index \(index.name) holds \(index.dimensions) float32 values "
+                return
+                    "its \(column) has \(bytes.count) bytes; index \(index.name) holds \(index.dimensions) float32 values "
                     + "(\(index.dimensions * 4) bytes)"
             }
             for position in 0..<index.dimensions {
@@ -377,7 +403,8 @@ struct ChangeSetMerge {
                 let bits = bytes[start..<(start + 4)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 let element = Float(bitPattern: bits)
                 if !element.isFinite {
-                    return "its \(column) has element \(position) = \(element); index \(index.name) holds finite values only"
+                    return
+                        "its \(column) has element \(position) = \(element); index \(index.name) holds finite values only"
                 }
             }
             return nil
@@ -396,13 +423,15 @@ struct ChangeSetMerge {
         try db.execute(
             sql: "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
             arguments: [changeSet.origin.rawValue, table.name, record.key.databaseValue, reason, kept.serialized()])
-        report.quarantined.append(QuarantinedRecord(origin: changeSet.origin, table: table.name, key: record.key, reason: reason))
+        report.quarantined.append(
+            QuarantinedRecord(origin: changeSet.origin, table: table.name, key: record.key, reason: reason))
     }
 
     /// Whether a change of `key` in `table` is in quarantine.
     private func isQuarantined(_ table: TrackedTable, key: DatabaseValue) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT 1 FROM vecsync_quarantine WHERE tbl = ? AND pk = ?",
-                          arguments: [table.name, key]) ?? false
+        try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM vecsync_quarantine WHERE tbl = ? AND pk = ?",
+            arguments: [table.name, key]) ?? false
     }
 
     /// Orders the record's incarnation against the local one by (authority count, causal length).
@@ -414,7 +443,9 @@ struct ChangeSetMerge {
     }
 
     /// A newer incarnation replaces the row state, and, when live, every column.
-    private mutating func adoptIncarnation(_ record: ChangeSet.Record, rowSite: Int64, into outcome: inout Outcome) throws {
+    private mutating func adoptIncarnation(_ record: ChangeSet.Record, rowSite: Int64, into outcome: inout Outcome)
+        throws
+    {
         // A new incarnation needs every column; a record that carries only some was made
         // for a receiver that has the row already: an earlier change set of its origin is
         // missing here.
@@ -444,8 +475,10 @@ struct ChangeSetMerge {
                 outcome.winners.append(index)
                 continue
             }
-            if Replica.wins((column.authorityCount, column.version.rawValue, column.site),
-                            over: (local.authority, localVersion, localSite)) {
+            if Replica.wins(
+                (column.authorityCount, column.version.rawValue, column.site),
+                over: (local.authority, localVersion, localSite))
+            {
                 outcome.winners.append(index)
             }
         }
@@ -465,7 +498,8 @@ struct ChangeSetMerge {
         let wasLive = local.isLive
         let isLive = outcome.clock.isLive
         if isLive && (outcome.replaceAll || !wasLive) {
-            try execute(table.upsertRow, StatementArguments([key] + record.columns.map { $0?.value.databaseValue ?? .null }))
+            try execute(
+                table.upsertRow, StatementArguments([key] + record.columns.map { $0?.value.databaseValue ?? .null }))
             if wasLive { report.updated += 1 } else { report.inserted += 1 }
             return true
         }
@@ -485,13 +519,15 @@ struct ChangeSetMerge {
                 if differs && outcome.winners.contains(index) { changed.append(index) }
                 let localColumn = local.columns[index]
                 if differs, localValue != nil, let localWriter = localColumn.writer.flatMap({ sites[$0] }),
-                   localWriter != incoming.site, (localColumn.changedAt ?? .max) > originAcknowledged {
+                    localWriter != incoming.site, (localColumn.changedAt ?? .max) > originAcknowledged
+                {
                     report.conflicts += 1
                 }
             }
             guard !changed.isEmpty else { return false }
             let statement = try table.update(db, columns: changed)
-            try execute(statement, StatementArguments(changed.map { record.columns[$0]?.value.databaseValue ?? .null } + [key]))
+            try execute(
+                statement, StatementArguments(changed.map { record.columns[$0]?.value.databaseValue ?? .null } + [key]))
             report.updated += 1
             return true
         }
@@ -536,15 +572,18 @@ struct ChangeSetMerge {
                 let key = child.primaryKey.quotedSQLIdentifier
                 for link in links {
                     let column = child.columns[link.column].quotedSQLIdentifier
-                    let orphans = try Row.fetchAll(db, sql: """
-                        SELECT c.\(key) AS child, c.\(column) AS parent FROM \(t) AS c WHERE c.\(column) IS NOT NULL AND NOT EXISTS
-                        (SELECT 1 FROM \(link.parent.name.quotedSQLIdentifier) AS p WHERE p.\(link.parent.primaryKey.quotedSQLIdentifier) = c.\(column))
-                        """)
+                    let orphans = try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT c.\(key) AS child, c.\(column) AS parent FROM \(t) AS c WHERE c.\(column) IS NOT NULL AND NOT EXISTS
+                            (SELECT 1 FROM \(link.parent.name.quotedSQLIdentifier) AS p WHERE p.\(link.parent.primaryKey.quotedSQLIdentifier) = c.\(column))
+                            """)
                     for orphan in orphans {
                         let childKey: DatabaseValue = orphan["child"]
-                        let parentKnown = try Bool.fetchOne(
-                            db, sql: "SELECT 1 FROM \(link.parent.clockTable.quotedName) WHERE pk = ?",
-                            arguments: [orphan["parent"] as DatabaseValue]) ?? false
+                        let parentKnown =
+                            try Bool.fetchOne(
+                                db, sql: "SELECT 1 FROM \(link.parent.clockTable.quotedName) WHERE pk = ?",
+                                arguments: [orphan["parent"] as DatabaseValue]) ?? false
                         if !parentKnown, let record = createdRows[child.name]?[childKey] {
                             // Its parent arrived in this change set but was not merged
                             // (quarantined): the child waits with it instead.
@@ -555,10 +594,12 @@ struct ChangeSetMerge {
                         deleted += try recordLocalDelete(child, key: childKey) ? 1 : 0
                     }
                 }
-                let cascaded = try DatabaseValue.fetchAll(db, sql: """
-                    SELECT c.pk FROM \(child.clockTable.quotedName) AS c WHERE c.cl % 2 = 1
-                    AND NOT EXISTS (SELECT 1 FROM \(t) AS t WHERE t.\(key) = c.pk)
-                    """)
+                let cascaded = try DatabaseValue.fetchAll(
+                    db,
+                    sql: """
+                        SELECT c.pk FROM \(child.clockTable.quotedName) AS c WHERE c.cl % 2 = 1
+                        AND NOT EXISTS (SELECT 1 FROM \(t) AS t WHERE t.\(key) = c.pk)
+                        """)
                 for orphan in cascaded {
                     deleted += try recordLocalDelete(child, key: orphan) ? 1 : 0
                 }
@@ -569,8 +610,9 @@ struct ChangeSetMerge {
 
     /// Takes back a row this merge created (its row and clock row) and quarantines its record.
     private mutating func unmerge(_ table: TrackedTable, key: DatabaseValue, record: ChangeSet.Record) throws {
-        try db.execute(sql: "DELETE FROM \(table.name.quotedSQLIdentifier) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?",
-                       arguments: [key])
+        try db.execute(
+            sql: "DELETE FROM \(table.name.quotedSQLIdentifier) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?",
+            arguments: [key])
         try db.execute(sql: "DELETE FROM \(table.clockTable.quotedName) WHERE pk = ?", arguments: [key])
         createdRows[table.name]?[key] = nil
         report.inserted -= 1
@@ -601,14 +643,16 @@ struct ChangeSetMerge {
 
     /// Step 7: the clock, sequence, cursor and acknowledgement, in the same transaction.
     private mutating func recordCursor() throws {
-        try db.execute(sql: "UPDATE vecsync_replica SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
-                       arguments: [newest, seq])
+        try db.execute(
+            sql: "UPDATE vecsync_replica SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
+            arguments: [newest, seq])
         report.cursorAdvanced = changeSet.since <= received
         let newReceived = report.cursorAdvanced ? max(received, changeSet.through) : received
         // An acknowledgement counts only from a change set merged in sequence: then every
         // earlier change set of the origin — made before it had our tombstones — is behind
         // the cursor and will be skipped if it turns up late, so compaction is safe.
-        let newAcknowledged = report.cursorAdvanced
+        let newAcknowledged =
+            report.cursorAdvanced
             ? max(acknowledged, changeSet.acknowledgements[localSite] ?? 0) : acknowledged
         try db.execute(
             sql: """

@@ -63,11 +63,12 @@ struct ClockTable {
 
     /// `CREATE TABLE`: the key, then ``storedColumns``, the row state NOT NULL.
     var createSQL: String {
-        let keyType = switch table.keyKind {
-        case .integer: "INTEGER PRIMARY KEY"
-        case .text: "TEXT PRIMARY KEY NOT NULL"
-        case .blob: "BLOB PRIMARY KEY NOT NULL"
-        }
+        let keyType =
+            switch table.keyKind {
+            case .integer: "INTEGER PRIMARY KEY"
+            case .text: "TEXT PRIMARY KEY NOT NULL"
+            case .blob: "BLOB PRIMARY KEY NOT NULL"
+            }
         let rowState: Set = [Self.causalLength, Self.rowVersion, Self.rowSite, Self.sequence]
         let columns = storedColumns.map { ", \($0) INTEGER" + (rowState.contains($0) ? " NOT NULL" : "") }.joined()
         let rowid = table.keyKind == .integer ? "" : " WITHOUT ROWID"
@@ -123,8 +124,10 @@ struct ClockTable {
 
     /// The arguments of ``writeRowSQL`` for `clock`, in ``storedColumns`` order after the key.
     func arguments(_ clock: ClockRow) -> StatementArguments {
-        var values: [DatabaseValue] = [clock.key, clock.causalLength.databaseValue, clock.rowVersion.databaseValue,
-                                       clock.rowSite.databaseValue, clock.sequence.databaseValue]
+        var values: [DatabaseValue] = [
+            clock.key, clock.causalLength.databaseValue, clock.rowVersion.databaseValue,
+            clock.rowSite.databaseValue, clock.sequence.databaseValue,
+        ]
         for column in clock.columns {
             values.append(column.version?.databaseValue ?? .null)
             values.append(column.writer?.databaseValue ?? .null)

@@ -32,40 +32,41 @@ enum EngineSchema {
     /// Creates the tables when missing and records `site`, or checks it against the stored one.
     static func install(_ db: Database, site: SiteID) throws {
         try DerivedIndexCatalogue.createTables(db)
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS vecsync_replica (
-              id INTEGER PRIMARY KEY CHECK (id = 1),
-              site TEXT NOT NULL,
-              hlc INTEGER NOT NULL DEFAULT 0,
-              seq INTEGER NOT NULL DEFAULT 0,
-              read_only INTEGER NOT NULL DEFAULT 0,
-              cl_floor INTEGER NOT NULL DEFAULT 0,
-              ra_floor INTEGER NOT NULL DEFAULT 0,
-              merging INTEGER NOT NULL DEFAULT 0,
-              wall_override INTEGER);
-            CREATE TABLE IF NOT EXISTS vecsync_sites (ordinal INTEGER PRIMARY KEY, site TEXT NOT NULL UNIQUE);
-            CREATE TABLE IF NOT EXISTS vecsync_tables (
-              name TEXT PRIMARY KEY,
-              primary_key TEXT NOT NULL,
-              key_kind TEXT NOT NULL,
-              columns TEXT NOT NULL,
-              declared_types TEXT NOT NULL,
-              authority TEXT);
-            CREATE TABLE IF NOT EXISTS vecsync_peers (
-              site TEXT PRIMARY KEY,
-              received INTEGER NOT NULL DEFAULT 0,
-              acknowledged INTEGER NOT NULL DEFAULT 0);
-            CREATE TABLE IF NOT EXISTS vecsync_published (
-              destination TEXT PRIMARY KEY,
-              through INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS vecsync_quarantine (
-              id INTEGER PRIMARY KEY,
-              origin TEXT NOT NULL,
-              tbl TEXT NOT NULL,
-              pk,
-              reason TEXT NOT NULL,
-              change_set BLOB NOT NULL);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS vecsync_replica (
+                  id INTEGER PRIMARY KEY CHECK (id = 1),
+                  site TEXT NOT NULL,
+                  hlc INTEGER NOT NULL DEFAULT 0,
+                  seq INTEGER NOT NULL DEFAULT 0,
+                  read_only INTEGER NOT NULL DEFAULT 0,
+                  cl_floor INTEGER NOT NULL DEFAULT 0,
+                  ra_floor INTEGER NOT NULL DEFAULT 0,
+                  merging INTEGER NOT NULL DEFAULT 0,
+                  wall_override INTEGER);
+                CREATE TABLE IF NOT EXISTS vecsync_sites (ordinal INTEGER PRIMARY KEY, site TEXT NOT NULL UNIQUE);
+                CREATE TABLE IF NOT EXISTS vecsync_tables (
+                  name TEXT PRIMARY KEY,
+                  primary_key TEXT NOT NULL,
+                  key_kind TEXT NOT NULL,
+                  columns TEXT NOT NULL,
+                  declared_types TEXT NOT NULL,
+                  authority TEXT);
+                CREATE TABLE IF NOT EXISTS vecsync_peers (
+                  site TEXT PRIMARY KEY,
+                  received INTEGER NOT NULL DEFAULT 0,
+                  acknowledged INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE IF NOT EXISTS vecsync_published (
+                  destination TEXT PRIMARY KEY,
+                  through INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS vecsync_quarantine (
+                  id INTEGER PRIMARY KEY,
+                  origin TEXT NOT NULL,
+                  tbl TEXT NOT NULL,
+                  pk,
+                  reason TEXT NOT NULL,
+                  change_set BLOB NOT NULL);
+                """)
         if let stored = try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1") {
             guard stored == site.rawValue else {
                 throw SyncError.siteMismatch(stored: SiteID(stored), requested: site)
@@ -85,7 +86,8 @@ enum EngineSchema {
     /// publishes every change once more (harmless: merges are idempotent).
     private static func upgrade(_ db: Database, site: SiteID) throws {
         if try !db.tableExists("vecsync_unchanged") {
-            try db.execute(sql: "CREATE TABLE vecsync_unchanged (tbl TEXT NOT NULL, pk, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
+            try db.execute(
+                sql: "CREATE TABLE vecsync_unchanged (tbl TEXT NOT NULL, pk, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
             if try db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) {
                 for table in try Replica.trackedTables(db, checkingSchema: false) {
                     try TriggerSQL(table: table, site: site).install(db)

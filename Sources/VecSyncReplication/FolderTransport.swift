@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Exchanges change sets through a shared folder: a cloud drive folder, a network share, a
@@ -49,7 +50,8 @@ public struct FolderTransport: Sendable {
         var name = ""
         for byte in site.rawValue.utf8 {
             let scalar = Character(Unicode.Scalar(byte))
-            if byte < 0x80, scalar.isLetter || scalar.isNumber || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") {
+            if byte < 0x80, scalar.isLetter || scalar.isNumber || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            {
                 name.append(scalar)
             } else {
                 name += String(format: "%%%02X", byte)
@@ -80,7 +82,7 @@ public struct FolderTransport: Sendable {
         guard name.hasSuffix(".\(fileExtension)"), !name.hasPrefix(".") else { return nil }
         let parts = name.dropLast(fileExtension.count + 1).split(separator: "-")
         guard parts.count == 2, parts.allSatisfy({ $0.count == 20 && $0.allSatisfy(\.isASCII) }),
-              let since = Int64(parts[0]), let through = Int64(parts[1]), since <= through
+            let since = Int64(parts[0]), let through = Int64(parts[1]), since <= through
         else { return nil }
         return (since, through)
     }
@@ -123,7 +125,9 @@ public struct FolderTransport: Sendable {
 
     /// Change set files in a subfolder, in sequence order; the count of other entries; and
     /// the names of links and special files with a change set's name, which are not read.
-    func files(in directory: URL) -> (files: [(url: URL, since: Int64, through: Int64)], unknown: Int, notRegular: [String]) {
+    func files(in directory: URL) -> (
+        files: [(url: URL, since: Int64, through: Int64)], unknown: Int, notRegular: [String]
+    ) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         var files: [(url: URL, since: Int64, through: Int64)] = []
         var unknown = 0
@@ -206,7 +210,8 @@ public struct FolderTransport: Sendable {
         }
         let published = try replica.publishedThrough(to: destination)
         let latest = try replica.currentSequence()
-        let claimed = files(in: directory).files.map(\.through)
+        let claimed =
+            files(in: directory).files.map(\.through)
             .filter { $0 <= max(latest, published) + Self.plausibleRange }.max() ?? 0
         try replica.moveChanges(after: published, above: claimed)
         let excluded = try sitesHeldHere(by: replica)
@@ -245,7 +250,8 @@ public struct FolderTransport: Sendable {
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw SyncError.io(path: destination.path, reason: "cannot write the change set: \(error.localizedDescription)")
+            throw SyncError.io(
+                path: destination.path, reason: "cannot write the change set: \(error.localizedDescription)")
         }
     }
 
@@ -275,7 +281,7 @@ public struct FolderTransport: Sendable {
             do {
                 merges += try replica.merge(pending.map(\.changeSet))
                 return
-            } catch where Self.isDatabaseFailure(error) {
+            } catch  where Self.isDatabaseFailure(error) {
                 throw error
             } catch {
                 // One of the files is bad: merge them one by one to find it.
@@ -283,7 +289,7 @@ public struct FolderTransport: Sendable {
             for (name, changeSet) in pending {
                 do {
                     merges.append(try replica.merge(changeSet))
-                } catch where Self.isDatabaseFailure(error) {
+                } catch  where Self.isDatabaseFailure(error) {
                     throw error
                 } catch {
                     problems.append("\(name): refused: \(error)")
@@ -312,7 +318,8 @@ public struct FolderTransport: Sendable {
                     continue
                 }
                 guard changeSet.origin == site else {
-                    problems.append("\(entry)/\(file.url.lastPathComponent): skipped: made by '\(changeSet.origin)', not '\(site)'")
+                    problems.append(
+                        "\(entry)/\(file.url.lastPathComponent): skipped: made by '\(changeSet.origin)', not '\(site)'")
                     continue
                 }
                 pending.append((name: "\(entry)/\(file.url.lastPathComponent)", changeSet: changeSet))

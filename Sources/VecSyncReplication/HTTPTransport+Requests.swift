@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The hex SHA-256 of bytes, as the `X-VecSync-SHA256` header carries it.
@@ -37,8 +38,10 @@ extension HTTPTransport {
     /// is in `accepted`. Network failures, 5xx and 429 are retried up to ``attempts``
     /// times with doubling pauses (a 429's `Retry-After`, up to 10 s, is honoured);
     /// every request the transport makes may be repeated safely.
-    func send(_ method: String, _ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:],
-              body: Data? = nil, accepted: Set<Int> = [200]) throws -> HTTPAnswer {
+    func send(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:],
+        body: Data? = nil, accepted: Set<Int> = [200]
+    ) throws -> HTTPAnswer {
         guard var components = URLComponents(string: destination + "/" + path) else {
             throw HTTPTransportError.protocolViolation(url: destination, reason: "not a valid URL with '\(path)'")
         }
@@ -113,7 +116,8 @@ extension HTTPTransport {
         do {
             return try JSONDecoder().decode(type, from: answer.body)
         } catch {
-            throw HTTPTransportError.protocolViolation(url: destination, reason: "cannot read the JSON answer: \(error)")
+            throw HTTPTransportError.protocolViolation(
+                url: destination, reason: "cannot read the JSON answer: \(error)")
         }
     }
 }

@@ -23,9 +23,11 @@ public struct ServerDevice: Sendable, Hashable, Codable {
     /// Bytes in them.
     public var bytes: Int64
 
-    public init(site: String, name: String, platform: String, registeredAt: Int64,
-                lastPushAt: Int64?, lastPullAt: Int64?, head: Int64, changeSets: Int64,
-                rows: Int64, bytes: Int64) {
+    public init(
+        site: String, name: String, platform: String, registeredAt: Int64,
+        lastPushAt: Int64?, lastPullAt: Int64?, head: Int64, changeSets: Int64,
+        rows: Int64, bytes: Int64
+    ) {
         self.site = site
         self.name = name
         self.platform = platform

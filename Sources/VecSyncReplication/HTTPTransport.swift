@@ -63,15 +63,15 @@ public struct HTTPTransport: SyncTransport {
     /// The running platform's name.
     static var currentPlatform: String {
         #if os(iOS)
-        "iOS"
+            "iOS"
         #elseif os(macOS)
-        "macOS"
+            "macOS"
         #elseif os(Linux)
-        "Linux"
+            "Linux"
         #elseif os(Windows)
-        "Windows"
+            "Windows"
         #else
-        "other"
+            "other"
         #endif
     }
 
@@ -121,8 +121,9 @@ public struct HTTPTransport: SyncTransport {
         let storedCursor = try replica.publishedThrough(to: cursorKey)
         let latest = try replica.currentSequence()
         let received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
-        let excluded = Set(devices.filter { $0.site != replica.site.rawValue && $0.head >= received[$0.site] ?? 0 }
-            .map { SiteID($0.site) })
+        let excluded = Set(
+            devices.filter { $0.site != replica.site.rawValue && $0.head >= received[$0.site] ?? 0 }
+                .map { SiteID($0.site) })
         // The server holds less than we published: our tail was all rows it holds from their
         // authors, or its database was restored. Push again from what it holds.
         var reached = min(storedCursor, ownHead)
@@ -156,7 +157,8 @@ public struct HTTPTransport: SyncTransport {
                 if try post(batch) == "conflict" {
                     throw HTTPTransportError.refused(
                         url: destination + "/changesets", status: 409, code: "range-conflict",
-                        message: "changes (\(batch.since), \(batch.through)] of '\(batch.origin)' are held with other bytes")
+                        message:
+                            "changes (\(batch.since), \(batch.through)] of '\(batch.origin)' are held with other bytes")
                 }
                 reached = batch.through
                 sent += 1
@@ -178,9 +180,10 @@ public struct HTTPTransport: SyncTransport {
     func post(_ changeSet: ChangeSet) throws -> String {
         let body = changeSet.serialized()
         do {
-            let answer = try send("POST", "changesets",
-                                  headers: ["Content-Type": "application/vnd.vecsync.changeset", Self.sha256Header: sha256Hex(body)],
-                                  body: body, accepted: [200, 201])
+            let answer = try send(
+                "POST", "changesets",
+                headers: ["Content-Type": "application/vnd.vecsync.changeset", Self.sha256Header: sha256Hex(body)],
+                body: body, accepted: [200, 201])
             return try decode(PushResult.self, answer).result
         } catch HTTPTransportError.refused(_, 409, "range-conflict", _) {
             return "conflict"
@@ -228,7 +231,7 @@ public struct HTTPTransport: SyncTransport {
                 do {
                     merges += try replica.merge(changeSets)
                     mergedTogether = true
-                } catch where FolderTransport.isDatabaseFailure(error) {
+                } catch  where FolderTransport.isDatabaseFailure(error) {
                     throw error
                 } catch {
                     // One of them is bad: merge them one by one below to find it.
@@ -249,10 +252,12 @@ public struct HTTPTransport: SyncTransport {
                     do {
                         merges.append(try replica.merge(changeSet))
                         merged(entry)
-                    } catch where FolderTransport.isDatabaseFailure(error) {
+                    } catch  where FolderTransport.isDatabaseFailure(error) {
                         throw error
                     } catch {
-                        problems.append("change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): refused: \(error)")
+                        problems.append(
+                            "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): refused: \(error)"
+                        )
                         settle(entry, ok: false)
                     }
                 }
@@ -262,14 +267,19 @@ public struct HTTPTransport: SyncTransport {
         var after = cursor
         // Each page moves `after` forward (a page that does not ends the pull).
         for _ in 0..<Self.maximumPages {
-            let page = try decode(ServerChangeSetPage.self, send("GET", "changesets", query: [
-                URLQueryItem(name: "after", value: String(after)),
-                URLQueryItem(name: "limit", value: String(pageSize)),
-                URLQueryItem(name: "site", value: own),
-            ]))
+            let page = try decode(
+                ServerChangeSetPage.self,
+                send(
+                    "GET", "changesets",
+                    query: [
+                        URLQueryItem(name: "after", value: String(after)),
+                        URLQueryItem(name: "limit", value: String(pageSize)),
+                        URLQueryItem(name: "site", value: own),
+                    ]))
             for entry in page.changeSets {
                 guard entry.seq > after else {
-                    throw HTTPTransportError.protocolViolation(url: destination, reason: "change set \(entry.seq) listed after \(after)")
+                    throw HTTPTransportError.protocolViolation(
+                        url: destination, reason: "change set \(entry.seq) listed after \(after)")
                 }
                 after = entry.seq
                 if entry.origin == own || entry.through <= received[entry.origin] ?? 0 {
@@ -282,10 +292,22 @@ public struct HTTPTransport: SyncTransport {
                     changeSet = try download(entry)
                 } catch let error as HTTPTransportError {
                     if case .unreachable = error { throw error }
-                    pending.append((entry, .failed("change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): skipped: \(error)")))
+                    pending.append(
+                        (
+                            entry,
+                            .failed(
+                                "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): skipped: \(error)"
+                            )
+                        ))
                     continue
                 } catch let error as SyncError {
-                    pending.append((entry, .failed("change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): skipped: \(error)")))
+                    pending.append(
+                        (
+                            entry,
+                            .failed(
+                                "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): skipped: \(error)"
+                            )
+                        ))
                     continue
                 }
                 try replica.addPeer(changeSet.origin)
@@ -325,14 +347,17 @@ public struct HTTPTransport: SyncTransport {
                 let end = min(Int64(body.count) + Int64(rangeBytes), entry.size) - 1
                 let part = try send("GET", path, headers: ["Range": "bytes=\(body.count)-\(end)"], accepted: [206])
                 guard !part.body.isEmpty, Int64(body.count + part.body.count) <= entry.size else {
-                    throw HTTPTransportError.protocolViolation(url: "\(destination)/\(path)", reason: "a byte range of the wrong size")
+                    throw HTTPTransportError.protocolViolation(
+                        url: "\(destination)/\(path)", reason: "a byte range of the wrong size")
                 }
                 body.append(part.body)
             }
         } else {
             let answer = try send("GET", path)
             if let announced = answer.header(Self.sha256Header)?.lowercased(), announced != entry.sha256 {
-                throw HTTPTransportError.protocolViolation(url: "\(destination)/\(path)", reason: "listed with SHA-256 \(entry.sha256), served with \(announced)")
+                throw HTTPTransportError.protocolViolation(
+                    url: "\(destination)/\(path)",
+                    reason: "listed with SHA-256 \(entry.sha256), served with \(announced)")
             }
             body = answer.body
         }
@@ -341,8 +366,11 @@ public struct HTTPTransport: SyncTransport {
             throw HTTPTransportError.integrity(url: "\(destination)/\(path)", expected: entry.sha256, actual: actual)
         }
         let changeSet = try ChangeSet(serialized: body)
-        guard changeSet.origin.rawValue == entry.origin, changeSet.since == entry.since, changeSet.through == entry.through else {
-            throw HTTPTransportError.protocolViolation(url: "\(destination)/\(path)", reason: "the change set is not the one listed")
+        guard changeSet.origin.rawValue == entry.origin, changeSet.since == entry.since,
+            changeSet.through == entry.through
+        else {
+            throw HTTPTransportError.protocolViolation(
+                url: "\(destination)/\(path)", reason: "the change set is not the one listed")
         }
         return changeSet
     }

@@ -29,13 +29,14 @@ public struct QuarantinedRecord: Sendable, Hashable, CustomStringConvertible {
 
     /// `notes 'n1' from phone: <reason>`.
     public var description: String {
-        let key: String = switch self.key {
-        case .null: "NULL"
-        case .integer(let value): "\(value)"
-        case .real(let value): "\(value)"
-        case .text(let value): "'\(value)'"
-        case .blob(let value): "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
-        }
+        let key: String =
+            switch self.key {
+            case .null: "NULL"
+            case .integer(let value): "\(value)"
+            case .real(let value): "\(value)"
+            case .text(let value): "'\(value)'"
+            case .blob(let value): "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
+            }
         return "\(table) \(key) from \(origin): \(reason)"
     }
 }

@@ -18,8 +18,10 @@ extension Replica {
     /// ```swift
     /// let batch = try replica.changes(since: 0, excluding: ["phone"])
     /// ```
-    public func changes(since: Int64, excluding: Set<SiteID> = [], maximumRows: Int? = nil,
-                        maximumBytes: Int? = nil) throws -> ChangeSet {
+    public func changes(
+        since: Int64, excluding: Set<SiteID> = [], maximumRows: Int? = nil,
+        maximumBytes: Int? = nil
+    ) throws -> ChangeSet {
         let limits = batchLimits(maximumRows, maximumBytes)
         return try SyncError.wrap {
             try writer.read { db in
@@ -27,12 +29,14 @@ extension Replica {
                 // rows or the changes end, so that an empty change set always means "done".
                 var start = since
                 while true {
-                    var scan = try ChangeScan(db, origin: site, since: start, excluding: excluding,
-                                              rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: true)
+                    var scan = try ChangeScan(
+                        db, origin: site, since: start, excluding: excluding,
+                        rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: true)
                     let batch = try scan.nextBatch()
                     if !batch.isEmpty || scan.isFinished || batch.through == start {
-                        return ChangeSet(origin: batch.origin, since: since, through: batch.through,
-                                         acknowledgements: batch.acknowledgements, tables: batch.tables, records: batch.records)
+                        return ChangeSet(
+                            origin: batch.origin, since: since, through: batch.through,
+                            acknowledgements: batch.acknowledgements, tables: batch.tables, records: batch.records)
                     }
                     start = batch.through
                 }
@@ -51,13 +55,16 @@ extension Replica {
     /// try replica.forEachChangeSet(since: cursor) { batch in try send(batch.serialized()) }
     /// ```
     @discardableResult
-    public func forEachChangeSet(since: Int64, excluding: Set<SiteID> = [], maximumRows: Int? = nil,
-                                 maximumBytes: Int? = nil, _ body: (ChangeSet) throws -> Void) throws -> Int64 {
+    public func forEachChangeSet(
+        since: Int64, excluding: Set<SiteID> = [], maximumRows: Int? = nil,
+        maximumBytes: Int? = nil, _ body: (ChangeSet) throws -> Void
+    ) throws -> Int64 {
         let limits = batchLimits(maximumRows, maximumBytes)
         return try SyncError.wrap {
             try writer.read { db in
-                var scan = try ChangeScan(db, origin: site, since: since, excluding: excluding,
-                                          rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: false)
+                var scan = try ChangeScan(
+                    db, origin: site, since: since, excluding: excluding,
+                    rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: false)
                 var through = since
                 while true {
                     let batch = try scan.nextBatch()
@@ -79,7 +86,8 @@ extension Replica {
 
     /// Bytes a record adds to a change set: its values plus per-column bookkeeping.
     static func estimatedSize(_ record: ChangeSet.Record) -> Int {
-        16 + record.key.payloadByteCount + record.columns.reduce(0) { $0 + 1 + ($1.map { 7 + $0.value.payloadByteCount } ?? 0) }
+        16 + record.key.payloadByteCount
+            + record.columns.reduce(0) { $0 + 1 + ($1.map { 7 + $0.value.payloadByteCount } ?? 0) }
     }
 }
 
@@ -135,8 +143,10 @@ struct ChangeScan {
     /// A record read but left for the next batch, which it starts.
     private var pending: (list: Int, seq: Int64, record: ChangeSet.Record?)?
 
-    init(_ db: Database, origin: SiteID, since: Int64, excluding: Set<SiteID>, rowLimit: Int,
-         byteLimit: Int, singleBatch: Bool) throws {
+    init(
+        _ db: Database, origin: SiteID, since: Int64, excluding: Set<SiteID>, rowLimit: Int,
+        byteLimit: Int, singleBatch: Bool
+    ) throws {
         self.origin = origin
         self.since = since
         self.excluding = excluding
@@ -159,21 +169,26 @@ struct ChangeScan {
             let values = table.columns.map { ", t.\($0.quotedSQLIdentifier)" }.joined()
             // A live row's first change after `since`: its earliest column change after it,
             // or its last change (a tombstone's, or a row tag's) when no column changed.
-            let firstChange = table.columns.isEmpty ? "seq" : "CASE WHEN cl % 2 = 0 THEN seq ELSE min(seq"
-                + table.columns.indices.map { (index: Int) -> String in
-                    let q = ClockTable.changedAt(index)
-                    return ", coalesce(CASE WHEN \(q) > :since THEN \(q) END, seq)"
-                }.joined()
-                + ") END"
+            let firstChange =
+                table.columns.isEmpty
+                ? "seq"
+                : "CASE WHEN cl % 2 = 0 THEN seq ELSE min(seq"
+                    + table.columns.indices.map { (index: Int) -> String in
+                        let q = ClockTable.changedAt(index)
+                        return ", coalesce(CASE WHEN \(q) > :since THEN \(q) END, seq)"
+                    }.joined()
+                    + ") END"
             let keys = try Row.fetchCursor(
-                db, sql: "SELECT \(firstChange) AS first, pk FROM \(clock.quotedName) WHERE seq > :since ORDER BY first"
+                db,
+                sql: "SELECT \(firstChange) AS first, pk FROM \(clock.quotedName) WHERE seq > :since ORDER BY first"
                     + (limit.map { " LIMIT \($0)" } ?? ""),
                 arguments: ["since": since])
-            let fetch = try db.makeStatement(sql: """
-                SELECT \(clock.selectList(alias: "c")), t.\(key) IS NOT NULL\(values)
-                FROM \(clock.quotedName) AS c LEFT JOIN \(table.name.quotedSQLIdentifier) AS t ON t.\(key) = c.pk
-                WHERE c.pk = ?
-                """)
+            let fetch = try db.makeStatement(
+                sql: """
+                    SELECT \(clock.selectList(alias: "c")), t.\(key) IS NOT NULL\(values)
+                    FROM \(clock.quotedName) AS c LEFT JOIN \(table.name.quotedSQLIdentifier) AS t ON t.\(key) = c.pk
+                    WHERE c.pk = ?
+                    """)
             var list = TableKeys(table: table, keys: keys, fetch: fetch, current: nil, limit: limit)
             try list.advance()
             lists.append(list)
@@ -222,8 +237,10 @@ struct ChangeScan {
                     tableIndex = outTables.count
                     usedTables[next.list] = tableIndex
                     let table = lists[next.list].table
-                    outTables.append(ChangeSet.Table(name: table.name, primaryKey: table.primaryKey,
-                                                     columns: table.columns, fingerprint: table.fingerprint))
+                    outTables.append(
+                        ChangeSet.Table(
+                            name: table.name, primaryKey: table.primaryKey,
+                            columns: table.columns, fingerprint: table.fingerprint))
                 }
                 record.table = tableIndex
                 records.append(record)
@@ -237,8 +254,9 @@ struct ChangeScan {
         }
         let start = since
         since = through
-        return ChangeSet(origin: origin, since: start, through: through, acknowledgements: acknowledgements,
-                         tables: outTables, records: records)
+        return ChangeSet(
+            origin: origin, since: start, through: through, acknowledgements: acknowledgements,
+            tables: outTables, records: records)
     }
 
     /// The sites whose writes `record` carries: its columns' writers, or, for a tombstone or
@@ -269,21 +287,24 @@ struct ChangeScan {
                     columns.append(nil)
                     continue
                 }
-                columns.append(ChangeSet.Column(
-                    authorityCount: column.authority,
-                    version: HybridLogicalClock(rawValue: column.version ?? 0),
-                    site: try siteName(column.writer ?? 0),
-                    value: SyncValue(row[valuesStart + index] as DatabaseValue)))
+                columns.append(
+                    ChangeSet.Column(
+                        authorityCount: column.authority,
+                        version: HybridLogicalClock(rawValue: column.version ?? 0),
+                        site: try siteName(column.writer ?? 0),
+                        value: SyncValue(row[valuesStart + index] as DatabaseValue)))
             }
         }
         return ChangeSet.Record(
             table: 0, key: SyncValue(clock.key), causalLength: clock.causalLength, authorityCount: clock.rowAuthority,
-            rowVersion: HybridLogicalClock(rawValue: clock.rowVersion), rowSite: try siteName(clock.rowSite), columns: columns)
+            rowVersion: HybridLogicalClock(rawValue: clock.rowVersion), rowSite: try siteName(clock.rowSite),
+            columns: columns)
     }
 
     private func siteName(_ ordinal: Int64) throws -> SiteID {
         guard let site = sites[ordinal] else {
-            throw SyncError.notAReplica(reason: "a clock table refers to unknown site ordinal \(ordinal) (vecsync_sites damaged)")
+            throw SyncError.notAReplica(
+                reason: "a clock table refers to unknown site ordinal \(ordinal) (vecsync_sites damaged)")
         }
         return site
     }

@@ -16,7 +16,8 @@ extension Replica {
     public func compactTombstones() throws -> Int {
         try SyncError.wrap {
             try writer.write { db in
-                guard let horizon = try Int64.fetchOne(db, sql: "SELECT min(acknowledged) FROM vecsync_peers"), horizon > 0
+                guard let horizon = try Int64.fetchOne(db, sql: "SELECT min(acknowledged) FROM vecsync_peers"),
+                    horizon > 0
                 else { return 0 }
                 var removed = 0
                 for table in try Self.trackedTables(db, checkingSchema: false) {
@@ -47,7 +48,9 @@ extension Replica {
         try SyncError.wrap {
             try writer.read { db in
                 try Self.trackedTables(db, checkingSchema: false).reduce(0) { sum, table in
-                    sum + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.clockTable.quotedName) WHERE cl % 2 = 0") ?? 0)
+                    sum
+                        + (try Int.fetchOne(
+                            db, sql: "SELECT count(*) FROM \(table.clockTable.quotedName) WHERE cl % 2 = 0") ?? 0)
                 }
             }
         }

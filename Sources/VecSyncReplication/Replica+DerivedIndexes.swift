@@ -9,7 +9,8 @@ extension Replica {
     public func register(_ index: DerivedIndex) throws {
         try SyncError.wrap {
             try writer.write { db in
-                guard try Self.trackedTables(db).contains(where: { $0.name.lowercased() == index.table.lowercased() }) else {
+                guard try Self.trackedTables(db).contains(where: { $0.name.lowercased() == index.table.lowercased() })
+                else {
                     throw SyncError.tableNotTracked(table: index.table)
                 }
                 guard try db.tableExists(index.name) || index.kind == .libsqlVectorIndex else {

@@ -24,8 +24,9 @@ extension Replica {
         return try SyncError.wrap {
             try writer.write { db in
                 var (report, changedKeys) = try Self.apply(db, changeSet, localSite: site, options: options)
-                report.releasedFromQuarantine = try Self.retryQuarantine(db, localSite: site, options: options,
-                                                                         changedKeys: &changedKeys)
+                report.releasedFromQuarantine = try Self.retryQuarantine(
+                    db, localSite: site, options: options,
+                    changedKeys: &changedKeys)
                 report.refreshedIndexes = try Self.finishMerge(db, changedKeys: changedKeys)
                 return report
             }
@@ -67,8 +68,9 @@ extension Replica {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT origin, tbl, pk, reason FROM vecsync_quarantine ORDER BY id")
                     .map { row in
-                        QuarantinedRecord(origin: SiteID(row["origin"] as String), table: row["tbl"],
-                                          key: SyncValue(row["pk"] as DatabaseValue), reason: row["reason"])
+                        QuarantinedRecord(
+                            origin: SiteID(row["origin"] as String), table: row["tbl"],
+                            key: SyncValue(row["pk"] as DatabaseValue), reason: row["reason"])
                     }
             }
         }
@@ -78,9 +80,12 @@ extension Replica {
     /// row are joined into one record (``joined(_:)``), merged as a change set of their own,
     /// and kept again, with the new reason, if they still cannot be merged. Returns how many
     /// kept changes were released.
-    static func retryQuarantine(_ db: Database, localSite: SiteID, options: Options,
-                                changedKeys: inout [String: [DatabaseValue]]) throws -> Int {
-        let rows = try Row.fetchAll(db, sql: "SELECT tbl, pk, reason, origin, change_set FROM vecsync_quarantine ORDER BY id")
+    static func retryQuarantine(
+        _ db: Database, localSite: SiteID, options: Options,
+        changedKeys: inout [String: [DatabaseValue]]
+    ) throws -> Int {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT tbl, pk, reason, origin, change_set FROM vecsync_quarantine ORDER BY id")
         guard !rows.isEmpty else { return 0 }
         try db.execute(sql: "DELETE FROM vecsync_quarantine")
         // The changes of each row, in arrival order.
@@ -108,7 +113,8 @@ extension Replica {
                 // The row's table changed or is no longer tracked: keep the changes as they were.
                 for row in group {
                     try db.execute(
-                        sql: "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
+                        sql:
+                            "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
                         arguments: [row["origin"], row["tbl"], row["pk"], error.description, row["change_set"]])
                 }
             }
@@ -123,20 +129,26 @@ extension Replica {
         guard var result = changeSets.first, var record = result.records.first else { return nil }
         for changeSet in changeSets.dropFirst() {
             guard let next = changeSet.records.first else { continue }
-            let current = (record.authorityCount, record.causalLength), incoming = (next.authorityCount, next.causalLength)
+            let current = (record.authorityCount, record.causalLength)
+            let incoming = (next.authorityCount, next.causalLength)
             if incoming > current {
                 // A later incarnation: its columns, completed by nothing older.
                 record = next
             } else if incoming == current {
-                if wins((0, next.rowVersion.rawValue, next.rowSite), over: (0, record.rowVersion.rawValue, record.rowSite)) {
+                if wins(
+                    (0, next.rowVersion.rawValue, next.rowSite), over: (0, record.rowVersion.rawValue, record.rowSite))
+                {
                     record.rowVersion = next.rowVersion
                     record.rowSite = next.rowSite
                 }
                 if record.columns.count == next.columns.count {
                     for (index, column) in next.presentColumns {
                         let kept = record.columns[index]
-                        if kept.map({ wins((column.authorityCount, column.version.rawValue, column.site),
-                                           over: ($0.authorityCount, $0.version.rawValue, $0.site)) }) ?? true {
+                        if kept.map({
+                            wins(
+                                (column.authorityCount, column.version.rawValue, column.site),
+                                over: ($0.authorityCount, $0.version.rawValue, $0.site))
+                        }) ?? true {
                             record.columns[index] = column
                         }
                     }
@@ -179,8 +191,10 @@ extension Replica {
     /// Applies one change set inside the caller's transaction (see ``ChangeSetMerge``) and
     /// returns its report and the keys whose rows changed; the caller refreshes indexes and
     /// clears the merging flag.
-    private static func apply(_ db: Database, _ changeSet: ChangeSet, localSite: SiteID,
-                              options: Options) throws -> (MergeReport, [String: [DatabaseValue]]) {
+    private static func apply(
+        _ db: Database, _ changeSet: ChangeSet, localSite: SiteID,
+        options: Options
+    ) throws -> (MergeReport, [String: [DatabaseValue]]) {
         var merge = ChangeSetMerge(db, changeSet, localSite: localSite, options: options)
         try merge.run()
         return (merge.report, merge.changedKeys)
@@ -190,8 +204,10 @@ extension Replica {
     /// the local one? The greater authority count, then the greater version, then the
     /// greater site id. Equal tags are the same write, which does not win; a missing local
     /// tag always loses.
-    static func wins(_ write: (authority: Int64, version: Int64, site: SiteID),
-                     over local: (authority: Int64, version: Int64, site: SiteID?)?) -> Bool {
+    static func wins(
+        _ write: (authority: Int64, version: Int64, site: SiteID),
+        over local: (authority: Int64, version: Int64, site: SiteID?)?
+    ) -> Bool {
         guard let local, let localSite = local.site else { return true }
         if write.authority != local.authority { return write.authority > local.authority }
         if write.version != local.version { return write.version > local.version }

@@ -8,8 +8,9 @@ extension Replica {
     public func publishedThrough(to destination: String) throws -> Int64 {
         try SyncError.wrap {
             try writer.read { db in
-                try Int64.fetchOne(db, sql: "SELECT through FROM vecsync_published WHERE destination = ?",
-                                   arguments: [destination]) ?? 0
+                try Int64.fetchOne(
+                    db, sql: "SELECT through FROM vecsync_published WHERE destination = ?",
+                    arguments: [destination]) ?? 0
             }
         }
     }
@@ -18,10 +19,11 @@ extension Replica {
     public func setPublishedThrough(_ through: Int64, to destination: String) throws {
         try SyncError.wrap {
             try writer.write { db in
-                try db.execute(sql: """
-                    INSERT INTO vecsync_published (destination, through) VALUES (?, ?)
-                    ON CONFLICT(destination) DO UPDATE SET through = excluded.through
-                    """, arguments: [destination, through])
+                try db.execute(
+                    sql: """
+                        INSERT INTO vecsync_published (destination, through) VALUES (?, ?)
+                        ON CONFLICT(destination) DO UPDATE SET through = excluded.through
+                        """, arguments: [destination, through])
             }
         }
     }
@@ -49,11 +51,13 @@ extension Replica {
                         let q = ClockTable.changedAt(index)
                         return ", \(q) = CASE WHEN \(q) > :published THEN \(q) + :shift ELSE \(q) END"
                     }.joined()
-                    try db.execute(sql: "UPDATE \(clock) SET seq = seq + :shift\(changes) WHERE seq > :published",
-                                   arguments: ["published": published, "shift": shift])
+                    try db.execute(
+                        sql: "UPDATE \(clock) SET seq = seq + :shift\(changes) WHERE seq > :published",
+                        arguments: ["published": published, "shift": shift])
                 }
-                try db.execute(sql: "UPDATE vecsync_replica SET seq = max(seq, :published) + :shift WHERE id = 1",
-                               arguments: ["published": published, "shift": shift])
+                try db.execute(
+                    sql: "UPDATE vecsync_replica SET seq = max(seq, :published) + :shift WHERE id = 1",
+                    arguments: ["published": published, "shift": shift])
                 return shift
             }
         }

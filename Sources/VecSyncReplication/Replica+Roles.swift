@@ -41,17 +41,20 @@ extension Replica {
     public func setAuthority(_ site: SiteID?, for table: String) throws {
         try SyncError.wrap {
             try writer.write { db in
-                guard let tracked = try Self.trackedTables(db, checkingSchema: false)
-                    .first(where: { $0.name.lowercased() == table.lowercased() })
+                guard
+                    let tracked = try Self.trackedTables(db, checkingSchema: false)
+                        .first(where: { $0.name.lowercased() == table.lowercased() })
                 else { throw SyncError.tableNotTracked(table: table) }
                 if site == nil && tracked.keyKind == .integer && tracked.authority != nil {
                     throw SyncError.untrackableTable(
                         table: tracked.name,
-                        reason: "its integer key \(tracked.primaryKey) needs the authoritative site that alone inserts rows; "
+                        reason:
+                            "its integer key \(tracked.primaryKey) needs the authoritative site that alone inserts rows; "
                             + "name another site instead of none, or move the table to a TEXT or BLOB key")
                 }
-                try db.execute(sql: "UPDATE vecsync_tables SET authority = ? WHERE name = ?",
-                               arguments: [site?.rawValue, tracked.name])
+                try db.execute(
+                    sql: "UPDATE vecsync_tables SET authority = ? WHERE name = ?",
+                    arguments: [site?.rawValue, tracked.name])
                 try TriggerSQL(table: tracked.with(authority: site), site: self.site).install(db)
             }
         }

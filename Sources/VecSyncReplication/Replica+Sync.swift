@@ -16,10 +16,12 @@ extension Replica {
                 for table in try Self.trackedTables(db) {
                     let clock = table.clockTable.quotedName
                     let key = table.primaryKey.quotedSQLIdentifier
-                    let missing = try DatabaseValue.fetchAll(db, sql: """
-                        SELECT c.pk FROM \(clock) AS c WHERE c.cl % 2 = 1
-                        AND NOT EXISTS (SELECT 1 FROM \(table.name.quotedSQLIdentifier) AS t WHERE t.\(key) = c.pk)
-                        """)
+                    let missing = try DatabaseValue.fetchAll(
+                        db,
+                        sql: """
+                            SELECT c.pk FROM \(clock) AS c WHERE c.cl % 2 = 1
+                            AND NOT EXISTS (SELECT 1 FROM \(table.name.quotedSQLIdentifier) AS t WHERE t.\(key) = c.pk)
+                            """)
                     let sql = TriggerSQL(table: table, site: site)
                     for pk in missing {
                         try db.execute(sql: TriggerSQL.tick)

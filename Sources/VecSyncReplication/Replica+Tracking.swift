@@ -33,14 +33,18 @@ extension Replica {
                     return existing
                 }
                 let key = definition.primaryKey.quotedSQLIdentifier
-                let misfits = try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM \(definition.name.quotedSQLIdentifier) WHERE typeof(\(key)) <> ?",
-                    arguments: [definition.keyKind.storageClass]) ?? 0
+                let misfits =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT count(*) FROM \(definition.name.quotedSQLIdentifier) WHERE typeof(\(key)) <> ?",
+                        arguments: [definition.keyKind.storageClass]) ?? 0
                 if misfits > 0 {
                     throw SyncError.untrackableTable(
                         table: definition.name,
-                        reason: "\(misfits) rows have a NULL key or a key that is not \(definition.keyKind.storageClass.uppercased()) "
-                            + "in column \(definition.primaryKey); they would match no row on another replica: give them proper keys first")
+                        reason:
+                            "\(misfits) rows have a NULL key or a key that is not \(definition.keyKind.storageClass.uppercased()) "
+                            + "in column \(definition.primaryKey); they would match no row on another replica: give them proper keys first"
+                    )
                 }
                 let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: definition.clockTable.createSQL)
@@ -51,9 +55,11 @@ extension Replica {
                         INSERT INTO vecsync_tables (name, primary_key, key_kind, columns, declared_types, authority)
                         VALUES (?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [definition.name, definition.primaryKey, definition.keyKind.rawValue,
-                                Self.encodeList(definition.columns), Self.encodeList(definition.declaredTypes),
-                                authority?.rawValue])
+                    arguments: [
+                        definition.name, definition.primaryKey, definition.keyKind.rawValue,
+                        Self.encodeList(definition.columns), Self.encodeList(definition.declaredTypes),
+                        authority?.rawValue,
+                    ])
                 if try Self.isReadOnly(db) {
                     try db.execute(sql: sql.createGuardTriggers(site: site))
                 }
@@ -66,8 +72,9 @@ extension Replica {
     public func untrack(_ table: String) throws {
         try SyncError.wrap {
             try writer.write { db in
-                guard let definition = try Self.trackedTables(db, checkingSchema: false)
-                    .first(where: { $0.name.lowercased() == table.lowercased() })
+                guard
+                    let definition = try Self.trackedTables(db, checkingSchema: false)
+                        .first(where: { $0.name.lowercased() == table.lowercased() })
                 else { throw SyncError.tableNotTracked(table: table) }
                 let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: TriggerSQL.drop(sql.triggerNames + sql.guardTriggerNames))
@@ -87,7 +94,10 @@ extension Replica {
     static func trackedTables(_ db: Database, checkingSchema: Bool = true) throws -> [TrackedTable] {
         guard try db.tableExists("vecsync_tables") else { return [] }
         let rows = try Row.fetchAll(
-            db, sql: "SELECT name, primary_key, key_kind, columns, declared_types, authority FROM vecsync_tables ORDER BY name")
+            db,
+            sql:
+                "SELECT name, primary_key, key_kind, columns, declared_types, authority FROM vecsync_tables ORDER BY name"
+        )
         return try rows.map { row in
             let name: String = row["name"]
             let table = TrackedTable(
@@ -102,15 +112,19 @@ extension Replica {
                 do {
                     // A table tracked with an integer key and no authority by an earlier
                     // version keeps syncing; setAuthority(_:for:) makes it safe.
-                    live = try TrackedTable.introspect(db, table: name, authority: table.authority, checkingKeyKind: false)
+                    live = try TrackedTable.introspect(
+                        db, table: name, authority: table.authority, checkingKeyKind: false)
                 } catch let SyncError.untrackableTable(_, reason) {
                     throw SyncError.schemaChanged(table: name, reason: reason)
                 }
                 if live.columns != table.columns || live.declaredTypes != table.declaredTypes
-                    || live.primaryKey != table.primaryKey {
+                    || live.primaryKey != table.primaryKey
+                {
                     throw SyncError.schemaChanged(
                         table: name,
-                        reason: "tracked columns (\(table.columns.joined(separator: ", "))), now (\(live.columns.joined(separator: ", ")))")
+                        reason:
+                            "tracked columns (\(table.columns.joined(separator: ", "))), now (\(live.columns.joined(separator: ", ")))"
+                    )
                 }
             }
             return table

@@ -30,8 +30,10 @@ public final class Replica: Sendable {
         public var maximumClockDriftMilliseconds: Int64
 
         /// Creates options; the defaults are 400 rows, 1 MB and one day.
-        public init(maximumBatchRows: Int = 400, maximumBatchBytes: Int = 1_000_000,
-                    maximumClockDriftMilliseconds: Int64 = 86_400_000) {
+        public init(
+            maximumBatchRows: Int = 400, maximumBatchBytes: Int = 1_000_000,
+            maximumClockDriftMilliseconds: Int64 = 86_400_000
+        ) {
             self.maximumBatchRows = maximumBatchRows
             self.maximumBatchBytes = maximumBatchBytes
             self.maximumClockDriftMilliseconds = maximumClockDriftMilliseconds
@@ -86,7 +88,8 @@ public final class Replica: Sendable {
     public func currentClock() throws -> HybridLogicalClock {
         try SyncError.wrap {
             try writer.read { db in
-                HybridLogicalClock(rawValue: try Int64.fetchOne(db, sql: "SELECT hlc FROM vecsync_replica WHERE id = 1") ?? 0)
+                HybridLogicalClock(
+                    rawValue: try Int64.fetchOne(db, sql: "SELECT hlc FROM vecsync_replica WHERE id = 1") ?? 0)
             }
         }
     }

@@ -42,7 +42,8 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
         let indexes = Set(merges.flatMap(\.refreshedIndexes.keys)).sorted()
         var line = "\(site): "
         line += readOnly ? "read-only, pushed nothing" : "pushed \(pushedRows) rows in \(pushedFiles) files"
-        line += "; pulled \(merges.count) files from \(origins) sites: \(applied) applied, \(ignored) ignored, \(conflicts) conflicts"
+        line +=
+            "; pulled \(merges.count) files from \(origins) sites: \(applied) applied, \(ignored) ignored, \(conflicts) conflicts"
         if !quarantined.isEmpty { line += "; \(quarantined.count) rows quarantined" }
         if releasedFromQuarantine > 0 { line += "; \(releasedFromQuarantine) released from quarantine" }
         if orphansDeleted > 0 { line += "; \(orphansDeleted) rows deleted with their deleted parent rows" }

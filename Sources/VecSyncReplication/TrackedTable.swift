@@ -46,7 +46,10 @@ public struct TrackedTable: Sendable, Hashable {
     public let authority: SiteID?
 
     /// Creates a table description; ``introspect(_:table:authority:checkingKeyKind:)`` reads one from a database.
-    init(name: String, primaryKey: String, keyKind: KeyKind, columns: [String], declaredTypes: [String], authority: SiteID?) {
+    init(
+        name: String, primaryKey: String, keyKind: KeyKind, columns: [String], declaredTypes: [String],
+        authority: SiteID?
+    ) {
         self.name = name
         self.primaryKey = primaryKey
         self.keyKind = keyKind
@@ -74,8 +77,9 @@ public struct TrackedTable: Sendable, Hashable {
 
     /// The same table with another authority.
     func with(authority: SiteID?) -> TrackedTable {
-        TrackedTable(name: name, primaryKey: primaryKey, keyKind: keyKind, columns: columns,
-                     declaredTypes: declaredTypes, authority: authority)
+        TrackedTable(
+            name: name, primaryKey: primaryKey, keyKind: keyKind, columns: columns,
+            declaredTypes: declaredTypes, authority: authority)
     }
 
     /// Reads a table's definition from the database, or throws
@@ -84,15 +88,20 @@ public struct TrackedTable: Sendable, Hashable {
     /// `authority` is the site that will be authoritative for the table: an integer key is
     /// accepted only with one (see ``Replica/track(_:authority:)``), unless `checkingKeyKind`
     /// is false, as when a tracked table's live schema is compared with the recorded one.
-    static func introspect(_ db: Database, table requested: String, authority: SiteID?,
-                           checkingKeyKind: Bool = true) throws -> TrackedTable {
+    static func introspect(
+        _ db: Database, table requested: String, authority: SiteID?,
+        checkingKeyKind: Bool = true
+    ) throws -> TrackedTable {
         let master = try Row.fetchOne(
             db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
             arguments: [requested])
         guard let master else {
-            let other = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM sqlite_master WHERE type IN ('view', 'index', 'trigger') AND name = ? COLLATE NOCASE",
-                arguments: [requested]) ?? false
+            let other =
+                try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT 1 FROM sqlite_master WHERE type IN ('view', 'index', 'trigger') AND name = ? COLLATE NOCASE",
+                    arguments: [requested]) ?? false
             throw SyncError.untrackableTable(
                 table: requested,
                 reason: other ? "it is not a table (a view, index or trigger)" : "no such table")
@@ -103,7 +112,9 @@ public struct TrackedTable: Sendable, Hashable {
         if upperSQL.hasPrefix("CREATE VIRTUAL TABLE") {
             throw SyncError.untrackableTable(
                 table: name,
-                reason: "it is a virtual table, which is derived data: track the table it is built from and register it as a derived index")
+                reason:
+                    "it is a virtual table, which is derived data: track the table it is built from and register it as a derived index"
+            )
         }
         let lower = name.lowercased()
         if lower.hasPrefix("vecsync_") || lower.hasPrefix("sqlite_") {
@@ -113,7 +124,9 @@ public struct TrackedTable: Sendable, Hashable {
         var columns: [String] = []
         var types: [String] = []
         // The table's name is bound, never spliced into the PRAGMA.
-        for row in try Row.fetchAll(db, sql: "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)", arguments: [name]) {
+        for row in try Row.fetchAll(
+            db, sql: "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)", arguments: [name])
+        {
             let columnName: String = row["name"]
             let type: String = (row["type"] as String?)?.uppercased() ?? ""
             let keyPosition: Int = row["pk"]
@@ -129,7 +142,9 @@ public struct TrackedTable: Sendable, Hashable {
         guard !keyColumns.isEmpty else {
             throw SyncError.untrackableTable(
                 table: name,
-                reason: "it has no primary key, so its rows cannot be matched across replicas; add a TEXT or BLOB PRIMARY KEY holding a UUID")
+                reason:
+                    "it has no primary key, so its rows cannot be matched across replicas; add a TEXT or BLOB PRIMARY KEY holding a UUID"
+            )
         }
         guard keyColumns.count == 1 else {
             let names = keyColumns.sorted { $0.position < $1.position }.map(\.name).joined(separator: ", ")
@@ -150,8 +165,9 @@ public struct TrackedTable: Sendable, Hashable {
                     + "use a TEXT or BLOB key holding a UUID, or make one site authoritative for the table and insert its rows "
                     + "only there (Replica.track(_:authority:), vecsync-cli track --authority)")
         }
-        return TrackedTable(name: name, primaryKey: key.name, keyKind: kind, columns: columns,
-                            declaredTypes: types, authority: authority)
+        return TrackedTable(
+            name: name, primaryKey: key.name, keyKind: kind, columns: columns,
+            declaredTypes: types, authority: authority)
     }
 
     /// The kind of a key column from its declared type, by SQLite's affinity rules.
@@ -161,7 +177,8 @@ public struct TrackedTable: Sendable, Hashable {
         if type.contains("BLOB") { return .blob }
         throw SyncError.untrackableTable(
             table: table,
-            reason: "its primary key \(column) has type '\(type)'; only TEXT, BLOB and (with an authority) INTEGER keys are "
+            reason:
+                "its primary key \(column) has type '\(type)'; only TEXT, BLOB and (with an authority) INTEGER keys are "
                 + "supported, because a key without a type or with REAL or NUMERIC affinity changes its storage class with "
                 + "the value written, and rows could match on one replica and not on another")
     }

@@ -120,9 +120,11 @@ struct TriggerSQL {
     /// now, as change number `seq` (SQL over `vecsync_replica AS s`): an insert's, or a
     /// backfilled row's. `key` is the row's key; `from` follows `FROM vecsync_replica AS s`.
     private func insertWholeRow(key rowKey: String, seq: String, from: String = "") -> String {
-        let columns = (table.columns.isEmpty ? "" : ", " + versionColumns) + ", ra" + (isAuthority ? authorityColumns : "")
+        let columns =
+            (table.columns.isEmpty ? "" : ", " + versionColumns) + ", ra" + (isAuthority ? authorityColumns : "")
             + changeColumns
-        let values = table.columns.indices.map { _ in ", s.hlc, 0" }.joined() + ", \(newRowAuthority)"
+        let values =
+            table.columns.indices.map { _ in ", s.hlc, 0" }.joined() + ", \(newRowAuthority)"
             + (isAuthority ? table.columns.indices.map { _ in ", 1" }.joined() : "")
             + table.columns.indices.map { _ in ", \(seq)" }.joined()
         return """
@@ -134,7 +136,8 @@ struct TriggerSQL {
     /// The clock row for a row that `new` inserts (or resurrects, or replaces).
     private var recordInsert: String {
         let updates = table.columns.indices.map { ", \(v($0)) = excluded.\(v($0)), \(w($0)) = 0" }.joined()
-        let authorityUpdates = isAuthority ? table.columns.indices.map { ", \(a($0)) = coalesce(\(a($0)), 0) + 1" }.joined() : ""
+        let authorityUpdates =
+            isAuthority ? table.columns.indices.map { ", \(a($0)) = coalesce(\(a($0)), 0) + 1" }.joined() : ""
         let changeUpdates = table.columns.indices.map { ", \(q($0)) = excluded.\(q($0))" }.joined()
         return """
             \(insertWholeRow(key: "new.\(key)", seq: "s.seq")) WHERE s.id = 1 AND s.merging = 0 \
@@ -163,10 +166,12 @@ struct TriggerSQL {
     private var keyErrorMessage: String {
         let message: String
         if refusesNewKeys {
-            message = "vecsync: table \(table.name) takes new keys only from site '\(table.authority?.rawValue ?? "")', "
+            message =
+                "vecsync: table \(table.name) takes new keys only from site '\(table.authority?.rawValue ?? "")', "
                 + "which assigns its integer keys (column \(table.primaryKey)); insert the row there"
         } else {
-            message = "vecsync: table \(table.name), key column \(table.primaryKey): a key must be a non-NULL "
+            message =
+                "vecsync: table \(table.name), key column \(table.primaryKey): a key must be a non-NULL "
                 + "\(table.keyKind.storageClass.uppercased()) value to sync; the row was not written"
         }
         return message.quotedSQLString
@@ -176,14 +181,16 @@ struct TriggerSQL {
     /// first statement of the insert and key-change triggers.
     private var checkNewKey: String {
         let refused = refusesNewKeys ? "1" : "typeof(new.\(key)) <> \(table.keyKind.storageClass.quotedSQLString)"
-        return "SELECT RAISE(ABORT, \(keyErrorMessage)) FROM vecsync_replica WHERE id = 1 AND merging = 0 AND \(refused)"
+        return
+            "SELECT RAISE(ABORT, \(keyErrorMessage)) FROM vecsync_replica WHERE id = 1 AND merging = 0 AND \(refused)"
     }
 
     /// The condition under which every value of `new` equals the row `o` holds.
     private var sameValues: String {
-        (["o.\(key) = new.\(key)"] + table.columns.map(\.quotedSQLIdentifier).map {
-            "o.\($0) IS new.\($0) COLLATE BINARY AND typeof(o.\($0)) = typeof(new.\($0))"
-        }).joined(separator: " AND ")
+        (["o.\(key) = new.\(key)"]
+            + table.columns.map(\.quotedSQLIdentifier).map {
+                "o.\($0) IS new.\($0) COLLATE BINARY AND typeof(o.\($0)) = typeof(new.\($0))"
+            }).joined(separator: " AND ")
     }
 
     /// The BEFORE INSERT trigger that notes in `vecsync_unchanged` a key about to be
@@ -213,26 +220,27 @@ struct TriggerSQL {
     /// holds changes nothing, so it is not captured: a BEFORE INSERT trigger notes the key,
     /// and the insert trigger skips it.
     var createTriggers: String {
-        var sql = replaceCheck + """
-            CREATE TRIGGER \(triggerName("insert")) AFTER INSERT ON \(t) WHEN \(insertChangesRow) BEGIN
-              \(checkNewKey);
-              \(Self.tick);
-              \(recordInsert);
-            END;
-            CREATE TRIGGER \(triggerName("delete")) AFTER DELETE ON \(t) BEGIN
-              \(Self.tick);
-              \(recordDelete);
-            END;
-            CREATE TRIGGER \(triggerName("update_key")) AFTER UPDATE ON \(t) \
-            WHEN old.\(key) IS NOT new.\(key) BEGIN
-              \(checkNewKey);
-              \(Self.tick);
-              \(recordDelete);
-              \(Self.tick);
-              \(recordInsert);
-            END;
+        var sql =
+            replaceCheck + """
+                CREATE TRIGGER \(triggerName("insert")) AFTER INSERT ON \(t) WHEN \(insertChangesRow) BEGIN
+                  \(checkNewKey);
+                  \(Self.tick);
+                  \(recordInsert);
+                END;
+                CREATE TRIGGER \(triggerName("delete")) AFTER DELETE ON \(t) BEGIN
+                  \(Self.tick);
+                  \(recordDelete);
+                END;
+                CREATE TRIGGER \(triggerName("update_key")) AFTER UPDATE ON \(t) \
+                WHEN old.\(key) IS NOT new.\(key) BEGIN
+                  \(checkNewKey);
+                  \(Self.tick);
+                  \(recordDelete);
+                  \(Self.tick);
+                  \(recordInsert);
+                END;
 
-            """
+                """
         if !table.columns.isEmpty {
             let anyChange = table.columns.indices.map(changed).joined(separator: " OR ")
             let values = table.columns.indices.map {
@@ -241,10 +249,14 @@ struct TriggerSQL {
             let updates = table.columns.indices.map {
                 ", \(v($0)) = coalesce(excluded.\(v($0)), \(v($0))), \(w($0)) = coalesce(excluded.\(w($0)), \(w($0)))"
             }.joined()
-            let authorityValues = isAuthority
+            let authorityValues =
+                isAuthority
                 ? table.columns.indices.map { ", CASE WHEN \(changed($0)) THEN 1 END" }.joined() : ""
-            let authorityUpdates = isAuthority
-                ? table.columns.indices.map { ", \(a($0)) = CASE WHEN excluded.\(v($0)) IS NULL THEN \(a($0)) ELSE coalesce(\(a($0)), 0) + 1 END" }.joined()
+            let authorityUpdates =
+                isAuthority
+                ? table.columns.indices.map {
+                    ", \(a($0)) = CASE WHEN excluded.\(v($0)) IS NULL THEN \(a($0)) ELSE coalesce(\(a($0)), 0) + 1 END"
+                }.joined()
                 : ""
             // A row with no clock row yet travels whole; otherwise the changed columns (those
             // given a version) take this sequence number.
@@ -270,11 +282,11 @@ struct TriggerSQL {
     /// Gives every existing row a clock entry, as if this site had just inserted it.
     var backfill: String {
         """
-            \(Self.tick);
-            \(insertWholeRow(key: "t.\(key)", seq: "s.seq + row_number() OVER (ORDER BY t.\(key))", from: ", \(t) AS t")) \
-            WHERE s.id = 1 AND t.\(key) IS NOT NULL;
-            UPDATE vecsync_replica SET seq = seq + (SELECT count(*) FROM \(t) WHERE \(key) IS NOT NULL) WHERE id = 1;
-            """
+        \(Self.tick);
+        \(insertWholeRow(key: "t.\(key)", seq: "s.seq + row_number() OVER (ORDER BY t.\(key))", from: ", \(t) AS t")) \
+        WHERE s.id = 1 AND t.\(key) IS NOT NULL;
+        UPDATE vecsync_replica SET seq = seq + (SELECT count(*) FROM \(t) WHERE \(key) IS NOT NULL) WHERE id = 1;
+        """
     }
 
     /// Marks deleted the clock row of a key whose table row vanished without a trigger
@@ -289,7 +301,8 @@ struct TriggerSQL {
 
     /// Guard triggers that refuse local writes on a read-only replica.
     func createGuardTriggers(site: SiteID) -> String {
-        let message = "vecsync: table \(table.name) is read-only on replica '\(site.rawValue)'; its rows change only by sync"
+        let message =
+            "vecsync: table \(table.name) is read-only on replica '\(site.rawValue)'; its rows change only by sync"
         let literal = message.quotedSQLString
         return ["INSERT", "UPDATE", "DELETE"].map { operation in
             """

@@ -24,8 +24,9 @@ struct APIError: HTTPResponseError {
     }
 
     static func unauthorized(_ message: String) -> APIError {
-        APIError(status: .unauthorized, code: "unauthorized", message: message,
-                 headers: [.wwwAuthenticate: "Bearer realm=\"vecsync\""])
+        APIError(
+            status: .unauthorized, code: "unauthorized", message: message,
+            headers: [.wwwAuthenticate: "Bearer realm=\"vecsync\""])
     }
 
     static func malformed(_ message: String) -> APIError {
@@ -53,7 +54,8 @@ enum JSONResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(value)
-        return Response(status: status, headers: [.contentType: "application/json"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -25,11 +25,12 @@ public final class PostgresServerStore: ServerStore {
     /// The client configuration a `postgres://` URL describes.
     static func configuration(_ url: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url),
-              ["postgres", "postgresql"].contains(components.scheme ?? ""),
-              let host = components.host, !host.isEmpty,
-              let user = components.user, !user.isEmpty
+            ["postgres", "postgresql"].contains(components.scheme ?? ""),
+            let host = components.host, !host.isEmpty,
+            let user = components.user, !user.isEmpty
         else {
-            throw ServerConfigurationError("not a PostgreSQL URL (postgres://user[:password]@host[:port]/database): \(Self.redacted(url))")
+            throw ServerConfigurationError(
+                "not a PostgreSQL URL (postgres://user[:password]@host[:port]/database): \(Self.redacted(url))")
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
@@ -61,7 +62,8 @@ public final class PostgresServerStore: ServerStore {
         // racing on CREATE TABLE.
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7261)", logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 CREATE TABLE IF NOT EXISTS store (
                   key TEXT PRIMARY KEY,
                   value TEXT NOT NULL)
@@ -69,14 +71,16 @@ public final class PostgresServerStore: ServerStore {
             try await connection.query(
                 "INSERT INTO store (key, value) VALUES ('id', \(UUID().uuidString.lowercased())) ON CONFLICT (key) DO NOTHING",
                 logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 CREATE TABLE IF NOT EXISTS spaces (
                   id BIGSERIAL PRIMARY KEY,
                   name TEXT NOT NULL UNIQUE,
                   created_at BIGINT NOT NULL,
                   last_seq BIGINT NOT NULL DEFAULT 0)
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 CREATE TABLE IF NOT EXISTS tokens (
                   id TEXT PRIMARY KEY,
                   space_id BIGINT NOT NULL REFERENCES spaces(id),
@@ -85,7 +89,8 @@ public final class PostgresServerStore: ServerStore {
                   created_at BIGINT NOT NULL,
                   revoked_at BIGINT)
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 CREATE TABLE IF NOT EXISTS devices (
                   space_id BIGINT NOT NULL REFERENCES spaces(id),
                   site TEXT NOT NULL,
@@ -100,7 +105,8 @@ public final class PostgresServerStore: ServerStore {
                   bytes BIGINT NOT NULL DEFAULT 0,
                   PRIMARY KEY (space_id, site))
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 CREATE TABLE IF NOT EXISTS change_sets (
                   space_id BIGINT NOT NULL REFERENCES spaces(id),
                   seq BIGINT NOT NULL,
@@ -151,7 +157,8 @@ public final class PostgresServerStore: ServerStore {
 
     public func addToken(_ token: TokenRecord, toSpaceNamed space: String) async throws {
         let spaceID = try await spaceID(named: space)
-        try await client.query("""
+        try await client.query(
+            """
             INSERT INTO tokens (id, space_id, hash, label, created_at)
             VALUES (\(token.id), \(spaceID), \(token.hash), \(token.label), \(token.createdAt))
             """, logger: logger)
@@ -159,7 +166,8 @@ public final class PostgresServerStore: ServerStore {
 
     public func revokeToken(id: String, at time: Int64) async throws -> Bool {
         let rows = try await client.query(
-            "UPDATE tokens SET revoked_at = coalesce(revoked_at, \(time)) WHERE id = \(id) RETURNING id", logger: logger)
+            "UPDATE tokens SET revoked_at = coalesce(revoked_at, \(time)) WHERE id = \(id) RETURNING id", logger: logger
+        )
         for try await _ in rows.decode(String.self) { return true }
         return false
     }
@@ -167,7 +175,8 @@ public final class PostgresServerStore: ServerStore {
     public func tokens(ofSpaceNamed space: String) async throws -> [TokenRecord] {
         let spaceID = try await spaceID(named: space)
         var tokens: [TokenRecord] = []
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT id, hash, label, created_at, revoked_at FROM tokens WHERE space_id = \(spaceID) ORDER BY created_at, id
             """, logger: logger)
         for try await (id, hash, label, created, revoked) in rows.decode((String, String, String, Int64, Int64?).self) {
@@ -177,7 +186,8 @@ public final class PostgresServerStore: ServerStore {
     }
 
     public func grant(forTokenHash hash: String) async throws -> TokenGrant? {
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT t.id, s.id, s.name FROM tokens t JOIN spaces s ON s.id = t.space_id
             WHERE t.hash = \(hash) AND t.revoked_at IS NULL
             """, logger: logger)
@@ -187,8 +197,11 @@ public final class PostgresServerStore: ServerStore {
         return nil
     }
 
-    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws -> DeviceRecord {
-        try await client.query("""
+    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
+        -> DeviceRecord
+    {
+        try await client.query(
+            """
             INSERT INTO devices (space_id, site, name, platform, registered_at)
             VALUES (\(spaceID), \(registration.site), \(registration.name), \(registration.platform), \(time))
             ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform
@@ -199,21 +212,26 @@ public final class PostgresServerStore: ServerStore {
         return device
     }
 
-    public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome {
+    public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome
+    {
         let logger = self.logger
         return try await client.withTransaction(logger: logger) { connection -> PushOutcome in
             var head: Int64?
-            for try await value in try await connection.query("""
+            for try await value in try await connection.query(
+                """
                 SELECT head FROM devices WHERE space_id = \(spaceID) AND site = \(changeSet.origin) FOR UPDATE
-                """, logger: logger).decode(Int64.self) {
+                """, logger: logger
+            ).decode(Int64.self) {
                 head = value
             }
             guard let head else { return .unregisteredOrigin }
             var sameRange: ChangeSetEntry?
-            for try await row in try await connection.query("""
+            for try await row in try await connection.query(
+                """
                 SELECT \(unescaped: Self.entryColumns) FROM change_sets WHERE space_id = \(spaceID)
                 AND origin = \(changeSet.origin) AND since = \(changeSet.since) AND through = \(changeSet.through)
-                """, logger: logger).decode(Self.EntryRow.self) {
+                """, logger: logger
+            ).decode(Self.EntryRow.self) {
                 sameRange = Self.entry(row)
             }
             if let outcome = PushRule.decide(changeSet, head: head, sameRange: sameRange) { return outcome }
@@ -224,15 +242,18 @@ public final class PostgresServerStore: ServerStore {
                 seq = value
             }
             guard let seq else { throw ServerStoreError.noSuchSpace("#\(spaceID)") }
-            let entry = ChangeSetEntry(seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
-                                       rows: changeSet.rows, size: Int64(changeSet.body.count), sha256: changeSet.sha256,
-                                       receivedAt: time)
-            try await connection.query("""
+            let entry = ChangeSetEntry(
+                seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
+                rows: changeSet.rows, size: Int64(changeSet.body.count), sha256: changeSet.sha256,
+                receivedAt: time)
+            try await connection.query(
+                """
                 INSERT INTO change_sets (space_id, seq, origin, since, through, rows, size, sha256, received_at, body)
                 VALUES (\(spaceID), \(seq), \(entry.origin), \(entry.since), \(entry.through), \(entry.rows), \(entry.size),
                         \(entry.sha256), \(entry.receivedAt), \(changeSet.body))
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE devices SET head = \(entry.through), last_push_at = \(time), change_sets = change_sets + 1,
                   rows = rows + \(entry.rows), bytes = bytes + \(entry.size)
                 WHERE space_id = \(spaceID) AND site = \(entry.origin)
@@ -243,7 +264,8 @@ public final class PostgresServerStore: ServerStore {
 
     public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
         var entries: [ChangeSetEntry] = []
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT \(unescaped: Self.entryColumns) FROM change_sets WHERE space_id = \(spaceID) AND seq > \(cursor)
             ORDER BY seq LIMIT \(Int64(limit))
             """, logger: logger)
@@ -252,11 +274,13 @@ public final class PostgresServerStore: ServerStore {
     }
 
     public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)? {
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT \(unescaped: Self.entryColumns), body FROM change_sets WHERE space_id = \(spaceID) AND seq = \(seq)
             """, logger: logger)
         for try await (seq, origin, since, through, count, size, sha, received, body)
-            in rows.decode((Int64, String, Int64, Int64, Int64, Int64, String, Int64, Data).self) {
+            in rows.decode((Int64, String, Int64, Int64, Int64, Int64, String, Int64, Data).self)
+        {
             return (Self.entry((seq, origin, since, through, count, size, sha, received)), body)
         }
         return nil
@@ -273,13 +297,18 @@ public final class PostgresServerStore: ServerStore {
 
     private func devices(inSpace spaceID: Int64, site: String?) async throws -> [DeviceRecord] {
         var devices: [DeviceRecord] = []
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT site, name, platform, registered_at, last_push_at, last_pull_at, head, change_sets, rows, bytes
             FROM devices WHERE space_id = \(spaceID) AND (\(site)::text IS NULL OR site = \(site)) ORDER BY site
             """, logger: logger)
-        for try await row in rows.decode((String, String, String, Int64, Int64?, Int64?, Int64, Int64, Int64, Int64).self) {
-            devices.append(DeviceRecord(site: row.0, name: row.1, platform: row.2, registeredAt: row.3, lastPushAt: row.4,
-                                        lastPullAt: row.5, head: row.6, changeSets: row.7, rows: row.8, bytes: row.9))
+        for try await row in rows.decode(
+            (String, String, String, Int64, Int64?, Int64?, Int64, Int64, Int64, Int64).self)
+        {
+            devices.append(
+                DeviceRecord(
+                    site: row.0, name: row.1, platform: row.2, registeredAt: row.3, lastPushAt: row.4,
+                    lastPullAt: row.5, head: row.6, changeSets: row.7, rows: row.8, bytes: row.9))
         }
         return devices
     }
@@ -294,8 +323,9 @@ public final class PostgresServerStore: ServerStore {
     private static let entryColumns = "seq, origin, since, through, rows, size, sha256, received_at"
 
     private static func entry(_ row: EntryRow) -> ChangeSetEntry {
-        ChangeSetEntry(seq: row.0, origin: row.1, since: row.2, through: row.3, rows: row.4, size: row.5,
-                       sha256: row.6, receivedAt: row.7)
+        ChangeSetEntry(
+            seq: row.0, origin: row.1, since: row.2, through: row.3, rows: row.4, size: row.5,
+            sha256: row.6, receivedAt: row.7)
     }
 }
 

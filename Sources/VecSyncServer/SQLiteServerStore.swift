@@ -22,51 +22,53 @@ public final class SQLiteServerStore: ServerStore {
 
     public func prepare() async throws {
         try await pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS store (
-                  key TEXT PRIMARY KEY,
-                  value TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS spaces (
-                  id INTEGER PRIMARY KEY,
-                  name TEXT NOT NULL UNIQUE,
-                  created_at INTEGER NOT NULL,
-                  last_seq INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE IF NOT EXISTS tokens (
-                  id TEXT PRIMARY KEY,
-                  space_id INTEGER NOT NULL REFERENCES spaces(id),
-                  hash TEXT NOT NULL UNIQUE,
-                  label TEXT NOT NULL,
-                  created_at INTEGER NOT NULL,
-                  revoked_at INTEGER);
-                CREATE TABLE IF NOT EXISTS devices (
-                  space_id INTEGER NOT NULL REFERENCES spaces(id),
-                  site TEXT NOT NULL,
-                  name TEXT NOT NULL,
-                  platform TEXT NOT NULL,
-                  registered_at INTEGER NOT NULL,
-                  last_push_at INTEGER,
-                  last_pull_at INTEGER,
-                  head INTEGER NOT NULL DEFAULT 0,
-                  change_sets INTEGER NOT NULL DEFAULT 0,
-                  rows INTEGER NOT NULL DEFAULT 0,
-                  bytes INTEGER NOT NULL DEFAULT 0,
-                  PRIMARY KEY (space_id, site));
-                CREATE TABLE IF NOT EXISTS change_sets (
-                  space_id INTEGER NOT NULL REFERENCES spaces(id),
-                  seq INTEGER NOT NULL,
-                  origin TEXT NOT NULL,
-                  since INTEGER NOT NULL,
-                  through INTEGER NOT NULL,
-                  rows INTEGER NOT NULL,
-                  size INTEGER NOT NULL,
-                  sha256 TEXT NOT NULL,
-                  received_at INTEGER NOT NULL,
-                  body BLOB NOT NULL,
-                  PRIMARY KEY (space_id, seq),
-                  UNIQUE (space_id, origin, since, through));
-                """)
-            try db.execute(sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('id', ?)",
-                           arguments: [UUID().uuidString.lowercased()])
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS store (
+                      key TEXT PRIMARY KEY,
+                      value TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS spaces (
+                      id INTEGER PRIMARY KEY,
+                      name TEXT NOT NULL UNIQUE,
+                      created_at INTEGER NOT NULL,
+                      last_seq INTEGER NOT NULL DEFAULT 0);
+                    CREATE TABLE IF NOT EXISTS tokens (
+                      id TEXT PRIMARY KEY,
+                      space_id INTEGER NOT NULL REFERENCES spaces(id),
+                      hash TEXT NOT NULL UNIQUE,
+                      label TEXT NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      revoked_at INTEGER);
+                    CREATE TABLE IF NOT EXISTS devices (
+                      space_id INTEGER NOT NULL REFERENCES spaces(id),
+                      site TEXT NOT NULL,
+                      name TEXT NOT NULL,
+                      platform TEXT NOT NULL,
+                      registered_at INTEGER NOT NULL,
+                      last_push_at INTEGER,
+                      last_pull_at INTEGER,
+                      head INTEGER NOT NULL DEFAULT 0,
+                      change_sets INTEGER NOT NULL DEFAULT 0,
+                      rows INTEGER NOT NULL DEFAULT 0,
+                      bytes INTEGER NOT NULL DEFAULT 0,
+                      PRIMARY KEY (space_id, site));
+                    CREATE TABLE IF NOT EXISTS change_sets (
+                      space_id INTEGER NOT NULL REFERENCES spaces(id),
+                      seq INTEGER NOT NULL,
+                      origin TEXT NOT NULL,
+                      since INTEGER NOT NULL,
+                      through INTEGER NOT NULL,
+                      rows INTEGER NOT NULL,
+                      size INTEGER NOT NULL,
+                      sha256 TEXT NOT NULL,
+                      received_at INTEGER NOT NULL,
+                      body BLOB NOT NULL,
+                      PRIMARY KEY (space_id, seq),
+                      UNIQUE (space_id, origin, since, through));
+                    """)
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('id', ?)",
+                arguments: [UUID().uuidString.lowercased()])
         }
     }
 
@@ -99,29 +101,36 @@ public final class SQLiteServerStore: ServerStore {
 
     public func addToken(_ token: TokenRecord, toSpaceNamed space: String) async throws {
         try await pool.write { db in
-            guard let spaceID = try Int64.fetchOne(db, sql: "SELECT id FROM spaces WHERE name = ?", arguments: [space]) else {
+            guard let spaceID = try Int64.fetchOne(db, sql: "SELECT id FROM spaces WHERE name = ?", arguments: [space])
+            else {
                 throw ServerStoreError.noSuchSpace(space)
             }
-            try db.execute(sql: "INSERT INTO tokens (id, space_id, hash, label, created_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [token.id, spaceID, token.hash, token.label, token.createdAt])
+            try db.execute(
+                sql: "INSERT INTO tokens (id, space_id, hash, label, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [token.id, spaceID, token.hash, token.label, token.createdAt])
         }
     }
 
     public func revokeToken(id: String, at time: Int64) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", arguments: [time, id])
+            try db.execute(
+                sql: "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", arguments: [time, id])
             return db.changesCount > 0
         }
     }
 
     public func tokens(ofSpaceNamed space: String) async throws -> [TokenRecord] {
         try await pool.read { db in
-            guard let spaceID = try Int64.fetchOne(db, sql: "SELECT id FROM spaces WHERE name = ?", arguments: [space]) else {
+            guard let spaceID = try Int64.fetchOne(db, sql: "SELECT id FROM spaces WHERE name = ?", arguments: [space])
+            else {
                 throw ServerStoreError.noSuchSpace(space)
             }
-            return try Row.fetchAll(db, sql: """
-                SELECT id, hash, label, created_at, revoked_at FROM tokens WHERE space_id = ? ORDER BY created_at, id
-                """, arguments: [spaceID]).map {
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, hash, label, created_at, revoked_at FROM tokens WHERE space_id = ? ORDER BY created_at, id
+                    """, arguments: [spaceID]
+            ).map {
                 TokenRecord(id: $0[0], hash: $0[1], label: $0[2], createdAt: $0[3], revokedAt: $0[4])
             }
         }
@@ -129,19 +138,25 @@ public final class SQLiteServerStore: ServerStore {
 
     public func grant(forTokenHash hash: String) async throws -> TokenGrant? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT t.id, s.id, s.name FROM tokens t JOIN spaces s ON s.id = t.space_id
-                WHERE t.hash = ? AND t.revoked_at IS NULL
-                """, arguments: [hash]).map { TokenGrant(tokenID: $0[0], spaceID: $0[1], spaceName: $0[2]) }
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT t.id, s.id, s.name FROM tokens t JOIN spaces s ON s.id = t.space_id
+                    WHERE t.hash = ? AND t.revoked_at IS NULL
+                    """, arguments: [hash]
+            ).map { TokenGrant(tokenID: $0[0], spaceID: $0[1], spaceName: $0[2]) }
         }
     }
 
-    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws -> DeviceRecord {
+    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
+        -> DeviceRecord
+    {
         try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO devices (space_id, site, name, platform, registered_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform
-                """, arguments: [spaceID, registration.site, registration.name, registration.platform, time])
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (space_id, site, name, platform, registered_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform
+                    """, arguments: [spaceID, registration.site, registration.name, registration.platform, time])
             guard let device = try Self.devices(db, spaceID: spaceID, site: registration.site).first else {
                 throw ServerStoreError.noSuchSpace("#\(spaceID)")
             }
@@ -149,52 +164,75 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome {
+    public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome
+    {
         try await pool.write { db in
-            guard let head = try Int64.fetchOne(db, sql: "SELECT head FROM devices WHERE space_id = ? AND site = ?",
-                                                arguments: [spaceID, changeSet.origin]) else {
+            guard
+                let head = try Int64.fetchOne(
+                    db, sql: "SELECT head FROM devices WHERE space_id = ? AND site = ?",
+                    arguments: [spaceID, changeSet.origin])
+            else {
                 return .unregisteredOrigin
             }
-            let sameRange = try Row.fetchOne(db, sql: "SELECT \(Self.entryColumns) FROM change_sets WHERE space_id = ? AND origin = ? AND since = ? AND through = ?",
-                                             arguments: [spaceID, changeSet.origin, changeSet.since, changeSet.through]).map(Self.entry)
+            let sameRange = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT \(Self.entryColumns) FROM change_sets WHERE space_id = ? AND origin = ? AND since = ? AND through = ?",
+                arguments: [spaceID, changeSet.origin, changeSet.since, changeSet.through]
+            ).map(Self.entry)
             if let outcome = PushRule.decide(changeSet, head: head, sameRange: sameRange) { return outcome }
             try db.execute(sql: "UPDATE spaces SET last_seq = last_seq + 1 WHERE id = ?", arguments: [spaceID])
-            guard let seq = try Int64.fetchOne(db, sql: "SELECT last_seq FROM spaces WHERE id = ?", arguments: [spaceID]) else {
+            guard
+                let seq = try Int64.fetchOne(db, sql: "SELECT last_seq FROM spaces WHERE id = ?", arguments: [spaceID])
+            else {
                 throw ServerStoreError.noSuchSpace("#\(spaceID)")
             }
-            let entry = ChangeSetEntry(seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
-                                       rows: changeSet.rows, size: Int64(changeSet.body.count), sha256: changeSet.sha256,
-                                       receivedAt: time)
-            try db.execute(sql: """
-                INSERT INTO change_sets (space_id, seq, origin, since, through, rows, size, sha256, received_at, body)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [spaceID, seq, entry.origin, entry.since, entry.through, entry.rows, entry.size,
-                                 entry.sha256, entry.receivedAt, changeSet.body])
-            try db.execute(sql: """
-                UPDATE devices SET head = ?, last_push_at = ?, change_sets = change_sets + 1, rows = rows + ?, bytes = bytes + ?
-                WHERE space_id = ? AND site = ?
-                """, arguments: [entry.through, time, entry.rows, entry.size, spaceID, entry.origin])
+            let entry = ChangeSetEntry(
+                seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
+                rows: changeSet.rows, size: Int64(changeSet.body.count), sha256: changeSet.sha256,
+                receivedAt: time)
+            try db.execute(
+                sql: """
+                    INSERT INTO change_sets (space_id, seq, origin, since, through, rows, size, sha256, received_at, body)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    spaceID, seq, entry.origin, entry.since, entry.through, entry.rows, entry.size,
+                    entry.sha256, entry.receivedAt, changeSet.body,
+                ])
+            try db.execute(
+                sql: """
+                    UPDATE devices SET head = ?, last_push_at = ?, change_sets = change_sets + 1, rows = rows + ?, bytes = bytes + ?
+                    WHERE space_id = ? AND site = ?
+                    """, arguments: [entry.through, time, entry.rows, entry.size, spaceID, entry.origin])
             return .stored(entry)
         }
     }
 
     public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.entryColumns) FROM change_sets WHERE space_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                             arguments: [spaceID, cursor, limit]).map(Self.entry)
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(Self.entryColumns) FROM change_sets WHERE space_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                arguments: [spaceID, cursor, limit]
+            ).map(Self.entry)
         }
     }
 
     public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.entryColumns), body FROM change_sets WHERE space_id = ? AND seq = ?",
-                             arguments: [spaceID, seq]).map { (Self.entry($0), $0[8] as Data) }
+            try Row.fetchOne(
+                db, sql: "SELECT \(Self.entryColumns), body FROM change_sets WHERE space_id = ? AND seq = ?",
+                arguments: [spaceID, seq]
+            ).map { (Self.entry($0), $0[8] as Data) }
         }
     }
 
     public func recordPull(bySite site: String, inSpace spaceID: Int64, at time: Int64) async throws {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE devices SET last_pull_at = ? WHERE space_id = ? AND site = ?", arguments: [time, spaceID, site])
+            try db.execute(
+                sql: "UPDATE devices SET last_pull_at = ? WHERE space_id = ? AND site = ?",
+                arguments: [time, spaceID, site])
         }
     }
 
@@ -209,8 +247,9 @@ public final class SQLiteServerStore: ServerStore {
     private static let entryColumns = "seq, origin, since, through, rows, size, sha256, received_at"
 
     private static func entry(_ row: Row) -> ChangeSetEntry {
-        ChangeSetEntry(seq: row[0], origin: row[1], since: row[2], through: row[3], rows: row[4], size: row[5],
-                       sha256: row[6], receivedAt: row[7])
+        ChangeSetEntry(
+            seq: row[0], origin: row[1], since: row[2], through: row[3], rows: row[4], size: row[5],
+            sha256: row[6], receivedAt: row[7])
     }
 
     private static func devices(_ db: Database, spaceID: Int64, site: String?) throws -> [DeviceRecord] {
@@ -224,8 +263,9 @@ public final class SQLiteServerStore: ServerStore {
             arguments += [site]
         }
         return try Row.fetchAll(db, sql: sql + " ORDER BY site", arguments: arguments).map {
-            DeviceRecord(site: $0[0], name: $0[1], platform: $0[2], registeredAt: $0[3], lastPushAt: $0[4],
-                         lastPullAt: $0[5], head: $0[6], changeSets: $0[7], rows: $0[8], bytes: $0[9])
+            DeviceRecord(
+                site: $0[0], name: $0[1], platform: $0[2], registeredAt: $0[3], lastPushAt: $0[4],
+                lastPullAt: $0[5], head: $0[6], changeSets: $0[7], rows: $0[8], bytes: $0[9])
         }
     }
 }

@@ -32,7 +32,8 @@ public protocol ServerStore: Sendable {
     func grant(forTokenHash hash: String) async throws -> TokenGrant?
 
     /// Registers a device (its sync site id) in a space, or updates its name and platform.
-    func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws -> DeviceRecord
+    func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
+        -> DeviceRecord
     /// Stores a change set unless ``PushRule`` says otherwise; the sequence number is the
     /// space's next one, assigned in commit order.
     func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome

@@ -57,14 +57,15 @@ extension SyncServer {
         }
         let space = context.parameters.get("space") ?? ""
         guard let grant = try await store.grant(forTokenHash: AccessToken.hash(String(parts[1]))),
-              grant.spaceName == space
+            grant.spaceName == space
         else {
             throw APIError.unauthorized("the token is unknown, revoked, or not one of space '\(space)'")
         }
         guard await limiter.allow(grant.tokenID) else {
-            throw APIError(status: .tooManyRequests, code: "rate-limited",
-                           message: "more than \(limits.requestsPerSecond) requests a second with this token; retry later",
-                           headers: [.retryAfter: "1"])
+            throw APIError(
+                status: .tooManyRequests, code: "rate-limited",
+                message: "more than \(limits.requestsPerSecond) requests a second with this token; retry later",
+                headers: [.retryAfter: "1"])
         }
         return grant
     }
@@ -73,7 +74,9 @@ extension SyncServer {
     /// length is announced).
     func body(of request: Request, limit: Int) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError(status: .contentTooLarge, code: "too-large", message: "the body has \(length) bytes; the limit is \(limit)")
+            throw APIError(
+                status: .contentTooLarge, code: "too-large",
+                message: "the body has \(length) bytes; the limit is \(limit)")
         }
         do {
             let buffer = try await request.body.collect(upTo: limit)
@@ -81,7 +84,8 @@ extension SyncServer {
         } catch let error as APIError {
             throw error
         } catch {
-            throw APIError(status: .contentTooLarge, code: "too-large", message: "the body exceeds the limit of \(limit) bytes")
+            throw APIError(
+                status: .contentTooLarge, code: "too-large", message: "the body exceeds the limit of \(limit) bytes")
         }
     }
 
@@ -97,7 +101,7 @@ extension SyncServer {
             throw APIError.malformed("the body must be JSON {\"site\", \"name\", \"platform\"}: \(error)")
         }
         guard (1...200).contains(registration.site.utf8.count), (1...200).contains(registration.name.utf8.count),
-              (1...64).contains(registration.platform.utf8.count)
+            (1...64).contains(registration.platform.utf8.count)
         else {
             throw APIError.malformed("site and name must have 1 to 200 bytes, platform 1 to 64")
         }
@@ -117,15 +121,16 @@ extension SyncServer {
     func pushChangeSet(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         guard let claimed = request.headers[Self.sha256Header]?.lowercased(),
-              claimed.count == 64, claimed.allSatisfy(\.isHexDigit)
+            claimed.count == 64, claimed.allSatisfy(\.isHexDigit)
         else {
             throw APIError.malformed("the X-VecSync-SHA256 header must carry the body's SHA-256 as 64 hex digits")
         }
         let data = try await body(of: request, limit: limits.maximumBodyBytes)
         let actual = sha256Hex(data)
         guard actual == claimed else {
-            throw APIError(status: .badRequest, code: "sha256-mismatch",
-                           message: "the body's SHA-256 is \(actual), not \(claimed): damaged in transit; nothing stored")
+            throw APIError(
+                status: .badRequest, code: "sha256-mismatch",
+                message: "the body's SHA-256 is \(actual), not \(claimed): damaged in transit; nothing stored")
         }
         let changeSet: ChangeSet
         do {
@@ -134,27 +139,37 @@ extension SyncServer {
             throw APIError.malformed("not a change set: \(error); nothing stored")
         }
         guard changeSet.since >= 0, changeSet.through > changeSet.since else {
-            throw APIError.malformed("a change set must cover a non-empty range, not (\(changeSet.since), \(changeSet.through)]")
+            throw APIError.malformed(
+                "a change set must cover a non-empty range, not (\(changeSet.since), \(changeSet.through)]")
         }
-        let incoming = IncomingChangeSet(origin: changeSet.origin.rawValue, since: changeSet.since, through: changeSet.through,
-                                         rows: Int64(changeSet.records.count), sha256: actual, body: data)
+        let incoming = IncomingChangeSet(
+            origin: changeSet.origin.rawValue, since: changeSet.since, through: changeSet.through,
+            rows: Int64(changeSet.records.count), sha256: actual, body: data)
         switch try await store.push(incoming, inSpace: grant.spaceID, at: Self.now()) {
         case .stored(let entry):
-            return try JSONResponse.make(PushResponse(result: "stored", seq: entry.seq, head: entry.through), status: .created)
+            return try JSONResponse.make(
+                PushResponse(result: "stored", seq: entry.seq, head: entry.through), status: .created)
         case .duplicate(let entry):
             return try JSONResponse.make(PushResponse(result: "duplicate", seq: entry.seq, head: entry.through))
         case .covered(let head):
             return try JSONResponse.make(PushResponse(result: "covered", seq: nil, head: head))
         case .gap(let head):
-            throw APIError(status: .conflict, code: "gap",
-                           message: "'\(incoming.origin)' has changes through \(head) here; a change set starting after \(incoming.since) would leave a hole; push from \(head) or before",
-                           head: head)
+            throw APIError(
+                status: .conflict, code: "gap",
+                message:
+                    "'\(incoming.origin)' has changes through \(head) here; a change set starting after \(incoming.since) would leave a hole; push from \(head) or before",
+                head: head)
         case .conflict(let entry):
-            throw APIError(status: .conflict, code: "range-conflict",
-                           message: "changes (\(entry.since), \(entry.through)] of '\(entry.origin)' are stored with other bytes (SHA-256 \(entry.sha256))")
+            throw APIError(
+                status: .conflict, code: "range-conflict",
+                message:
+                    "changes (\(entry.since), \(entry.through)] of '\(entry.origin)' are stored with other bytes (SHA-256 \(entry.sha256))"
+            )
         case .unregisteredOrigin:
-            throw APIError(status: .forbidden, code: "unregistered-device",
-                           message: "device '\(incoming.origin)' is not registered in space '\(grant.spaceName)': POST …/devices first")
+            throw APIError(
+                status: .forbidden, code: "unregistered-device",
+                message:
+                    "device '\(incoming.origin)' is not registered in space '\(grant.spaceName)': POST …/devices first")
         }
     }
 
@@ -171,20 +186,24 @@ extension SyncServer {
         let grant = try await authorize(request, context)
         let query = request.uri.queryParameters
         let after = try Self.integer(query.get("after"), name: "after", default: 0, range: 0...Int64.max)
-        let limit = try Self.integer(query.get("limit"), name: "limit", default: 100, range: 1...Int64(limits.maximumPageSize))
+        let limit = try Self.integer(
+            query.get("limit"), name: "limit", default: 100, range: 1...Int64(limits.maximumPageSize))
         if let site = query.get("site") {
             try await store.recordPull(bySite: site, inSpace: grant.spaceID, at: Self.now())
         }
         var entries = try await store.changeSets(inSpace: grant.spaceID, after: after, limit: Int(limit) + 1)
         let hasMore = entries.count > Int(limit)
         if hasMore { entries.removeLast() }
-        return try JSONResponse.make(ChangeSetPage(changeSets: entries, nextCursor: entries.last?.seq ?? after, hasMore: hasMore))
+        return try JSONResponse.make(
+            ChangeSetPage(changeSets: entries, nextCursor: entries.last?.seq ?? after, hasMore: hasMore))
     }
 
-    static func integer(_ text: String?, name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
+    static func integer(_ text: String?, name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64
+    {
         guard let text else { return value }
         guard let number = Int64(text), range.contains(number) else {
-            throw APIError.malformed("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
+            throw APIError.malformed(
+                "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
         }
         return number
     }
@@ -192,9 +211,12 @@ extension SyncServer {
     func downloadChangeSet(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let seqText = context.parameters.get("seq") ?? ""
-        guard let seq = Int64(seqText), seq > 0 else { throw APIError.malformed("'\(seqText)' is not a sequence number") }
+        guard let seq = Int64(seqText), seq > 0 else {
+            throw APIError.malformed("'\(seqText)' is not a sequence number")
+        }
         guard let (entry, body) = try await store.changeSet(inSpace: grant.spaceID, seq: seq) else {
-            throw APIError(status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
+            throw APIError(
+                status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
         }
         var headers: HTTPFields = [
             .contentType: Self.changeSetMediaType,
@@ -206,13 +228,15 @@ extension SyncServer {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
         guard let range = ByteRange.parse(rangeHeader, size: body.count) else {
-            throw APIError(status: .rangeNotSatisfiable, code: "bad-range",
-                           message: "'\(rangeHeader)' is not one satisfiable byte range of \(body.count) bytes",
-                           headers: [.contentRange: "bytes */\(body.count)"])
+            throw APIError(
+                status: .rangeNotSatisfiable, code: "bad-range",
+                message: "'\(rangeHeader)' is not one satisfiable byte range of \(body.count) bytes",
+                headers: [.contentRange: "bytes */\(body.count)"])
         }
         headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(body.count)"
-        let slice = body[body.startIndex + range.lowerBound ..< body.startIndex + range.upperBound]
-        return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
+        let slice = body[body.startIndex + range.lowerBound..<body.startIndex + range.upperBound]
+        return Response(
+            status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
     }
 
     // MARK: - Status
@@ -230,10 +254,11 @@ extension SyncServer {
     func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let devices = try await store.devices(inSpace: grant.spaceID)
-        return try JSONResponse.make(StatusResponse(
-            serverVersion: Self.version, storeID: try await store.storeID(), space: grant.spaceName,
-            changeSets: devices.reduce(0) { $0 + $1.changeSets }, bytes: devices.reduce(0) { $0 + $1.bytes },
-            devices: devices))
+        return try JSONResponse.make(
+            StatusResponse(
+                serverVersion: Self.version, storeID: try await store.storeID(), space: grant.spaceName,
+                changeSets: devices.reduce(0) { $0 + $1.changeSets }, bytes: devices.reduce(0) { $0 + $1.bytes },
+                devices: devices))
     }
 }
 

@@ -28,8 +28,10 @@ public final class SyncServer: Sendable {
 
         /// 64 MiB bodies (a change set is at most about 1 MB plus one large row), 50 requests a
         /// second with bursts of 400, pages of up to 1,000 change sets.
-        public init(maximumBodyBytes: Int = 64 << 20, requestsPerSecond: Double = 50, burst: Int = 400,
-                    maximumPageSize: Int = 1000) {
+        public init(
+            maximumBodyBytes: Int = 64 << 20, requestsPerSecond: Double = 50, burst: Int = 400,
+            maximumPageSize: Int = 1000
+        ) {
             self.maximumBodyBytes = maximumBodyBytes
             self.requestsPerSecond = requestsPerSecond
             self.burst = burst
@@ -58,8 +60,10 @@ public final class SyncServer: Sendable {
     /// Prepares the store, then serves on `host:port` until the task is cancelled (or, with
     /// `handleSignals`, until SIGINT or SIGTERM), finishing the requests in flight.
     /// `onRunning` receives the port bound (useful with port 0).
-    public func run(host: String, port: Int, handleSignals: Bool = false,
-                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    public func run(
+        host: String, port: Int, handleSignals: Bool = false,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
         try await store.prepare()
         let app = Application(
             router: makeRouter(),

@@ -20,8 +20,10 @@ public struct Message: Sendable, Hashable, Codable, FetchableRecord {
     public var approvalStatus: ApprovalStatus
 
     /// Creates a message value.
-    public init(id: String, threadId: String, userId: String, content: String, phase: MessagePhase,
-                createdAt: Date, approvalStatus: ApprovalStatus = .pending) {
+    public init(
+        id: String, threadId: String, userId: String, content: String, phase: MessagePhase,
+        createdAt: Date, approvalStatus: ApprovalStatus = .pending
+    ) {
         self.id = id
         self.threadId = threadId
         self.userId = userId

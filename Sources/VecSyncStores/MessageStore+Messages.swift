@@ -5,8 +5,10 @@ extension MessageStore {
     /// Adds a message, `pending` approval, to an existing thread. The author is created in
     /// `users` if unknown. The embedding must have ``dimensions`` finite elements.
     @discardableResult
-    public func addMessage(id: String, threadId: String, userId: String, content: String,
-                           embedding: Vector?, phase: MessagePhase) throws -> Message {
+    public func addMessage(
+        id: String, threadId: String, userId: String, content: String,
+        embedding: Vector?, phase: MessagePhase
+    ) throws -> Message {
         try embedding?.validate(dimensions: dimensions)
         return try write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM threads WHERE id = ?", arguments: [threadId]) != nil else {
@@ -24,10 +26,13 @@ extension MessageStore {
                     INSERT INTO messages (id, thread_id, user_id, content, embedding, phase, created_at, approval_status)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, threadId, userId, content, embedding, phase.rawValue, now, ApprovalStatus.pending.rawValue])
+                arguments: [
+                    id, threadId, userId, content, embedding, phase.rawValue, now, ApprovalStatus.pending.rawValue,
+                ])
             try db.execute(sql: "UPDATE threads SET updated_at = ? WHERE id = ?", arguments: [now, threadId])
-            return Message(id: id, threadId: threadId, userId: userId, content: content, phase: phase,
-                           createdAt: Date(millisecondsSince1970: now), approvalStatus: .pending)
+            return Message(
+                id: id, threadId: threadId, userId: userId, content: content, phase: phase,
+                createdAt: Date(millisecondsSince1970: now), approvalStatus: .pending)
         }
     }
 
@@ -79,23 +84,27 @@ extension MessageStore {
     @discardableResult
     public func setApprovalStatus(_ status: ApprovalStatus, ofMessage id: String) throws -> ChatThread {
         try write { db in
-            guard let message = try Message.fetchOne(
-                db, sql: "SELECT \(Message.columns) FROM messages WHERE id = ?", arguments: [id])
+            guard
+                let message = try Message.fetchOne(
+                    db, sql: "SELECT \(Message.columns) FROM messages WHERE id = ?", arguments: [id])
             else { throw VecSyncError.notFound(kind: "message", key: id) }
-            guard let thread = try ChatThread.fetchOne(
-                db, sql: "SELECT * FROM threads WHERE id = ?", arguments: [message.threadId])
+            guard
+                let thread = try ChatThread.fetchOne(
+                    db, sql: "SELECT * FROM threads WHERE id = ?", arguments: [message.threadId])
             else { throw VecSyncError.notFound(kind: "thread", key: message.threadId) }
             guard message.approvalStatus != status else { return thread }
 
-            try db.execute(sql: "UPDATE messages SET approval_status = ? WHERE id = ?", arguments: [status.rawValue, id])
+            try db.execute(
+                sql: "UPDATE messages SET approval_status = ? WHERE id = ?", arguments: [status.rawValue, id])
             guard status == .approved || status == .refused else { return thread }
             let adjusted = thread.parameters.adjusted(for: status)
             let now = self.now
             try db.execute(
                 sql: "UPDATE threads SET k0 = ?, alpha = ?, m = ?, updated_at = ? WHERE id = ?",
                 arguments: [adjusted.k0, adjusted.alpha, adjusted.m, now, thread.id])
-            try Self.recordParameters(db, threadId: thread.id, timestamp: now, parameters: adjusted,
-                                      event: "message_\(status.rawValue)")
+            try Self.recordParameters(
+                db, threadId: thread.id, timestamp: now, parameters: adjusted,
+                event: "message_\(status.rawValue)")
             var updated = thread
             updated.parameters = adjusted
             updated.updatedAt = Date(millisecondsSince1970: now)

@@ -16,16 +16,20 @@ extension MessageStore {
     /// exact, so the answer is exactly the filtered top `limit`, ties ordered by rowid.
     /// Each round is one scan of the index; a filter that matches a fraction f of the
     /// messages needs about log₄(1 / (8f)) + 1 rounds.
-    public func similar(to query: Vector, inThread threadId: String, approvedOnly: Bool = false,
-                        limit: Int) throws -> [(message: Message, distance: Double)] {
+    public func similar(
+        to query: Vector, inThread threadId: String, approvedOnly: Bool = false,
+        limit: Int
+    ) throws -> [(message: Message, distance: Double)] {
         try query.validate(dimensions: dimensions)
         try Self.checkLimit(limit)
         return try read { db in
             let approvedClause = approvedOnly ? " AND m.approval_status = 'approved'" : ""
-            let matching = try Int.fetchOne(
-                db,
-                sql: "SELECT count(*) FROM messages AS m WHERE m.thread_id = ?\(approvedClause) AND m.embedding IS NOT NULL",
-                arguments: [threadId]) ?? 0
+            let matching =
+                try Int.fetchOne(
+                    db,
+                    sql:
+                        "SELECT count(*) FROM messages AS m WHERE m.thread_id = ?\(approvedClause) AND m.embedding IS NOT NULL",
+                    arguments: [threadId]) ?? 0
             let wanted = Swift.min(limit, matching)
             guard wanted > 0 else { return [] }
             return try Self.filteredTopK(
@@ -77,8 +81,10 @@ extension MessageStore {
 
     /// Asks `vector_top_k` for growing k until `wanted` of its hits pass the filter or the
     /// index is exhausted. The hits go back to SQL as a bound JSON array of rowids.
-    static func filteredTopK(_ db: Database, query: Vector, wanted: Int, firstK: Int,
-                             filterSQL: String, filterArguments: StatementArguments) throws
+    static func filteredTopK(
+        _ db: Database, query: Vector, wanted: Int, firstK: Int,
+        filterSQL: String, filterArguments: StatementArguments
+    ) throws
         -> [(message: Message, distance: Double)]
     {
         var k = firstK

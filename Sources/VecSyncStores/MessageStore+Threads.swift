@@ -10,11 +10,14 @@ extension MessageStore {
         return try write { db in
             let now = self.now
             try db.execute(
-                sql: "INSERT INTO threads (id, title, created_at, updated_at, k0, alpha, m) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO threads (id, title, created_at, updated_at, k0, alpha, m) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [id, title, now, now, k0, alpha, m])
-            try Self.recordParameters(db, threadId: id, timestamp: now, parameters: parameters, event: "thread_creation")
-            return ChatThread(id: id, title: title, createdAt: Date(millisecondsSince1970: now),
-                              updatedAt: Date(millisecondsSince1970: now), parameters: parameters)
+            try Self.recordParameters(
+                db, threadId: id, timestamp: now, parameters: parameters, event: "thread_creation")
+            return ChatThread(
+                id: id, title: title, createdAt: Date(millisecondsSince1970: now),
+                updatedAt: Date(millisecondsSince1970: now), parameters: parameters)
         }
     }
 
@@ -51,10 +54,13 @@ extension MessageStore {
         }
     }
 
-    static func recordParameters(_ db: Database, threadId: String, timestamp: Int64,
-                                 parameters: ParameterSet, event: String) throws {
+    static func recordParameters(
+        _ db: Database, threadId: String, timestamp: Int64,
+        parameters: ParameterSet, event: String
+    ) throws {
         try db.execute(
-            sql: "INSERT INTO parameter_history (thread_id, timestamp, k0, alpha, m, event_type) VALUES (?, ?, ?, ?, ?, ?)",
+            sql:
+                "INSERT INTO parameter_history (thread_id, timestamp, k0, alpha, m, event_type) VALUES (?, ?, ?, ?, ?, ?)",
             arguments: [threadId, timestamp, parameters.k0, parameters.alpha, parameters.m, event])
     }
 }

@@ -32,15 +32,19 @@ public struct MessageStore: Sendable {
     ///
     /// Throws ``VecSyncCore/VecSyncError/schemaMismatch(table:reason:)`` when the database
     /// already holds messages of another dimension.
-    public init(_ database: VecSyncDatabase, dimensions: Int = 1536,
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        _ database: VecSyncDatabase, dimensions: Int = 1536,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         try self.init(writer: database.writer, dimensions: dimensions, clock: clock)
     }
 
     /// Opens the store on a GRDB database whose connections have the extension
     /// (`Configuration.vecSync()`), creating the schema if needed.
-    public init(writer: any DatabaseWriter, dimensions: Int = 1536,
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        writer: any DatabaseWriter, dimensions: Int = 1536,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         guard dimensions > 0 else {
             throw VecSyncError.invalidArgument(name: "dimensions", value: "\(dimensions)", reason: "must be at least 1")
         }

@@ -27,13 +27,15 @@ public struct ParameterSet: Sendable, Hashable, Codable {
     public func adjusted(for status: ApprovalStatus) -> ParameterSet {
         switch status {
         case .approved:
-            ParameterSet(k0: Self.clamp(k0 + 0.05, Self.k0Range),
-                         alpha: Self.clamp(alpha + 0.02, Self.alphaRange),
-                         m: Self.clamp(m - 0.01, Self.mRange))
+            ParameterSet(
+                k0: Self.clamp(k0 + 0.05, Self.k0Range),
+                alpha: Self.clamp(alpha + 0.02, Self.alphaRange),
+                m: Self.clamp(m - 0.01, Self.mRange))
         case .refused:
-            ParameterSet(k0: Self.clamp(k0 - 0.08, Self.k0Range),
-                         alpha: Self.clamp(alpha - 0.03, Self.alphaRange),
-                         m: Self.clamp(m + 0.02, Self.mRange))
+            ParameterSet(
+                k0: Self.clamp(k0 - 0.08, Self.k0Range),
+                alpha: Self.clamp(alpha - 0.03, Self.alphaRange),
+                m: Self.clamp(m + 0.02, Self.mRange))
         default:
             self
         }

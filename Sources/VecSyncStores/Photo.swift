@@ -33,10 +33,12 @@ public struct Photo: Sendable, Hashable, Codable, FetchableRecord {
     public var updatedAt: Date
 
     /// Creates photo metadata.
-    public init(sourceId: String, captureDate: Date? = nil, latitude: Double? = nil, longitude: Double? = nil,
-                locationName: String? = nil, description: String = "", objects: [String] = [],
-                tags: [String] = [], mood: String? = nil, sceneType: String? = nil,
-                textDetected: String? = nil, analysisVersion: String = "", updatedAt: Date = Date(timeIntervalSince1970: 0)) {
+    public init(
+        sourceId: String, captureDate: Date? = nil, latitude: Double? = nil, longitude: Double? = nil,
+        locationName: String? = nil, description: String = "", objects: [String] = [],
+        tags: [String] = [], mood: String? = nil, sceneType: String? = nil,
+        textDetected: String? = nil, analysisVersion: String = "", updatedAt: Date = Date(timeIntervalSince1970: 0)
+    ) {
         self.sourceId = sourceId
         self.captureDate = captureDate
         self.latitude = latitude
@@ -71,9 +73,11 @@ public struct Photo: Sendable, Hashable, Codable, FetchableRecord {
 
     /// The columns read by ``init(row:)``, qualified by `alias`.
     static func columns(_ alias: String) -> String {
-        ["source_id", "capture_date", "latitude", "longitude", "location_name", "description", "objects",
-         "tags", "mood", "scene_type", "text_detected", "analysis_version", "updated_at"]
-            .map { "\(alias).\($0)" }.joined(separator: ", ")
+        [
+            "source_id", "capture_date", "latitude", "longitude", "location_name", "description", "objects",
+            "tags", "mood", "scene_type", "text_detected", "analysis_version", "updated_at",
+        ]
+        .map { "\(alias).\($0)" }.joined(separator: ", ")
     }
 
     static func encodeList(_ list: [String]) -> String {

@@ -7,8 +7,9 @@ extension PhotoStore {
     public func createAlbum(name: String, id: String = UUID().uuidString) throws -> Album {
         try write { db in
             let now = self.now
-            try db.execute(sql: "INSERT INTO albums (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                           arguments: [id, name, now, now])
+            try db.execute(
+                sql: "INSERT INTO albums (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                arguments: [id, name, now, now])
             let date = Date(millisecondsSince1970: now)
             return Album(id: id, name: name, createdAt: date, updatedAt: date)
         }
@@ -45,10 +46,12 @@ extension PhotoStore {
     /// The albums a photo belongs to, by name.
     public func albums(containing photoId: String) throws -> [Album] {
         try read { db in
-            try Album.fetchAll(db, sql: """
-                SELECT a.* FROM albums AS a JOIN album_photos AS ap ON ap.album_id = a.id
-                WHERE ap.photo_id = ? ORDER BY a.name, a.id
-                """, arguments: [photoId])
+            try Album.fetchAll(
+                db,
+                sql: """
+                    SELECT a.* FROM albums AS a JOIN album_photos AS ap ON ap.album_id = a.id
+                    WHERE ap.photo_id = ? ORDER BY a.name, a.id
+                    """, arguments: [photoId])
         }
     }
 
@@ -62,7 +65,8 @@ extension PhotoStore {
             }
             let now = self.now
             for photoId in photoIds {
-                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM photos WHERE source_id = ?", arguments: [photoId]) != nil
+                guard
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM photos WHERE source_id = ?", arguments: [photoId]) != nil
                 else { throw VecSyncError.notFound(kind: "photo", key: photoId) }
                 try db.execute(
                     sql: """
@@ -79,8 +83,9 @@ extension PhotoStore {
     public func removePhotos(_ photoIds: [String], fromAlbum albumId: String) throws {
         try write { db in
             for photoId in photoIds {
-                try db.execute(sql: "DELETE FROM album_photos WHERE album_id = ? AND photo_id = ?",
-                               arguments: [albumId, photoId])
+                try db.execute(
+                    sql: "DELETE FROM album_photos WHERE album_id = ? AND photo_id = ?",
+                    arguments: [albumId, photoId])
             }
             try db.execute(sql: "UPDATE albums SET updated_at = ? WHERE id = ?", arguments: [now, albumId])
         }
@@ -89,10 +94,12 @@ extension PhotoStore {
     /// The photos of an album, newest capture first.
     public func photos(inAlbum albumId: String) throws -> [Photo] {
         try read { db in
-            try Photo.fetchAll(db, sql: """
-                SELECT \(Photo.columns("p")) FROM photos AS p JOIN album_photos AS ap ON ap.photo_id = p.source_id
-                WHERE ap.album_id = ? ORDER BY p.capture_date DESC, p.source_id
-                """, arguments: [albumId])
+            try Photo.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Photo.columns("p")) FROM photos AS p JOIN album_photos AS ap ON ap.photo_id = p.source_id
+                    WHERE ap.album_id = ? ORDER BY p.capture_date DESC, p.source_id
+                    """, arguments: [albumId])
         }
     }
 }

@@ -6,7 +6,8 @@ extension PhotoStore {
     @discardableResult
     public func addNote(toPhoto photoId: String, content: String, id: String = UUID().uuidString) throws -> Note {
         try write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM photos WHERE source_id = ?", arguments: [photoId]) != nil else {
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM photos WHERE source_id = ?", arguments: [photoId]) != nil
+            else {
                 throw VecSyncError.notFound(kind: "photo", key: photoId)
             }
             let now = self.now
@@ -21,7 +22,8 @@ extension PhotoStore {
     /// Replaces a note's text.
     public func updateNote(id: String, content: String) throws {
         try write { db in
-            try db.execute(sql: "UPDATE notes SET content = ?, updated_at = ? WHERE id = ?", arguments: [content, now, id])
+            try db.execute(
+                sql: "UPDATE notes SET content = ?, updated_at = ? WHERE id = ?", arguments: [content, now, id])
             guard db.changesCount > 0 else { throw VecSyncError.notFound(kind: "note", key: id) }
         }
     }
@@ -43,8 +45,9 @@ extension PhotoStore {
     /// A photo's notes, oldest first.
     public func notes(forPhoto photoId: String) throws -> [Note] {
         try read { db in
-            try Note.fetchAll(db, sql: "SELECT * FROM notes WHERE photo_id = ? ORDER BY created_at, id",
-                              arguments: [photoId])
+            try Note.fetchAll(
+                db, sql: "SELECT * FROM notes WHERE photo_id = ? ORDER BY created_at, id",
+                arguments: [photoId])
         }
     }
 }

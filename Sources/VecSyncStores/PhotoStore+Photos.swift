@@ -42,17 +42,20 @@ extension PhotoStore {
     /// The photo with this source id, or nil.
     public func photo(sourceId: String) throws -> Photo? {
         try read { db in
-            try Photo.fetchOne(db, sql: "SELECT \(Photo.columns("p")) FROM photos AS p WHERE p.source_id = ?",
-                               arguments: [sourceId])
+            try Photo.fetchOne(
+                db, sql: "SELECT \(Photo.columns("p")) FROM photos AS p WHERE p.source_id = ?",
+                arguments: [sourceId])
         }
     }
 
     /// Every photo, newest capture first.
     public func allPhotos() throws -> [Photo] {
         try read { db in
-            try Photo.fetchAll(db, sql: """
-                SELECT \(Photo.columns("p")) FROM photos AS p ORDER BY p.capture_date DESC, p.source_id
-                """)
+            try Photo.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Photo.columns("p")) FROM photos AS p ORDER BY p.capture_date DESC, p.source_id
+                    """)
         }
     }
 
@@ -72,8 +75,9 @@ extension PhotoStore {
     public func setEmbedding(_ embedding: Vector?, ofPhoto sourceId: String) throws {
         try embedding?.validate(dimensions: dimensions)
         try write { db in
-            try db.execute(sql: "UPDATE photos SET embedding = ?, updated_at = ? WHERE source_id = ?",
-                           arguments: [embedding, now, sourceId])
+            try db.execute(
+                sql: "UPDATE photos SET embedding = ?, updated_at = ? WHERE source_id = ?",
+                arguments: [embedding, now, sourceId])
             guard db.changesCount > 0 else { throw VecSyncError.notFound(kind: "photo", key: sourceId) }
         }
     }

@@ -22,7 +22,8 @@ extension PhotoStore {
             if filter.involvesAlbums {
                 return try Self.scanSearch(db, query: query, limit: limit, filter: filter)
             }
-            let matches = try index.search(db, near: query, limit: limit, where: Self.vectorFilters(filter), as: String.self)
+            let matches = try index.search(
+                db, near: query, limit: limit, where: Self.vectorFilters(filter), as: String.self)
             return try Self.photos(db, for: matches)
         }
     }
@@ -35,7 +36,8 @@ extension PhotoStore {
         guard let embedding = try embedding(ofPhoto: sourceId) else {
             throw VecSyncError.notFound(kind: "photo embedding", key: sourceId)
         }
-        return Array(try search(similarTo: embedding, limit: limit + 1).filter { $0.photo.sourceId != sourceId }.prefix(limit))
+        return Array(
+            try search(similarTo: embedding, limit: limit + 1).filter { $0.photo.sourceId != sourceId }.prefix(limit))
     }
 
     // MARK: - Internals
@@ -94,7 +96,8 @@ extension PhotoStore {
     }
 
     /// The photos of `matches`, in their order, each with its distance.
-    static func photos(_ db: Database, for matches: [VectorMatch<String>]) throws -> [(photo: Photo, distance: Double)] {
+    static func photos(_ db: Database, for matches: [VectorMatch<String>]) throws -> [(photo: Photo, distance: Double)]
+    {
         guard !matches.isEmpty else { return [] }
         let keys = try JSONEncoder().encode(matches.map(\.key))
         let rows = try Row.fetchAll(

@@ -24,7 +24,8 @@ extension PhotoStore {
         let index = vectorIndex
         return try read { db in
             let vector = try Self.photos(db, for: index.search(db, near: query, limit: depth, as: String.self))
-            let textual = try Self.matchExpression(text, joinedBy: " OR ")
+            let textual =
+                try Self.matchExpression(text, joinedBy: " OR ")
                 .map { try Self.textSearch(db, match: $0, limit: depth) } ?? []
             var photos: [String: Photo] = [:]
             var scores: [String: Double] = [:]
@@ -59,7 +60,9 @@ extension PhotoStore {
 
     /// An FTS5 query of the words of `text`, each quoted as a string, or nil if it has none.
     static func matchExpression(_ text: String, joinedBy separator: String) -> String? {
-        let words = text.split { !($0.isLetter || $0.isNumber) }.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        let words = text.split { !($0.isLetter || $0.isNumber) }.map {
+            "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
         return words.isEmpty ? nil : words.joined(separator: separator)
     }
 }

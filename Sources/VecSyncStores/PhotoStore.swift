@@ -36,15 +36,19 @@ public struct PhotoStore: Sendable {
     public static let textIndexName = "photos_fts"
 
     /// Opens the store on a VecSync database, creating the schema and indexes if needed.
-    public init(_ database: VecSyncDatabase, dimensions: Int = 768,
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        _ database: VecSyncDatabase, dimensions: Int = 768,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         try self.init(writer: database.writer, dimensions: dimensions, clock: clock)
     }
 
     /// Opens the store on a GRDB database whose connections have the extension
     /// (`Configuration.vecSync()`), creating the schema and indexes if needed.
-    public init(writer: any DatabaseWriter, dimensions: Int = 768,
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        writer: any DatabaseWriter, dimensions: Int = 768,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         guard dimensions > 0 else {
             throw VecSyncError.invalidArgument(name: "dimensions", value: "\(dimensions)", reason: "must be at least 1")
         }

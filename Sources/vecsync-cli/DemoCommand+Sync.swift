@@ -22,7 +22,9 @@ extension DemoCommand {
         print("  \(try macReplica.sync(through: transport))")
         print("  \(try phoneReplica.sync(through: transport))")
         let identical = try Self.embeddings(mac) == Self.embeddings(phone)
-        print("The phone has \(try phonePhotos.count()) photos; their embeddings equal the Mac's bit for bit: \(identical ? "yes" : "NO")")
+        print(
+            "The phone has \(try phonePhotos.count()) photos; their embeddings equal the Mac's bit for bit: \(identical ? "yes" : "NO")"
+        )
 
         try mac.writer.write { db in
             try db.execute(sql: "UPDATE photos SET location_name = 'Fujikawaguchiko, Japan' WHERE source_id = 'PH-301'")
@@ -32,7 +34,8 @@ extension DemoCommand {
         }
         try phonePhotos.addNote(toPhoto: "PH-301", content: "Cherry blossoms at their peak", id: "note-4")
         _ = try phonePhotos.delete(sourceId: "PH-502")
-        print("\nOffline, the Mac edits PH-301's place; the phone edits its mood, adds a note to it and deletes PH-502.")
+        print(
+            "\nOffline, the Mac edits PH-301's place; the phone edits its mood, adds a note to it and deletes PH-502.")
         for replica in [phoneReplica, macReplica, phoneReplica] {
             print("  \(try replica.sync(through: transport))")
         }
@@ -41,13 +44,15 @@ extension DemoCommand {
             let found = try store.search(text: "blossoms", limit: 3).map(\.photo.sourceId)
             let gone = try store.photo(sourceId: "PH-502") == nil
             let nearest = try store.similar(toPhoto: "PH-501", limit: 2).map(\.photo.sourceId)
-            print("  \(name): PH-301 at \(photo?.locationName ?? "?"), mood \(photo?.mood ?? "?"); "
-                  + "“blossoms” finds \(found); PH-502 \(gone ? "gone" : "still there"); nearest PH-501: \(nearest)")
+            print(
+                "  \(name): PH-301 at \(photo?.locationName ?? "?"), mood \(photo?.mood ?? "?"); "
+                    + "“blossoms” finds \(found); PH-502 \(gone ? "gone" : "still there"); nearest PH-501: \(nearest)")
         }
         let checks = try [macReplica, phoneReplica].map { try $0.verifyDerivedIndexes() }
         let consistent = checks.allSatisfy { $0.values.allSatisfy { $0 == 0 } }
-        print("Tables identical: \(try Self.snapshot(mac, tables) == Self.snapshot(phone, tables) ? "yes" : "NO"); "
-              + "derived indexes in step on both: \(consistent ? "yes" : "NO")")
+        print(
+            "Tables identical: \(try Self.snapshot(mac, tables) == Self.snapshot(phone, tables) ? "yes" : "NO"); "
+                + "derived indexes in step on both: \(consistent ? "yes" : "NO")")
     }
 
     /// Every photo's embedding bytes, in key order.
@@ -61,7 +66,9 @@ extension DemoCommand {
     private static func snapshot(_ database: VecSyncDatabase, _ tables: [String]) throws -> [String] {
         try database.writer.read { db in
             try tables.flatMap { table in
-                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedSQLIdentifier) ORDER BY 1").map { "\(table) \($0)" }
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedSQLIdentifier) ORDER BY 1").map {
+                    "\(table) \($0)"
+                }
             }
         }
     }

@@ -64,7 +64,8 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .long, help: "The distance of the created index: cosine or l2.")
     var metric: String = "cosine"
 
-    @Flag(name: .long, inversion: .prefixedNo, help: "Show a progress bar (default: when standard error is a terminal).")
+    @Flag(
+        name: .long, inversion: .prefixedNo, help: "Show a progress bar (default: when standard error is a terminal).")
     var progress: Bool = ProgressBar.stderrIsTerminal
 
     func validate() throws {
@@ -78,7 +79,8 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let started = Date()
-        let reader = try ImportReader(path: file, format: format ?? ImportFormat.guess(file) ?? .csv, firstKey: firstKey)
+        let reader = try ImportReader(
+            path: file, format: format ?? ImportFormat.guess(file) ?? .csv, firstKey: firstKey)
         guard let first = try reader.record(0) else {
             print("\(file): no rows")
             return
@@ -120,8 +122,9 @@ struct ImportCommand: ParsableCommand {
         }
         try createIndex(database, dimensions: dimensions)
         let seconds = Date().timeIntervalSince(started)
-        print("imported \(done) vectors of \(dimensions) dimensions into \(table) in \(String(format: "%.2f", seconds)) s"
-              + (index == .none ? "" : ", \(index.rawValue) index ready"))
+        print(
+            "imported \(done) vectors of \(dimensions) dimensions into \(table) in \(String(format: "%.2f", seconds)) s"
+                + (index == .none ? "" : ", \(index.rawValue) index ready"))
     }
 
     /// Creates the table if missing; checks its vector column otherwise. Returns the extra
@@ -131,8 +134,10 @@ struct ImportCommand: ParsableCommand {
         if try !db.tableExists(table) {
             let keyType: String
             if case .int64 = first.key.storage { keyType = "INTEGER" } else { keyType = "TEXT" }
-            var definitions = ["\(key.quotedSQLIdentifier) \(keyType) PRIMARY KEY",
-                               "\(column.quotedSQLIdentifier) F32_BLOB(\(dimensions))"]
+            var definitions = [
+                "\(key.quotedSQLIdentifier) \(keyType) PRIMARY KEY",
+                "\(column.quotedSQLIdentifier) F32_BLOB(\(dimensions))",
+            ]
             definitions += first.fields.map { $0.0.quotedSQLIdentifier }
             try db.execute(sql: "CREATE TABLE \(table.quotedSQLIdentifier) (\(definitions.joined(separator: ", ")))")
         }
@@ -167,8 +172,9 @@ struct ImportCommand: ParsableCommand {
         case .none:
             return
         case .vec0:
-            let vectorIndex = VectorIndex(table: table, primaryKey: key, embeddingColumn: column,
-                                          dimensions: dimensions, metric: distance)
+            let vectorIndex = VectorIndex(
+                table: table, primaryKey: key, embeddingColumn: column,
+                dimensions: dimensions, metric: distance)
             try database.write { db in
                 if try vectorIndex.exists(db) {
                     let report = try vectorIndex.verify(db)
@@ -180,10 +186,11 @@ struct ImportCommand: ParsableCommand {
         case .libsql:
             let name = "\(table)_\(column)_idx"
             try database.write { db in
-                try db.execute(sql: """
-                    CREATE INDEX IF NOT EXISTS \(name.quotedSQLIdentifier)
-                    ON \(table.quotedSQLIdentifier)(libsql_vector_idx(\(column.quotedSQLIdentifier), 'metric=\(distance.rawValue)'))
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE INDEX IF NOT EXISTS \(name.quotedSQLIdentifier)
+                        ON \(table.quotedSQLIdentifier)(libsql_vector_idx(\(column.quotedSQLIdentifier), 'metric=\(distance.rawValue)'))
+                        """)
                 try LibSQLVectorIndex(name: name, table: table, column: column, dimensions: dimensions).rebuild(db)
             }
         }

@@ -15,7 +15,9 @@ struct ImportReader {
             let array = try NpyArray(data: data)
             total = array.rows
             next = { index in
-                index < array.rows ? ImportRecord(key: (firstKey + Int64(index)).databaseValue, vector: array.row(index), fields: []) : nil
+                index < array.rows
+                    ? ImportRecord(key: (firstKey + Int64(index)).databaseValue, vector: array.row(index), fields: [])
+                    : nil
             }
         case .jsonl:
             let lines = Self.lines(data)

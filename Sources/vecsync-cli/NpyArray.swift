@@ -28,19 +28,25 @@ struct NpyArray {
         }
         guard data.count >= headerStart + headerLength else { throw ValidationErrorText("truncated .npy header") }
         let header = String(decoding: data.subdata(in: headerStart..<headerStart + headerLength), as: UTF8.self)
-        guard let descr = Self.value(of: "descr", in: header) else { throw ValidationErrorText(".npy header has no descr: \(header)") }
+        guard let descr = Self.value(of: "descr", in: header) else {
+            throw ValidationErrorText(".npy header has no descr: \(header)")
+        }
         switch descr.trimmingCharacters(in: CharacterSet(charactersIn: "'\" ")) {
         case "<f4", "|f4", "f4": elementSize = 4
         case "<f8", "f8": elementSize = 8
-        default: throw ValidationErrorText(".npy element type \(descr) is not supported: use little-endian float32 or float64")
+        default:
+            throw ValidationErrorText(
+                ".npy element type \(descr) is not supported: use little-endian float32 or float64")
         }
         if Self.value(of: "fortran_order", in: header)?.contains("True") == true {
             throw ValidationErrorText(".npy array is in Fortran order: save it with numpy.ascontiguousarray")
         }
         let shapeKey = header.range(of: "shape")?.upperBound ?? header.startIndex
-        guard let shapeText = header[shapeKey...].range(of: "(").flatMap({ open in
-            header[open.upperBound...].range(of: ")").map { String(header[open.upperBound..<$0.lowerBound]) }
-        }) else { throw ValidationErrorText(".npy header has no shape: \(header)") }
+        guard
+            let shapeText = header[shapeKey...].range(of: "(").flatMap({ open in
+                header[open.upperBound...].range(of: ")").map { String(header[open.upperBound..<$0.lowerBound]) }
+            })
+        else { throw ValidationErrorText(".npy header has no shape: \(header)") }
         let shape = shapeText.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         switch shape.count {
         case 1: (rows, columns) = (1, shape[0])
@@ -74,7 +80,7 @@ struct NpyArray {
 
     private static func value(of key: String, in header: String) -> String? {
         guard let keyRange = header.range(of: "'\(key)'") ?? header.range(of: "\"\(key)\""),
-              let colon = header[keyRange.upperBound...].firstIndex(of: ":")
+            let colon = header[keyRange.upperBound...].firstIndex(of: ":")
         else { return nil }
         let rest = header[header.index(after: colon)...]
         let end = rest.firstIndex(of: ",") ?? rest.endIndex

@@ -35,7 +35,8 @@ struct ProgressBar {
         let rate = elapsed > 0 ? Int(Double(done) / elapsed) : 0
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         let percent = String(Int(fraction * 100))
-        let line = "\r[\(bar)] " + String(repeating: " ", count: 3 - percent.count) + percent
+        let line =
+            "\r[\(bar)] " + String(repeating: " ", count: 3 - percent.count) + percent
             + "%  \(done)/\(total) \(unit)  \(rate) \(unit)/s "
         FileHandle.standardError.write(Data(line.utf8))
     }

@@ -77,8 +77,9 @@ struct QueryCommand: ParsableCommand {
             for (rank, hit) in hits.enumerated() {
                 let shown = try showValues(db, target: target, key: hit.key)
                 if json {
-                    let line = QueryResultLine(rank: rank + 1, key: Self.keyText(hit.key), distance: hit.distance,
-                                               columns: Dictionary(shown, uniquingKeysWith: { a, _ in a }))
+                    let line = QueryResultLine(
+                        rank: rank + 1, key: Self.keyText(hit.key), distance: hit.distance,
+                        columns: Dictionary(shown, uniquingKeysWith: { a, _ in a }))
                     print(String(decoding: try JSONEncoder.sorted.encode(line), as: UTF8.self))
                 } else {
                     let extra = shown.map { "  \($0.1)" }.joined()
@@ -130,8 +131,12 @@ struct QueryCommand: ParsableCommand {
         }
         guard let table else { throw ValidationErrorText("give --index or --table") }
         guard try db.tableExists(table) else { throw ValidationErrorText("no table \(table)") }
-        let vec0 = try VectorIndex.registered(forTable: table, in: db).filter { $0.embeddingColumn.lowercased() == column.lowercased() }
-        let libsql = try LibSQLVectorIndex.all(in: db).filter { $0.table.lowercased() == table.lowercased() && $0.column.lowercased() == column.lowercased() }
+        let vec0 = try VectorIndex.registered(forTable: table, in: db).filter {
+            $0.embeddingColumn.lowercased() == column.lowercased()
+        }
+        let libsql = try LibSQLVectorIndex.all(in: db).filter {
+            $0.table.lowercased() == table.lowercased() && $0.column.lowercased() == column.lowercased()
+        }
         if vec0.count + libsql.count == 1 {
             if let only = vec0.first { return .vectorIndex(only) }
             if let only = libsql.first { return .libsql(only) }
@@ -144,11 +149,14 @@ struct QueryCommand: ParsableCommand {
         if let vectorFile { return try QueryVector.read(file: vectorFile) }
         guard let like else { throw ValidationErrorText("no query vector") }
         let keyColumn = target.keyColumn == "rowid" ? try primaryKeyColumn(db, table: target.table) : target.keyColumn
-        let key: DatabaseValue = keyColumn == "rowid" ? (Int64(like)?.databaseValue ?? like.databaseValue) : like.databaseValue
-        guard let stored = try Vector.fetchOne(
-            db,
-            sql: "SELECT \(target.column.quotedSQLIdentifier) FROM \(target.table.quotedSQLIdentifier) WHERE \(keyColumn.quotedSQLIdentifier) = ?",
-            arguments: [key])
+        let key: DatabaseValue =
+            keyColumn == "rowid" ? (Int64(like)?.databaseValue ?? like.databaseValue) : like.databaseValue
+        guard
+            let stored = try Vector.fetchOne(
+                db,
+                sql:
+                    "SELECT \(target.column.quotedSQLIdentifier) FROM \(target.table.quotedSQLIdentifier) WHERE \(keyColumn.quotedSQLIdentifier) = ?",
+                arguments: [key])
         else { throw ValidationErrorText("no vector for key \(like) in \(target.table).\(target.column)") }
         return stored
     }
@@ -161,9 +169,12 @@ struct QueryCommand: ParsableCommand {
             let hits = try index.search(db, near: query, k: k)
             let keyColumn = try primaryKeyColumn(db, table: index.table)
             return try hits.map { hit in
-                let key = try DatabaseValue.fetchOne(
-                    db, sql: "SELECT \(keyColumn.quotedSQLIdentifier) FROM \(index.table.quotedSQLIdentifier) WHERE rowid = ?",
-                    arguments: [hit.key]) ?? hit.key.databaseValue
+                let key =
+                    try DatabaseValue.fetchOne(
+                        db,
+                        sql:
+                            "SELECT \(keyColumn.quotedSQLIdentifier) FROM \(index.table.quotedSQLIdentifier) WHERE rowid = ?",
+                        arguments: [hit.key]) ?? hit.key.databaseValue
                 return VectorMatch(key: key, distance: hit.distance)
             }
         case .scan(let table, let column):
@@ -202,10 +213,12 @@ struct QueryCommand: ParsableCommand {
         guard !show.isEmpty else { return [] }
         let keyColumn = target.keyColumn == "rowid" ? try primaryKeyColumn(db, table: target.table) : target.keyColumn
         let columns = show.map(\.quotedSQLIdentifier).joined(separator: ", ")
-        guard let row = try Row.fetchOne(
-            db,
-            sql: "SELECT \(columns) FROM \(target.table.quotedSQLIdentifier) WHERE \(keyColumn.quotedSQLIdentifier) = ?",
-            arguments: [key])
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT \(columns) FROM \(target.table.quotedSQLIdentifier) WHERE \(keyColumn.quotedSQLIdentifier) = ?",
+                arguments: [key])
         else { return [] }
         return show.enumerated().map { index, name in
             let value: DatabaseValue = row[index]

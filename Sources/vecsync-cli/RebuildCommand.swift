@@ -28,9 +28,15 @@ struct RebuildCommand: ParsableCommand {
         }
         var rebuilt = 0
         for vectorIndex in catalogue.vectorIndexes where index == nil || index == vectorIndex.name {
-            let seconds = try timed { try database.write { db in _ = try catalogue.rebuild(db, only: vectorIndex.name) } }
-            let rows = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(vectorIndex.name.quotedSQLIdentifier)") ?? 0 }
-            print("rebuilt \(vectorIndex.name) (vec0 over \(vectorIndex.table).\(vectorIndex.embeddingColumn)): \(rows) rows in \(seconds)")
+            let seconds = try timed {
+                try database.write { db in _ = try catalogue.rebuild(db, only: vectorIndex.name) }
+            }
+            let rows = try database.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM \(vectorIndex.name.quotedSQLIdentifier)") ?? 0
+            }
+            print(
+                "rebuilt \(vectorIndex.name) (vec0 over \(vectorIndex.table).\(vectorIndex.embeddingColumn)): \(rows) rows in \(seconds)"
+            )
             rebuilt += 1
         }
         for derived in catalogue.indexes where index == nil || index == derived.name {

@@ -71,7 +71,9 @@ struct SyncCommand: ParsableCommand {
                 throw ValidationError("--server must be an http:// or https:// URL, not '\(server)'")
             }
             guard let space, !space.isEmpty else { throw ValidationError("--server needs --space") }
-            guard let token = resolvedToken, !token.isEmpty else { throw ValidationError("--server needs --token (or VECSYNC_TOKEN)") }
+            guard let token = resolvedToken, !token.isEmpty else {
+                throw ValidationError("--server needs --token (or VECSYNC_TOKEN)")
+            }
         }
     }
 
@@ -80,7 +82,8 @@ struct SyncCommand: ParsableCommand {
         let replica = try Replica(opening: database.writer)
         let report: SyncReport
         if let server, let url = URL(string: server), let space, let token = resolvedToken {
-            report = try replica.sync(through: HTTPTransport(server: url, space: space, token: token, deviceName: deviceName))
+            report = try replica.sync(
+                through: HTTPTransport(server: url, space: space, token: token, deviceName: deviceName))
         } else {
             report = try replica.sync(through: FolderTransport(path: folder ?? ""))
         }

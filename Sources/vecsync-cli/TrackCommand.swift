@@ -44,7 +44,9 @@ struct TrackCommand: ParsableCommand {
     @Option(name: .long, help: "The site whose writes win in the tables named with --table.")
     var authority: String?
 
-    @Flag(name: .long, help: "Make the replica read-only: it pulls, never pushes, and refuses local writes to tracked tables.")
+    @Flag(
+        name: .long,
+        help: "Make the replica read-only: it pulls, never pushes, and refuses local writes to tracked tables.")
     var readOnly = false
 
     @Flag(name: .long, help: "Make the replica writable again.")
@@ -69,7 +71,9 @@ struct TrackCommand: ParsableCommand {
         let replica = try Replica(database.writer, site: stored ?? site.map { SiteID($0) } ?? .random())
         for name in table {
             let tracked = try replica.track(name, authority: authority.map { SiteID($0) })
-            print("tracking \(tracked.name) (key \(tracked.primaryKey), \(tracked.columns.count) columns) as site '\(replica.site)'")
+            print(
+                "tracking \(tracked.name) (key \(tracked.primaryKey), \(tracked.columns.count) columns) as site '\(replica.site)'"
+            )
             if let authority {
                 if tracked.authority != SiteID(authority) {
                     try replica.setAuthority(SiteID(authority), for: tracked.name)

@@ -42,8 +42,9 @@ struct VerifyCommand: ParsableCommand {
         }
         if let textOutOfStep {
             let keys = textOutOfStep.prefix(5).joined(separator: ", ") + (textOutOfStep.count > 5 ? ", …" : "")
-            print("\(PhotoStore.textIndexName): \(textOutOfStep.count) photos out of step"
-                  + (textOutOfStep.isEmpty ? " — consistent" : " [\(keys)] — out of step"))
+            print(
+                "\(PhotoStore.textIndexName): \(textOutOfStep.count) photos out of step"
+                    + (textOutOfStep.isEmpty ? " — consistent" : " [\(keys)] — out of step"))
             if !textOutOfStep.isEmpty { healthy = false }
         }
         if checks.isEmpty && textOutOfStep == nil {

@@ -29,8 +29,11 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The folder of the SQLite store (created when missing).")
     var data: String = "./server-data"
 
-    @Option(name: .long, help: ArgumentHelp("A PostgreSQL URL, postgres://user:password@host:port/database; used instead of --data.",
-                                            valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A PostgreSQL URL, postgres://user:password@host:port/database; used instead of --data.",
+            valueName: "url"))
     var postgres: String?
 
     func validate() throws {
@@ -168,7 +171,9 @@ struct TokenCommand: AsyncParsableCommand {
     struct Issue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Issue a token for one space.",
-            discussion: "The token is printed once and stored only as its SHA-256: copy it now. Issue one per device, so one can be revoked alone.")
+            discussion:
+                "The token is printed once and stored only as its SHA-256: copy it now. Issue one per device, so one can be revoked alone."
+        )
         @OptionGroup var store: StoreOptions
         @Option(name: .long, help: "The space the token opens.")
         var space: String
@@ -191,7 +196,8 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a space's tokens (ids and labels, never the tokens).")
+        static let configuration = CommandConfiguration(
+            abstract: "List a space's tokens (ids and labels, never the tokens).")
         @OptionGroup var store: StoreOptions
         @Option(name: .long, help: "The space.")
         var space: String

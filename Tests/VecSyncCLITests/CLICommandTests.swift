@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Testing
 import VecSync
-@testable import vecsync_cli
 import VecSyncTestSupport
+
+@testable import vecsync_cli
 
 /// The subcommands run in-process on files in a temporary folder, as a person runs them.
 @Suite("vecsync-cli import, query, verify and rebuild")
@@ -31,7 +32,8 @@ struct CLICommandTests {
     func writeNpy(_ rows: [[Float]], to file: String) throws {
         var header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(rows.count), \(rows[0].count)), }"
         header += String(repeating: " ", count: 63 - (10 + header.utf8.count) % 64) + "\n"
-        var data = Data([0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
+        var data = Data(
+            [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(header.utf8.count & 0xFF), UInt8(header.utf8.count >> 8)])
         data.append(Data(header.utf8))
         for row in rows { data.append(Vector(row).blob) }
         try data.write(to: URL(fileURLWithPath: file))
@@ -53,12 +55,16 @@ struct CLICommandTests {
     @Test func importNpyWithAVec0IndexThenQueryVerifyTamperAndRebuild() throws {
         let rows = vectors(rows: 200, dims: 8)
         try writeNpy(rows, to: path("v.npy"))
-        try run(["import", "--db", path("a.db"), "--table", "docs", "--file", path("v.npy"), "--index", "vec0",
-                 "--metric", "l2", "--batch", "64", "--no-progress"])
+        try run([
+            "import", "--db", path("a.db"), "--table", "docs", "--file", path("v.npy"), "--index", "vec0",
+            "--metric", "l2", "--batch", "64", "--no-progress",
+        ])
         let db = try VecSyncDatabase(path: path("a.db"))
         let index = try #require(try db.read { db in try VectorIndex.registered(named: "docs_embedding_vec", in: db) })
         #expect(index.dimensions == 8 && index.metric == .l2)
-        #expect(try keys(db, index, near: Vector(rows[42]), k: 3) == [42, 41, 43] || keys(db, index, near: Vector(rows[42]), k: 3) == [42, 43, 41])
+        #expect(
+            try keys(db, index, near: Vector(rows[42]), k: 3) == [42, 41, 43]
+                || keys(db, index, near: Vector(rows[42]), k: 3) == [42, 43, 41])
         try run(["query", "--db", path("a.db"), "--table", "docs", "--like", "42", "-k", "3", "--json"])
         try run(["verify", "--db", path("a.db")])
 
@@ -74,10 +80,14 @@ struct CLICommandTests {
             #"{"id": "doc-\#(i)", "embedding": [\#(i), 1, 0.5], "title": "Document \#(i)", "year": \#(2000 + i)}"#
         }
         try lines.joined(separator: "\n").write(toFile: path("v.jsonl"), atomically: true, encoding: .utf8)
-        try run(["import", "--db", path("b.db"), "--table", "notes", "--file", path("v.jsonl"), "--index", "libsql", "--no-progress"])
+        try run([
+            "import", "--db", path("b.db"), "--table", "notes", "--file", path("v.jsonl"), "--index", "libsql",
+            "--no-progress",
+        ])
         let db = try VecSyncDatabase(path: path("b.db"))
         try db.read { db in
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT title, year, embedding FROM notes WHERE id = 'doc-7'"))
+            let row = try #require(
+                try Row.fetchOne(db, sql: "SELECT title, year, embedding FROM notes WHERE id = 'doc-7'"))
             #expect(row["title"] == "Document 7")
             #expect(row["year"] == 2007)
             #expect(Vector.fromDatabaseValue(row["embedding"]) == Vector([7, 1, 0.5]))
@@ -85,7 +95,10 @@ struct CLICommandTests {
             #expect(index.column == "embedding" && index.dimensions == 3)
             #expect(try index.verify(db).isConsistent)
         }
-        try run(["query", "--db", path("b.db"), "--index", "notes_embedding_idx", "--vector", "[7, 1, 0.5]", "-k", "2", "--show", "title"])
+        try run([
+            "query", "--db", path("b.db"), "--index", "notes_embedding_idx", "--vector", "[7, 1, 0.5]", "-k", "2",
+            "--show", "title",
+        ])
     }
 
     @Test func importCSVWithAHeaderAndBracketedVectors() throws {
@@ -116,13 +129,14 @@ struct CLICommandTests {
     @Test func verifyAndRebuildSeeAnFTS5TableRegisteredWithTheEngine() throws {
         let db = try VecSyncDatabase(path: path("fts.db"))
         try db.write { db in
-            try db.execute(sql: """
-                CREATE TABLE files (id TEXT PRIMARY KEY, name TEXT, size INTEGER);
-                CREATE VIRTUAL TABLE files_fts USING fts5(id UNINDEXED, name);
-                INSERT INTO files (id, name, size) VALUES ('f1', 'holiday.jpg', 10), ('f2', 'budget.xlsx', 20),
-                  ('f3', 'notes.txt', 30);
-                INSERT INTO files_fts (id, name) SELECT id, name FROM files;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE files (id TEXT PRIMARY KEY, name TEXT, size INTEGER);
+                    CREATE VIRTUAL TABLE files_fts USING fts5(id UNINDEXED, name);
+                    INSERT INTO files (id, name, size) VALUES ('f1', 'holiday.jpg', 10), ('f2', 'budget.xlsx', 20),
+                      ('f3', 'notes.txt', 30);
+                    INSERT INTO files_fts (id, name) SELECT id, name FROM files;
+                    """)
         }
         let replica = try Replica(db.writer, site: "laptop")
         try replica.track("files")
@@ -139,7 +153,9 @@ struct CLICommandTests {
         #expect(throws: ExitCode(1)) { try run(["verify", "--db", path("fts.db")]) }
         try run(["rebuild", "--db", path("fts.db"), "--index", "files_fts"])
         try run(["verify", "--db", path("fts.db")])
-        #expect(try db.read { db in try String.fetchAll(db, sql: "SELECT id FROM files_fts WHERE files_fts MATCH 'notes'") } == ["f3"])
+        #expect(
+            try db.read { db in try String.fetchAll(db, sql: "SELECT id FROM files_fts WHERE files_fts MATCH 'notes'") }
+                == ["f3"])
         #expect(throws: (any Error).self) { try run(["verify", "--db", path("fts.db"), "--index", "nothing"]) }
     }
 

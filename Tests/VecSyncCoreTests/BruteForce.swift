@@ -21,9 +21,13 @@ struct BruteForce: Sendable {
 
         /// The distance between `a` and `b`, in Double.
         func distance(_ a: [Float], _ b: [Float]) -> Double {
-            var dot = 0.0, na = 0.0, nb = 0.0, l2 = 0.0
+            var dot = 0.0
+            var na = 0.0
+            var nb = 0.0
+            var l2 = 0.0
             for i in a.indices {
-                let x = Double(a[i]), y = Double(b[i])
+                let x = Double(a[i])
+                let y = Double(b[i])
                 dot += x * y
                 na += x * x
                 nb += y * y
@@ -69,14 +73,18 @@ struct BruteForce: Sendable {
     ///
     /// `all` is the whole ranked reference (not cut at k), so near ties across the cut are
     /// recognised.
-    static func expectMatches(_ got: [Hit], _ expected: [Hit], all: [Hit]? = nil, context: String,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectMatches(
+        _ got: [Hit], _ expected: [Hit], all: [Hit]? = nil, context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         if let problem = mismatch(got, expected, all: all ?? expected) {
-            Issue.record(Comment(rawValue: """
-                \(context): \(problem)
-                expected: \(expected.prefix(20).map(\.description).joined(separator: ", "))
-                got:      \(got.prefix(20).map(\.description).joined(separator: ", "))
-                """), sourceLocation: sourceLocation)
+            Issue.record(
+                Comment(
+                    rawValue: """
+                        \(context): \(problem)
+                        expected: \(expected.prefix(20).map(\.description).joined(separator: ", "))
+                        got:      \(got.prefix(20).map(\.description).joined(separator: ", "))
+                        """), sourceLocation: sourceLocation)
         }
     }
 

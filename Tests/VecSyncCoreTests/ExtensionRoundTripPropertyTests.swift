@@ -17,13 +17,15 @@ struct ExtensionRoundTripPropertyTests {
     /// At most this many failures are reported one by one; the rest are counted.
     static let reportLimit = 6
 
-    @Test("Random float32 vectors survive blob, %.9g text and F64 round trips bit for bit",
-          arguments: SQLPath.allCases)
+    @Test(
+        "Random float32 vectors survive blob, %.9g text and F64 round trips bit for bit",
+        arguments: SQLPath.allCases)
     func randomVectorsRoundTripBitForBit(path: SQLPath) throws {
         var random = ExtensionRandom.fromEnvironment()
         var checks: [(sql: String, expected: String)] = []
         for index in 0..<Self.vectorCount {
-            let dimensions = index < Self.fixedDimensions.count
+            let dimensions =
+                index < Self.fixedDimensions.count
                 ? Self.fixedDimensions[index]
                 : Int.random(in: 0...Self.maxDimensions, using: &random)
             let vector = Self.vector(dimensions: dimensions, style: index % 4, using: &random)
@@ -42,7 +44,8 @@ struct ExtensionRoundTripPropertyTests {
             let tag = Self.tag(of: check.expected)
             let got = rowsByTag[tag]
             if got != check.expected {
-                failures.append("""
+                failures.append(
+                    """
                     SQL:      \(SQLRun.abbreviated(check.sql))
                     expected: \(SQLRun.abbreviated(check.expected))
                     got:      \(got.map { SQLRun.abbreviated($0) } ?? "no row")
@@ -52,23 +55,25 @@ struct ExtensionRoundTripPropertyTests {
         report(failures, of: checks.count, run: run, path: path, seed: random.seed)
     }
 
-    @Test("Distances of random vectors match their reference within 1e-6 (Double for libSQL, sqlite-vec's Float sums for vec_*)",
-          arguments: SQLPath.allCases)
+    @Test(
+        "Distances of random vectors match their reference within 1e-6 (Double for libSQL, sqlite-vec's Float sums for vec_*)",
+        arguments: SQLPath.allCases)
     func randomDistancesMatchDoubleReference(path: SQLPath) throws {
         var random = ExtensionRandom.fromEnvironment()
         var pairs: [(a: [Float], b: [Float])] = []
         var sql = ""
         for index in 0..<Self.pairCount {
-            let dimensions = index < Self.fixedDimensions.count
+            let dimensions =
+                index < Self.fixedDimensions.count
                 ? max(1, Self.fixedDimensions[index])
                 : Int.random(in: 1...Self.maxDimensions, using: &random)
             let a = Self.vector(dimensions: dimensions, style: index % 4, using: &random)
             let b: [Float]
             switch index % 7 {
-            case 0: b = a                                        // distance 0
-            case 1: b = a.map { -$0 }                            // cosine distance 2
-            case 2: b = [Float](repeating: 0, count: dimensions) // cosine NULL
-            case 3: b = a.map { $0 * 0.5 }                       // parallel
+            case 0: b = a  // distance 0
+            case 1: b = a.map { -$0 }  // cosine distance 2
+            case 2: b = [Float](repeating: 0, count: dimensions)  // cosine NULL
+            case 3: b = a.map { $0 * 0.5 }  // parallel
             default: b = Self.vector(dimensions: dimensions, style: index % 4, using: &random)
             }
             pairs.append((a, b))
@@ -100,7 +105,8 @@ struct ExtensionRoundTripPropertyTests {
                 continue
             }
             for column in 0..<4 where !Self.matches(got[column], expected[column], isCosine: column % 2 == 0) {
-                failures.append("""
+                failures.append(
+                    """
                     \(what): \(names[column])(a, b)
                     a = \(SQLRun.abbreviated(Self.hex(pair.a)))
                     b = \(SQLRun.abbreviated(Self.hex(pair.b)))
@@ -172,9 +178,12 @@ struct ExtensionRoundTripPropertyTests {
 
     /// 1 − cos(a, b) in Double, clamped to [0, 2]; nil when either vector is zero.
     static func referenceCosine(_ a: [Float], _ b: [Float]) -> Double? {
-        var ab = 0.0, aa = 0.0, bb = 0.0
+        var ab = 0.0
+        var aa = 0.0
+        var bb = 0.0
         for i in a.indices {
-            let x = Double(a[i]), y = Double(b[i])
+            let x = Double(a[i])
+            let y = Double(b[i])
             ab += x * y
             aa += x * x
             bb += y * y
@@ -186,9 +195,13 @@ struct ExtensionRoundTripPropertyTests {
     /// 1 − cos as sqlite-vec computes it: Float sums, element after element, square roots
     /// in Double; nil (NULL) where that is NaN.
     static func sqliteVecCosine(_ a: [Float], _ b: [Float]) -> Double? {
-        var dot: Float = 0, aa: Float = 0, bb: Float = 0
+        var dot: Float = 0
+        var aa: Float = 0
+        var bb: Float = 0
         for i in a.indices {
-            let pd = a[i] * b[i], pa = a[i] * a[i], pb = b[i] * b[i]
+            let pd = a[i] * b[i]
+            let pa = a[i] * a[i]
+            let pb = b[i] * b[i]
             dot += pd
             aa += pa
             bb += pb
@@ -263,11 +276,14 @@ struct ExtensionRoundTripPropertyTests {
     }
 
     /// Records the first failures as issues, with the seed and the run's errors.
-    func report(_ failures: [String], of total: Int, run: SQLRun, path: SQLPath, seed: UInt64,
-                sourceLocation: SourceLocation = #_sourceLocation) {
+    func report(
+        _ failures: [String], of total: Int, run: SQLRun, path: SQLPath, seed: UInt64,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard !failures.isEmpty else { return }
         let errors = run.errors.prefix(Self.reportLimit).map { "  " + SQLRun.abbreviated($0) }
-        var message = "[\(path.rawValue)] \(failures.count) of \(total) checks failed. "
+        var message =
+            "[\(path.rawValue)] \(failures.count) of \(total) checks failed. "
             + "Replay with VECSYNC_SEED=\(seed)\n"
         if !errors.isEmpty {
             message += "SQL errors (\(run.errors.count)):\n" + errors.joined(separator: "\n") + "\n"

@@ -88,19 +88,23 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
 
     /// Runs the case on `path` and records an issue that reads like a bug report when the
     /// outcome differs from the expectation (or the case could not run at all).
-    func verify(_ path: SQLPath, databasePath: String? = nil,
-                sourceLocation: SourceLocation = #_sourceLocation) {
+    func verify(
+        _ path: SQLPath, databasePath: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let run: SQLRun
         do {
             run = try path.run(sql, databasePath: databasePath)
         } catch {
-            Issue.record("[\(path.rawValue)] \(title): cannot run the SQL: \(error)\n\(report)",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "[\(path.rawValue)] \(title): cannot run the SQL: \(error)\n\(report)",
+                sourceLocation: sourceLocation)
             return
         }
         if !expected.isMet(by: run) {
-            Issue.record(Comment(rawValue: "[\(path.rawValue)] \(title)\n\(report)\ngot:      \(run)"),
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                Comment(rawValue: "[\(path.rawValue)] \(title)\n\(report)\ngot:      \(run)"),
+                sourceLocation: sourceLocation)
         }
     }
 

@@ -13,8 +13,9 @@ struct ExtensionShellSessionTests {
     @Test("The shell prints exactly [1,2.5,-0.03] and 1.0, and nothing on stderr")
     func shellSessionPrintsExactlyWhatIsDocumented() throws {
         let output = try Shell.run(Self.session)
-        #expect(output.stdout == "[1,2.5,-0.03]\n1.0\n",
-                "SQL:\n\(Self.session)expected stdout: \"[1,2.5,-0.03]\\n1.0\\n\"\ngot: \(output.stdout.debugDescription)")
+        #expect(
+            output.stdout == "[1,2.5,-0.03]\n1.0\n",
+            "SQL:\n\(Self.session)expected stdout: \"[1,2.5,-0.03]\\n1.0\\n\"\ngot: \(output.stdout.debugDescription)")
         #expect(output.stderr == "", "stderr: \(output.stderr)")
         #expect(output.status == 0)
     }
@@ -35,10 +36,12 @@ struct ExtensionShellSessionTests {
             .verify(.inProcess)
     }
 
-    @Test("A failing statement does not stop the next one, in either path",
-          arguments: SQLPath.allCases)
+    @Test(
+        "A failing statement does not stop the next one, in either path",
+        arguments: SQLPath.allCases)
     func errorsDoNotStopTheScript(path: SQLPath) throws {
-        let run = try path.run("""
+        let run = try path.run(
+            """
             SELECT vector32('[1,,2]');
             SELECT vector_extract('[7]');
             """)

@@ -11,20 +11,25 @@ enum HostFixtures {
 
     /// A canonical table `items(id TEXT PRIMARY KEY, embedding F32_BLOB(n), category TEXT,
     /// score INTEGER)` with `count` random rows, and its vec0 index (not yet created).
-    static func itemsTable(_ db: Database, dimensions: Int, count: Int, using rng: inout ExtensionRandom) throws -> VectorIndex {
-        try db.execute(sql: """
-            CREATE TABLE items (id TEXT PRIMARY KEY, embedding F32_BLOB(\(dimensions)), category TEXT, score INTEGER)
-            """)
+    static func itemsTable(_ db: Database, dimensions: Int, count: Int, using rng: inout ExtensionRandom) throws
+        -> VectorIndex
+    {
+        try db.execute(
+            sql: """
+                CREATE TABLE items (id TEXT PRIMARY KEY, embedding F32_BLOB(\(dimensions)), category TEXT, score INTEGER)
+                """)
         for i in 0..<count {
             let id = String(format: "item-%04d", i)
             let embedding = Vector.random(dimensions: dimensions, using: &rng)
             let category = ["red", "green", "blue"][i % 3]
             let arguments: StatementArguments = [id, embedding, category, i]
-            try db.execute(sql: "INSERT INTO items (id, embedding, category, score) VALUES (?, ?, ?, ?)", arguments: arguments)
+            try db.execute(
+                sql: "INSERT INTO items (id, embedding, category, score) VALUES (?, ?, ?, ?)", arguments: arguments)
         }
-        return VectorIndex(table: "items", primaryKey: "id", embeddingColumn: "embedding", dimensions: dimensions,
-                           metric: .cosine, name: "items_vec",
-                           metadata: [.init("category", .text), .init("score", .integer)])
+        return VectorIndex(
+            table: "items", primaryKey: "id", embeddingColumn: "embedding", dimensions: dimensions,
+            metric: .cosine, name: "items_vec",
+            metadata: [.init("category", .text), .init("score", .integer)])
     }
 
     /// The exact nearest keys by brute force in Swift, ties by key.
@@ -40,8 +45,10 @@ enum HostFixtures {
     /// sorted, each with its true distance, and none nearer left out. Float rounding differs
     /// between BLAS and this loop, so distances compare within `tolerance` and rows whose
     /// distance ties the k-th within it may be swapped.
-    static func isExactTopK<Key>(_ got: [VectorMatch<Key>], rows: [(Key, Vector)], query: Vector,
-                                 metric: DistanceMetric, k: Int, tolerance: Double = 1e-5) -> Bool {
+    static func isExactTopK<Key>(
+        _ got: [VectorMatch<Key>], rows: [(Key, Vector)], query: Vector,
+        metric: DistanceMetric, k: Int, tolerance: Double = 1e-5
+    ) -> Bool {
         let truth: [(key: Key, distance: Double)] = rows.map { row in
             (key: row.0, distance: Double(row.1.distance(to: query, metric: metric)))
         }

@@ -16,11 +16,13 @@ struct LibSQLVectorIndexCompatibilityTests {
         """
 
     static let indexCases: [SQLCase] = [
-        SQLCase("a partial index holds only the rows its WHERE clause matches",
-                partial + "select id, distance from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5);",
-                rows: ["1|0.0", "3|1.0"]),
-        SQLCase("a partial index follows UPDATEs that move rows in and out, and DELETEs",
-                partial + """
+        SQLCase(
+            "a partial index holds only the rows its WHERE clause matches",
+            partial + "select id, distance from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5);",
+            rows: ["1|0.0", "3|1.0"]),
+        SQLCase(
+            "a partial index follows UPDATEs that move rows in and out, and DELETEs",
+            partial + """
                 select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
                 update docs set type = 0 where id = 2;
                 select 'in', id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5);
@@ -28,116 +30,134 @@ struct LibSQLVectorIndexCompatibilityTests {
                 delete from docs where id = 3;
                 select 'out', id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5);
                 """,
-                rows: ["in|1", "in|2", "in|3", "out|2"]),
-        SQLCase("a partial index takes a vector of any size in a row it does not cover, as libSQL does",
-                partial + """
+            rows: ["in|1", "in|2", "in|3", "out|2"]),
+        SQLCase(
+            "a partial index takes a vector of any size in a row it does not cover, as libSQL does",
+            partial + """
                 insert into docs values (4, 1, vector32('[1,2]'));
                 select count(*) from docs;
                 """,
-                rows: ["4"]),
-        SQLCase("a partial index refuses a vector of the wrong size in a row it covers",
-                partial + "insert into docs values (5, 0, vector32('[1,2]'));",
-                error: ["2 dimensions", "has 4"]),
-        SQLCase("CREATE INDEX over rows refuses a column that is not a vector type, with libSQL's message",
-                """
-                create table t(id integer primary key, e TEXT);
-                insert into t values (1, '[1,2]');
-                create index i on t(libsql_vector_idx(e));
-                """,
-                error: ["vector index: unexpected vector column type: TEXT"]),
-        SQLCase("on an empty table the first write refuses the column type",
-                """
-                create table t(id integer primary key, e TEXT);
-                create index i on t(libsql_vector_idx(e));
-                insert into t values (1, '[1,2]');
-                """,
-                error: ["vector index: unexpected vector column type: TEXT"]),
-        SQLCase("on an empty table the first search refuses the column type",
-                """
-                create table t(id integer primary key, e TEXT);
-                create index i on t(libsql_vector_idx(e));
-                select id from vector_top_k('i', '[1,2]', 1);
-                """,
-                error: ["vector_top_k", "vector index: unexpected vector column type: TEXT"]),
-        SQLCase("a column of zero dimensions is refused",
-                """
-                create table t(id integer primary key, e F32_BLOB(0));
-                insert into t values (1, NULL);
-                create index i on t(libsql_vector_idx(e));
-                """,
-                error: ["vector index: vector column must have non-zero dimension for index: F32_BLOB(0)"]),
-        SQLCase("an integer option that is not a number is refused",
-                """
-                create table t(id integer primary key, e F32_BLOB(2));
-                insert into t values (1, '[1,2]');
-                create index i on t(libsql_vector_idx(e, 'max_neighbors=abc'));
-                """,
-                error: ["vector index: invalid vector index parameter 'max_neighbors=abc': invalid representation of integer vector index parameter"]),
-        SQLCase("an option that is not a string is refused",
-                """
-                create table t(id integer primary key, e F32_BLOB(2));
-                insert into t values (1, '[1,2]');
-                create index i on t(libsql_vector_idx(e, 5));
-                """,
-                error: ["vector index: all arguments after first must be strings"]),
-        SQLCase("a second indexed expression is refused",
-                """
-                create table t(id integer primary key, e F32_BLOB(2));
-                insert into t values (1, '[1,2]');
-                create index i on t(libsql_vector_idx(e), id);
-                """,
-                error: ["vector index: must contain exactly one column wrapped into the libsql_vector_idx function"]),
-        SQLCase("a collation on the indexed expression is refused",
-                """
-                create table t(id integer primary key, e F32_BLOB(2));
-                insert into t values (1, '[1,2]');
-                create index i on t(libsql_vector_idx(e) collate nocase);
-                """,
-                error: ["vector index: collation in expression is forbidden"]),
-        SQLCase("1-bit compression with the l2 metric is refused, as libSQL refuses it",
-                """
-                create table t(id integer primary key, e F32_BLOB(2));
-                insert into t values (1, '[1,2]');
-                create index i on t(libsql_vector_idx(e, 'metric=l2', 'compress_neighbors=float1bit'));
-                """,
-                error: ["1-bit compression available only for cosine metric"]),
-        SQLCase("a WITHOUT ROWID table with a composite key is refused with libSQL's message",
-                """
-                create table w(a, b, e F32_BLOB(2), primary key (a, b)) without rowid;
-                insert into w values (1, 1, '[1,2]');
-                create index i on w(libsql_vector_idx(e));
-                """,
-                error: ["vector index: unsupported for tables without ROWID and composite primary key"]),
-        SQLCase("a WITHOUT ROWID table with one key column is refused with a clear message",
-                """
-                create table w(a primary key, e F32_BLOB(2)) without rowid;
-                insert into w values (1, '[1,2]');
-                create index i on w(libsql_vector_idx(e));
-                """,
-                error: ["vector index i", "WITHOUT ROWID", "not support"]),
-        SQLCase("an index of an attached database is searched by its qualified name, and follows writes",
-                """
-                attach ':memory:' as aux;
-                create table aux.docs(id integer primary key, e F32_BLOB(2));
-                create index aux.docs_idx on docs(libsql_vector_idx(e));
-                insert into aux.docs values (1, '[1,0]'), (2, '[0,1]');
-                select 'a', id, distance from vector_top_k('aux.docs_idx', '[1,0]', 5);
-                update aux.docs set e = '[1,0.1]' where id = 2;
-                delete from aux.docs where id = 1;
-                select 'b', id from vector_top_k('aux.docs_idx', '[1,0]', 5);
-                select 'c', id from vector_top_k('docs_idx', '[1,0]', 5);
-                """,
-                rows: ["a|1|0.0", "a|2|1.0", "b|2", "c|2"]),
-        SQLCase("a FLOAT64 column is indexed",
-                """
-                create table t(id integer primary key, e FLOAT64(2));
-                create index i on t(libsql_vector_idx(e, 'metric=l2'));
-                insert into t values (1, vector64('[3,4]')), (2, vector64('[1,1]'));
-                select id, printf('%.6f', distance) from vector_top_k('i', vector64('[0,0]'), 5);
-                """,
-                rows: ["2|1.414214", "1|5.000000"]),
-        SQLCase("after DROP INDEX the table takes any write; the next search removes the triggers, the next rebuild the tables",
-                partial + """
+            rows: ["4"]),
+        SQLCase(
+            "a partial index refuses a vector of the wrong size in a row it covers",
+            partial + "insert into docs values (5, 0, vector32('[1,2]'));",
+            error: ["2 dimensions", "has 4"]),
+        SQLCase(
+            "CREATE INDEX over rows refuses a column that is not a vector type, with libSQL's message",
+            """
+            create table t(id integer primary key, e TEXT);
+            insert into t values (1, '[1,2]');
+            create index i on t(libsql_vector_idx(e));
+            """,
+            error: ["vector index: unexpected vector column type: TEXT"]),
+        SQLCase(
+            "on an empty table the first write refuses the column type",
+            """
+            create table t(id integer primary key, e TEXT);
+            create index i on t(libsql_vector_idx(e));
+            insert into t values (1, '[1,2]');
+            """,
+            error: ["vector index: unexpected vector column type: TEXT"]),
+        SQLCase(
+            "on an empty table the first search refuses the column type",
+            """
+            create table t(id integer primary key, e TEXT);
+            create index i on t(libsql_vector_idx(e));
+            select id from vector_top_k('i', '[1,2]', 1);
+            """,
+            error: ["vector_top_k", "vector index: unexpected vector column type: TEXT"]),
+        SQLCase(
+            "a column of zero dimensions is refused",
+            """
+            create table t(id integer primary key, e F32_BLOB(0));
+            insert into t values (1, NULL);
+            create index i on t(libsql_vector_idx(e));
+            """,
+            error: ["vector index: vector column must have non-zero dimension for index: F32_BLOB(0)"]),
+        SQLCase(
+            "an integer option that is not a number is refused",
+            """
+            create table t(id integer primary key, e F32_BLOB(2));
+            insert into t values (1, '[1,2]');
+            create index i on t(libsql_vector_idx(e, 'max_neighbors=abc'));
+            """,
+            error: [
+                "vector index: invalid vector index parameter 'max_neighbors=abc': invalid representation of integer vector index parameter"
+            ]),
+        SQLCase(
+            "an option that is not a string is refused",
+            """
+            create table t(id integer primary key, e F32_BLOB(2));
+            insert into t values (1, '[1,2]');
+            create index i on t(libsql_vector_idx(e, 5));
+            """,
+            error: ["vector index: all arguments after first must be strings"]),
+        SQLCase(
+            "a second indexed expression is refused",
+            """
+            create table t(id integer primary key, e F32_BLOB(2));
+            insert into t values (1, '[1,2]');
+            create index i on t(libsql_vector_idx(e), id);
+            """,
+            error: ["vector index: must contain exactly one column wrapped into the libsql_vector_idx function"]),
+        SQLCase(
+            "a collation on the indexed expression is refused",
+            """
+            create table t(id integer primary key, e F32_BLOB(2));
+            insert into t values (1, '[1,2]');
+            create index i on t(libsql_vector_idx(e) collate nocase);
+            """,
+            error: ["vector index: collation in expression is forbidden"]),
+        SQLCase(
+            "1-bit compression with the l2 metric is refused, as libSQL refuses it",
+            """
+            create table t(id integer primary key, e F32_BLOB(2));
+            insert into t values (1, '[1,2]');
+            create index i on t(libsql_vector_idx(e, 'metric=l2', 'compress_neighbors=float1bit'));
+            """,
+            error: ["1-bit compression available only for cosine metric"]),
+        SQLCase(
+            "a WITHOUT ROWID table with a composite key is refused with libSQL's message",
+            """
+            create table w(a, b, e F32_BLOB(2), primary key (a, b)) without rowid;
+            insert into w values (1, 1, '[1,2]');
+            create index i on w(libsql_vector_idx(e));
+            """,
+            error: ["vector index: unsupported for tables without ROWID and composite primary key"]),
+        SQLCase(
+            "a WITHOUT ROWID table with one key column is refused with a clear message",
+            """
+            create table w(a primary key, e F32_BLOB(2)) without rowid;
+            insert into w values (1, '[1,2]');
+            create index i on w(libsql_vector_idx(e));
+            """,
+            error: ["vector index i", "WITHOUT ROWID", "not support"]),
+        SQLCase(
+            "an index of an attached database is searched by its qualified name, and follows writes",
+            """
+            attach ':memory:' as aux;
+            create table aux.docs(id integer primary key, e F32_BLOB(2));
+            create index aux.docs_idx on docs(libsql_vector_idx(e));
+            insert into aux.docs values (1, '[1,0]'), (2, '[0,1]');
+            select 'a', id, distance from vector_top_k('aux.docs_idx', '[1,0]', 5);
+            update aux.docs set e = '[1,0.1]' where id = 2;
+            delete from aux.docs where id = 1;
+            select 'b', id from vector_top_k('aux.docs_idx', '[1,0]', 5);
+            select 'c', id from vector_top_k('docs_idx', '[1,0]', 5);
+            """,
+            rows: ["a|1|0.0", "a|2|1.0", "b|2", "c|2"]),
+        SQLCase(
+            "a FLOAT64 column is indexed",
+            """
+            create table t(id integer primary key, e FLOAT64(2));
+            create index i on t(libsql_vector_idx(e, 'metric=l2'));
+            insert into t values (1, vector64('[3,4]')), (2, vector64('[1,1]'));
+            select id, printf('%.6f', distance) from vector_top_k('i', vector64('[0,0]'), 5);
+            """,
+            rows: ["2|1.414214", "1|5.000000"]),
+        SQLCase(
+            "after DROP INDEX the table takes any write; the next search removes the triggers, the next rebuild the tables",
+            partial + """
                 select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
                 drop index docs_idx;
                 insert into docs values (6, 0, vector32('[1,2]'));
@@ -148,16 +168,17 @@ struct LibSQLVectorIndexCompatibilityTests {
                 select 'rebuilt', vecsync_rebuild('u_idx');
                 select 'tables', count(*) from sqlite_schema where name like 'vecsync_idx_docs_idx%';
                 """,
-                rows: ["triggers|0", "rebuilt|0", "tables|0"]),
-        SQLCase("an index dropped and created again searches the current rows",
-                partial + """
+            rows: ["triggers|0", "rebuilt|0", "tables|0"]),
+        SQLCase(
+            "an index dropped and created again searches the current rows",
+            partial + """
                 select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
                 drop index docs_idx;
                 delete from docs where id = 1;
                 create index docs_idx on docs(libsql_vector_idx(e));
                 select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5);
                 """,
-                rows: ["2", "3"]),
+            rows: ["2", "3"]),
     ]
 
     /// libSQL's compact vector types. The bytes are the layouts libSQL's vector.c writes:
@@ -165,60 +186,71 @@ struct LibSQLVectorIndexCompatibilityTests {
     /// quantized bytes padded to 4, alpha and shift, a zero, the padding count, then 4;
     /// FLOAT1BIT the bits, a zero when their byte count is even, the unused bits, then 3.
     static let typeCases: [SQLCase] = [
-        SQLCase("vector16 writes IEEE half floats, rounded to nearest, and reads them back",
-                "SELECT hex(vector16('[1.5, -2, 0.1]')), vector_extract(vector16('[1.5, -2, 0.1]'));",
-                rows: ["003E00C0662E05|[1.5,-2,0.0999756]"]),
-        SQLCase("vectorb16 keeps the top 16 bits of each float32",
-                "SELECT hex(vectorb16('[1.5, -2, 0.1]')), vector_extract(vectorb16('[1.5, -2, 0.1]'));",
-                rows: ["C03F00C0CC3D06|[1.5,-2,0.0996094]"]),
-        SQLCase("vector8 quantizes between the minimum and the maximum",
-                "SELECT hex(vector8('[1, 2, 3, -1, 0.5]')), vector_extract(vector8('[1, 2, 3, -1, 0.5]'));",
-                rows: ["7FBFFF00600000008180803C000080BF000304|[0.992157,1.99608,3,-1,0.505883]"]),
-        SQLCase("vector8 quantizes a range wider than float32 (a fuzz finding: it was NaN cast to int)",
-                "SELECT vector_extract(vector8('[-3.4e38, 3.4e38, 0]'));",
-                rows: ["[-3.4e+38,3.4e+38,1.33333e+36]"]),
-        SQLCase("vector1bit keeps the signs, read back as +1 and -1",
-                "SELECT hex(vector1bit('[1, -2, 3, 0, 5, -1, 2, 2, -3]')), vector_extract(vector1bit('[1, -2, 3, 0, 5, -1, 2, 2, -3]')), hex(vector1bit('[1, -2]'));",
-                rows: ["D500001703|[1,-1,1,-1,1,-1,1,1,-1]|010E03"]),
-        SQLCase("vector32 and vector64 convert the compact types",
-                "SELECT hex(vector32(vector16('[1, 2]'))), hex(vector64(vector8('[0, 1]')));",
-                rows: ["0000803F00000040|0000000000000000000000000000F03F02"]),
-        SQLCase("the cosine distance of 1-bit vectors is their hamming distance, as in libSQL",
-                "SELECT vector_distance_cos(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
-                rows: ["2.0"]),
-        SQLCase("1-bit vectors have no l2 distance",
-                "SELECT vector_distance_l2(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
-                error: ["vector_distance_l2", "not supported for float1bit"]),
-        SQLCase("a FLOAT16 vector beside a FLOAT32 one is refused",
-                "SELECT vector_distance_cos(vector16('[1, 0]'), vector32('[1, 0]'));",
-                error: ["vectors must have the same type", "FLOAT16", "FLOAT32"]),
-        SQLCase("FLOAT16, FLOAT8 and FLOAT1BIT columns are indexed and searched",
-                """
-                create table t(id integer primary key, e FLOAT16(2));
-                create index i on t(libsql_vector_idx(e));
-                insert into t values (1, vector16('[1,0]')), (2, vector16('[0,1]')), (3, vector16('[0.7,0.7]'));
-                select 'f16', id, printf('%.4f', distance) from vector_top_k('i', vector16('[1,0]'), 3);
-                create table u(id integer primary key, e FLOAT8(3));
-                create index ui on u(libsql_vector_idx(e, 'metric=l2'));
-                insert into u values (1, vector8('[1,0,0]')), (2, vector8('[0,1,0]'));
-                select 'f8', id from vector_top_k('ui', vector8('[1,0.1,0]'), 3);
-                create table b(id integer primary key, e FLOAT1BIT(9));
-                create index bi on b(libsql_vector_idx(e));
-                insert into b values (1, vector1bit('[1,1,1,1,1,1,1,1,1]')), (2, vector1bit('[-1,-1,-1,-1,-1,-1,-1,-1,1]'));
-                select '1bit', id from vector_top_k('bi', vector1bit('[1,1,1,1,1,1,1,1,-1]'), 2);
-                """,
-                rows: ["f16|1|0.0000", "f16|3|0.2929", "f16|2|1.0000", "f8|1", "f8|2", "1bit|1", "1bit|2"]),
-        SQLCase("a FLOAT8 vector of another size is refused by its index, after a search",
-                """
-                create table u(id integer primary key, e FLOAT8(3));
-                create index ui on u(libsql_vector_idx(e, 'metric=l2'));
-                insert into u values (1, vector8('[1,0,0]'));
-                select id from vector_top_k('ui', vector8('[1,0,0]'), 1) where id < 0;
-                create table t(id integer primary key, e FLOAT16(2));
-                create index ti on t(libsql_vector_idx(e));
-                insert into u values (3, vector8('[1,2]'));
-                """,
-                error: ["vector index ui", "3 dimensions"]),
+        SQLCase(
+            "vector16 writes IEEE half floats, rounded to nearest, and reads them back",
+            "SELECT hex(vector16('[1.5, -2, 0.1]')), vector_extract(vector16('[1.5, -2, 0.1]'));",
+            rows: ["003E00C0662E05|[1.5,-2,0.0999756]"]),
+        SQLCase(
+            "vectorb16 keeps the top 16 bits of each float32",
+            "SELECT hex(vectorb16('[1.5, -2, 0.1]')), vector_extract(vectorb16('[1.5, -2, 0.1]'));",
+            rows: ["C03F00C0CC3D06|[1.5,-2,0.0996094]"]),
+        SQLCase(
+            "vector8 quantizes between the minimum and the maximum",
+            "SELECT hex(vector8('[1, 2, 3, -1, 0.5]')), vector_extract(vector8('[1, 2, 3, -1, 0.5]'));",
+            rows: ["7FBFFF00600000008180803C000080BF000304|[0.992157,1.99608,3,-1,0.505883]"]),
+        SQLCase(
+            "vector8 quantizes a range wider than float32 (a fuzz finding: it was NaN cast to int)",
+            "SELECT vector_extract(vector8('[-3.4e38, 3.4e38, 0]'));",
+            rows: ["[-3.4e+38,3.4e+38,1.33333e+36]"]),
+        SQLCase(
+            "vector1bit keeps the signs, read back as +1 and -1",
+            "SELECT hex(vector1bit('[1, -2, 3, 0, 5, -1, 2, 2, -3]')), vector_extract(vector1bit('[1, -2, 3, 0, 5, -1, 2, 2, -3]')), hex(vector1bit('[1, -2]'));",
+            rows: ["D500001703|[1,-1,1,-1,1,-1,1,1,-1]|010E03"]),
+        SQLCase(
+            "vector32 and vector64 convert the compact types",
+            "SELECT hex(vector32(vector16('[1, 2]'))), hex(vector64(vector8('[0, 1]')));",
+            rows: ["0000803F00000040|0000000000000000000000000000F03F02"]),
+        SQLCase(
+            "the cosine distance of 1-bit vectors is their hamming distance, as in libSQL",
+            "SELECT vector_distance_cos(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
+            rows: ["2.0"]),
+        SQLCase(
+            "1-bit vectors have no l2 distance",
+            "SELECT vector_distance_l2(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
+            error: ["vector_distance_l2", "not supported for float1bit"]),
+        SQLCase(
+            "a FLOAT16 vector beside a FLOAT32 one is refused",
+            "SELECT vector_distance_cos(vector16('[1, 0]'), vector32('[1, 0]'));",
+            error: ["vectors must have the same type", "FLOAT16", "FLOAT32"]),
+        SQLCase(
+            "FLOAT16, FLOAT8 and FLOAT1BIT columns are indexed and searched",
+            """
+            create table t(id integer primary key, e FLOAT16(2));
+            create index i on t(libsql_vector_idx(e));
+            insert into t values (1, vector16('[1,0]')), (2, vector16('[0,1]')), (3, vector16('[0.7,0.7]'));
+            select 'f16', id, printf('%.4f', distance) from vector_top_k('i', vector16('[1,0]'), 3);
+            create table u(id integer primary key, e FLOAT8(3));
+            create index ui on u(libsql_vector_idx(e, 'metric=l2'));
+            insert into u values (1, vector8('[1,0,0]')), (2, vector8('[0,1,0]'));
+            select 'f8', id from vector_top_k('ui', vector8('[1,0.1,0]'), 3);
+            create table b(id integer primary key, e FLOAT1BIT(9));
+            create index bi on b(libsql_vector_idx(e));
+            insert into b values (1, vector1bit('[1,1,1,1,1,1,1,1,1]')), (2, vector1bit('[-1,-1,-1,-1,-1,-1,-1,-1,1]'));
+            select '1bit', id from vector_top_k('bi', vector1bit('[1,1,1,1,1,1,1,1,-1]'), 2);
+            """,
+            rows: ["f16|1|0.0000", "f16|3|0.2929", "f16|2|1.0000", "f8|1", "f8|2", "1bit|1", "1bit|2"]),
+        SQLCase(
+            "a FLOAT8 vector of another size is refused by its index, after a search",
+            """
+            create table u(id integer primary key, e FLOAT8(3));
+            create index ui on u(libsql_vector_idx(e, 'metric=l2'));
+            insert into u values (1, vector8('[1,0,0]'));
+            select id from vector_top_k('ui', vector8('[1,0,0]'), 1) where id < 0;
+            create table t(id integer primary key, e FLOAT16(2));
+            create index ti on t(libsql_vector_idx(e));
+            insert into u values (3, vector8('[1,2]'));
+            """,
+            error: ["vector index ui", "3 dimensions"]),
     ]
 
     @Test("libSQL's compact vector types", arguments: SQLPath.allCases, typeCases)
@@ -231,8 +263,9 @@ struct LibSQLVectorIndexCompatibilityTests {
         sqlCase.verify(path)
     }
 
-    @Test("each of two vector indexes of a table refuses a vector of another size",
-          arguments: SQLPath.allCases)
+    @Test(
+        "each of two vector indexes of a table refuses a vector of another size",
+        arguments: SQLPath.allCases)
     func eachIndexRefusesAnotherSize(path: SQLPath) throws {
         let sql = """
             create table t(id integer primary key, a F32_BLOB(2), b F32_BLOB(3));
@@ -250,12 +283,17 @@ struct LibSQLVectorIndexCompatibilityTests {
         let run = try path.run(sql)
         #expect(run.rows == ["rows|1", "ia|1", "ib|1"], "\(sql)\ngot: \(run)")
         #expect(run.errors.count == 2, "\(sql)\ngot: \(run)")
-        #expect(run.errors.first?.contains("vector index ia: the vector's size is not the 2 dimensions of t.a") == true, "\(run)")
-        #expect(run.errors.last?.contains("vector index ib: the vector's size is not the 3 dimensions of t.b") == true, "\(run)")
+        #expect(
+            run.errors.first?.contains("vector index ia: the vector's size is not the 2 dimensions of t.a") == true,
+            "\(run)")
+        #expect(
+            run.errors.last?.contains("vector index ib: the vector's size is not the 3 dimensions of t.b") == true,
+            "\(run)")
     }
 
-    @Test("writes of a connection that never searched are applied by the next search that can write; a read-only search answers from the table meanwhile",
-          arguments: SQLPath.allCases)
+    @Test(
+        "writes of a connection that never searched are applied by the next search that can write; a read-only search answers from the table meanwhile",
+        arguments: SQLPath.allCases)
     func loggedWritesAreAppliedByTheNextWritableSearch(path: SQLPath) throws {
         let directory = try temporaryDirectory("index-log")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -263,40 +301,51 @@ struct LibSQLVectorIndexCompatibilityTests {
         // Each run is a new connection: only the first one searched, so only it had the
         // TEMP trigger that applies the log at once.
         let steps: [(sql: String, rows: [String])] = [
-            ("""
-             create table docs(id integer primary key, e F32_BLOB(2));
-             create index docs_idx on docs(libsql_vector_idx(e));
-             insert into docs values (1, '[1,0]'), (2, '[0,1]'), (3, '[1,1]');
-             select id from vector_top_k('docs_idx', '[1,0]', 5);
-             """, ["1", "3", "2"]),
-            ("""
-             insert into docs values (4, '[1,0.1]');
-             update docs set e = '[0,1]' where id = 1;
-             delete from docs where id = 2;
-             select count(*) from vecsync_idx_docs_idx_log;
-             """, ["3"]),
-            ("""
-             pragma query_only = 1;
-             select id from vector_top_k('docs_idx', '[1,0]', 5);
-             select count(*) from vecsync_idx_docs_idx_log;
-             """, ["4", "3", "1", "3"]),
-            ("""
-             select id from vector_top_k('docs_idx', '[1,0]', 5);
-             select count(*) from vecsync_idx_docs_idx_log;
-             select count(*) from vecsync_idx_docs_idx;
-             """, ["4", "3", "1", "0", "3"]),
+            (
+                """
+                create table docs(id integer primary key, e F32_BLOB(2));
+                create index docs_idx on docs(libsql_vector_idx(e));
+                insert into docs values (1, '[1,0]'), (2, '[0,1]'), (3, '[1,1]');
+                select id from vector_top_k('docs_idx', '[1,0]', 5);
+                """, ["1", "3", "2"]
+            ),
+            (
+                """
+                insert into docs values (4, '[1,0.1]');
+                update docs set e = '[0,1]' where id = 1;
+                delete from docs where id = 2;
+                select count(*) from vecsync_idx_docs_idx_log;
+                """, ["3"]
+            ),
+            (
+                """
+                pragma query_only = 1;
+                select id from vector_top_k('docs_idx', '[1,0]', 5);
+                select count(*) from vecsync_idx_docs_idx_log;
+                """, ["4", "3", "1", "3"]
+            ),
+            (
+                """
+                select id from vector_top_k('docs_idx', '[1,0]', 5);
+                select count(*) from vecsync_idx_docs_idx_log;
+                select count(*) from vecsync_idx_docs_idx;
+                """, ["4", "3", "1", "0", "3"]
+            ),
         ]
         for (number, step) in steps.enumerated() {
             let run = try path.run(step.sql, databasePath: file)
-            #expect(run.errors.isEmpty && run.rows == step.rows,
-                    "step \(number + 1):\n\(step.sql)\nexpected rows \(step.rows)\ngot: \(run)")
+            #expect(
+                run.errors.isEmpty && run.rows == step.rows,
+                "step \(number + 1):\n\(step.sql)\nexpected rows \(step.rows)\ngot: \(run)")
         }
     }
 
     /// Runs `sql` in the `sqlite3` shell on `path` without loading the extension.
     static func plainShell(_ sql: String, path: String) throws -> (stdout: String, stderr: String) {
         let process = Process()
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [Shell.shellBinary, "-batch", path]
         process.standardInput = input
@@ -316,16 +365,18 @@ struct LibSQLVectorIndexCompatibilityTests {
         let directory = try temporaryDirectory("drop-index")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("docs.sqlite").path
-        let setUp = try Shell.run(Self.partial + """
-            select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
-            """, databasePath: path)
+        let setUp = try Shell.run(
+            Self.partial + """
+                select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
+                """, databasePath: path)
         #expect(setUp.stderr == "", "\(setUp.stderr)")
         // While the index exists SQLite needs libsql_vector_idx() to write the table.
         let before = try Self.plainShell("insert into docs values (7, 1, NULL);", path: path)
         #expect(before.stderr.contains("libsql_vector_idx"), "without the extension, before DROP INDEX: \(before)")
         let drop = try Shell.run("drop index docs_idx;", databasePath: path)
         #expect(drop.stderr == "", "\(drop.stderr)")
-        let after = try Self.plainShell("""
+        let after = try Self.plainShell(
+            """
             insert into docs values (8, 0, x'0000803f');
             update docs set type = 1 where id = 1;
             delete from docs where id = 3;
@@ -387,7 +438,8 @@ struct LibSQLVectorIndexCompatibilityTests {
         let load = try Shell.run(Self.previousVersionDump, databasePath: path)
         #expect(load.stderr == "", "\(load.stderr)")
         // Writes go through the old triggers first; the search then rebuilds with the new ones.
-        let run = try Shell.run("""
+        let run = try Shell.run(
+            """
             insert into docs values (4, 'd', vector32('[0.9,0.1,0]'));
             update docs set e = vector32('[0,0.2,1]') where id = 2;
             delete from docs where id = 3;

@@ -15,74 +15,99 @@ struct Vec0DamagedStorageTests {
     static let knn = "select id from v where embedding match '[1,0,0,0]' and k = 2;"
 
     static let cases: [SQLCase] = [
-        SQLCase("a vector blob cut to one byte is damage, named",
-                table + "update v_vectors set vectors = x'00';\n" + knn,
-                error: ["storage is damaged", "vector blob 0 of v_vectors"]),
-        SQLCase("a missing vectors table is damage, named",
-                table + "drop table v_vectors;\n" + knn,
-                error: ["storage is damaged", "v_vectors is missing"]),
-        SQLCase("a missing vectors table stops an insert too",
-                table + "drop table v_vectors;\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
-                error: ["storage is damaged", "v_vectors"]),
-        SQLCase("a negative slot stops a KNN query",
-                table + "update v_rows set slot = -1 where id = 'a';\n" + knn,
-                error: ["storage is damaged", "slot -1"]),
-        SQLCase("a negative slot stops an update of the vector",
-                table + "update v_rows set slot = -1 where id = 'a';\nupdate v set embedding = '[1,1,1,1]' where id = 'a';",
-                error: ["storage is damaged", "slot -1"]),
-        SQLCase("a negative slot stops a delete",
-                table + "update v_rows set slot = -1 where id = 'a';\ndelete from v where id = 'a';",
-                error: ["storage is damaged", "slot -1"]),
-        SQLCase("a negative slot stops a point lookup of the vector",
-                table + "update v_rows set slot = -1 where id = 'a';\nselect vector_extract(embedding) from v where id = 'a';",
-                error: ["storage is damaged", "slot -1"]),
-        SQLCase("a slot past next_slot stops a point lookup",
-                table + "update v_rows set slot = 1000 where id = 'a';\nselect vector_extract(embedding) from v where id = 'a';",
-                error: ["storage is damaged", "slot 1000"]),
-        SQLCase("a negative next_slot stops an insert",
-                table + "update v_info set value = -5 where key = 'next_slot';\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
-                error: ["storage is damaged", "next_slot is -5"]),
-        SQLCase("a huge next_slot allocates nothing and is damage",
-                table + "update v_info set value = 34359738368 where key = 'next_slot';\n" + knn,
-                error: ["storage is damaged", "next_slot 34359738368"]),
-        SQLCase("a blob numbered INT64_MAX is damage",
-                table + "update v_vectors set chunk_id = 9223372036854775807;\n" + knn,
-                error: ["storage is damaged", "9223372036854775807"]),
-        SQLCase("a blob numbered INT64_MAX stops a read of the vector",
-                table + "update v_vectors set chunk_id = 9223372036854775807;\nselect vector_extract(embedding) from v where id = 'b';",
-                error: ["storage is damaged", "vector blob 0"]),
-        SQLCase("a missing vector blob is not read as zeros",
-                table + "delete from v_vectors;\n" + knn,
-                error: ["storage is damaged", "needs vector blobs 0 to 0", "v_vectors has none"]),
-        SQLCase("a freed slot out of range stops an insert",
-                table + "insert into v_free values (-3);\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
-                error: ["storage is damaged", "slot -3"]),
-        SQLCase("two rows in one slot are damage",
-                table + "update v_rows set slot = 0;\n" + knn,
-                error: ["storage is damaged", "has slot 0"]),
-        SQLCase("k = INT64_MAX returns every row once",
-                table + "select id from v where embedding match '[1,0,0,0]' and k = 9223372036854775807;",
-                rows: ["a", "b", "c"]),
-        SQLCase("k = INT64_MAX - 8 returns every row once",
-                table + "select id from v where embedding match '[1,0,0,0]' and k = 9223372036854775799;",
-                rows: ["a", "b", "c"]),
-        SQLCase("an all-zero cosine query is refused by the batch function as by MATCH",
-                "create virtual table c using vec0(embedding float[2] distance_metric=cosine);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
+        SQLCase(
+            "a vector blob cut to one byte is damage, named",
+            table + "update v_vectors set vectors = x'00';\n" + knn,
+            error: ["storage is damaged", "vector blob 0 of v_vectors"]),
+        SQLCase(
+            "a missing vectors table is damage, named",
+            table + "drop table v_vectors;\n" + knn,
+            error: ["storage is damaged", "v_vectors is missing"]),
+        SQLCase(
+            "a missing vectors table stops an insert too",
+            table + "drop table v_vectors;\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
+            error: ["storage is damaged", "v_vectors"]),
+        SQLCase(
+            "a negative slot stops a KNN query",
+            table + "update v_rows set slot = -1 where id = 'a';\n" + knn,
+            error: ["storage is damaged", "slot -1"]),
+        SQLCase(
+            "a negative slot stops an update of the vector",
+            table + "update v_rows set slot = -1 where id = 'a';\nupdate v set embedding = '[1,1,1,1]' where id = 'a';",
+            error: ["storage is damaged", "slot -1"]),
+        SQLCase(
+            "a negative slot stops a delete",
+            table + "update v_rows set slot = -1 where id = 'a';\ndelete from v where id = 'a';",
+            error: ["storage is damaged", "slot -1"]),
+        SQLCase(
+            "a negative slot stops a point lookup of the vector",
+            table
+                + "update v_rows set slot = -1 where id = 'a';\nselect vector_extract(embedding) from v where id = 'a';",
+            error: ["storage is damaged", "slot -1"]),
+        SQLCase(
+            "a slot past next_slot stops a point lookup",
+            table
+                + "update v_rows set slot = 1000 where id = 'a';\nselect vector_extract(embedding) from v where id = 'a';",
+            error: ["storage is damaged", "slot 1000"]),
+        SQLCase(
+            "a negative next_slot stops an insert",
+            table
+                + "update v_info set value = -5 where key = 'next_slot';\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
+            error: ["storage is damaged", "next_slot is -5"]),
+        SQLCase(
+            "a huge next_slot allocates nothing and is damage",
+            table + "update v_info set value = 34359738368 where key = 'next_slot';\n" + knn,
+            error: ["storage is damaged", "next_slot 34359738368"]),
+        SQLCase(
+            "a blob numbered INT64_MAX is damage",
+            table + "update v_vectors set chunk_id = 9223372036854775807;\n" + knn,
+            error: ["storage is damaged", "9223372036854775807"]),
+        SQLCase(
+            "a blob numbered INT64_MAX stops a read of the vector",
+            table
+                + "update v_vectors set chunk_id = 9223372036854775807;\nselect vector_extract(embedding) from v where id = 'b';",
+            error: ["storage is damaged", "vector blob 0"]),
+        SQLCase(
+            "a missing vector blob is not read as zeros",
+            table + "delete from v_vectors;\n" + knn,
+            error: ["storage is damaged", "needs vector blobs 0 to 0", "v_vectors has none"]),
+        SQLCase(
+            "a freed slot out of range stops an insert",
+            table + "insert into v_free values (-3);\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
+            error: ["storage is damaged", "slot -3"]),
+        SQLCase(
+            "two rows in one slot are damage",
+            table + "update v_rows set slot = 0;\n" + knn,
+            error: ["storage is damaged", "has slot 0"]),
+        SQLCase(
+            "k = INT64_MAX returns every row once",
+            table + "select id from v where embedding match '[1,0,0,0]' and k = 9223372036854775807;",
+            rows: ["a", "b", "c"]),
+        SQLCase(
+            "k = INT64_MAX - 8 returns every row once",
+            table + "select id from v where embedding match '[1,0,0,0]' and k = 9223372036854775799;",
+            rows: ["a", "b", "c"]),
+        SQLCase(
+            "an all-zero cosine query is refused by the batch function as by MATCH",
+            "create virtual table c using vec0(embedding float[2] distance_metric=cosine);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
                 + "select * from vecsync_knn_batch('c', x'0000000000000000', 1);",
-                error: ["vecsync_knn_batch", "query 0", "all zeros"]),
-        SQLCase("a NaN query is refused by the batch function, with the query named",
-                "create virtual table c using vec0(embedding float[2]);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
+            error: ["vecsync_knn_batch", "query 0", "all zeros"]),
+        SQLCase(
+            "a NaN query is refused by the batch function, with the query named",
+            "create virtual table c using vec0(embedding float[2]);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
                 + "select * from vecsync_knn_batch('c', x'0000803f000000000000c07f00000000', 1);",
-                error: ["vecsync_knn_batch", "query 1", "NaN"]),
-        SQLCase("damaged storage reaches the batch function's caller",
-                "create virtual table c using vec0(embedding float[2]);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
+            error: ["vecsync_knn_batch", "query 1", "NaN"]),
+        SQLCase(
+            "damaged storage reaches the batch function's caller",
+            "create virtual table c using vec0(embedding float[2]);\ninsert into c(rowid, embedding) values (1, '[1,0]');\n"
                 + "update c_rows set slot = 7;\nselect * from vecsync_knn_batch('c', x'0000803f00000000', 1);",
-                error: ["vecsync_knn_batch", "storage is damaged", "slot 7"]),
-        SQLCase("negative rowids are rows like any other",
-                "create virtual table n using vec0(embedding float[2]);\ninsert into n(rowid, embedding) values (-1, '[1,0]'), (-7, '[0,1]');\n"
+            error: ["vecsync_knn_batch", "storage is damaged", "slot 7"]),
+        SQLCase(
+            "negative rowids are rows like any other",
+            "create virtual table n using vec0(embedding float[2]);\ninsert into n(rowid, embedding) values (-1, '[1,0]'), (-7, '[0,1]');\n"
                 + "update n set embedding = '[1,1]' where rowid = -1;\ndelete from n where rowid = -7;\n"
                 + "select rowid, vector_extract(embedding) from n;",
-                rows: ["-1|[1,1]"]),
+            rows: ["-1|[1,1]"]),
     ]
 
     @Test("Damaged storage is one clear error, never a crash", arguments: SQLPath.allCases, cases)
@@ -103,8 +128,9 @@ struct Vec0DamagedStorageTests {
 
         """
 
-    @Test("A database written by sqlite-vec is refused with a message that says so",
-          arguments: SQLPath.allCases)
+    @Test(
+        "A database written by sqlite-vec is refused with a message that says so",
+        arguments: SQLPath.allCases)
     func sqliteVecFileIsRecognised(path: SQLPath) throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("vecsync-sqlitevec-\(UUID().uuidString)", isDirectory: true)
@@ -112,19 +138,26 @@ struct Vec0DamagedStorageTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("sv.db").path
         _ = try path.run(Self.sqliteVecFile, databasePath: file)
-        SQLCase("a KNN query on a sqlite-vec file",
-                "select rowid from items where embedding match '[1,2,3,4]' and k = 1;",
-                error: ["written by sqlite-vec"]).verify(path, databasePath: file)
-        SQLCase("an insert into a sqlite-vec file",
-                "insert into items(rowid, embedding) values (1, '[1,2,3,4]');",
-                error: ["written by sqlite-vec"]).verify(path, databasePath: file)
-        SQLCase("DROP TABLE removes sqlite-vec's tables too",
-                "drop table items;\nselect name from sqlite_schema where name like 'items%';",
-                rows: []).verify(path, databasePath: file)
+        SQLCase(
+            "a KNN query on a sqlite-vec file",
+            "select rowid from items where embedding match '[1,2,3,4]' and k = 1;",
+            error: ["written by sqlite-vec"]
+        ).verify(path, databasePath: file)
+        SQLCase(
+            "an insert into a sqlite-vec file",
+            "insert into items(rowid, embedding) values (1, '[1,2,3,4]');",
+            error: ["written by sqlite-vec"]
+        ).verify(path, databasePath: file)
+        SQLCase(
+            "DROP TABLE removes sqlite-vec's tables too",
+            "drop table items;\nselect name from sqlite_schema where name like 'items%';",
+            rows: []
+        ).verify(path, databasePath: file)
     }
 
-    @Test("T_info that contradicts the declaration is damage, seen by the next connection",
-          arguments: SQLPath.allCases)
+    @Test(
+        "T_info that contradicts the declaration is damage, seen by the next connection",
+        arguments: SQLPath.allCases)
     func infoContradictingTheDeclaration(path: SQLPath) throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("vecsync-info-\(UUID().uuidString)", isDirectory: true)
@@ -132,8 +165,10 @@ struct Vec0DamagedStorageTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("info.db").path
         _ = try path.run(Self.table + "update v_info set value = 8 where key = 'dimensions';", databasePath: file)
-        SQLCase("dimensions 8 for a float[4] column", Self.knn,
-                error: ["storage is damaged", "'dimensions'"]).verify(path, databasePath: file)
+        SQLCase(
+            "dimensions 8 for a float[4] column", Self.knn,
+            error: ["storage is damaged", "'dimensions'"]
+        ).verify(path, databasePath: file)
     }
 
     @Test("Loading the extension twice on one connection, then dropping a table")
@@ -161,17 +196,20 @@ struct Vec0DamagedStorageTests {
         #expect(output.stdout.hasSuffix("5\n"), "stdout: \(output.stdout)")
     }
 
-    @Test("A KNN filter on the 64th column filters that column, not the rowid",
-          arguments: SQLPath.allCases)
+    @Test(
+        "A KNN filter on the 64th column filters that column, not the rowid",
+        arguments: SQLPath.allCases)
     func filterOnTheLastColumn(path: SQLPath) {
         let columns = (0..<63).map { "m\($0) integer" }.joined(separator: ", ")
-        SQLCase("filter on m62, the table's 64th column",
-                """
-                create virtual table w using vec0(embedding float[2], \(columns));
-                insert into w(rowid, embedding, m62) values (1, '[1,0]', 5), (2, '[0,1]', 6);
-                select rowid from w where embedding match '[1,0]' and k = 2 and m62 = 6;
-                select rowid from w where embedding match '[1,0]' and k = 2 and m0 is null and m62 in (5, 6);
-                """,
-                rows: ["2", "1", "2"]).verify(path)
+        SQLCase(
+            "filter on m62, the table's 64th column",
+            """
+            create virtual table w using vec0(embedding float[2], \(columns));
+            insert into w(rowid, embedding, m62) values (1, '[1,0]', 5), (2, '[0,1]', 6);
+            select rowid from w where embedding match '[1,0]' and k = 2 and m62 = 6;
+            select rowid from w where embedding match '[1,0]' and k = 2 and m0 is null and m62 in (5, 6);
+            """,
+            rows: ["2", "1", "2"]
+        ).verify(path)
     }
 }

@@ -18,8 +18,11 @@ struct Vec0DistanceRangeTests {
         SQLCase("distance > d gives the next page, a full one", line + knn + " and distance > 1);", rows: ["3 4"]),
         SQLCase("distance >= d includes the boundary", line + knn + " and distance >= 1);", rows: ["2 3"]),
         SQLCase("an upper bound keeps only nearer rows", line + knn + " and distance < 1.5);", rows: ["1 2"]),
-        SQLCase("both bounds", line + "select group_concat(rowid, ' ') from (select rowid from t where embedding match '[0,0]' and k = 9 and distance > 1 and distance <= 4);",
-                rows: ["3 4 5"]),
+        SQLCase(
+            "both bounds",
+            line
+                + "select group_concat(rowid, ' ') from (select rowid from t where embedding match '[0,0]' and k = 9 and distance > 1 and distance <= 4);",
+            rows: ["3 4 5"]),
         SQLCase("a NULL bound matches nothing, as in SQL", line + knn + " and distance > NULL);", rows: ["NULL"]),
     ]
 
@@ -28,14 +31,16 @@ struct Vec0DistanceRangeTests {
         sqlCase.verify(path)
     }
 
-    @Test("Paging with distance > last visits every row once, in order, for each metric",
-          arguments: ["l2", "cosine", "dot"])
+    @Test(
+        "Paging with distance > last visits every row once, in order, for each metric",
+        arguments: ["l2", "cosine", "dot"])
     func pagingVisitsEveryRow(metric: String) throws {
         VecSyncExtension.register()
         var random = ExtensionRandom(defaultSeed: 0x5eed_0120)
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: "CREATE VIRTUAL TABLE p USING vec0(embedding float[6] distance_metric=\(metric), chunk_size=16)")
+            try db.execute(
+                sql: "CREATE VIRTUAL TABLE p USING vec0(embedding float[6] distance_metric=\(metric), chunk_size=16)")
             for row in 1...150 {
                 let v = Vector((0..<6).map { _ in Float.random(in: -1...1, using: &random) })
                 try db.execute(sql: "INSERT INTO p(rowid, embedding) VALUES (?, ?)", arguments: [row, v])
@@ -43,18 +48,23 @@ struct Vec0DistanceRangeTests {
         }
         let query = Vector((0..<6).map { _ in Float.random(in: -1...1, using: &random) })
         try queue.read { db in
-            let all = try Row.fetchAll(db, sql: "SELECT rowid, distance FROM p WHERE embedding MATCH ? AND k = 150",
-                                       arguments: [query]).map { row -> (Int64, Double) in (row[0], row[1]) }
+            let all = try Row.fetchAll(
+                db, sql: "SELECT rowid, distance FROM p WHERE embedding MATCH ? AND k = 150",
+                arguments: [query]
+            ).map { row -> (Int64, Double) in (row[0], row[1]) }
             var seen: [Int64] = []
             var last: Double? = nil
             while true {
                 let page = try Row.fetchAll(
-                    db, sql: last == nil
+                    db,
+                    sql: last == nil
                         ? "SELECT rowid, distance FROM p WHERE embedding MATCH ? AND k = 7"
                         : "SELECT rowid, distance FROM p WHERE embedding MATCH ? AND k = 7 AND distance > ?",
                     arguments: last == nil ? [query] : [query, last!])
                 if page.isEmpty { break }
-                #expect(page.count == 7 || seen.count + page.count == 150, "a short page before the end (seed \(random.seed))")
+                #expect(
+                    page.count == 7 || seen.count + page.count == 150,
+                    "a short page before the end (seed \(random.seed))")
                 for row in page {
                     let rowid: Int64 = row[0]
                     seen.append(rowid)

@@ -12,7 +12,10 @@ struct Vec0FilterTests {
         var arguments: [String]
         var include: @Sendable (Vec0Fixture.Vec0FixtureRow) -> Bool
 
-        init(_ sql: String, _ arguments: [String] = [], _ include: @escaping @Sendable (Vec0Fixture.Vec0FixtureRow) -> Bool) {
+        init(
+            _ sql: String, _ arguments: [String] = [],
+            _ include: @escaping @Sendable (Vec0Fixture.Vec0FixtureRow) -> Bool
+        ) {
             self.sql = sql
             self.arguments = arguments
             self.include = include
@@ -47,8 +50,9 @@ struct Vec0FilterTests {
                     let got = try fixture.knn(db, q, k: k, filter: filter.sql, StatementArguments(filter.arguments))
                     #expect(got.count == k, "\(metric) where \(filter.sql), k = \(k): seed \(random.seed)")
                     let (top, all) = fixture.expected(q, k: k, where: filter.include)
-                    BruteForce.expectMatches(got, top, all: all,
-                                             context: "\(metric) where \(filter.sql), k = \(k), seed \(random.seed)")
+                    BruteForce.expectMatches(
+                        got, top, all: all,
+                        context: "\(metric) where \(filter.sql), k = \(k), seed \(random.seed)")
                 }
             }
         }

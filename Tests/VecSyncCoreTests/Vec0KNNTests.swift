@@ -53,12 +53,14 @@ struct Vec0Fixture {
     }
 
     var createSQL: String {
-        let key: String = switch keyKind {
-        case .text: "id text primary key, "
-        case .integer: "id integer primary key, "
-        case .none: ""
-        }
-        return "create virtual table t using vec0(\(key)embedding float[\(dimensions)] distance_metric=\(metric.rawValue), cat text, seq integer, +note text)"
+        let key: String =
+            switch keyKind {
+            case .text: "id text primary key, "
+            case .integer: "id integer primary key, "
+            case .none: ""
+            }
+        return
+            "create virtual table t using vec0(\(key)embedding float[\(dimensions)] distance_metric=\(metric.rawValue), cat text, seq integer, +note text)"
     }
 
     /// The key of row i: text, or an integer id that runs against insertion order.
@@ -100,12 +102,15 @@ struct Vec0Fixture {
             arguments += [BruteForce.blob(vector), Self.category(i), i, "note \(i)"]
             try statement.execute(arguments: arguments)
             let rowid = db.lastInsertedRowID
-            rows.append(Vec0FixtureRow(key: key(for: i) ?? "\(rowid)", rowid: rowid,
-                                       vector: vector, cat: Self.category(i), seq: i))
+            rows.append(
+                Vec0FixtureRow(
+                    key: key(for: i) ?? "\(rowid)", rowid: rowid,
+                    vector: vector, cat: Self.category(i), seq: i))
         }
         // The rowids as the table reports them, not as last_insert_rowid says.
-        let stored = try Dictionary(uniqueKeysWithValues: GRDB.Row.fetchAll(db, sql: "select seq, rowid from t")
-            .map { (($0[0] as Int), ($0[1] as Int64)) })
+        let stored = try Dictionary(
+            uniqueKeysWithValues: GRDB.Row.fetchAll(db, sql: "select seq, rowid from t")
+                .map { (($0[0] as Int), ($0[1] as Int64)) })
         for j in rows.indices {
             if let rowid = stored[rows[j].seq] {
                 rows[j].rowid = rowid
@@ -121,16 +126,21 @@ struct Vec0Fixture {
 
     /// The reference answer, restricted to rows that pass `include`.
     func expected(_ query: [Float], k: Int, where include: (Vec0FixtureRow) -> Bool = { _ in true })
-        -> (top: [BruteForce.Hit], all: [BruteForce.Hit]) {
+        -> (top: [BruteForce.Hit], all: [BruteForce.Hit])
+    {
         let passing = Set(rows.filter(include).map(\.key))
         let all = reference.nearest(to: query, where: { passing.contains($0.key) })
         return (Array(all.prefix(k)), all)
     }
 
     /// The extension's answer to `where embedding match ? and k = ? <filter>`.
-    func knn(_ db: Database, _ query: [Float], k: Int, filter: String = "",
-             _ arguments: StatementArguments = []) throws -> [BruteForce.Hit] {
-        try BruteForce.hits(db, """
+    func knn(
+        _ db: Database, _ query: [Float], k: Int, filter: String = "",
+        _ arguments: StatementArguments = []
+    ) throws -> [BruteForce.Hit] {
+        try BruteForce.hits(
+            db,
+            """
             select \(keyKind.keyColumn), distance from t
              where embedding match ? and k = ?\(filter.isEmpty ? "" : " and " + filter)
              order by distance
@@ -176,8 +186,9 @@ struct Vec0KNNTests {
             let q = fixture.query(using: &random)
             let (top, all) = fixture.expected(q, k: .max)
             #expect(top.count == 60)
-            BruteForce.expectMatches(try fixture.knn(db, q, k: 10_000), top, all: all,
-                                     context: "\(metric) k = 10000 over 60 rows, seed \(random.seed)")
+            BruteForce.expectMatches(
+                try fixture.knn(db, q, k: 10_000), top, all: all,
+                context: "\(metric) k = 10000 over 60 rows, seed \(random.seed)")
         }
     }
 
@@ -189,7 +200,9 @@ struct Vec0KNNTests {
             try fixture.populate(db, count: 300, using: &random)
             for _ in 0..<10 {
                 let q = fixture.query(using: &random)
-                let got = try BruteForce.hits(db, """
+                let got = try BruteForce.hits(
+                    db,
+                    """
                     select \(keyKind.keyColumn), distance from t where embedding match ? order by distance limit 10
                     """, [BruteForce.blob(q)])
                 let (top, all) = fixture.expected(q, k: 10)
@@ -204,8 +217,9 @@ struct Vec0KNNTests {
         try BruteForce.openQueue().inDatabase { db in
             try fixture.populate(db, count: 200, using: &random)
             let q = fixture.query(using: &random)
-            let asText = try BruteForce.hits(db, "select id, distance from t where embedding match ? and k = 7 order by distance",
-                                             [BruteForce.json(q)])
+            let asText = try BruteForce.hits(
+                db, "select id, distance from t where embedding match ? and k = 7 order by distance",
+                [BruteForce.json(q)])
             let (top, all) = fixture.expected(q, k: 7)
             BruteForce.expectMatches(asText, top, all: all, context: "JSON query, seed \(random.seed)")
             #expect(asText == (try fixture.knn(db, q, k: 7)), "seed \(random.seed)")
@@ -215,19 +229,25 @@ struct Vec0KNNTests {
     @Test(arguments: BruteForce.Metric.allCases)
     func duplicateVectorsComeBackByAscendingRowid(metric: BruteForce.Metric) throws {
         try BruteForce.openQueue().inDatabase { db in
-            try db.execute(sql: "create virtual table t using vec0(id integer primary key, embedding float[3] distance_metric=\(metric.rawValue))")
+            try db.execute(
+                sql:
+                    "create virtual table t using vec0(id integer primary key, embedding float[3] distance_metric=\(metric.rawValue))"
+            )
             let same = BruteForce.blob([0.5, -0.25, 1])
             // Inserted out of order: 50, 7, 30, 12 hold the same vector; 3 is elsewhere.
             for id in [50, 7, 30, 12] {
                 try db.execute(sql: "insert into t(id, embedding) values (?, ?)", arguments: [id, same])
             }
             try db.execute(sql: "insert into t(id, embedding) values (3, '[-1, 2, 0.5]')")
-            let all = try Int64.fetchAll(db, sql: "select id from t where embedding match ? and k = 10 order by distance", arguments: [same])
+            let all = try Int64.fetchAll(
+                db, sql: "select id from t where embedding match ? and k = 10 order by distance", arguments: [same])
             #expect(all == [7, 12, 30, 50, 3], "\(metric): ties by ascending rowid")
-            let cut = try Int64.fetchAll(db, sql: "select id from t where embedding match ? and k = 2 order by distance", arguments: [same])
+            let cut = try Int64.fetchAll(
+                db, sql: "select id from t where embedding match ? and k = 2 order by distance", arguments: [same])
             #expect(cut == [7, 12], "\(metric): a k that cuts through the ties keeps the smallest rowids")
             // The same from a query that is not the stored vector but equally far from each copy.
-            let far = try Int64.fetchAll(db, sql: "select id from t where embedding match '[-1, 2, 0.5]' and k = 5 order by distance")
+            let far = try Int64.fetchAll(
+                db, sql: "select id from t where embedding match '[-1, 2, 0.5]' and k = 5 order by distance")
             #expect(far == [3, 7, 12, 30, 50], "\(metric)")
         }
     }
@@ -240,9 +260,11 @@ struct Vec0KNNTests {
                 try fixture.populate(db, count: 500, using: &random)
                 let queries = (0..<37).map { _ in fixture.query(using: &random) }
                 let k = 8
-                let rows = try GRDB.Row.fetchAll(db, sql: """
-                    select query_index, id, distance from vecsync_knn_batch('t', ?, ?)
-                    """, arguments: [BruteForce.blob(queries), k])
+                let rows = try GRDB.Row.fetchAll(
+                    db,
+                    sql: """
+                        select query_index, id, distance from vecsync_knn_batch('t', ?, ?)
+                        """, arguments: [BruteForce.blob(queries), k])
                 var byQuery = [[BruteForce.Hit]](repeating: [], count: queries.count)
                 for row in rows {
                     let j: Int = row[0]
@@ -251,10 +273,12 @@ struct Vec0KNNTests {
                 for (j, q) in queries.enumerated() {
                     let single = try fixture.knn(db, q, k: k)
                     let (top, all) = fixture.expected(q, k: k)
-                    BruteForce.expectMatches(byQuery[j], single, all: all,
-                                             context: "batch query \(j) vs MATCH, \(keyKind), seed \(random.seed)")
-                    BruteForce.expectMatches(byQuery[j], top, all: all,
-                                             context: "batch query \(j) vs brute force, \(keyKind), seed \(random.seed)")
+                    BruteForce.expectMatches(
+                        byQuery[j], single, all: all,
+                        context: "batch query \(j) vs MATCH, \(keyKind), seed \(random.seed)")
+                    BruteForce.expectMatches(
+                        byQuery[j], top, all: all,
+                        context: "batch query \(j) vs brute force, \(keyKind), seed \(random.seed)")
                 }
             }
         }

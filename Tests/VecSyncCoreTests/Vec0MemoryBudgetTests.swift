@@ -12,9 +12,12 @@ struct Vec0MemoryBudgetTests {
     func streamedSearchesMatchInMemory() throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0130)
         func vector() -> String {
-            "[" + (0..<8).map { _ in String(format: "%.4f", Double.random(in: -1...1, using: &random)) }.joined(separator: ",") + "]"
+            "["
+                + (0..<8).map { _ in String(format: "%.4f", Double.random(in: -1...1, using: &random)) }.joined(
+                    separator: ",") + "]"
         }
-        var script = "create virtual table t using vec0(embedding float[8] distance_metric=cosine, cat integer, chunk_size=16);\nbegin;\n"
+        var script =
+            "create virtual table t using vec0(embedding float[8] distance_metric=cosine, cat integer, chunk_size=16);\nbegin;\n"
         for row in 1...300 {
             script += "insert into t(rowid, embedding, cat) values (\(row), '\(vector())', \(row % 3));\n"
         }
@@ -27,8 +30,9 @@ struct Vec0MemoryBudgetTests {
             script += "insert into t(rowid, embedding, cat) values (\(1000 + round), '\(vector())', 1);\n"
             let q = vector()
             for filter in ["", " and cat = 1", " and distance > 0.5"] {
-                queries.append("select group_concat(rowid || ':' || round(distance, 9), ' ') from "
-                               + "(select rowid, distance from t where embedding match '\(q)' and k = 7\(filter));")
+                queries.append(
+                    "select group_concat(rowid || ':' || round(distance, 9), ' ') from "
+                        + "(select rowid, distance from t where embedding match '\(q)' and k = 7\(filter));")
             }
         }
         var paired = script
@@ -43,15 +47,18 @@ struct Vec0MemoryBudgetTests {
         // Per query: "0", in-memory answer, "1024", streamed answer, "1" (streamed).
         #expect(lines.count >= queries.count * 5, "output: \(output.stdout)")
         for i in 0..<queries.count where lines.count >= (i + 1) * 5 {
-            let inMemory = lines[i * 5 + 1], streamed = lines[i * 5 + 3]
-            #expect(streamed == inMemory, "query \(i) (seed \(random.seed)): streamed \(streamed), in memory \(inMemory)")
+            let inMemory = lines[i * 5 + 1]
+            let streamed = lines[i * 5 + 3]
+            #expect(
+                streamed == inMemory, "query \(i) (seed \(random.seed)): streamed \(streamed), in memory \(inMemory)")
             #expect(lines[i * 5 + 4] == "1", "query \(i) was not streamed")
         }
     }
 
     @Test("The budget is read and set from SQL, and refuses what is not a byte count")
     func budgetFromSQL() throws {
-        let output = try Shell.run("""
+        let output = try Shell.run(
+            """
             select vecsync_memory_budget();
             select vecsync_memory_budget(65536);
             select vecsync_memory_budget();

@@ -11,18 +11,22 @@ struct Vec0MutationTests {
     static let dimensions = 12
 
     /// Checks a few random queries, plain and filtered, against the reference.
-    static func expectAgreement(_ db: Database, _ fixture: Vec0Fixture, _ random: inout ExtensionRandom,
-                                _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectAgreement(
+        _ db: Database, _ fixture: Vec0Fixture, _ random: inout ExtensionRandom,
+        _ context: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         for _ in 0..<6 {
             let q = fixture.query(using: &random)
             let k = Int.random(in: 1...15, using: &random)
             let (top, all) = fixture.expected(q, k: k)
-            BruteForce.expectMatches(try fixture.knn(db, q, k: k), top, all: all,
-                                     context: "\(context), k = \(k), seed \(random.seed)", sourceLocation: sourceLocation)
+            BruteForce.expectMatches(
+                try fixture.knn(db, q, k: k), top, all: all,
+                context: "\(context), k = \(k), seed \(random.seed)", sourceLocation: sourceLocation)
             let (ftop, fall) = fixture.expected(q, k: k, where: { $0.cat == "b" })
-            BruteForce.expectMatches(try fixture.knn(db, q, k: k, filter: "cat = 'b'"), ftop, all: fall,
-                                     context: "\(context), cat = 'b', k = \(k), seed \(random.seed)",
-                                     sourceLocation: sourceLocation)
+            BruteForce.expectMatches(
+                try fixture.knn(db, q, k: k, filter: "cat = 'b'"), ftop, all: fall,
+                context: "\(context), cat = 'b', k = \(k), seed \(random.seed)",
+                sourceLocation: sourceLocation)
         }
         let count = try Int.fetchOne(db, sql: "select count(*) from t") ?? -1
         #expect(count == fixture.rows.count, "\(context): count(*)", sourceLocation: sourceLocation)
@@ -38,8 +42,9 @@ struct Vec0MutationTests {
             for _ in 0..<60 {
                 let j = Int.random(in: fixture.rows.indices, using: &random)
                 let v = BruteForce.randomVector(Self.dimensions, using: &random)
-                try db.execute(sql: "update t set embedding = ? where \(key) = ?",
-                               arguments: [BruteForce.blob(v), fixture.rows[j].key])
+                try db.execute(
+                    sql: "update t set embedding = ? where \(key) = ?",
+                    arguments: [BruteForce.blob(v), fixture.rows[j].key])
                 fixture.rows[j].vector = v
             }
             for _ in 0..<60 {
@@ -51,8 +56,9 @@ struct Vec0MutationTests {
             // Embedding and metadata in one statement.
             let j = Int.random(in: fixture.rows.indices, using: &random)
             let v = BruteForce.randomVector(Self.dimensions, using: &random)
-            try db.execute(sql: "update t set embedding = ?, cat = 'b' where \(key) = ?",
-                           arguments: [BruteForce.blob(v), fixture.rows[j].key])
+            try db.execute(
+                sql: "update t set embedding = ?, cat = 'b' where \(key) = ?",
+                arguments: [BruteForce.blob(v), fixture.rows[j].key])
             fixture.rows[j].vector = v
             fixture.rows[j].cat = "b"
             try Self.expectAgreement(db, fixture, &random, "after updates, \(keyKind)")
@@ -70,15 +76,19 @@ struct Vec0MutationTests {
 
     @Test func updatedRowsAreFoundAtTheirNewVectorOnly() throws {
         try BruteForce.openQueue().inDatabase { db in
-            try db.execute(sql: """
-                create virtual table t using vec0(id text primary key, embedding float[2] distance_metric=l2, cat text);
-                insert into t values ('a', '[0, 0]', 'x'), ('b', '[10, 0]', 'x'), ('c', '[20, 0]', 'y');
-                update t set embedding = '[30, 0]' where id = 'a';
-                update t set cat = 'y' where id = 'b';
-                """)
-            let near0 = try BruteForce.hits(db, "select id, distance from t where embedding match '[0, 0]' and k = 3 order by distance")
-            #expect(near0 == [.init(key: "b", distance: 10), .init(key: "c", distance: 20), .init(key: "a", distance: 30)])
-            let ys = try String.fetchAll(db, sql: "select id from t where embedding match '[0, 0]' and k = 3 and cat = 'y' order by distance")
+            try db.execute(
+                sql: """
+                    create virtual table t using vec0(id text primary key, embedding float[2] distance_metric=l2, cat text);
+                    insert into t values ('a', '[0, 0]', 'x'), ('b', '[10, 0]', 'x'), ('c', '[20, 0]', 'y');
+                    update t set embedding = '[30, 0]' where id = 'a';
+                    update t set cat = 'y' where id = 'b';
+                    """)
+            let near0 = try BruteForce.hits(
+                db, "select id, distance from t where embedding match '[0, 0]' and k = 3 order by distance")
+            #expect(
+                near0 == [.init(key: "b", distance: 10), .init(key: "c", distance: 20), .init(key: "a", distance: 30)])
+            let ys = try String.fetchAll(
+                db, sql: "select id from t where embedding match '[0, 0]' and k = 3 and cat = 'y' order by distance")
             #expect(ys == ["b", "c"])
         }
     }
@@ -92,8 +102,9 @@ struct Vec0MutationTests {
             let victim = fixture.rows[17]
             let keyValue: DatabaseValueConvertible = keyKind == .integer ? Int64(victim.key)! : victim.key
             do {
-                try db.execute(sql: "insert into t(id, embedding, cat, seq) values (?, ?, 'a', 9999)",
-                               arguments: [keyValue, BruteForce.blob(victim.vector)])
+                try db.execute(
+                    sql: "insert into t(id, embedding, cat, seq) values (?, ?, 'a', 9999)",
+                    arguments: [keyValue, BruteForce.blob(victim.vector)])
                 Issue.record("a duplicate primary key was accepted")
             } catch let error as DatabaseError {
                 #expect(error.message?.contains("UNIQUE constraint failed") == true, "\(error)")
@@ -101,9 +112,11 @@ struct Vec0MutationTests {
             #expect(try Int.fetchOne(db, sql: "select count(*) from t where seq = 9999") == 0)
 
             let v = BruteForce.randomVector(Self.dimensions, using: &random)
-            try db.execute(sql: "insert or replace into t(id, embedding, cat, seq) values (?, ?, 'b', 17)",
-                           arguments: [keyValue, BruteForce.blob(v)])
-            let stored = try GRDB.Row.fetchOne(db, sql: "select rowid, cat, seq from t where id = ?", arguments: [keyValue])
+            try db.execute(
+                sql: "insert or replace into t(id, embedding, cat, seq) values (?, ?, 'b', 17)",
+                arguments: [keyValue, BruteForce.blob(v)])
+            let stored = try GRDB.Row.fetchOne(
+                db, sql: "select rowid, cat, seq from t where id = ?", arguments: [keyValue])
             #expect((stored?["cat"] as String?) == "b")
             fixture.rows[17].vector = v
             fixture.rows[17].cat = "b"
@@ -135,8 +148,9 @@ struct Vec0MutationTests {
             }
             let blocksAfter = try Int.fetchOne(db, sql: "select count(*) from t_vectors") ?? 0
             let freeSlots = try Int.fetchOne(db, sql: "select count(*) from t_free") ?? 0
-            #expect(blocksAfter <= max(blocksBefore, 1) + 1,
-                    "t_vectors grew from \(blocksBefore) to \(blocksAfter) blocks for a constant 300 rows")
+            #expect(
+                blocksAfter <= max(blocksBefore, 1) + 1,
+                "t_vectors grew from \(blocksBefore) to \(blocksAfter) blocks for a constant 300 rows")
             #expect(freeSlots <= 300, "\(freeSlots) free slots")
             try Self.expectAgreement(db, fixture, &random, "after churn")
         }
@@ -155,7 +169,8 @@ struct Vec0MutationTests {
             try queue.write { db in
                 try fixture.populate(db, count: 500, using: &random)
                 try db.execute(sql: "delete from t where seq < 40")
-                try db.execute(sql: "update t set embedding = ? where seq = 100", arguments: [BruteForce.blob(queries[0])])
+                try db.execute(
+                    sql: "update t set embedding = ? where seq = 100", arguments: [BruteForce.blob(queries[0])])
             }
             fixture.rows.removeAll { $0.seq < 40 }
             if let j = fixture.rows.firstIndex(where: { $0.seq == 100 }) { fixture.rows[j].vector = queries[0] }
@@ -184,15 +199,18 @@ struct Vec0MutationTests {
             try Self.expectAgreement(db, fixture, &random, "before the transaction")
             try db.execute(sql: "begin")
             try db.execute(sql: "delete from t where seq < 100")
-            try db.execute(sql: "update t set embedding = ?, cat = 'b' where seq >= 100", arguments: [BruteForce.blob(q)])
-            try db.execute(sql: "insert into t(id, embedding, cat, seq) values (1, ?, 'b', -1)", arguments: [BruteForce.blob(q)])
+            try db.execute(
+                sql: "update t set embedding = ?, cat = 'b' where seq >= 100", arguments: [BruteForce.blob(q)])
+            try db.execute(
+                sql: "insert into t(id, embedding, cat, seq) values (1, ?, 'b', -1)", arguments: [BruteForce.blob(q)])
             // Inside the transaction the changes are visible: every row now sits at q.
             let inside = try fixture.knn(db, q, k: 3)
             #expect(inside.map(\.distance) == [0, 0, 0])
             try db.execute(sql: "rollback")
             try Self.expectAgreement(db, fixture, &random, "after ROLLBACK")
             let (top, all) = fixture.expected(q, k: 10)
-            BruteForce.expectMatches(try fixture.knn(db, q, k: 10), top, all: all, context: "after ROLLBACK, seed \(random.seed)")
+            BruteForce.expectMatches(
+                try fixture.knn(db, q, k: 10), top, all: all, context: "after ROLLBACK, seed \(random.seed)")
         }
     }
 
@@ -237,8 +255,10 @@ struct Vec0MutationTests {
         let q = BruteForce.randomVector(Self.dimensions, using: &random)
         try writer.write { db in
             try db.execute(sql: "delete from t where seq < 50")
-            try db.execute(sql: "update t set embedding = ?, cat = 'b' where seq = 200", arguments: [BruteForce.blob(q)])
-            try fixture.insert(db, vectors: [q, BruteForce.randomVector(Self.dimensions, using: &random)], startingAt: 500)
+            try db.execute(
+                sql: "update t set embedding = ?, cat = 'b' where seq = 200", arguments: [BruteForce.blob(q)])
+            try fixture.insert(
+                db, vectors: [q, BruteForce.randomVector(Self.dimensions, using: &random)], startingAt: 500)
         }
         fixture.rows.removeAll { $0.seq < 50 }
         if let j = fixture.rows.firstIndex(where: { $0.seq == 200 }) {
@@ -267,10 +287,11 @@ struct Vec0MutationTests {
 
     @Test func aFailedMultiRowInsertWritesNothing() throws {
         try BruteForce.openQueue().inDatabase { db in
-            try db.execute(sql: """
-                create virtual table t using vec0(id text primary key, embedding float[2], cat text);
-                insert into t values ('a', '[1, 0]', 'x');
-                """)
+            try db.execute(
+                sql: """
+                    create virtual table t using vec0(id text primary key, embedding float[2], cat text);
+                    insert into t values ('a', '[1, 0]', 'x');
+                    """)
             for (sql, words) in [
                 ("insert into t values ('b', '[0, 1]', 'x'), ('c', '[1, 2, 3]', 'x')", ["3 dimensions", "has 2"]),
                 ("insert into t values ('b', '[0, 1]', 'x'), ('a', '[1, 1]', 'x')", ["UNIQUE constraint failed"]),
@@ -286,7 +307,8 @@ struct Vec0MutationTests {
                     }
                 }
                 #expect(try String.fetchAll(db, sql: "select id from t") == ["a"], "partial write after: \(sql)")
-                let knn = try String.fetchAll(db, sql: "select id from t where embedding match '[0, 1]' and k = 5 order by distance")
+                let knn = try String.fetchAll(
+                    db, sql: "select id from t where embedding match '[0, 1]' and k = 5 order by distance")
                 #expect(knn == ["a"], "the search sees a partial write after: \(sql)")
             }
         }
@@ -296,20 +318,26 @@ struct Vec0MutationTests {
         // Point lookups, scans and KNN rows reuse statements kept on the table; two cursors
         // of one table open at once must not share one, and a rename must drop them.
         try BruteForce.openQueue().inDatabase { db in
-            try db.execute(sql: """
-                create virtual table t using vec0(id text primary key, embedding float[2], cat text);
-                insert into t values ('a', '[1, 0]', 'x'), ('b', '[0, 1]', 'y'), ('c', '[1, 1]', 'z');
-                """)
-            let pair = try Row.fetchOne(db, sql: "select a.cat, b.cat from t as a, t as b where a.id = 'a' and b.id = 'c'")
+            try db.execute(
+                sql: """
+                    create virtual table t using vec0(id text primary key, embedding float[2], cat text);
+                    insert into t values ('a', '[1, 0]', 'x'), ('b', '[0, 1]', 'y'), ('c', '[1, 1]', 'z');
+                    """)
+            let pair = try Row.fetchOne(
+                db, sql: "select a.cat, b.cat from t as a, t as b where a.id = 'a' and b.id = 'c'")
             #expect(pair?[0] as String? == "x" && pair?[1] as String? == "z")
-            let nested = try String.fetchAll(db, sql: """
-                select a.id || (select b.cat from t as b where b.id = a.id) from t as a order by a.id
-                """)
+            let nested = try String.fetchAll(
+                db,
+                sql: """
+                    select a.id || (select b.cat from t as b where b.id = a.id) from t as a order by a.id
+                    """)
             #expect(nested == ["ax", "by", "cz"])
-            let knnJoin = try String.fetchAll(db, sql: """
-                select k.id || ':' || p.cat from t as k, t as p
-                where k.embedding match '[1, 0]' and k.k = 2 and p.rowid = k.rowid order by k.distance
-                """)
+            let knnJoin = try String.fetchAll(
+                db,
+                sql: """
+                    select k.id || ':' || p.cat from t as k, t as p
+                    where k.embedding match '[1, 0]' and k.k = 2 and p.rowid = k.rowid order by k.distance
+                    """)
             #expect(knnJoin == ["a:x", "c:z"])
             for id in ["a", "b", "c", "a"] {
                 #expect(try String.fetchOne(db, sql: "select cat from t where id = ?", arguments: [id]) != nil)

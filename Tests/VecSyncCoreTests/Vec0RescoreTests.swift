@@ -12,12 +12,14 @@ struct Vec0RescoreTests {
 
     /// A random vector of `dims` elements as JSON text.
     static func vector(_ dims: Int, _ random: inout SeededRandom) -> String {
-        "[" + (0..<dims).map { _ in String(format: "%.4f", Double.random(in: -1...1, using: &random)) }
+        "["
+            + (0..<dims).map { _ in String(format: "%.4f", Double.random(in: -1...1, using: &random)) }
             .joined(separator: ",") + "]"
     }
 
-    @Test("When every row is a candidate, answers equal the exact table's, through writes",
-          arguments: quantizers)
+    @Test(
+        "When every row is a candidate, answers equal the exact table's, through writes",
+        arguments: quantizers)
     func allCandidatesMatchExact(quantizer: String) throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0140)
         // 300 rows, k = 7, oversample 64: 448 candidates, so every live row is re-scored and
@@ -56,9 +58,11 @@ struct Vec0RescoreTests {
         }
         for (i, query) in queries.enumerated() {
             let parts = query.split(separator: "]", maxSplits: 1).map(String.init)
-            let vector = parts[0] + "]", filter = parts.count > 1 ? parts[1] : ""
+            let vector = parts[0] + "]"
+            let filter = parts.count > 1 ? parts[1] : ""
             for table in ["q", "x"] {
-                script += "select '\(table)\(i)', group_concat(rowid || ':' || round(distance, 9), ' ') from "
+                script +=
+                    "select '\(table)\(i)', group_concat(rowid || ':' || round(distance, 9), ' ') from "
                     + "(select rowid, distance from \(table) where embedding match '\(vector)' and k = 7\(filter));\n"
             }
         }
@@ -67,7 +71,8 @@ struct Vec0RescoreTests {
         let lines = output.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == queries.count * 2, "output: \(output.stdout)")
         for i in stride(from: 0, to: lines.count - 1, by: 2) {
-            let quantized = lines[i].drop { $0 != "|" }, exact = lines[i + 1].drop { $0 != "|" }
+            let quantized = lines[i].drop { $0 != "|" }
+            let exact = lines[i + 1].drop { $0 != "|" }
             #expect(quantized == exact, "\(quantizer) query \(i / 2) (seed \(random.seed)): \(quantized) vs \(exact)")
         }
     }
@@ -79,7 +84,8 @@ struct Vec0RescoreTests {
         let dims = 32
         let centres = (0..<20).map { _ in (0..<dims).map { _ in Double.random(in: -1...1, using: &random) } }
         func near(_ centre: [Double]) -> String {
-            "[" + centre.map { String(format: "%.4f", $0 + Double.random(in: -0.4...0.4, using: &random)) }
+            "["
+                + centre.map { String(format: "%.4f", $0 + Double.random(in: -0.4...0.4, using: &random)) }
                 .joined(separator: ",") + "]"
         }
         var script = """
@@ -97,7 +103,8 @@ struct Vec0RescoreTests {
         for i in 0..<20 {
             let v = near(centres[i])
             for table in ["q", "x"] {
-                script += "select group_concat(rowid, ' ') from (select rowid from \(table) where embedding match '\(v)' and k = 10);\n"
+                script +=
+                    "select group_concat(rowid, ' ') from (select rowid from \(table) where embedding match '\(v)' and k = 10);\n"
             }
         }
         let output = try Shell.run(script)
@@ -114,8 +121,9 @@ struct Vec0RescoreTests {
         #expect(recall >= floor, "\(quantizer) recall@10 \(recall) (seed \(random.seed))")
     }
 
-    @Test("A new process loads the codes kept in T_codes, not the vectors, and answers the same",
-          arguments: quantizers)
+    @Test(
+        "A new process loads the codes kept in T_codes, not the vectors, and answers the same",
+        arguments: quantizers)
     func newProcessLoadsStoredCodes(quantizer: String) throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0143)
         let directory = FileManager.default.temporaryDirectory
@@ -131,13 +139,15 @@ struct Vec0RescoreTests {
         for row in 1...200 {
             script += "insert into q(rowid, embedding) values (\(row), '\(Self.vector(8, &random))');\n"
         }
-        script += "commit;\ndelete from q where rowid % 7 = 0;\nupdate q set embedding = '\(Self.vector(8, &random))' where rowid = 5;\n"
+        script +=
+            "commit;\ndelete from q where rowid % 7 = 0;\nupdate q set embedding = '\(Self.vector(8, &random))' where rowid = 5;\n"
         let written = try Shell.run(script, databasePath: file)
         #expect(written.stderr.isEmpty, "stderr: \(written.stderr)")
         // A new process: its copy comes from T_codes. Every live row is a candidate (k x 64 >
         // 200), so the answer is the exact one, checked against brute force over the rows.
         let query = Self.vector(8, &random)
-        let output = try Shell.run("""
+        let output = try Shell.run(
+            """
             select count(*) from q_codes;
             select group_concat(rowid, ' ') from (select rowid from q where embedding match '\(query)' and k = 5);
             select group_concat(rowid, ' ') from (select rowid from q order by vec_distance_l2(embedding, '\(query)'), rowid limit 5);
@@ -151,17 +161,20 @@ struct Vec0RescoreTests {
             #expect(lines[3] == "1")
         }
         // A blob of codes gone is damage, named, not a wrong answer.
-        let damaged = try Shell.run("""
+        let damaged = try Shell.run(
+            """
             delete from q_codes where chunk_id = 3;
             select rowid from q where embedding match '\(query)' and k = 1;
             """, databasePath: file)
-        #expect(damaged.stderr.contains("storage is damaged") && damaged.stderr.contains("q_codes"),
-                "stderr: \(damaged.stderr)")
+        #expect(
+            damaged.stderr.contains("storage is damaged") && damaged.stderr.contains("q_codes"),
+            "stderr: \(damaged.stderr)")
     }
 
     @Test("The copy keeps codes: 4x and 32x smaller per row than float32")
     func codesAreSmaller() throws {
-        let output = try Shell.run("""
+        let output = try Shell.run(
+            """
             create virtual table f using vec0(e float[768]);
             create virtual table i using vec0(e float[768] indexed by rescore(quantizer=int8));
             create virtual table b using vec0(e float[768] indexed by rescore(quantizer=bit, oversample=16));
@@ -178,7 +191,8 @@ struct Vec0RescoreTests {
 
     @Test("Declarations sqlite-vec accepts are read; others are refused naming the problem")
     func declarations() throws {
-        let output = try Shell.run("""
+        let output = try Shell.run(
+            """
             create virtual table a using vec0(id integer primary key, e float[16] distance_metric=l2 indexed by rescore(quantizer=bit, oversample=4), +note text);
             create virtual table b using vec0(e float[16] indexed by rescore( quantizer = int8 ));
             insert into a(id, e, note) values (1, '[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]', 'x');
@@ -191,15 +205,18 @@ struct Vec0RescoreTests {
             create virtual table c using vec0(e float[16] indexed by rescore(quantizer=bit, colour=red));
             """)
         #expect(output.stdout == "1|0.0|x\n", "stdout: \(output.stdout)")
-        for message in ["unknown quantizer \"int4\"", "oversample must be an integer from 1 to 1024",
-                        "unknown index \"ivf\"", "rescore needs a quantizer",
-                        "expected \"indexed by rescore(", "unknown rescore option \"colour\""] {
+        for message in [
+            "unknown quantizer \"int4\"", "oversample must be an integer from 1 to 1024",
+            "unknown index \"ivf\"", "rescore needs a quantizer",
+            "expected \"indexed by rescore(", "unknown rescore option \"colour\"",
+        ] {
             #expect(output.stderr.contains(message), "missing \(message) in \(output.stderr)")
         }
     }
 
-    @Test("A reader on another connection sees the writer's committed rows in its codes",
-          arguments: quantizers)
+    @Test(
+        "A reader on another connection sees the writer's committed rows in its codes",
+        arguments: quantizers)
     func sharedAcrossConnections(quantizer: String) throws {
         VecSyncExtension.register()
         let directory = FileManager.default.temporaryDirectory
@@ -211,9 +228,10 @@ struct Vec0RescoreTests {
         let writer = try DatabaseQueue(path: path)
         try writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode=WAL")
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE v USING vec0(embedding float[8] indexed by rescore(quantizer=\(quantizer), oversample=200), chunk_size=64)
-                """)
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE v USING vec0(embedding float[8] indexed by rescore(quantizer=\(quantizer), oversample=200), chunk_size=64)
+                    """)
         }
         try writer.write { db in
             for row in 1...150 {

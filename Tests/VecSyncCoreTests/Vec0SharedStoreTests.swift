@@ -29,8 +29,9 @@ struct Vec0SharedStoreTests {
             try writer.write { db in
                 for row in 1...rows {
                     let values = (0..<8).map { _ in Float.random(in: -1...1, using: &random) }
-                    try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)",
-                                   arguments: [row, Vector(values)])
+                    try db.execute(
+                        sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)",
+                        arguments: [row, Vector(values)])
                 }
             }
         }
@@ -66,15 +67,17 @@ struct Vec0SharedStoreTests {
     static let query = Vector([1, 1, 1, 1, 1, 1, 1, 1])
 
     static func nearest(_ db: Database, k: Int = 3) throws -> [Int64] {
-        try Int64.fetchAll(db, sql: "SELECT rowid FROM v WHERE embedding MATCH ? AND k = ?",
-                           arguments: [query, k])
+        try Int64.fetchAll(
+            db, sql: "SELECT rowid FROM v WHERE embedding MATCH ? AND k = ?",
+            arguments: [query, k])
     }
 
     @Test("A second connection takes the first one's copy instead of loading its own")
     func secondConnectionSharesTheCopy() throws {
         let fixture = try Fixture(rows: 500, seed: 0x5eed_0110)
         defer { fixture.remove() }
-        let first = try fixture.connection(), second = try fixture.connection()
+        let first = try fixture.connection()
+        let second = try fixture.connection()
         let a = try first.read { db in (try Self.nearest(db), try Self.info(db)) }
         let b = try second.read { db in (try Self.nearest(db), try Self.info(db)) }
         #expect(a.0 == b.0)
@@ -86,7 +89,8 @@ struct Vec0SharedStoreTests {
     func oneRowWriteIsReplayed() throws {
         let fixture = try Fixture(rows: 500, seed: 0x5eed_0111)
         defer { fixture.remove() }
-        let reader = try fixture.connection(), writer = try fixture.connection()
+        let reader = try fixture.connection()
+        let writer = try fixture.connection()
         _ = try reader.read { db in try Self.nearest(db) }
         try writer.write { db in
             try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (9999, ?)", arguments: [Self.query])
@@ -105,20 +109,25 @@ struct Vec0SharedStoreTests {
         // 500 rows of 8 dimensions, chunk_size 64: blobs of 64 slots, slots 0..499.
         let fixture = try Fixture(rows: 500, seed: 0x5eed_0113)
         defer { fixture.remove() }
-        let reader = try fixture.connection(), writer = try fixture.connection()
+        let reader = try fixture.connection()
+        let writer = try fixture.connection()
         _ = try reader.read { db in try Self.nearest(db) }
         func storage(_ db: Database) throws -> [Int] {
-            [try Int.fetchOne(db, sql: "SELECT value FROM v_info WHERE key = 'next_slot'") ?? -1,
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM v_vectors") ?? -1,
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM v_free") ?? -1]
+            [
+                try Int.fetchOne(db, sql: "SELECT value FROM v_info WHERE key = 'next_slot'") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM v_vectors") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM v_free") ?? -1,
+            ]
         }
         try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid > 100") }
         // Slots 0..99 stay in use: blob 1 (slots 64..127) stays, with 28 free slots.
         #expect(try writer.read(storage) == [128, 2, 28])
         let exact = try writer.read { db in
-            try Int64.fetchAll(db, sql: """
-                SELECT rowid FROM v ORDER BY vec_distance_l2(embedding, ?), rowid LIMIT 3
-                """, arguments: [Self.query])
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT rowid FROM v ORDER BY vec_distance_l2(embedding, ?), rowid LIMIT 3
+                    """, arguments: [Self.query])
         }
         #expect(try reader.read { db in try Self.nearest(db) } == exact)
         func pages() throws -> Int {
@@ -145,7 +154,8 @@ struct Vec0SharedStoreTests {
     func readerKeepsItsSnapshot() throws {
         let fixture = try Fixture(rows: 300, seed: 0x5eed_0112)
         defer { fixture.remove() }
-        let reader = try fixture.connection(), writer = try fixture.connection()
+        let reader = try fixture.connection()
+        let writer = try fixture.connection()
         let before = try reader.read { db in try Self.nearest(db) }
         try reader.inDatabase { db in
             try db.execute(sql: "BEGIN")
@@ -163,7 +173,8 @@ struct Vec0SharedStoreTests {
     func writerSeesItsOwnRowsAndRollbackUndoes() throws {
         let fixture = try Fixture(rows: 300, seed: 0x5eed_0113)
         defer { fixture.remove() }
-        let writer = try fixture.connection(), other = try fixture.connection()
+        let writer = try fixture.connection()
+        let other = try fixture.connection()
         let before = try other.read { db in try Self.nearest(db) }
         try writer.inDatabase { db in
             _ = try Self.nearest(db)
@@ -197,12 +208,16 @@ struct Vec0SharedStoreTests {
             try writer.write { db in
                 // A row chosen by the seeded generator, not by SQLite's random().
                 let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM v_rows") ?? 0
-                let victim = count == 0 ? nil : try Int64.fetchOne(
-                    db, sql: "SELECT rowid FROM v_rows ORDER BY rowid LIMIT 1 OFFSET ?", arguments: [pick % count])
+                let victim =
+                    count == 0
+                    ? nil
+                    : try Int64.fetchOne(
+                        db, sql: "SELECT rowid FROM v_rows ORDER BY rowid LIMIT 1 OFFSET ?", arguments: [pick % count])
                 switch action {
                 case 0:
                     nextRowid += 1
-                    try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)", arguments: [nextRowid, vector])
+                    try db.execute(
+                        sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)", arguments: [nextRowid, vector])
                 case 1:
                     try db.execute(sql: "DELETE FROM v WHERE rowid = ?", arguments: [victim])
                 case 2:

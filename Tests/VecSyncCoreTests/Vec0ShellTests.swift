@@ -27,17 +27,24 @@ struct Vec0ShellTests {
     static func populateSQL(_ fixture: inout Vec0Fixture, count: Int, using random: inout ExtensionRandom) -> String {
         var sql = fixture.createSQL + ";\nbegin;\n"
         for i in 0..<count {
-            let v = i > 0 && i % 25 == 0 ? fixture.rows[Int.random(in: 0..<i, using: &random)].vector
+            let v =
+                i > 0 && i % 25 == 0
+                ? fixture.rows[Int.random(in: 0..<i, using: &random)].vector
                 : BruteForce.randomVector(dimensions, using: &random)
             let key = fixture.key(for: i)
             // With no primary key the rowid is given explicitly, so the test knows it.
             let rowid = Int64(i * 2 + 1)
-            let keySQL = fixture.keyKind == .text ? "'\(key ?? "")', " : fixture.keyKind == .integer ? "\(key ?? ""), " : "\(rowid), "
+            let keySQL =
+                fixture.keyKind == .text
+                ? "'\(key ?? "")', " : fixture.keyKind == .integer ? "\(key ?? ""), " : "\(rowid), "
             let keyColumn = fixture.keyKind == .none ? "rowid, " : "id, "
             let cat = Vec0Fixture.category(i).map { "'\($0)'" } ?? "NULL"
-            sql += "insert into t(\(keyColumn)embedding, cat, seq, note) values (\(keySQL)'\(BruteForce.json(v))', \(cat), \(i), 'n');\n"
-            fixture.rows.append(.init(key: key ?? "\(rowid)", rowid: fixture.keyKind == .text ? Int64(i + 1) : Int64(key ?? "") ?? rowid,
-                                      vector: v, cat: Vec0Fixture.category(i), seq: i))
+            sql +=
+                "insert into t(\(keyColumn)embedding, cat, seq, note) values (\(keySQL)'\(BruteForce.json(v))', \(cat), \(i), 'n');\n"
+            fixture.rows.append(
+                .init(
+                    key: key ?? "\(rowid)", rowid: fixture.keyKind == .text ? Int64(i + 1) : Int64(key ?? "") ?? rowid,
+                    vector: v, cat: Vec0Fixture.category(i), seq: i))
         }
         return sql + "commit;\n"
     }
@@ -53,7 +60,8 @@ struct Vec0ShellTests {
 
     static func querySQL(_ q: Query, _ keyKind: Vec0KeyKind) -> String {
         let match = "select \(keyKind.keyColumn), distance from t where embedding match '\(BruteForce.json(q.vector))'"
-        let body = q.limitForm
+        let body =
+            q.limitForm
             ? "\(match)\(q.filter.isEmpty ? "" : " and " + q.filter) order by distance limit \(q.k);"
             : "\(match) and k = \(q.k)\(q.filter.isEmpty ? "" : " and " + q.filter) order by distance;"
         return "select '#\(q.name)';\n\(body)\n"
@@ -67,19 +75,25 @@ struct Vec0ShellTests {
                 ("cat in ('b', 'rare')", { $0.cat == "b" || $0.cat == "rare" }), ("cat is null", { $0.cat == nil }),
                 ("", { _ in true }),
             ]
-            list.append(Query(name: "\(tag)\(j)", vector: fixture.query(using: &random), k: Int.random(in: 1...12, using: &random),
-                              filter: filters[j].0, include: filters[j].1, limitForm: j == 5))
+            list.append(
+                Query(
+                    name: "\(tag)\(j)", vector: fixture.query(using: &random),
+                    k: Int.random(in: 1...12, using: &random),
+                    filter: filters[j].0, include: filters[j].1, limitForm: j == 5))
         }
         return list
     }
 
-    static func check(_ sections: [String: [String]], _ queries: [Query], _ fixture: Vec0Fixture, _ context: String,
-                      sourceLocation: SourceLocation = #_sourceLocation) {
+    static func check(
+        _ sections: [String: [String]], _ queries: [Query], _ fixture: Vec0Fixture, _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for q in queries {
             let (top, all) = fixture.expected(q.vector, k: q.k, where: q.include)
-            BruteForce.expectMatches(BruteForce.hits(fromShellRows: sections[q.name] ?? []), top, all: all,
-                                     context: "[sqlite3 shell] \(context), query \(q.name) k = \(q.k) \(q.filter)",
-                                     sourceLocation: sourceLocation)
+            BruteForce.expectMatches(
+                BruteForce.hits(fromShellRows: sections[q.name] ?? []), top, all: all,
+                context: "[sqlite3 shell] \(context), query \(q.name) k = \(q.k) \(q.filter)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -103,7 +117,8 @@ struct Vec0ShellTests {
         for _ in 0..<20 {
             let j = Int.random(in: fixture.rows.indices, using: &random)
             let v = BruteForce.randomVector(Self.dimensions, using: &random)
-            sql += "update t set embedding = '\(BruteForce.json(v))', cat = 'b' where \(key) = \(literal(fixture.rows[j].key));\n"
+            sql +=
+                "update t set embedding = '\(BruteForce.json(v))', cat = 'b' where \(key) = \(literal(fixture.rows[j].key));\n"
             fixture.rows[j].vector = v
             fixture.rows[j].cat = "b"
         }
@@ -115,15 +130,18 @@ struct Vec0ShellTests {
         if keyKind != .none {
             let j = Int.random(in: fixture.rows.indices, using: &random)
             let v = BruteForce.randomVector(Self.dimensions, using: &random)
-            sql += "insert into t(id, embedding, cat, seq) values (\(literal(fixture.rows[j].key)), '\(BruteForce.json(v))', 'a', -1);\n"
-            sql += "insert or replace into t(id, embedding, cat, seq) values (\(literal(fixture.rows[j].key)), '\(BruteForce.json(v))', 'a', \(fixture.rows[j].seq));\n"
+            sql +=
+                "insert into t(id, embedding, cat, seq) values (\(literal(fixture.rows[j].key)), '\(BruteForce.json(v))', 'a', -1);\n"
+            sql +=
+                "insert or replace into t(id, embedding, cat, seq) values (\(literal(fixture.rows[j].key)), '\(BruteForce.json(v))', 'a', \(fixture.rows[j].seq));\n"
             fixture.rows[j].vector = v
             fixture.rows[j].cat = "a"
             if keyKind == .text { fixture.rows[j].rowid = 201 }  // a replaced text-keyed row gets a new rowid
         }
         let extraKey = keyKind == .text ? "id, " : keyKind == .integer ? "id, " : ""
         let extraValue = keyKind == .text ? "'extra', " : keyKind == .integer ? "424242, " : ""
-        sql += "begin; delete from t; insert into t(\(extraKey)embedding, seq) values (\(extraValue)'\(BruteForce.json(fixture.rows[0].vector))', 999); rollback;\n"
+        sql +=
+            "begin; delete from t; insert into t(\(extraKey)embedding, seq) values (\(extraValue)'\(BruteForce.json(fixture.rows[0].vector))', 999); rollback;\n"
         let after = Self.queries(fixture, tag: "after", using: &random)
         sql += after.map { Self.querySQL($0, keyKind) }.joined()
         sql += "select '#count';\nselect count(*) from t;\n"
@@ -158,22 +176,26 @@ struct Vec0ShellTests {
         let queries = (0..<5).map { _ in fixture.query(using: &random) }
         var sql = ""
         for (j, q) in queries.enumerated() {
-            sql += "select '#q\(j)';\nselect id, distance from t where embedding match '\(BruteForce.json(q))' and k = 10 and cat <> 'c' order by distance;\n"
+            sql +=
+                "select '#q\(j)';\nselect id, distance from t where embedding match '\(BruteForce.json(q))' and k = 10 and cat <> 'c' order by distance;\n"
         }
         // The shell writes too; the in-process side must then see its writes.
         let fresh = BruteForce.randomVector(16, using: &random)
-        sql += "insert into t(id, embedding, cat, seq) values ('from-shell', '\(BruteForce.json(fresh))', 'a', 100000);\n"
+        sql +=
+            "insert into t(id, embedding, cat, seq) values ('from-shell', '\(BruteForce.json(fresh))', 'a', 100000);\n"
         let run = try Shell.run(sql, databasePath: path).run
         #expect(run.errors.isEmpty, "\(run.errors)")
         let sections = shellSections(run.rows)
         for (j, q) in queries.enumerated() {
             let (top, all) = fixture.expected(q, k: 10, where: { $0.cat != "c" && $0.cat != nil })
-            BruteForce.expectMatches(BruteForce.hits(fromShellRows: sections["q\(j)"] ?? []), top, all: all,
-                                     context: "[sqlite3 shell] file written in-process, query \(j), seed \(random.seed)")
+            BruteForce.expectMatches(
+                BruteForce.hits(fromShellRows: sections["q\(j)"] ?? []), top, all: all,
+                context: "[sqlite3 shell] file written in-process, query \(j), seed \(random.seed)")
         }
         let reopened = try BruteForce.openQueue(path: path)
         try reopened.read { db in
-            let top = try BruteForce.hits(db, "select id, distance from t where embedding match ? and k = 1", [BruteForce.blob(fresh)])
+            let top = try BruteForce.hits(
+                db, "select id, distance from t where embedding match ? and k = 1", [BruteForce.blob(fresh)])
             #expect(top.first?.key == "from-shell", "\(top)")
             #expect(try Int.fetchOne(db, sql: "select count(*) from t") == fixture.rows.count + 1)
         }
@@ -187,14 +209,18 @@ struct Vec0ShellTests {
         let queries = (0..<4).map { _ in fixture.query(using: &random) }
         // The batch: the queries' float32 bytes end to end, as a blob literal.
         let hex = BruteForce.blob(queries).map { String(format: "%02x", $0) }.joined()
-        sql += "select '#batch';\nselect query_index || ':' || id, distance from vecsync_knn_batch('t', x'\(hex)', 6);\n"
+        sql +=
+            "select '#batch';\nselect query_index || ':' || id, distance from vecsync_knn_batch('t', x'\(hex)', 6);\n"
         let run = try Shell.run(sql).run
         #expect(run.errors.isEmpty, "\(run.errors)")
         let hits = BruteForce.hits(fromShellRows: shellSections(run.rows)["batch"] ?? [])
         for (j, q) in queries.enumerated() {
-            let mine = hits.filter { $0.key.hasPrefix("\(j):") }.map { BruteForce.Hit(key: String($0.key.dropFirst("\(j):".count)), distance: $0.distance) }
+            let mine = hits.filter { $0.key.hasPrefix("\(j):") }.map {
+                BruteForce.Hit(key: String($0.key.dropFirst("\(j):".count)), distance: $0.distance)
+            }
             let (top, all) = fixture.expected(q, k: 6)
-            BruteForce.expectMatches(mine, top, all: all, context: "[sqlite3 shell] batch query \(j), seed \(random.seed)")
+            BruteForce.expectMatches(
+                mine, top, all: all, context: "[sqlite3 shell] batch query \(j), seed \(random.seed)")
         }
     }
 }

@@ -107,61 +107,76 @@ struct Vec0SqliteVecMigrationTests {
     func migratesEveryRow(path: SQLPath) throws {
         try withDirectory { directory in
             let file = try file(path, directory)
-            SQLCase("migrating three tables",
-                    """
-                    select vecsync_migrate_sqlite_vec('items');
-                    select vecsync_migrate_sqlite_vec('docs');
-                    select vecsync_migrate_sqlite_vec('parts');
-                    """,
-                    rows: ["items: 3 rows migrated", "docs: 2 rows migrated", "parts: 3 rows migrated"])
-                .verify(path, databasePath: file)
+            SQLCase(
+                "migrating three tables",
+                """
+                select vecsync_migrate_sqlite_vec('items');
+                select vecsync_migrate_sqlite_vec('docs');
+                select vecsync_migrate_sqlite_vec('parts');
+                """,
+                rows: ["items: 3 rows migrated", "docs: 2 rows migrated", "parts: 3 rows migrated"]
+            )
+            .verify(path, databasePath: file)
             SQLCase("the migrated tables answer as sqlite-vec did", Self.answers, rows: Self.expected)
                 .verify(path, databasePath: file)
-            SQLCase("sqlite-vec's shadow tables are gone, ours are there",
-                    """
-                    select name from sqlite_schema where type = 'table' and name like 'items%' order by name;
-                    """,
-                    rows: ["items", "items_changes", "items_free", "items_info", "items_rows", "items_vectors"])
-                .verify(path, databasePath: file)
-            SQLCase("a migrated table takes writes",
-                    """
-                    insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
-                    select rowid from items where e match '[1, 0]' and k = 2 and cat = 'red';
-                    """,
-                    rows: ["1", "9"])
-                .verify(path, databasePath: file)
-            SQLCase("a second migration is refused",
-                    "select vecsync_migrate_sqlite_vec('items');",
-                    error: ["already in this extension's storage"])
-                .verify(path, databasePath: file)
+            SQLCase(
+                "sqlite-vec's shadow tables are gone, ours are there",
+                """
+                select name from sqlite_schema where type = 'table' and name like 'items%' order by name;
+                """,
+                rows: ["items", "items_changes", "items_free", "items_info", "items_rows", "items_vectors"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "a migrated table takes writes",
+                """
+                insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
+                select rowid from items where e match '[1, 0]' and k = 2 and cat = 'red';
+                """,
+                rows: ["1", "9"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "a second migration is refused",
+                "select vecsync_migrate_sqlite_vec('items');",
+                error: ["already in this extension's storage"]
+            )
+            .verify(path, databasePath: file)
         }
     }
 
-    @Test("A damaged sqlite-vec file is an error naming the damage, and nothing changes",
-          arguments: SQLPath.allCases)
+    @Test(
+        "A damaged sqlite-vec file is an error naming the damage, and nothing changes",
+        arguments: SQLPath.allCases)
     func damagedFileChangesNothing(path: SQLPath) throws {
         try withDirectory { directory in
             // Row 4 points past the end of its vector chunk.
             let file = try file(path, directory, extra: "update items_rowids set chunk_offset = 9 where rowid = 4;\n")
-            SQLCase("a chunk offset past the chunk",
-                    "select vecsync_migrate_sqlite_vec('items');",
-                    error: ["items_vector_chunks00 row 1", "past its end"])
-                .verify(path, databasePath: file)
-            SQLCase("the table is still sqlite-vec's, whole",
-                    """
-                    select count(*) from items_rowids;
-                    select count(*) from sqlite_schema where name in ('items_info', 'items_chunks') ;
-                    select count(*) from sqlite_schema where name = 'items_rows';
-                    """,
-                    rows: ["3", "2", "0"])
-                .verify(path, databasePath: file)
-            SQLCase("a table that is not sqlite-vec's is refused",
-                    """
-                    create virtual table fresh using vec0(e float[2]);
-                    select vecsync_migrate_sqlite_vec('fresh');
-                    """,
-                    error: ["already in this extension's storage"])
-                .verify(path, databasePath: file)
+            SQLCase(
+                "a chunk offset past the chunk",
+                "select vecsync_migrate_sqlite_vec('items');",
+                error: ["items_vector_chunks00 row 1", "past its end"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "the table is still sqlite-vec's, whole",
+                """
+                select count(*) from items_rowids;
+                select count(*) from sqlite_schema where name in ('items_info', 'items_chunks') ;
+                select count(*) from sqlite_schema where name = 'items_rows';
+                """,
+                rows: ["3", "2", "0"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "a table that is not sqlite-vec's is refused",
+                """
+                create virtual table fresh using vec0(e float[2]);
+                select vecsync_migrate_sqlite_vec('fresh');
+                """,
+                error: ["already in this extension's storage"]
+            )
+            .verify(path, databasePath: file)
         }
     }
 }

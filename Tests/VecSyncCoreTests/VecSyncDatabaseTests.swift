@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncCore
 
 @Suite("Opening databases with the extension, binding vectors")
 struct VecSyncDatabaseTests {
@@ -54,7 +55,8 @@ struct VecSyncDatabaseTests {
     @Test func ownDatabaseQueueBecomesVectorCapableWithTheConfigurationHelper() throws {
         let queue = try DatabaseQueue(configuration: .vecSync())
         let db = try VecSyncDatabase(queue)
-        #expect(try db.read { db in try String.fetchOne(db, sql: "SELECT vecsync_version()") } == VecSyncExtension.version)
+        #expect(
+            try db.read { db in try String.fetchOne(db, sql: "SELECT vecsync_version()") } == VecSyncExtension.version)
     }
 
     @Test func sqliteErrorsCarryTheSQL() throws {
@@ -65,7 +67,7 @@ struct VecSyncDatabaseTests {
             }
             Issue.record("a dimension mismatch in SQL should throw")
         } catch let error as VecSyncError {
-            guard case let .sqlite(message, _, sql) = error else {
+            guard case .sqlite(let message, _, let sql) = error else {
                 Issue.record("unexpected \(error)")
                 return
             }

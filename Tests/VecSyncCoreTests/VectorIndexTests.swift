@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncCore
 
 @Suite("VectorIndex: a derived vec0 index kept current, verified and rebuilt")
 struct VectorIndexTests {
@@ -39,8 +40,9 @@ struct VectorIndexTests {
             try index.create(db)
             // 'blue' rows with score >= 590: 590, 593, 596, 599 → only 4 match.
             let q = Vector.random(dimensions: Self.dims, using: &rng)
-            let few = try index.search(db, near: q, limit: 10,
-                                       where: [.equal("category", "blue"), .greaterOrEqual("score", 590)], as: String.self)
+            let few = try index.search(
+                db, near: q, limit: 10,
+                where: [.equal("category", "blue"), .greaterOrEqual("score", 590)], as: String.self)
             #expect(Set(few.map(\.key)) == ["item-0590", "item-0593", "item-0596", "item-0599"])
             // 200 'green' rows match: exactly 10 come back, the 10 nearest greens.
             let greens = try Row.fetchAll(db, sql: "SELECT id, embedding FROM items WHERE category = 'green'")
@@ -61,19 +63,26 @@ struct VectorIndexTests {
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 20, using: &rng)
             try index.create(db)
             let target = Vector.random(dimensions: Self.dims, using: &rng)
-            try db.execute(sql: "INSERT INTO items (id, embedding, category, score) VALUES ('new', ?, 'red', 1)", arguments: [target])
+            try db.execute(
+                sql: "INSERT INTO items (id, embedding, category, score) VALUES ('new', ?, 'red', 1)",
+                arguments: [target])
             #expect(try index.search(db, near: target, limit: 1, as: String.self).first?.key == "new")
 
-            try db.execute(sql: "UPDATE items SET embedding = ? WHERE id = 'item-0003'", arguments: [target.normalized()])
-            try db.execute(sql: "UPDATE items SET embedding = ? WHERE id = 'new'", arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
+            try db.execute(
+                sql: "UPDATE items SET embedding = ? WHERE id = 'item-0003'", arguments: [target.normalized()])
+            try db.execute(
+                sql: "UPDATE items SET embedding = ? WHERE id = 'new'",
+                arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
             #expect(try index.search(db, near: target, limit: 1, as: String.self).first?.key == "item-0003")
 
-            try db.execute(sql: """
-                INSERT INTO items (id, embedding, category, score) VALUES ('item-0004', ?, 'green', 7)
-                ON CONFLICT(id) DO UPDATE SET embedding = excluded.embedding, category = excluded.category
-                """, arguments: [target])
-            try db.execute(sql: "INSERT OR REPLACE INTO items (id, embedding, category, score) VALUES ('item-0005', ?, 'blue', 9)",
-                           arguments: [target])
+            try db.execute(
+                sql: """
+                    INSERT INTO items (id, embedding, category, score) VALUES ('item-0004', ?, 'green', 7)
+                    ON CONFLICT(id) DO UPDATE SET embedding = excluded.embedding, category = excluded.category
+                    """, arguments: [target])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO items (id, embedding, category, score) VALUES ('item-0005', ?, 'blue', 9)",
+                arguments: [target])
             try db.execute(sql: "UPDATE items SET embedding = NULL WHERE id = 'item-0003'")
             try db.execute(sql: "DELETE FROM items WHERE id = 'item-0006'")
             try db.execute(sql: "UPDATE items SET category = 'blue' WHERE id = 'item-0007'")
@@ -81,7 +90,8 @@ struct VectorIndexTests {
             let report = try index.verify(db)
             #expect(report.isConsistent, "\(report)")
             #expect(report.indexedRows == 19)  // 20 + new − item-0003 (NULL) − item-0006
-            let top = try index.search(db, near: target, limit: 2, where: [.equal("category", "green")], as: String.self)
+            let top = try index.search(
+                db, near: target, limit: 2, where: [.equal("category", "green")], as: String.self)
             #expect(top.first?.key == "item-0004")
         }
     }
@@ -96,15 +106,21 @@ struct VectorIndexTests {
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 10, using: &rng)
             try index.create(db)
             // A row replaced by one without an embedding leaves the index.
-            try db.execute(sql: "INSERT OR REPLACE INTO items (id, embedding, category, score) VALUES ('item-0001', NULL, 'red', 1)")
+            try db.execute(
+                sql:
+                    "INSERT OR REPLACE INTO items (id, embedding, category, score) VALUES ('item-0001', NULL, 'red', 1)"
+            )
             // A row whose key moves onto another's replaces it: one index row for that key.
             try db.execute(sql: "UPDATE OR REPLACE items SET id = 'item-0003' WHERE id = 'item-0002'")
             // An ignored insert and an upsert that updates leave the index row where it is.
-            try db.execute(sql: "INSERT OR IGNORE INTO items (id, embedding, category, score) VALUES ('item-0004', NULL, 'red', 1)")
-            try db.execute(sql: """
-                INSERT INTO items (id, embedding, category, score) VALUES ('item-0005', NULL, 'red', 1)
-                ON CONFLICT(id) DO UPDATE SET score = excluded.score
-                """)
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO items (id, embedding, category, score) VALUES ('item-0004', NULL, 'red', 1)"
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO items (id, embedding, category, score) VALUES ('item-0005', NULL, 'red', 1)
+                    ON CONFLICT(id) DO UPDATE SET score = excluded.score
+                    """)
             let report = try index.verify(db)
             #expect(report.isConsistent, "\(report)")
             #expect(report.indexedRows == 8)  // 10 − item-0001 (NULL) − item-0002 (moved onto item-0003)
@@ -121,8 +137,9 @@ struct VectorIndexTests {
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 30, using: &rng)
             try index.create(db)
             try db.execute(sql: "INSERT INTO vecsync_state (key, value) VALUES ('merging', 1)")
-            try db.execute(sql: "INSERT INTO items (id, embedding, category, score) VALUES ('merged', ?, 'red', 0)",
-                           arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
+            try db.execute(
+                sql: "INSERT INTO items (id, embedding, category, score) VALUES ('merged', ?, 'red', 0)",
+                arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
             try db.execute(sql: "UPDATE items SET category = 'green' WHERE id = 'item-0000'")
             try db.execute(sql: "DELETE FROM items WHERE id = 'item-0001'")
             try db.execute(sql: "UPDATE vecsync_state SET value = 0 WHERE key = 'merging'")
@@ -147,10 +164,12 @@ struct VectorIndexTests {
             #expect(try index.verify(db).isConsistent)
             // Tamper with the derived table directly, bypassing the triggers.
             try db.execute(sql: "DELETE FROM items_vec WHERE id = 'item-0010'")
-            try db.execute(sql: "UPDATE items_vec SET embedding = ? WHERE id = 'item-0011'",
-                           arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
-            try db.execute(sql: "INSERT INTO items_vec (id, embedding, category, score) VALUES ('ghost', ?, 'red', 0)",
-                           arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
+            try db.execute(
+                sql: "UPDATE items_vec SET embedding = ? WHERE id = 'item-0011'",
+                arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
+            try db.execute(
+                sql: "INSERT INTO items_vec (id, embedding, category, score) VALUES ('ghost', ?, 'red', 0)",
+                arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
             // A canonical row that is not a vector, written while the index triggers are
             // silent (as during a merge): the extension refuses it through the triggers.
             try db.execute(sql: "REPLACE INTO vecsync_state(key, value) VALUES ('merging', 1)")
@@ -172,12 +191,16 @@ struct VectorIndexTests {
             let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 200, using: &rng)
             try index.create(db)
             let queries = (0..<10).map { _ in Vector.random(dimensions: Self.dims, using: &rng) }
-            let before = try queries.map { try index.search(db, near: $0, limit: 7, where: [.notEqual("category", "red")]) }
+            let before = try queries.map {
+                try index.search(db, near: $0, limit: 7, where: [.notEqual("category", "red")])
+            }
             try db.execute(sql: "DROP TABLE items_vec")
             let dropped = try index.verify(db)
             #expect(!dropped.exists && dropped.missing.count == 200)
             try index.rebuild(db)
-            let after = try queries.map { try index.search(db, near: $0, limit: 7, where: [.notEqual("category", "red")]) }
+            let after = try queries.map {
+                try index.search(db, near: $0, limit: 7, where: [.notEqual("category", "red")])
+            }
             #expect(before == after, "seed \(rng.seed)")
             #expect(try index.verify(db).isConsistent)
         }
@@ -224,7 +247,8 @@ struct VectorIndexTests {
                 try index.search(db, near: [1, 2, 3], limit: 1)
             }
             #expect(throws: VecSyncError.self) {
-                try index.search(db, near: Vector(repeating: 1, dimensions: Self.dims), limit: 1, where: [.equal("nope", 1)])
+                try index.search(
+                    db, near: Vector(repeating: 1, dimensions: Self.dims), limit: 1, where: [.equal("nope", 1)])
             }
             #expect(throws: VecSyncError.invalidArgument(name: "k", value: "0", reason: "must be at least 1")) {
                 try index.search(db, near: Vector(repeating: 1, dimensions: Self.dims), limit: 0)
@@ -249,15 +273,19 @@ struct VectorIndexTests {
         var rng = ExtensionRandom(defaultSeed: 0x5EED_0109)
         let db = try HostFixtures.database()
         try db.write { db in
-            try db.execute(sql: #"CREATE TABLE "my docs" ("doc id" INTEGER PRIMARY KEY, "the vec" F32_BLOB(4), "kind" TEXT)"#)
+            try db.execute(
+                sql: #"CREATE TABLE "my docs" ("doc id" INTEGER PRIMARY KEY, "the vec" F32_BLOB(4), "kind" TEXT)"#)
             var rows: [(Int64, Vector)] = []
             for i in 1...50 {
                 let v = Vector.random(dimensions: 4, using: &rng)
                 rows.append((Int64(i), v))
-                try db.execute(sql: #"INSERT INTO "my docs" VALUES (?, ?, ?)"#, arguments: [i, v, i.isMultiple(of: 2) ? "it's \"even\"" : "odd"])
+                try db.execute(
+                    sql: #"INSERT INTO "my docs" VALUES (?, ?, ?)"#,
+                    arguments: [i, v, i.isMultiple(of: 2) ? "it's \"even\"" : "odd"])
             }
-            let index = VectorIndex(table: "my docs", primaryKey: "doc id", embeddingColumn: "the vec", dimensions: 4,
-                                    metric: .l2, name: "my docs vec", metadata: [.init("kind", .text)])
+            let index = VectorIndex(
+                table: "my docs", primaryKey: "doc id", embeddingColumn: "the vec", dimensions: 4,
+                metric: .l2, name: "my docs vec", metadata: [.init("kind", .text)])
             try index.create(db)
             let q = Vector.random(dimensions: 4, using: &rng)
             let got = try index.search(db, near: q, limit: 5, as: Int64.self)

@@ -14,70 +14,86 @@ struct VectorTopKBadInputTests {
         """
 
     static let topKCases: [SQLCase] = [
-        SQLCase("k as an integral REAL is accepted, as libSQL does",
-                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2.0);",
-                rows: ["1", "2"]),
-        SQLCase("a hit's rowid is the row's rowid, so joins on it find the row",
-                index + """
+        SQLCase(
+            "k as an integral REAL is accepted, as libSQL does",
+            index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2.0);",
+            rows: ["1", "2"]),
+        SQLCase(
+            "a hit's rowid is the row's rowid, so joins on it find the row",
+            index + """
                 select d.id from vector_top_k('docs_idx', vector32('[0, 1, 0, 0]'), 1) as v join docs d on d.rowid = v.rowid;
                 select rowid = id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2);
                 """,
-                rows: ["b", "1", "1"]),
-        SQLCase("an unknown index is named",
-                index + "select id from vector_top_k('nope', vector32('[1, 0, 0, 0]'), 1);",
-                error: ["vector_top_k", "no such index: nope"]),
-        SQLCase("an index that is not a vector index is named",
-                index + "select id from vector_top_k('docs_cat', vector32('[1, 0, 0, 0]'), 1);",
-                error: ["vector_top_k", "docs_cat is not a vector index"]),
-        SQLCase("k = 0 is refused",
-                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 0);",
-                error: ["vector_top_k", "k must be a positive integer, got 0"]),
-        SQLCase("a negative k is refused",
-                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), -1);",
-                error: ["k must be a positive integer, got -1"]),
-        SQLCase("a non-integer k is refused",
-                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2.5);",
-                error: ["k must be a positive integer, got 2.5"]),
-        SQLCase("a text k is refused",
-                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 'ten');",
-                error: ["k must be a positive integer, got ten"]),
-        SQLCase("a query of the wrong dimension names both",
-                index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0]'), 1);",
-                error: ["query vector has 3 dimensions", "docs_idx has 4"]),
-        SQLCase("an insert of the wrong dimension into an indexed column is refused, before any search",
-                index + "insert into docs values ('c', vector32('[1, 0]'), 'x');",
-                error: ["2 dimensions", "has 4"]),
-        SQLCase("an insert of the wrong dimension into an indexed column is refused, after a search",
-                index + """
+            rows: ["b", "1", "1"]),
+        SQLCase(
+            "an unknown index is named",
+            index + "select id from vector_top_k('nope', vector32('[1, 0, 0, 0]'), 1);",
+            error: ["vector_top_k", "no such index: nope"]),
+        SQLCase(
+            "an index that is not a vector index is named",
+            index + "select id from vector_top_k('docs_cat', vector32('[1, 0, 0, 0]'), 1);",
+            error: ["vector_top_k", "docs_cat is not a vector index"]),
+        SQLCase(
+            "k = 0 is refused",
+            index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 0);",
+            error: ["vector_top_k", "k must be a positive integer, got 0"]),
+        SQLCase(
+            "a negative k is refused",
+            index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), -1);",
+            error: ["k must be a positive integer, got -1"]),
+        SQLCase(
+            "a non-integer k is refused",
+            index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2.5);",
+            error: ["k must be a positive integer, got 2.5"]),
+        SQLCase(
+            "a text k is refused",
+            index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 'ten');",
+            error: ["k must be a positive integer, got ten"]),
+        SQLCase(
+            "a query of the wrong dimension names both",
+            index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0]'), 1);",
+            error: ["query vector has 3 dimensions", "docs_idx has 4"]),
+        SQLCase(
+            "an insert of the wrong dimension into an indexed column is refused, before any search",
+            index + "insert into docs values ('c', vector32('[1, 0]'), 'x');",
+            error: ["2 dimensions", "has 4"]),
+        SQLCase(
+            "an insert of the wrong dimension into an indexed column is refused, after a search",
+            index + """
                 select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 1) where id < 0;
                 insert into docs values ('c', vector32('[1, 0]'), 'x');
                 """,
-                error: ["2 dimensions", "has 4"]),
-        SQLCase("an unknown option is refused when the index is created over rows",
-                index + "create index docs_bad on docs(libsql_vector_idx(embedding, 'neighbours=8'));",
-                error: ["vector index: invalid vector index parameter 'neighbours=8': invalid parameter"]),
-        SQLCase("an unknown option on an empty table is refused at the first search",
-                """
-                create table e(id integer primary key, embedding F32_BLOB(2));
-                create index e_idx on e(libsql_vector_idx(embedding, 'neighbours=8'));
-                select id from vector_top_k('e_idx', vector32('[1, 0]'), 1);
-                """,
-                error: ["vector index: invalid vector index parameter 'neighbours=8': invalid parameter"]),
-        SQLCase("an unknown metric is refused",
-                index + "create index docs_bad on docs(libsql_vector_idx(embedding, 'metric=manhattan'));",
-                error: ["vector index: invalid vector index parameter 'metric=manhattan': invalid parameter"]),
-        SQLCase("libSQL's ANN tuning options are accepted and ignored",
-                index + """
+            error: ["2 dimensions", "has 4"]),
+        SQLCase(
+            "an unknown option is refused when the index is created over rows",
+            index + "create index docs_bad on docs(libsql_vector_idx(embedding, 'neighbours=8'));",
+            error: ["vector index: invalid vector index parameter 'neighbours=8': invalid parameter"]),
+        SQLCase(
+            "an unknown option on an empty table is refused at the first search",
+            """
+            create table e(id integer primary key, embedding F32_BLOB(2));
+            create index e_idx on e(libsql_vector_idx(embedding, 'neighbours=8'));
+            select id from vector_top_k('e_idx', vector32('[1, 0]'), 1);
+            """,
+            error: ["vector index: invalid vector index parameter 'neighbours=8': invalid parameter"]),
+        SQLCase(
+            "an unknown metric is refused",
+            index + "create index docs_bad on docs(libsql_vector_idx(embedding, 'metric=manhattan'));",
+            error: ["vector index: invalid vector index parameter 'metric=manhattan': invalid parameter"]),
+        SQLCase(
+            "libSQL's ANN tuning options are accepted and ignored",
+            index + """
                 create index docs_ann on docs(libsql_vector_idx(embedding, 'metric=cosine', 'max_neighbors=20', 'compress_neighbors=float8', 'alpha=1.2', 'search_l=200', 'insert_l=70'));
                 select id from vector_top_k('docs_ann', vector32('[0, 1, 0, 0]'), 1);
                 """,
-                rows: ["2"]),
-        SQLCase("k larger than the row count returns every row, NULL embeddings skipped",
-                index + """
+            rows: ["2"]),
+        SQLCase(
+            "k larger than the row count returns every row, NULL embeddings skipped",
+            index + """
                 insert into docs values ('c', NULL, 'z');
                 select id, distance from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 50);
                 """,
-                rows: ["1|0.0", "2|1.0"]),
+            rows: ["1|0.0", "2|1.0"]),
     ]
 
     @Test(arguments: SQLPath.allCases, topKCases)

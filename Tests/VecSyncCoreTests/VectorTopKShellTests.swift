@@ -12,42 +12,62 @@ struct VectorTopKShellTests {
         let context = "\(metric), index \(indexFirst ? "before" : "after") the rows, seed \(random.seed)"
         let option = metric == .l2 ? ", 'metric=l2'" : ""
         // Text keys; rowid = i + 1 in insertion order; thread and NULL embeddings as the fixture.
-        struct Doc { var id: String; var rowid: Int64; var vector: [Float]?; var thread: String }
+        struct Doc {
+            var id: String
+            var rowid: Int64
+            var vector: [Float]?
+            var thread: String
+        }
         var docs: [Doc] = []
         var sql = "create table docs(id text primary key, thread text, embedding F32_BLOB(\(Self.dimensions)));\n"
         let index = "create index docs_idx on docs(libsql_vector_idx(embedding\(option)));\n"
         if indexFirst { sql += index }
         for i in 0..<200 {
-            let v: [Float]? = i % 13 == 4 ? nil
-                : (i % 20 == 19 ? docs.last(where: { $0.vector != nil })?.vector : BruteForce.randomVector(Self.dimensions, using: &random))
+            let v: [Float]? =
+                i % 13 == 4
+                ? nil
+                : (i % 20 == 19
+                    ? docs.last(where: { $0.vector != nil })?.vector
+                    : BruteForce.randomVector(Self.dimensions, using: &random))
             let doc = Doc(id: "m\(i)", rowid: Int64(i + 1), vector: v, thread: "t\(i % 5)")
             docs.append(doc)
-            sql += "insert into docs values ('\(doc.id)', '\(doc.thread)', \(v.map { "vector32('\(BruteForce.json($0))')" } ?? "NULL"));\n"
+            sql +=
+                "insert into docs values ('\(doc.id)', '\(doc.thread)', \(v.map { "vector32('\(BruteForce.json($0))')" } ?? "NULL"));\n"
         }
         if !indexFirst { sql += index }
 
         func reference() -> BruteForce {
-            BruteForce(metric: metric, rows: docs.compactMap { d in
-                d.vector.map { BruteForce.Row(key: "\(d.rowid)", rowid: d.rowid, vector: $0) }
-            })
+            BruteForce(
+                metric: metric,
+                rows: docs.compactMap { d in
+                    d.vector.map { BruteForce.Row(key: "\(d.rowid)", rowid: d.rowid, vector: $0) }
+                })
         }
         var checks: [(name: String, expected: [BruteForce.Hit], all: [BruteForce.Hit])] = []
         func addQueries(_ tag: String) {
             let ref = reference()
             for j in 0..<4 {
-                let q = Bool.random(using: &random) ? (docs.compactMap(\.vector).randomElement(using: &random) ?? [])
+                let q =
+                    Bool.random(using: &random)
+                    ? (docs.compactMap(\.vector).randomElement(using: &random) ?? [])
                     : BruteForce.randomVector(Self.dimensions, using: &random)
                 let k = Int.random(in: 1...15, using: &random)
                 let all = ref.nearest(to: q)
                 checks.append(("\(tag)\(j)", Array(all.prefix(k)), all))
-                sql += "select '#\(tag)\(j)';\nselect id, distance from vector_top_k('docs_idx', vector32('\(BruteForce.json(q))'), \(k));\n"
+                sql +=
+                    "select '#\(tag)\(j)';\nselect id, distance from vector_top_k('docs_idx', vector32('\(BruteForce.json(q))'), \(k));\n"
                 // Filters after the join: the rows of the k nearest that pass.
-                let cut = all.count > k && abs(all[k].distance - all[k - 1].distance) <= 1e-6 * max(1, abs(all[k].distance))
+                let cut =
+                    all.count > k && abs(all[k].distance - all[k - 1].distance) <= 1e-6 * max(1, abs(all[k].distance))
                 if !cut {
                     let byRowid = Dictionary(uniqueKeysWithValues: docs.map { ("\($0.rowid)", $0) })
                     let joined = all.prefix(k).filter { byRowid[$0.key]?.thread == "t1" }
                         .map { BruteForce.Hit(key: byRowid[$0.key]?.id ?? "", distance: $0.distance) }
-                    checks.append(("\(tag)\(j)join", joined, all.map { BruteForce.Hit(key: byRowid[$0.key]?.id ?? "", distance: $0.distance) }))
+                    checks.append(
+                        (
+                            "\(tag)\(j)join", joined,
+                            all.map { BruteForce.Hit(key: byRowid[$0.key]?.id ?? "", distance: $0.distance) }
+                        ))
                     sql += """
                         select '#\(tag)\(j)join';
                         select m.id, v.distance from vector_top_k('docs_idx', vector32('\(BruteForce.json(q))'), \(k)) as v
@@ -64,7 +84,8 @@ struct VectorTopKShellTests {
         for n in 0..<25 {
             let j = Int.random(in: docs.indices, using: &random)
             let v: [Float]? = n % 5 == 0 ? nil : BruteForce.randomVector(Self.dimensions, using: &random)
-            sql += "update docs set embedding = \(v.map { "vector32('\(BruteForce.json($0))')" } ?? "NULL") where id = '\(docs[j].id)';\n"
+            sql +=
+                "update docs set embedding = \(v.map { "vector32('\(BruteForce.json($0))')" } ?? "NULL") where id = '\(docs[j].id)';\n"
             docs[j].vector = v
         }
         for _ in 0..<25 {
@@ -89,8 +110,9 @@ struct VectorTopKShellTests {
         #expect(run.errors.isEmpty, "\(context): \(run.errors)")
         let sections = shellSections(run.rows)
         for check in checks {
-            BruteForce.expectMatches(BruteForce.hits(fromShellRows: sections[check.name] ?? []), check.expected, all: check.all,
-                                     context: "[sqlite3 shell] \(context), \(check.name)")
+            BruteForce.expectMatches(
+                BruteForce.hits(fromShellRows: sections[check.name] ?? []), check.expected, all: check.all,
+                context: "[sqlite3 shell] \(context), \(check.name)")
         }
     }
 }

@@ -38,7 +38,8 @@ struct VectorTopKFixture {
         var vectors: [[Float]] = []
         for i in 0..<count {
             let doc: Doc
-            let thread = "t\(i % 10)", status = i % 3 == 2 ? "draft" : "approved"
+            let thread = "t\(i % 10)"
+            let status = i % 3 == 2 ? "draft" : "approved"
             if i % 17 == 5 {
                 doc = Doc(vector: nil, thread: thread, status: status)
             } else if i % 23 == 22, let earlier = vectors.randomElement(using: &random) {
@@ -55,15 +56,17 @@ struct VectorTopKFixture {
 
     /// Inserts (or, with `orReplace`, replaces) one row, in SQL and in Swift.
     mutating func put(_ db: Database, _ id: String, _ doc: Doc, orReplace: Bool = false) throws {
-        try db.execute(sql: "insert \(orReplace ? "or replace " : "")into docs(id, thread, status, embedding) values (?, ?, ?, ?)",
-                       arguments: [id, doc.thread, doc.status, doc.vector.map(BruteForce.blob)])
+        try db.execute(
+            sql: "insert \(orReplace ? "or replace " : "")into docs(id, thread, status, embedding) values (?, ?, ?, ?)",
+            arguments: [id, doc.thread, doc.status, doc.vector.map(BruteForce.blob)])
         rows[id] = doc
     }
 
     /// The reference, keyed by rowid (as `vector_top_k` returns) or by the text id.
     func reference(_ db: Database, byID: Bool = false) throws -> BruteForce {
-        let rowids = try Dictionary(uniqueKeysWithValues: GRDB.Row.fetchAll(db, sql: "select id, rowid from docs")
-            .map { (($0[0] as String), ($0[1] as Int64)) })
+        let rowids = try Dictionary(
+            uniqueKeysWithValues: GRDB.Row.fetchAll(db, sql: "select id, rowid from docs")
+                .map { (($0[0] as String), ($0[1] as Int64)) })
         let stored = rows.compactMap { id, doc -> BruteForce.Row? in
             guard let vector = doc.vector, let rowid = rowids[id] else { return nil }
             return BruteForce.Row(key: byID ? id : "\(rowid)", rowid: rowid, vector: vector)
@@ -85,16 +88,19 @@ struct VectorTopKFixture {
     }
 
     /// Checks a few queries against the reference.
-    func expectAgreement(_ db: Database, _ random: inout ExtensionRandom, _ context: String,
-                         sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectAgreement(
+        _ db: Database, _ random: inout ExtensionRandom, _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let reference = try reference(db)
         for _ in 0..<6 {
             let q = query(using: &random)
             let k = Int.random(in: 1...20, using: &random)
             let all = reference.nearest(to: q)
-            BruteForce.expectMatches(try Self.topK(db, q, k: k), Array(all.prefix(k)), all: all,
-                                     context: "\(context), \(metric), k = \(k), seed \(random.seed)",
-                                     sourceLocation: sourceLocation)
+            BruteForce.expectMatches(
+                try Self.topK(db, q, k: k), Array(all.prefix(k)), all: all,
+                context: "\(context), \(metric), k = \(k), seed \(random.seed)",
+                sourceLocation: sourceLocation)
         }
     }
 }
@@ -112,7 +118,8 @@ struct VectorTopKTests {
         var fixture = VectorTopKFixture(metric: metric, dimensions: Self.dimensions)
         try BruteForce.openQueue().inDatabase { db in
             try fixture.populate(db, count: 800, indexFirst: indexFirst, using: &random)
-            try fixture.expectAgreement(db, &random, indexFirst ? "index before the rows" : "index on existing rows (backfill)")
+            try fixture.expectAgreement(
+                db, &random, indexFirst ? "index before the rows" : "index on existing rows (backfill)")
             // k beyond the row count: every row with an embedding, NULL embeddings skipped.
             let withVectors = fixture.rows.values.filter { $0.vector != nil }.count
             let q = fixture.query(using: &random)
@@ -139,18 +146,25 @@ struct VectorTopKTests {
                 if all.count > k, abs(all[k].distance - all[k - 1].distance) <= 1e-6 * max(1, abs(all[k].distance)) {
                     continue  // a near tie at the cut: either row may be in the k
                 }
-                let expected = all.prefix(k).filter { fixture.rows[$0.key]?.thread == "t3" && fixture.rows[$0.key]?.status == "approved" }
-                let got = try BruteForce.hits(db, """
+                let expected = all.prefix(k).filter {
+                    fixture.rows[$0.key]?.thread == "t3" && fixture.rows[$0.key]?.status == "approved"
+                }
+                let got = try BruteForce.hits(
+                    db,
+                    """
                     select m.id, v.distance from vector_top_k('docs_idx', ?, ?) as v
                       join docs m on m.rowid = v.id
                      where m.thread = 't3' and m.status = 'approved'
                      order by v.distance, v.id
                     """, [BruteForce.blob(q), k])
-                BruteForce.expectMatches(got, Array(expected), all: all, context: "join filter, k = \(k), seed \(random.seed)")
+                BruteForce.expectMatches(
+                    got, Array(expected), all: all, context: "join filter, k = \(k), seed \(random.seed)")
                 // libSQL's other form: rowid in (select id from vector_top_k(...)).
-                let ids = try String.fetchAll(db, sql: """
-                    select id from docs where rowid in (select id from vector_top_k('docs_idx', ?, ?)) order by id
-                    """, arguments: [BruteForce.blob(q), k])
+                let ids = try String.fetchAll(
+                    db,
+                    sql: """
+                        select id from docs where rowid in (select id from vector_top_k('docs_idx', ?, ?)) order by id
+                        """, arguments: [BruteForce.blob(q), k])
                 #expect(ids == all.prefix(k).map(\.key).sorted(), "rowid in (…), k = \(k), seed \(random.seed)")
                 checked += 1
             }
@@ -160,21 +174,28 @@ struct VectorTopKTests {
 
     @Test func theHiddenDistanceColumnIsTheMetricAndSelectStarIsJustTheID() throws {
         try BruteForce.openQueue().inDatabase { db in
-            try db.execute(sql: """
-                create table docs(id text primary key, embedding F32_BLOB(2));
-                create index docs_idx on docs(libsql_vector_idx(embedding, 'metric=l2'));
-                insert into docs values ('a', vector32('[0, 0]')), ('b', vector32('[3, 4]')), ('c', NULL), ('d', vector32('[0, 1]'));
-                """)
+            try db.execute(
+                sql: """
+                    create table docs(id text primary key, embedding F32_BLOB(2));
+                    create index docs_idx on docs(libsql_vector_idx(embedding, 'metric=l2'));
+                    insert into docs values ('a', vector32('[0, 0]')), ('b', vector32('[3, 4]')), ('c', NULL), ('d', vector32('[0, 1]'));
+                    """)
             let star = try GRDB.Row.fetchAll(db, sql: "select * from vector_top_k('docs_idx', vector32('[0, 0]'), 10)")
             #expect(star.map { Array($0.columnNames) } == [["id"], ["id"], ["id"]])
             #expect(star.map { $0[0] as Int64 } == [1, 4, 2])
-            let withDistance = try BruteForce.hits(db, "select id, distance from vector_top_k('docs_idx', vector32('[0, 0]'), 10)")
-            #expect(withDistance == [.init(key: "1", distance: 0), .init(key: "4", distance: 1), .init(key: "2", distance: 5)])
-            let empty = try Int.fetchOne(db, sql: "select count(*) from vector_top_k('docs_idx', vector32('[0, 0]'), 10) where 0")
+            let withDistance = try BruteForce.hits(
+                db, "select id, distance from vector_top_k('docs_idx', vector32('[0, 0]'), 10)")
+            #expect(
+                withDistance == [
+                    .init(key: "1", distance: 0), .init(key: "4", distance: 1), .init(key: "2", distance: 5),
+                ])
+            let empty = try Int.fetchOne(
+                db, sql: "select count(*) from vector_top_k('docs_idx', vector32('[0, 0]'), 10) where 0")
             #expect(empty == 0)
             try db.execute(sql: "delete from docs")
-            #expect(try Int64.fetchAll(db, sql: "select id from vector_top_k('docs_idx', vector32('[0, 0]'), 10)").isEmpty,
-                    "an empty index returns no rows")
+            #expect(
+                try Int64.fetchAll(db, sql: "select id from vector_top_k('docs_idx', vector32('[0, 0]'), 10)").isEmpty,
+                "an empty index returns no rows")
         }
     }
 
@@ -190,11 +211,14 @@ struct VectorTopKTests {
                 let id = ids.randomElement(using: &random) ?? ""
                 // Mostly new vectors; some to NULL, some back from NULL.
                 let v: [Float]? = n % 8 == 0 ? nil : BruteForce.randomVector(Self.dimensions, using: &random)
-                try db.execute(sql: "update docs set embedding = ? where id = ?", arguments: [v.map(BruteForce.blob), id])
+                try db.execute(
+                    sql: "update docs set embedding = ? where id = ?", arguments: [v.map(BruteForce.blob), id])
                 fixture.rows[id]?.vector = v
             }
             try db.execute(sql: "update docs set status = 'archived' where thread = 't1'")  // not the vector
-            for key in fixture.rows.keys where fixture.rows[key]?.thread == "t1" { fixture.rows[key]?.status = "archived" }
+            for key in fixture.rows.keys where fixture.rows[key]?.thread == "t1" {
+                fixture.rows[key]?.status = "archived"
+            }
             try fixture.expectAgreement(db, &random, "after updates")
 
             for _ in 0..<60 {
@@ -211,10 +235,11 @@ struct VectorTopKTests {
                 try fixture.put(db, id, .init(vector: v, thread: "t9", status: "approved"), orReplace: true)
             }
             let q = BruteForce.randomVector(Self.dimensions, using: &random)
-            try db.execute(sql: """
-                insert into docs(id, thread, status, embedding) values (?, 't0', 'approved', ?)
-                on conflict(id) do update set embedding = excluded.embedding
-                """, arguments: [ids[0], BruteForce.blob(q)])
+            try db.execute(
+                sql: """
+                    insert into docs(id, thread, status, embedding) values (?, 't0', 'approved', ?)
+                    on conflict(id) do update set embedding = excluded.embedding
+                    """, arguments: [ids[0], BruteForce.blob(q)])
             fixture.rows[ids[0]]?.vector = q
             try fixture.expectAgreement(db, &random, "after INSERT OR REPLACE and upsert")
             #expect(try Int.fetchOne(db, sql: "select count(*) from docs") == fixture.rows.count)
@@ -245,7 +270,8 @@ struct VectorTopKTests {
             try db.execute(sql: "savepoint s")
             try db.execute(sql: "delete from docs where thread = 't6'")
             try db.execute(sql: "update docs set embedding = ? where thread = 't7'", arguments: [BruteForce.blob(q)])
-            try db.execute(sql: "insert or replace into docs values ('new', 't0', 'approved', ?)", arguments: [BruteForce.blob(q)])
+            try db.execute(
+                sql: "insert or replace into docs values ('new', 't0', 'approved', ?)", arguments: [BruteForce.blob(q)])
             try db.execute(sql: "rollback to s")
             try db.execute(sql: "release s")
             try fixture.expectAgreement(db, &random, "after ROLLBACK TO a savepoint")
@@ -269,7 +295,8 @@ struct VectorTopKTests {
         try writer.write { db in
             try db.execute(sql: "delete from docs where thread in ('t1', 't2')")
             try fixture.put(db, "from-writer", .init(vector: q, thread: "t0", status: "approved"))
-            try fixture.put(db, String(format: "m%05d", 7919), .init(vector: q, thread: "t0", status: "approved"), orReplace: true)
+            try fixture.put(
+                db, String(format: "m%05d", 7919), .init(vector: q, thread: "t0", status: "approved"), orReplace: true)
             try db.execute(sql: "update docs set embedding = NULL where thread = 't3'")
         }
         for key in fixture.rows.keys {
@@ -339,18 +366,22 @@ struct VectorTopKTests {
 
     @Test func aRowOfTheWrongDimensionDoesNotLeaveAnEmptyIndexBehind() throws {
         try BruteForce.openQueue().inDatabase { db in
-            try db.execute(sql: """
-                create table docs(id text primary key, embedding F32_BLOB(4));
-                create index docs_idx on docs(libsql_vector_idx(embedding));
-                insert into docs values ('a', vector32('[1, 0, 0, 0]'));
-                """)
+            try db.execute(
+                sql: """
+                    create table docs(id text primary key, embedding F32_BLOB(4));
+                    create index docs_idx on docs(libsql_vector_idx(embedding));
+                    insert into docs values ('a', vector32('[1, 0, 0, 0]'));
+                    """)
             // libSQL refuses this insert; if it gets in, the first search fails on it...
             try? db.execute(sql: "insert into docs values ('c', vector32('[1, 0]'))")
             _ = try? Int64.fetchAll(db, sql: "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 5)")
             // ...and once it is gone, the index must hold row 'a' again.
             try db.execute(sql: "delete from docs where id = 'c'")
-            let ids = try Int64.fetchAll(db, sql: "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 5)")
-            #expect(ids == [1], """
+            let ids = try Int64.fetchAll(
+                db, sql: "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 5)")
+            #expect(
+                ids == [1],
+                """
                 create table docs(id text primary key, embedding F32_BLOB(4));
                 create index docs_idx on docs(libsql_vector_idx(embedding));
                 insert into docs values ('a', vector32('[1, 0, 0, 0]'));

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VecSyncCore
 
 @Suite("Vector as a value: blob, text, Codable")
@@ -24,14 +25,16 @@ struct VectorValueTests {
         #expect(throws: VecSyncError.dimensionMismatch(expected: 768, got: 3)) {
             try Vector(blob: Vector([1, 2, 3]).blob, dimensions: 768)
         }
-        #expect("\(VecSyncError.dimensionMismatch(expected: 768, got: 3))" == "wrong vector dimension: expected 768, got 3")
+        #expect(
+            "\(VecSyncError.dimensionMismatch(expected: 768, got: 3))" == "wrong vector dimension: expected 768, got 3")
     }
 
     @Test func textRoundTripsEveryFloatExactly() throws {
         var rng = ExtensionRandom(defaultSeed: 0x5EED_0001)
         for _ in 0..<200 {
-            let v = Vector((0..<16).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng)) }
-                .map { $0.isFinite ? $0 : 1 })
+            let v = Vector(
+                (0..<16).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng)) }
+                    .map { $0.isFinite ? $0 : 1 })
             let back = try Vector(text: v.text)
             #expect(back.scalars.map(\.bitPattern) == v.scalars.map(\.bitPattern), "seed \(rng.seed): \(v.text)")
         }
@@ -67,7 +70,7 @@ struct VectorValueTests {
         "[1,2]", " [ 1 , 2 ] ", "\t[\n1\r,\u{0C}2\u{0B}]\n", "[]", "[ ]", "[1.]", "[.5]", "[+.5]", "[-0]",
         "[1e3]", "[1E+3]", "[1e-3]", "[00012]", "[1e0001]", "[ -1.25e-2 ,\t3 ]", "[1e-50]", "[3.4028235e38]",
         "[0x1p3]", "[0x10]", "[inf]", "[-inf]", "[nan]", "[infinity]", "[1e400]", "[1e39]", "[-1e39]",
-        "[1,]", "[,1]", "[1,,2]", "[1 2]", "[1", "1]", "[1]x", "[1] ", "[[1]]", "[\"1\"]", "",  " ",
+        "[1,]", "[,1]", "[1,,2]", "[1 2]", "[1", "1]", "[1]x", "[1] ", "[[1]]", "[\"1\"]", "", " ",
         "[e3]", "[1e]", "[1e+]", "[.]", "[-]", "[+]", "[1.5.2]", "[1_000]", "[0b1]", "[1\u{A0}]",
         "[\u{A0}1]", "[\u{0661}]", "[\u{FF11}]",
         "[0." + String(repeating: "0", count: 396) + "1]",  // a 399-byte number: read
@@ -80,7 +83,8 @@ struct VectorValueTests {
     /// refuses the text.
     static func sqlScalars(_ db: Database, _ text: String) -> [UInt32]? {
         guard let blob = try? Data.fetchOne(db, sql: "SELECT vector32(?)", arguments: [text]),
-              let vector = try? Vector(blob: blob) else { return nil }
+            let vector = try? Vector(blob: blob)
+        else { return nil }
         return vector.scalars.map(\.bitPattern)
     }
 
@@ -89,10 +93,13 @@ struct VectorValueTests {
         try db.read { db in
             for text in Self.grammarCases {
                 let swift = (try? Vector(text: text))?.scalars.map(\.bitPattern)
-                #expect(swift == Self.sqlScalars(db, text), "Vector(text:) and vector32(?) differ on \(text.prefix(60).debugDescription)")
+                #expect(
+                    swift == Self.sqlScalars(db, text),
+                    "Vector(text:) and vector32(?) differ on \(text.prefix(60).debugDescription)")
             }
             // And what both read, vector_extract prints.
-            let extracted = try String.fetchOne(db, sql: "SELECT vector_extract(vector32(?))", arguments: ["[ .5 ,1e1]"])
+            let extracted = try String.fetchOne(
+                db, sql: "SELECT vector_extract(vector32(?))", arguments: ["[ .5 ,1e1]"])
             #expect(extracted == "[0.5,10]")
             #expect(try Vector(text: "[ .5 ,1e1]") == Vector([0.5, 10]))
         }
@@ -103,7 +110,9 @@ struct VectorValueTests {
         let db = try HostFixtures.database()
         try db.read { db in
             for _ in 0..<500 {
-                let digits = (0..<Int.random(in: 1...24, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }
+                let digits = (0..<Int.random(in: 1...24, using: &random)).map { _ in
+                    String(Int.random(in: 0...9, using: &random))
+                }
                 let point = Int.random(in: 0...digits.count, using: &random)
                 let sign = ["", "-", "+"][Int.random(in: 0...2, using: &random)]
                 let exponent = Bool.random(using: &random) ? "e\(Int.random(in: -50...40, using: &random))" : ""

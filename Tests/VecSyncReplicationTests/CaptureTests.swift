@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// Writes to tracked tables are captured whatever the SQL, and tables the engine cannot
 /// track safely are refused with the reason.
@@ -42,8 +43,11 @@ struct CaptureTests {
         }
         let reopened = try Replica(opening: replica.writer)
         let (replicaColumns, clockColumns, clockIndexes) = try reopened.writer.read { db in
-            (try db.columns(in: "vecsync_replica").map(\.name), try db.columns(in: "vecsync_clock_photos").map(\.name),
-             try db.indexes(on: "vecsync_clock_photos").map(\.name))
+            (
+                try db.columns(in: "vecsync_replica").map(\.name),
+                try db.columns(in: "vecsync_clock_photos").map(\.name),
+                try db.indexes(on: "vecsync_clock_photos").map(\.name)
+            )
         }
         #expect(replicaColumns.contains("ra_floor"))
         #expect(clockColumns.suffix(9) == ["ra", "a0", "a1", "a2", "a3", "q0", "q1", "q2", "q3"])
@@ -55,7 +59,9 @@ struct CaptureTests {
         #expect(after?.columns[1] != nil, "a row from before the upgrade travels whole")
         let b = try Fixture.replica("b")
         try b.merge(reopened.changes(since: 0))
-        #expect(try b.writer.read { db in try String.fetchOne(db, sql: "SELECT title FROM photos WHERE id = 'p1'") } == "after")
+        #expect(
+            try b.writer.read { db in try String.fetchOne(db, sql: "SELECT title FROM photos WHERE id = 'p1'") }
+                == "after")
     }
 
     @Test("INSERT, UPDATE, DELETE, INSERT OR REPLACE and UPSERT are all captured")
@@ -63,22 +69,30 @@ struct CaptureTests {
         let replica = try Fixture.replica("a")
         try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         try Self.write(replica, "INSERT OR REPLACE INTO photos (id, title) VALUES ('p2', 'two')")
-        try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p3', 'three') ON CONFLICT(id) DO UPDATE SET title = excluded.title")
+        try Self.write(
+            replica,
+            "INSERT INTO photos (id, title) VALUES ('p3', 'three') ON CONFLICT(id) DO UPDATE SET title = excluded.title"
+        )
         var records = try Self.records(replica)
         #expect(records.keys.sorted() == ["photos/text(\"p1\")", "photos/text(\"p2\")", "photos/text(\"p3\")"])
         #expect(records.values.allSatisfy { $0.causalLength == 1 && $0.columns.count == 4 })
 
         let cursor = try replica.currentSequence()
         try Self.write(replica, "UPDATE photos SET rating = 4 WHERE id = 'p1'")
-        try Self.write(replica, "INSERT INTO photos (id, title) VALUES ('p3', 'THREE') ON CONFLICT(id) DO UPDATE SET title = excluded.title")
+        try Self.write(
+            replica,
+            "INSERT INTO photos (id, title) VALUES ('p3', 'THREE') ON CONFLICT(id) DO UPDATE SET title = excluded.title"
+        )
         try Self.write(replica, "DELETE FROM photos WHERE id = 'p2'")
         records = try Self.records(replica, since: cursor)
         #expect(records.count == 3)
         let p1 = try #require(records["photos/text(\"p1\")"])
         #expect(p1.columns[1]?.value == .integer(4))
         #expect(p1.presentColumns.map(\.index) == [1], "only the updated column travels")
-        #expect(try Self.records(replica)["photos/text(\"p1\")"].map { $0.columns[1]!.version > $0.columns[0]!.version } == true,
-                "only the updated column gets a new version")
+        #expect(
+            try Self.records(replica)["photos/text(\"p1\")"].map { $0.columns[1]!.version > $0.columns[0]!.version }
+                == true,
+            "only the updated column gets a new version")
         #expect(records["photos/text(\"p3\")"]?.columns[0]?.value == .text("THREE"))
         #expect(records["photos/text(\"p2\")"]?.causalLength == 2)
         #expect(records["photos/text(\"p2\")"]?.columns.isEmpty == true)
@@ -91,7 +105,9 @@ struct CaptureTests {
     @Test("an UPDATE that changes nothing is not a change")
     func updateToTheSameValueIsNotCaptured() throws {
         let queue = try DatabaseQueue()
-        try queue.write { db in try db.execute(sql: "CREATE TABLE t (id TEXT PRIMARY KEY, name TEXT COLLATE NOCASE, anything)") }
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (id TEXT PRIMARY KEY, name TEXT COLLATE NOCASE, anything)")
+        }
         let replica = try Replica(queue, site: "a")
         try replica.track("t")
         try Self.write(replica, "INSERT INTO t VALUES ('k', 'one', 1)")
@@ -126,8 +142,9 @@ struct CaptureTests {
         try Self.write(replica, "INSERT INTO tags VALUES (1, 'red'), (2, 'blue')")
         // Without recursive triggers SQLite deletes row 1 silently.
         try Self.write(replica, "INSERT OR REPLACE INTO tags VALUES (3, 'red')")
-        #expect(try replica.changes(since: 0).records.map(\.key) == [.integer(2), .integer(3)],
-                "a live clock row without its table row is not sent")
+        #expect(
+            try replica.changes(since: 0).records.map(\.key) == [.integer(2), .integer(3)],
+            "a live clock row without its table row is not sent")
         #expect(try replica.reconcile() == 1)
         #expect(try replica.reconcile() == 0)
         let deleted = try replica.changes(since: 0).records.first { $0.key == .integer(1) }
@@ -149,16 +166,18 @@ struct CaptureTests {
         #expect(try replica.changes(since: rest.through).isEmpty)
     }
 
-    @Test("tables that cannot be tracked safely are refused with the reason", arguments: [
-        ("CREATE TABLE t (a TEXT, b TEXT)", "no primary key"),
-        ("CREATE TABLE t (a TEXT, b TEXT, PRIMARY KEY (a, b))", "several columns"),
-        ("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, b TEXT)", "use a TEXT or BLOB key holding a UUID"),
-        ("CREATE TABLE t (id INTEGER PRIMARY KEY, b TEXT)", "SQLite assigns 1, 2, 3… on every device"),
-        ("CREATE TABLE t (id INT PRIMARY KEY, b TEXT)", "make one site authoritative for the table"),
-        ("CREATE TABLE t (id REAL PRIMARY KEY, b TEXT)", "only TEXT, BLOB and (with an authority) INTEGER keys"),
-        ("CREATE TABLE t (id PRIMARY KEY, b TEXT)", "only TEXT, BLOB and (with an authority) INTEGER keys"),
-        ("CREATE VIRTUAL TABLE t USING fts5(b)", "virtual table"),
-    ])
+    @Test(
+        "tables that cannot be tracked safely are refused with the reason",
+        arguments: [
+            ("CREATE TABLE t (a TEXT, b TEXT)", "no primary key"),
+            ("CREATE TABLE t (a TEXT, b TEXT, PRIMARY KEY (a, b))", "several columns"),
+            ("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, b TEXT)", "use a TEXT or BLOB key holding a UUID"),
+            ("CREATE TABLE t (id INTEGER PRIMARY KEY, b TEXT)", "SQLite assigns 1, 2, 3… on every device"),
+            ("CREATE TABLE t (id INT PRIMARY KEY, b TEXT)", "make one site authoritative for the table"),
+            ("CREATE TABLE t (id REAL PRIMARY KEY, b TEXT)", "only TEXT, BLOB and (with an authority) INTEGER keys"),
+            ("CREATE TABLE t (id PRIMARY KEY, b TEXT)", "only TEXT, BLOB and (with an authority) INTEGER keys"),
+            ("CREATE VIRTUAL TABLE t USING fts5(b)", "virtual table"),
+        ])
     func untrackableTablesAreRefused(sql: String, reason: String) throws {
         let queue = try DatabaseQueue()
         try queue.write { db in try db.execute(sql: sql) }
@@ -167,7 +186,7 @@ struct CaptureTests {
             try replica.track("t")
             Issue.record("\(sql) was tracked")
         } catch let error as SyncError {
-            guard case let .untrackableTable(table, message) = error else {
+            guard case .untrackableTable(let table, let message) = error else {
                 Issue.record("unexpected error \(error)")
                 return
             }
@@ -187,7 +206,9 @@ struct CaptureTests {
     @Test("writes from the sqlite3 shell without the extension are captured; a read-only replica refuses them")
     func sqlite3ShellWritesAreCaptured() throws {
         let shell = "/usr/bin/sqlite3"
-        try #require(FileManager.default.isExecutableFile(atPath: shell), "the sqlite3 shell is needed (apt-get install sqlite3)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: shell), "the sqlite3 shell is needed (apt-get install sqlite3)"
+        )
         let directory = try temporaryDirectory("shell")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("a.db").path
@@ -197,7 +218,9 @@ struct CaptureTests {
             let replica = try Replica(queue, site: "a")
             try replica.track("notes")
         }
-        let result = try Self.runShell(shell, path, """
+        let result = try Self.runShell(
+            shell, path,
+            """
             INSERT INTO notes VALUES ('n1', 'hello');
             INSERT OR REPLACE INTO notes VALUES ('n2', 'world');
             UPDATE notes SET body = 'hello there' WHERE id = 'n1';
@@ -207,13 +230,16 @@ struct CaptureTests {
         let queue = try DatabaseQueue(path: path)
         let replica = try Replica(opening: queue)
         let changes = try replica.changes(since: 0)
-        let states = changes.records.map { "\($0.key):\($0.causalLength):\($0.columns.first??.value ?? .null)" }.sorted()
+        let states = changes.records.map { "\($0.key):\($0.causalLength):\($0.columns.first??.value ?? .null)" }
+            .sorted()
         #expect(states == ["text(\"n1\"):1:text(\"hello there\")", "text(\"n2\"):2:null"])
 
         try replica.setReadOnly(true)
         let refused = try Self.runShell(shell, path, "INSERT INTO notes VALUES ('n3', 'no');")
         #expect(refused.status != 0)
-        #expect(refused.output.contains("vecsync: table notes is read-only on replica 'a'; its rows change only by sync"), "\(refused.output)")
+        #expect(
+            refused.output.contains("vecsync: table notes is read-only on replica 'a'; its rows change only by sync"),
+            "\(refused.output)")
     }
 
     static func runShell(_ shell: String, _ path: String, _ sql: String) throws -> (status: Int32, output: String) {

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// The binary change set: exact round trips, bounded batches, and refusal of damaged,
 /// truncated and incompatible bytes.
@@ -13,7 +14,10 @@ struct ChangeSetFormatTests {
     static func replicaWithPhotos(_ count: Int, dimensions: Int, site: String = "a") throws -> Replica {
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, taken REAL, embedding F32_BLOB(\(dimensions)))")
+            try db.execute(
+                sql:
+                    "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, taken REAL, embedding F32_BLOB(\(dimensions)))"
+            )
         }
         let replica = try Replica(queue, site: SiteID(site))
         try replica.track("photos")
@@ -21,8 +25,9 @@ struct ChangeSetFormatTests {
         try queue.write { db in
             for index in 0..<count {
                 let vector = Vector((0..<dimensions).map { _ in Float.random(in: -1...1, using: &random) })
-                try db.execute(sql: "INSERT INTO photos VALUES (?, ?, ?, ?)",
-                               arguments: ["photo-\(index)", "title \(index)", Double(index) / 3, vector.blob])
+                try db.execute(
+                    sql: "INSERT INTO photos VALUES (?, ?, ?, ?)",
+                    arguments: ["photo-\(index)", "title \(index)", Double(index) / 3, vector.blob])
             }
         }
         return replica
@@ -121,7 +126,9 @@ struct ChangeSetFormatTests {
         #expect(bytes < 100 * 60, "\(bytes) bytes for 100 title edits (one embedding is 3,072)")
         #expect(try b.merge(ChangeSet(serialized: edits.serialized())).updated == 100)
         let rows = { (replica: Replica) in
-            try replica.writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM photos ORDER BY id").map(\.description) }
+            try replica.writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM photos ORDER BY id").map(\.description)
+            }
         }
         #expect(try rows(a) == rows(b))
     }
@@ -140,20 +147,27 @@ struct ChangeSetFormatTests {
         #expect(throws: SyncError.missingEarlierChanges(origin: "a", since: first.through, received: 0)) {
             try b.merge(second)
         }
-        #expect(try b.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") } == 0, "nothing applied")
-        #expect(SyncError.missingEarlierChanges(origin: "a", since: 4, received: 0).description
-            .contains("merge 'a''s change sets in order"))
+        #expect(
+            try b.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") } == 0, "nothing applied"
+        )
+        #expect(
+            SyncError.missingEarlierChanges(origin: "a", since: 4, received: 0).description
+                .contains("merge 'a''s change sets in order"))
         try b.merge(first)
         try b.merge(second)
-        #expect(try b.writer.read { db in try String.fetchAll(db, sql: "SELECT title FROM photos ORDER BY id") }
-            == ["complete row", "title 0", "edited", "title 2"])
+        #expect(
+            try b.writer.read { db in try String.fetchAll(db, sql: "SELECT title FROM photos ORDER BY id") }
+                == ["complete row", "title 0", "edited", "title 2"])
     }
 
     @Test("the JSON rendering names tables, columns, versions and sites")
     func jsonRenderingIsReadable() throws {
         let replica = try Self.replicaWithPhotos(1, dimensions: 2)
         let json = try replica.changes(since: 0).jsonString()
-        for fragment in ["\"origin\" : \"a\"", "\"table\" : \"photos\"", "\"title\"", "\"base64\"", "\"bytes\" : 8", "\"causalLength\" : 1"] {
+        for fragment in [
+            "\"origin\" : \"a\"", "\"table\" : \"photos\"", "\"title\"", "\"base64\"", "\"bytes\" : 8",
+            "\"causalLength\" : 1",
+        ] {
             #expect(json.contains(fragment), "\(fragment) in \(json)")
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// The shell path: `vecsync-cli track` and `vecsync-cli sync` with three database files and
 /// one folder, run as a user runs them.
@@ -22,7 +23,8 @@ struct CommandLineTests {
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         guard let executable else {
-            throw SyncError.io(path: "vecsync-cli", reason: "not found beside the test bundle; build it first (swift build)")
+            throw SyncError.io(
+                path: "vecsync-cli", reason: "not found beside the test bundle; build it first (swift build)")
         }
         let process = Process()
         process.executableURL = executable
@@ -47,8 +49,9 @@ struct CommandLineTests {
             let queue = try DatabaseQueue(path: path)
             try queue.write { db in
                 try db.execute(sql: "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, embedding F32_BLOB(3))")
-                try db.execute(sql: "INSERT INTO photos VALUES (?, ?, ?)",
-                               arguments: ["photo-\(index)", "from \(index)", Data([UInt8](repeating: UInt8(index), count: 12))])
+                try db.execute(
+                    sql: "INSERT INTO photos VALUES (?, ?, ?)",
+                    arguments: ["photo-\(index)", "from \(index)", Data([UInt8](repeating: UInt8(index), count: 12))])
             }
         }
         for (index, path) in paths.enumerated() {
@@ -70,9 +73,12 @@ struct CommandLineTests {
         var snapshots: [[String]] = []
         for path in paths {
             let queue = try DatabaseQueue(path: path)
-            snapshots.append(try queue.read { db in
-                try Row.fetchAll(db, sql: "SELECT id, title, hex(embedding) FROM photos ORDER BY id").map { "\($0)" }
-            })
+            snapshots.append(
+                try queue.read { db in
+                    try Row.fetchAll(db, sql: "SELECT id, title, hex(embedding) FROM photos ORDER BY id").map {
+                        "\($0)"
+                    }
+                })
         }
         #expect(snapshots[0].count == 3)
         #expect(snapshots[0].contains { $0.contains("edited") })
@@ -90,11 +96,16 @@ struct CommandLineTests {
         let directory = try temporaryDirectory("cli")
         let folder = directory.appendingPathComponent("shared").path
         defer { try? FileManager.default.removeItem(at: directory) }
-        let mac = directory.appendingPathComponent("mac.db").path, phone = directory.appendingPathComponent("phone.db").path
+        let mac = directory.appendingPathComponent("mac.db").path
+        let phone = directory.appendingPathComponent("phone.db").path
         for (path, site) in [(mac, "mac"), (phone, "phone")] {
-            try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE files (path TEXT PRIMARY KEY, title TEXT)") }
+            try DatabaseQueue(path: path).write { db in
+                try db.execute(sql: "CREATE TABLE files (path TEXT PRIMARY KEY, title TEXT)")
+            }
             let result = try Self.run(["track", "--db", path, "--table", "files", "--site", site, "--authority", "mac"])
-            #expect(result.status == 0 && result.output.contains("site 'mac' is authoritative for files"), "\(result.output)")
+            #expect(
+                result.status == 0 && result.output.contains("site 'mac' is authoritative for files"),
+                "\(result.output)")
         }
         try DatabaseQueue(path: mac).write { db in try db.execute(sql: "INSERT INTO files VALUES ('/a', 'scanned')") }
         for path in [mac, phone] { #expect(try Self.run(["sync", "--db", path, "--folder", folder]).status == 0) }
@@ -104,7 +115,9 @@ struct CommandLineTests {
         try DatabaseQueue(path: phone).write { db in try db.execute(sql: "UPDATE files SET title = 'phone edit'") }
         for path in [mac, phone, mac] { #expect(try Self.run(["sync", "--db", path, "--folder", folder]).status == 0) }
         for path in [mac, phone] {
-            #expect(try DatabaseQueue(path: path).read { db in try String.fetchOne(db, sql: "SELECT title FROM files") } == "rescanned")
+            #expect(
+                try DatabaseQueue(path: path).read { db in try String.fetchOne(db, sql: "SELECT title FROM files") }
+                    == "rescanned")
         }
         let refused = try Self.run(["track", "--db", mac, "--authority", "mac"])
         #expect(refused.status != 0 && refused.output.contains("--authority needs the --table"), "\(refused.output)")

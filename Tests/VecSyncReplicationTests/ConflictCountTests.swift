@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// A merge report's `conflicts` counts concurrent writes only: writes made on top of a
 /// value the writer had merged are not conflicts.
@@ -16,10 +17,12 @@ struct ConflictCountTests {
     /// a makes 1,000 photos and b merges them; then b retitles all 1,000 while a, not having
     /// seen that, retitles 100: exactly 100 pairs of writes are concurrent.
     static func history() throws -> (a: Replica, b: Replica, aCursor: Int64) {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try a.writer.write { db in
             for row in 0..<1_000 {
-                try db.execute(sql: "INSERT INTO photos (id, title, rating) VALUES (?, 'new', 0)", arguments: ["p\(row)"])
+                try db.execute(
+                    sql: "INSERT INTO photos (id, title, rating) VALUES (?, 'new', 0)", arguments: ["p\(row)"])
             }
         }
         try b.merge(a.changes(since: 0, maximumRows: 10_000))
@@ -41,7 +44,9 @@ struct ConflictCountTests {
         #expect(onB.conflicts == 100, "\(onB)")
         // Rows where b's edit stands on a value a wrote and b had merged: no conflict.
         #expect(onA.records == 1_000)
-        let titles = try a.writer.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT title FROM photos ORDER BY 1") }
+        let titles = try a.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT title FROM photos ORDER BY 1")
+        }
         #expect(try Fixture.snapshot(a) == Fixture.snapshot(b))
         #expect(titles.count <= 2)
     }

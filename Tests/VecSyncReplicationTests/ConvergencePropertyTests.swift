@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// Replicas that have seen the same change sets hold the same rows, whatever the order,
 /// duplication, batching and loss of delivery, and whatever the clocks say.
@@ -15,18 +16,21 @@ struct ConvergencePropertyTests {
 
     @Test("replicas converge byte for byte under random writes and random delivery")
     func replicasConvergeUnderRandomDelivery() throws {
-        let base = ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_SEED"].flatMap { UInt64($0) }
+        let base =
+            ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...UInt64(UInt32.max))
         for run in 0..<Self.runs {
             let seed = base &+ UInt64(run)
             do {
                 let failure = try Self.run(seed: seed)
                 if let failure {
-                    Issue.record("seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1): \(failure)")
+                    Issue.record(
+                        "seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1): \(failure)")
                     return
                 }
             } catch {
-                Issue.record("seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1): \(error)")
+                Issue.record(
+                    "seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1): \(error)")
                 return
             }
         }
@@ -51,8 +55,9 @@ struct ConvergencePropertyTests {
         let tie = Bool.random(using: &random)
         let replicas = try (0..<count).map { index in
             let skew = tie ? 0 : Int64.random(in: 0...5_000, using: &random) * Int64(index)
-            return try Fixture.replica("site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
-                                       wallClock: 1_700_000_000_000 + skew)
+            return try Fixture.replica(
+                "site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
+                wallClock: 1_700_000_000_000 + skew)
         }
 
         for replica in replicas {
@@ -89,25 +94,34 @@ struct ConvergencePropertyTests {
                 guard receiver != message.origin else { continue }
                 // Out of order, a change set that carries only some columns of a row the
                 // receiver lacks is refused whole; it is delivered again later.
-                guard let report = try mergeUnlessEarlierChangesAreMissing(replicas[receiver], message.data) else { continue }
-                if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print(replicas[receiver].site, "merged", report) }
+                guard let report = try mergeUnlessEarlierChangesAreMissing(replicas[receiver], message.data) else {
+                    continue
+                }
+                if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
+                    print(replicas[receiver].site, "merged", report)
+                }
                 if Bool.random(using: &random) { try replicas[receiver].merge(serialized: message.data) }
             }
             if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
                 for replica in replicas {
                     let report = try replica.writer.read { db in try Fixture.vectorIndex.verify(db) }
-                    if !report.isConsistent { return "vec0 index out of step on \(replica.site) after step on \(replicas[r].site): \(report)" }
+                    if !report.isConsistent {
+                        return "vec0 index out of step on \(replica.site) after step on \(replicas[r].site): \(report)"
+                    }
                 }
             }
             if Int.random(in: 0..<12, using: &random) == 0 {
                 // Now and then one replica catches up with everything published, in order,
                 // which gives its peers acknowledgements to compact with.
                 let everyone = Bool.random(using: &random)
-                let receivers = everyone ? Array(0..<count) + Array(0..<count) : [Int.random(in: 0..<count, using: &random)]
+                let receivers =
+                    everyone ? Array(0..<count) + Array(0..<count) : [Int.random(in: 0..<count, using: &random)]
                 for receiver in receivers {
                     for message in log where message.origin != receiver {
                         let report = try replicas[receiver].merge(serialized: message.data)
-                        if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print("catch-up", replicas[receiver].site, "merged", report) }
+                        if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
+                            print("catch-up", replicas[receiver].site, "merged", report)
+                        }
                     }
                     while true {
                         let batch = try replicas[receiver].changes(since: published[receiver])
@@ -123,7 +137,8 @@ struct ConvergencePropertyTests {
             }
             if Int.random(in: 0..<20, using: &random) == 0 {
                 // A clock jump on one replica, as when a device corrects its time.
-                try replicas[r].setWallClockOverride(milliseconds: 1_700_000_000_000 + Int64.random(in: -2_000...20_000, using: &random))
+                try replicas[r].setWallClockOverride(
+                    milliseconds: 1_700_000_000_000 + Int64.random(in: -2_000...20_000, using: &random))
             }
         }
 
@@ -151,13 +166,17 @@ struct ConvergencePropertyTests {
                 if Bool.random(using: &random) {
                     // Several change sets in one transaction, as a transport catching up does.
                     let reports = try replicas[receiver].merge(messages.map { try ChangeSet(serialized: $0.data) })
-                    if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print("full sync", replicas[receiver].site, "merged", reports) }
+                    if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
+                        print("full sync", replicas[receiver].site, "merged", reports)
+                    }
                     if reports.contains(where: Self.changedSomething) { anyApplied = true }
                     continue
                 }
                 for message in messages {
                     let report = try replicas[receiver].merge(serialized: message.data)
-                    if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print("full sync", replicas[receiver].site, "merged", report) }
+                    if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
+                        print("full sync", replicas[receiver].site, "merged", report)
+                    }
                     if Self.changedSomething(report) { anyApplied = true }
                 }
             }
@@ -206,31 +225,42 @@ struct ConvergencePropertyTests {
     static func randomWrite(_ replica: Replica, _ random: inout SeededRandom) throws {
         let photo = "p\(Int.random(in: 0..<6, using: &random))"
         let album = Int64.random(in: 1...5, using: &random)
-        let title: DatabaseValue = Bool.random(using: &random)
+        let title: DatabaseValue =
+            Bool.random(using: &random)
             ? ["sunset", "cat", "sunset", "beach", "", "Cat"].randomElement(using: &random)!.databaseValue : .null
         let rating = Int64.random(in: 0...5, using: &random)
         let score: DatabaseValue = [1.0, -0.0, 0.0, 2.5, 1.0].randomElement(using: &random)!.databaseValue
-        let embedding: DatabaseValue = Int.random(in: 0..<5, using: &random) == 0 ? .null : Fixture.embedding(&random).databaseValue
+        let embedding: DatabaseValue =
+            Int.random(in: 0..<5, using: &random) == 0 ? .null : Fixture.embedding(&random).databaseValue
         let name = ["alpha", "beta", "gamma", "alpha beta"].randomElement(using: &random)!
         // BLOB keys: a few 16-byte UUIDs, so writes meet on the same keys; one differs from
         // another in its last byte only.
-        let uuids = [Data(repeating: 0, count: 16), Data(repeating: 0, count: 15) + [1],
-                     Data((0..<16).map { UInt8($0 * 17) }), Data(repeating: 0xFF, count: 16)]
+        let uuids = [
+            Data(repeating: 0, count: 16), Data(repeating: 0, count: 15) + [1],
+            Data((0..<16).map { UInt8($0 * 17) }), Data(repeating: 0xFF, count: 16),
+        ]
         let tag = uuids.randomElement(using: &random)!
         let otherTag = uuids.randomElement(using: &random)!
-        let label: DatabaseValue = Bool.random(using: &random) ? ["it's", "a\"b", ""].randomElement(using: &random)!.databaseValue : .null
+        let label: DatabaseValue =
+            Bool.random(using: &random) ? ["it's", "a\"b", ""].randomElement(using: &random)!.databaseValue : .null
         let weight = [0.5, -0.0, 0.0, 3.0].randomElement(using: &random)!
         let tags = Fixture.tags.quotedSQLIdentifier
         let note = "n\(Int.random(in: 0..<4, using: &random))"
         // Notes refer to three of the photos, so deletes and notes meet often.
         let notePhoto = "p\(Int.random(in: 0..<3, using: &random))"
         let statements: [(String, StatementArguments)] = [
-            ("INSERT INTO photos (id, title, rating, score, embedding) VALUES (?, ?, ?, ?, ?)",
-             [photo, title, rating, score, embedding]),
-            ("INSERT OR REPLACE INTO photos (id, title, rating, score, embedding) VALUES (?, ?, ?, ?, ?)",
-             [photo, title, rating, score, embedding]),
-            ("INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title, embedding = excluded.embedding",
-             [photo, title, embedding]),
+            (
+                "INSERT INTO photos (id, title, rating, score, embedding) VALUES (?, ?, ?, ?, ?)",
+                [photo, title, rating, score, embedding]
+            ),
+            (
+                "INSERT OR REPLACE INTO photos (id, title, rating, score, embedding) VALUES (?, ?, ?, ?, ?)",
+                [photo, title, rating, score, embedding]
+            ),
+            (
+                "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title, embedding = excluded.embedding",
+                [photo, title, embedding]
+            ),
             ("UPDATE photos SET rating = ? WHERE id = ?", [rating, photo]),
             ("UPDATE photos SET embedding = ?, score = ? WHERE id = ?", [embedding, score, photo]),
             ("UPDATE photos SET title = ? WHERE id = ?", [title, photo]),
@@ -240,11 +270,16 @@ struct ConvergencePropertyTests {
             ("UPDATE albums SET name = ? WHERE id = ?", [name, album]),
             ("UPDATE albums SET cover = ? WHERE id = ?", [photo, album]),
             ("DELETE FROM albums WHERE id = ?", [album]),
-            ("INSERT INTO albums (id, name) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name", [album, name]),
+            (
+                "INSERT INTO albums (id, name) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name",
+                [album, name]
+            ),
             ("UPDATE photos SET rating = rating WHERE id = ?", [photo]),
             (#"INSERT OR REPLACE INTO \#(tags) VALUES (?, ?, ?)"#, [tag, label, weight]),
-            (#"INSERT INTO \#(tags) ("k""ey", "la'bel") VALUES (?, ?) ON CONFLICT DO UPDATE SET "la'bel" = excluded."la'bel""#,
-             [tag, label]),
+            (
+                #"INSERT INTO \#(tags) ("k""ey", "la'bel") VALUES (?, ?) ON CONFLICT DO UPDATE SET "la'bel" = excluded."la'bel""#,
+                [tag, label]
+            ),
             (#"UPDATE \#(tags) SET "wei""ght" = ? WHERE "k""ey" = ?"#, [weight, tag]),
             (#"UPDATE \#(tags) SET "k""ey" = ? WHERE "k""ey" = ?"#, [otherTag, tag]),
             (#"DELETE FROM \#(tags) WHERE "k""ey" = ?"#, [tag]),
@@ -262,14 +297,20 @@ struct ConvergencePropertyTests {
             ("UPDATE notes SET photo = ? WHERE id = ?", [notePhoto, note]),
             ("DELETE FROM notes WHERE id = ?", [note]),
             ("INSERT OR IGNORE INTO photos (id, title) VALUES (?, ?)", [notePhoto, title]),
-            ("DELETE FROM photos WHERE id = ? AND NOT EXISTS (SELECT 1 FROM notes WHERE photo = ?)", [notePhoto, notePhoto]),
+            (
+                "DELETE FROM photos WHERE id = ? AND NOT EXISTS (SELECT 1 FROM notes WHERE photo = ?)",
+                [notePhoto, notePhoto]
+            ),
         ]
-        let (sql, arguments) = Int.random(in: 0..<3, using: &random) == 0
+        let (sql, arguments) =
+            Int.random(in: 0..<3, using: &random) == 0
             ? notes[Int.random(in: 0..<notes.count, using: &random)]
             : statements[Int.random(in: 0..<statements.count, using: &random)]
         do {
             try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-            if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print(replica.site, sql, arguments) }
+            if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
+                print(replica.site, sql, arguments)
+            }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // A plain INSERT of an existing key, or a key change onto one: refused, as in any app.
         }

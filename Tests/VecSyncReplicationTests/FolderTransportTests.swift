@@ -1,12 +1,14 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Syncing through a shared folder: any order converges; stray, partial, duplicate and
 /// corrupt files are tolerated.
@@ -25,11 +27,14 @@ struct FolderTransportTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let replicas = try ["mac", "phone", "tablet"].map { try Fixture.replica($0, options: Replica.Options(maximumBatchRows: 7)) }
+        let replicas = try ["mac", "phone", "tablet"].map {
+            try Fixture.replica($0, options: Replica.Options(maximumBatchRows: 7))
+        }
         for (index, replica) in replicas.enumerated() {
             for row in 0..<20 {
-                try Self.write(replica, "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)",
-                               ["\(replica.site)-\(row)", "t\(index)", Vector([Float(row), 1, 0, Float(index)]).blob])
+                try Self.write(
+                    replica, "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)",
+                    ["\(replica.site)-\(row)", "t\(index)", Vector([Float(row), 1, 0, Float(index)]).blob])
             }
         }
         try Self.write(replicas[0], "UPDATE photos SET rating = 3")
@@ -54,7 +59,8 @@ struct FolderTransportTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         try a.sync(through: transport)
         let siteFolder = folder.appendingPathComponent("a")
@@ -86,7 +92,8 @@ struct FolderTransportTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let mac = try Fixture.replica("mac"), phone = try Fixture.replica("phone")
+        let mac = try Fixture.replica("mac")
+        let phone = try Fixture.replica("phone")
         try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         try phone.setReadOnly(true)
         try mac.sync(through: transport)
@@ -110,7 +117,8 @@ struct FolderTransportTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         try a.sync(through: transport)
         let secret = folder.appendingPathComponent("secret.txt")
@@ -118,19 +126,22 @@ struct FolderTransportTests {
         let evil = folder.appendingPathComponent("evil")
         try FileManager.default.createDirectory(at: evil, withIntermediateDirectories: true)
         let linkName = FolderTransport.fileName(since: 0, through: 5)
-        try FileManager.default.createSymbolicLink(at: evil.appendingPathComponent(linkName), withDestinationURL: secret)
+        try FileManager.default.createSymbolicLink(
+            at: evil.appendingPathComponent(linkName), withDestinationURL: secret)
         let pipeName = FolderTransport.fileName(since: 5, through: 9)
         #expect(mkfifo(evil.appendingPathComponent(pipeName).path, 0o600) == 0, "a pipe that would block a reader")
         // A subfolder that is a link to another site's folder is not a site.
-        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("c"),
-                                                   withDestinationURL: folder.appendingPathComponent("a"))
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("c"),
+            withDestinationURL: folder.appendingPathComponent("a"))
 
         let report = try b.sync(through: transport)
         #expect(report.applied == 1, "a's own file is merged")
-        #expect(report.problems.sorted() == [
-            "evil/\(linkName): skipped: a symbolic link or special file, not read",
-            "evil/\(pipeName): skipped: a symbolic link or special file, not read",
-        ])
+        #expect(
+            report.problems.sorted() == [
+                "evil/\(linkName): skipped: a symbolic link or special file, not read",
+                "evil/\(pipeName): skipped: a symbolic link or special file, not read",
+            ])
         #expect(report.unknownFiles == 2, "secret.txt and the linked subfolder c")
         #expect(try b.peers().map(\.site).contains("c") == false)
     }
@@ -140,10 +151,12 @@ struct FolderTransportTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         for row in 0..<300 {
-            try Self.write(a, "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)",
-                           ["p\(row)", String(repeating: "x", count: 500), Vector([Float(row), 1, 0, 0]).blob])
+            try Self.write(
+                a, "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)",
+                ["p\(row)", String(repeating: "x", count: 500), Vector([Float(row), 1, 0, 0]).blob])
         }
         try a.sync(through: transport)
         // SQLITE_FULL, as on a full disk: the database may not grow by more than a page.

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// Foreign keys between tracked tables (notes → photos): a merge commits what it can, and a
 /// child whose parent was deleted is deleted with it, on every replica.
@@ -47,10 +48,12 @@ struct ForeignKeyTests {
 
     /// Whichever replica hears of the other's write first finds the orphan and deletes it;
     /// its delete then reaches the other with the rest.
-    @Test("a note added to a photo deleted elsewhere is deleted, and the unrelated edits of the same change set arrive",
-          arguments: [true, false])
+    @Test(
+        "a note added to a photo deleted elsewhere is deleted, and the unrelated edits of the same change set arrive",
+        arguments: [true, false])
     func noteOnADeletedPhotoIsDeletedAndTheRestMerges(laptopHearsFirst: Bool) throws {
-        let laptop = try Self.replica("laptop"), phone = try Self.replica("phone")
+        let laptop = try Self.replica("laptop")
+        let phone = try Self.replica("phone")
         try #require(try laptop.writer.read { db in try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") } == true)
         try Self.write(laptop, "INSERT INTO photos (id, title) VALUES ('p1', 'beach'), ('p2', 'forest')")
         try Self.deliver(laptop, to: phone)
@@ -58,7 +61,8 @@ struct ForeignKeyTests {
         // The laptop deletes p1 and renames p2; meanwhile the phone adds a note to each photo.
         try Self.write(laptop, "DELETE FROM photos WHERE id = 'p1'")
         try Self.write(laptop, "UPDATE photos SET title = 'pine forest' WHERE id = 'p2'")
-        try Self.write(phone, "INSERT INTO notes (id, photo_id, body) VALUES ('n1', 'p1', 'sunset'), ('n2', 'p2', 'moss')")
+        try Self.write(
+            phone, "INSERT INTO notes (id, photo_id, body) VALUES ('n1', 'p1', 'sunset'), ('n2', 'p2', 'moss')")
 
         let (first, second) = laptopHearsFirst ? (laptop, phone) : (phone, laptop)
         // The first to hear finds a note on a deleted photo (the laptop: a note arrives for
@@ -84,7 +88,9 @@ struct ForeignKeyTests {
 
     @Test("a note that arrives before its photo waits in quarantine, and merges when the photo arrives")
     func noteBeforeItsPhotoWaitsForIt() throws {
-        let laptop = try Self.replica("laptop"), phone = try Self.replica("phone"), tablet = try Self.replica("tablet")
+        let laptop = try Self.replica("laptop")
+        let phone = try Self.replica("phone")
+        let tablet = try Self.replica("tablet")
         try Self.write(laptop, "INSERT INTO photos (id, title) VALUES ('p1', 'beach')")
         try Self.deliver(laptop, to: phone)
         try Self.write(phone, "INSERT INTO notes (id, photo_id, body) VALUES ('n1', 'p1', 'sunset')")
@@ -107,12 +113,15 @@ struct ForeignKeyTests {
     @Test("a note whose photo arrives with it but is quarantined waits with it, and both merge once the photo is fixed")
     func noteWaitsWithItsQuarantinedPhoto() throws {
         let laptop = try Self.replica("laptop")
-        let tablet = try Self.replica("tablet", schema: """
-            CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT CHECK (title IS NOT 'untitled'));
-            CREATE TABLE notes (id TEXT PRIMARY KEY, photo_id TEXT REFERENCES photos(id), body TEXT);
-            """)
+        let tablet = try Self.replica(
+            "tablet",
+            schema: """
+                CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT CHECK (title IS NOT 'untitled'));
+                CREATE TABLE notes (id TEXT PRIMARY KEY, photo_id TEXT REFERENCES photos(id), body TEXT);
+                """)
         try Self.write(laptop, "INSERT INTO photos (id, title) VALUES ('p1', 'untitled'), ('p2', 'lake')")
-        try Self.write(laptop, "INSERT INTO notes (id, photo_id, body) VALUES ('n1', 'p1', 'first'), ('n2', 'p2', 'second')")
+        try Self.write(
+            laptop, "INSERT INTO notes (id, photo_id, body) VALUES ('n1', 'p1', 'first'), ('n2', 'p2', 'second')")
         let all = try laptop.changes(since: 0)
         let report = try tablet.merge(all)
         #expect(report.quarantined.map(\.key) == [.text("p1"), .text("n1")], "\(report.quarantined)")

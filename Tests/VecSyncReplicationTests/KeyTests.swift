@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// Keys that cannot collide: integer keys only with the one site that assigns them, BLOB
 /// keys end to end, and keys of the wrong kind refused when the row is written.
@@ -35,10 +36,12 @@ struct KeyTests {
     func autoAssignedIntegerKeysAreRefused() throws {
         // Node 1 would insert Alice and node 2 Bob, both as id 1; after sync one of them
         // would be gone. Tracking such a table is refused instead.
-        for schema in ["CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)",
-                       "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT)",
-                       "CREATE TABLE users (id INT PRIMARY KEY, name TEXT)",
-                       "CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL, name TEXT) WITHOUT ROWID"] {
+        for schema in [
+            "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)",
+            "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT)",
+            "CREATE TABLE users (id INT PRIMARY KEY, name TEXT)",
+            "CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL, name TEXT) WITHOUT ROWID",
+        ] {
             let node = try Self.replica("node-1", schema: schema)
             #expect(throws: SyncError.self, "\(schema)") { try node.track("users") }
             do {
@@ -57,12 +60,16 @@ struct KeyTests {
     @Test("an integer-keyed table tracked with an authority: only that site inserts, no row is lost")
     func integerKeysWithAnAuthority() throws {
         let schema = "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)"
-        let node1 = try Self.replica("node-1", schema: schema), node2 = try Self.replica("node-2", schema: schema)
+        let node1 = try Self.replica("node-1", schema: schema)
+        let node2 = try Self.replica("node-2", schema: schema)
         for node in [node1, node2] { try node.track("users", authority: "node-1") }
         try Self.write(node1, "INSERT INTO users (name) VALUES ('Alice')")
         // Node 2 would pick id 1 as well: its insert is refused when written.
         let refused = Self.refusal(node2, "INSERT INTO users (name) VALUES ('Bob')")
-        #expect(refused == "vecsync: table users takes new keys only from site 'node-1', which assigns its integer keys (column id); insert the row there")
+        #expect(
+            refused
+                == "vecsync: table users takes new keys only from site 'node-1', which assigns its integer keys (column id); insert the row there"
+        )
         #expect(Self.refusal(node2, "INSERT INTO users (id, name) VALUES (7, 'Bob')") == refused)
         try node2.merge(node1.changes(since: 0))
         #expect(Self.refusal(node2, "UPDATE users SET id = 2 WHERE id = 1") == refused, "a key change creates a key")
@@ -71,7 +78,9 @@ struct KeyTests {
         try Self.write(node1, "INSERT INTO users (name) VALUES ('Bob')")
         try node2.merge(node1.changes(since: 0))
         for node in [node1, node2] {
-            let names = try node.writer.read { db in try String.fetchAll(db, sql: "SELECT id || ':' || name FROM users ORDER BY id") }
+            let names = try node.writer.read { db in
+                try String.fetchAll(db, sql: "SELECT id || ':' || name FROM users ORDER BY id")
+            }
             #expect(names == ["1:Alice L.", "2:Bob"])
         }
         #expect(throws: SyncError.self, "an integer-keyed table keeps an authority") {
@@ -84,9 +93,11 @@ struct KeyTests {
     @Test("a NULL key, or a blob bound into a TEXT key, is refused when written, naming the table and column")
     func wrongKindKeysAreRefusedAtWriteTime() throws {
         let schema = "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)"  // the key may be NULL in SQLite
-        let a = try Self.replica("a", schema: schema), b = try Self.replica("b", schema: schema)
+        let a = try Self.replica("a", schema: schema)
+        let b = try Self.replica("b", schema: schema)
         for replica in [a, b] { try replica.track("notes") }
-        let expected = "vecsync: table notes, key column id: a key must be a non-NULL TEXT value to sync; the row was not written"
+        let expected =
+            "vecsync: table notes, key column id: a key must be a non-NULL TEXT value to sync; the row was not written"
         #expect(Self.refusal(a, "INSERT INTO notes (id, body) VALUES (?, 'x')", [Data([1, 2, 3])]) == expected)
         #expect(Self.refusal(a, "INSERT INTO notes (id, body) VALUES (NULL, 'x')") == expected)
         #expect(Self.refusal(a, "INSERT INTO notes (body) VALUES ('x')") == expected)
@@ -115,17 +126,21 @@ struct KeyTests {
         let folder = try temporaryDirectory("blob-keys")
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let a = try Self.replica("a", schema: schema), b = try Self.replica("b", schema: schema)
+        let a = try Self.replica("a", schema: schema)
+        let b = try Self.replica("b", schema: schema)
         for replica in [a, b] { #expect(try replica.track("items").keyKind == .blob) }
         func uuid(_ text: String) -> Data {
             withUnsafeBytes(of: UUID(uuidString: text)!.uuid) { Data($0) }
         }
-        let k1 = uuid("6F9619FF-8B86-D011-B42D-00C04FC964FF"), k2 = uuid("00000000-0000-0000-0000-000000000001")
+        let k1 = uuid("6F9619FF-8B86-D011-B42D-00C04FC964FF")
+        let k2 = uuid("00000000-0000-0000-0000-000000000001")
         let v1 = Vector([1, 0.5]).blob
         try Self.write(a, "INSERT INTO items VALUES (?, 'one', ?)", [k1, v1])
         try Self.write(b, "INSERT INTO items VALUES (?, 'two', NULL)", [k2])
-        #expect(Self.refusal(a, "INSERT INTO items VALUES ('6f9619ff', 'text key', NULL)")
-            == "vecsync: table items, key column id: a key must be a non-NULL BLOB value to sync; the row was not written")
+        #expect(
+            Self.refusal(a, "INSERT INTO items VALUES ('6f9619ff', 'text key', NULL)")
+                == "vecsync: table items, key column id: a key must be a non-NULL BLOB value to sync; the row was not written"
+        )
 
         let changes = try a.changes(since: 0)
         #expect(changes.records.map(\.key) == [.blob(k1)])

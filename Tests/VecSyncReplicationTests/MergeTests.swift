@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// Merging: no write lost, a total order for conflicts, atomic change sets, and refusal of
 /// what cannot be merged.
@@ -14,7 +15,9 @@ struct MergeTests {
     }
 
     static func photo(_ replica: Replica, _ id: String) throws -> Row? {
-        try replica.writer.read { db in try Row.fetchOne(db, sql: "SELECT title, rating FROM photos WHERE id = ?", arguments: [id]) }
+        try replica.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT title, rating FROM photos WHERE id = ?", arguments: [id])
+        }
     }
 
     /// Merges `from`'s changes since 0 into `to`.
@@ -32,7 +35,8 @@ struct MergeTests {
 
     @Test("concurrent edits to different columns of one row both survive")
     func concurrentColumnEditsBothSurvive() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title, rating) VALUES ('p1', 'old', 1)")
         try Self.deliver(a, to: b)
         try Self.write(a, "UPDATE photos SET title = 'new title' WHERE id = 'p1'")
@@ -48,7 +52,8 @@ struct MergeTests {
 
     @Test("equal clocks are broken by site id, the same way on every replica")
     func tiesAreBrokenBySiteId() throws {
-        let a = try Fixture.replica("a", wallClock: 1_000), b = try Fixture.replica("b", wallClock: 1_000)
+        let a = try Fixture.replica("a", wallClock: 1_000)
+        let b = try Fixture.replica("b", wallClock: 1_000)
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'from a')")
         try Self.write(b, "INSERT INTO photos (id, title) VALUES ('p1', 'from b')")
         #expect(try a.currentClock() == b.currentClock())
@@ -61,7 +66,8 @@ struct MergeTests {
 
     @Test("a delete wins over the row it saw, and a later re-insert brings the row back")
     func deleteAndReinsertOrderByCausalLength() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         try Self.deliver(a, to: b)
         try Self.write(b, "UPDATE photos SET title = 'edited' WHERE id = 'p1'")
@@ -96,14 +102,17 @@ struct MergeTests {
 
     @Test("a merge that fails halfway leaves the rows, the clocks and the cursor as they were")
     func failedMergeChangesNothing() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         for index in 0..<10 {
             try Self.write(a, "INSERT INTO photos (id, title) VALUES (?, 'x')", ["p\(index)"])
         }
         try Self.write(b, "INSERT INTO photos (id, title) VALUES ('mine', 'kept')")
         // A failure of the database itself halfway (a row a constraint refuses is only
         // quarantined, see QuarantineTests): a trigger writing to a table that is gone.
-        try Self.write(b, """
+        try Self.write(
+            b,
+            """
             CREATE TABLE gone (x);
             CREATE TRIGGER refuse_p5 BEFORE INSERT ON photos WHEN new.id = 'p5' BEGIN INSERT INTO gone VALUES (1); END;
             DROP TABLE gone;
@@ -115,7 +124,9 @@ struct MergeTests {
         #expect(try Fixture.snapshot(b) == before)
         #expect(try b.currentSequence() == sequence)
         #expect(try b.peers().isEmpty)
-        let merging = try b.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM vecsync_state WHERE key = 'merging'") }
+        let merging = try b.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM vecsync_state WHERE key = 'merging'")
+        }
         #expect(merging == 0)
         // Local writes are still captured after the failed merge.
         try Self.write(b, "UPDATE photos SET title = 'still captured' WHERE id = 'mine'")
@@ -129,7 +140,8 @@ struct MergeTests {
 
     @Test("a replayed change set is harmless")
     func replayIsHarmless() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         let changes = try a.changes(since: 0)
         #expect(try b.merge(changes).inserted == 1)
@@ -144,7 +156,10 @@ struct MergeTests {
         let a = try Fixture.replica("a")
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, rating INTEGER, score REAL, embedding F32_BLOB(4), extra TEXT)")
+            try db.execute(
+                sql:
+                    "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, rating INTEGER, score REAL, embedding F32_BLOB(4), extra TEXT)"
+            )
         }
         let b = try Replica(queue, site: "b")
         try b.track("photos")
@@ -263,13 +278,15 @@ struct MergeTests {
 
     @Test("a read-only replica refuses local writes with a clear error and still merges")
     func readOnlyReplicaRefusesLocalWrites() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("phone")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("phone")
         try b.setReadOnly(true)
         do {
             try Self.write(b, "INSERT INTO photos (id) VALUES ('p1')")
             Issue.record("a local write was accepted")
         } catch let error as DatabaseError {
-            #expect(error.message == "vecsync: table photos is read-only on replica 'phone'; its rows change only by sync")
+            #expect(
+                error.message == "vecsync: table photos is read-only on replica 'phone'; its rows change only by sync")
         }
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'synced')")
         try Self.deliver(a, to: b)
@@ -280,13 +297,14 @@ struct MergeTests {
 
     @Test("tombstones go once every known peer has acknowledged them, not before")
     func compactionWaitsForAcknowledgement() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id) VALUES ('p1'), ('p2')")
         try Self.write(a, "DELETE FROM photos WHERE id = 'p1'")
         try Self.deliver(a, to: b)
         try Self.write(b, "INSERT INTO albums (id, name) VALUES (1, 'x')")
         #expect(try a.compactTombstones() == 0, "no peer has acknowledged yet")
-        try Self.deliver(b, to: a)   // b's change set acknowledges a's sequence
+        try Self.deliver(b, to: a)  // b's change set acknowledges a's sequence
         #expect(try a.tombstoneCount() == 1)
         #expect(try a.compactTombstones() == 1)
         #expect(try a.tombstoneCount() == 0)
@@ -306,18 +324,24 @@ struct MergeTests {
         func make(_ site: SiteID) throws -> Replica {
             let queue = try DatabaseQueue()
             try queue.write { db in
-                try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE notes_fts USING fts5(body)")
+                try db.execute(
+                    sql:
+                        "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE notes_fts USING fts5(body)"
+                )
             }
             let replica = try Replica(queue, site: site)
             try replica.track("notes", authority: "a")  // integer keys: only a inserts
             try replica.register(DerivedIndex(fts5: "notes_fts", on: "notes", columns: ["body"]))
             return replica
         }
-        let a = try make("a"), b = try make("b")
+        let a = try make("a")
+        let b = try make("b")
         try Self.write(a, "INSERT INTO notes VALUES (1, 'red fox'), (2, 'blue whale')")
         let report = try Self.deliver(a, to: b)
         #expect(report.refreshedIndexes == ["notes_fts": 2])
-        let found = try b.writer.read { db in try Int.fetchAll(db, sql: "SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'fox'") }
+        let found = try b.writer.read { db in
+            try Int.fetchAll(db, sql: "SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'fox'")
+        }
         #expect(found == [1])
         #expect(try b.verifyDerivedIndexes() == ["notes_fts": 0])
         let cursor = try a.currentSequence()
@@ -328,7 +352,8 @@ struct MergeTests {
 
     @Test("changes(since:excluding:) leaves out rows the peer already has, and still moves the cursor")
     func excludingSkipsRowsFromExcludedSites() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.write(b, "INSERT INTO photos (id, title) VALUES ('from-b', 'b')")
         try Self.deliver(b, to: a)
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('from-a', 'a')")
@@ -342,8 +367,9 @@ struct MergeTests {
     @Test("derived indexes can be verified and rebuilt from the tracked rows")
     func derivedIndexesVerifyAndRebuild() throws {
         let a = try Fixture.replica("a")
-        try Self.write(a, "INSERT INTO photos (id, embedding) VALUES ('p1', ?), ('p2', ?)",
-                       [Vector([1, 0, 0, 0]).blob, Vector([0, 1, 0, 0]).blob])
+        try Self.write(
+            a, "INSERT INTO photos (id, embedding) VALUES ('p1', ?), ('p2', ?)",
+            [Vector([1, 0, 0, 0]).blob, Vector([0, 1, 0, 0]).blob])
         #expect(try a.verifyDerivedIndexes() == ["photos_vec": 0])
         try a.writer.write { db in try db.execute(sql: "DELETE FROM photos_vec WHERE id = 'p1'") }
         #expect(try a.verifyDerivedIndexes() == ["photos_vec": 1])
@@ -353,7 +379,8 @@ struct MergeTests {
 
     @Test("a tracked table altered after tracking is reported, not merged into")
     func alteredTableIsReported() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO albums (id, name) VALUES (1, 'x')")
         try Self.write(b, "ALTER TABLE albums ADD COLUMN extra TEXT")
         #expect {
@@ -366,9 +393,12 @@ struct MergeTests {
 
     @Test("a libSQL vector index follows merged inserts, updates and deletes: vector_top_k agrees everywhere")
     func libsqlVectorIndexFollowsMerges() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         for replica in [a, b] {
-            try Self.write(replica, """
+            try Self.write(
+                replica,
+                """
                 CREATE TABLE docs (id INTEGER PRIMARY KEY, title TEXT, embedding F32_BLOB(4));
                 CREATE INDEX docs_idx ON docs (libsql_vector_idx(embedding));
                 """)
@@ -401,19 +431,25 @@ struct MergeTests {
         #expect(try nearest(b) == bruteForce(a))
         #expect(try nearest(a) == nearest(b))
         #expect(try b.verifyDerivedIndexes()["docs_idx"] == 0)
-        #expect(try b.derivedIndexes().indexes.map(\.name) == ["docs_idx"], "found in the schema, no registration needed")
+        #expect(
+            try b.derivedIndexes().indexes.map(\.name) == ["docs_idx"], "found in the schema, no registration needed")
     }
 
     @Test("a merge refreshes the vec0 index for the changed rows, so searches agree")
     func vectorIndexIsRefreshedAfterMerge() throws {
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
-        let v1 = Vector([1, 0, 0, 0]), v2 = Vector([0, 1, 0, 0])
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
+        let v1 = Vector([1, 0, 0, 0])
+        let v2 = Vector([0, 1, 0, 0])
         try Self.write(a, "INSERT INTO photos (id, embedding) VALUES ('p1', ?), ('p2', ?)", [v1.blob, v2.blob])
         let report = try Self.deliver(a, to: b)
         #expect(report.refreshedIndexes["photos_vec"] == 2)
-        let nearest = try b.writer.read { db in try Fixture.vectorIndex.search(db, near: v2, limit: 1, as: String.self) }
+        let nearest = try b.writer.read { db in try Fixture.vectorIndex.search(db, near: v2, limit: 1, as: String.self)
+        }
         #expect(nearest.map(\.key) == ["p2"])
-        let stored = try b.writer.read { db in try Data.fetchOne(db, sql: "SELECT embedding FROM photos WHERE id = 'p1'") }
+        let stored = try b.writer.read { db in
+            try Data.fetchOne(db, sql: "SELECT embedding FROM photos WHERE id = 'p1'")
+        }
         #expect(stored == v1.blob, "embeddings arrive bit for bit")
     }
 }

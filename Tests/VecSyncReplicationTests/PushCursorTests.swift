@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// Issue 13: the push cursor lives in the database, and a replica never echoes back what
 /// it received. Each test counts the rows that arrive, or that travel, through a folder.
@@ -18,8 +19,9 @@ struct PushCursorTests {
         let vectors = (0..<count).map { _ in Vector.random(dimensions: Fixture.dimensions, using: &random).blob }
         try replica.writer.write { db in
             for (row, blob) in vectors.enumerated() {
-                try db.execute(sql: "INSERT INTO photos (id, title, rating, embedding) VALUES (?, ?, ?, ?)",
-                               arguments: ["\(prefix)-\(row)", "title \(prefix) \(row)", row % 5, blob])
+                try db.execute(
+                    sql: "INSERT INTO photos (id, title, rating, embedding) VALUES (?, ?, ?, ?)",
+                    arguments: ["\(prefix)-\(row)", "title \(prefix) \(row)", row % 5, blob])
             }
         }
     }
@@ -32,7 +34,8 @@ struct PushCursorTests {
     static func published(by site: String, in folder: URL) throws -> [String: (bytes: Int, rows: Int)] {
         let directory = folder.appendingPathComponent(FolderTransport.folderName(for: SiteID(site)))
         var files: [String: (bytes: Int, rows: Int)] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasSuffix(".vcs") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        where name.hasSuffix(".vcs") {
             let data = try Data(contentsOf: directory.appendingPathComponent(name))
             files[name] = (data.count, try ChangeSet(serialized: data).records.count)
         }
@@ -46,7 +49,8 @@ struct PushCursorTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
         let options = Replica.Options(maximumBatchRows: 40)
-        let a = try Fixture.replica("a", options: options), b = try Fixture.replica("b", options: options)
+        let a = try Fixture.replica("a", options: options)
+        let b = try Fixture.replica("b", options: options)
         try Self.insertPhotos(a, prefix: "before", count: 100, random: &random)
         try a.sync(through: transport)
         let backup = try DatabaseQueue(configuration: Configuration.vecSync())
@@ -78,10 +82,12 @@ struct PushCursorTests {
         let folder = try temporaryDirectory("stray")
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         let subfolder = folder.appendingPathComponent("a")
         try FileManager.default.createDirectory(at: subfolder, withIntermediateDirectories: true)
-        try Data("not a change set".utf8).write(to: subfolder.appendingPathComponent(FolderTransport.fileName(since: 500, through: 900)))
+        try Data("not a change set".utf8).write(
+            to: subfolder.appendingPathComponent(FolderTransport.fileName(since: 500, through: 900)))
         try Self.insertPhotos(a, prefix: "p", count: 230, random: &random)
         #expect(try a.sync(through: transport).pushedRows == 230)
         let report = try b.sync(through: transport)
@@ -99,7 +105,8 @@ struct PushCursorTests {
         let folder = try temporaryDirectory("echo")
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a"), b = try Fixture.replica("b")
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
         try Self.insertPhotos(a, prefix: "p", count: 1_000, random: &random)
         for _ in 0..<2 {
             try a.sync(through: transport)
@@ -111,7 +118,8 @@ struct PushCursorTests {
         #expect(try Fixture.snapshot(a) == Fixture.snapshot(b))
 
         // A 1% edit on b: only b's 10 rows travel, once, and nothing comes back.
-        try Self.write(b, "UPDATE photos SET title = 'edited ' || id WHERE id IN (SELECT id FROM photos ORDER BY id LIMIT 10)")
+        try Self.write(
+            b, "UPDATE photos SET title = 'edited ' || id WHERE id IN (SELECT id FROM photos ORDER BY id LIMIT 10)")
         for _ in 0..<2 {
             try b.sync(through: transport)
             try a.sync(through: transport)
@@ -124,7 +132,9 @@ struct PushCursorTests {
         // Each edited row carries its title only: a few dozen bytes, not the row's embedding.
         let moved = (Array(fromA.values) + Array(fromB.values)).reduce(0) { $0 + $1.bytes }
         let initialBytes = initial.values.reduce(0) { $0 + $1.bytes }
-        #expect(moved < 10 * initialBytes / 1_000 + 1_024, "moved \(moved) bytes to settle; all 1,000 rows took \(initialBytes)")
+        #expect(
+            moved < 10 * initialBytes / 1_000 + 1_024,
+            "moved \(moved) bytes to settle; all 1,000 rows took \(initialBytes)")
     }
 
     @Test("INSERT OR REPLACE of an unchanged row captures nothing; of a changed row, the change")

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// One bad row never blocks a change set: it is quarantined and reported with its reason,
 /// the rest merges, and a later fix releases it.
@@ -15,8 +16,9 @@ struct QuarantineTests {
     static let receiverSchema = """
         CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT CHECK (title IS NOT 'forbidden'), embedding F32_BLOB(4));
         """
-    static let index = VectorIndex(table: "photos", primaryKey: "id", embeddingColumn: "embedding",
-                                   dimensions: 4, metric: .l2, name: "photos_vec")
+    static let index = VectorIndex(
+        table: "photos", primaryKey: "id", embeddingColumn: "embedding",
+        dimensions: 4, metric: .l2, name: "photos_vec")
 
     static func replica(_ site: SiteID, schema: String, indexed: Bool) throws -> Replica {
         VecSyncExtension.register()
@@ -49,13 +51,17 @@ struct QuarantineTests {
                 ("e-good", "no embedding", nil),
             ]
             for (id, title, embedding) in rows {
-                try db.execute(sql: "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)", arguments: [id, title, embedding])
+                try db.execute(
+                    sql: "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)",
+                    arguments: [id, title, embedding])
             }
         }
         let changeSet = try camera.changes(since: 0)
         let report = try library.merge(changeSet)
         #expect(report.inserted == 2 && report.applied == 2, "\(report)")
-        #expect(report.quarantined.map(\.key) == [.text("b-short"), .text("c-nan"), .text("d-check")], "\(report.quarantined)")
+        #expect(
+            report.quarantined.map(\.key) == [.text("b-short"), .text("c-nan"), .text("d-check")],
+            "\(report.quarantined)")
         let reasons = report.quarantined.map(\.reason)
         #expect(reasons[0].contains("12 bytes") && reasons[0].contains("photos_vec"), "\(reasons[0])")
         #expect(reasons[1].contains("element 1 = nan"), "\(reasons[1])")
@@ -73,7 +79,8 @@ struct QuarantineTests {
         // The camera fixes two rows; the library receives only what changed since its cursor
         // (the embedding alone, and the title alone), joined with the kept earlier changes.
         try camera.writer.write { db in
-            try db.execute(sql: "UPDATE photos SET embedding = ? WHERE id = 'b-short'", arguments: [Self.blob([1, 2, 3, 4])])
+            try db.execute(
+                sql: "UPDATE photos SET embedding = ? WHERE id = 'b-short'", arguments: [Self.blob([1, 2, 3, 4])])
             try db.execute(sql: "UPDATE photos SET title = 'allowed' WHERE id = 'd-check'")
         }
         let fixes = try camera.changes(since: changeSet.through)
@@ -83,7 +90,9 @@ struct QuarantineTests {
         #expect(try Self.ids(library) == ["a-good", "b-short", "d-check", "e-good"])
         #expect(try library.quarantinedRecords().map(\.key) == [.text("c-nan")])
         #expect(try library.verifyDerivedIndexes() == ["photos_vec": 0])
-        let title = try library.writer.read { db in try String.fetchOne(db, sql: "SELECT title FROM photos WHERE id = 'd-check'") }
+        let title = try library.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT title FROM photos WHERE id = 'd-check'")
+        }
         #expect(title == "allowed")
     }
 }

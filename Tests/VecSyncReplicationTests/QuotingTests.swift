@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// Tables and columns whose names need quoting (a `"`, a `'`, SQL punctuation) are
 /// tracked, captured, merged, indexed and synced like any other.
@@ -36,7 +37,8 @@ struct QuotingTests {
         let folder = try temporaryDirectory("quoting")
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = FolderTransport(folder)
-        let a = try Self.replica("a"), b = try Self.replica("b")
+        let a = try Self.replica("a")
+        let b = try Self.replica("b")
         let tracked = try a.trackedTables()
         #expect(tracked.map(\.name) == ["a\")--"])
         #expect(tracked.first?.primaryKey == "k\"ey")
@@ -50,7 +52,9 @@ struct QuotingTests {
         try b.writer.write { db in try db.execute(sql: insert, arguments: ["r3", "grey seal", 3, nil]) }
         try a.sync(through: transport)
         try b.sync(through: transport)
-        try a.writer.write { db in try db.execute(sql: #"UPDATE "a"")--" SET "ti""tle" = 'red panda' WHERE "k""ey" = 'r1'"#) }
+        try a.writer.write { db in
+            try db.execute(sql: #"UPDATE "a"")--" SET "ti""tle" = 'red panda' WHERE "k""ey" = 'r1'"#)
+        }
         try b.writer.write { db in try db.execute(sql: #"DELETE FROM "a"")--" WHERE "k""ey" = 'r2'"#) }
         try a.sync(through: transport)
         try b.sync(through: transport)

@@ -18,16 +18,19 @@ struct ReadmeExampleTests {
         for site in ["macbook", "phone"] {
             let db = try VecSyncDatabase(path: directory.appendingPathComponent("\(site).db").path)
             try db.writer.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, embedding F32_BLOB(3));
-                    CREATE TABLE notes (note_id TEXT PRIMARY KEY, body TEXT);
-                    CREATE TABLE albums (id TEXT PRIMARY KEY, name TEXT);
-                    CREATE VIRTUAL TABLE notes_fts USING fts5(note_id UNINDEXED, body);
-                    CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT);
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, embedding F32_BLOB(3));
+                        CREATE TABLE notes (note_id TEXT PRIMARY KEY, body TEXT);
+                        CREATE TABLE albums (id TEXT PRIMARY KEY, name TEXT);
+                        CREATE VIRTUAL TABLE notes_fts USING fts5(note_id UNINDEXED, body);
+                        CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT);
+                        """)
             }
             let replica = try Replica(db.writer, site: SiteID(site))
-            try replica.track("photos"); try replica.track("notes"); try replica.track("albums")
+            try replica.track("photos")
+            try replica.track("notes")
+            try replica.track("albums")
             try replica.register(DerivedIndex(fts5: "notes_fts", on: "notes", keyColumn: "note_id", columns: ["body"]))
             try replica.setAuthority("macbook", for: "photos")
             try replica.track("files", authority: "macbook")

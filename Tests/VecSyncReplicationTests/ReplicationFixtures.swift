@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VecSyncReplication
 import VecSyncCore
 import VecSyncTestSupport
+
+@testable import VecSyncReplication
 
 /// The schema every test replica starts from: photos with embeddings, albums with an
 /// FTS5 index kept by user triggers (keyed by an UNINDEXED copy of the album's TEXT key),
@@ -45,8 +46,9 @@ enum Fixture {
     /// The tracked tables, in the order snapshots list them.
     static let trackedTables = ["photos", "albums", tags, "notes"]
 
-    static let vectorIndex = VectorIndex(table: "photos", primaryKey: "id", embeddingColumn: "embedding",
-                                         dimensions: dimensions, metric: .l2, name: "photos_vec")
+    static let vectorIndex = VectorIndex(
+        table: "photos", primaryKey: "id", embeddingColumn: "embedding",
+        dimensions: dimensions, metric: .l2, name: "photos_vec")
 
     /// An in-memory database with the extension, the schema, and the vec0 index.
     static func database() throws -> DatabaseQueue {
@@ -61,8 +63,10 @@ enum Fixture {
 
     /// A replica of a fresh database, tracking photos, albums, tags and notes.
     /// `wallClock` fixes the replica's wall clock (milliseconds) before anything is tracked.
-    static func replica(_ site: String, options: Replica.Options = Replica.Options(),
-                        wallClock: Int64? = nil) throws -> Replica {
+    static func replica(
+        _ site: String, options: Replica.Options = Replica.Options(),
+        wallClock: Int64? = nil
+    ) throws -> Replica {
         let replica = try Replica(try database(), site: SiteID(site), options: options)
         if let wallClock { try replica.setWallClockOverride(milliseconds: wallClock) }
         for table in trackedTables { try replica.track(table) }
@@ -105,8 +109,9 @@ enum Fixture {
                 .sorted { ($0.distance, $0.key) < ($1.distance, $1.key) }
                 .map { "\($0.key):\(String($0.distance.bitPattern, radix: 16))" }
             let found = try String.fetchAll(
-                db, sql: "SELECT id FROM albums_fts WHERE albums_fts MATCH ? ORDER BY id", arguments: [word])
-                .map { "album \($0)" }
+                db, sql: "SELECT id FROM albums_fts WHERE albums_fts MATCH ? ORDER BY id", arguments: [word]
+            )
+            .map { "album \($0)" }
             return nearest + found
         }
     }
@@ -114,8 +119,11 @@ enum Fixture {
     /// A random embedding with a few repeated values, so distances tie.
     static func embedding(_ random: inout SeededRandom) -> Data {
         let choices: [Float] = [0, 0.5, -1, 0.25, 2]
-        return Vector((0..<dimensions).map { _ in
-            Bool.random(using: &random) ? choices.randomElement(using: &random) ?? 0 : Float.random(in: -1...1, using: &random)
-        }).blob
+        return Vector(
+            (0..<dimensions).map { _ in
+                Bool.random(using: &random)
+                    ? choices.randomElement(using: &random) ?? 0 : Float.random(in: -1...1, using: &random)
+            }
+        ).blob
     }
 }

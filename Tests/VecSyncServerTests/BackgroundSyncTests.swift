@@ -10,8 +10,12 @@ struct BackgroundSyncTests {
     @Test func pauseDoublesAfterEachFailureUpToTheMaximum() throws {
         let device = try PhotoDevice("clock")
         let transport = HTTPTransport(server: URL(string: "http://127.0.0.1:1")!, space: "s", token: "vst_x")
-        let background = BackgroundSync(replica: device.replica, transport: transport, interval: .seconds(1), maximumBackoff: .seconds(10))
-        #expect((0...5).map { background.pause(afterFailures: $0) } == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10)])
+        let background = BackgroundSync(
+            replica: device.replica, transport: transport, interval: .seconds(1), maximumBackoff: .seconds(10))
+        #expect(
+            (0...5).map { background.pause(afterFailures: $0) } == [
+                .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10),
+            ])
         #expect(background.pause(afterFailures: 1000) == .seconds(10))
     }
 
@@ -26,7 +30,8 @@ struct BackgroundSyncTests {
 
         var down = HTTPTransport(server: stopped.url, space: space, token: tokens[0])
         down.attempts = 1
-        let failing = BackgroundSync(replica: device.replica, transport: down, interval: .milliseconds(10), maximumBackoff: .milliseconds(50))
+        let failing = BackgroundSync(
+            replica: device.replica, transport: down, interval: .milliseconds(10), maximumBackoff: .milliseconds(50))
         var pauses: [Duration] = []
         for await event in failing.events(maximumRounds: 4) {
             if case .failed(_, let retryIn) = event { pauses.append(retryIn) }

@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import GRDB
 import Testing
-@testable import vecsync_cli
 import VecSyncServer
 import VecSyncTestSupport
+
+@testable import vecsync_cli
 
 /// `vecsync-cli sync --server … --space … --token …`, run in-process as a person runs it,
 /// against a server on loopback.
@@ -38,7 +39,9 @@ struct CLISyncTests {
         }
         for file in files {
             let queue = try DatabaseQueue(path: file)
-            let rows = try await queue.read { db in try String.fetchAll(db, sql: "SELECT id || ':' || body FROM notes ORDER BY id") }
+            let rows = try await queue.read { db in
+                try String.fetchAll(db, sql: "SELECT id || ':' || body FROM notes ORDER BY id")
+            }
             #expect(rows == ["n0:written on 0", "n1:written on 1"], "\(file)")
             try await queue.close()
         }
@@ -52,7 +55,10 @@ struct CLISyncTests {
             ["sync", "--db", "x.db", "--server", "http://127.0.0.1:1"],
             ["sync", "--db", "x.db", "--server", "http://127.0.0.1:1", "--space", "s"],
             ["sync", "--db", "x.db", "--server", "ftp://host", "--space", "s", "--token", "vst_x"],
-            ["sync", "--db", "x.db", "--folder", "f", "--server", "http://127.0.0.1:1", "--space", "s", "--token", "t"],
+            [
+                "sync", "--db", "x.db", "--folder", "f", "--server", "http://127.0.0.1:1", "--space", "s", "--token",
+                "t",
+            ],
         ] {
             #expect(throws: (any Error).self, "\(arguments)") { _ = try VecSyncCLI.parseAsRoot(arguments) }
         }

@@ -7,7 +7,8 @@ import VecSyncServer
 struct OpenAPITests {
     /// The document, read from the repository.
     static func document() throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
     }
 
@@ -38,7 +39,9 @@ struct OpenAPITests {
         let documented = Self.documentedOperations(try Self.document())
         let served = Set(SyncServer.routes.map { "\($0.method.rawValue) \($0.path)" })
         #expect(!served.isEmpty)
-        #expect(documented == served, "documented only: \(documented.subtracting(served)); served only: \(served.subtracting(documented))")
+        #expect(
+            documented == served,
+            "documented only: \(documented.subtracting(served)); served only: \(served.subtracting(documented))")
     }
 
     @Test func documentSaysTLSIsTerminatedByAProxy() throws {
@@ -54,7 +57,8 @@ struct OpenAPITests {
         let server = try await RunningServer.start(test.store)
         for operation in Self.documentedOperations(try Self.document()).sorted() {
             let parts = operation.split(separator: " ", maxSplits: 1)
-            let path = parts[1].replacingOccurrences(of: "{space}", with: "some-space").replacingOccurrences(of: "{seq}", with: "1")
+            let path = parts[1].replacingOccurrences(of: "{space}", with: "some-space").replacingOccurrences(
+                of: "{seq}", with: "1")
             let answer = try await raw(String(parts[0]), server.url.appendingPathComponent(String(path.dropFirst())))
             #expect(answer.status == 401, "\(operation): \(answer.status)")
         }

@@ -28,8 +28,9 @@ struct PhotoDevice: Sendable {
         for index in 0..<count {
             let id = "\(prefix)-\(index)"
             let values = (0..<768).map { _ in Float.random(in: -1...1, using: &random) }
-            let photo = Photo(sourceId: id, description: "\(prefix) photo \(index) of a \(["beach", "forest", "city"][index % 3])",
-                              mood: ["calm", "busy"][index % 2])
+            let photo = Photo(
+                sourceId: id, description: "\(prefix) photo \(index) of a \(["beach", "forest", "city"][index % 3])",
+                mood: ["calm", "busy"][index % 2])
             _ = try photos.upsert(photo, embedding: Vector(values))
             if index % 3 == 0 {
                 _ = try photos.addNote(toPhoto: id, content: "\(prefix) note \(index) about lanterns", id: "\(id)-note")
@@ -41,7 +42,9 @@ struct PhotoDevice: Sendable {
     func snapshot() throws -> [String] {
         try database.writer.read { db in
             try Self.tables.flatMap { table in
-                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedSQLIdentifier) ORDER BY 1, 2").map { "\(table) \($0)" }
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedSQLIdentifier) ORDER BY 1, 2").map {
+                    "\(table) \($0)"
+                }
             }
         }
     }

@@ -1,12 +1,13 @@
 import Foundation
 import Logging
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import VecSyncReplication
 import VecSyncServer
 import VecSyncTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The two storage back ends every server test runs on.
 enum BackEnd: String, CustomStringConvertible, Sendable {
@@ -41,7 +42,9 @@ struct TestStore: Sendable {
             try await store.prepare()
             return TestStore(store: store, directory: directory)
         case .postgres:
-            guard let url = BackEnd.postgresURL else { throw ServerConfigurationError("VECSYNC_TEST_POSTGRES_URL is not set") }
+            guard let url = BackEnd.postgresURL else {
+                throw ServerConfigurationError("VECSYNC_TEST_POSTGRES_URL is not set")
+            }
             let store = try PostgresServerStore(url: url)
             try await store.prepare()
             return TestStore(store: store, directory: nil)
@@ -71,7 +74,9 @@ func uniqueSpace(_ label: String) -> String {
 }
 
 /// A space with `count` tokens.
-func makeSpace(_ store: any ServerStore, _ label: String, tokens count: Int = 1) async throws -> (space: String, tokens: [String]) {
+func makeSpace(_ store: any ServerStore, _ label: String, tokens count: Int = 1) async throws -> (
+    space: String, tokens: [String]
+) {
     let space = uniqueSpace(label)
     _ = try await store.createSpace(named: space, at: 1)
     var tokens: [String] = []
@@ -94,7 +99,9 @@ final class RunningServer: Sendable {
     }
 
     /// Starts a server over `store` and waits (at most 30 s) until it listens.
-    static func start(_ store: any ServerStore, limits: SyncServer.Limits = SyncServer.Limits()) async throws -> RunningServer {
+    static func start(_ store: any ServerStore, limits: SyncServer.Limits = SyncServer.Limits()) async throws
+        -> RunningServer
+    {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "vecsync-server-test")
         logger.logLevel = .critical
@@ -151,7 +158,9 @@ struct RawAnswer: Sendable {
 }
 
 /// Sends one request with URLSession's async API.
-func raw(_ method: String, _ url: URL, token: String? = nil, headers: [String: String] = [:], body: Data? = nil) async throws -> RawAnswer {
+func raw(_ method: String, _ url: URL, token: String? = nil, headers: [String: String] = [:], body: Data? = nil)
+    async throws -> RawAnswer
+{
     var request = URLRequest(url: url)
     request.httpMethod = method
     if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -165,4 +174,3 @@ func raw(_ method: String, _ url: URL, token: String? = nil, headers: [String: S
     }
     return RawAnswer(status: http.statusCode, headers: fields, body: data)
 }
-

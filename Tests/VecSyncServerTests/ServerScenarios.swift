@@ -16,12 +16,15 @@ enum ServerScenarios {
         let test = try await TestStore.make(backEnd)
         let server = try await RunningServer.start(test.store)
         let (space, tokens) = try await makeSpace(test.store, "photos", tokens: 3)
-        let devices = try ["mac", "phone", "tablet"].map { try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 40)) }
+        let devices = try ["mac", "phone", "tablet"].map {
+            try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 40))
+        }
         try devices[0].addPhotos(60, prefix: "mac", random: &random)
         try devices[1].addPhotos(25, prefix: "phone", random: &random)
         try devices[2].addPhotos(10, prefix: "tablet", random: &random)
         let transports = devices.indices.map {
-            var transport = HTTPTransport(server: server.url, space: space, token: tokens[$0], deviceName: devices[$0].name, platform: "test")
+            var transport = HTTPTransport(
+                server: server.url, space: space, token: tokens[$0], deviceName: devices[$0].name, platform: "test")
             // Small pages and ranges, so pagination and ranged downloads are exercised.
             transport.pageSize = 3
             transport.rangeBytes = 64 << 10
@@ -30,7 +33,8 @@ enum ServerScenarios {
         for round in 0..<2 {
             for index in devices.indices {
                 let report = try await blocking { try devices[index].replica.sync(through: transports[index]) }
-                #expect(report.problems.isEmpty, "seed \(seed), round \(round), \(devices[index].name): \(report.problems)")
+                #expect(
+                    report.problems.isEmpty, "seed \(seed), round \(round), \(devices[index].name): \(report.problems)")
             }
         }
         // Concurrent edits of one photo's columns on two devices, then a delete on the third.
@@ -52,7 +56,9 @@ enum ServerScenarios {
         let searches = try devices[0].searches(query: query)
         for device in devices.dropFirst() {
             #expect(try device.snapshot() == reference, "seed \(seed): \(device.name) differs from mac")
-            #expect(try device.searches(query: query) == searches, "seed \(seed): \(device.name)'s indexes answer differently")
+            #expect(
+                try device.searches(query: query) == searches,
+                "seed \(seed): \(device.name)'s indexes answer differently")
         }
         for device in devices {
             let outOfStep = try device.replica.verifyDerivedIndexes()
@@ -78,12 +84,15 @@ enum ServerScenarios {
         let otherStore = try await test.reopen(backEnd)
         let servers = [try await RunningServer.start(test.store), try await RunningServer.start(otherStore)]
         let (space, tokens) = try await makeSpace(test.store, "instances", tokens: 3)
-        let devices = try ["one", "two", "three"].map { try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 7)) }
+        let devices = try ["one", "two", "three"].map {
+            try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 7))
+        }
         for (index, device) in devices.enumerated() { try device.addPhotos(12, prefix: device.name, random: &random) }
         // Each round, a device uses the other instance than the round before.
         for round in 0..<3 {
             for index in devices.indices {
-                let transport = HTTPTransport(server: servers[(index + round) % 2].url, space: space, token: tokens[index])
+                let transport = HTTPTransport(
+                    server: servers[(index + round) % 2].url, space: space, token: tokens[index])
                 let report = try await blocking { try devices[index].replica.sync(through: transport) }
                 #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
             }
@@ -97,7 +106,9 @@ enum ServerScenarios {
         #expect(entries.map(\.seq) == Array(1...Int64(entries.count)), "one sequence, no gaps, across instances")
         for site in ["one", "two", "three"] {
             let ranges = entries.filter { $0.origin == site }
-            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.through == $1.since }, "\(site): each range stored once: \(ranges.map { "\($0.since)-\($0.through)" })")
+            #expect(
+                zip(ranges, ranges.dropFirst()).allSatisfy { $0.through == $1.since },
+                "\(site): each range stored once: \(ranges.map { "\($0.since)-\($0.through)" })")
         }
         for server in servers { await server.stop() }
         await otherStore.close()
@@ -118,13 +129,18 @@ enum ServerScenarios {
         _ = try await blocking { try alice.replica.sync(through: aliceTransport) }
 
         let base = server.url.appendingPathComponent("v1/spaces/\(first)")
-        for (method, path) in [("GET", "status"), ("GET", "changesets"), ("GET", "changesets/1"), ("POST", "changesets"), ("POST", "devices")] {
-            let wrongSpace = try await raw(method, base.appendingPathComponent(path), token: secondTokens[0],
-                                           body: method == "POST" ? Data("{}".utf8) : nil)
+        for (method, path) in [
+            ("GET", "status"), ("GET", "changesets"), ("GET", "changesets/1"), ("POST", "changesets"),
+            ("POST", "devices"),
+        ] {
+            let wrongSpace = try await raw(
+                method, base.appendingPathComponent(path), token: secondTokens[0],
+                body: method == "POST" ? Data("{}".utf8) : nil)
             #expect(wrongSpace.status == 401, "\(method) \(path) with another space's token: \(wrongSpace.status)")
             let none = try await raw(method, base.appendingPathComponent(path))
             #expect(none.status == 401, "\(method) \(path) without a token")
-            let bogus = try await raw(method, base.appendingPathComponent(path), token: "vst_" + String(repeating: "0", count: 64))
+            let bogus = try await raw(
+                method, base.appendingPathComponent(path), token: "vst_" + String(repeating: "0", count: 64))
             #expect(bogus.status == 401, "\(method) \(path) with an unknown token")
         }
         // The second space sees nothing of the first.
@@ -133,9 +149,11 @@ enum ServerScenarios {
         let report = try await blocking { try bob.replica.sync(through: bobTransport) }
         #expect(report.merges.isEmpty)
         #expect(try bob.photos.count() == 0)
-        let page = try await raw("GET", server.url.appendingPathComponent("v1/spaces/\(second)/changesets"), token: secondTokens[0])
+        let page = try await raw(
+            "GET", server.url.appendingPathComponent("v1/spaces/\(second)/changesets"), token: secondTokens[0])
         #expect((page.json?["changeSets"] as? [Any])?.isEmpty == true)
-        let own = try await raw("GET", server.url.appendingPathComponent("v1/spaces/\(first)/changesets"), token: firstTokens[0])
+        let own = try await raw(
+            "GET", server.url.appendingPathComponent("v1/spaces/\(first)/changesets"), token: firstTokens[0])
         #expect(((own.json?["changeSets"] as? [Any])?.count ?? 0) > 0)
 
         // A revoked token is refused from its next request on.
@@ -162,21 +180,27 @@ enum ServerScenarios {
         #expect(batches.count >= 3)
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
         func push(_ body: Data, sha: String? = nil) async throws -> RawAnswer {
-            try await raw("POST", base.appendingPathComponent("changesets"), token: token,
-                          headers: ["X-VecSync-SHA256": sha ?? sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-                          body: body)
+            try await raw(
+                "POST", base.appendingPathComponent("changesets"), token: token,
+                headers: [
+                    "X-VecSync-SHA256": sha ?? sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset",
+                ],
+                body: body)
         }
         // Not registered yet.
         let unregistered = try await push(batches[0].serialized())
         #expect(unregistered.status == 403 && unregistered.errorCode == "unregistered-device")
         let registration = try JSONEncoder().encode(["site": "pusher", "name": "Test device", "platform": "Linux"])
-        let registered = try await raw("POST", base.appendingPathComponent("devices"), token: token,
-                                       headers: ["Content-Type": "application/json"], body: registration)
+        let registered = try await raw(
+            "POST", base.appendingPathComponent("devices"), token: token,
+            headers: ["Content-Type": "application/json"], body: registration)
         #expect(registered.status == 200 && registered.json?["name"] as? String == "Test device")
 
         // A gap: the second batch before the first.
         let gap = try await push(batches[1].serialized())
-        #expect(gap.status == 409 && gap.errorCode == "gap" && gap.json?["head"] as? Int == 0, "\(String(decoding: gap.body, as: UTF8.self))")
+        #expect(
+            gap.status == 409 && gap.errorCode == "gap" && gap.json?["head"] as? Int == 0,
+            "\(String(decoding: gap.body, as: UTF8.self))")
 
         // A wrong SHA-256, a damaged body, a body that is no change set: 400, nothing stored.
         let first = batches[0].serialized()
@@ -209,9 +233,14 @@ enum ServerScenarios {
         // Download: whole, with a range, and a range past the end.
         let whole = try await raw("GET", base.appendingPathComponent("changesets/1"), token: token)
         #expect(whole.status == 200 && whole.body == first && whole.headers["x-vecsync-sha256"] == sha256Hex(first))
-        let part = try await raw("GET", base.appendingPathComponent("changesets/1"), token: token, headers: ["Range": "bytes=10-19"])
-        #expect(part.status == 206 && part.body == first[10..<20] && part.headers["content-range"] == "bytes 10-19/\(first.count)")
-        let past = try await raw("GET", base.appendingPathComponent("changesets/1"), token: token, headers: ["Range": "bytes=\(first.count)-"])
+        let part = try await raw(
+            "GET", base.appendingPathComponent("changesets/1"), token: token, headers: ["Range": "bytes=10-19"])
+        #expect(
+            part.status == 206 && part.body == first[10..<20]
+                && part.headers["content-range"] == "bytes 10-19/\(first.count)")
+        let past = try await raw(
+            "GET", base.appendingPathComponent("changesets/1"), token: token,
+            headers: ["Range": "bytes=\(first.count)-"])
         #expect(past.status == 416)
         let missing = try await raw("GET", base.appendingPathComponent("changesets/99"), token: token)
         #expect(missing.status == 404)
@@ -242,9 +271,11 @@ enum ServerScenarios {
         var body = batch.serialized()
         let honestSHA = sha256Hex(body)
         body[body.count / 3] ^= 0x01
-        _ = try await test.store.registerDevice(DeviceRegistration(site: "author", name: "a", platform: "p"), inSpace: spaceID, at: 1)
+        _ = try await test.store.registerDevice(
+            DeviceRegistration(site: "author", name: "a", platform: "p"), inSpace: spaceID, at: 1)
         let outcome = try await test.store.push(
-            IncomingChangeSet(origin: "author", since: batch.since, through: batch.through, rows: 3, sha256: honestSHA, body: body),
+            IncomingChangeSet(
+                origin: "author", since: batch.since, through: batch.through, rows: 3, sha256: honestSHA, body: body),
             inSpace: spaceID, at: 1)
         guard case .stored = outcome else { throw ServerConfigurationError("not stored: \(outcome)") }
         let reader = try PhotoDevice("reader")
@@ -289,7 +320,9 @@ enum ServerScenarios {
         await server.stop()
         let firstPush = await pushing.result
         let storedBefore = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 1000).count
-        print("seed \(seed), \(backEnd): the first push \(firstPush.isSuccess ? "finished" : "was cut") with \(storedBefore) change sets stored")
+        print(
+            "seed \(seed), \(backEnd): the first push \(firstPush.isSuccess ? "finished" : "was cut") with \(storedBefore) change sets stored"
+        )
 
         // Started again on the same data: the writer finishes, the reader starts pulling and
         // is cut off in turn.
@@ -322,7 +355,8 @@ enum ServerScenarios {
     /// Per-token rate limit and the body size limit.
     static func limitsAreEnforced(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store, limits: SyncServer.Limits(maximumBodyBytes: 1000, requestsPerSecond: 0.5, burst: 3))
+        let server = try await RunningServer.start(
+            test.store, limits: SyncServer.Limits(maximumBodyBytes: 1000, requestsPerSecond: 0.5, burst: 3))
         let (space, tokens) = try await makeSpace(test.store, "limits", tokens: 2)
         let status = server.url.appendingPathComponent("v1/spaces/\(space)/status")
         var codes: [Int] = []
@@ -330,8 +364,9 @@ enum ServerScenarios {
         #expect(codes == [200, 200, 200, 429, 429])
         // The other token has its own bucket.
         #expect(try await raw("GET", status, token: tokens[1]).status == 200)
-        let big = try await raw("POST", server.url.appendingPathComponent("v1/spaces/\(space)/changesets"), token: tokens[1],
-                                headers: ["X-VecSync-SHA256": String(repeating: "0", count: 64)], body: Data(count: 5000))
+        let big = try await raw(
+            "POST", server.url.appendingPathComponent("v1/spaces/\(space)/changesets"), token: tokens[1],
+            headers: ["X-VecSync-SHA256": String(repeating: "0", count: 64)], body: Data(count: 5000))
         #expect(big.status == 413)
         await server.stop()
         await test.close()
@@ -346,17 +381,22 @@ enum ServerScenarios {
         await #expect(throws: ServerStoreError.spaceExists(space)) { try await store.createSpace(named: space, at: 2) }
         func incoming(_ since: Int64, _ through: Int64, _ tag: String = "") -> IncomingChangeSet {
             let body = Data("\(since)-\(through)\(tag)".utf8)
-            return IncomingChangeSet(origin: "o", since: since, through: through, rows: 1, sha256: sha256Hex(body), body: body)
+            return IncomingChangeSet(
+                origin: "o", since: since, through: through, rows: 1, sha256: sha256Hex(body), body: body)
         }
         #expect(try await store.push(incoming(0, 5), inSpace: record.id, at: 1) == .unregisteredOrigin)
-        _ = try await store.registerDevice(DeviceRegistration(site: "o", name: "n", platform: "p"), inSpace: record.id, at: 1)
+        _ = try await store.registerDevice(
+            DeviceRegistration(site: "o", name: "n", platform: "p"), inSpace: record.id, at: 1)
         guard case .stored(let first) = try await store.push(incoming(0, 5), inSpace: record.id, at: 2) else {
             Issue.record("not stored")
             return
         }
         #expect(first.seq == 1)
         #expect(try await store.push(incoming(0, 5), inSpace: record.id, at: 3) == .duplicate(first))
-        if case .conflict = try await store.push(incoming(0, 5, "x"), inSpace: record.id, at: 3) {} else { Issue.record("no conflict") }
+        if case .conflict = try await store.push(incoming(0, 5, "x"), inSpace: record.id, at: 3) {
+        } else {
+            Issue.record("no conflict")
+        }
         #expect(try await store.push(incoming(6, 9), inSpace: record.id, at: 3) == .gap(head: 5))
         #expect(try await store.push(incoming(2, 4), inSpace: record.id, at: 3) == .covered(head: 5))
         guard case .stored(let overlap) = try await store.push(incoming(3, 8), inSpace: record.id, at: 4) else {
@@ -381,7 +421,8 @@ enum ServerScenarios {
         let writers = 4
         let perWriter = 40
         for index in 0..<writers {
-            _ = try await store.registerDevice(DeviceRegistration(site: "w\(index)", name: "w", platform: "p"), inSpace: space.id, at: 1)
+            _ = try await store.registerDevice(
+                DeviceRegistration(site: "w\(index)", name: "w", platform: "p"), inSpace: space.id, at: 1)
         }
         let pushes = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -389,8 +430,10 @@ enum ServerScenarios {
                     group.addTask {
                         for step in 0..<Int64(perWriter) {
                             let body = Data("w\(index)-\(step)".utf8)
-                            _ = try await store.push(IncomingChangeSet(origin: "w\(index)", since: step, through: step + 1, rows: 1,
-                                                                       sha256: sha256Hex(body), body: body), inSpace: space.id, at: 1)
+                            _ = try await store.push(
+                                IncomingChangeSet(
+                                    origin: "w\(index)", since: step, through: step + 1, rows: 1,
+                                    sha256: sha256Hex(body), body: body), inSpace: space.id, at: 1)
                         }
                     }
                 }

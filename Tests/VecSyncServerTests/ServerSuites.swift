@@ -5,13 +5,19 @@ import Testing
 struct SQLiteServerTests {
     @Test func threeReplicasConverge() async throws { try await ServerScenarios.threeReplicasConverge(.sqlite) }
     @Test func spacesAreIsolated() async throws { try await ServerScenarios.spacesAreIsolated(.sqlite) }
-    @Test func twoInstancesServeOneDatabase() async throws { try await ServerScenarios.twoInstancesServeOneDatabase(.sqlite) }
+    @Test func twoInstancesServeOneDatabase() async throws {
+        try await ServerScenarios.twoInstancesServeOneDatabase(.sqlite)
+    }
     @Test func pushProtocol() async throws { try await ServerScenarios.pushProtocol(.sqlite) }
     @Test func tamperedDownloadIsRefused() async throws { try await ServerScenarios.tamperedDownloadIsRefused(.sqlite) }
-    @Test func serverStoppedMidTransferLosesNothing() async throws { try await ServerScenarios.serverStoppedMidTransferLosesNothing(.sqlite) }
+    @Test func serverStoppedMidTransferLosesNothing() async throws {
+        try await ServerScenarios.serverStoppedMidTransferLosesNothing(.sqlite)
+    }
     @Test func limitsAreEnforced() async throws { try await ServerScenarios.limitsAreEnforced(.sqlite) }
     @Test func storeAppliesThePushRule() async throws { try await ServerScenarios.storeAppliesThePushRule(.sqlite) }
-    @Test func pagesAreStableUnderConcurrentPushes() async throws { try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.sqlite) }
+    @Test func pagesAreStableUnderConcurrentPushes() async throws {
+        try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -19,11 +25,19 @@ struct SQLiteServerTests {
 struct PostgresServerTests {
     @Test func threeReplicasConverge() async throws { try await ServerScenarios.threeReplicasConverge(.postgres) }
     @Test func spacesAreIsolated() async throws { try await ServerScenarios.spacesAreIsolated(.postgres) }
-    @Test func twoInstancesServeOneDatabase() async throws { try await ServerScenarios.twoInstancesServeOneDatabase(.postgres) }
+    @Test func twoInstancesServeOneDatabase() async throws {
+        try await ServerScenarios.twoInstancesServeOneDatabase(.postgres)
+    }
     @Test func pushProtocol() async throws { try await ServerScenarios.pushProtocol(.postgres) }
-    @Test func tamperedDownloadIsRefused() async throws { try await ServerScenarios.tamperedDownloadIsRefused(.postgres) }
-    @Test func serverStoppedMidTransferLosesNothing() async throws { try await ServerScenarios.serverStoppedMidTransferLosesNothing(.postgres) }
+    @Test func tamperedDownloadIsRefused() async throws {
+        try await ServerScenarios.tamperedDownloadIsRefused(.postgres)
+    }
+    @Test func serverStoppedMidTransferLosesNothing() async throws {
+        try await ServerScenarios.serverStoppedMidTransferLosesNothing(.postgres)
+    }
     @Test func limitsAreEnforced() async throws { try await ServerScenarios.limitsAreEnforced(.postgres) }
     @Test func storeAppliesThePushRule() async throws { try await ServerScenarios.storeAppliesThePushRule(.postgres) }
-    @Test func pagesAreStableUnderConcurrentPushes() async throws { try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.postgres) }
+    @Test func pagesAreStableUnderConcurrentPushes() async throws {
+        try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.postgres)
+    }
 }

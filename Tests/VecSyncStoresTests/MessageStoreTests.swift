@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import VecSyncCore
-@testable import VecSyncStores
 import VecSyncTestSupport
+
+@testable import VecSyncStores
 
 @Suite("MessageStore: the Choir schema, parameters and filtered recall")
 struct MessageStoreTests {
@@ -22,8 +23,9 @@ struct MessageStoreTests {
         let start = try #require(text.range(of: "CREATE TABLE IF NOT EXISTS users"))
         let end = try #require(text.range(of: "-- End of the schema."))
         let expected = MessageStore.schemaSQL(dimensions: 1536) + "\n"
-        #expect(String(text[start.lowerBound..<end.lowerBound]) == expected,
-                "sql/choir.sql's schema differs from MessageStore.schemaSQL(dimensions: 1536); paste this in:\n\(expected)")
+        #expect(
+            String(text[start.lowerBound..<end.lowerBound]) == expected,
+            "sql/choir.sql's schema differs from MessageStore.schemaSQL(dimensions: 1536); paste this in:\n\(expected)")
     }
 
     @Test func createsTheChoirSchemaWithTheVectorIndex() throws {
@@ -32,7 +34,8 @@ struct MessageStoreTests {
             for table in ["users", "threads", "messages", "parameter_history"] {
                 #expect(try db.tableExists(table), "\(table)")
             }
-            let index = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'messages_embedding_idx'")
+            let index = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE name = 'messages_embedding_idx'")
             #expect(index?.contains("libsql_vector_idx") == true)
             let type = try db.columns(in: "messages").first { $0.name == "embedding" }?.type
             #expect(type == "F32_BLOB(16)")
@@ -42,7 +45,10 @@ struct MessageStoreTests {
     @Test func reopeningWithAnotherDimensionIsRefused() throws {
         let db = try VecSyncDatabase.inMemory()
         _ = try MessageStore(db, dimensions: 16)
-        #expect(throws: VecSyncError.schemaMismatch(table: "messages", reason: "embedding is declared F32_BLOB(16), expected F32_BLOB(1536)")) {
+        #expect(
+            throws: VecSyncError.schemaMismatch(
+                table: "messages", reason: "embedding is declared F32_BLOB(16), expected F32_BLOB(1536)")
+        ) {
             try MessageStore(db, dimensions: 1536)
         }
     }
@@ -51,10 +57,12 @@ struct MessageStoreTests {
         let messages = try store()
         try messages.createThread(id: "t1", title: "Trip", k0: 1, alpha: 1.5, m: 1)
         #expect(throws: VecSyncError.dimensionMismatch(expected: Self.dims, got: 3)) {
-            try messages.addMessage(id: "m1", threadId: "t1", userId: "u1", content: "x", embedding: [1, 2, 3], phase: .action)
+            try messages.addMessage(
+                id: "m1", threadId: "t1", userId: "u1", content: "x", embedding: [1, 2, 3], phase: .action)
         }
         #expect(throws: VecSyncError.notFound(kind: "thread", key: "nope")) {
-            try messages.addMessage(id: "m1", threadId: "nope", userId: "u1", content: "x", embedding: nil, phase: .action)
+            try messages.addMessage(
+                id: "m1", threadId: "nope", userId: "u1", content: "x", embedding: nil, phase: .action)
         }
     }
 
@@ -98,17 +106,20 @@ struct MessageStoreTests {
         // 300 messages about temples in another thread sit nearest to the query; the
         // travel thread has 12 temple messages, 6 approved, and 40 about food.
         for i in 0..<300 {
-            try messages.addMessage(id: "o\(i)", threadId: "other", userId: "u2", content: "temple \(i)",
-                                    embedding: topics.item("temples", noise: 0.05), phase: .experience)
+            try messages.addMessage(
+                id: "o\(i)", threadId: "other", userId: "u2", content: "temple \(i)",
+                embedding: topics.item("temples", noise: 0.05), phase: .experience)
         }
         for i in 0..<12 {
-            try messages.addMessage(id: "t\(i)", threadId: "travel", userId: "u1", content: "temple \(i)",
-                                    embedding: topics.item("temples", noise: 0.4), phase: .experience)
+            try messages.addMessage(
+                id: "t\(i)", threadId: "travel", userId: "u1", content: "temple \(i)",
+                embedding: topics.item("temples", noise: 0.4), phase: .experience)
             if i.isMultiple(of: 2) { try messages.setApprovalStatus(.approved, ofMessage: "t\(i)") }
         }
         for i in 0..<40 {
-            try messages.addMessage(id: "f\(i)", threadId: "travel", userId: "u1", content: "food \(i)",
-                                    embedding: topics.item("food"), phase: .experience)
+            try messages.addMessage(
+                id: "f\(i)", threadId: "travel", userId: "u1", content: "food \(i)",
+                embedding: topics.item("food"), phase: .experience)
         }
         let query = topics.centre("temples")
         let five = try messages.similar(to: query, inThread: "travel", approvedOnly: true, limit: 5)
@@ -118,7 +129,9 @@ struct MessageStoreTests {
         // Exactly the nearest approved travel messages, by a brute-force check.
         var expected: [(String, Float)] = []
         for i in stride(from: 0, to: 12, by: 2) {
-            if let v = try messages.embedding(ofMessage: "t\(i)") { expected.append(("t\(i)", v.cosineDistance(to: query))) }
+            if let v = try messages.embedding(ofMessage: "t\(i)") {
+                expected.append(("t\(i)", v.cosineDistance(to: query)))
+            }
         }
         // Compared within float rounding: BLAS and this loop may order near-ties differently.
         #expect(StorePropertyTests.matches(five.map { ($0.message.id, $0.distance) }, expected, limit: 5))
@@ -136,10 +149,13 @@ struct MessageStoreTests {
     @Test func experiencesCarryTheParametersInForceWhenWritten() throws {
         let messages = try store()
         try messages.createThread(id: "t1", title: "Trip", k0: 1, alpha: 1.5, m: 1)
-        try messages.addMessage(id: "e1", threadId: "t1", userId: "u1", content: "first", embedding: nil, phase: .experience)
+        try messages.addMessage(
+            id: "e1", threadId: "t1", userId: "u1", content: "first", embedding: nil, phase: .experience)
         try messages.setApprovalStatus(.approved, ofMessage: "e1")
-        try messages.addMessage(id: "a1", threadId: "t1", userId: "u1", content: "action", embedding: nil, phase: .action)
-        try messages.addMessage(id: "e2", threadId: "t1", userId: "u1", content: "second", embedding: nil, phase: .experience)
+        try messages.addMessage(
+            id: "a1", threadId: "t1", userId: "u1", content: "action", embedding: nil, phase: .action)
+        try messages.addMessage(
+            id: "e2", threadId: "t1", userId: "u1", content: "second", embedding: nil, phase: .experience)
         let experiences = try messages.experiences(inThread: "t1")
         #expect(experiences.map(\.message.id) == ["e2", "e1"])
         #expect(experiences[1].priorParameters == ParameterSet(k0: 1, alpha: 1.5, m: 1))
@@ -151,7 +167,8 @@ struct MessageStoreTests {
         let messages = try store()
         try messages.createThread(id: "t", title: "T", k0: 1, alpha: 1, m: 1)
         for i in 0..<5 {
-            try messages.addMessage(id: "m\(i)", threadId: "t", userId: "u", content: "\(i)", embedding: topics.item("a"), phase: .action)
+            try messages.addMessage(
+                id: "m\(i)", threadId: "t", userId: "u", content: "\(i)", embedding: topics.item("a"), phase: .action)
         }
         let nearest = try messages.similar(to: topics.centre("a"), inThread: "t", limit: 1)[0].message.id
         try messages.setEmbedding(nil, ofMessage: nearest)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import VecSyncCore
-@testable import VecSyncStores
 import VecSyncTestSupport
+
+@testable import VecSyncStores
 
 @Suite("PhotoStore: photos, notes, albums, vector, text and hybrid search")
 struct PhotoStoreTests {
@@ -20,10 +21,11 @@ struct PhotoStoreTests {
         var day = 0.0
         for (prefix, topic, scene) in [("B", "beach", "beach"), ("C", "city", "street"), ("F", "forest", "nature")] {
             for i in 0..<30 {
-                let photo = Photo(sourceId: String(format: "%@%02d", prefix, i),
-                                  captureDate: Self.start + day * Self.day,
-                                  description: "A \(topic) photo number \(i)", tags: [topic],
-                                  mood: i.isMultiple(of: 2) ? "calm" : "festive", sceneType: scene)
+                let photo = Photo(
+                    sourceId: String(format: "%@%02d", prefix, i),
+                    captureDate: Self.start + day * Self.day,
+                    description: "A \(topic) photo number \(i)", tags: [topic],
+                    mood: i.isMultiple(of: 2) ? "calm" : "festive", sceneType: scene)
                 try photos.upsert(photo, embedding: topics.item(topic))
                 day += 1
             }
@@ -49,8 +51,9 @@ struct PhotoStoreTests {
         let after = try photos.search(similarTo: query, limit: 20, filter: .takenAfter(Self.start + 59 * Self.day))
         #expect(after.count == 20)
         #expect(after.allSatisfy { $0.photo.sourceId.hasPrefix("F") })
-        let calmForest = try photos.search(similarTo: query, limit: 15,
-                                           filter: .sceneType("nature") && .mood("calm"))
+        let calmForest = try photos.search(
+            similarTo: query, limit: 15,
+            filter: .sceneType("nature") && .mood("calm"))
         #expect(calmForest.count == 15)
         #expect(calmForest.allSatisfy { $0.photo.sceneType == "nature" && $0.photo.mood == "calm" })
         let none = try photos.search(similarTo: query, limit: 5, filter: .takenBefore(Self.start - Self.day))
@@ -64,9 +67,10 @@ struct PhotoStoreTests {
         #expect(inJapan.count == 11)
         #expect(inJapan.first?.photo.sourceId == "F05")  // the one forest photo of the album
         #expect(inJapan.map(\.distance) == inJapan.map(\.distance).sorted())
-        let late = try photos.search(similarTo: query, limit: 5,
-                                     filter: .album("Japan") && .takenAfter(Self.start + 24.5 * Self.day)
-                                         && .takenBefore(Self.start + 40 * Self.day))
+        let late = try photos.search(
+            similarTo: query, limit: 5,
+            filter: .album("Japan") && .takenAfter(Self.start + 24.5 * Self.day)
+                && .takenBefore(Self.start + 40 * Self.day))
         #expect(late.map(\.photo.sourceId).sorted() == ["B25", "B26", "B27", "B28", "B29"])
         #expect(try photos.search(similarTo: query, limit: 5, filter: .albumId("album-japan")).count == 5)
     }
@@ -120,7 +124,8 @@ struct PhotoStoreTests {
         #expect(try photos.notes(forPhoto: "B25").isEmpty)
         #expect(try photos.photos(inAlbum: "album-japan").count == 10)
         #expect(try photos.search(text: "kite", limit: 5).isEmpty)
-        #expect(try !photos.search(similarTo: topics.centre("beach"), limit: 40).contains { $0.photo.sourceId == "B25" })
+        #expect(
+            try !photos.search(similarTo: topics.centre("beach"), limit: 40).contains { $0.photo.sourceId == "B25" })
         let (vector, text) = try photos.verifyIndexes()
         #expect(vector.isConsistent, "\(vector)")
         #expect(text.isEmpty)
@@ -138,7 +143,9 @@ struct PhotoStoreTests {
         #expect(try photos.photos(inAlbum: "fav").map(\.sourceId) == ["C02"])
         #expect(try photos.deleteAlbum(id: "fav"))
         #expect(try photos.albums().map(\.name) == ["Japan"])
-        #expect(throws: VecSyncError.notFound(kind: "photo", key: "nope")) { try photos.addPhotos(["nope"], toAlbum: "album-japan") }
+        #expect(throws: VecSyncError.notFound(kind: "photo", key: "nope")) {
+            try photos.addPhotos(["nope"], toAlbum: "album-japan")
+        }
         let key = try photos.writer.read { db in
             try String.fetchOne(db, sql: "SELECT id FROM album_photos WHERE photo_id = 'F05'")
         }

@@ -1,7 +1,8 @@
 import Foundation
 import VecSyncCore
-@testable import VecSyncStores
 import VecSyncTestSupport
+
+@testable import VecSyncStores
 
 /// Deterministic synthetic embeddings clustered by topic: each topic has a random centre,
 /// each item is its centre plus small noise. Items of one topic are each other's nearest.

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import VecSyncCore
-@testable import VecSyncStores
 import VecSyncTestSupport
+
+@testable import VecSyncStores
 
 /// Seeded random libraries, searched with random filters, checked against brute force.
 @Suite("Store searches equal brute force under random filters")
@@ -14,7 +15,9 @@ struct StorePropertyTests {
         guard got.count == Swift.min(limit, truth.count) else { return false }
         let byId = Dictionary(truth.map { ($0.0, Double($0.1)) }, uniquingKeysWith: { a, _ in a })
         for (i, (id, distance)) in got.enumerated() {
-            guard let own = byId[id], abs(own - distance) < 1e-5, abs(Double(sorted[i].1) - distance) < 1e-5 else { return false }
+            guard let own = byId[id], abs(own - distance) < 1e-5, abs(Double(sorted[i].1) - distance) < 1e-5 else {
+                return false
+            }
         }
         return Set(got.map(\.0)).count == got.count
     }
@@ -32,8 +35,10 @@ struct StorePropertyTests {
             try messages.createThread(id: thread, title: thread, k0: 1, alpha: 1, m: 1)
             for i in 0..<size {
                 let id = "\(thread)-\(i)"
-                let vector: Vector? = Int.random(in: 0..<10, using: &rng) == 0 ? nil : Vector.random(dimensions: dims, using: &rng)
-                try messages.addMessage(id: id, threadId: thread, userId: "u", content: id, embedding: vector, phase: .action)
+                let vector: Vector? =
+                    Int.random(in: 0..<10, using: &rng) == 0 ? nil : Vector.random(dimensions: dims, using: &rng)
+                try messages.addMessage(
+                    id: id, threadId: thread, userId: "u", content: id, embedding: vector, phase: .action)
                 let approved = Bool.random(using: &rng)
                 if approved { try messages.setApprovalStatus(.approved, ofMessage: id) }
                 rows.append((id, thread, approved, vector))
@@ -49,8 +54,10 @@ struct StorePropertyTests {
                 guard row.thread == thread, !approvedOnly || row.approved, let v = row.vector else { return nil }
                 return (row.id, v.cosineDistance(to: query))
             }
-            #expect(Self.matches(got.map { ($0.message.id, $0.distance) }, truth, limit: limit),
-                    "seed \(seed) round \(round): thread \(thread) approvedOnly \(approvedOnly) limit \(limit) got \(got.count) of \(truth.count)")
+            #expect(
+                Self.matches(got.map { ($0.message.id, $0.distance) }, truth, limit: limit),
+                "seed \(seed) round \(round): thread \(thread) approvedOnly \(approvedOnly) limit \(limit) got \(got.count) of \(truth.count)"
+            )
         }
     }
 
@@ -63,20 +70,30 @@ struct StorePropertyTests {
         let start = Date(timeIntervalSince1970: 1_600_000_000)
         let moods = ["calm", "festive", nil]
         let scenes = ["beach", "street", nil]
-        struct Row { var id: String; var date: Date?; var mood: String?; var scene: String?; var vector: Vector?; var albums: Set<String> }
+        struct Row {
+            var id: String
+            var date: Date?
+            var mood: String?
+            var scene: String?
+            var vector: Vector?
+            var albums: Set<String>
+        }
         var rows: [Row] = []
         try photos.createAlbum(name: "A", id: "a")
         try photos.createAlbum(name: "B", id: "b")
         for i in 0..<300 {
             let row = Row(
                 id: String(format: "P%03d", i),
-                date: Int.random(in: 0..<8, using: &rng) == 0 ? nil : start + Double(Int.random(in: 0..<1000, using: &rng)) * 3600,
+                date: Int.random(in: 0..<8, using: &rng) == 0
+                    ? nil : start + Double(Int.random(in: 0..<1000, using: &rng)) * 3600,
                 mood: moods[Int.random(in: 0..<3, using: &rng)],
                 scene: scenes[Int.random(in: 0..<3, using: &rng)],
                 vector: Int.random(in: 0..<10, using: &rng) == 0 ? nil : Vector.random(dimensions: dims, using: &rng),
                 albums: Set(["a", "b"].filter { _ in Int.random(in: 0..<4, using: &rng) == 0 }))
             rows.append(row)
-            try photos.upsert(Photo(sourceId: row.id, captureDate: row.date, mood: row.mood, sceneType: row.scene), embedding: row.vector)
+            try photos.upsert(
+                Photo(sourceId: row.id, captureDate: row.date, mood: row.mood, sceneType: row.scene),
+                embedding: row.vector)
             for album in row.albums { try photos.addPhotos([row.id], toAlbum: album) }
         }
         for round in 0..<60 {
@@ -86,7 +103,9 @@ struct StorePropertyTests {
             if Bool.random(using: &rng) {
                 let cut = start + Double(Int.random(in: 0..<1000, using: &rng)) * 3600
                 filter = filter && .takenAfter(cut)
-                predicates.append { row in row.date.map { $0.timeIntervalSince1970 > cut.timeIntervalSince1970 } ?? false }
+                predicates.append { row in
+                    row.date.map { $0.timeIntervalSince1970 > cut.timeIntervalSince1970 } ?? false
+                }
                 described.append("after \(cut.timeIntervalSince1970)")
             }
             if Int.random(in: 0..<3, using: &rng) == 0 {
@@ -114,8 +133,9 @@ struct StorePropertyTests {
                 guard let v = row.vector, predicates.allSatisfy({ $0(row) }) else { return nil }
                 return (row.id, v.cosineDistance(to: query))
             }
-            #expect(Self.matches(got.map { ($0.photo.sourceId, $0.distance) }, truth, limit: limit),
-                    "seed \(seed) round \(round): \(described) limit \(limit) got \(got.count) of \(truth.count)")
+            #expect(
+                Self.matches(got.map { ($0.photo.sourceId, $0.distance) }, truth, limit: limit),
+                "seed \(seed) round \(round): \(described) limit \(limit) got \(got.count) of \(truth.count)")
         }
         let (vector, text) = try photos.verifyIndexes()
         #expect(vector.isConsistent && text.isEmpty, "seed \(seed): \(vector)")
