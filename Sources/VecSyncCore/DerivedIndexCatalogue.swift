@@ -83,9 +83,16 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
 
     // MARK: Merging
 
+    /// The one merging flag: SQL that is true outside a merge, when the row `('merging', 1)`
+    /// is absent from `vecsync_state`. The triggers of vec0 indexes and the replication
+    /// engine's capture and guard triggers all test it. The subquery does not depend on
+    /// the row being written, so SQLite evaluates it once per statement.
+    public static let notMergingCondition =
+        "coalesce((SELECT value FROM \(VectorIndex.stateTable.quotedSQLIdentifier) WHERE key = 'merging'), 0) IS NOT 1"
+
     /// Sets or clears the merging state of the current transaction: while it is set, the
     /// triggers of vec0 indexes do nothing (the merge refreshes them with
-    /// ``refresh(_:changedKeys:)`` instead).
+    /// ``refresh(_:changedKeys:)`` instead), nor do the replication engine's capture triggers.
     public static func setMerging(_ db: Database, _ merging: Bool) throws {
         if merging {
             try VectorIndex.createStateTable(db)

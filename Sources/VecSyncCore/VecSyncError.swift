@@ -101,6 +101,7 @@ public enum VecSyncError: Error, Sendable, Hashable {
     }
 
     /// Runs `body`, converting a GRDB error with ``wrapping(_:)``.
+    @discardableResult
     public static func wrap<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()

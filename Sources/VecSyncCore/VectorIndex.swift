@@ -89,10 +89,6 @@ public struct VectorIndex: Sendable, Hashable, Codable {
         "INSERT INTO \(qName)(" + indexColumns.map(\.quotedSQLIdentifier).joined(separator: ", ") + ")"
     }
 
-    /// The trigger condition: not inside a sync merge.
-    static let notMergingCondition =
-        "coalesce((SELECT value FROM \(stateTable.quotedSQLIdentifier) WHERE key = 'merging'), 0) IS NOT 1"
-
     /// Trigger names.
     var insertTrigger: String { "\(name)_after_insert" }
     var updateTrigger: String { "\(name)_after_update" }

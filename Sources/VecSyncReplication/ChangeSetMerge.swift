@@ -263,7 +263,7 @@ struct ChangeSetMerge {
     /// Step 4: silences the capture and index triggers for this transaction, defers foreign
     /// keys so rows may arrive children first, and loads the site ordinals.
     private mutating func beginMerging() throws {
-        try Replica.setMerging(db, true)
+        try DerivedIndexCatalogue.setMerging(db, true)
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         sites = try Replica.siteNames(db)
         for (ordinal, site) in sites { ordinals[site] = ordinal }

@@ -4,7 +4,7 @@ import VecSyncCore
 /// The engine's own tables. None of them syncs.
 ///
 /// - `vecsync_replica`: one row — this site, the hybrid logical clock, the local sequence,
-///   the `merging` flag the capture triggers read, the read-only role, the floors
+///   the read-only role, the floors
 ///   `cl_floor` and `ra_floor` (the greatest causal length and authority count of a
 ///   compacted tombstone: rows new to the clock tables start above them, so a key whose
 ///   tombstone was compacted here and is still held elsewhere comes back), and a
@@ -42,7 +42,6 @@ enum EngineSchema {
                   read_only INTEGER NOT NULL DEFAULT 0,
                   cl_floor INTEGER NOT NULL DEFAULT 0,
                   ra_floor INTEGER NOT NULL DEFAULT 0,
-                  merging INTEGER NOT NULL DEFAULT 0,
                   wall_override INTEGER);
                 CREATE TABLE IF NOT EXISTS vecsync_sites (ordinal INTEGER PRIMARY KEY, site TEXT NOT NULL UNIQUE);
                 CREATE TABLE IF NOT EXISTS vecsync_tables (
@@ -84,7 +83,17 @@ enum EngineSchema {
     /// A database from before `vecsync_unchanged` gets the table and current triggers; one
     /// from before `vecsync_published` gets an empty table, so its first push to a folder
     /// publishes every change once more (harmless: merges are idempotent).
+    ///
+    /// Earlier versions also kept a `merging` column in `vecsync_replica`, which their
+    /// capture triggers read: such a database gets current triggers (which read the one
+    /// flag in `vecsync_state`), and then the column is dropped.
     private static func upgrade(_ db: Database, site: SiteID) throws {
+        try addUnchangedAndClockColumns(db, site: site)
+        try dropMergingColumn(db, site: site)
+    }
+
+    /// `vecsync_unchanged`, `ra_floor` and the clock tables' authority and change columns.
+    private static func addUnchangedAndClockColumns(_ db: Database, site: SiteID) throws {
         if try !db.tableExists("vecsync_unchanged") {
             try db.execute(
                 sql: "CREATE TABLE vecsync_unchanged (tbl TEXT NOT NULL, pk, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
@@ -104,6 +113,21 @@ enum EngineSchema {
             }
             try TriggerSQL(table: table, site: site).install(db)
         }
+    }
+
+    /// Replaces the triggers of a database whose capture triggers read
+    /// `vecsync_replica.merging`, then drops the column (SQLite refuses to while a trigger
+    /// names it).
+    private static func dropMergingColumn(_ db: Database, site: SiteID) throws {
+        guard try db.columns(in: "vecsync_replica").contains(where: { $0.name == "merging" }) else { return }
+        let readOnly = try Replica.isReadOnly(db)
+        for table in try Replica.trackedTables(db, checkingSchema: false) {
+            let sql = TriggerSQL(table: table, site: site)
+            try sql.install(db)
+            try db.execute(sql: TriggerSQL.drop(sql.guardTriggerNames))
+            if readOnly { try db.execute(sql: sql.createGuardTriggers(site: site)) }
+        }
+        try db.execute(sql: "ALTER TABLE vecsync_replica DROP COLUMN merging")
     }
 
     /// The site stored in the database, or nil when it was never set up for sync.

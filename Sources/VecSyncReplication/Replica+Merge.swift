@@ -170,16 +170,8 @@ extension Replica {
             unique[table] = keys.filter { seen.insert($0).inserted }
         }
         let refreshed = try DerivedIndexCatalogue(db).refresh(db, changedKeys: unique)
-        try setMerging(db, false)
+        try DerivedIndexCatalogue.setMerging(db, false)
         return refreshed
-    }
-
-    /// Sets or clears the merging state of this transaction: the one switch that silences
-    /// the capture triggers (`vecsync_replica.merging`, read where they already read the
-    /// clock) and the index triggers (``DerivedIndexCatalogue/setMerging(_:_:)``).
-    static func setMerging(_ db: Database, _ merging: Bool) throws {
-        try DerivedIndexCatalogue.setMerging(db, merging)
-        try db.execute(sql: "UPDATE vecsync_replica SET merging = ? WHERE id = 1", arguments: [merging])
     }
 
     /// Decodes and merges a serialized change set (see ``merge(_:)``).

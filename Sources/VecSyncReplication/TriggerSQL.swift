@@ -36,11 +36,11 @@ import VecSyncCore
 /// may create keys (it alone assigns them, so two devices never pick the same id); the other
 /// sites' triggers refuse inserts and key changes.
 ///
-/// The triggers stay silent while `vecsync_replica.merging` is 1, which only a merge sets,
-/// inside its own transaction, through `Replica.setMerging` (which also sets the row
-/// `('merging', 1)` of `vecsync_state` that VecSyncCore's index triggers check, through
-/// `DerivedIndexCatalogue.setMerging`). The flag is read by the statements' own WHERE
-/// clauses rather than a WHEN subquery: one lookup per captured row instead of two.
+/// The triggers stay silent inside a merge: while the row `('merging', 1)` of
+/// `vecsync_state` exists, which only a merge sets, inside its own transaction, through
+/// `DerivedIndexCatalogue.setMerging`. It is the one merging flag: VecSyncCore's index
+/// triggers read it too (`DerivedIndexCatalogue.notMergingCondition`). The statements test
+/// it in their own WHERE clauses, where SQLite evaluates it once per statement.
 struct TriggerSQL {
     /// The table the SQL is for.
     let table: TrackedTable
@@ -75,11 +75,11 @@ struct TriggerSQL {
     /// Advances the clock and the sequence: the first statement of every trigger body.
     static let tick = """
         UPDATE vecsync_replica SET hlc = max(hlc + 1, coalesce(wall_override, \
-        CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)) << 16), seq = seq + 1 WHERE id = 1 AND merging = 0
+        CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)) << 16), seq = seq + 1 WHERE id = 1 AND \(notMerging)
         """
 
-    /// The condition under which guard triggers run: not inside a merge.
-    static let notMerging = "(SELECT merging FROM vecsync_replica WHERE id = 1) = 0"
+    /// The condition under which every trigger acts: not inside a merge.
+    static let notMerging = DerivedIndexCatalogue.notMergingCondition
 
     /// `v0, s0, v1, s1, …`
     private var versionColumns: String {
@@ -140,7 +140,7 @@ struct TriggerSQL {
             isAuthority ? table.columns.indices.map { ", \(a($0)) = coalesce(\(a($0)), 0) + 1" }.joined() : ""
         let changeUpdates = table.columns.indices.map { ", \(q($0)) = excluded.\(q($0))" }.joined()
         return """
-            \(insertWholeRow(key: "new.\(key)", seq: "s.seq")) WHERE s.id = 1 AND s.merging = 0 \
+            \(insertWholeRow(key: "new.\(key)", seq: "s.seq")) WHERE s.id = 1 AND \(Self.notMerging) \
             ON CONFLICT(pk) DO UPDATE SET cl = cl + 1 - (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
             seq = excluded.seq\(updates)\(raiseRowAuthority)\(authorityUpdates)\(changeUpdates)
             """
@@ -151,7 +151,7 @@ struct TriggerSQL {
         """
         INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, ra) \
         SELECT old.\(key), s.cl_floor + 2, s.hlc, 0, s.seq, \(newRowAuthority) \
-        FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
+        FROM vecsync_replica AS s WHERE s.id = 1 AND \(Self.notMerging) \
         ON CONFLICT(pk) DO UPDATE SET cl = cl + (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
         seq = excluded.seq\(raiseRowAuthority)
         """
@@ -182,7 +182,7 @@ struct TriggerSQL {
     private var checkNewKey: String {
         let refused = refusesNewKeys ? "1" : "typeof(new.\(key)) <> \(table.keyKind.storageClass.quotedSQLString)"
         return
-            "SELECT RAISE(ABORT, \(keyErrorMessage)) FROM vecsync_replica WHERE id = 1 AND merging = 0 AND \(refused)"
+            "SELECT RAISE(ABORT, \(keyErrorMessage)) FROM vecsync_replica WHERE id = 1 AND \(Self.notMerging) AND \(refused)"
     }
 
     /// The condition under which every value of `new` equals the row `o` holds.
@@ -202,7 +202,7 @@ struct TriggerSQL {
             CREATE TRIGGER \(triggerName("replace_check")) BEFORE INSERT ON \(t) BEGIN
               DELETE FROM vecsync_unchanged WHERE tbl = \(name) AND pk = new.\(key);
               INSERT INTO vecsync_unchanged (tbl, pk) SELECT \(name), new.\(key) FROM \(t) AS o, vecsync_replica AS s \
-              WHERE s.id = 1 AND s.merging = 0 AND \(sameValues);
+              WHERE s.id = 1 AND \(Self.notMerging) AND \(sameValues);
             END;
 
             """
@@ -270,7 +270,7 @@ struct TriggerSQL {
                   \(Self.tick);
                   INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, \(versionColumns), ra\(isAuthority ? authorityColumns : "")\(changeColumns)) \
                   SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues)\(changeValues) \
-                  FROM vecsync_replica AS s WHERE s.id = 1 AND s.merging = 0 \
+                  FROM vecsync_replica AS s WHERE s.id = 1 AND \(Self.notMerging) \
                   ON CONFLICT(pk) DO UPDATE SET seq = excluded.seq\(updates)\(authorityUpdates)\(changeUpdates);
                 END;
 

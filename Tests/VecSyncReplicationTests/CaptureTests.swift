@@ -64,6 +64,52 @@ struct CaptureTests {
                 == "after")
     }
 
+    @Test("a database whose triggers read vecsync_replica.merging gets the one flag's triggers when opened")
+    func mergingColumnIsReplaced() throws {
+        let replica = try Fixture.replica("a")
+        try replica.setReadOnly(true)
+        // The earlier layout kept the flag in a column of vecsync_replica, read by every trigger.
+        try replica.writer.write { db in
+            try db.execute(sql: "ALTER TABLE vecsync_replica ADD COLUMN merging INTEGER NOT NULL DEFAULT 0")
+            try db.execute(
+                sql: """
+                    DROP TRIGGER vecsync_photos_guard_insert;
+                    CREATE TRIGGER vecsync_photos_guard_insert BEFORE INSERT ON photos
+                    WHEN (SELECT merging FROM vecsync_replica WHERE id = 1) = 0
+                    BEGIN SELECT RAISE(ABORT, 'old guard'); END;
+                    """)
+        }
+        let reopened = try Replica(opening: replica.writer)
+        let (columns, stale) = try reopened.writer.read { db in
+            (
+                try db.columns(in: "vecsync_replica").map(\.name),
+                try Int.fetchOne(
+                    db,
+                    sql:
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%merging FROM vecsync_replica%'"
+                ) ?? -1
+            )
+        }
+        #expect(!columns.contains("merging"))
+        #expect(stale == 0)
+        // The guard is the current one: it refuses local writes, and lets a merge through
+        // without capturing it as a local change.
+        #expect(throws: (any Error).self) {
+            try Self.write(reopened, "INSERT INTO photos (id, title) VALUES ('x', 'local')")
+        }
+        let b = try Fixture.replica("b")
+        try Self.write(b, "INSERT INTO photos (id, title) VALUES ('p1', 'from b')")
+        try reopened.merge(b.changes(since: 0))
+        let (title, writer) = try reopened.writer.read { db in
+            (
+                try String.fetchOne(db, sql: "SELECT title FROM photos WHERE id = 'p1'"),
+                try Int.fetchOne(db, sql: "SELECT s0 FROM vecsync_clock_photos WHERE pk = 'p1'")
+            )
+        }
+        #expect(title == "from b")
+        #expect(writer != nil && writer != 0, "the merged row keeps b as its writer: the merge was not captured")
+    }
+
     @Test("INSERT, UPDATE, DELETE, INSERT OR REPLACE and UPSERT are all captured")
     func everyWayOfWritingIsCaptured() throws {
         let replica = try Fixture.replica("a")

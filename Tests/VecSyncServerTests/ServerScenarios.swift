@@ -87,7 +87,7 @@ enum ServerScenarios {
         let devices = try ["one", "two", "three"].map {
             try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 7))
         }
-        for (index, device) in devices.enumerated() { try device.addPhotos(12, prefix: device.name, random: &random) }
+        for device in devices { try device.addPhotos(12, prefix: device.name, random: &random) }
         // Each round, a device uses the other instance than the round before.
         for round in 0..<3 {
             for index in devices.indices {
