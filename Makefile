@@ -22,7 +22,7 @@ CHECK_C_DEB_PACKAGES := libsqlite3-dev libc6-dev-arm64-cross
 # the same for make fuzz-smoke.
 CLANG              ?= clang
 FUZZ_SECONDS       ?= 1200
-FUZZ_SMOKE_SECONDS ?= 30
+FUZZ_SMOKE_SECONDS ?= 12
 # The smoke run's libFuzzer seed: fixed, so that make test fails or passes the same way on
 # the same code; the long runs of make fuzz draw a new one each time.
 FUZZ_SMOKE_SEED    ?= 1
@@ -131,9 +131,10 @@ fuzz-build:
 	@./scripts/ensure-packages $(FUZZ_DEB_PACKAGES)
 	$(FUZZ) build
 
-# Fuzz each harness for FUZZ_SECONDS, one after another, from a copy of the committed
-# seeds in .build/fuzz/corpus/; prints executions and findings per harness and fails if
-# any harness found a crash, leaving it in .build/fuzz/findings/<harness>/.
+# Fuzz each harness for FUZZ_SECONDS, as many at once as there are CPUs (FUZZ_JOBS=N to
+# choose), from a copy of the committed seeds in .build/fuzz/corpus/; prints executions
+# and findings per harness and fails if any harness found a crash, leaving it in
+# .build/fuzz/findings/<harness>/.
 fuzz: fuzz-build
 	$(FUZZ) run $(FUZZ_SECONDS)
 

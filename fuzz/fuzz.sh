@@ -5,7 +5,10 @@
 #   fuzz/fuzz.sh build              build every fuzz/fuzz_*.c into .build/fuzz/
 #   fuzz/fuzz.sh replay             run every file of fuzz/corpus/<h>/ and
 #                                   fuzz/regressions/<h>/ once through harness <h>
-#   fuzz/fuzz.sh run SECONDS        fuzz each harness for SECONDS, one after another
+#   fuzz/fuzz.sh run SECONDS        fuzz each harness for SECONDS
+#
+# Harnesses run FUZZ_JOBS at a time (default: the number of CPUs), each in its own
+# process; their reports are printed in harness order once all have finished.
 #
 # Environment: CC (default clang, which needs the libFuzzer runtime: the Swift toolchain's
 # clang has it), FUZZ_HARNESSES (default: all), FUZZ_MAX_LEN (default 4096), FUZZ_SEED (a
@@ -24,6 +27,7 @@ OUT=.build/fuzz
 SRC_DIR=${FUZZ_SRC:-CSources/vecsync}
 MAX_LEN=${FUZZ_MAX_LEN:-4096}
 HARNESSES=${FUZZ_HARNESSES:-$(cd fuzz && ls fuzz_*.c | sed 's/\.c$//' | tr '\n' ' ')}
+JOBS=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 
 CFLAGS=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
         -I"$SRC_DIR" -I"$SRC_DIR/include" -Ifuzz)
@@ -60,65 +64,86 @@ inputs(){
   return 0
 }
 
-replay(){
-  local h failed=0
+# Runs "$1 <harness> [args…]" for every harness, JOBS at a time, each one's output kept in
+# a file and printed in harness order; fails when any of them failed.
+each_harness(){
+  local fn=$1 h failed=0
+  shift
+  mkdir -p "$OUT/logs"
   for h in $HARNESSES; do
     [ -x "$OUT/$h" ] || die "$OUT/$h is not built: run make fuzz-build"
-    local files=() f
-    while IFS= read -r f; do files+=("$f"); done < <(inputs "$h")
-    if [ ${#files[@]} -eq 0 ]; then echo "== $h: no inputs"; continue; fi
-    mkdir -p "$OUT/logs"
-    # One process per file: a crash names its input, and the others still run.
-    local nFail=0
-    for f in "${files[@]}"; do
-      if ! ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" "$OUT/$h" -runs=1 -timeout=25 -rss_limit_mb=2048 "$f" >"$OUT/logs/$h.replay.log" 2>&1; then
-        echo "== $h: FAILED on $f (log $OUT/logs/$h.$(basename "$f").log)"
-        cp "$OUT/logs/$h.replay.log" "$OUT/logs/$h.$(basename "$f").log"
-        grep -E 'ERROR: |runtime error' "$OUT/logs/$h.replay.log" | head -1 | sed 's/^/     /'
-        grep -E '^ *#[0-9]+ 0x' "$OUT/logs/$h.replay.log" \
-          | grep -v -E 'libFuzzer|fuzzer::|__sanitizer|__asan|__ubsan|libsqlite3|in (malloc|free|calloc|realloc) ' \
-          | head -3 | sed 's/^/     /'
-        nFail=$((nFail+1))
-      fi
-    done
-    echo "== $h: replayed ${#files[@]} inputs, $nFail failed"
-    [ $nFail -eq 0 ] || failed=1
+  done
+  local pids=() names=()
+  for h in $HARNESSES; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+    ( "$fn" "$h" "$@" >"$OUT/logs/$h.$fn.out" 2>&1 ) &
+    pids+=($!); names+=("$h")
+  done
+  local i
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || failed=1
+    cat "$OUT/logs/${names[$i]}.$fn.out"
   done
   return $failed
 }
 
-run(){
-  local secs=$1 h failed=0 summary=""
-  for h in $HARNESSES; do
-    [ -x "$OUT/$h" ] || die "$OUT/$h is not built: run make fuzz-build"
-    local corpus="$OUT/corpus/$h" findings="$OUT/findings/$h" log="$OUT/logs/$h.log"
-    mkdir -p "$corpus" "$findings" "$OUT/logs"
-    [ -d "fuzz/corpus/$h" ] && find "fuzz/corpus/$h" -maxdepth 1 -type f -exec cp -n {} "$corpus/" \;
-    local before
-    before=$(find "$findings" -type f | wc -l)
-    echo "== $h: fuzzing for ${secs}s (corpus $corpus, findings $findings/, log $log)"
-    local rc=0
-    "$OUT/$h" "$corpus" -max_len="$MAX_LEN" -max_total_time="$secs" -timeout=25 \
-      ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
-      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" \
-      >"$log" 2>&1 || rc=$?
-    local execs speed after new
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-    after=$(find "$findings" -type f | wc -l)
-    new=$((after-before))
-    if [ $rc -ne 0 ]; then
-      failed=1
-      echo "   FINDING (exit $rc): $(grep -E 'ERROR: |runtime error' "$log" | head -1)"
-      grep -E '^ *#[0-9]+ 0x' "$log" | grep -v -E 'libFuzzer|fuzzer::|__sanitizer|__asan|__ubsan' | head -6 | sed 's/^/   /'
-      grep -E 'Test unit written to' "$log" | sort -u | sed 's/^/   /'
+replay_one(){
+  local h=$1
+  local files=() f
+  while IFS= read -r f; do files+=("$f"); done < <(inputs "$h")
+  if [ ${#files[@]} -eq 0 ]; then echo "== $h: no inputs"; return 0; fi
+  # One process per file: a crash names its input, and the others still run.
+  local nFail=0
+  for f in "${files[@]}"; do
+    if ! ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" "$OUT/$h" -runs=1 -timeout=25 -rss_limit_mb=2048 "$f" >"$OUT/logs/$h.replay.log" 2>&1; then
+      echo "== $h: FAILED on $f (log $OUT/logs/$h.$(basename "$f").log)"
+      cp "$OUT/logs/$h.replay.log" "$OUT/logs/$h.$(basename "$f").log"
+      grep -E 'ERROR: |runtime error' "$OUT/logs/$h.replay.log" | head -1 | sed 's/^/     /'
+      grep -E '^ *#[0-9]+ 0x' "$OUT/logs/$h.replay.log" \
+        | grep -v -E 'libFuzzer|fuzzer::|__sanitizer|__asan|__ubsan|libsqlite3|in (malloc|free|calloc|realloc) ' \
+        | head -3 | sed 's/^/     /'
+      nFail=$((nFail+1))
     fi
-    summary+=$(printf '%-22s %10s execs %8s exec/s  %s new finding(s), exit %s' \
-               "$h" "${execs:-?}" "${speed:-?}" "$new" "$rc")$'\n'
   done
-  echo "== summary (findings under $OUT/findings/<harness>/)"
-  printf '%s' "$summary"
-  return $failed
+  echo "== $h: replayed ${#files[@]} inputs, $nFail failed"
+  [ $nFail -eq 0 ]
+}
+
+replay(){ each_harness replay_one; }
+
+run_one(){
+  local h=$1 secs=$2
+  local corpus="$OUT/corpus/$h" findings="$OUT/findings/$h" log="$OUT/logs/$h.log"
+  mkdir -p "$corpus" "$findings"
+  [ -d "fuzz/corpus/$h" ] && find "fuzz/corpus/$h" -maxdepth 1 -type f -exec cp -n {} "$corpus/" \;
+  local before
+  before=$(find "$findings" -type f | wc -l)
+  echo "== $h: fuzzed for ${secs}s (corpus $corpus, findings $findings/, log $log)"
+  local rc=0
+  "$OUT/$h" "$corpus" -max_len="$MAX_LEN" -max_total_time="$secs" -timeout=25 \
+    ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" \
+    >"$log" 2>&1 || rc=$?
+  local execs speed after
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  after=$(find "$findings" -type f | wc -l)
+  if [ $rc -ne 0 ]; then
+    echo "   FINDING (exit $rc): $(grep -E 'ERROR: |runtime error' "$log" | head -1)"
+    grep -E '^ *#[0-9]+ 0x' "$log" | grep -v -E 'libFuzzer|fuzzer::|__sanitizer|__asan|__ubsan' | head -6 | sed 's/^/   /'
+    grep -E 'Test unit written to' "$log" | sort -u | sed 's/^/   /'
+  fi
+  printf '   %s execs, %s exec/s, %s new finding(s), exit %s\n' \
+    "${execs:-?}" "${speed:-?}" "$((after-before))" "$rc"
+  [ $rc -eq 0 ]
+}
+
+run(){
+  echo "== fuzzing each harness for $1s, $JOBS at a time"
+  local rc=0
+  each_harness run_one "$1" || rc=$?
+  echo "== findings, if any, are under $OUT/findings/<harness>/"
+  return $rc
 }
 
 case "${1:-}" in
