@@ -61,6 +61,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+import common  # noqa: E402
 import datasets  # noqa: E402
 import machine  # noqa: E402
 
@@ -79,8 +80,7 @@ AI_FULL = f"select rowid from vector_full_scan('v', 'embedding', ?, {K})"
 AI_QUANT = f"select rowid from vector_quantize_scan('v', 'embedding', ?, {K})"
 
 
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
+log = common.log
 
 
 def ms(t0):
@@ -106,10 +106,7 @@ def rss_bytes():
     return 0
 
 
-def remove_db(path):
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
+remove_db = common.remove_db
 
 
 # --- SQL systems: one database file, one connection per thread ----------------------------

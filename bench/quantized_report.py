@@ -3,8 +3,6 @@
     bench/.venv/bin/python bench/quantized_report.py bench/quantized.json   # redraw only
 """
 
-import json
-import os
 import sys
 
 from report import ms, recall, secs, times
@@ -254,9 +252,6 @@ def chart(run: dict, path: str) -> None:
 
 
 if __name__ == "__main__":
-    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "quantized.json")
-    with open(src) as f:
-        data = json.load(f)
-    out = os.path.dirname(os.path.abspath(src))
-    chart(data, os.path.join(out, "quantized.png"))
-    markdown(data, os.path.join(out, "QUANTIZED.md"), chart="quantized.png")
+    import common
+
+    common.rerender(sys.modules[__name__], "quantized", chart="quantized.png", markdown="QUANTIZED.md")

@@ -3,8 +3,6 @@
     bench/.venv/bin/python bench/report.py bench/results.json   # redraw without re-running
 """
 
-import json
-import os
 import sys
 
 BYTES_PER_ROW = 768 * 4
@@ -472,9 +470,6 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
 
 
 if __name__ == "__main__":
-    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results.json")
-    with open(src) as f:
-        data = json.load(f)
-    out = os.path.dirname(os.path.abspath(src))
-    chart(data, os.path.join(out, "latency.png"))
-    markdown(data, os.path.join(out, "RESULTS.md"), chart="latency.png")
+    import common
+
+    common.rerender(sys.modules[__name__], "results", chart="latency.png", markdown="RESULTS.md")

@@ -39,13 +39,14 @@ import time
 
 import numpy as np
 
+import common
 import datasets
 import machine
 import report
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-DATA = os.path.join(HERE, "data")
+HERE = common.HERE
+REPO = common.REPO
+DATA = common.DATA
 
 # (system, label) in the order they run and appear in the tables.
 PEERS = [
@@ -60,14 +61,8 @@ OURS = [
 LIBSQL = ("libsql", "libSQL vector_top_k (DiskANN)")
 
 
-def log(msg: str) -> None:
-    print(f"[bench] {msg}", file=sys.stderr, flush=True)
-
-
-def rel(path: str) -> str:
-    """A path as the report shows it: relative to the repository when inside it."""
-    path = os.path.abspath(path)
-    return os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path
+log = common.log
+rel = common.rel
 
 
 # --------------------------------------------------------------------------------------
@@ -166,26 +161,8 @@ def run_worker(system: str, label: str, n: int, args, data_dir: str, env_extra=N
         cmd += ["--db-dir", os.path.join(DATA, "db")]
     log(f"--- {label}, N = {n:,}")
     t0 = time.perf_counter()
-    proc = None
-    try:
-        proc = subprocess.run(cmd, env=env, stdout=sys.stderr, timeout=args.timeout)
-        with open(out) as f:
-            result = json.load(f)
-        if proc.returncode != 0 and result.get("status") == "ok":
-            result.update(status="failed", error=f"worker exited with status {proc.returncode}")
-    except subprocess.TimeoutExpired:
-        result = {"system": system, "label": label, "n": n, "status": "failed",
-                  "error": f"timed out after {args.timeout} s"}
-    except (OSError, ValueError):
-        code = proc.returncode if proc else None
-        how = "not started" if code is None else f"signal {-code}" if code < 0 else f"status {code}"
-        result = {"system": system, "label": label, "n": n, "status": "failed",
-                  "error": f"worker died ({how}) before writing a result"}
-    finally:
-        try:
-            os.remove(out)
-        except FileNotFoundError:
-            pass
+    result = {"system": system, "label": label, "n": n}
+    result.update(common.run_json_process(cmd, out, env, args.timeout, "worker"))
     result["wall_s"] = time.perf_counter() - t0
     if result["status"] != "ok":
         log(f"{label} N={n}: {result['status']}: {result.get('error')}")
@@ -334,13 +311,7 @@ def main() -> int:
         "wall_s": time.perf_counter() - started,
         "date": time.strftime("%Y-%m-%d"),
     }
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "results.json"), "w") as f:
-        json.dump(run, f, indent=1)
-    report.chart(run, os.path.join(out_dir, "latency.png"))
-    report.markdown(run, os.path.join(out_dir, "RESULTS.md"), chart="latency.png")
-    log(f"wrote {rel(os.path.join(out_dir, 'RESULTS.md'))}, latency.png, results.json "
-        f"in {run['wall_s'] / 60:.1f} min")
+    common.publish(run, out_dir, "results", report, chart="latency.png", markdown="RESULTS.md")
     return 0
 
 

@@ -30,15 +30,16 @@ import json
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-DATA = os.path.join(HERE, "data")
+import common  # noqa: E402
+
+HERE = common.HERE
+REPO = common.REPO
+DATA = common.DATA
 PROBE_ROWS = 20_000
 PRAGMAS = {}  # system -> PRAGMA settings of its connections (--pragma-rows)
 
@@ -54,23 +55,9 @@ SYSTEMS = [
 ]
 
 
-def log(msg: str) -> None:
-    print(f"[bench] {msg}", file=sys.stderr, flush=True)
-
-
-def rss_mib():
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
-
-
-# --------------------------------------------------------------------------------------
-# Worker side: one phase of one system, in a process of its own.
+log = common.log
+rss_mib = common.rss_mib
+remove_db = common.remove_db
 
 
 def _ms(t0: float) -> float:
@@ -306,23 +293,7 @@ def run_phase(args, system, label, kind, option, phase, db, data_dir, timeout, e
         cmd += ["--extension", args.extension]
     if "(PRAGMA " in label:
         cmd += ["--pragma", label.split("(PRAGMA ", 1)[1].rstrip(")")]
-    try:
-        subprocess.run(cmd, env=env, stdout=sys.stderr, timeout=timeout)
-        with open(out) as f:
-            return json.load(f)
-    except subprocess.TimeoutExpired:
-        return {"status": "failed", "error": f"{phase} timed out after {timeout:.0f} s"}
-    except (OSError, ValueError) as e:
-        return {"status": "failed", "error": f"{phase}: worker died before writing a result ({e})"}
-    finally:
-        if os.path.exists(out):
-            os.remove(out)
-
-
-def remove_db(path: str) -> None:
-    for s in ("", "-wal", "-shm", "-journal"):
-        if os.path.exists(path + s):
-            os.remove(path + s)
+    return common.run_json_process(cmd, out, env, timeout, f"{phase} worker")
 
 
 def main() -> int:
@@ -461,14 +432,9 @@ def main() -> int:
                                        if r["system"] in order else len(order)),
                    added=old.get("added", []) + [{"systems": sorted(names), "date": run["date"],
                                                   "machine": info, "wall_s": run["wall_s"]}])
-    with open(os.path.join(out_dir, "scale.json"), "w") as f:
-        json.dump(run, f, indent=1)
     import scale_report
 
-    scale_report.chart(run, os.path.join(out_dir, "scale.png"))
-    scale_report.markdown(run, os.path.join(out_dir, "SCALE.md"), chart="scale.png")
-    log(f"wrote SCALE.md, scale.png, scale.json to {os.path.relpath(out_dir, REPO)} "
-        f"in {run['wall_s'] / 60:.1f} min")
+    common.publish(run, out_dir, "scale", scale_report, chart="scale.png", markdown="SCALE.md")
     return 0
 
 

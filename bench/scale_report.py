@@ -3,8 +3,6 @@
     bench/.venv/bin/python bench/scale_report.py bench/scale.json   # redraw only
 """
 
-import json
-import os
 import sys
 
 from report import ms, recall, secs, times
@@ -203,9 +201,6 @@ def chart(run: dict, path: str) -> None:
 
 
 if __name__ == "__main__":
-    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "scale.json")
-    with open(src) as f:
-        data = json.load(f)
-    out = os.path.dirname(os.path.abspath(src))
-    chart(data, os.path.join(out, "scale.png"))
-    markdown(data, os.path.join(out, "SCALE.md"), chart="scale.png")
+    import common
+
+    common.rerender(sys.modules[__name__], "scale", chart="scale.png", markdown="SCALE.md")

@@ -38,10 +38,11 @@ Ids stored in SQL are 1..n; results are reported as 0-based row indexes into X.
 import dataclasses
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
+
+import common
 
 MIB = 1 << 20
 
@@ -85,8 +86,7 @@ class Result:
     libraries: list = dataclasses.field(default_factory=list)
 
 
-def log(msg: str) -> None:
-    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+log = common.log
 
 
 def loaded_libraries() -> list[str]:
@@ -110,16 +110,7 @@ def loaded_libraries() -> list[str]:
     return seen
 
 
-def rss_mib() -> float | None:
-    """Resident memory of this process (VmRSS), MiB."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
+rss_mib = common.rss_mib
 
 
 def _stats(lat_ms: list[float]) -> dict:

@@ -1,0 +1,88 @@
+"""What every benchmark script shares: where things live, logging, child processes that
+report one JSON result, and writing a run's JSON, chart and Markdown report."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+DATA = os.path.join(HERE, "data")
+
+
+def log(msg: str) -> None:
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+def rel(path: str) -> str:
+    """A path as the reports show it: relative to the repository when inside it."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path
+
+
+def rss_mib() -> float | None:
+    """Resident memory of this process (VmRSS), MiB."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def remove_db(path: str) -> None:
+    """Removes a database file and its WAL, shared-memory and journal files."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+
+
+def run_json_process(cmd: list[str], out: str, env: dict, timeout: float, what: str) -> dict:
+    """Runs `cmd`, a child that writes its result as JSON to the file `out`, and returns
+    that result; a child that times out, fails after an "ok" or dies before writing one
+    gives {"status": "failed", "error": ...} naming `what`. The file is removed."""
+    proc = None
+    try:
+        proc = subprocess.run(cmd, env=env, stdout=sys.stderr, timeout=timeout)
+        with open(out) as f:
+            result = json.load(f)
+        if proc.returncode != 0 and result.get("status") == "ok":
+            result.update(status="failed", error=f"{what} exited with status {proc.returncode}")
+        return result
+    except subprocess.TimeoutExpired:
+        return {"status": "failed", "error": f"{what} timed out after {timeout:.0f} s"}
+    except (OSError, ValueError):
+        code = proc.returncode if proc else None
+        how = "not started" if code is None else f"signal {-code}" if code < 0 else f"status {code}"
+        return {"status": "failed", "error": f"{what} died ({how}) before writing a result"}
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+
+
+def publish(run: dict, out_dir: str, stem: str, report, chart: str, markdown: str) -> None:
+    """Writes `run` as <stem>.json in `out_dir`, then its chart and Markdown report through
+    the module `report` (which has chart(run, path) and markdown(run, path, chart=name))."""
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, f"{stem}.json"), "w") as f:
+        json.dump(run, f, indent=1)
+    report.chart(run, os.path.join(out_dir, chart))
+    report.markdown(run, os.path.join(out_dir, markdown), chart=chart)
+    wall = run.get("wall_s")
+    took = f" in {wall / 60:.1f} min" if isinstance(wall, (int, float)) else ""
+    log(f"wrote {markdown}, {chart}, {stem}.json to {rel(out_dir)}{took}")
+
+
+def rerender(report, stem: str, chart: str, markdown: str) -> None:
+    """A report module's command line: `python <report>.py [run.json]` renders the chart and
+    the Markdown again from a run's JSON (default: bench/<stem>.json), next to it."""
+    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, f"{stem}.json")
+    with open(src) as f:
+        data = json.load(f)
+    out = os.path.dirname(os.path.abspath(src))
+    report.chart(data, os.path.join(out, chart))
+    report.markdown(data, os.path.join(out, markdown), chart=chart)
