@@ -21,6 +21,10 @@ approximate index look worse than it is in use.)
   boundary differently; that is not an approximation error).
 """
 
+import json
+import os
+import time
+
 import numpy as np
 
 DIM = 768
@@ -80,6 +84,31 @@ def generate(n: int, n_queries: int, seed: int, dim: int = DIM, clusters: int = 
         X[start:stop] = model.sample(data, CHUNK)[: stop - start]
     Q = model.sample(np.random.default_rng([seed, 2]), n_queries)
     return X, np.ascontiguousarray(Q)
+
+
+def cached(d: str, meta: dict, make) -> str:
+    """The folder `d` holding vectors.npy and queries.npy made by `make()` -> (X, Q) with the
+    settings `meta`: reused when its meta.json equals `meta`, made and saved otherwise."""
+    import common
+
+    meta_path = os.path.join(d, "meta.json")
+    try:
+        with open(meta_path) as f:
+            if json.load(f) == meta:
+                common.log(f"reusing data in {common.rel(d)}")
+                return d
+    except (OSError, ValueError):
+        pass
+    os.makedirs(d, exist_ok=True)
+    t0 = time.perf_counter()
+    X, Q = make()
+    np.save(os.path.join(d, "vectors.npy"), X)
+    np.save(os.path.join(d, "queries.npy"), Q)
+    with open(meta_path, "w") as f:
+        json.dump(meta, f)
+    common.log(f"generated {X.shape[0]:,} x {X.shape[1]} vectors and {Q.shape[0]} queries "
+               f"in {time.perf_counter() - t0:.1f} s ({common.rel(d)})")
+    return d
 
 
 def _unit64(a: np.ndarray) -> np.ndarray:

@@ -28,7 +28,6 @@ Each system runs in a process of its own (bench/worker.py); progress goes to std
 """
 
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -118,24 +117,7 @@ def prepare_data(n: int, n_queries: int, seed: int, kind: str = "lowrank") -> st
     meta = {"kind": kind, "n": n, "queries": n_queries, "seed": seed, "dim": datasets.DIM,
             "clusters": datasets.CLUSTERS, "rank": datasets.RANK, "noise": datasets.NOISE,
             "chunk": datasets.CHUNK, "format": 2}
-    meta_path = os.path.join(d, "meta.json")
-    try:
-        with open(meta_path) as f:
-            if json.load(f) == meta:
-                log(f"reusing data in {rel(d)}")
-                return d
-    except (OSError, ValueError):
-        pass
-    os.makedirs(d, exist_ok=True)
-    t0 = time.perf_counter()
-    X, Q = datasets.generate(n, n_queries, seed, kind=kind)
-    np.save(os.path.join(d, "vectors.npy"), X)
-    np.save(os.path.join(d, "queries.npy"), Q)
-    with open(meta_path, "w") as f:
-        json.dump(meta, f)
-    log(f"generated {n:,} x {datasets.DIM} {kind} vectors and {n_queries} queries "
-        f"in {time.perf_counter() - t0:.1f} s ({rel(d)})")
-    return d
+    return datasets.cached(d, meta, lambda: datasets.generate(n, n_queries, seed, kind=kind))
 
 
 # --------------------------------------------------------------------------------------

@@ -263,22 +263,7 @@ def prepare_data(n: int, queries: int, seed: int, dim: int) -> str:
     d = os.path.join(DATA, f"lowrank{dim}-seed{seed}-n{n}-q{queries}")
     meta = {"n": n, "queries": queries, "seed": seed, "dim": dim, "clusters": datasets.CLUSTERS,
             "rank": datasets.RANK, "noise": datasets.NOISE, "chunk": datasets.CHUNK, "format": 1}
-    try:
-        with open(os.path.join(d, "meta.json")) as f:
-            if json.load(f) == meta:
-                log(f"reusing {n:,} x {dim} vectors in {os.path.relpath(d, REPO)}")
-                return d
-    except (OSError, ValueError):
-        pass
-    os.makedirs(d, exist_ok=True)
-    t0 = time.perf_counter()
-    X, Q = datasets.generate(n, queries, seed, dim=dim)
-    np.save(os.path.join(d, "vectors.npy"), X)
-    np.save(os.path.join(d, "queries.npy"), Q)
-    with open(os.path.join(d, "meta.json"), "w") as f:
-        json.dump(meta, f)
-    log(f"generated {n:,} x {dim} vectors in {time.perf_counter() - t0:.1f} s")
-    return d
+    return datasets.cached(d, meta, lambda: datasets.generate(n, queries, seed, dim=dim))
 
 
 def run_phase(args, system, label, kind, option, phase, db, data_dir, timeout, env) -> dict:
