@@ -10,6 +10,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DATA = os.path.join(HERE, "data")
+# The runtime-free extension `make extension` builds: the benchmarks' default.
+EXTENSION = os.path.join(REPO, ".build", "libvecsync.so")
 
 
 def log(msg: str) -> None:

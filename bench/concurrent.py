@@ -515,7 +515,7 @@ def main():
         print(memory_child(name, path, ext, int(n), int(dim), data))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--extension", default=os.path.join(HERE, "..", ".build", "release", "libvecsync.so"))
+    ap.add_argument("--extension", default=common.EXTENSION)
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--seconds", type=float, default=15.0, help="length of each mixed run")
     ap.add_argument("--rounds", type=int, default=50, help="after-write rounds")

@@ -110,7 +110,7 @@ def measure(n: int, data_dir: str, dataset: str, steps, args) -> list[dict]:
 
 def main() -> int:
     p = argparse.ArgumentParser(description="Quantized scans beside their peers: latency and recall.")
-    p.add_argument("--extension", default=os.path.join(REPO, ".build", "release", "libvecsync.so"))
+    p.add_argument("--extension", default=common.EXTENSION)
     p.add_argument("--quick", action="store_true",
                    help="smoke test: 5,000 synthetic and 2,000 real vectors, 20 queries; "
                         "output to bench/data/quick/")

@@ -201,7 +201,7 @@ def main() -> int:
     p = argparse.ArgumentParser(
         description="Benchmark VecSync's vector search beside sqlite-vec, libSQL, numpy and faiss.",
         epilog="Output: RESULTS.md, latency.png, results.json (see --out-dir).")
-    p.add_argument("--extension", default=os.path.join(REPO, ".build", "release", "libvecsync.so"),
+    p.add_argument("--extension", default=common.EXTENSION,
                    help="our loadable extension (default: .build/libvecsync.so)")
     p.add_argument("--quick", action="store_true",
                    help="smoke test: N = 10,000 only, 50 queries; output to bench/data/quick/")

@@ -283,7 +283,7 @@ def run_phase(args, system, label, kind, option, phase, db, data_dir, timeout, e
 
 def main() -> int:
     p = argparse.ArgumentParser(description="1M x 384: import, cold first query, warm query.")
-    p.add_argument("--extension", default=os.path.join(REPO, ".build", "release", "libvecsync.so"))
+    p.add_argument("--extension", default=common.EXTENSION)
     p.add_argument("--quick", action="store_true", help="20,000 rows, 5 warm queries; output to bench/data/quick/")
     p.add_argument("--n", type=int)
     p.add_argument("--dim", type=int, default=384)

@@ -1,7 +1,7 @@
 -- Choir: the chat app's schema (threads with the FQAHO parameters k0, alpha, m; messages
 -- with 1536-dimension embeddings; parameter history) and its semantic recall, as libSQL
 -- SQL running on stock SQLite with VecSync loaded:
---   sqlite3 choir.db -cmd '.load .build/release/libvecsync' < sql/choir.sql
+--   sqlite3 choir.db -cmd '.load .build/libvecsync' < sql/choir.sql
 .headers on
 .mode box
 

@@ -1,5 +1,5 @@
 -- VecSync demo: run by `make demo` in the sqlite3 shell, after
---   .load .build/release/libvecsync
+--   .load .build/libvecsync
 -- Paste any of it into your own shell after the same .load line.
 .headers on
 .mode box
