@@ -93,9 +93,8 @@ static float vsHsum256(__m256 v){
 }
 
 /* out[i] = A[i]·q for a row-major block. Eight rows a pass share each load of q, one
-** accumulator a row (eight independent FMA chains hide the latency): 100,000 × 768 scans
-** in 14.3 ms here where four rows a pass took 19.7 ms. Leftover rows go four, then one at
-** a time, with two accumulators a row. */
+** accumulator a row (eight independent FMA chains hide the latency, which four rows a
+** pass did not). Leftover rows go four, then one at a time, with two accumulators a row. */
 __attribute__((target("avx2,fma")))
 static void vsScoreRowsAvx2(const float *A, int nRow, int nDim, const float *q, float *out){
   int i = 0;
@@ -215,11 +214,10 @@ void vsKernelsInit(void){
   __builtin_cpu_init();
   if( __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ){
     vsDotImpl = vsDotAvx2;
-    /* Measured on 100,000 × 768 (bench/RESULTS.md): this kernel scans faster than
-    ** sgemv of both the reference BLAS (60.8 → 14.2 ms) and OpenBLAS (19.4 ms); for
-    ** batches of 100 the tiled kernel (1.8 ms a query) replaces the reference BLAS's
-    ** sgemm (60 ms) and matches OpenBLAS's (1.9 ms), which is kept where present. VECSYNC_SCAN=blas
-    ** forces BLAS for both, for comparison. */
+    /* This kernel scans faster than the sgemv of the reference BLAS and of OpenBLAS; for
+    ** batches the tiled kernel replaces the reference BLAS's sgemm and matches OpenBLAS's,
+    ** which is kept where present (figures: bench/RESULTS.md, its "reference BLAS" rows).
+    ** VECSYNC_SCAN=blas forces BLAS for both, for comparison. */
     if( getenv("VECSYNC_SCAN")==0 || strcmp(getenv("VECSYNC_SCAN"), "blas")!=0 ){
       vsScoreRowsImpl = vsScoreRowsAvx2;
       if( strstr(vsBlasName(), "reference") ) vsScoreBatchImpl = vsScoreBatchAvx2;
