@@ -5,7 +5,7 @@
 **
 **   create virtual table vec_photos using vec0(
 **     photo_id text primary key,                    -- or integer primary key, or none
-**     embedding float[768] distance_metric=cosine,  -- cosine | l2 (default) | dot
+**     embedding float[768] distance_metric=cosine,  -- cosine | l2 (default) | dot | l1
 **       indexed by rescore(quantizer=int8, oversample=8),  -- optional: int8 | bit codes
 **     album text,                                   -- metadata: filterable in KNN
 **     taken_at integer,
@@ -77,6 +77,7 @@ const char *vec0MetricName(int eMetric){
   switch( eMetric ){
     case VS_METRIC_COSINE: return "cosine";
     case VS_METRIC_DOT:    return "dot";
+    case VS_METRIC_L1:     return "l1";
   }
   return "l2";
 }
@@ -300,9 +301,10 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
         if( vec0Is(zValue, "cosine") ) p->eMetric = VS_METRIC_COSINE;
         else if( vec0Is(zValue, "l2") ) p->eMetric = VS_METRIC_L2;
         else if( vec0Is(zValue, "dot") ) p->eMetric = VS_METRIC_DOT;
+        else if( vec0Is(zValue, "l1") ) p->eMetric = VS_METRIC_L1;
         else{
           *pzErr = sqlite3_mprintf(
-            "vec0: unknown distance_metric \"%s\"; use cosine, l2 or dot",
+            "vec0: unknown distance_metric \"%s\"; use cosine, l2, dot or l1",
             zValue ? zValue : "");
           rc = SQLITE_ERROR;
         }
@@ -312,6 +314,15 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
       }
       sqlite3_free(zValue);
       if( rc!=SQLITE_OK ) goto cleanup;
+    }
+    if( p->eMetric==VS_METRIC_L1 && p->eQuant!=VEC0_QUANT_NONE ){
+      /* The codes approximate q.x, from which an L1 distance cannot be estimated: the
+      ** candidates they chose would not be the nearest by L1. */
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) does not "
+                               "support distance_metric=l1 (use l2, cosine or dot, or "
+                               "drop the index: an l1 table is scanned exactly)", zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
     }
     p->iVec = p->nCol;
     p->nDim = (int)nDim;

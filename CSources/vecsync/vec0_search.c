@@ -13,7 +13,8 @@
 **              zeros under cosine (vec0VectorArg / vec0VectorCheck: one set of checks for
 **              MATCH, the batch function and vector_top_k);
 **   2. scan    each chunk of the in-memory copy is scored against the query by one block
-**              product (vsScoreBlock: AVX2 or BLAS sgemv; sgemm for a batch); a filter's
+**              product (vsScoreBlock: AVX2 or BLAS sgemv; sgemm for a batch), or under
+**              distance_metric=l1 by the L1 distances themselves (vsL1Block); a filter's
 **              slot mask skips rows, and a selective one scores its few rows one by one;
 **   3. heap    scores become approximate distances (vsScoreDistance) and the best
 **              k + VEC0_RERANK_EXTRA are kept in a bounded heap (vector_topk.c);
@@ -122,6 +123,20 @@ static int vec0MaybeInRange(const Vec0Range *r, int eMetric, double a){
     if( a > hi + eps ) return 0;
   }
   return 1;
+}
+
+/* ---- 2. scan: scores -------------------------------------------------------------------- */
+
+/* Score nRow rows of a block against q: dot products (one sgemv), or under L1 the L1
+** distances themselves (no dot product gives them). vsScoreDistance turns either into
+** the approximate distance the heap ranks by. */
+static void vec0ScoreRows(Vec0Table *p, const float *A, int nRow, const float *q,
+                          float *aScore){
+  if( p->cfg.eMetric==VS_METRIC_L1 ){
+    vsL1Block(A, nRow, p->cfg.nDim, q, aScore);
+  }else{
+    vsScoreBlock(A, nRow, p->cfg.nDim, q, aScore);
+  }
 }
 
 /* ---- 3. heap ----------------------------------------------------------------------------- */
@@ -260,7 +275,7 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
     if( nLive==0 ) continue;                  /* nothing to read here */
     rc = vec0ReaderBlob(p, &r, iBlob, A);
     if( rc!=SQLITE_OK ) break;
-    vsScoreBlock(A, nRow, nDim, q, aScore);
+    vec0ScoreRows(p, A, nRow, q, aScore);
     for(i=0; i<nRow; i++){
       double d;
       if( !c->aLive[i0+i] || (aMask && !aMask[iBase+i]) ) continue;
@@ -443,15 +458,17 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
       if( nPass*8 < nRow ){
         for(i=0; i<nRow; i++){
           if( aMask[iBase+i] && c->aLive[i] ){
-            float dot = vsDotF32(q, c->aVec + (size_t)i*nDim, nDim);
-            double d = vsScoreDistance(eMetric, dot, qNorm, c->aNorm[i]);
+            float dot;
+            double d;
+            vec0ScoreRows(p, c->aVec + (size_t)i*nDim, 1, q, &dot);
+            d = vsScoreDistance(eMetric, dot, qNorm, c->aNorm[i]);
             if( vec0MaybeInRange(pRange, eMetric, d) ) vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
           }
         }
         continue;
       }
     }
-    vsScoreBlock(c->aVec, nRow, nDim, q, aScore);
+    vec0ScoreRows(p, c->aVec, nRow, q, aScore);
     vec0PushScores(p, c, aScore, iBase, nRow, qNorm, aMask, pRange, pTop);
   }
   rc = vec0Rerank(p, q, k, pRange, pTop);
@@ -473,9 +490,10 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
   int rc = SQLITE_OK, j, b;
 
   memset(aTop, 0, sizeof(VsTopK)*(size_t)nQuery);
-  if( v->bStreamed || p->cfg.eQuant!=VEC0_QUANT_NONE ){
+  if( v->bStreamed || p->cfg.eQuant!=VEC0_QUANT_NONE || p->cfg.eMetric==VS_METRIC_L1 ){
     /* Streamed: each query reads the blobs in turn (no copy to share the reads over);
-    ** quantized: each query scores the codes, then re-scores its own candidates. */
+    ** quantized: each query scores the codes, then re-scores its own candidates; L1: no
+    ** matrix product gives its distances, each query scans the copy. */
     for(j=0; j<nQuery && rc==SQLITE_OK; j++){
       rc = vec0Search(p, Q + (size_t)j*nDim, k, 0, 0, &aTop[j]);
     }

@@ -91,6 +91,7 @@ void vsResultF64(sqlite3_context *ctx, const double *a, int n);
 #define VS_METRIC_L2     0
 #define VS_METRIC_COSINE 1
 #define VS_METRIC_DOT    2
+#define VS_METRIC_L1     3   /* vec0 only: sum of |q[i] - v[i]|, sqlite-vec's l1 */
 
 float vsDotF32(const float *a, const float *b, int n);
 float vsNormF32(const float *a, int n);
@@ -100,8 +101,12 @@ double vsL2SqF64(const VsVector *a, const VsVector *b);
 ** a KNN query reports and orders by. */
 double vsDistanceF32(int eMetric, const float *q, const float *v, int n);
 /* The distance a float32 score s = q·v stands for, for ranking candidates before the
-** exact re-rank (L2 is squared: same order, no square root a candidate). */
+** exact re-rank (L2 is squared: same order, no square root a candidate). Under L1 the
+** score is the distance already (vsL1Block), and is returned as it is. */
 double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm);
+/* out[i] = sum |A[i][j] - q[j]| in float32 for the nRow rows of a row-major block: the
+** scan's L1 scores (AVX2 where the CPU has it), re-ranked exactly by vsDistanceF32. */
+void vsL1Block(const float *A, int nRow, int nDim, const float *q, float *out);
 
 /* out[i] = dot(A[i*nDim ..], q) for the nRow rows of a row-major block. One sgemv. */
 void vsScoreBlock(const float *A, int nRow, int nDim, const float *q, float *out);
