@@ -3,13 +3,15 @@
 ** its back.
 **
 ** Each input gets a fresh :memory: connection holding the layout sqlite-vec 0.1.9 writes
-** for three tables (the rows pip sqlite-vec wrote, rebuilt with plain SQL as the migration
+** for five tables (the rows pip sqlite-vec wrote, rebuilt with plain SQL as the migration
 ** test does):
 **
 **   items(e float[2] distance_metric=cosine, cat text, n integer, f float, b boolean,
 **         +note text, chunk_size=8)                                  -- 3 rows
 **   docs(doc_id text primary key, e float[2], chunk_size=8)           -- 2 rows
 **   parts(user_id integer partition key, e float[2], chunk_size=8)    -- 3 rows
+**   bytes8(e int8[4] distance_metric=l1, cat text, chunk_size=8)      -- 3 rows
+**   signs(id text primary key, e bit[16], chunk_size=8)               -- 3 rows
 **
 ** then 1..8 input-chosen damages with plain SQL on sqlite-vec's tables (a row's chunk id
 ** or offset set to an interesting integer, a blob replaced by input bytes, cut short or
@@ -77,10 +79,35 @@ static const char zLayout[] =
   "CREATE TABLE \"parts_vector_chunks00\"(rowid PRIMARY KEY,vectors BLOB NOT NULL);\n"
   "insert into \"parts_vector_chunks00\"(rowid, vectors) values (1, X'0000803f000000000000803f0000803f000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');\n"
   "insert into \"parts_vector_chunks00\"(rowid, vectors) values (2, X'000000000000803f0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');\n"
+  "CREATE TABLE \"bytes8_chunks\"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);\n"
+  "insert into \"bytes8_chunks\"(chunk_id, size, validity, rowids) values (1, 8, X'0b', X'01000000000000000200000000000000000000000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000');\n"
+  "CREATE TABLE \"bytes8_info\" (key text primary key, value any);\n"
+  "insert into \"bytes8_info\"(key, value) values ('CREATE_VERSION', 'v0.1.9');\n"
+  "CREATE TABLE \"bytes8_metadatachunks00\"(rowid PRIMARY KEY, data BLOB NOT NULL);\n"
+  "insert into \"bytes8_metadatachunks00\"(rowid, data) values (1, X'0100000061000000000000000000000001000000620000000000000000000000000000000000000000000000000000000100000061000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');\n"
+  "CREATE TABLE \"bytes8_metadatatext00\"(rowid PRIMARY KEY, data TEXT);\n"
+  "CREATE TABLE \"bytes8_rowids\"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);\n"
+  "insert into \"bytes8_rowids\"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0);\n"
+  "insert into \"bytes8_rowids\"(rowid, id, chunk_id, chunk_offset) values (2, NULL, 1, 1);\n"
+  "insert into \"bytes8_rowids\"(rowid, id, chunk_id, chunk_offset) values (4, NULL, 1, 3);\n"
+  "CREATE TABLE \"bytes8_vector_chunks00\"(rowid PRIMARY KEY,vectors BLOB NOT NULL);\n"
+  "insert into \"bytes8_vector_chunks00\"(rowid, vectors) values (1, X'01fe037f8000050500000000000100ff00000000000000000000000000000000');\n"
+  "CREATE TABLE \"signs_chunks\"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);\n"
+  "insert into \"signs_chunks\"(chunk_id, size, validity, rowids) values (1, 8, X'07', X'01000000000000000200000000000000030000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');\n"
+  "CREATE TABLE \"signs_info\" (key text primary key, value any);\n"
+  "insert into \"signs_info\"(key, value) values ('CREATE_VERSION', 'v0.1.9');\n"
+  "CREATE TABLE \"signs_rowids\"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id TEXT UNIQUE NOT NULL,chunk_id INTEGER,chunk_offset INTEGER);\n"
+  "insert into \"signs_rowids\"(rowid, id, chunk_id, chunk_offset) values (1, 'x', 1, 0);\n"
+  "insert into \"signs_rowids\"(rowid, id, chunk_id, chunk_offset) values (2, 'y', 1, 1);\n"
+  "insert into \"signs_rowids\"(rowid, id, chunk_id, chunk_offset) values (3, 'z', 1, 2);\n"
+  "CREATE TABLE \"signs_vector_chunks00\"(rowid PRIMARY KEY,vectors BLOB NOT NULL);\n"
+  "insert into \"signs_vector_chunks00\"(rowid, vectors) values (1, X'0f00ffff550f00000000000000000000');\n"
   "pragma writable_schema = on;\n"
   "insert into sqlite_schema values ('table', 'items', 'items', 0, 'CREATE VIRTUAL TABLE items using vec0(e float[2] distance_metric=cosine, cat text, n integer, f float, b boolean, +note text, chunk_size=8)');\n"
   "insert into sqlite_schema values ('table', 'docs', 'docs', 0, 'CREATE VIRTUAL TABLE docs using vec0(doc_id text primary key, e float[2], chunk_size=8)');\n"
-  "insert into sqlite_schema values ('table', 'parts', 'parts', 0, 'CREATE VIRTUAL TABLE parts using vec0(user_id integer partition key, e float[2], chunk_size=8)');\n";
+  "insert into sqlite_schema values ('table', 'parts', 'parts', 0, 'CREATE VIRTUAL TABLE parts using vec0(user_id integer partition key, e float[2], chunk_size=8)');\n"
+  "insert into sqlite_schema values ('table', 'bytes8', 'bytes8', 0, 'CREATE VIRTUAL TABLE bytes8 using vec0(e int8[4] distance_metric=l1, cat text, chunk_size=8)');\n"
+  "insert into sqlite_schema values ('table', 'signs', 'signs', 0, 'CREATE VIRTUAL TABLE signs using vec0(id text primary key, e bit[16], chunk_size=8)');\n";
 
 /* A table of sqlite-vec's layout, and the blob or integer columns it has. */
 static const struct { const char *zTable; const char *zInt; const char *zBlob; } aTarget[] = {
@@ -99,6 +126,11 @@ static const struct { const char *zTable; const char *zInt; const char *zBlob; }
   { "parts_chunks", "chunk_id", "partition00" },
   { "parts_rowids", "chunk_id", 0 },
   { "parts_vector_chunks00", "rowid", "vectors" },
+  { "bytes8_rowids", "chunk_offset", 0 },
+  { "bytes8_vector_chunks00", "rowid", "vectors" },
+  { "bytes8_metadatachunks00", "rowid", "data" },
+  { "signs_rowids", "chunk_id", "id" },
+  { "signs_vector_chunks00", "rowid", "vectors" },
 };
 #define N_TARGET ((int)(sizeof(aTarget)/sizeof(aTarget[0])))
 
@@ -173,6 +205,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   fuzzExec(db, "SELECT rowid FROM parts WHERE e MATCH '[0,1]' AND k = 2 AND user_id = 5");
   fuzzExec(db, "INSERT INTO items(rowid, e, cat, n, f, b) VALUES (50, '[1,1]', 'x', 1, 1.0, 1)");
   fuzzExec(db, "DELETE FROM docs WHERE doc_id = 'alpha'");
+  for(i=0; i<2; i++){
+    const char *z = i ? "signs" : "bytes8";
+    fuzzExec(db, "SELECT vecsync_migrate_sqlite_vec('%s')", z);
+    fuzzExec(db, "SELECT rowid, distance FROM \"%s\" WHERE e MATCH %s AND k = 3", z,
+             i ? "vec_bit(x'ff00')" : "vec_int8('[1, 2, 3, 4]')");
+    fuzzExec(db, "SELECT *, vec_to_json(e) FROM \"%s\"", z);
+  }
+  fuzzExec(db, "SELECT rowid FROM bytes8 WHERE e MATCH vec_int8('[0,0,4,4]') AND k = 2 AND cat = 'a'");
+  fuzzExec(db, "INSERT INTO signs(id, e) VALUES ('w', vec_bit(x'0102'))");
   fuzzClose(db);
   return 0;
 }

@@ -4,7 +4,10 @@
 ** Each input gets a fresh :memory: connection and:
 **
 **   create virtual table v using vec0(id text primary key,
-**     embedding float[1..4] distance_metric=<l2|cosine|dot> [indexed by rescore(int8|bit)],
+**     embedding float[1..4] distance_metric=<l2|cosine|dot> [indexed by rescore(int8|bit)]
+**               | int8[4..16] distance_metric=<l2|cosine|l1> | bit[32..128],
+**       -- (an int8 or bit vector takes the bytes of a float[1..4] one, so the blobs
+**       -- damaged have the same sizes; its values go in through vec_int8() / vec_bit())
 **     album text, n integer,
 **     +note text, chunk_size=<8|16|32>);
 **   -- 1..24 rows, some deleted (so v_free has slots); optionally a KNN first, so the
@@ -184,7 +187,26 @@ static void bindVec(FuzzIn *in, sqlite3_stmt *pStmt, int i, int nDim){
   if( pStmt ) sqlite3_bind_blob(pStmt, i, a, nDim*4, SQLITE_TRANSIENT);
 }
 
-static void runAll(sqlite3 *db, FuzzIn *in, int nDim){
+/* zSql with each "?1" written as zVec (the vector parameter, wrapped for a typed column). */
+static sqlite3_stmt *prepareVec(sqlite3 *db, const char *zSql, const char *zVec){
+  sqlite3_str *s = sqlite3_str_new(0);
+  sqlite3_stmt *pStmt;
+  char *z;
+  const char *zAt;
+  while( (zAt = strstr(zSql, "?1"))!=0 ){
+    sqlite3_str_append(s, zSql, (int)(zAt - zSql));
+    sqlite3_str_appendall(s, zVec);
+    zSql = zAt + 2;
+  }
+  sqlite3_str_appendall(s, zSql);
+  z = sqlite3_str_finish(s);
+  if( z==0 ) return 0;
+  pStmt = fuzzPrepare(db, "%s", z);
+  sqlite3_free(z);
+  return pStmt;
+}
+
+static void runAll(sqlite3 *db, FuzzIn *in, int nDim, const char *zVec){
   static const char *azSql[] = {
     /* reads */
     "SELECT id, distance FROM v WHERE embedding MATCH ?1 AND k = 3 ORDER BY distance",
@@ -216,7 +238,7 @@ static void runAll(sqlite3 *db, FuzzIn *in, int nDim){
   };
   size_t i;
   for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
-    sqlite3_stmt *pStmt = fuzzPrepare(db, "%s", azSql[i]);
+    sqlite3_stmt *pStmt = prepareVec(db, azSql[i], zVec);
     if( pStmt==0 ) continue;
     if( sqlite3_bind_parameter_count(pStmt)>=1 ) bindVec(in, pStmt, 1, nDim);
     fuzzRun(pStmt);
@@ -236,8 +258,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   /* The copy holds floats, int8 codes or bits: the last two re-read T_vectors to re-score. */
   static const char *azIndex[] = {
     "", " indexed by rescore(quantizer=int8, oversample=4)",
-    " indexed by rescore(quantizer=bit, oversample=4)",
+    " indexed by rescore(quantizer=bit, oversample=4)", "int8", "bit",
   };
+  const char *zIndex, *zVec = "?1";
+  char zColumn[96];
   if( size>64*1024 ) return 0;
   fuzzInInit(&in, data, size);
   flags = fuzzU8(&in);
@@ -246,10 +270,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   nRow = 1 + fuzzPick(&in, MAX_ROWS);
   db = fuzzOpen(&budget);
   if( db==0 ) return 0;
+  zIndex = azIndex[(flags>>3) % 5];
+  if( strcmp(zIndex, "int8")==0 ){
+    snprintf(zColumn, sizeof(zColumn), "int8[%d] distance_metric=%s", 4*nDim,
+             flags % 3==2 ? "l1" : azMetric[flags % 3]);
+    zVec = "vec_int8(?1)";
+  }else if( strcmp(zIndex, "bit")==0 ){
+    snprintf(zColumn, sizeof(zColumn), "bit[%d]", 32*nDim);
+    zVec = "vec_bit(?1)";
+  }else{
+    snprintf(zColumn, sizeof(zColumn), "float[%d] distance_metric=%s%s", nDim,
+             azMetric[flags % 3], zIndex);
+  }
   if( fuzzExec(db, "CREATE VIRTUAL TABLE v USING vec0(id text primary key, "
-                   "embedding float[%d] distance_metric=%s%s, album text, n integer, "
-                   "+note text, chunk_size=%d)",
-               nDim, azMetric[flags % 3], azIndex[(flags>>3) % 3], nChunk)!=SQLITE_OK ){
+                   "embedding %s, album text, n integer, +note text, chunk_size=%d)",
+               zColumn, nChunk)!=SQLITE_OK ){
     fuzzClose(db);
     return 0;
   }
@@ -257,7 +292,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   for(nPerBlob=1; nPerBlob*2<=nChunk && nPerBlob*2*nDim<=65536 && nChunk%(nPerBlob*2)==0; ){
     nPerBlob *= 2;
   }
-  pIns = fuzzPrepare(db, "INSERT INTO v(id, embedding, album, n, note) VALUES('k' || ?1, ?2, ?3, ?4, 'note')");
+  pIns = fuzzPrepare(db, "INSERT INTO v(id, embedding, album, n, note) "
+                         "VALUES('k' || ?1, %s(?2), ?3, ?4, 'note')",
+                     zVec[0]=='?' ? "" : zVec[4]=='i' ? "vec_int8" : "vec_bit");
   for(i=0; i<nRow && pIns; i++){
     char zAlbum[4];
     float a[4];
@@ -281,7 +318,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
 
   nDamage = 1 + fuzzPick(&in, MAX_DAMAGE);
   for(i=0; i<nDamage && !fuzzInDone(&in); i++) damage(db, &in, nDim, nPerBlob);
-  runAll(db, &in, nDim);
+  runAll(db, &in, nDim, zVec);
   if( flags & 32 ) fuzzExec(db, (flags & 64) ? "COMMIT" : "ROLLBACK");
   fuzzClose(db);
   return 0;

@@ -5,7 +5,8 @@
 **
 **   create virtual table v using vec0(
 **     [id text primary key | id integer primary key],     -- pk kind from the input
-**     embedding float[1..16] [distance_metric=cosine|l2|dot|bogus]
+**     embedding float[1..16] | int8[1..40] | bit[8..64]
+**       [distance_metric=cosine|l2|dot|l1|hamming|bogus]
 **       [indexed by rescore(quantizer=int8|bit|bogus, oversample=0|1|2|8|1024)],
 **     m0 <type>, +m1 <type>, ...                           -- 0..70 columns, past 64 too
 **     [chunk_size=8|16|...|65536|bad]);
@@ -38,6 +39,9 @@ typedef struct Model Model;
 struct Model {
   int ePk;              /* 0: none (rowid), 1: text, 2: integer */
   int nDim;             /* Dimensions of the vector column */
+  int eElem;            /* 0: float[N], 1: int8[N], 2: bit[N] */
+  int bRaw;             /* int8/bit: vectors bound as they are, not through vec_int8/vec_bit
+                        ** (so the column's type checks refuse them) */
   int nCol;             /* Metadata and auxiliary columns m0.. */
   Col aCol[MAX_COLS];
   char *zDecl;          /* The CREATE VIRTUAL TABLE that worked */
@@ -51,7 +55,7 @@ static const char *azType[] = {
 #define TYPE_REAL(t)  ((t)>=3 && (t)<=5)
 #define TYPE_BOOL(t)  ((t)==6 || (t)==7)
 
-static const char *azMetric[] = { "cosine", "l2", "dot", "L2", "manhattan" };
+static const char *azMetric[] = { "cosine", "l2", "dot", "L2", "manhattan", "l1", "hamming" };
 static const int aChunk[] = { 8, 16, 24, 64, 1024, 65536, 0, 7, 12, 65544, -8 };
 
 /* ---- values -------------------------------------------------------------------------- */
@@ -102,6 +106,31 @@ static void bindColValue(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m,
   }
 }
 
+/* A vector for the table's column: float forms (fuzzBindVector) for a float column; for an
+** int8 or bit column mostly its bytes (of the right length, or off by a few), sometimes a
+** float form. The SQL wraps the parameter with vecParam(). */
+static void bindVec(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m){
+  unsigned c;
+  int nByte, j;
+  unsigned char a[80];
+  if( m->eElem==0 ){ fuzzBindVector(in, pStmt, i, m->nDim); return; }
+  c = fuzzU8(in);
+  if( c>=0xF0 ){ fuzzBindVector(in, pStmt, i, m->nDim); return; }
+  nByte = m->eElem==1 ? m->nDim : m->nDim/8;
+  if( c>=0xE0 ) nByte += (int)(c & 7) - 4;
+  if( nByte<0 ) nByte = 0;
+  if( nByte>(int)sizeof(a) ) nByte = (int)sizeof(a);
+  for(j=0; j<nByte; j++) a[j] = (c & 0x40) ? 0 : (unsigned char)fuzzU8(in);   /* or zeros */
+  if( pStmt ) sqlite3_bind_blob(pStmt, i, a, nByte, SQLITE_TRANSIENT);
+}
+
+/* The SQL of vector parameter zParam ("?" or "?N"): wrapped in vec_int8() or vec_bit() for
+** a typed column (which takes nothing else), else as it is. */
+static void vecParam(sqlite3_str *s, const Model *m, const char *zParam){
+  if( m->eElem==0 || m->bRaw ) sqlite3_str_appendall(s, zParam);
+  else sqlite3_str_appendf(s, "%s(%s)", m->eElem==1 ? "vec_int8" : "vec_bit", zParam);
+}
+
 /* ---- the declaration ------------------------------------------------------------------ */
 
 static char *declare(FuzzIn *in, Model *m){
@@ -113,7 +142,14 @@ static char *declare(FuzzIn *in, Model *m){
 
   memset(m, 0, sizeof(*m));
   m->ePk = fuzzPick(in, 3);
-  m->nDim = 1 + fuzzPick(in, 16);
+  m->eElem = (flags>>6)==2 ? 1 : (flags>>6)==3 ? 2 : 0;
+  {
+    unsigned d = fuzzU8(in);
+    m->bRaw = m->eElem && (d & 0x80);
+    d &= 0x7f;
+    m->nDim = m->eElem==1 ? 1 + (int)(d % 40) : m->eElem==2 ? 8*(1 + (int)(d % 8))
+            : 1 + (int)(d % 16);
+  }
   m->nCol = fuzzU8(in) % 71;
   if( m->nCol>MAX_COLS ) m->nCol = MAX_COLS;
   for(i=0; i<m->nCol; i++){
@@ -133,9 +169,10 @@ static char *declare(FuzzIn *in, Model *m){
     sqlite3_str_appendf(s, "%sid %s primary key", nPart++ ? ", " : "",
                         m->ePk==1 ? "text" : "integer");
   }
-  sqlite3_str_appendf(s, "%sembedding float[%d]", nPart++ ? ", " : "", m->nDim);
+  sqlite3_str_appendf(s, "%sembedding %s[%d]", nPart++ ? ", " : "",
+                      m->eElem==1 ? "int8" : m->eElem==2 ? "bit" : "float", m->nDim);
   if( flags & 4 ){
-    sqlite3_str_appendf(s, " distance_metric=%s", azMetric[fuzzPick(in, 5)]);
+    sqlite3_str_appendf(s, " distance_metric=%s", azMetric[fuzzPick(in, 7)]);
   }
   if( flags & 32 ){
     /* A quantized copy: codes scanned, candidates re-scored from the stored vectors. */
@@ -169,6 +206,9 @@ static int createTable(sqlite3 *db, FuzzIn *in, Model *m){
   }
   sqlite3_free(zDecl);
   m->ePk = 1;
+  m->eElem = 0;
+  m->bRaw = 0;
+  if( m->nDim>16 ) m->nDim = 16;
   m->nCol = 2;
   m->aCol[0].bAux = 0; m->aCol[0].eType = 0;
   m->aCol[1].bAux = 0; m->aCol[1].eType = 1;
@@ -281,7 +321,10 @@ static void opInsert(sqlite3 *db, FuzzIn *in, const Model *m){
     if( aUse[i] ){ sqlite3_str_appendf(s, ", m%d", i); nParam++; }
   }
   sqlite3_str_appendall(s, ") VALUES(");
-  for(i=0; i<nParam; i++) sqlite3_str_appendf(s, "%s?", i ? ", " : "");
+  for(i=0; i<nParam; i++){
+    if( i ) sqlite3_str_appendall(s, ", ");
+    if( i==bKey ) vecParam(s, m, "?"); else sqlite3_str_appendall(s, "?");
+  }
   sqlite3_str_appendall(s, ")");
   zSql = sqlite3_str_finish(s);
   if( zSql==0 ) return;
@@ -289,7 +332,7 @@ static void opInsert(sqlite3 *db, FuzzIn *in, const Model *m){
   sqlite3_free(zSql);
   if( pStmt==0 ) return;
   if( bKey ) bindKey(in, pStmt, ++iParam, m);
-  fuzzBindVector(in, pStmt, ++iParam, m->nDim);
+  bindVec(in, pStmt, ++iParam, m);
   for(i=0; i<m->nCol; i++){
     if( aUse[i] ) bindColValue(in, pStmt, ++iParam, m, i);
   }
@@ -329,7 +372,9 @@ static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
   sqlite3_str_appendf(s, "UPDATE%s v SET ", azConflict[fuzzPick(in, 6)]);
   if( bVec || (!bKey && nColSet==0) ){
     bVec = 1;
-    sqlite3_str_appendf(s, "embedding = ?%d", ++nParam);
+    sqlite3_str_appendall(s, "embedding = ");
+    vecParam(s, m, "?1");
+    ++nParam;
     nSet++;
   }
   if( bKey ){
@@ -354,7 +399,7 @@ static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
   if( pStmt==0 ) return;
   {
     int iParam = 0;
-    if( bVec ) fuzzBindVector(in, pStmt, ++iParam, m->nDim);
+    if( bVec ) bindVec(in, pStmt, ++iParam, m);
     if( bKey ) bindKey(in, pStmt, ++iParam, m);
     for(j=0; j<nColSet; j++) bindColValue(in, pStmt, ++iParam, m, aSetCol[j]);
     bindFilters(in, pStmt, m, iParam+1, nParam-iParam, aParamCol + iParam);
@@ -407,8 +452,9 @@ static void opKnn(sqlite3 *db, FuzzIn *in, const Model *m, FuzzBudget *b){
   sqlite3_stmt *pStmt;
 
   /* ?1 the query, ?2 k, ?3 LIMIT, ?4.. the filters' values. */
-  sqlite3_str_appendf(s, "SELECT %s FROM v WHERE embedding MATCH ?1",
+  sqlite3_str_appendf(s, "SELECT %s FROM v WHERE embedding MATCH ",
                       m->ePk && fuzzU8(in)<32 ? "id, distance" : azProj[fuzzPick(in, 7)]);
+  vecParam(s, m, "?1");
   if( form==0 || form==2 ) sqlite3_str_appendall(s, " AND k = ?2");
   nFilter = (int)((flags>>2) & 7);
   if( nFilter>4 ) nFilter = 0;
@@ -425,7 +471,7 @@ static void opKnn(sqlite3 *db, FuzzIn *in, const Model *m, FuzzBudget *b){
   pStmt = fuzzPrepare(db, "%s", zSql);
   sqlite3_free(zSql);
   if( pStmt==0 ) return;
-  fuzzBindVector(in, pStmt, 1, m->nDim);
+  bindVec(in, pStmt, 1, m);
   /* k and LIMIT: mostly small, else 0, negatives, 2^63-1, text, NULL, reals. */
   for(j=2; j<=3; j++){
     unsigned c;
@@ -475,14 +521,15 @@ static void opKnnNested(sqlite3 *db, FuzzIn *in, const Model *m){
                               "embedding MATCH (SELECT embedding FROM v LIMIT 1) AND k = ?2)");
       break;
     default:
-      pStmt = fuzzPrepare(db, "SELECT rowid FROM v WHERE embedding MATCH ?3 AND k = ?2 "
-                              "AND rowid IN (SELECT rowid FROM v WHERE rowid >= ?1)");
+      pStmt = fuzzPrepare(db, "SELECT rowid FROM v WHERE embedding MATCH %s(?3) AND k = ?2 "
+                              "AND rowid IN (SELECT rowid FROM v WHERE rowid >= ?1)",
+                          m->eElem==0 || m->bRaw ? "" : m->eElem==1 ? "vec_int8" : "vec_bit");
       break;
   }
   if( pStmt==0 ) return;
   sqlite3_bind_int64(pStmt, 1, (int)fuzzPick(in, 20) - 2);
   sqlite3_bind_int64(pStmt, 2, fuzzU8(in)<200 ? 1 + fuzzPick(in, 8) : fuzzInterestingInt(in));
-  fuzzBindVector(in, pStmt, 3, m->nDim);
+  bindVec(in, pStmt, 3, m);
   fuzzRun(pStmt);
 }
 
@@ -522,7 +569,7 @@ static void opBatch(sqlite3 *db, FuzzIn *in, const Model *m){
   sqlite3_stmt *pStmt = fuzzPrepare(db,
       "SELECT query_index, id, distance FROM vecsync_knn_batch(?1, ?2, ?3)");
   if( pStmt==0 ) return;
-  nFloat = nQuery*m->nDim;
+  nFloat = nQuery*(m->nDim>16 ? 16 : m->nDim);    /* int8 and bit columns: refused anyway */
   for(j=0; j<nFloat; j++){
     unsigned c = fuzzU8(in);
     a[j] = c<240 ? (float)((int8_t)c)/16.0f : (float)fuzzDouble(in);

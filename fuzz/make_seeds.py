@@ -55,7 +55,7 @@ def parse_seeds():
 OP_INSERT, OP_INSERT_SELECT, OP_UPDATE, OP_DELETE, OP_TXN = 0, 4, 5, 6, 7
 OP_KNN, OP_NESTED, OP_POINT, OP_SCAN, OP_BATCH, OP_SCHEMA = 8, 11, 12, 13, 14, 15
 TYPES = ["text", "integer", "int", "float", "real", "double", "boolean", "bool", "blob", ""]
-METRICS = ["cosine", "l2", "dot", "L2", "manhattan"]
+METRICS = ["cosine", "l2", "dot", "L2", "manhattan", "l1", "hamming"]
 CHUNKS = [8, 16, 24, 64, 1024, 65536, 0, 7, 12, 65544, -8]
 TXN = ["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT s1", "SAVEPOINT s2", "RELEASE s1",
        "ROLLBACK TO s1", "ROLLBACK TO s2", "RELEASE s2", "BEGIN IMMEDIATE", "END"]
@@ -66,9 +66,10 @@ FILTER_OPS = ["=", "<>", "!=", "<", "<=", ">", ">=", "IS", "IS NOT", "==",
 class Vec0:
     """Encoder mirroring fuzz_vec0.c's decoder."""
 
-    def __init__(self, pk="text", dims=4, metric=None, cols=(), chunk=None, flags=0):
+    def __init__(self, pk="text", dims=4, metric=None, cols=(), chunk=None, flags=0, elem="float"):
         self.pk = {"none": 0, "text": 1, "integer": 2}[pk]
         self.dims = dims
+        self.elem = elem                 # float, int8 (dims 1..40) or bit (dims 8..64)
         self.cols = list(cols)           # (type, aux)
         b = bytearray()
         f = flags
@@ -76,10 +77,11 @@ class Vec0:
             f |= 4
         if chunk is not None:
             f |= 2                       # chunk_size last
+        f |= {"float": 0, "int8": 0x80, "bit": 0xC0}[elem]
         b.append(f)
         b.append(CHUNKS.index(chunk) if chunk is not None else 15)
         b.append(self.pk)
-        b.append(dims - 1)
+        b.append(dims // 8 - 1 if elem == "bit" else dims - 1)
         b.append(len(self.cols))
         for t, aux in self.cols:
             b.append((0x80 if aux else 0) | TYPES.index(t))
@@ -98,6 +100,10 @@ class Vec0:
         for v in values:
             out.append(int(v * 16) & 0xff)
         return bytes(out)
+
+    def vec_bytes(self, data):
+        """An int8 or bit column's vector: its bytes, as the column takes them."""
+        return bytes([0]) + bytes(data)
 
     def vec_text(self, values):
         out = bytearray([3, 3])          # form 3 (text), fill 3 (byte/8)
@@ -349,6 +355,30 @@ def vec0_seeds():
     p.insert(1, p.vec(V(1)), vals=[1] * 62)
     p.knn(p.vec(V(1)), k=1, filters=[(0, "=", [1])])
     write(h, "sixty-four-columns", p.b)
+
+    # 13. An int8 column under l1: ties, a delete, a filter, a range, -128 and 127.
+    p = Vec0("integer", 20, "l1", [("integer", 0)], chunk=8, elem="int8")
+    for i in range(10):
+        p.insert(i + 1, p.vec_bytes([(i * 37 + j * 11) & 0xff for j in range(20)]), vals=[i % 3])
+    p.insert(11, p.vec_bytes([0x80] * 10 + [0x7f] * 10), vals=[1])
+    p.delete("id", 4)
+    p.knn(p.vec_bytes([j & 0xff for j in range(20)]), k=5)
+    p.knn(p.vec_bytes([0x7f] * 20), k=3, filters=[(0, "=", [1])])
+    p.knn(p.vec_bytes([0] * 20), limit=4)
+    write(h, "int8-l1", p.b)
+
+    # 14. A bit column: Hamming distances, duplicates, a transaction rolled back.
+    p = Vec0("text", 24, None, [("text", 0)], chunk=8, elem="bit")
+    for i in range(9):
+        p.insert(i, p.vec_bytes([i * 29 & 0xff, 0x0f, i & 0xff]), vals=[i])
+    p.txn("BEGIN")
+    p.delete("id", 2)
+    p.insert(12, p.vec_bytes([0xff, 0xff, 0xff]), vals=[1])
+    p.knn(p.vec_bytes([0, 0x0f, 0]), k=4)
+    p.txn("ROLLBACK")
+    p.knn(p.vec_bytes([0, 0x0f, 0]), k=4, filters=[(0, "=", [1])])
+    p.scan(3)
+    write(h, "bit-hamming", p.b)
 
 
 # ---- fuzz_shadow: flags, dims, chunk, rows, damage count, damages ----------------------

@@ -474,10 +474,17 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   if( i==p->cfg.iPk ){
     sqlite3_result_value(ctx, sqlite3_column_value(pRow, VEC0_ROW_ID));
   }else if( i==p->cfg.iVec ){
-    a = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nDim);
+    a = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nWord);
     if( a==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
     rc = vec0VectorRead(p, sqlite3_column_int64(pRow, VEC0_ROW_SLOT), a);
-    if( rc==SQLITE_OK ) vsResultF32(ctx, a, p->cfg.nDim);
+    if( rc==SQLITE_OK && p->cfg.eElem==VS_F32 ){
+      vsResultF32(ctx, a, p->cfg.nDim);
+    }else if( rc==SQLITE_OK ){
+      /* The stored bytes, with the subtype vec_int8() or vec_bit() gives them (as
+      ** sqlite-vec returns them), so vec_* functions read them as int8 or bit. */
+      sqlite3_result_blob(ctx, a, p->cfg.nVecByte, SQLITE_TRANSIENT);
+      sqlite3_result_subtype(ctx, p->cfg.eElem==VS_I8 ? VS_SUBTYPE_I8 : VS_SUBTYPE_BIT);
+    }
   }else if( i>=0 && i<p->cfg.nCol ){
     sqlite3_result_value(ctx, sqlite3_column_value(pRow, VEC0_ROW_USER+i));
   }

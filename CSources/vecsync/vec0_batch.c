@@ -158,6 +158,14 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     if( zErr==0 && pTab ) zErr = vec0TakeError(pTab);
     goto cleanup;
   }
+  if( pTab->cfg.eElem!=VS_F32 ){
+    /* Its queries would be int8 or bit blobs; one MATCH query each does the same. */
+    zErr = sqlite3_mprintf("table \"%s\" has an %s column: query it with MATCH, one "
+                           "query at a time", zTable, pTab->cfg.eElem==VS_I8 ? "int8[N]"
+                           : "bit[N]");
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
   if( sqlite3_value_type(argv[2])!=SQLITE_INTEGER || (k = sqlite3_value_int64(argv[2]))<=0 ){
     zErr = sqlite3_mprintf("k must be a positive integer");
     rc = SQLITE_ERROR;

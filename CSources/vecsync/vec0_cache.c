@@ -110,7 +110,7 @@ static void vec0SlabRelease(Vec0Slab *pSlab, void *pMem){
 static size_t vec0ChunkVecBytes(Vec0Table *p){
   int nCode = vec0QuantCodeBytes(&p->cfg);
   if( nCode ) return (size_t)p->cfg.nChunk*(size_t)nCode;
-  return sizeof(float)*(size_t)p->cfg.nChunk*(size_t)p->cfg.nDim;
+  return sizeof(float)*(size_t)p->cfg.nChunk*(size_t)p->cfg.nWord;
 }
 
 static void vec0ChunkFree(Vec0Chunk *c){
@@ -192,17 +192,17 @@ static Vec0Chunk *vec0ChunkCopy(Vec0Table *p, const Vec0Chunk *pFrom){
   return c;
 }
 
-/* Keep vector a (nDim floats) in slot i of chunk c: the vector or its code, and its norm
-** (a streamed chunk keeps neither). */
+/* Keep vector a (nWord words) in slot i of chunk c: the vector or its code, and its norm
+** (a streamed chunk keeps neither; an int8 or bit vector has no float norm: 0). */
 static void vec0ChunkPut(Vec0Table *p, Vec0Chunk *c, int i, const float *a){
-  int nDim = p->cfg.nDim;
-  if( c->aVec ) memcpy(c->aVec + (size_t)i*nDim, a, sizeof(float)*(size_t)nDim);
+  int nWord = p->cfg.nWord;
+  if( c->aVec ) memcpy(c->aVec + (size_t)i*nWord, a, sizeof(float)*(size_t)nWord);
   if( c->aCode ){
     float rScale;
     vec0QuantEncode(&p->cfg, a, c->aCode + (size_t)i*vec0QuantCodeBytes(&p->cfg), &rScale);
     if( c->aScale ) c->aScale[i] = rScale;
   }
-  if( c->aNorm ) c->aNorm[i] = vsNormF32(a, nDim);
+  if( c->aNorm ) c->aNorm[i] = p->cfg.eElem==VS_F32 ? vsNormF32(a, nWord) : 0.0f;
 }
 
 /* ---- snapshots ------------------------------------------------------------------------- */
@@ -315,7 +315,7 @@ static int vec0SnapSet(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iSlot, int b
 const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot){
   const Vec0Chunk *c = p->pView->apChunk[iSlot/p->cfg.nChunk];
   if( c->aVec==0 ) return 0;
-  return c->aVec + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nDim;
+  return c->aVec + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nWord;
 }
 
 /* ---- the memory budget ------------------------------------------------------------------ */
@@ -345,7 +345,7 @@ static sqlite3_int64 vec0CopyBytesPerSlot(Vec0Table *p, int bStreamed){
   int nCode = vec0QuantCodeBytes(&p->cfg);
   if( bStreamed ) return 9;
   if( p->cfg.eQuant==VEC0_QUANT_INT8 ) return 13 + nCode + 4;
-  return 13 + (nCode ? nCode : (sqlite3_int64)p->cfg.nDim*4);
+  return 13 + (nCode ? nCode : (sqlite3_int64)p->cfg.nWord*4);
 }
 
 /* Whether a copy of nSlot slots would exceed the budget with its vectors (or codes):
@@ -555,7 +555,7 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
   Vec0Reader r;
   float *aTmp = 0;
   sqlite3_int64 nSlot = 0, nSeen = 0;
-  int nDim = p->cfg.nDim;
+  int nWord = p->cfg.nWord;
   int rc = vec0NextSlot(p, &nSlot);
   memset(&r, 0, sizeof(r));
   if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
@@ -585,16 +585,16 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
     c = s->apChunk[iFirst/p->cfg.nChunk];
     i0 = (int)(iFirst%p->cfg.nChunk);
     if( c->aVec ){
-      rc = vec0ReaderBlob(p, &r, iBlob, c->aVec + (size_t)i0*nDim);
+      rc = vec0ReaderBlob(p, &r, iBlob, c->aVec + (size_t)i0*nWord);
       continue;
     }
     if( aTmp==0 ){
-      aTmp = sqlite3_malloc64(sizeof(float)*(size_t)p->nPerBlob*(size_t)nDim);
+      aTmp = sqlite3_malloc64(sizeof(float)*(size_t)p->nPerBlob*(size_t)nWord);
       if( aTmp==0 ){ rc = SQLITE_NOMEM; break; }
     }
     rc = vec0ReaderBlob(p, &r, iBlob, aTmp);
     for(j=0; rc==SQLITE_OK && j<p->nPerBlob; j++){
-      vec0ChunkPut(p, c, i0+j, aTmp + (size_t)j*nDim);
+      vec0ChunkPut(p, c, i0+j, aTmp + (size_t)j*nWord);
     }
   }
   vec0ReaderClose(&r);
@@ -620,7 +620,9 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
     i = (int)(iSlot%p->cfg.nChunk);
     c->aLive[i] = 1;
     c->aRowid[i] = iRowid;
-    if( c->aVec ) c->aNorm[i] = vsNormF32(c->aVec + (size_t)i*p->cfg.nDim, p->cfg.nDim);
+    if( c->aVec && p->cfg.eElem==VS_F32 ){
+      c->aNorm[i] = vsNormF32(c->aVec + (size_t)i*p->cfg.nDim, p->cfg.nDim);
+    }
     s->nLive++;
   }
   if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
@@ -655,7 +657,7 @@ static int vec0LogUsable(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
 static int vec0ApplyLog(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iTo){
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 nSlot = 0;
-  float *a = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nDim);
+  float *a = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nWord);
   int rc = a ? SQLITE_OK : SQLITE_NOMEM;
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
   if( rc==SQLITE_OK && nSlot<s->nSlot ){

@@ -5,7 +5,8 @@
 **
 **   create virtual table vec_photos using vec0(
 **     photo_id text primary key,                    -- or integer primary key, or none
-**     embedding float[768] distance_metric=cosine,  -- cosine | l2 (default) | dot
+**     embedding float[768] distance_metric=cosine,  -- cosine | l2 (default) | dot | l1
+**                                                   -- or int8[N] (l2, cosine, l1), bit[N]
 **       indexed by rescore(quantizer=int8, oversample=8),  -- optional: int8 | bit codes
 **     album text,                                   -- metadata: filterable in KNN
 **     taken_at integer,
@@ -15,7 +16,9 @@
 **   );
 **
 ** Names may be quoted as SQL allows ("a b", [a b], `a b`, 'a b'). Element types of the
-** vector column: float / float32 / f32. Metadata and auxiliary types: text, integer
+** vector column: float / float32 / f32, int8 / i8 (one signed byte an element), bit (one
+** bit an element, N a multiple of 8; its distance is the Hamming distance, and no
+** distance_metric may be given). Metadata and auxiliary types: text, integer
 ** (int), float (real, double), boolean (bool), and blob for auxiliary columns.
 */
 #include "vecsync_int.h"
@@ -77,6 +80,8 @@ const char *vec0MetricName(int eMetric){
   switch( eMetric ){
     case VS_METRIC_COSINE: return "cosine";
     case VS_METRIC_DOT:    return "dot";
+    case VS_METRIC_L1:     return "l1";
+    case VS_METRIC_HAMMING: return "hamming";
   }
   return "l2";
 }
@@ -254,10 +259,17 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
   if( s.z[s.i]=='[' && !bAux ){
     char *zEnd = 0;
     long nDim;
-    if( !(vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32")) ){
+    int eElem = 0, bMetric = 0;
+    if( vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32") ){
+      eElem = VS_F32;
+    }else if( vec0Is(zType, "int8") || vec0Is(zType, "i8") ){
+      eElem = VS_I8;
+    }else if( vec0Is(zType, "bit") ){
+      eElem = VS_BIT;
+    }else{
       *pzErr = sqlite3_mprintf(
-        "vec0: column \"%s\": unsupported vector type \"%s\"; use float[N]",
-        zName, zType ? zType : "");
+        "vec0: column \"%s\": unsupported vector type \"%s\"; use float[N], int8[N] or "
+        "bit[N]", zName, zType ? zType : "");
       rc = SQLITE_ERROR;
       goto cleanup;
     }
@@ -297,12 +309,14 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
       s.i++;
       zValue = vec0Word(&s);
       if( vec0Is(zWord, "distance_metric") ){
+        bMetric = 1;
         if( vec0Is(zValue, "cosine") ) p->eMetric = VS_METRIC_COSINE;
         else if( vec0Is(zValue, "l2") ) p->eMetric = VS_METRIC_L2;
         else if( vec0Is(zValue, "dot") ) p->eMetric = VS_METRIC_DOT;
+        else if( vec0Is(zValue, "l1") ) p->eMetric = VS_METRIC_L1;
         else{
           *pzErr = sqlite3_mprintf(
-            "vec0: unknown distance_metric \"%s\"; use cosine, l2 or dot",
+            "vec0: unknown distance_metric \"%s\"; use cosine, l2, dot or l1",
             zValue ? zValue : "");
           rc = SQLITE_ERROR;
         }
@@ -312,6 +326,48 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
       }
       sqlite3_free(zValue);
       if( rc!=SQLITE_OK ) goto cleanup;
+    }
+    if( eElem==VS_BIT && bMetric ){
+      /* As sqlite-vec: a bit column's distance is the Hamming distance, and nothing else. */
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": a bit[N] column takes no "
+                               "distance_metric: its distance is the Hamming distance", zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    if( eElem==VS_BIT && nDim%8!=0 ){
+      /* sqlite-vec accepts the declaration, then refuses every vector (vec_bit makes
+      ** whole bytes): refused here, where the reason can be given. */
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": bit[%ld]: the number of bits must be "
+                               "a multiple of 8", zName, nDim);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    if( eElem==VS_I8 && p->eMetric==VS_METRIC_DOT ){
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": an int8[N] column takes "
+                               "distance_metric l2, cosine or l1, not dot", zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    if( eElem!=VS_F32 && p->eQuant!=VEC0_QUANT_NONE ){
+      /* rescore codes float32 vectors; int8 and bit vectors are scanned as they are. */
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for float[N] "
+                               "columns; an %s[N] column is scanned exactly as it is stored",
+                               zName, eElem==VS_I8 ? "int8" : "bit");
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+    if( eElem==VS_BIT ) p->eMetric = VS_METRIC_HAMMING;
+    p->eElem = eElem;
+    p->nVecByte = eElem==VS_F32 ? (int)nDim*4 : eElem==VS_I8 ? (int)nDim : (int)nDim/8;
+    p->nWord = (p->nVecByte + 3)/4;
+    if( p->eMetric==VS_METRIC_L1 && p->eQuant!=VEC0_QUANT_NONE ){
+      /* The codes approximate q.x, from which an L1 distance cannot be estimated: the
+      ** candidates they chose would not be the nearest by L1. */
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) does not "
+                               "support distance_metric=l1 (use l2, cosine or dot, or "
+                               "drop the index: an l1 table is scanned exactly)", zName);
+      rc = SQLITE_ERROR;
+      goto cleanup;
     }
     p->iVec = p->nCol;
     p->nDim = (int)nDim;

@@ -11,7 +11,8 @@
 **   T_rowids             rowid, id (a text primary key, else NULL), chunk_id, chunk_offset
 **   T_chunks             chunk_id, size, validity, rowids, and partition key values
 **                        (partitionNN) when the table has partition keys
-**   T_vector_chunksNN    rowid = chunk_id; vectors: chunk_size float32 vectors end to end
+**   T_vector_chunksNN    rowid = chunk_id; vectors: chunk_size vectors end to end, each
+**                        as its value's bytes: float[N] 4N (float32), int8[N] N, bit[N] N/8
 **   T_metadatachunksNN   rowid = chunk_id; data: per slot, by the NNth metadata column's type:
 **                        boolean one bit (least significant first), integer an int64, float
 **                        a double, text 16 bytes (int32 length, then the first 12 bytes)
@@ -176,7 +177,13 @@ static char *migrateInsertSql(Migrate *m){
   sqlite3_str_appendall(pStr, ") VALUES (?1");
   if( vec0HasTextPk(p) ) sqlite3_str_appendf(pStr, ", ?%d", ++n);
   for(i=0; i<p->cfg.nCol; i++){
-    if( i!=p->cfg.iPk ) sqlite3_str_appendf(pStr, ", ?%d", ++n);
+    if( i==p->cfg.iPk ) continue;
+    if( i==p->cfg.iVec && p->cfg.eElem!=VS_F32 ){
+      /* An int8 or bit column takes its bytes with their subtype, as any insert does. */
+      sqlite3_str_appendf(pStr, ", %s(?%d)", p->cfg.eElem==VS_I8 ? "vec_int8" : "vec_bit", ++n);
+    }else{
+      sqlite3_str_appendf(pStr, ", ?%d", ++n);
+    }
   }
   sqlite3_str_appendall(pStr, ")");
   return sqlite3_str_finish(pStr);
@@ -186,9 +193,11 @@ static char *migrateInsertSql(Migrate *m){
 static int migrateRows(Migrate *m, sqlite3_int64 *pnRow){
   Vec0Table *p = m->p;
   sqlite3_stmt *pRows = 0, *pIns = 0, *pAux = 0, *pPart = 0;
-  int nDim = p->cfg.nDim, rc;
+  /* A slot's bytes in T_vector_chunks00: 4 an element for float[N], 1 for int8[N], N/8
+  ** for bit[N] (sqlite-vec's layout, the same as its values'). */
+  int nDim = p->cfg.nDim, nVec = p->cfg.nVecByte, rc;
   float *a = sqlite3_malloc64(sizeof(float)*(size_t)nDim);
-  unsigned char *aRaw = sqlite3_malloc64(sizeof(float)*(size_t)nDim);
+  unsigned char *aRaw = sqlite3_malloc64((size_t)nVec);
   char *zSql = migrateInsertSql(m);
   rc = (a && aRaw && zSql) ? SQLITE_OK : SQLITE_NOMEM;
   if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(m->db, zSql, -1, &pIns, 0);
@@ -223,7 +232,7 @@ static int migrateRows(Migrate *m, sqlite3_int64 *pnRow){
     if( vec0HasTextPk(p) ){
       rc = sqlite3_bind_value(pIns, ++iParam, sqlite3_column_value(pRows, 1));
     }
-    if( rc==SQLITE_OK && (iOffset<0 || iOffset>0x7fffffff/(nDim*4 + 16)) ){
+    if( rc==SQLITE_OK && (iOffset<0 || iOffset>0x7fffffff/(nVec + 16)) ){
       /* Past any blob: refused before any multiplication can overflow. */
       rc = migrateError(m, SQLITE_CORRUPT_VTAB, "%s_rowids row %lld: chunk_offset %lld",
                         p->zName, iRowid, iOffset);
@@ -241,8 +250,10 @@ static int migrateRows(Migrate *m, sqlite3_int64 *pnRow){
       if( i==p->cfg.iPk ) continue;
       iParam++;
       if( pCol->eKind==VEC0_VECTOR ){
-        rc = migrateRead(m, &m->vec, iChunk, iOffset*nDim*4, nDim*4, aRaw);
-        if( rc==SQLITE_OK ){
+        rc = migrateRead(m, &m->vec, iChunk, iOffset*nVec, nVec, aRaw);
+        if( rc==SQLITE_OK && p->cfg.eElem!=VS_F32 ){
+          rc = sqlite3_bind_blob(pIns, iParam, aRaw, nVec, SQLITE_TRANSIENT);
+        }else if( rc==SQLITE_OK ){
           vsF32FromLE(aRaw, nDim, a);
           rc = sqlite3_bind_blob(pIns, iParam, a, nDim*4, SQLITE_TRANSIENT);
         }

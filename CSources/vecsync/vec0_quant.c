@@ -264,3 +264,108 @@ float vec0QuantScoreOne(const Vec0QuantQuery *pQ, const unsigned char *pCode, fl
   vec0QuantScore(pQ, pCode, &rScale, &rNorm, 1, &d);
   return d;
 }
+
+/* ---- int8[N] and bit[N] columns ------------------------------------------------------- */
+
+/* An int8 or bit column's vectors are not codes of anything: they are scanned as stored,
+** and these give each row's exact key (smaller is nearer): int8 l2 the squared distance,
+** l1 the sum of absolute differences, cosine 1 - cos (VEC0_TYPED_NO_DIRECTION when the
+** row is all zeros); bit the Hamming distance. All sums are exact integers. */
+
+static void vec0I8Sums(const signed char *q, const signed char *v, int n,
+                       sqlite3_int64 *pL2, sqlite3_int64 *pL1, sqlite3_int64 *pDot,
+                       sqlite3_int64 *pVV){
+  sqlite3_int64 l2 = 0, l1 = 0, dot = 0, vv = 0;
+  int i;
+  for(i=0; i<n; i++){
+    int d = (int)q[i] - (int)v[i];
+    l2 += d*d;
+    l1 += d<0 ? -d : d;
+    dot += (int)q[i]*(int)v[i];
+    vv += (int)v[i]*(int)v[i];
+  }
+  *pL2 = l2; *pL1 = l1; *pDot = dot; *pVV = vv;
+}
+
+#ifdef VEC0_QUANT_X86
+/* The same sums 16 elements at a time, widened to 16 bits first, so every value from
+** -128 to 127 is exact (no saturation): each 32-bit lane gains at most 2*255*255 an
+** iteration, well inside its range for VS_MAX_DIMS elements. */
+__attribute__((target("avx2")))
+static void vec0I8SumsAvx2(const signed char *q, const signed char *v, int n,
+                           sqlite3_int64 *pL2, sqlite3_int64 *pL1, sqlite3_int64 *pDot,
+                           sqlite3_int64 *pVV){
+  __m256i aL2 = _mm256_setzero_si256(), aL1 = _mm256_setzero_si256();
+  __m256i aDot = _mm256_setzero_si256(), aVV = _mm256_setzero_si256();
+  const __m256i ones = _mm256_set1_epi16(1);
+  int32_t t[4][8];
+  sqlite3_int64 l2, l1, dot, vv;
+  int i = 0, j;
+  for(; i+16<=n; i+=16){
+    __m256i x = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(q+i)));
+    __m256i y = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(v+i)));
+    __m256i d = _mm256_sub_epi16(x, y);
+    aL2 = _mm256_add_epi32(aL2, _mm256_madd_epi16(d, d));
+    aL1 = _mm256_add_epi32(aL1, _mm256_madd_epi16(_mm256_abs_epi16(d), ones));
+    aDot = _mm256_add_epi32(aDot, _mm256_madd_epi16(x, y));
+    aVV = _mm256_add_epi32(aVV, _mm256_madd_epi16(y, y));
+  }
+  _mm256_storeu_si256((__m256i*)t[0], aL2);
+  _mm256_storeu_si256((__m256i*)t[1], aL1);
+  _mm256_storeu_si256((__m256i*)t[2], aDot);
+  _mm256_storeu_si256((__m256i*)t[3], aVV);
+  vec0I8Sums(q+i, v+i, n-i, &l2, &l1, &dot, &vv);
+  for(j=0; j<8; j++){ l2 += t[0][j]; l1 += t[1][j]; dot += t[2][j]; vv += t[3][j]; }
+  *pL2 = l2; *pL1 = l1; *pDot = dot; *pVV = vv;
+}
+#endif
+
+void vec0TypedScore(const Vec0Config *pCfg, const unsigned char *q, const unsigned char *aRow,
+                    int nStride, int nRow, double *aKey){
+  int i;
+  if( pCfg->eElem==VS_BIT ){
+    int nByte = pCfg->nVecByte;
+#ifdef VEC0_QUANT_X86
+    if( __builtin_cpu_supports("popcnt") ){
+      for(i=0; i<nRow; i++) aKey[i] = vec0HammingPopcnt(q, aRow + (size_t)i*nStride, nByte);
+      return;
+    }
+#endif
+    for(i=0; i<nRow; i++) aKey[i] = (double)vsHammingBytes(q, aRow + (size_t)i*nStride, nByte);
+    return;
+  }
+  {
+    const signed char *x = (const signed char*)q;
+    sqlite3_int64 qq = 0, l2, l1, dot, vv;
+    int n = pCfg->nDim;
+#ifdef VEC0_QUANT_X86
+    int bAvx2 = __builtin_cpu_supports("avx2");
+#endif
+    for(i=0; i<n; i++) qq += (int)x[i]*(int)x[i];
+    for(i=0; i<nRow; i++){
+      const signed char *y = (const signed char*)(aRow + (size_t)i*nStride);
+#ifdef VEC0_QUANT_X86
+      if( bAvx2 ) vec0I8SumsAvx2(x, y, n, &l2, &l1, &dot, &vv); else
+#endif
+      vec0I8Sums(x, y, n, &l2, &l1, &dot, &vv);
+      switch( pCfg->eMetric ){
+        case VS_METRIC_L1:     aKey[i] = (double)l1; break;
+        case VS_METRIC_COSINE:
+          aKey[i] = (vv==0 || qq==0) ? VEC0_TYPED_NO_DIRECTION
+                  : 1.0 - (double)dot/sqrt((double)qq*(double)vv);
+          break;
+        default:               aKey[i] = (double)l2; break;
+      }
+    }
+  }
+}
+
+double vec0TypedFigure(const Vec0Config *pCfg, const unsigned char *q, const unsigned char *v){
+  const signed char *x = (const signed char*)q, *y = (const signed char*)v;
+  if( pCfg->eElem==VS_BIT ) return (double)vsHammingBytes(q, v, pCfg->nVecByte);
+  switch( pCfg->eMetric ){
+    case VS_METRIC_L1:     return (double)vsL1I8(x, y, pCfg->nDim);
+    case VS_METRIC_COSINE: return vsCosineI8(x, y, pCfg->nDim);
+  }
+  return vsL2I8(x, y, pCfg->nDim);
+}

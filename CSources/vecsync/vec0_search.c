@@ -13,7 +13,8 @@
 **              zeros under cosine (vec0VectorArg / vec0VectorCheck: one set of checks for
 **              MATCH, the batch function and vector_top_k);
 **   2. scan    each chunk of the in-memory copy is scored against the query by one block
-**              product (vsScoreBlock: AVX2 or BLAS sgemv; sgemm for a batch); a filter's
+**              product (vsScoreBlock: AVX2 or BLAS sgemv; sgemm for a batch), or under
+**              distance_metric=l1 by the L1 distances themselves (vsL1Block); a filter's
 **              slot mask skips rows, and a selective one scores its few rows one by one;
 **   3. heap    scores become approximate distances (vsScoreDistance) and the best
 **              k + VEC0_RERANK_EXTRA are kept in a bounded heap (vector_topk.c);
@@ -32,6 +33,7 @@
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,66 @@ int vec0VectorCheck(Vec0Table *p, const float *a, const char *zWhat, char **pzEr
   return SQLITE_OK;
 }
 
+/* The type name sqlite-vec gives a value offered as a vector: by its subtype, else a blob or
+** text is float32. */
+static const char *vec0ValueVectorType(sqlite3_value *pVal){
+  unsigned int eSub = sqlite3_value_subtype(pVal);
+  if( sqlite3_value_type(pVal)==SQLITE_BLOB && eSub==VS_SUBTYPE_I8 ) return "int8";
+  if( sqlite3_value_type(pVal)==SQLITE_BLOB && eSub==VS_SUBTYPE_BIT ) return "bit";
+  return "float32";
+}
+
+/* An int8[N] or bit[N] column's vector: as sqlite-vec, only a blob that vec_int8() or
+** vec_bit() (or vec_quantize_*) made, with its subtype, of the column's length. *paOut gets
+** its bytes in nWord words (zero-padded). Messages are sqlite-vec's. */
+static int vec0TypedArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
+                        float **paOut, char **pzErr){
+  const char *zCol = p->cfg.aCol[p->cfg.iVec].zName;
+  const char *zWant = p->cfg.eElem==VS_I8 ? "int8" : "bit";
+  const char *zGot = vec0ValueVectorType(pVal);
+  int eType = sqlite3_value_type(pVal);
+  int bInsert = sqlite3_stricmp(zWhat, "inserted")==0;
+  int nByte;
+  if( eType!=SQLITE_BLOB && eType!=SQLITE_TEXT ){
+    *pzErr = sqlite3_mprintf("%s vector for the \"%s\" column is invalid: Input must have "
+                             "type BLOB (compact format) or TEXT (JSON), found %s",
+                             bInsert ? "Inserted" : "Query", zCol,
+                             eType==SQLITE_NULL ? "NULL" : eType==SQLITE_INTEGER ? "INTEGER"
+                             : "FLOAT");
+    return SQLITE_ERROR;
+  }
+  if( strcmp(zGot, zWant)!=0 ){
+    *pzErr = sqlite3_mprintf("%s vector for the \"%s\" column is expected to be of type "
+                             "%s, but a %s vector was provided.",
+                             bInsert ? "Inserted" : "Query", zCol, zWant, zGot);
+    return SQLITE_ERROR;
+  }
+  nByte = sqlite3_value_bytes(pVal);
+  if( nByte!=p->cfg.nVecByte ){
+    *pzErr = sqlite3_mprintf("Dimension mismatch for %s vector for the \"%s\" column. "
+                             "Expected %d dimensions but received %lld.",
+                             bInsert ? "inserted" : "query", zCol, p->cfg.nDim,
+                             p->cfg.eElem==VS_BIT ? (sqlite3_int64)nByte*8 : (sqlite3_int64)nByte);
+    return SQLITE_ERROR;
+  }
+  *paOut = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nWord);
+  if( *paOut==0 ) return SQLITE_NOMEM;
+  memset(*paOut, 0, sizeof(float)*(size_t)p->cfg.nWord);
+  if( nByte>0 ) memcpy(*paOut, sqlite3_value_blob(pVal), (size_t)nByte);
+  if( p->cfg.eMetric==VS_METRIC_COSINE ){
+    int i;
+    const signed char *a = (const signed char*)*paOut;
+    for(i=0; i<nByte && a[i]==0; i++){}
+    if( i==nByte ){
+      /* sqlite-vec stores it and reports NULL distances; refused here as for float32. */
+      *pzErr = sqlite3_mprintf("the %s vector is all zeros: cosine distance is undefined "
+                               "for it", zWhat);
+      return SQLITE_ERROR;
+    }
+  }
+  return SQLITE_OK;
+}
+
 int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
                   float **paOut, char **pzErr){
   VsVector v;
@@ -64,6 +126,10 @@ int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
   int rc = SQLITE_OK;
   memset(&v, 0, sizeof(v));
   *paOut = 0;
+  if( p->cfg.eElem!=VS_F32 ){
+    rc = vec0TypedArg(p, pVal, zWhat, paOut, &zErr);
+    goto cleanup;
+  }
   if( sqlite3_value_type(pVal)==SQLITE_NULL ){
     zErr = sqlite3_mprintf("the %s vector is NULL", zWhat);
     rc = SQLITE_ERROR;
@@ -122,6 +188,20 @@ static int vec0MaybeInRange(const Vec0Range *r, int eMetric, double a){
     if( a > hi + eps ) return 0;
   }
   return 1;
+}
+
+/* ---- 2. scan: scores -------------------------------------------------------------------- */
+
+/* Score nRow rows of a block against q: dot products (one sgemv), or under L1 the L1
+** distances themselves (no dot product gives them). vsScoreDistance turns either into
+** the approximate distance the heap ranks by. */
+static void vec0ScoreRows(Vec0Table *p, const float *A, int nRow, const float *q,
+                          float *aScore){
+  if( p->cfg.eMetric==VS_METRIC_L1 ){
+    vsL1Block(A, nRow, p->cfg.nDim, q, aScore);
+  }else{
+    vsScoreBlock(A, nRow, p->cfg.nDim, q, aScore);
+  }
 }
 
 /* ---- 3. heap ----------------------------------------------------------------------------- */
@@ -260,7 +340,7 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
     if( nLive==0 ) continue;                  /* nothing to read here */
     rc = vec0ReaderBlob(p, &r, iBlob, A);
     if( rc!=SQLITE_OK ) break;
-    vsScoreBlock(A, nRow, nDim, q, aScore);
+    vec0ScoreRows(p, A, nRow, q, aScore);
     for(i=0; i<nRow; i++){
       double d;
       if( !c->aLive[i0+i] || (aMask && !aMask[iBase+i]) ) continue;
@@ -415,14 +495,137 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
   return rc;
 }
 
+/* Whether a row's reported distance is within the range (none: yes). Tested on the figure
+** itself, during the scan: a row outside never takes a place among the candidates, so k
+** rows in range come back whenever there are k. */
+static int vec0TypedInRange(Vec0Table *p, const unsigned char *q, const unsigned char *v,
+                            const Vec0Range *pRange){
+  double d;
+  if( pRange==0 ) return 1;
+  d = vec0TypedFigure(&p->cfg, q, v);
+  return d==d && vec0InRange(pRange, d);
+}
+
+/* The scan of an int8[N] or bit[N] column: every live row that passes aMask gets its exact
+** key (vec0TypedScore: integer sums, AVX2 for int8, POPCNT for bits) from the copy, or
+** from T_vectors a chunk at a time when the copy is streamed (with a distance range, only
+** rows whose reported figure is inside it); the best k +
+** VEC0_RERANK_EXTRA by key then get the figure sqlite-vec reports (vec0TypedFigure), the
+** range is applied to it, and they are sorted by (figure, rowid) and cut to k. */
+static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
+                           const unsigned char *aMask, const Vec0Range *pRange,
+                           VsTopK *pTop){
+  const Vec0Snapshot *v = p->pView;
+  const unsigned char *qb = (const unsigned char*)q;
+  int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nStride = 4*p->cfg.nWord;
+  int nPer = p->nPerBlob;
+  double *aKey = 0;
+  float *A = 0;               /* streamed: one chunk's vectors, read from T_vectors */
+  Vec0Reader r;
+  int rc, b, i, n = 0;
+
+  memset(&r, 0, sizeof(r));
+  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
+  if( rc==SQLITE_OK ){
+    aKey = sqlite3_malloc64(sizeof(double)*(size_t)nChunk);
+    if( v->bStreamed ) A = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*(size_t)nWord);
+    if( aKey==0 || (v->bStreamed && A==0) ) rc = SQLITE_NOMEM;
+  }
+  for(b=0; rc==SQLITE_OK && b<v->nChunkAlloc; b++){
+    const Vec0Chunk *c = v->apChunk[b];
+    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
+    int nRow = vec0ChunkRows(p, b), nPass = nRow;
+    const unsigned char *aRow;
+    double rBound;
+    if( nRow<=0 ) break;
+    if( aMask ){
+      nPass = vec0MaskPass(aMask, c, iBase, nRow);
+      if( nPass==0 ) continue;
+    }else{
+      for(nPass=0, i=0; i<nRow; i++) nPass += c->aLive[i];
+      if( nPass==0 ) continue;
+    }
+    if( v->bStreamed ){
+      int j;
+      for(j=0; rc==SQLITE_OK && j*nPer<nRow; j++){
+        rc = vec0ReaderBlob(p, &r, iBase/nPer + j, A + (size_t)j*nPer*nWord);
+      }
+      if( rc!=SQLITE_OK ) break;
+      aRow = (const unsigned char*)A;
+    }else{
+      aRow = (const unsigned char*)c->aVec;
+    }
+    if( nPass*8 < nRow ){
+      /* A selective filter (or a chunk of few rows): its rows one by one. */
+      for(i=0; i<nRow; i++){
+        if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
+        if( !vec0TypedInRange(p, qb, aRow + (size_t)i*nStride, pRange) ) continue;
+        vec0TypedScore(&p->cfg, qb, aRow + (size_t)i*nStride, nStride, 1, &aKey[i]);
+        vsTopKPush(pTop, aKey[i], c->aRowid[i], iBase+i);
+      }
+      continue;
+    }
+    vec0TypedScore(&p->cfg, qb, aRow, nStride, nRow, aKey);
+    rBound = vsTopKBound(pTop);
+    for(i=0; i<nRow; i++){
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || aKey[i]>rBound ) continue;
+      if( !vec0TypedInRange(p, qb, aRow + (size_t)i*nStride, pRange) ) continue;
+      vsTopKPush(pTop, aKey[i], c->aRowid[i], iBase+i);
+      rBound = vsTopKBound(pTop);
+    }
+  }
+  vec0ReaderClose(&r);
+
+  /* The figures, from the copy or (streamed) T_vectors, in slot order. */
+  if( rc==SQLITE_OK && v->bStreamed ){
+    qsort(pTop->a, (size_t)pTop->n, sizeof(VsHit), vec0HitBySlot);
+  }
+  for(i=0; rc==SQLITE_OK && i<pTop->n; i++){
+    const float *pVec = vec0CacheVector(p, pTop->a[i].iSlot);
+    double d;
+    if( pVec==0 ){
+      rc = vec0ReaderRead(p, &r, pTop->a[i].iSlot, A);
+      pVec = A;
+      if( rc!=SQLITE_OK ) break;
+    }
+    d = vec0TypedFigure(&p->cfg, qb, (const unsigned char*)pVec);
+    if( d!=d ){
+      /* No direction (a zero vector under cosine): last, with a NULL distance, and
+      ** outside any distance range, as NULL is in SQL. */
+      if( pRange ) continue;
+      d = HUGE_VAL;
+    }else if( !vec0InRange(pRange, d) ){
+      continue;
+    }
+    pTop->a[n] = pTop->a[i];
+    pTop->a[n++].rDist = d;
+  }
+  vec0ReaderClose(&r);
+  if( rc==SQLITE_OK ){
+    pTop->n = n;
+    vsTopKSort(pTop);
+    if( pTop->n>k ) pTop->n = (int)k;
+    for(i=0; i<pTop->n; i++){
+      if( pTop->a[i].rDist==HUGE_VAL ) pTop->a[i].rDist = NAN;
+    }
+  }
+  sqlite3_free(aKey);
+  sqlite3_free(A);
+  if( rc!=SQLITE_OK ) vsTopKFree(pTop);
+  return rc;
+}
+
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
   const Vec0Snapshot *v = p->pView;
   int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
-  float qNorm = vsNormF32(q, nDim);
+  float qNorm;
   float *aScore = 0;
   int rc, b;
 
+  /* An int8 or bit query is nWord words of bytes: no float norm, its own scan. */
+  if( p->cfg.eElem!=VS_F32 ) return vec0SearchTyped(p, q, k, aMask, pRange, pTop);
+  qNorm = vsNormF32(q, nDim);
   if( v->bStreamed ) return vec0SearchStreamed(p, q, k, aMask, pRange, pTop);
   if( p->cfg.eQuant!=VEC0_QUANT_NONE ) return vec0SearchCoded(p, q, k, aMask, pRange, pTop);
   rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
@@ -443,15 +646,17 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
       if( nPass*8 < nRow ){
         for(i=0; i<nRow; i++){
           if( aMask[iBase+i] && c->aLive[i] ){
-            float dot = vsDotF32(q, c->aVec + (size_t)i*nDim, nDim);
-            double d = vsScoreDistance(eMetric, dot, qNorm, c->aNorm[i]);
+            float dot;
+            double d;
+            vec0ScoreRows(p, c->aVec + (size_t)i*nDim, 1, q, &dot);
+            d = vsScoreDistance(eMetric, dot, qNorm, c->aNorm[i]);
             if( vec0MaybeInRange(pRange, eMetric, d) ) vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
           }
         }
         continue;
       }
     }
-    vsScoreBlock(c->aVec, nRow, nDim, q, aScore);
+    vec0ScoreRows(p, c->aVec, nRow, q, aScore);
     vec0PushScores(p, c, aScore, iBase, nRow, qNorm, aMask, pRange, pTop);
   }
   rc = vec0Rerank(p, q, k, pRange, pTop);
@@ -473,9 +678,10 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
   int rc = SQLITE_OK, j, b;
 
   memset(aTop, 0, sizeof(VsTopK)*(size_t)nQuery);
-  if( v->bStreamed || p->cfg.eQuant!=VEC0_QUANT_NONE ){
+  if( v->bStreamed || p->cfg.eQuant!=VEC0_QUANT_NONE || p->cfg.eMetric==VS_METRIC_L1 ){
     /* Streamed: each query reads the blobs in turn (no copy to share the reads over);
-    ** quantized: each query scores the codes, then re-scores its own candidates. */
+    ** quantized: each query scores the codes, then re-scores its own candidates; L1: no
+    ** matrix product gives its distances, each query scans the copy. */
     for(j=0; j<nQuery && rc==SQLITE_OK; j++){
       rc = vec0Search(p, Q + (size_t)j*nDim, k, 0, 0, &aTop[j]);
     }

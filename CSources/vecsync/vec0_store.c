@@ -12,14 +12,17 @@
 ** Storage. A vec0 table T keeps five shadow tables in its schema:
 **
 **   T_info(key PRIMARY KEY, value)     format, generation, next_slot, chunk_size,
-**                                      dimensions, metric, vectors_per_blob, uid, log_from
+**                                      dimensions, metric, vectors_per_blob, uid, log_from,
+**                                      element_bits (int8[N]: 8, bit[N]: 1; absent: 32)
 **   T_rows(rowid INTEGER PRIMARY KEY,  one row per vec0 row: its slot, its text primary
 **          [id TEXT UNIQUE,] slot,       key if it has one, and its metadata and
 **          c0, c1, ...)                  auxiliary values (column cN is user column N)
 **   T_vectors(chunk_id INTEGER PRIMARY KEY, vectors BLOB)
 **                                      blobs of P vectors, row-major float32 (P a power
 **                                      of two dividing chunk_size, P·D ≤ 65,536 floats);
-**                                      slot s lives in blob s/P at position s%P
+**                                      slot s lives in blob s/P at position s%P. An
+**                                      int8[N] or bit[N] vector takes its bytes (N or N/8)
+**                                      zero-padded to a multiple of 4: cfg.nWord words
 **   T_free(slot INTEGER PRIMARY KEY)   slots freed by DELETE, reused first by INSERT
 **   T_changes(generation, slot, rowid) the change log: which slots each write transaction
 **                                      (generation) changed, and the row now there (NULL:
@@ -290,12 +293,17 @@ static int vec0PerBlobFor(const Vec0Config *pCfg){
   ** instead and reads its vectors one candidate at a time, so its blobs are 12 KiB at most:
   ** reading a vector in the middle of a long blob walks its chain of overflow pages from
   ** the start (64 pages for 256 KiB), and blobs of a page or less leave pages part empty. */
-  sqlite3_int64 nMax = pCfg->eQuant!=VEC0_QUANT_NONE ? 3072 : 65536;   /* floats */
+  sqlite3_int64 nMax = pCfg->eQuant!=VEC0_QUANT_NONE ? 3072 : 65536;   /* words */
   int n = 1;
-  while( n*2<=pCfg->nChunk && (sqlite3_int64)n*2*pCfg->nDim<=nMax && pCfg->nChunk%(n*2)==0 ){
+  while( n*2<=pCfg->nChunk && (sqlite3_int64)n*2*pCfg->nWord<=nMax && pCfg->nChunk%(n*2)==0 ){
     n *= 2;
   }
   return n;
+}
+
+/* Bits an element of the vector column takes: 32, 8 (int8) or 1 (bit). */
+static int vec0ElementBits(const Vec0Config *pCfg){
+  return pCfg->eElem==VS_I8 ? 8 : pCfg->eElem==VS_BIT ? 1 : 32;
 }
 
 /* Shadow column declaration for user column i. */
@@ -349,6 +357,12 @@ int vec0ShadowCreate(Vec0Table *p){
         "CREATE TABLE \"%w\".\"%w_codes\"(chunk_id INTEGER PRIMARY KEY, codes BLOB NOT NULL);"
         "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('codes', %d);",
         p->zSchema, p->zName, p->zSchema, p->zName, p->cfg.eQuant);
+  }
+  if( p->cfg.eElem!=VS_F32 ){
+    /* An int8 or bit column's bits an element (a table without the key is float32). */
+    sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
+                              "('element_bits', %d);", p->zSchema, p->zName,
+                        vec0ElementBits(&p->cfg));
   }
   for(i=0; i<p->cfg.nCol; i++){
     /* A partition key's index. Its name carries the table's uid: an index keeps its name
@@ -453,7 +467,7 @@ static int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists){
 }
 
 int vec0StorageCheck(Vec0Table *p){
-  sqlite3_int64 iFormat = -1, nDim = -1, nChunk = -1, nPer = -1;
+  sqlite3_int64 iFormat = -1, nDim = -1, nChunk = -1, nPer = -1, nBits = 32;
   int rc = SQLITE_OK, bRows = 0, bForeign = 0;
   const char *zWhat = 0;
 
@@ -497,6 +511,7 @@ int vec0StorageCheck(Vec0Table *p){
     nPer = nChunk;
     rc = vec0InfoGet(p, "vectors_per_blob", &nPer);
   }
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "element_bits", &nBits);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( iFormat!=VEC0_FORMAT ){
     zWhat = "format";
@@ -504,8 +519,10 @@ int vec0StorageCheck(Vec0Table *p){
     zWhat = "dimensions";
   }else if( nChunk!=p->cfg.nChunk ){
     zWhat = "chunk_size";
+  }else if( nBits!=vec0ElementBits(&p->cfg) ){
+    zWhat = "element_bits";
   }else if( nPer<1 || nPer>p->cfg.nChunk || p->cfg.nChunk%nPer!=0 || (nPer & (nPer-1))!=0
-         || nPer*nDim>VS_MAX_DIMS*16 ){
+         || nPer*p->cfg.nWord>VS_MAX_DIMS*16 ){
     zWhat = "vectors_per_blob";
   }
   if( zWhat ){
@@ -766,7 +783,7 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
     rc = vec0Stmt(p, VEC0_STMT_BLOB_NEW, &pStmt);
     if( rc!=SQLITE_OK ) goto cleanup;
     sqlite3_bind_int64(pStmt, 1, iSlot/p->nPerBlob);
-    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->nPerBlob*p->cfg.nDim*4);
+    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->nPerBlob*p->cfg.nWord*4);
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
     if( rc==SQLITE_OK && p->bCodes && iSlot%p->cfg.nChunk==0 ){
@@ -847,12 +864,24 @@ static int vec0StorageTrim(Vec0Table *p){
   return rc;
 }
 
+/* nVec vectors of nWord words each, to and from their bytes in T_vectors: float32 elements
+** little-endian; the bytes of int8 and bit vectors as they are (a word of them is no
+** number). On little-endian hosts both are a copy. */
+static void vec0WordsToLE(Vec0Table *p, const float *a, int nVec, unsigned char *pOut){
+  size_t n = (size_t)nVec*(size_t)p->cfg.nWord;
+  if( p->cfg.eElem==VS_F32 ) vsF32ToLE(a, (int)n, pOut); else memmove(pOut, a, n*4);
+}
+static void vec0WordsFromLE(Vec0Table *p, const unsigned char *pIn, int nVec, float *a){
+  size_t n = (size_t)nVec*(size_t)p->cfg.nWord;
+  if( p->cfg.eElem==VS_F32 ) vsF32FromLE(pIn, (int)n, a); else memmove(a, pIn, n*4);
+}
+
 /* Return a slot to the free list, its stored vector overwritten with zeros: a deleted
 ** embedding does not stay readable in the file. */
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   sqlite3_stmt *pStmt;
   sqlite3_blob *pBlob = 0;
-  int nByte = p->cfg.nDim*4;
+  int nByte = p->cfg.nWord*4;
   void *pZero = 0;
   int rc = vec0Stmt(p, VEC0_STMT_FREE_ADD, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
@@ -906,7 +935,7 @@ static int vec0ShadowBlobOpen(Vec0Table *p, const char *zSuffix, const char *zWh
 
 static int vec0BlobOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_blob **ppBlob){
   return vec0ShadowBlobOpen(p, "vectors", "vector", iSlot/p->nPerBlob,
-                            p->nPerBlob*p->cfg.nDim*4, bWrite, ppBlob);
+                            p->nPerBlob*p->cfg.nWord*4, bWrite, ppBlob);
 }
 
 int vec0CodesOpen(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob){
@@ -934,7 +963,7 @@ static int vec0CodesWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
 /* Store vector a in slot iSlot (checked) for row iRowid, in its blob and in the copy. */
 int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a){
   sqlite3_blob *pBlob = 0;
-  int nByte = p->cfg.nDim*4;
+  int nByte = p->cfg.nWord*4;
   unsigned char *pBuf = 0;
   int rc = SQLITE_OK;
   if( iSlot<0 ){
@@ -943,7 +972,7 @@ int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, con
   }
   pBuf = sqlite3_malloc(nByte);
   if( pBuf==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  vsF32ToLE(a, p->cfg.nDim, pBuf);
+  vec0WordsToLE(p, a, 1, pBuf);
   rc = vec0BlobOpen(p, iSlot, 1, &pBlob);
   if( rc==SQLITE_OK ){
     rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
@@ -963,7 +992,7 @@ int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
 
 /* Point r's blob handle at blob iBlob of T_vectors, checking its size. */
 static int vec0ReaderSeek(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob){
-  int nBlobBytes = p->nPerBlob*p->cfg.nDim*4;
+  int nBlobBytes = p->nPerBlob*p->cfg.nWord*4;
   int rc = SQLITE_OK;
   if( r->pBlob && r->iBlob==iBlob ) return SQLITE_OK;
   if( r->pBlob ){
@@ -986,7 +1015,7 @@ static int vec0ReaderSeek(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob){
 }
 
 int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a){
-  int nByte = p->cfg.nDim*4;
+  int nByte = p->cfg.nWord*4;
   int rc;
   if( r->pBuf==0 ){
     r->pBuf = sqlite3_malloc(nByte);
@@ -996,14 +1025,14 @@ int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a){
   if( rc==SQLITE_OK ){
     rc = sqlite3_blob_read(r->pBlob, r->pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
   }
-  if( rc==SQLITE_OK ) vsF32FromLE(r->pBuf, p->cfg.nDim, a);
+  if( rc==SQLITE_OK ) vec0WordsFromLE(p, r->pBuf, 1, a);
   return rc;
 }
 
 int vec0ReaderBlob(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob, float *a){
   int rc = vec0ReaderSeek(p, r, iBlob);
-  if( rc==SQLITE_OK ) rc = sqlite3_blob_read(r->pBlob, a, p->nPerBlob*p->cfg.nDim*4, 0);
-  if( rc==SQLITE_OK ) vsF32FromLE((const unsigned char*)a, p->nPerBlob*p->cfg.nDim, a);
+  if( rc==SQLITE_OK ) rc = sqlite3_blob_read(r->pBlob, a, p->nPerBlob*p->cfg.nWord*4, 0);
+  if( rc==SQLITE_OK ) vec0WordsFromLE(p, (const unsigned char*)a, p->nPerBlob, a);
   return rc;
 }
 
@@ -1022,12 +1051,12 @@ int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
   return rc;
 }
 
-/* Read the vector in slot iSlot into a (nDim floats), from the copy when it is current. */
+/* Read the vector in slot iSlot into a (nWord words), from the copy when it is current. */
 int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a){
   int rc = vec0SlotCheck(p, iSlot, "a row");
   if( rc!=SQLITE_OK ) return rc;
   if( vec0ViewCurrent(p) && iSlot<p->pView->nSlot && vec0CacheVector(p, iSlot) ){
-    memcpy(a, vec0CacheVector(p, iSlot), sizeof(float)*(size_t)p->cfg.nDim);
+    memcpy(a, vec0CacheVector(p, iSlot), sizeof(float)*(size_t)p->cfg.nWord);
     return SQLITE_OK;
   }
   return vec0StoredVector(p, iSlot, a);

@@ -91,6 +91,8 @@ void vsResultF64(sqlite3_context *ctx, const double *a, int n);
 #define VS_METRIC_L2     0
 #define VS_METRIC_COSINE 1
 #define VS_METRIC_DOT    2
+#define VS_METRIC_L1     3   /* vec0 only: sum of |q[i] - v[i]|, sqlite-vec's l1 */
+#define VS_METRIC_HAMMING 4  /* vec0 bit[N] columns only: differing bits */
 
 float vsDotF32(const float *a, const float *b, int n);
 float vsNormF32(const float *a, int n);
@@ -100,8 +102,12 @@ double vsL2SqF64(const VsVector *a, const VsVector *b);
 ** a KNN query reports and orders by. */
 double vsDistanceF32(int eMetric, const float *q, const float *v, int n);
 /* The distance a float32 score s = q·v stands for, for ranking candidates before the
-** exact re-rank (L2 is squared: same order, no square root a candidate). */
+** exact re-rank (L2 is squared: same order, no square root a candidate). Under L1 the
+** score is the distance already (vsL1Block), and is returned as it is. */
 double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm);
+/* out[i] = sum |A[i][j] - q[j]| in float32 for the nRow rows of a row-major block: the
+** scan's L1 scores (AVX2 where the CPU has it), re-ranked exactly by vsDistanceF32. */
+void vsL1Block(const float *A, int nRow, int nDim, const float *q, float *out);
 
 /* out[i] = dot(A[i*nDim ..], q) for the nRow rows of a row-major block. One sgemv. */
 void vsScoreBlock(const float *A, int nRow, int nDim, const float *q, float *out);
@@ -176,7 +182,11 @@ struct Vec0Config {
   int iPk;              /* Index of the primary key column, or -1 (rowid only) */
   int iVec;             /* Index of the vector column */
   int nDim;             /* Dimensions of the vector column */
-  int eMetric;          /* VS_METRIC_* */
+  int eElem;            /* Its elements: VS_F32 (float[N]), VS_I8 (int8[N]), VS_BIT (bit[N]) */
+  int nVecByte;         /* Bytes of one vector's value: 4*nDim, nDim or nDim/8 */
+  int nWord;            /* 4-byte words a vector takes in storage and in the copy: nDim for
+                        ** float32; an int8 or bit vector's bytes, zero-padded to a word */
+  int eMetric;          /* VS_METRIC_* (bit columns: VS_METRIC_HAMMING) */
   int nChunk;           /* Slots a chunk (the unit of the block scan) holds: chunk_size */
   int eQuant;           /* VEC0_QUANT_*: what the in-memory copy keeps of each vector */
   int nOversample;      /* Quantized scans: candidates re-scored exactly per result */
@@ -466,6 +476,17 @@ float vec0QuantScoreOne(const Vec0QuantQuery *pQ, const unsigned char *pCode, fl
 float vec0QuantRefineBits(const Vec0QuantQuery *pQ, const unsigned char *pCode, float rNorm);
 /* bit: how many more rows the Hamming scan keeps than are re-scored exactly. */
 #define VEC0_BIT_WIDEN 8
+
+/* int8[N] and bit[N] columns, scanned as stored: each row's exact key for ranking (int8:
+** squared L2, L1, or 1 - cos; bit: Hamming), rows nStride bytes apart. A row with no
+** direction under cosine (all zeros: only a migrated or damaged table has one) ranks after
+** every other, at VEC0_TYPED_NO_DIRECTION. */
+#define VEC0_TYPED_NO_DIRECTION 3.0
+void vec0TypedScore(const Vec0Config *pCfg, const unsigned char *q, const unsigned char *aRow,
+                    int nStride, int nRow, double *aKey);
+/* The distance a KNN query reports for one row: the figure sqlite-vec's vec_distance_l2,
+** _cosine, _l1 or _hamming gives (NaN under cosine for a zero vector). */
+double vec0TypedFigure(const Vec0Config *pCfg, const unsigned char *q, const unsigned char *v);
 
 /* ---- vec0: search (vec0_search.c) ------------------------------------------------------ */
 

@@ -283,6 +283,10 @@ double vsDistanceF32(int eMetric, const float *q, const float *v, int n){
     case VS_METRIC_DOT:
       for(i=0; i<n; i++) dot += (double)q[i]*v[i];
       return -dot;
+    case VS_METRIC_L1:
+      /* vec_distance_l1's figure: the same sum, in the same order (vsL1F64). */
+      for(i=0; i<n; i++) d2 += fabs((double)q[i]-(double)v[i]);
+      return d2;
   }
   for(i=0; i<n; i++){ double d = (double)q[i]-v[i]; d2 += d*d; }
   return sqrt(d2);
@@ -293,12 +297,52 @@ double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm){
   switch( eMetric ){
     case VS_METRIC_COSINE: return 1.0 - (double)s/((double)qNorm*(double)vNorm);
     case VS_METRIC_DOT:    return -(double)s;
+    case VS_METRIC_L1:     return (double)s;
   }
   d2 = (double)qNorm*qNorm + (double)vNorm*vNorm - 2.0*(double)s;
   return d2>0.0 ? d2 : 0.0;
 }
 
 /* ---- block scorers ------------------------------------------------------------------ */
+
+static float vsL1RowScalar(const float *a, const float *q, int n){
+  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int i = 0, t;
+  for(; i+8<=n; i+=8){
+    for(t=0; t<8; t++) s[t] += fabsf(a[i+t] - q[i+t]);
+  }
+  for(; i<n; i++) s[0] += fabsf(a[i] - q[i]);
+  return ((s[0]+s[1]) + (s[2]+s[3])) + ((s[4]+s[5]) + (s[6]+s[7]));
+}
+
+#ifdef VS_X86
+__attribute__((target("avx2")))
+static float vsL1RowAvx2(const float *a, const float *q, int n){
+  const __m256 mAbs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  __m256 acc = _mm256_setzero_ps();
+  float s[8], r = 0.0f;
+  int i = 0, t;
+  for(; i+8<=n; i+=8){
+    __m256 d = _mm256_sub_ps(_mm256_loadu_ps(a+i), _mm256_loadu_ps(q+i));
+    acc = _mm256_add_ps(acc, _mm256_and_ps(d, mAbs));
+  }
+  _mm256_storeu_ps(s, acc);
+  for(t=0; t<8; t++) r += s[t];
+  for(; i<n; i++) r += fabsf(a[i] - q[i]);
+  return r;
+}
+#endif
+
+void vsL1Block(const float *A, int nRow, int nDim, const float *q, float *out){
+  int i;
+#ifdef VS_X86
+  if( __builtin_cpu_supports("avx2") ){
+    for(i=0; i<nRow; i++) out[i] = vsL1RowAvx2(A + (size_t)i*nDim, q, nDim);
+    return;
+  }
+#endif
+  for(i=0; i<nRow; i++) out[i] = vsL1RowScalar(A + (size_t)i*nDim, q, nDim);
+}
 
 void vsScoreBlock(const float *A, int nRow, int nDim, const float *q, float *out){
   if( nRow<=0 ) return;

@@ -32,7 +32,7 @@ struct Vec0BadInputTests {
         SQLCase(
             "an unknown metric is refused and named",
             "create virtual table u using vec0(embedding float[4] distance_metric=hamming);",
-            error: ["unknown distance_metric \"hamming\"", "cosine, l2 or dot"]),
+            error: ["unknown distance_metric \"hamming\"", "cosine, l2, dot or l1"]),
         SQLCase(
             "an unknown column option is refused and named",
             "create virtual table u using vec0(embedding float[4] distance=l2);",

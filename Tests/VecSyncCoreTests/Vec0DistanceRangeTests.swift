@@ -33,7 +33,7 @@ struct Vec0DistanceRangeTests {
 
     @Test(
         "Paging with distance > last visits every row once, in order, for each metric",
-        arguments: ["l2", "cosine", "dot"])
+        arguments: ["l2", "cosine", "dot", "l1"])
     func pagingVisitsEveryRow(metric: String) throws {
         VecSyncExtension.register()
         var random = ExtensionRandom(defaultSeed: 0x5eed_0120)

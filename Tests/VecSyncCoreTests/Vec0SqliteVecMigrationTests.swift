@@ -145,6 +145,105 @@ struct Vec0SqliteVecMigrationTests {
         }
     }
 
+    /// `bytes8(e int8[4] distance_metric=l1, cat text, chunk_size=8)` with rows 1, 2 and 4 (3
+    /// was deleted: sqlite-vec zeroed its bytes) and `signs(id text primary key, e bit[16],
+    /// chunk_size=8)`, as pip `sqlite-vec` 0.1.9 wrote them: a slot of an int8[N] column is N
+    /// bytes of its vector chunk, a bit[N] slot N/8.
+    static let sqliteVecTypedFile = """
+        CREATE TABLE "bytes8_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
+        insert into "bytes8_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'0b', X'01000000000000000200000000000000000000000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "bytes8_info" (key text primary key, value any);
+        insert into "bytes8_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
+        CREATE TABLE "bytes8_metadatachunks00"(rowid PRIMARY KEY, data BLOB NOT NULL);
+        insert into "bytes8_metadatachunks00"(rowid, data) values (1, X'0100000061000000000000000000000001000000620000000000000000000000000000000000000000000000000000000100000061000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "bytes8_metadatatext00"(rowid PRIMARY KEY, data TEXT);
+        CREATE TABLE "bytes8_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
+        insert into "bytes8_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0);
+        insert into "bytes8_rowids"(rowid, id, chunk_id, chunk_offset) values (2, NULL, 1, 1);
+        insert into "bytes8_rowids"(rowid, id, chunk_id, chunk_offset) values (4, NULL, 1, 3);
+        CREATE TABLE "bytes8_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "bytes8_vector_chunks00"(rowid, vectors) values (1, X'01fe037f8000050500000000000100ff00000000000000000000000000000000');
+        CREATE TABLE "signs_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
+        insert into "signs_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'07', X'01000000000000000200000000000000030000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "signs_info" (key text primary key, value any);
+        insert into "signs_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
+        CREATE TABLE "signs_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id TEXT UNIQUE NOT NULL,chunk_id INTEGER,chunk_offset INTEGER);
+        insert into "signs_rowids"(rowid, id, chunk_id, chunk_offset) values (1, 'x', 1, 0);
+        insert into "signs_rowids"(rowid, id, chunk_id, chunk_offset) values (2, 'y', 1, 1);
+        insert into "signs_rowids"(rowid, id, chunk_id, chunk_offset) values (3, 'z', 1, 2);
+        CREATE TABLE "signs_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "signs_vector_chunks00"(rowid, vectors) values (1, X'0f00ffff550f00000000000000000000');
+        pragma writable_schema = on;
+        insert into sqlite_schema values ('table', 'bytes8', 'bytes8', 0, 'CREATE VIRTUAL TABLE bytes8 using vec0(e int8[4] distance_metric=l1, cat text, chunk_size=8)');
+        insert into sqlite_schema values ('table', 'signs', 'signs', 0, 'CREATE VIRTUAL TABLE signs using vec0(id text primary key, e bit[16], chunk_size=8)');
+
+        """
+
+    @Test(
+        "int8[N] and bit[N] tables come over with their bytes, and answer as sqlite-vec did",
+        arguments: SQLPath.allCases)
+    func migratesTypedColumns(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = directory.appendingPathComponent("typed.db").path
+            _ = try path.run(Self.sqliteVecTypedFile, databasePath: file)
+            SQLCase(
+                "migrating an int8 and a bit table",
+                "select vecsync_migrate_sqlite_vec('bytes8');\nselect vecsync_migrate_sqlite_vec('signs');",
+                rows: ["bytes8: 3 rows migrated", "signs: 3 rows migrated"]
+            )
+            .verify(path, databasePath: file)
+            // sqlite-vec 0.1.9's answers on the file before the migration.
+            SQLCase(
+                "the migrated tables answer as sqlite-vec did",
+                """
+                select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;
+                select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3 and cat = 'a';
+                select rowid, hex(e), vec_type(e), cat from bytes8 order by rowid;
+                select id, distance from signs where e match vec_bit(x'0000') and k = 3;
+                select id, hex(e), vec_type(e) from signs order by id;
+                """,
+                rows: [
+                    "4|10.0", "1|127.0", "2|130.0", "4|10.0", "1|127.0",
+                    "1|01FE037F|int8|a", "2|80000505|int8|b", "4|000100FF|int8|a",
+                    "x|4.0", "z|8.0", "y|16.0", "x|0F00|bit", "y|FFFF|bit", "z|550F|bit",
+                ]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "a migrated int8 table takes writes",
+                """
+                insert into bytes8(rowid, e, cat) values (9, vec_int8('[0, 0, 4, 5]'), 'a');
+                select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 2;
+                """,
+                rows: ["9|1.0", "4|10.0"]
+            )
+            .verify(path, databasePath: file)
+        }
+    }
+
+    @Test(
+        "A damaged int8 sqlite-vec table is an error naming the damage, and nothing changes",
+        arguments: SQLPath.allCases)
+    func damagedTypedFileChangesNothing(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = directory.appendingPathComponent("typed.db").path
+            _ = try path.run(
+                Self.sqliteVecTypedFile + "update bytes8_rowids set chunk_offset = 8 where rowid = 4;\n",
+                databasePath: file)
+            SQLCase(
+                "an int8 slot past its chunk", "select vecsync_migrate_sqlite_vec('bytes8');",
+                error: ["bytes8_vector_chunks00 row 1", "past its end"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "the table is still sqlite-vec's",
+                "select count(*) from bytes8_rowids;\nselect count(*) from sqlite_schema where name = 'bytes8_rows';",
+                rows: ["3", "0"]
+            )
+            .verify(path, databasePath: file)
+        }
+    }
+
     @Test(
         "A damaged sqlite-vec file is an error naming the damage, and nothing changes",
         arguments: SQLPath.allCases)

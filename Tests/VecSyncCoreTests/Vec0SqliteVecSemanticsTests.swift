@@ -118,6 +118,26 @@ struct Vec0SqliteVecSemanticsTests {
             select count(*) from sqlite_schema where type = 'index' and tbl_name in ('p_rows', 'q_rows');
             """,
             rows: ["1", "1", "3", "2", "7", "2"]),
+        SQLCase(
+            "distance_metric=l1 ranks by the sum of absolute differences and reports vec_distance_l1",
+            """
+            create virtual table l using vec0(e float[3] distance_metric=l1);
+            insert into l(rowid, e) values (1, '[1, 2, 3]'), (2, '[0.1, 0.2, 0.3]'), (3, '[-1, 5, 2]'),
+              (4, '[0.3, 0.7, -1.1]');
+            select rowid, distance = vec_distance_l1(e, '[0.3, 0.7, 1.1]') from l
+             where e match '[0.3, 0.7, 1.1]' and k = 4;
+            select rowid, round(distance, 6), distance = vec_distance_l1(e, '[0, 0, 0]') from l
+             where e match '[0, 0, 0]' and k = 2;
+            """,
+            rows: ["2|1", "4|1", "1|1", "3|1", "2|0.6|1", "4|2.1|1"]),
+        SQLCase(
+            "distance_metric=l1 with indexed by rescore(...) is refused, naming the column",
+            "create virtual table l using vec0(e float[4] distance_metric=l1 indexed by rescore(quantizer=int8));",
+            error: ["column \"e\"", "rescore", "does not support distance_metric=l1"]),
+        SQLCase(
+            "distance_metric=l1 is refused in either order with rescore",
+            "create virtual table l using vec0(e float[4] indexed by rescore(quantizer=bit) distance_metric=l1);",
+            error: ["does not support distance_metric=l1"]),
     ]
 
     @Test(arguments: SQLPath.allCases, cases)

@@ -1,0 +1,350 @@
+import Foundation
+import GRDB
+import Testing
+import VecSyncCore
+import VecSyncTestSupport
+
+/// `int8[N]` and `bit[N]` vec0 columns as sqlite-vec 0.1.9 has them: only vectors made by
+/// `vec_int8()` / `vec_bit()` go in, `select e` gives the stored bytes back with their
+/// subtype, and KNN distances are sqlite-vec's figures (int8: l2, cosine, l1; bit: Hamming),
+/// checked against a reference computed here from the bytes.
+@Suite("vec0 int8[N] and bit[N] columns")
+struct Vec0TypedColumnTests {
+    /// A typed column and its distance, with the reference figure computed in Swift.
+    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case int8L2 = "int8 l2"
+        case int8Cosine = "int8 cosine"
+        case int8L1 = "int8 l1"
+        case bit = "bit"
+
+        var testDescription: String { rawValue }
+
+        /// Elements: 23 int8 (a tail past the 16-wide kernel, bytes padded to a word) or 72
+        /// bits (9 bytes: a tail past 8-byte words).
+        var dimensions: Int { self == .bit ? 72 : 23 }
+        var byteCount: Int { self == .bit ? dimensions / 8 : dimensions }
+
+        var declaration: String {
+            switch self {
+            case .int8L2: "e int8[\(dimensions)] distance_metric=l2"
+            case .int8Cosine: "e int8[\(dimensions)] distance_metric=cosine"
+            case .int8L1: "e i8[\(dimensions)] distance_metric=l1"
+            case .bit: "e bit[\(dimensions)]"
+            }
+        }
+
+        /// The function that gives a blob its subtype.
+        var wrap: String { self == .bit ? "vec_bit" : "vec_int8" }
+
+        /// The distance sqlite-vec reports between stored bytes `a` and query bytes `b`:
+        /// int8 sums are exact integers here, then rounded to float32 as sqlite-vec does.
+        func distance(_ a: [UInt8], _ b: [UInt8]) -> Double {
+            if self == .bit {
+                return Double(zip(a, b).reduce(0) { $0 + ($1.0 ^ $1.1).nonzeroBitCount })
+            }
+            var l2 = 0
+            var l1 = 0
+            var dot = 0
+            var aa = 0
+            var bb = 0
+            for (x, y) in zip(a.map { Int(Int8(bitPattern: $0)) }, b.map { Int(Int8(bitPattern: $0)) }) {
+                l2 += (x - y) * (x - y)
+                l1 += abs(x - y)
+                dot += x * y
+                aa += x * x
+                bb += y * y
+            }
+            switch self {
+            case .int8L2: return Double(Float(Double(l2).squareRoot()))
+            case .int8L1: return Double(l1)
+            default: return Double(Float(1 - Double(dot) / (Double(aa).squareRoot() * Double(bb).squareRoot())))
+            }
+        }
+
+        /// Random bytes; int8 values include -128 and 127 on purpose; never all zeros.
+        func randomVector(using random: inout SeededRandom) -> [UInt8] {
+            while true {
+                let v: [UInt8] = (0..<byteCount).map { _ in
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0: 0x80
+                    case 1: 0x7f
+                    case 2: 0
+                    default: UInt8.random(in: 0...255, using: &random)
+                    }
+                }
+                if v.contains(where: { $0 != 0 }) { return v }
+            }
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+
+    @Test("KNN equals brute force through inserts, updates, deletes, filters and ranges", arguments: Kind.allCases)
+    func knnEqualsBruteForce(kind: Kind) throws {
+        var random = SeededRandom(defaultSeed: 0x5eed_0160)
+        let context = "\(kind), seed \(random.seed) (VECSYNC_SEED=\(random.seed) to replay)"
+        var rows: [Int64: (vector: [UInt8], cat: Int)] = [:]
+        try BruteForce.openQueue().inDatabase { db in
+            try db.execute(sql: "create virtual table t using vec0(\(kind.declaration), cat integer, chunk_size=16)")
+            let insert = try db.makeStatement(sql: "insert into t(rowid, e, cat) values (?, \(kind.wrap)(?), ?)")
+            var earlier: [[UInt8]] = []
+            for rowid in Int64(1)...300 {
+                // One row in 10 repeats an earlier vector: ties, broken by rowid.
+                let v =
+                    rowid % 10 == 0 && !earlier.isEmpty
+                    ? earlier[Int.random(in: earlier.indices, using: &random)] : kind.randomVector(using: &random)
+                earlier.append(v)
+                let cat = Int(rowid % 3)
+                try insert.execute(arguments: [rowid, Data(v), cat])
+                rows[rowid] = (v, cat)
+            }
+            for round in 0..<20 {
+                // Writes between queries: a delete, an update, an insert.
+                let gone = Int64(round * 13 + 1)
+                try db.execute(sql: "delete from t where rowid = ?", arguments: [gone])
+                rows[gone] = nil
+                let changed = Int64(round * 7 + 2)
+                if rows[changed] != nil {
+                    let v = kind.randomVector(using: &random)
+                    try db.execute(
+                        sql: "update t set e = \(kind.wrap)(?) where rowid = ?", arguments: [Data(v), changed])
+                    rows[changed]?.vector = v
+                }
+                let added = Int64(1000 + round)
+                let v = kind.randomVector(using: &random)
+                try insert.execute(arguments: [added, Data(v), 1])
+                rows[added] = (v, 1)
+
+                let q = Bool.random(using: &random) ? earlier[round * 11] : kind.randomVector(using: &random)
+                let k = Int.random(in: 1...40, using: &random)
+                let current = rows
+                func expected(_ include: (Int64) -> Bool) -> [BruteForce.Hit] {
+                    var scored: [(rowid: Int64, d: Double)] = []
+                    for (rowid, row) in current where include(rowid) {
+                        scored.append((rowid, kind.distance(row.vector, q)))
+                    }
+                    scored.sort { a, b in a.d != b.d ? a.d < b.d : a.rowid < b.rowid }
+                    return scored.map { BruteForce.Hit(key: "\($0.rowid)", distance: $0.d) }
+                }
+                let all = expected { _ in true }
+                let sql = "select rowid, distance from t where e match \(kind.wrap)(?) and k = ?"
+                BruteForce.expectMatches(
+                    try BruteForce.hits(db, sql, [Data(q), k]), Array(all.prefix(k)), all: all,
+                    context: "\(context), round \(round), k = \(k)")
+                let inCat = expected { current[$0]?.cat == 1 }
+                BruteForce.expectMatches(
+                    try BruteForce.hits(db, sql + " and cat = 1", [Data(q), k]), Array(inCat.prefix(k)),
+                    all: inCat, context: "\(context), round \(round), cat = 1, k = \(k)")
+                let edge = all[all.count / 2].distance
+                let beyond = all.filter { $0.distance > edge }
+                BruteForce.expectMatches(
+                    try BruteForce.hits(db, sql + " and distance > ?", [Data(q), k, edge]),
+                    Array(beyond.prefix(k)), all: beyond, context: "\(context), round \(round), distance > \(edge)")
+            }
+            // Each row's vector comes back as its bytes, typed by its subtype.
+            for (rowid, row) in rows.prefix(20) {
+                let got = try Row.fetchOne(
+                    db, sql: "select hex(e), vec_type(e) from t where rowid = ?", arguments: [rowid])
+                #expect(got?[0] == Self.hex(row.vector), "\(context): row \(rowid)")
+                #expect(got?[1] == (kind == .bit ? "bit" : "int8"), "\(context): row \(rowid)")
+            }
+        }
+    }
+
+    @Test("Over the memory budget, int8 and bit searches read the file and answer the same", arguments: Kind.allCases)
+    func streamedSearchesMatchInMemory(kind: Kind) throws {
+        var random = SeededRandom(defaultSeed: 0x5eed_0161)
+        var script = "create virtual table t using vec0(\(kind.declaration), cat integer, chunk_size=16);\nbegin;\n"
+        for rowid in 1...200 {
+            script +=
+                "insert into t(rowid, e, cat) values (\(rowid), \(kind.wrap)(x'\(Self.hex(kind.randomVector(using: &random)))'), \(rowid % 3));\n"
+        }
+        script += "commit;\ndelete from t where rowid % 17 = 0;\n"
+        var queries: [String] = []
+        for _ in 0..<8 {
+            let q = "\(kind.wrap)(x'\(Self.hex(kind.randomVector(using: &random)))')"
+            for filter in ["", " and cat = 1", " and distance > 3"] {
+                queries.append(
+                    "select group_concat(rowid || ':' || distance, ' ') from "
+                        + "(select rowid, distance from t where e match \(q) and k = 9\(filter));")
+            }
+        }
+        for query in queries {
+            script += "select vecsync_memory_budget(0);\n" + query + "\n"
+            script += "select vecsync_memory_budget(64);\n" + query + "\n"
+            script += "select json_extract(vecsync_cache_info('t'), '$.streamed');\n"
+        }
+        let output = try Shell.run(script)
+        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
+        let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count >= queries.count * 5, "output: \(output.stdout)")
+        for i in 0..<queries.count where lines.count >= (i + 1) * 5 {
+            #expect(!lines[i * 5 + 1].isEmpty, "\(kind) query \(i): no rows")
+            #expect(
+                lines[i * 5 + 3] == lines[i * 5 + 1],
+                "\(kind) query \(i) (seed \(random.seed)): streamed \(lines[i * 5 + 3]), in memory \(lines[i * 5 + 1])")
+            #expect(lines[i * 5 + 4] == "1", "\(kind) query \(i) was not streamed")
+        }
+    }
+
+    static let int8Table = """
+        create virtual table ti using vec0(e int8[4], chunk_size=8);
+        insert into ti(rowid, e) values (1, vec_int8('[1, 2, 3, 4]')), (8, vec_int8('[-128, 127, 0, -1]'));
+
+        """
+    static let bitTable = """
+        create virtual table tb using vec0(e bit[16], chunk_size=8);
+        insert into tb(rowid, e) values (1, vec_bit(x'0f00')), (6, vec_bit(x'ffff')),
+          (3, vec_quantize_binary('[1,-1,1,-1,1,-1,1,-1,1,1,1,1,-1,-1,-1,-1]'));
+
+        """
+
+    static let cases: [SQLCase] = [
+        SQLCase(
+            "an int8 column returns its bytes with the int8 subtype",
+            int8Table + "select rowid, hex(e), vec_type(e), vec_to_json(e) from ti order by rowid;",
+            rows: ["1|01020304|int8|[1,2,3,4]", "8|807F00FF|int8|[-128,127,0,-1]"]),
+        SQLCase(
+            "int8 KNN reports sqlite-vec's L2 figures",
+            int8Table + """
+                select rowid, round(distance, 5), distance = vec_distance_l2(e, vec_int8('[0, 0, 0, 1]')) from ti
+                 where e match vec_int8('[0, 0, 0, 1]') and k = 5;
+                """,
+            rows: ["1|4.79583|1", "8|180.32471|1"]),
+        SQLCase(
+            "an int8 column refuses a float32 blob of the right length, as sqlite-vec does",
+            int8Table + "insert into ti(rowid, e) values (2, x'01020304');",
+            error: [
+                "vec0 \"ti\"",
+                "Inserted vector for the \"e\" column is expected to be of type int8, but a float32 vector was provided",
+            ]),
+        SQLCase(
+            "an int8 column refuses JSON text",
+            int8Table + "insert into ti(rowid, e) values (2, '[1, 2, 3, 4]');",
+            error: ["expected to be of type int8, but a float32 vector was provided"]),
+        SQLCase(
+            "an int8 column refuses a bit vector",
+            int8Table + "insert into ti(rowid, e) values (2, vec_bit(x'01020304'));",
+            error: ["expected to be of type int8, but a bit vector was provided"]),
+        SQLCase(
+            "an int8 column refuses a vector of the wrong length, naming both",
+            int8Table + "insert into ti(rowid, e) values (2, vec_int8('[1, 2, 3]'));",
+            error: [
+                "Dimension mismatch for inserted vector for the \"e\" column. Expected 4 dimensions but received 3."
+            ]),
+        SQLCase(
+            "an int8 column refuses NULL",
+            int8Table + "insert into ti(rowid, e) values (2, null);",
+            error: ["Inserted vector for the \"e\" column is invalid", "found NULL"]),
+        SQLCase(
+            "an int8 query must be an int8 vector",
+            int8Table + "select rowid from ti where e match '[0, 0, 0, 1]' and k = 1;",
+            error: [
+                "Query vector for the \"e\" column is expected to be of type int8, but a float32 vector was provided"
+            ]),
+        SQLCase(
+            "a refused update leaves the row as it was",
+            int8Table + """
+                update ti set e = vec_int8('[9, 9, 9]') where rowid = 1;
+                """,
+            error: ["Dimension mismatch"]),
+        SQLCase(
+            "an update stores the new bytes",
+            int8Table + """
+                update ti set e = vec_int8('[9, 9, 9, 9]') where rowid = 1;
+                select rowid, hex(e) from ti order by rowid;
+                """,
+            rows: ["1|09090909", "8|807F00FF"]),
+        SQLCase(
+            "int8 cosine and l1 report sqlite-vec's figures",
+            """
+            create virtual table c using vec0(e int8[2] distance_metric=cosine);
+            insert into c(rowid, e) values (1, vec_int8('[1, 2]')), (3, vec_int8('[-3, 1]'));
+            select rowid, round(distance, 6) from c where e match vec_int8('[1, 1]') and k = 5;
+            create virtual table l using vec0(e int8[2] distance_metric=l1);
+            insert into l(rowid, e) values (1, vec_int8('[1, 2]')), (2, vec_int8('[0, 0]')), (3, vec_int8('[-128, 127]'));
+            select rowid, distance, typeof(distance) from l where e match vec_int8('[127, -128]') and k = 5;
+            """,
+            rows: ["1|0.051317", "3|1.447214", "2|255.0|real", "1|256.0|real", "3|510.0|real"]),
+        SQLCase(
+            "an all-zero int8 vector is refused under cosine (sqlite-vec stores it, with NULL distances)",
+            "create virtual table c using vec0(e int8[2] distance_metric=cosine);\ninsert into c(rowid, e) values (1, vec_int8('[0, 0]'));",
+            error: ["all zeros", "cosine"]),
+        SQLCase(
+            "a bit column returns its bytes with the bit subtype, and ranks by Hamming distance",
+            bitTable + """
+                select rowid, hex(e), vec_type(e) from tb order by rowid;
+                select rowid, distance from tb where e match vec_bit(x'0000') and k = 5;
+                select rowid, distance from tb where e match vec_bit(x'ff0f') and k = 2 and distance >= 4;
+                select rowid, distance from tb where e match vec_bit(x'ff0f') and k = 2 and distance > 4;
+                """,
+            rows: ["1|0F00|bit", "3|550F|bit", "6|FFFF|bit", "1|4.0", "3|8.0", "6|16.0", "3|4.0", "6|4.0", "1|8.0"]),
+        SQLCase(
+            "a bit column refuses raw bytes and int8 vectors",
+            bitTable + "insert into tb(rowid, e) values (2, x'0f00');",
+            error: ["expected to be of type bit, but a float32 vector was provided"]),
+        SQLCase(
+            "a bit query of the wrong length names both lengths in bits",
+            bitTable + "select rowid from tb where e match vec_bit(x'00') and k = 1;",
+            error: ["Dimension mismatch for query vector for the \"e\" column. Expected 16 dimensions but received 8."]),
+        SQLCase(
+            "a bit column takes no distance_metric",
+            "create virtual table b using vec0(e bit[8] distance_metric=l2);",
+            error: ["column \"e\"", "takes no distance_metric", "Hamming"]),
+        SQLCase(
+            "a bit column's length is whole bytes",
+            "create virtual table b using vec0(e bit[7]);",
+            error: ["bit[7]", "multiple of 8"]),
+        SQLCase(
+            "an int8 column has no dot metric, as in sqlite-vec",
+            "create virtual table b using vec0(e int8[4] distance_metric=dot);",
+            error: ["int8[N] column takes distance_metric l2, cosine or l1, not dot"]),
+        SQLCase(
+            "rescore is for float columns",
+            "create virtual table b using vec0(e int8[4] indexed by rescore(quantizer=bit));",
+            error: ["rescore(...) is for float[N] columns"]),
+        SQLCase(
+            "the batch function refuses typed tables with a message",
+            int8Table + "select * from vecsync_knn_batch('ti', x'00000000', 1);",
+            error: ["has an int8[N] column", "MATCH"]),
+        SQLCase(
+            "a bit[1024] row costs its 128 bytes in memory, an int8[768] row its 768, plus 13",
+            """
+            create virtual table b using vec0(e bit[1024]);
+            insert into b(rowid, e) values (1, vec_bit(zeroblob(128)));
+            select json_extract(vecsync_cache_info('b'), '$.bytes_per_row');
+            create virtual table i using vec0(e int8[768]);
+            insert into i(rowid, e) values (1, vec_int8(zeroblob(768)));
+            select json_extract(vecsync_cache_info('i'), '$.bytes_per_row');
+            """,
+            rows: ["141", "781"]),
+        SQLCase(
+            "a vector blob of the wrong length is damage, named",
+            int8Table + "update ti_vectors set vectors = x'00';\n"
+                + "select rowid from ti where e match vec_int8('[0, 0, 0, 1]') and k = 1;",
+            error: ["storage is damaged", "vector blob 0 of ti_vectors"]),
+    ]
+
+    @Test(arguments: SQLPath.allCases, cases)
+    func behavesAsSqliteVec(path: SQLPath, sqlCase: SQLCase) {
+        sqlCase.verify(path)
+    }
+
+    @Test(
+        "An element_bits that contradicts the declaration is damage, seen by the next connection",
+        arguments: SQLPath.allCases,
+        [
+            "update ti_info set value = 32 where key = 'element_bits';",
+            "delete from ti_info where key = 'element_bits';",
+        ])
+    func elementBitsContradictingTheDeclaration(path: SQLPath, damage: String) throws {
+        let directory = try temporaryDirectory("typed")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("typed.db").path
+        _ = try path.run(Self.int8Table + damage, databasePath: file)
+        SQLCase(
+            "element_bits damaged: \(damage)", "select rowid from ti where e match vec_int8('[0, 0, 0, 1]') and k = 1;",
+            error: ["storage is damaged", "'element_bits'"]
+        ).verify(path, databasePath: file)
+    }
+}
