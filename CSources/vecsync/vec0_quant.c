@@ -288,35 +288,42 @@ static void vec0I8Sums(const signed char *q, const signed char *v, int n,
 }
 
 #ifdef VEC0_QUANT_X86
-/* The same sums 16 elements at a time, widened to 16 bits first, so every value from
-** -128 to 127 is exact (no saturation): each 32-bit lane gains at most 2*255*255 an
-** iteration, well inside its range for VS_MAX_DIMS elements. */
+/* The sums the metric needs (l2: *pL2; l1: *pL1; cosine: *pDot and *pVV), 16 elements at
+** a time, widened to 16 bits first, so every value from -128 to 127 is exact (no
+** saturation): each 32-bit lane gains at most 2*255*255 an iteration, well inside its range
+** for VS_MAX_DIMS elements. */
 __attribute__((target("avx2")))
-static void vec0I8SumsAvx2(const signed char *q, const signed char *v, int n,
+static void vec0I8SumsAvx2(int eMetric, const signed char *q, const signed char *v, int n,
                            sqlite3_int64 *pL2, sqlite3_int64 *pL1, sqlite3_int64 *pDot,
                            sqlite3_int64 *pVV){
-  __m256i aL2 = _mm256_setzero_si256(), aL1 = _mm256_setzero_si256();
-  __m256i aDot = _mm256_setzero_si256(), aVV = _mm256_setzero_si256();
+  __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
   const __m256i ones = _mm256_set1_epi16(1);
-  int32_t t[4][8];
-  sqlite3_int64 l2, l1, dot, vv;
+  int32_t t[2][8];
+  sqlite3_int64 l2, l1, dot, vv, s0 = 0, s1 = 0;
   int i = 0, j;
   for(; i+16<=n; i+=16){
     __m256i x = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(q+i)));
     __m256i y = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(v+i)));
-    __m256i d = _mm256_sub_epi16(x, y);
-    aL2 = _mm256_add_epi32(aL2, _mm256_madd_epi16(d, d));
-    aL1 = _mm256_add_epi32(aL1, _mm256_madd_epi16(_mm256_abs_epi16(d), ones));
-    aDot = _mm256_add_epi32(aDot, _mm256_madd_epi16(x, y));
-    aVV = _mm256_add_epi32(aVV, _mm256_madd_epi16(y, y));
+    if( eMetric==VS_METRIC_COSINE ){
+      a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(x, y));
+      a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(y, y));
+    }else{
+      __m256i d = _mm256_sub_epi16(x, y);
+      if( eMetric==VS_METRIC_L1 ){
+        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_abs_epi16(d), ones));
+      }else{
+        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(d, d));
+      }
+    }
   }
-  _mm256_storeu_si256((__m256i*)t[0], aL2);
-  _mm256_storeu_si256((__m256i*)t[1], aL1);
-  _mm256_storeu_si256((__m256i*)t[2], aDot);
-  _mm256_storeu_si256((__m256i*)t[3], aVV);
+  _mm256_storeu_si256((__m256i*)t[0], a0);
+  _mm256_storeu_si256((__m256i*)t[1], a1);
+  for(j=0; j<8; j++){ s0 += t[0][j]; s1 += t[1][j]; }
   vec0I8Sums(q+i, v+i, n-i, &l2, &l1, &dot, &vv);
-  for(j=0; j<8; j++){ l2 += t[0][j]; l1 += t[1][j]; dot += t[2][j]; vv += t[3][j]; }
-  *pL2 = l2; *pL1 = l1; *pDot = dot; *pVV = vv;
+  *pL2 = l2 + (eMetric==VS_METRIC_L2 ? s0 : 0);
+  *pL1 = l1 + (eMetric==VS_METRIC_L1 ? s0 : 0);
+  *pDot = dot + (eMetric==VS_METRIC_COSINE ? s0 : 0);
+  *pVV = vv + (eMetric==VS_METRIC_COSINE ? s1 : 0);
 }
 #endif
 
@@ -345,7 +352,7 @@ void vec0TypedScore(const Vec0Config *pCfg, const unsigned char *q, const unsign
     for(i=0; i<nRow; i++){
       const signed char *y = (const signed char*)(aRow + (size_t)i*nStride);
 #ifdef VEC0_QUANT_X86
-      if( bAvx2 ) vec0I8SumsAvx2(x, y, n, &l2, &l1, &dot, &vv); else
+      if( bAvx2 ) vec0I8SumsAvx2(pCfg->eMetric, x, y, n, &l2, &l1, &dot, &vv); else
 #endif
       vec0I8Sums(x, y, n, &l2, &l1, &dot, &vv);
       switch( pCfg->eMetric ){

@@ -151,6 +151,37 @@ struct Vec0TypedColumnTests {
         }
     }
 
+    @Test("In the sqlite3 shell, KNN equals brute force", arguments: Kind.allCases)
+    func shellKnnEqualsBruteForce(kind: Kind) throws {
+        var random = SeededRandom(defaultSeed: 0x5eed_0162)
+        let context = "\(kind) in the shell, seed \(random.seed) (VECSYNC_SEED=\(random.seed) to replay)"
+        var rows: [Int64: [UInt8]] = [:]
+        var script = "create virtual table t using vec0(\(kind.declaration), chunk_size=16);\nbegin;\n"
+        for rowid in Int64(1)...150 {
+            let v = rowid % 7 == 0 ? rows[rowid - 1]! : kind.randomVector(using: &random)
+            rows[rowid] = v
+            script += "insert into t(rowid, e) values (\(rowid), \(kind.wrap)(x'\(Self.hex(v))'));\n"
+        }
+        script += "commit;\ndelete from t where rowid % 11 = 0;\n"
+        for rowid in rows.keys where rowid % 11 == 0 { rows[rowid] = nil }
+        let queries = (0..<6).map { _ in kind.randomVector(using: &random) }
+        for q in queries {
+            script += "select rowid, distance from t where e match \(kind.wrap)(x'\(Self.hex(q))') and k = 12;\n"
+        }
+        let output = try Shell.run(script)
+        #expect(output.stderr.isEmpty, "\(context): stderr \(output.stderr)")
+        let got = BruteForce.hits(fromShellRows: output.stdout.split(separator: "\n").map(String.init))
+        #expect(got.count == queries.count * 12, "\(context): output \(output.stdout)")
+        for (j, q) in queries.enumerated() where got.count >= (j + 1) * 12 {
+            var scored: [(rowid: Int64, d: Double)] = rows.map { ($0.key, kind.distance($0.value, q)) }
+            scored.sort { a, b in a.d != b.d ? a.d < b.d : a.rowid < b.rowid }
+            let all = scored.map { BruteForce.Hit(key: "\($0.rowid)", distance: $0.d) }
+            BruteForce.expectMatches(
+                Array(got[(j * 12)..<((j + 1) * 12)]), Array(all.prefix(12)), all: all,
+                context: "\(context), query \(j)")
+        }
+    }
+
     @Test("Over the memory budget, int8 and bit searches read the file and answer the same", arguments: Kind.allCases)
     func streamedSearchesMatchInMemory(kind: Kind) throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0161)
