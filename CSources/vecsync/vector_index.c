@@ -7,6 +7,9 @@
 **   create table messages(id text primary key, kind int, content text, embedding F32_BLOB(4));
 **   create index messages_embedding_idx on messages(libsql_vector_idx(embedding));
 **   create index messages_notes_idx on messages(libsql_vector_idx(embedding)) where kind = 0;
+**   create table notes(title text primary key, e F32_BLOB(4)) without rowid;
+**   create index notes_idx on notes(libsql_vector_idx(e));
+**   select id from vector_top_k('notes_idx', vector32('[1,0,0,0]'), 5);    -- id: the title
 **   insert into messages values ('m1', 0, 'hello', vector32('[1,0,0,0]'));
 **   select m.id, v.distance
 **     from vector_top_k('messages_embedding_idx', vector32('[1,0,0,0]'), 5) as v
@@ -33,6 +36,9 @@
 **   vecsync_idx_I           vec0: each indexed row's vector under the row's rowid
 **   vecsync_idx_I_log       rowids whose entry must be recomputed from the table
 **   vecsync_idx_I_pending   rows an INSERT/UPDATE OR REPLACE may delete (noted before it)
+**   vecsync_idx_I_keys      a WITHOUT ROWID table's keys, each with the id its vector is
+**                           stored under in vecsync_idx_I (the log and pending tables then
+**                           hold keys, not rowids)
 **
 ** Triggers on the table (vecsync_idx_I_bi, _bu, _ai, _au, _ad) log every written rowid
 ** and refuse a vector of the wrong size for I (RAISE, while I exists). They use core SQL
@@ -47,7 +53,12 @@
 **
 ** vector_top_k(index, query, k) returns the k nearest rows' rowids (column id, and the
 ** rowid of each result row), nearest first, ties by ascending rowid, and a hidden column
-** distance. It reuses vec0's block scan.
+** distance. Of a WITHOUT ROWID table (one key column, as libSQL requires) id is the key,
+** and the rowid the key when it is rowid-like (INTEGER affinity, BINARY collation), else
+** the hit's position from 0, as libSQL gives them; ties come in the order the rows were
+** indexed (a build indexes in key order). On a FLOAT1BIT column the query is taken as its
+** signs and distance is the number of differing bits (libSQL's vector_distance_cos of
+** 1-bit vectors). It reuses vec0's block scan.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3

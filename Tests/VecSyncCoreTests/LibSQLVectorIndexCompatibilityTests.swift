@@ -286,6 +286,17 @@ struct LibSQLVectorIndexCompatibilityTests {
             "SELECT vector_distance_cos(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
             rows: ["2.0"]),
         SQLCase(
+            "vector_distance_cos and _l2 give libSQL's figures: float32 sums, FLOAT64 in double, rounded to float32",
+            """
+            select vector_distance_cos('[1,2]', '[2,1]') = 0.20000000298023224,
+              vector_distance_l2('[1,2]', '[2,1]') = 1.4142135381698608,
+              vector_distance_cos('[1.1,1.0,0.3]', '[1.2,1.2,-0.7]') = 0.17027704417705536,
+              vector_distance_cos(vector64('[1,2]'), vector64('[2,1]')) = 0.20000000298023224,
+              vector_distance_l2(vector64('[1,3]'), vector64('[2,1]')) = 2.2360680103302,
+              vector_distance_cos('[0.1,0.2,0.3]', '[0.1,0.2,0.3]') = -9.731374817079086e-09;
+            """,
+            rows: ["1|1|1|1|1|1"]),
+        SQLCase(
             "1-bit vectors have no l2 distance",
             "SELECT vector_distance_l2(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
             error: ["vector_distance_l2", "not supported for float1bit"]),
