@@ -5,8 +5,9 @@
 ** Setup from the first bytes:
 **
 **   create table t(<id integer primary key | id text primary key | id integer |
-**                   id text unique | ... WITHOUT ROWID>, e <F32_BLOB(D) | FLOAT32(D) |
-**                   F64_BLOB(D) | FLOAT64(D) | blob | text | FLOAT16(D) | F32_BLOB(0) |
+**                   id text unique | ... WITHOUT ROWID with a text, integer, NOCASE or
+**                   composite key>, e <F32_BLOB(D) | FLOAT32(D) | F64_BLOB(D) |
+**                   FLOAT64(D) | blob | text | FLOAT16(D) | FLOAT1BIT(D) | F32_BLOB(0) |
 **                   F32_BLOB(70000)>, x text [unique]);
 **   create index t_idx on t(libsql_vector_idx(e, <0..3 options from the input>))
 **     [where <one of several conditions>]; -- a partial index, before or after the rows
@@ -40,7 +41,11 @@ static const char *azTable[] = {
   "CREATE TABLE t(id TEXT UNIQUE, e %s, x TEXT UNIQUE)",
   "CREATE TABLE t(id INTEGER PRIMARY KEY, e %s, x TEXT, UNIQUE(x, id))",
   "CREATE TABLE t(id TEXT PRIMARY KEY, e %s, x TEXT) WITHOUT ROWID",
+  "CREATE TABLE t(id INTEGER PRIMARY KEY, e %s, x TEXT) WITHOUT ROWID",
+  "CREATE TABLE t(id TEXT COLLATE NOCASE PRIMARY KEY, e %s, x TEXT UNIQUE) WITHOUT ROWID",
+  "CREATE TABLE t(id INTEGER, e %s, x TEXT, PRIMARY KEY(id, x)) WITHOUT ROWID",
 };
+#define N_TABLE ((int)(sizeof(azTable)/sizeof(azTable[0])))
 
 static const char *azOption[] = {
   "'metric=cosine'", "'metric=l2'", "'metric=cos'", "'metric=dot'", "'type=diskann'",
@@ -61,8 +66,8 @@ static void bindId(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Setup *s){
   char z[16];
   if( pStmt==0 ) return;
   if( c<200 ){
-    if( s->eKey==1 || s->eKey==3 || s->eKey==5 ){
-      snprintf(z, sizeof(z), "r%u", c % 24);
+    if( s->eKey==1 || s->eKey==3 || s->eKey==5 || s->eKey==7 ){
+      snprintf(z, sizeof(z), (c & 1) ? "R%u" : "r%u", c % 24);   /* equal under NOCASE */
       sqlite3_bind_text(pStmt, i, z, -1, SQLITE_TRANSIENT);
     }else{
       sqlite3_bind_int64(pStmt, i, c % 24);
@@ -87,14 +92,14 @@ static const char *vecColumns(int nDim){
 static void setup(sqlite3 *db, FuzzIn *in, Setup *s, int *pbIndexLater){
   static const char *azIdx[] = { "t_idx", "T_Idx", "t idx", "t\"idx" };
   unsigned flags = fuzzU8(in);
-  unsigned eType = fuzzPick(in, 13);
+  unsigned eType = fuzzPick(in, 14);
   char zType[32];
   sqlite3_str *pStr;
   char *zSql;
   int nOpt, j;
 
   s->nDim = 1 + fuzzPick(in, 8);
-  s->eKey = fuzzPick(in, 6);
+  s->eKey = fuzzPick(in, N_TABLE);
   s->zIdx = azIdx[(flags>>4) & 3];
   switch( eType ){
     case 0: case 1: case 2: case 3: snprintf(zType, sizeof(zType), "F32_BLOB(%d)", s->nDim); break;
@@ -106,6 +111,7 @@ static void setup(sqlite3 *db, FuzzIn *in, Setup *s, int *pbIndexLater){
     case 10: snprintf(zType, sizeof(zType), "FLOAT64(%d)", s->nDim); break;
     case 11: snprintf(zType, sizeof(zType), "text"); break;
     case 12: snprintf(zType, sizeof(zType), "FLOAT16(%d)", s->nDim); break;
+    case 13: snprintf(zType, sizeof(zType), "FLOAT1BIT(%d)", s->nDim); break;
     default: snprintf(zType, sizeof(zType), "f32_blob( %d )", s->nDim); break;
   }
   fuzzExec(db, azTable[s->eKey], zType);

@@ -255,17 +255,12 @@ static int vec0Close(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
-/* Read k from "k = ?" or LIMIT: an integer, 0 or more (k = 0 returns no row, as in
-** sqlite-vec). */
+/* Read k from "k = ?" or LIMIT as sqlite-vec reads it: the value as an integer (2.5 is 2;
+** NULL, and text or a blob that is no number, are 0), so k = 0 and what reads as 0 return
+** no row; a negative k is refused. */
 static int vec0ReadK(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
                      sqlite3_int64 *piK){
-  sqlite3_int64 k;
-  if( sqlite3_value_numeric_type(pVal)!=SQLITE_INTEGER ){
-    vec0SetError(p, "vec0 \"%s\": %s must be a non-negative integer, got %s", p->zName, zWhat,
-        sqlite3_value_type(pVal)==SQLITE_NULL ? "NULL" : (const char*)sqlite3_value_text(pVal));
-    return SQLITE_ERROR;
-  }
-  k = sqlite3_value_int64(pVal);
+  sqlite3_int64 k = sqlite3_value_int64(pVal);
   if( k<0 ){
     vec0SetError(p, "vec0 \"%s\": %s must be a non-negative integer, got %lld", p->zName, zWhat, k);
     return SQLITE_ERROR;
@@ -333,6 +328,7 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     if( rc!=SQLITE_OK ) goto cleanup;
   }
   rc = vec0Search(p, q, k, aMask, bRange ? &range : 0, &pCur->top);
+  if( rc==SQLITE_OK ) rc = vec0ReportDistances(p, q, &pCur->top);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0StmtBorrow(p, VEC0_STMT_READ_BY_ROWID, &pCur->pRow);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -556,10 +552,13 @@ static int vec0WriteRow(Vec0Table *p, int bInsert, sqlite3_int64 iOldRowid,
   return rc;
 }
 
-static int vec0Conflict(Vec0Table *p){
+/* A duplicate key under conflict mode eConflict (not REPLACE or IGNORE, which are applied).
+** A plain INSERT or UPDATE (ABORT) fails with an operational error, as in sqlite-vec; OR
+** FAIL and OR ROLLBACK get SQLITE_CONSTRAINT, which SQLite needs to apply them. */
+static int vec0Conflict(Vec0Table *p, int eConflict){
   const char *zCol = p->cfg.iPk>=0 ? p->cfg.aCol[p->cfg.iPk].zName : "rowid";
   vec0SetError(p, "UNIQUE constraint failed: %s.%s", p->zName, zCol);
-  return SQLITE_CONSTRAINT;
+  return eConflict==SQLITE_ABORT ? SQLITE_ERROR : SQLITE_CONSTRAINT;
 }
 
 /* The key of a row being written. */
@@ -604,8 +603,9 @@ static int vec0NewKey(Vec0Table *p, sqlite3_value *pRowidArg, sqlite3_value **aV
       return SQLITE_ERROR;
     }
     if( sqlite3_value_numeric_type(pVal)!=SQLITE_INTEGER ){
+      /* An operational error, as sqlite-vec's, not SQLITE_MISMATCH. */
       vec0SetError(p, "vec0 \"%s\": rowid must be an integer", p->zName);
-      return SQLITE_MISMATCH;
+      return SQLITE_ERROR;
     }
     pKey->pRowidKey = pVal;
     pKey->bHasRowid = 1;
@@ -775,7 +775,7 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
       /* UPDATE ... SET rowid = ?: pNewRowid is the new rowid. */
       if( sqlite3_value_numeric_type(pNewRowid)!=SQLITE_INTEGER ){
         vec0SetError(p, "vec0 \"%s\": rowid must be an integer", p->zName);
-        rc = SQLITE_MISMATCH;
+        rc = SQLITE_ERROR;
         goto cleanup;
       }
       key.iRowid = sqlite3_value_int64(pNewRowid);
@@ -806,7 +806,7 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     }else if( eConflict==SQLITE_IGNORE ){
       goto cleanup;
     }else{
-      rc = vec0Conflict(p);
+      rc = vec0Conflict(p, eConflict);
       goto cleanup;
     }
   }

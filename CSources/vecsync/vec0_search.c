@@ -19,7 +19,10 @@
 **   3. heap    scores become approximate distances (vsScoreDistance) and the best
 **              k + VEC0_RERANK_EXTRA are kept in a bounded heap (vector_topk.c);
 **   4. re-rank those candidates get their distance computed in double precision
-**              (vsDistanceF32), are sorted by (distance, rowid) and cut to k.
+**              (vsDistanceF32), are sorted by (distance, rowid) and cut to k;
+**   5. report  a KNN query on a vec0 table reports l2 and cosine distances as sqlite-vec
+**              computes them (float32 sums), in the order of step 4
+**              (vec0ReportDistances; vector_top_k and the batch function keep step 4's).
 ** A distance range ("distance > ?" for paging) is applied in both: loosely to the
 ** approximate distances of step 3 (a margin keeps the candidates at the boundary), then
 ** exactly at step 4.
@@ -234,6 +237,13 @@ static void vec0PushScores(Vec0Table *p, const Vec0Chunk *c, const float *aScore
 
 /* ---- 4. re-rank ------------------------------------------------------------------------ */
 
+/* The distance step 5 reports for a vector whose exact distance is d. */
+static double vec0ReportedDistance(int eMetric, const float *q, const float *v, int n, double d){
+  if( eMetric==VS_METRIC_L2 ) return vsL2F32Seq(q, v, n);
+  if( eMetric==VS_METRIC_COSINE ) return vsCosineF32Seq(q, v, n);
+  return d;
+}
+
 static int vec0HitBySlot(const void *a, const void *b){
   sqlite3_int64 x = ((const VsHit*)a)->iSlot, y = ((const VsHit*)b)->iSlot;
   return x<y ? -1 : x>y;
@@ -265,7 +275,11 @@ static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
       if( rc!=SQLITE_OK ) break;
     }
     d = vsDistanceF32(p->cfg.eMetric, q, v, p->cfg.nDim);
-    if( !vec0InRange(pRange, d) ) continue;
+    /* A range (only vec0 KNN queries have one) bounds the distance the query reports
+    ** (step 5), so "distance > the last one seen" pages without skipping or repeating. */
+    if( pRange && !vec0InRange(pRange, vec0ReportedDistance(p->cfg.eMetric, q, v, p->cfg.nDim, d)) ){
+      continue;
+    }
     pTop->a[n] = pTop->a[i];
     pTop->a[n++].rDist = d;
   }
@@ -664,6 +678,37 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
 cleanup:
   sqlite3_free(aScore);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
+  return rc;
+}
+
+/* ---- 5. report ------------------------------------------------------------------------ */
+
+/*
+** The distance a vec0 KNN query reports for its hits, which step 4 has ordered by their
+** exact (double) distance: for l2 and cosine, the figure sqlite-vec reports, its float32
+** sums (vsL2F32Seq, vsCosineF32Seq, as vec_distance_l2 and vec_distance_cosine compute
+** them), so the same query gives the same numbers in both. The order is not changed: two
+** hits whose float32 figures are equal stay ordered by exact distance, then rowid. dot
+** (ours alone) keeps the exact distance.
+*/
+int vec0ReportDistances(Vec0Table *p, const float *q, VsTopK *pTop){
+  float *aTmp = 0;
+  int i, rc = SQLITE_OK, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
+  if( eMetric!=VS_METRIC_L2 && eMetric!=VS_METRIC_COSINE ) return SQLITE_OK;
+  for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
+    const float *v = vec0CacheVector(p, pTop->a[i].iSlot);
+    if( v==0 ){
+      if( aTmp==0 ){
+        aTmp = sqlite3_malloc64(sizeof(float)*(size_t)nDim);
+        if( aTmp==0 ){ rc = SQLITE_NOMEM; break; }
+      }
+      rc = vec0StoredVector(p, pTop->a[i].iSlot, aTmp);
+      if( rc!=SQLITE_OK ) break;
+      v = aTmp;
+    }
+    pTop->a[i].rDist = vec0ReportedDistance(eMetric, q, v, nDim, pTop->a[i].rDist);
+  }
+  sqlite3_free(aTmp);
   return rc;
 }
 

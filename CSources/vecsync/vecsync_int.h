@@ -510,6 +510,9 @@ struct Vec0Range {
 ** receives at most k hits, nearest first. */
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop);
+/* Replace the hits' distances (ordered by vec0Search) by the l2 and cosine figures
+** sqlite-vec reports, its float32 sums; the order is kept. */
+int vec0ReportDistances(Vec0Table *p, const float *q, VsTopK *pTop);
 /* The same for nQuery queries at once (one sgemm per chunk); aTop[j] for query j. */
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop);
@@ -608,6 +611,8 @@ double vsCosineI8(const signed char *a, const signed char *b, int n);
 /* sqlite-vec's float32 L2 and 1 - cosine (NaN when either is all zeros), its figures. */
 double vsL2F32Seq(const float *a, const float *b, int n);
 double vsCosineF32Seq(const float *a, const float *b, int n);
+/* libSQL's float32 cosine distance, as its vector_distance_cos computes it. */
+double vsCosineLibsqlF32(const float *a, const float *b, int n);
 /* Number of differing bits over nByte bytes. */
 sqlite3_int64 vsHammingBytes(const unsigned char *a, const unsigned char *b, int nByte);
 

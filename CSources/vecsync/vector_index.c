@@ -7,6 +7,9 @@
 **   create table messages(id text primary key, kind int, content text, embedding F32_BLOB(4));
 **   create index messages_embedding_idx on messages(libsql_vector_idx(embedding));
 **   create index messages_notes_idx on messages(libsql_vector_idx(embedding)) where kind = 0;
+**   create table notes(title text primary key, e F32_BLOB(4)) without rowid;
+**   create index notes_idx on notes(libsql_vector_idx(e));
+**   select id from vector_top_k('notes_idx', vector32('[1,0,0,0]'), 5);    -- id: the title
 **   insert into messages values ('m1', 0, 'hello', vector32('[1,0,0,0]'));
 **   select m.id, v.distance
 **     from vector_top_k('messages_embedding_idx', vector32('[1,0,0,0]'), 5) as v
@@ -33,6 +36,9 @@
 **   vecsync_idx_I           vec0: each indexed row's vector under the row's rowid
 **   vecsync_idx_I_log       rowids whose entry must be recomputed from the table
 **   vecsync_idx_I_pending   rows an INSERT/UPDATE OR REPLACE may delete (noted before it)
+**   vecsync_idx_I_keys      a WITHOUT ROWID table's keys, each with the id its vector is
+**                           stored under in vecsync_idx_I (the log and pending tables then
+**                           hold keys, not rowids)
 **
 ** Triggers on the table (vecsync_idx_I_bi, _bu, _ai, _au, _ad) log every written rowid
 ** and refuse a vector of the wrong size for I (RAISE, while I exists). They use core SQL
@@ -47,12 +53,18 @@
 **
 ** vector_top_k(index, query, k) returns the k nearest rows' rowids (column id, and the
 ** rowid of each result row), nearest first, ties by ascending rowid, and a hidden column
-** distance. It reuses vec0's block scan.
+** distance. Of a WITHOUT ROWID table (one key column, as libSQL requires) id is the key,
+** and the rowid the key when it is rowid-like (INTEGER affinity, BINARY collation), else
+** the hit's position from 0, as libSQL gives them; ties come in the order the rows were
+** indexed (a build indexes in key order). On a FLOAT1BIT column the query is taken as its
+** signs and distance is the number of differing bits (libSQL's vector_distance_cos of
+** 1-bit vectors). It reuses vec0's block scan.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +89,12 @@ struct VsIndexDef {
   int eColType;         /* VS_LIBSQL_* of the column's declared type */
   int nDim;             /* From the column's declared type, F32_BLOB(n) */
   int eMetric;          /* VS_METRIC_COSINE (libSQL's default) or VS_METRIC_L2 */
+  char *zKey;           /* A WITHOUT ROWID table's primary key column, or NULL (rowid) */
+  char *zKeyColl;       /* That key's collation ("BINARY", "NOCASE", ...) */
+  int bKeyRowidLike;    /* That key has INTEGER affinity and BINARY collation */
+  char *zK;             /* SQL naming the row's key in the table: rowid or "key" */
+  char *zNewK;          /* The same in a trigger: new.rowid or new."key" */
+  char *zOldK;          /* old.rowid or old."key" */
 };
 
 static void vsIndexDefClear(VsIndexDef *p){
@@ -86,6 +104,11 @@ static void vsIndexDefClear(VsIndexDef *p){
   sqlite3_free(p->zTable);
   sqlite3_free(p->zColumn);
   sqlite3_free(p->zWhere);
+  sqlite3_free(p->zKey);
+  sqlite3_free(p->zKeyColl);
+  sqlite3_free(p->zK);
+  sqlite3_free(p->zNewK);
+  sqlite3_free(p->zOldK);
   memset(p, 0, sizeof(*p));
 }
 
@@ -444,25 +467,46 @@ static int vsIndexLookup(sqlite3 *db, const char *zName, VsIndexDef *pDef, char 
   zSql = 0;
   if( rc!=SQLITE_OK ) goto cleanup;
 
-  /* The search data is keyed by rowid: a WITHOUT ROWID table has none. */
+  /* A WITHOUT ROWID table's rows are named by their primary key, which must be one
+  ** column, as libSQL requires: its name, collation and whether it is rowid-like
+  ** (INTEGER affinity, BINARY collation: libSQL then gives it as vector_top_k's rowid). */
   zSql = sqlite3_mprintf(
-      "SELECT (SELECT sql LIKE '%%WITHOUT%%ROWID%%' FROM \"%w\".sqlite_schema"
-      "        WHERE type='table' AND name=%Q),"
-      " (SELECT count(*) FROM pragma_table_info(%Q, %Q) WHERE pk>0)",
-      pDef->zSchema, pDef->zTable, pDef->zTable, pDef->zSchema);
+      "SELECT x.name, x.coll, (SELECT count(*) FROM pragma_index_xinfo(l.name, %Q) WHERE key),"
+      "  (SELECT upper(type) LIKE '%%INT%%' FROM pragma_table_info(%Q, %Q) WHERE name=x.name)"
+      " FROM pragma_index_list(%Q, %Q) AS l, pragma_index_xinfo(l.name, %Q) AS x"
+      " WHERE l.origin='pk' AND x.key AND x.seqno=0"
+      " AND NOT EXISTS (SELECT 1 FROM pragma_index_xinfo(l.name, %Q) WHERE cid=-1)",
+      pDef->zSchema, pDef->zTable, pDef->zSchema, pDef->zTable, pDef->zSchema,
+      pDef->zSchema, pDef->zSchema);
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   if( rc!=SQLITE_OK ) goto cleanup;
-  if( sqlite3_step(pStmt)==SQLITE_ROW && sqlite3_column_int(pStmt, 0) ){
-    if( sqlite3_column_int(pStmt, 1)!=1 ){
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *zColl = (const char*)sqlite3_column_text(pStmt, 1);
+    if( sqlite3_column_int(pStmt, 2)!=1 ){
       *pzErr = sqlite3_mprintf(
           "vector index: unsupported for tables without ROWID and composite primary key");
-    }else{
-      *pzErr = sqlite3_mprintf("vector index %s: table %s is WITHOUT ROWID, which VecSync's "
-                               "vector indexes do not support yet", pDef->zIndex, pDef->zTable);
+      rc = SQLITE_ERROR;
+      goto cleanup;
     }
-    rc = SQLITE_ERROR;
+    pDef->zKey = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(pStmt, 0));
+    pDef->zKeyColl = sqlite3_mprintf("%s", zColl ? zColl : "BINARY");
+    pDef->bKeyRowidLike = sqlite3_column_int(pStmt, 3)
+                       && sqlite3_stricmp(pDef->zKeyColl ? pDef->zKeyColl : "", "BINARY")==0;
+    if( pDef->zKey==0 || pDef->zKeyColl==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   }
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+  if( pDef->zKey ){
+    pDef->zK = sqlite3_mprintf("\"%w\"", pDef->zKey);
+    pDef->zNewK = sqlite3_mprintf("new.\"%w\"", pDef->zKey);
+    pDef->zOldK = sqlite3_mprintf("old.\"%w\"", pDef->zKey);
+  }else{
+    pDef->zK = sqlite3_mprintf("rowid");
+    pDef->zNewK = sqlite3_mprintf("new.rowid");
+    pDef->zOldK = sqlite3_mprintf("old.rowid");
+  }
+  if( pDef->zK==0 || pDef->zNewK==0 || pDef->zOldK==0 ) rc = SQLITE_NOMEM;
 
 cleanup:
   sqlite3_finalize(pStmt);
@@ -641,7 +685,7 @@ static int vsUniqueConflicts(sqlite3 *db, const VsIndexDef *pDef, char **pzWhere
   if( zSql==0 ){ sqlite3_free(sqlite3_str_finish(pStr)); return SQLITE_NOMEM; }
   rc = sqlite3_prepare_v2(db, zSql, -1, &pList, 0);
   sqlite3_free(zSql);
-  sqlite3_str_appendall(pStr, "rowid=new.rowid");
+  sqlite3_str_appendf(pStr, "%s=%s", pDef->zK, pDef->zNewK);
   while( rc==SQLITE_OK && sqlite3_step(pList)==SQLITE_ROW ){
     const char *zIdx = (const char*)sqlite3_column_text(pList, 0);
     sqlite3_stmt *pCols = 0;
@@ -672,8 +716,10 @@ static int vsUniqueConflicts(sqlite3 *db, const VsIndexDef *pDef, char **pzWhere
 /* A number that changes when the index's definition does (FNV-1a of what the search data
 ** depends on), kept in the store's T_info as 'definition'. */
 static sqlite3_int64 vsIndexDefHash(const VsIndexDef *p){
-  char *z = sqlite3_mprintf("%s|%s|%s|%d|%d|%d", p->zTable, p->zColumn,
-                            p->zWhere ? p->zWhere : "", p->eColType, p->nDim, p->eMetric);
+  char *z = sqlite3_mprintf("%s|%s|%s|%d|%d|%d%s%s%s%s", p->zTable, p->zColumn,
+                            p->zWhere ? p->zWhere : "", p->eColType, p->nDim, p->eMetric,
+                            p->zKey ? "|" : "", p->zKey ? p->zKey : "",
+                            p->zKey ? "|" : "", p->zKey ? p->zKeyColl : "");
   sqlite3_uint64 h = 1469598103934665603ULL;
   const unsigned char *u = (const unsigned char*)z;
   while( u && *u ){ h ^= *u++; h *= 1099511628211ULL; }
@@ -702,6 +748,42 @@ static char *vsDimsMismatchSql(const VsIndexDef *p){
       c, c, n1Bit, nUnusedBits & 0xff, n8, nPad, c, c, n-1);
 }
 
+/*
+** The statements that bring the search data of the rows whose key satisfies zKeys (the
+** rest of a condition on the key: "=new.rowid", " IN (SELECT rowid FROM ...)") up to
+** date with the table. zQ qualifies the index's own tables ("" or "\"aux\"."), zQT the
+** indexed table. A WITHOUT ROWID table's rows are stored under the id T_keys gives their
+** primary key: an id is kept while the row stays indexed, so ties keep their order, and
+** its key is rewritten when an UPDATE changes it to an equal one under its collation.
+*/
+static char *vsIndexApplySql(const VsIndexDef *p, const char *zQ, const char *zQT,
+                             const char *zKeys){
+  const char *zI = p->zIndex, *zT = p->zTable, *zC = p->zColumn, *zK = p->zK;
+  const char *zCond = p->zWhere ? p->zWhere : "1";
+  if( p->zKey==0 ){
+    return sqlite3_mprintf(
+        "DELETE FROM %s\"vecsync_idx_%w\" WHERE rowid%s;"
+        "INSERT INTO %s\"vecsync_idx_%w\"(rowid, embedding)"
+        " SELECT rowid, \"%w\" FROM %s\"%w\" WHERE rowid%s AND \"%w\" IS NOT NULL AND (%s);",
+        zQ, zI, zKeys, zQ, zI, zC, zQT, zT, zKeys, zC, zCond);
+  }
+  return sqlite3_mprintf(
+      "DELETE FROM %s\"vecsync_idx_%w\" WHERE rowid IN"
+      " (SELECT id FROM %s\"vecsync_idx_%w_keys\" WHERE pk%s);"
+      "DELETE FROM %s\"vecsync_idx_%w_keys\" WHERE pk%s AND NOT EXISTS (SELECT 1 FROM %s\"%w\""
+      " WHERE %s=%s\"vecsync_idx_%w_keys\".pk AND \"%w\" IS NOT NULL AND (%s));"
+      "INSERT INTO %s\"vecsync_idx_%w_keys\"(pk)"
+      " SELECT %s FROM %s\"%w\" WHERE %s%s AND \"%w\" IS NOT NULL AND (%s)"
+      " ON CONFLICT(pk) DO UPDATE SET pk=excluded.pk;"
+      "INSERT INTO %s\"vecsync_idx_%w\"(rowid, embedding)"
+      " SELECT (SELECT id FROM %s\"vecsync_idx_%w_keys\" WHERE pk=\"%w\".%s), \"%w\""
+      " FROM %s\"%w\" WHERE %s%s AND \"%w\" IS NOT NULL AND (%s);",
+      zQ, zI, zQ, zI, zKeys,
+      zQ, zI, zKeys, zQT, zT, zK, zQ, zI, zC, zCond,
+      zQ, zI, zK, zQT, zT, zK, zKeys, zC, zCond,
+      zQ, zI, zQ, zI, zT, zK, zC, zQT, zT, zK, zKeys, zC, zCond);
+}
+
 /* Make this connection's TEMP trigger that applies the index's log entries at once (kept
 ** when the one there already says the same). */
 static int vsIndexApplyTrigger(sqlite3 *db, const VsIndexDef *p){
@@ -710,18 +792,16 @@ static int vsIndexApplyTrigger(sqlite3 *db, const VsIndexDef *p){
   /* A trigger's INSERT and DELETE name their tables unqualified, which a TEMP trigger
   ** resolves in temp, then main: attached databases' indexes have no TEMP trigger. It
   ** does nothing once the index is dropped. */
-  char *zSql = sqlite3_mprintf(
+  char *zApply = vsIndexApplySql(p, "", "main.", "=new.rowid");
+  char *zSql = zApply==0 ? 0 : sqlite3_mprintf(
       "CREATE TEMP TRIGGER \"%w\" AFTER INSERT ON main.\"vecsync_idx_%w_log\""
       " WHEN EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type='index' AND name=%Q) BEGIN"
-      " DELETE FROM \"vecsync_idx_%w\" WHERE rowid=new.rowid;"
-      " INSERT INTO \"vecsync_idx_%w\"(rowid, embedding)"
-      "  SELECT rowid, \"%w\" FROM main.\"%w\" WHERE rowid=new.rowid AND \"%w\" IS NOT NULL"
-      "  AND (%s);"
+      " %s"
       " DELETE FROM \"vecsync_idx_%w_log\" WHERE rowid=new.rowid;"
       " END",
-      zName, p->zIndex, p->zIndex, p->zIndex, p->zIndex, p->zColumn, p->zTable, p->zColumn,
-      p->zWhere ? p->zWhere : "1", p->zIndex);
+      zName, p->zIndex, p->zIndex, zApply, p->zIndex);
   int rc = SQLITE_OK, bSame = 0;
+  sqlite3_free(zApply);
   if( zName==0 || zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   if( sqlite3_stricmp(p->zSchema, "main")!=0 ) goto cleanup;
   rc = sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_temp_schema WHERE type='trigger' AND name=?1",
@@ -763,18 +843,18 @@ static int vsIndexSync(sqlite3 *db, const VsIndexDef *p, char **pzErr){
   if( sqlite3_step(pStmt)==SQLITE_ROW ) bAny = sqlite3_column_int(pStmt, 0);
   rc = sqlite3_finalize(pStmt);
   if( rc!=SQLITE_OK || !bAny ) return rc;
-  zSql = sqlite3_mprintf(
-      "SAVEPOINT vecsync_sync;"
-      "DELETE FROM \"%w\".\"vecsync_idx_%w\" WHERE rowid IN"
-      " (SELECT rowid FROM \"%w\".\"vecsync_idx_%w_log\");"
-      "INSERT INTO \"%w\".\"vecsync_idx_%w\"(rowid, embedding)"
-      " SELECT rowid, \"%w\" FROM \"%w\".\"%w\" WHERE rowid IN"
-      " (SELECT rowid FROM \"%w\".\"vecsync_idx_%w_log\") AND \"%w\" IS NOT NULL AND (%s);"
-      "DELETE FROM \"%w\".\"vecsync_idx_%w_log\";"
-      "RELEASE vecsync_sync;",
-      p->zSchema, p->zIndex, p->zSchema, p->zIndex, p->zSchema, p->zIndex,
-      p->zColumn, p->zSchema, p->zTable, p->zSchema, p->zIndex, p->zColumn,
-      p->zWhere ? p->zWhere : "1", p->zSchema, p->zIndex);
+  {
+    char *zQ = sqlite3_mprintf("\"%w\".", p->zSchema);
+    char *zKeys = sqlite3_mprintf(" IN (SELECT rowid FROM \"%w\".\"vecsync_idx_%w_log\")",
+                                  p->zSchema, p->zIndex);
+    char *zApply = zQ && zKeys ? vsIndexApplySql(p, zQ, zQ, zKeys) : 0;
+    zSql = zApply==0 ? 0 : sqlite3_mprintf(
+        "SAVEPOINT vecsync_sync;%sDELETE FROM \"%w\".\"vecsync_idx_%w_log\";RELEASE vecsync_sync;",
+        zApply, p->zSchema, p->zIndex);
+    sqlite3_free(zQ);
+    sqlite3_free(zKeys);
+    sqlite3_free(zApply);
+  }
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
@@ -820,8 +900,9 @@ static int vsIndexDropOrphans(sqlite3 *db, const char *zSchema){
     sqlite3_str_appendf(pTables,
         "DROP TABLE IF EXISTS \"%w\".\"vecsync_idx_%.*w\";"
         "DROP TABLE IF EXISTS \"%w\".\"vecsync_idx_%.*w_pending\";"
+        "DROP TABLE IF EXISTS \"%w\".\"vecsync_idx_%.*w_keys\";"
         "DROP TABLE IF EXISTS \"%w\".\"vecsync_idx_%w\";",
-        zSchema, n, zLog, zSchema, n, zLog, zSchema, zLog);
+        zSchema, n, zLog, zSchema, n, zLog, zSchema, n, zLog, zSchema, zLog);
   }
   sqlite3_finalize(pStmt);
   zDrop = sqlite3_str_finish(pDrop);
@@ -849,6 +930,7 @@ static int vsIndexDropOrphans(sqlite3 *db, const char *zSchema){
 static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
                         sqlite3_int64 *pnRow, char **pzErr){
   const char *zS = pDef->zSchema, *zI = pDef->zIndex, *zT = pDef->zTable, *zC = pDef->zColumn;
+  const char *zK = pDef->zK;
   const char *zCond = pDef->zWhere ? pDef->zWhere : "1";
   sqlite3_stmt *pStmt = 0;
   char *zSql = 0, *zConflict = 0, *zMismatch = 0, *zMsg = 0, *zChanged = 0;
@@ -909,7 +991,8 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
   zMsg = sqlite3_mprintf("vector index %s: the vector's size is not the %d dimensions of %s.%s",
                          zI, pDef->nDim, zT, zC);
   zChanged = pDef->zWhere ? sqlite3_mprintf("1")
-      : sqlite3_mprintf("(old.rowid IS NOT new.rowid OR old.\"%w\" IS NOT new.\"%w\")", zC, zC);
+      : sqlite3_mprintf("(%s IS NOT %s COLLATE BINARY OR old.\"%w\" IS NOT new.\"%w\")",
+                        pDef->zOldK, pDef->zNewK, zC, zC);
   if( zMismatch==0 || zMsg==0 || zChanged==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   if( bStore ){
     zSql = sqlite3_mprintf(
@@ -932,9 +1015,27 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
   ** firing DELETE triggers (unless recursive_triggers is on), so the BEFORE triggers note
   ** those rows in T_pending and the AFTER triggers log them. A vector of the wrong size
   ** for this index, in a row it covers, is refused while the index exists. */
+  if( pDef->zKey ){
+    /* A WITHOUT ROWID table's keys, with its key's collation; T_keys gives each indexed
+    ** key the id the search data stores it under. */
+    zSql = sqlite3_mprintf(
+        "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_pending\"(rowid PRIMARY KEY COLLATE \"%w\") WITHOUT ROWID;"
+        "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_log\"(rowid PRIMARY KEY COLLATE \"%w\") WITHOUT ROWID;"
+        "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_keys\"(id INTEGER PRIMARY KEY, pk UNIQUE COLLATE \"%w\");"
+        "DELETE FROM \"%w\".\"vecsync_idx_%w_keys\";",
+        zS, zI, pDef->zKeyColl, zS, zI, pDef->zKeyColl, zS, zI, pDef->zKeyColl, zS, zI);
+  }else{
+    zSql = sqlite3_mprintf(
+        "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_pending\"(rowid INTEGER PRIMARY KEY);"
+        "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_log\"(rowid INTEGER PRIMARY KEY);",
+        zS, zI, zS, zI);
+  }
+  if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
+  sqlite3_free(zSql);
+  zSql = 0;
+  if( rc!=SQLITE_OK ) goto cleanup;
   zSql = sqlite3_mprintf(
-      "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_pending\"(rowid INTEGER PRIMARY KEY);"
-      "CREATE TABLE IF NOT EXISTS \"%w\".\"vecsync_idx_%w_log\"(rowid INTEGER PRIMARY KEY);"
       "DELETE FROM \"%w\".\"vecsync_idx_%w_pending\";"
       "DELETE FROM \"%w\".\"vecsync_idx_%w_log\";"
       "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_bi\";"
@@ -942,52 +1043,56 @@ static int vsIndexBuild(sqlite3 *db, const VsIndexDef *pDef, int bRebuild,
       "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_ai\";"
       "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_au\";"
       "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_ad\";",
-      zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI);
+      zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI, zS, zI);
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
   zSql = sqlite3_mprintf(
       "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_bi\" BEFORE INSERT ON \"%w\" BEGIN"
       "  INSERT OR IGNORE INTO \"vecsync_idx_%w_pending\"(rowid)"
-      "    SELECT rowid FROM \"%w\" WHERE %s;"
+      "    SELECT %s FROM \"%w\" WHERE %s;"
       " END;"
       "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_bu\" BEFORE UPDATE ON \"%w\" BEGIN"
       "  INSERT OR IGNORE INTO \"vecsync_idx_%w_pending\"(rowid)"
-      "    SELECT rowid FROM \"%w\" WHERE (%s) AND rowid<>old.rowid;"
+      "    SELECT %s FROM \"%w\" WHERE (%s) AND %s<>%s;"
       " END;"
       "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_ai\" AFTER INSERT ON \"%w\" BEGIN"
-      "  SELECT RAISE(ABORT, %Q) FROM \"%w\" WHERE rowid=new.rowid AND %s AND (%s)"
+      "  SELECT RAISE(ABORT, %Q) FROM \"%w\" WHERE %s=%s AND %s AND (%s)"
       "    AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type='index' AND name=%Q);"
       "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT rowid FROM \"vecsync_idx_%w_pending\";"
       "  DELETE FROM \"vecsync_idx_%w_pending\";"
-      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (new.rowid);"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (%s);"
       " END;"
       "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_au\" AFTER UPDATE ON \"%w\" BEGIN"
-      "  SELECT RAISE(ABORT, %Q) FROM \"%w\" WHERE rowid=new.rowid AND %s AND (%s)"
+      "  SELECT RAISE(ABORT, %Q) FROM \"%w\" WHERE %s=%s AND %s AND (%s)"
       "    AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type='index' AND name=%Q);"
       "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT rowid FROM \"vecsync_idx_%w_pending\";"
       "  DELETE FROM \"vecsync_idx_%w_pending\";"
-      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT old.rowid WHERE %s;"
-      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT new.rowid WHERE %s;"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT %s WHERE %s;"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT %s WHERE %s;"
       " END;"
       "CREATE TRIGGER \"%w\".\"vecsync_idx_%w_ad\" AFTER DELETE ON \"%w\" BEGIN"
-      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (old.rowid);"
+      "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (%s);"
       " END;",
-      /* _bi */ zS, zI, zT, zI, zT, zConflict,
-      /* _bu */ zS, zI, zT, zI, zT, zConflict,
-      /* _ai */ zS, zI, zT, zMsg, zT, zMismatch, zCond, zI, zI, zI, zI, zI,
-      /* _au */ zS, zI, zT, zMsg, zT, zMismatch, zCond, zI, zI, zI, zI, zI, zChanged, zI, zChanged,
-      /* _ad */ zS, zI, zT, zI);
+      /* _bi */ zS, zI, zT, zI, zK, zT, zConflict,
+      /* _bu */ zS, zI, zT, zI, zK, zT, zConflict, zK, pDef->zOldK,
+      /* _ai */ zS, zI, zT, zMsg, zT, zK, pDef->zNewK, zMismatch, zCond, zI, zI, zI, zI, zI,
+                pDef->zNewK,
+      /* _au */ zS, zI, zT, zMsg, zT, zK, pDef->zNewK, zMismatch, zCond, zI, zI, zI, zI, zI,
+                pDef->zOldK, zChanged, zI, pDef->zNewK, zChanged,
+      /* _ad */ zS, zI, zT, zI, pDef->zOldK);
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   if( rc==SQLITE_OK ) rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
   zSql = 0;
   if( rc!=SQLITE_OK ) goto cleanup;
 
-  zSql = sqlite3_mprintf(
-      "INSERT INTO \"%w\".\"vecsync_idx_%w\"(rowid, embedding)"
-      " SELECT rowid, \"%w\" FROM \"%w\".\"%w\" WHERE \"%w\" IS NOT NULL AND (%s)",
-      zS, zI, zC, zS, zT, zC, zCond);
+  {
+    /* Every covered row: its key " IS NOT NULL" (a rowid, or a WITHOUT ROWID key, never is). */
+    char *zQ = sqlite3_mprintf("\"%w\".", zS);
+    zSql = zQ ? vsIndexApplySql(pDef, zQ, zQ, " IS NOT NULL") : 0;
+    sqlite3_free(zQ);
+  }
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
   sqlite3_free(zSql);
@@ -1040,15 +1145,51 @@ static void vsRebuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   vsIndexDefClear(&def);
 }
 
+/* Order hits by their position (iRowid) in a scan, for vsIndexScanKeys. */
+static int vsHitByPosition(const void *a, const void *b){
+  sqlite3_int64 x = (*(const VsHit* const*)a)->iRowid, y = (*(const VsHit* const*)b)->iRowid;
+  return x<y ? -1 : x>y;
+}
+
+/* A WITHOUT ROWID table's scan named its hits by their position in pStmt's rows: read the
+** rows again and keep each hit's primary key (the statement's first column) in apKey. */
+static int vsIndexScanKeys(sqlite3_stmt *pStmt, const VsTopK *pTop, sqlite3_value **apKey){
+  const VsHit **aBy = sqlite3_malloc64(sizeof(VsHit*) * (pTop->n>0 ? pTop->n : 1));
+  sqlite3_int64 iPos = 0;
+  int i, iNext = 0, rc = SQLITE_OK;
+  if( aBy==0 ) return SQLITE_NOMEM;
+  for(i=0; i<pTop->n; i++) aBy[i] = &pTop->a[i];
+  qsort(aBy, (size_t)pTop->n, sizeof(aBy[0]), vsHitByPosition);
+  sqlite3_reset(pStmt);
+  while( iNext<pTop->n && sqlite3_step(pStmt)==SQLITE_ROW ){
+    while( iNext<pTop->n && aBy[iNext]->iRowid==iPos ){
+      sqlite3_value *pKey = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+      if( pKey==0 ){ rc = SQLITE_NOMEM; break; }
+      apKey[aBy[iNext] - pTop->a] = pKey;
+      iNext++;
+    }
+    if( rc!=SQLITE_OK ) break;
+    iPos++;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK && iNext<pTop->n ) rc = SQLITE_ERROR;   /* the table changed under us */
+  sqlite3_free(aBy);
+  return rc;
+}
+
 /* Exact k nearest rows of the indexed table to query v, read straight from the table:
-** the path of connections that cannot build or bring up to date the index's search data. */
+** the path of connections that cannot build or bring up to date the index's search data.
+** A WITHOUT ROWID table's rows are read in key order, each hit named by its position
+** there, and *papKey receives the hits' keys (else it is left NULL). */
 static int vsIndexScanTable(sqlite3 *db, const VsIndexDef *pDef, const VsVector *pQuery,
-                            sqlite3_int64 k, VsTopK *pTop, char **pzErr){
+                            sqlite3_int64 k, VsTopK *pTop, sqlite3_value ***papKey,
+                            char **pzErr){
   sqlite3_stmt *pStmt = 0;
   char *zSql = sqlite3_mprintf(
-      "SELECT rowid, \"%w\" FROM \"%w\".\"%w\" WHERE \"%w\" IS NOT NULL AND (%s)",
-      pDef->zColumn, pDef->zSchema, pDef->zTable, pDef->zColumn,
-      pDef->zWhere ? pDef->zWhere : "1");
+      "SELECT %s, \"%w\" FROM \"%w\".\"%w\" WHERE \"%w\" IS NOT NULL AND (%s)%s%s",
+      pDef->zK, pDef->zColumn, pDef->zSchema, pDef->zTable, pDef->zColumn,
+      pDef->zWhere ? pDef->zWhere : "1", pDef->zKey ? " ORDER BY " : "",
+      pDef->zKey ? pDef->zK : "");
   sqlite3_int64 nRow = 0;
   int rc;
   if( zSql==0 ) return SQLITE_NOMEM;
@@ -1070,7 +1211,7 @@ static int vsIndexScanTable(sqlite3 *db, const VsIndexDef *pDef, const VsVector 
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     VsVector v;
     char *zErr = 0;
-    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
+    sqlite3_int64 iRowid = pDef->zKey ? nRow : sqlite3_column_int64(pStmt, 0);
     rc = vsVectorFromValue(sqlite3_column_value(pStmt, 1), VS_F32, &v, &zErr);
     if( rc==SQLITE_OK && v.nDim!=pDef->nDim ){
       zErr = sqlite3_mprintf("the vector has %d dimensions, index %s has %d",
@@ -1083,14 +1224,79 @@ static int vsIndexScanTable(sqlite3 *db, const VsIndexDef *pDef, const VsVector 
       if( rDist==rDist ) vsTopKPush(pTop, rDist, iRowid, nRow);   /* NaN: zero vector */
       nRow++;
     }else if( rc!=SQLITE_NOMEM ){
-      *pzErr = sqlite3_mprintf("row %lld: %s", iRowid, zErr ? zErr : "bad vector");
+      if( pDef->zKey ){
+        *pzErr = sqlite3_mprintf("row %s=%s: %s", pDef->zKey,
+                                 (const char*)sqlite3_column_text(pStmt, 0),
+                                 zErr ? zErr : "bad vector");
+      }else{
+        *pzErr = sqlite3_mprintf("row %lld: %s", iRowid, zErr ? zErr : "bad vector");
+      }
     }
     sqlite3_free(zErr);
     vsVectorFree(&v);
   }
-  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt);
   if( rc==SQLITE_OK ) vsTopKSort(pTop);
+  if( rc==SQLITE_OK && pDef->zKey ){
+    *papKey = sqlite3_malloc64(sizeof(sqlite3_value*) * (pTop->n>0 ? pTop->n : 1));
+    if( *papKey==0 ){
+      rc = SQLITE_NOMEM;
+    }else{
+      memset(*papKey, 0, sizeof(sqlite3_value*) * (pTop->n>0 ? pTop->n : 1));
+      rc = vsIndexScanKeys(pStmt, pTop, *papKey);
+      if( rc==SQLITE_ERROR ){
+        *pzErr = sqlite3_mprintf("table %s changed while it was read", pDef->zTable);
+      }
+    }
+  }
+  sqlite3_finalize(pStmt);
   return rc;
+}
+
+/* The primary keys of a WITHOUT ROWID index's hits, from the ids its search data gave. */
+static int vsIndexHitKeys(sqlite3 *db, const VsIndexDef *pDef, const VsTopK *pTop,
+                          sqlite3_value ***papKey, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT pk FROM \"%w\".\"vecsync_idx_%w_keys\" WHERE id=?1",
+                               pDef->zSchema, pDef->zIndex);
+  int i, rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ) return rc;
+  *papKey = sqlite3_malloc64(sizeof(sqlite3_value*) * (pTop->n>0 ? pTop->n : 1));
+  if( *papKey==0 ){ sqlite3_finalize(pStmt); return SQLITE_NOMEM; }
+  memset(*papKey, 0, sizeof(sqlite3_value*) * (pTop->n>0 ? pTop->n : 1));
+  for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
+    sqlite3_bind_int64(pStmt, 1, pTop->a[i].iRowid);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ){
+      (*papKey)[i] = sqlite3_value_dup(sqlite3_column_value(pStmt, 0));
+      if( (*papKey)[i]==0 ) rc = SQLITE_NOMEM;
+    }else{
+      rc = sqlite3_reset(pStmt);
+      if( rc==SQLITE_OK ){
+        *pzErr = sqlite3_mprintf("the search data of index %s names id %lld, which "
+                                 "vecsync_idx_%s_keys lacks: run vecsync_rebuild('%s')",
+                                 pDef->zIndex, pTop->a[i].iRowid, pDef->zIndex, pDef->zIndex);
+        rc = SQLITE_CORRUPT;
+      }
+    }
+    if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* A FLOAT1BIT column holds +1 and -1 elements: a query is taken as its signs (as libSQL's
+** vector1bit makes them, x > 0 is +1), and a hit's cosine distance 1 - (n - 2h)/n becomes
+** h, the number of differing bits, which is what libSQL reports for 1-bit vectors. */
+static void vsIndexQueryAsBits(float *q, int nDim){
+  int i;
+  for(i=0; i<nDim; i++) q[i] = q[i]>0.0f ? 1.0f : -1.0f;
+}
+static void vsIndexHitsAsHamming(VsTopK *pTop, int nDim){
+  int i;
+  for(i=0; i<pTop->n; i++) pTop->a[i].rDist = (double)llround(pTop->a[i].rDist * nDim / 2.0);
 }
 
 /* ---- vector_top_k ------------------------------------------------------------------------ */
@@ -1107,7 +1313,22 @@ struct VtkCursor {
   sqlite3_vtab_cursor base;   /* Base class: must be first */
   VsTopK top;                 /* Hits, nearest first */
   int iHit;                   /* Current hit */
+  sqlite3_value **apKey;      /* WITHOUT ROWID: each hit's primary key (its id); else NULL */
+  int bKeyIsRowid;            /* A hit's rowid is its key: a rowid, or a rowid-like key */
 };
+
+/* Forget the hits of the last search. */
+static void vtkCursorReset(VtkCursor *pCur){
+  int i;
+  if( pCur->apKey ){
+    for(i=0; i<pCur->top.n; i++) sqlite3_value_free(pCur->apKey[i]);
+    sqlite3_free(pCur->apKey);
+    pCur->apKey = 0;
+  }
+  vsTopKFree(&pCur->top);
+  pCur->iHit = 0;
+  pCur->bKeyIsRowid = 1;
+}
 
 typedef struct VtkTable VtkTable;
 struct VtkTable {
@@ -1175,7 +1396,7 @@ static int vtkOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 }
 
 static int vtkClose(sqlite3_vtab_cursor *cur){
-  vsTopKFree(&((VtkCursor*)cur)->top);
+  vtkCursorReset((VtkCursor*)cur);
   sqlite3_free(cur);
   return SQLITE_OK;
 }
@@ -1196,28 +1417,29 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 
   memset(&def, 0, sizeof(def));
   memset(&v, 0, sizeof(v));
-  vsTopKFree(&pCur->top);
-  pCur->iHit = 0;
+  vtkCursorReset(pCur);
   if( zIndex==0 ){
     zErr = sqlite3_mprintf("the index name is NULL");
     rc = SQLITE_ERROR;
     goto cleanup;
   }
-  /* An integral REAL (5.0) is an integer k, as libSQL takes it. */
-  if( sqlite3_value_numeric_type(argv[2])==SQLITE_FLOAT ){
+  /* k is an integer, 0 or more (0: no row), as libSQL takes it; an integral REAL (5.0)
+  ** is taken as that integer; text, a blob and NULL are refused, as libSQL refuses them. */
+  if( sqlite3_value_type(argv[2])==SQLITE_FLOAT ){
     double r = sqlite3_value_double(argv[2]);
-    k = (r>=1.0 && r<9.2e18 && r==(double)(sqlite3_int64)r) ? (sqlite3_int64)r : 0;
+    k = (r>=0.0 && r<9.2e18 && r==(double)(sqlite3_int64)r) ? (sqlite3_int64)r : -1;
   }else{
-    k = sqlite3_value_numeric_type(argv[2])==SQLITE_INTEGER ? sqlite3_value_int64(argv[2]) : 0;
+    k = sqlite3_value_type(argv[2])==SQLITE_INTEGER ? sqlite3_value_int64(argv[2]) : -1;
   }
-  if( k<=0 ){
-    zErr = sqlite3_mprintf("k must be a positive integer, got %s",
+  if( k<0 ){
+    zErr = sqlite3_mprintf("k must be a non-negative integer, got %s",
         sqlite3_value_type(argv[2])==SQLITE_NULL ? "NULL" : (const char*)sqlite3_value_text(argv[2]));
     rc = SQLITE_ERROR;
     goto cleanup;
   }
   rc = vsIndexLookup(pTab->db, zIndex, &def, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
+  pCur->bKeyIsRowid = def.zKey==0 || def.bKeyRowidLike;
   rc = vsVectorFromValue(argv[1], VS_F32, &v, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( v.nDim!=def.nDim ){
@@ -1226,6 +1448,7 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     rc = SQLITE_ERROR;
     goto cleanup;
   }
+  if( k==0 ) goto cleanup;    /* no row, the arguments checked */
   rc = vsIndexBuild(pTab->db, &def, 0, 0, &zErr);
   if( (rc&0xff)==SQLITE_READONLY || (rc&0xff)==SQLITE_BUSY ){
     /* A connection that cannot write cannot build the search data or apply what other
@@ -1233,7 +1456,8 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     ** connection has done so. */
     sqlite3_free(zErr);
     zErr = 0;
-    rc = vsIndexScanTable(pTab->db, &def, &v, k, &pCur->top, &zErr);
+    if( def.eColType==VS_LIBSQL_F1BIT ) vsIndexQueryAsBits((float*)v.aData, v.nDim);
+    rc = vsIndexScanTable(pTab->db, &def, &v, k, &pCur->top, &pCur->apKey, &zErr);
     goto cleanup;
   }
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -1248,9 +1472,14 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     zErr = vec0TakeError(pStore);
     goto cleanup;
   }
+  if( def.eColType==VS_LIBSQL_F1BIT ) vsIndexQueryAsBits(q, def.nDim);
   rc = vec0Search(pStore, q, k, 0, 0, &pCur->top);
+  if( rc==SQLITE_OK && def.zKey ) rc = vsIndexHitKeys(pTab->db, &def, &pCur->top, &pCur->apKey, &zErr);
 
 cleanup:
+  if( rc==SQLITE_OK && def.eColType==VS_LIBSQL_F1BIT && def.eMetric==VS_METRIC_COSINE ){
+    vsIndexHitsAsHamming(&pCur->top, def.nDim);
+  }
   if( rc!=SQLITE_OK ){
     sqlite3_free(pTab->base.zErrMsg);
     pTab->base.zErrMsg = rc==SQLITE_NOMEM ? 0 : sqlite3_mprintf("vector_top_k: %s",
@@ -1277,16 +1506,24 @@ static int vtkEof(sqlite3_vtab_cursor *cur){
 static int vtkColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   VtkCursor *pCur = (VtkCursor*)cur;
   const VsHit *pHit = &pCur->top.a[pCur->iHit];
-  if( i==VTK_COL_ID ) sqlite3_result_int64(ctx, pHit->iRowid);
-  else if( i==VTK_COL_DISTANCE ) sqlite3_result_double(ctx, pHit->rDist);
+  if( i==VTK_COL_ID ){
+    if( pCur->apKey ) sqlite3_result_value(ctx, pCur->apKey[pCur->iHit]);
+    else sqlite3_result_int64(ctx, pHit->iRowid);
+  }else if( i==VTK_COL_DISTANCE ){
+    sqlite3_result_double(ctx, pHit->rDist);
+  }
   return SQLITE_OK;
 }
 
 /* A hit's rowid is the indexed row's rowid (its id), as libSQL's vector_top_k gives it, so
-** "select rowid from vector_top_k(...)" and joins on it name the rows. */
+** "select rowid from vector_top_k(...)" and joins on it name the rows. Of a WITHOUT ROWID
+** table it is, as in libSQL, the key when that is rowid-like (INTEGER affinity, BINARY
+** collation), else the hit's position from 0. */
 static int vtkRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
   VtkCursor *pCur = (VtkCursor*)cur;
-  *pRowid = pCur->top.a[pCur->iHit].iRowid;
+  if( pCur->apKey==0 ) *pRowid = pCur->top.a[pCur->iHit].iRowid;
+  else if( pCur->bKeyIsRowid ) *pRowid = sqlite3_value_int64(pCur->apKey[pCur->iHit]);
+  else *pRowid = pCur->iHit;
   return SQLITE_OK;
 }
 

@@ -443,6 +443,22 @@ double vsCosineI8(const signed char *a, const signed char *b, int n){
   return (float)(1.0 - (double)dot/(sqrt((double)aa)*sqrt((double)bb)));
 }
 
+/* libSQL's float32 cosine distance (vectorF32DistanceCos): float32 sums, the product of
+** the two squared norms rounded to float32, the rest in double, the result rounded to
+** float32. A zero vector gives NaN. */
+double vsCosineLibsqlF32(const float *a, const float *b, int n){
+  float dot = 0, aa = 0, bb = 0, nn;
+  int i;
+  for(i=0; i<n; i++){
+    float pd = a[i]*b[i], pa = a[i]*a[i], pb = b[i]*b[i];
+    dot += pd;
+    aa += pa;
+    bb += pb;
+  }
+  nn = aa*bb;
+  return (float)(1.0 - (double)dot/sqrt((double)nn));
+}
+
 sqlite3_int64 vsHammingBytes(const unsigned char *a, const unsigned char *b, int nByte){
   sqlite3_int64 s = 0;
   int i;

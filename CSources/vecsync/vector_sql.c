@@ -139,8 +139,8 @@ static int vsDistanceArgs(sqlite3_value **argv, VsVector *pA, VsVector *pB, char
   return rc;
 }
 
-/* vector_distance_cos(a, b): 1 - cos(a, b); NULL for a zero
-** vector, whose direction is undefined. Ranges over [0, 2]. */
+/* vector_distance_cos(a, b): 1 - cos(a, b), as libSQL computes it (float32 vectors in
+** float32, FLOAT64 in double); NULL for a zero vector, whose direction is undefined. */
 static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsVector a, b;
   char *zErr = 0;
@@ -154,15 +154,18 @@ static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
     /* libSQL's cosine distance of 1-bit vectors is their hamming distance: the elements
     ** are +1 and -1, so it is (n - a·b) / 2. */
     sqlite3_result_double(ctx, ((double)a.nDim - vsDotF64(&a, &b)) / 2.0);
+  }else if( a.eType==VS_F32 ){
+    /* libSQL's figure for float32 (and the compact types, read as float32): float32 sums,
+    ** the result rounded to float32, not clamped; NULL for a zero vector. */
+    double rDist = vsCosineLibsqlF32((const float*)a.aData, (const float*)b.aData, a.nDim);
+    if( rDist!=rDist ) sqlite3_result_null(ctx); else sqlite3_result_double(ctx, rDist);
   }else{
     double rAA = vsDotF64(&a, &a), rBB = vsDotF64(&b, &b);
     if( rAA==0.0 || rBB==0.0 ){
       sqlite3_result_null(ctx);
     }else{
-      double rDist = 1.0 - vsDotF64(&a, &b)/sqrt(rAA*rBB);
-      if( rDist<0.0 ) rDist = 0.0;
-      if( rDist>2.0 ) rDist = 2.0;
-      sqlite3_result_double(ctx, rDist);
+      /* FLOAT64: double sums, the result rounded to float32 as libSQL's returns it. */
+      sqlite3_result_double(ctx, (float)(1.0 - vsDotF64(&a, &b)/sqrt(rAA*rBB)));
     }
   }
   vsVectorFree(&a);
@@ -183,8 +186,12 @@ static void vsDistanceL2Func(sqlite3_context *ctx, int argc, sqlite3_value **arg
   }
   if( rc!=SQLITE_OK ){
     vsResultError(ctx, rc, zErr);
+  }else if( a.eType==VS_F32 ){
+    /* libSQL's figure for float32: a float32 sum, the root rounded to float32. */
+    sqlite3_result_double(ctx, vsL2F32Seq((const float*)a.aData, (const float*)b.aData, a.nDim));
   }else{
-    sqlite3_result_double(ctx, sqrt(vsL2SqF64(&a, &b)));
+    /* FLOAT64: a double sum, the root rounded to float32 as libSQL returns it. */
+    sqlite3_result_double(ctx, (float)sqrt(vsL2SqF64(&a, &b)));
   }
   vsVectorFree(&a);
   vsVectorFree(&b);

@@ -125,13 +125,84 @@ struct LibSQLVectorIndexCompatibilityTests {
             """,
             error: ["vector index: unsupported for tables without ROWID and composite primary key"]),
         SQLCase(
-            "a WITHOUT ROWID table with one key column is refused with a clear message",
+            "a WITHOUT ROWID table with a TEXT key is indexed: id is the key, rowid the position from 0, as in libSQL",
             """
-            create table w(a primary key, e F32_BLOB(2)) without rowid;
-            insert into w values (1, '[1,2]');
-            create index i on w(libsql_vector_idx(e));
+            create table w(v1, v2, v3, email TEXT PRIMARY KEY, v FLOAT32(3)) without rowid;
+            create index wi on w(libsql_vector_idx(v));
+            insert into w values (1, 1, 1, 'e-1', vector('[1,2,3]'));
+            insert into w values (1, 1, 1, 'e-2', vector('[2,3,4]'));
+            insert into w values (1, 1, 1, 'e-3', vector('[3,4,5]'));
+            insert into w values (1, 1, 1, 'e-4', vector('[4,5,6]'));
+            select id, rowid, typeof(id) from vector_top_k('wi', vector('[3,4,5]'), 4);
             """,
-            error: ["vector index i", "WITHOUT ROWID", "not support"]),
+            rows: ["e-3|0|text", "e-4|1|text", "e-2|2|text", "e-1|3|text"]),
+        SQLCase(
+            "a WITHOUT ROWID table's INTEGER key is rowid-like: it is both id and rowid, as in libSQL",
+            """
+            create table w(k INTEGER PRIMARY KEY, v FLOAT32(2)) without rowid;
+            create index wi on w(libsql_vector_idx(v));
+            insert into w values (10, '[1,0]'), (20, '[0,1]'), (5, '[1,1]');
+            select id, rowid, typeof(id) from vector_top_k('wi', '[1,0]', 4);
+            """,
+            rows: ["10|10|integer", "5|5|integer", "20|20|integer"]),
+        SQLCase(
+            "a WITHOUT ROWID index follows inserts, key updates, deletes, REPLACE and its partial WHERE",
+            """
+            create table w(name TEXT PRIMARY KEY, kind INT, tag UNIQUE, e F32_BLOB(2)) without rowid;
+            create index wi on w(libsql_vector_idx(e)) where kind = 0;
+            insert into w values ('a', 0, 1, '[1,0]'), ('b', 0, 2, '[0,1]'), ('c', 1, 3, '[1,0.1]');
+            select 'first', id from vector_top_k('wi', '[1,0]', 5);
+            update w set name = 'z' where name = 'a';
+            update w set kind = 0 where name = 'c';
+            delete from w where name = 'b';
+            select 'second', id from vector_top_k('wi', '[1,0]', 5);
+            insert or replace into w values ('y', 0, 3, '[0,1]');
+            update or replace w set tag = 1 where name = 'y';
+            select 'third', id, printf('%.3f', distance) from vector_top_k('wi', '[1,0]', 5);
+            select 'rebuilt', vecsync_rebuild('wi');
+            select 'fourth', id from vector_top_k('wi', '[1,0]', 5);
+            """,
+            rows: [
+                "first|a", "first|b", "second|z", "second|c", "third|y|1.000", "rebuilt|1", "fourth|y",
+            ]),
+        SQLCase(
+            "a WITHOUT ROWID key changed to one equal under its collation is reported as the table holds it",
+            """
+            create table w(k TEXT COLLATE NOCASE PRIMARY KEY, e F32_BLOB(2)) without rowid;
+            create index wi on w(libsql_vector_idx(e));
+            insert into w values ('A', '[1,0]'), ('b', '[0,1]');
+            select 'before', id from vector_top_k('wi', '[1,0]', 5);
+            update w set k = 'a' where k = 'A';
+            select 'after', id from vector_top_k('wi', '[1,0]', 5);
+            """,
+            rows: ["before|A", "before|b", "after|a", "after|b"]),
+        SQLCase(
+            "a WITHOUT ROWID table in an attached database is indexed and followed",
+            """
+            attach ':memory:' as aux;
+            create table aux.w(name TEXT PRIMARY KEY, e F32_BLOB(2)) without rowid;
+            create index aux.wi on w(libsql_vector_idx(e));
+            insert into aux.w values ('x', '[1,0]'), ('y', '[0,1]');
+            select 'a', id from vector_top_k('aux.wi', '[0,1]', 5);
+            update aux.w set name = 'z' where name = 'x';
+            select 'b', id from vector_top_k('aux.wi', '[1,0]', 5);
+            """,
+            rows: ["a|y", "a|x", "b|z", "b|y"]),
+        SQLCase(
+            "on a FLOAT1BIT column the distance is the number of differing bits, as libSQL's vector_distance_cos gives it",
+            """
+            create table b(id integer primary key, e FLOAT1BIT(9));
+            create index bi on b(libsql_vector_idx(e));
+            insert into b values (1, vector1bit('[1,1,1,1,1,1,1,1,1]')), (2, vector1bit('[-1,-1,-1,-1,-1,-1,-1,-1,1]')),
+              (3, vector1bit('[1,-1,1,-1,1,-1,1,-1,1]'));
+            select 'index', id, distance from vector_top_k('bi', vector1bit('[1,1,1,1,1,1,1,1,-1]'), 3);
+            select 'function', id, vector_distance_cos(e, vector1bit('[1,1,1,1,1,1,1,1,-1]')) from b order by id;
+            select 'text query', id, distance from vector_top_k('bi', '[0.5,2,3,4,5,6,7,8,-0.1]', 1);
+            """,
+            rows: [
+                "index|1|1.0", "index|3|5.0", "index|2|9.0", "function|1|1.0", "function|2|9.0", "function|3|5.0",
+                "text query|1|1.0",
+            ]),
         SQLCase(
             "an index of an attached database is searched by its qualified name, and follows writes",
             """
@@ -214,6 +285,17 @@ struct LibSQLVectorIndexCompatibilityTests {
             "the cosine distance of 1-bit vectors is their hamming distance, as in libSQL",
             "SELECT vector_distance_cos(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
             rows: ["2.0"]),
+        SQLCase(
+            "vector_distance_cos and _l2 give libSQL's figures: float32 sums, FLOAT64 in double, rounded to float32",
+            """
+            select vector_distance_cos('[1,2]', '[2,1]') = 0.20000000298023224,
+              vector_distance_l2('[1,2]', '[2,1]') = 1.4142135381698608,
+              vector_distance_cos('[1.1,1.0,0.3]', '[1.2,1.2,-0.7]') = 0.17027704417705536,
+              vector_distance_cos(vector64('[1,2]'), vector64('[2,1]')) = 0.20000000298023224,
+              vector_distance_l2(vector64('[1,3]'), vector64('[2,1]')) = 2.2360680103302,
+              vector_distance_cos('[0.1,0.2,0.3]', '[0.1,0.2,0.3]') = -9.731374817079086e-09;
+            """,
+            rows: ["1|1|1|1|1|1"]),
         SQLCase(
             "1-bit vectors have no l2 distance",
             "SELECT vector_distance_l2(vector1bit('[1, -2, 3]'), vector1bit('[1, 2, -3]'));",
@@ -330,6 +412,55 @@ struct LibSQLVectorIndexCompatibilityTests {
                 select count(*) from vecsync_idx_docs_idx_log;
                 select count(*) from vecsync_idx_docs_idx;
                 """, ["4", "3", "1", "0", "3"]
+            ),
+        ]
+        for (number, step) in steps.enumerated() {
+            let run = try path.run(step.sql, databasePath: file)
+            #expect(
+                run.errors.isEmpty && run.rows == step.rows,
+                "step \(number + 1):\n\(step.sql)\nexpected rows \(step.rows)\ngot: \(run)")
+        }
+    }
+
+    @Test(
+        "a WITHOUT ROWID index: a read-only search answers from the table by key, and the next writable search applies the log",
+        arguments: SQLPath.allCases)
+    func withoutRowidLoggedWritesAreAnsweredAndApplied(path: SQLPath) throws {
+        let directory = try temporaryDirectory("index-log-without-rowid")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("docs.sqlite").path
+        // Ties (equal distances) are ordered by key on the read-only path, and by the order
+        // the rows were indexed once the search data holds them (a build indexes in key order).
+        let steps: [(sql: String, rows: [String])] = [
+            (
+                """
+                create table w(name TEXT PRIMARY KEY, e F32_BLOB(2)) without rowid;
+                create index wi on w(libsql_vector_idx(e));
+                insert into w values ('b', '[1,0]'), ('a', '[1,0]'), ('c', '[0,1]');
+                select id, rowid from vector_top_k('wi', '[1,0]', 5);
+                """, ["a|0", "b|1", "c|2"]
+            ),
+            (
+                """
+                insert into w values ('0', '[1,0]');
+                delete from w where name = 'c';
+                update w set e = '[0,1]' where name = 'b';
+                select count(*) from vecsync_idx_wi_log;
+                """, ["3"]
+            ),
+            (
+                """
+                pragma query_only = 1;
+                select id, rowid, distance from vector_top_k('wi', '[1,0]', 5);
+                select count(*) from vecsync_idx_wi_log;
+                """, ["0|0|0.0", "a|1|0.0", "b|2|1.0", "3"]
+            ),
+            (
+                """
+                select id, distance from vector_top_k('wi', '[1,0]', 5);
+                select count(*) from vecsync_idx_wi_log;
+                select count(*) from vecsync_idx_wi_keys;
+                """, ["a|0.0", "0|0.0", "b|1.0", "0", "3"]
             ),
         ]
         for (number, step) in steps.enumerated() {

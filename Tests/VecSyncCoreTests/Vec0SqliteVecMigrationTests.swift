@@ -82,7 +82,7 @@ struct Vec0SqliteVecMigrationTests {
         select rowid, distance from parts where e match '[1,0]' and k = 3 and user_id = 5;
         """
     static let expected = [
-        "1|0.0", "2|1.0", "4|1.894427191",
+        "1|0.0", "2|1.0", "4|1.89442718",
         "1|red|10|0.5|1|'first'", "2|blue|-20|1.25|0|NULL",
         "4|a category name longer than twelve bytes|40|-3.5|0|'fourth'",
         "alpha|[1.000000,2.000000]", "beta|[3.000000,4.000000]",

@@ -34,21 +34,28 @@ struct VectorTopKBadInputTests {
             index + "select id from vector_top_k('docs_cat', vector32('[1, 0, 0, 0]'), 1);",
             error: ["vector_top_k", "docs_cat is not a vector index"]),
         SQLCase(
-            "k = 0 is refused",
-            index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 0);",
-            error: ["vector_top_k", "k must be a positive integer, got 0"]),
+            "k = 0 returns no row, as in libSQL; the other arguments are still checked",
+            index + """
+                select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 0);
+                select id from vector_top_k('nope', vector32('[1, 0, 0, 0]'), 0);
+                """,
+            error: ["vector_top_k", "no such index: nope"]),
         SQLCase(
             "a negative k is refused",
             index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), -1);",
-            error: ["k must be a positive integer, got -1"]),
+            error: ["k must be a non-negative integer, got -1"]),
         SQLCase(
             "a non-integer k is refused",
             index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 2.5);",
-            error: ["k must be a positive integer, got 2.5"]),
+            error: ["k must be a non-negative integer, got 2.5"]),
         SQLCase(
             "a text k is refused",
             index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), 'ten');",
-            error: ["k must be a positive integer, got ten"]),
+            error: ["k must be a non-negative integer, got ten"]),
+        SQLCase(
+            "a text k that reads as a number is refused, as libSQL refuses it",
+            index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0, 0]'), '2');",
+            error: ["k must be a non-negative integer, got 2"]),
         SQLCase(
             "a query of the wrong dimension names both",
             index + "select id from vector_top_k('docs_idx', vector32('[1, 0, 0]'), 1);",
