@@ -241,6 +241,7 @@ static void vec0PushScores(Vec0Table *p, const Vec0Chunk *c, const float *aScore
 static double vec0ReportedDistance(int eMetric, const float *q, const float *v, int n, double d){
   if( eMetric==VS_METRIC_L2 ) return vsL2F32Seq(q, v, n);
   if( eMetric==VS_METRIC_COSINE ) return vsCosineF32Seq(q, v, n);
+  if( eMetric==VS_METRIC_L1 ) return (float)d;  /* sqlite-vec sums in double, keeps a float */
   return d;
 }
 
@@ -687,14 +688,21 @@ cleanup:
 ** The distance a vec0 KNN query reports for its hits, which step 4 has ordered by their
 ** exact (double) distance: for l2 and cosine, the figure sqlite-vec reports, its float32
 ** sums (vsL2F32Seq, vsCosineF32Seq, as vec_distance_l2 and vec_distance_cosine compute
-** them), so the same query gives the same numbers in both. The order is not changed: two
-** hits whose float32 figures are equal stay ordered by exact distance, then rowid. dot
-** (ours alone) keeps the exact distance.
+** them), and for l1 the exact distance rounded to float32 as sqlite-vec stores it, so the
+** same query gives the same numbers in both. The order is not changed: two hits whose
+** float32 figures are equal stay ordered by exact distance, then rowid. dot (ours alone)
+** keeps the exact distance. int8 and bit columns already have sqlite-vec's figures
+** (vec0SearchTyped), and q is not a float vector there.
 */
 int vec0ReportDistances(Vec0Table *p, const float *q, VsTopK *pTop){
   float *aTmp = 0;
   int i, rc = SQLITE_OK, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
-  if( eMetric!=VS_METRIC_L2 && eMetric!=VS_METRIC_COSINE ) return SQLITE_OK;
+  if( p->cfg.eElem!=VS_F32 ) return SQLITE_OK;
+  if( eMetric!=VS_METRIC_L2 && eMetric!=VS_METRIC_COSINE && eMetric!=VS_METRIC_L1 ) return SQLITE_OK;
+  if( eMetric==VS_METRIC_L1 ){
+    for(i=0; i<pTop->n; i++) pTop->a[i].rDist = (float)pTop->a[i].rDist;
+    return SQLITE_OK;
+  }
   for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
     const float *v = vec0CacheVector(p, pTop->a[i].iSlot);
     if( v==0 ){

@@ -119,17 +119,27 @@ struct Vec0SqliteVecSemanticsTests {
             """,
             rows: ["1", "1", "3", "2", "7", "2"]),
         SQLCase(
-            "distance_metric=l1 ranks by the sum of absolute differences and reports vec_distance_l1",
+            "distance_metric=l1 ranks by the sum of absolute differences: vec_distance_l1, kept as a float",
             """
             create virtual table l using vec0(e float[3] distance_metric=l1);
             insert into l(rowid, e) values (1, '[1, 2, 3]'), (2, '[0.1, 0.2, 0.3]'), (3, '[-1, 5, 2]'),
               (4, '[0.3, 0.7, -1.1]');
-            select rowid, distance = vec_distance_l1(e, '[0.3, 0.7, 1.1]') from l
+            select rowid, abs(distance - vec_distance_l1(e, '[0.3, 0.7, 1.1]')) < 1e-6 from l
              where e match '[0.3, 0.7, 1.1]' and k = 4;
-            select rowid, round(distance, 6), distance = vec_distance_l1(e, '[0, 0, 0]') from l
+            select rowid, round(distance, 6), abs(distance - vec_distance_l1(e, '[0, 0, 0]')) < 1e-6 from l
              where e match '[0, 0, 0]' and k = 2;
             """,
             rows: ["2|1", "4|1", "1|1", "3|1", "2|0.6|1", "4|2.1|1"]),
+        SQLCase(
+            "distance_metric=l1 reports sqlite-vec's figures: the double sum rounded to float32",
+            """
+            create virtual table l using vec0(e float[3] distance_metric=l1);
+            insert into l(rowid, e) values (1, '[0.1, 0.2, 0.3]'), (2, '[1.1, -0.7, 0.25]'), (3, '[0.3, 0.3, 0.3]');
+            select rowid, distance in (1.2000000476837158, 1.5, 2.549999952316284) from l
+             where e match '[0.5, 0.5, -0.5]' and k = 3;
+            select vec_distance_l1('[0.1, 0.2, 0.3]', '[0.5, 0.5, -0.5]') = 1.5000000074505806;
+            """,
+            rows: ["3|1", "1|1", "2|1", "1"]),
         SQLCase(
             "distance_metric=l1 with indexed by rescore(...) is refused, naming the column",
             "create virtual table l using vec0(e float[4] distance_metric=l1 indexed by rescore(quantizer=int8));",
