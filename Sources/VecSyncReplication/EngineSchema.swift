@@ -33,6 +33,8 @@ import VecSyncCore
 /// - `vecsync_retired(tbl, col, renamed_to)`: columns dropped (`renamed_to` NULL) or renamed
 ///   by ``Replica/alter(_:renamingColumns:_:)``, and whole tables dropped by it (`col` empty):
 ///   incoming values for them are mapped to the new name, or ignored and reported.
+/// - `vecsync_suspended(tbl, reason)`: tracked tables found with a schema the engine cannot
+///   follow alone; change scans skip them, so when one syncs again all its rows are sent again.
 /// - `vecsync_derived_indexes`: created here, owned by VecSyncCore's `DerivedIndexCatalogue`
 ///   (FTS5 indexes registered with the engine; vec0 indexes are in `vecsync_vector_indexes`).
 enum EngineSchema {
@@ -84,6 +86,7 @@ enum EngineSchema {
                   site TEXT NOT NULL,
                   value,
                   PRIMARY KEY (tbl, pk, col)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS vecsync_suspended (tbl TEXT PRIMARY KEY, reason TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS vecsync_retired (
                   tbl TEXT NOT NULL,
                   col TEXT NOT NULL,

@@ -95,11 +95,18 @@ extension Replica {
                             reason: "table \(before.name) has no tracked column \(old) to rename to \(new)")
                     }
                 }
+                let wasSuspended =
+                    try Self.isMarkedSuspended(db, before.name) || Self.schemaState(db, of: before).suspension != nil
                 let triggers = TriggerSQL(table: before, site: site)
                 try db.execute(sql: TriggerSQL.drop(triggers.triggerNames + triggers.guardTriggerNames))
                 try body(db)
                 var report = SchemaReport()
                 try Self.commitAlter(db, before: before, renames: renames, site: site, report: &report)
+                try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [before.name])
+                if wasSuspended, let after = try Self.recordedTables(db).first(where: { $0.name == before.name }) {
+                    try Self.resendAll(db, table: after)
+                    report.resumedTables.append(after.name)
+                }
                 let others = try Self.adoptSchemaChanges(db, site: site)
                 report.merge(others)
                 return report
@@ -164,7 +171,13 @@ extension Replica {
     func adoptSchemaChangesIfNeeded() throws {
         let needed = try SyncError.wrap {
             try writer.read { db in
-                try Self.recordedTables(db).contains { try Self.schemaState(db, of: $0).needsAdoption }
+                try Self.recordedTables(db).contains { table in
+                    let state = try Self.schemaState(db, of: table)
+                    // A suspension is noted (so the table's rows are sent again once it
+                    // resumes), and a resumption acted on, before a scan passes over it.
+                    return try state.needsAdoption
+                        || (state.suspension != nil) != Self.isMarkedSuspended(db, table.name)
+                }
             }
         }
         if needed { try adoptSchemaChanges() }
@@ -180,7 +193,17 @@ extension Replica {
             let state = try schemaState(db, of: recorded)
             if let reason = state.suspension {
                 report.suspendedTables[recorded.name] = reason
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO vecsync_suspended (tbl, reason) VALUES (?, ?)",
+                    arguments: [recorded.name, reason])
                 continue
+            }
+            if try isMarkedSuspended(db, recorded.name) {
+                // Fixed outside `alter` (the change undone): change scans skipped the table
+                // meanwhile, so every row goes out again.
+                try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [recorded.name])
+                try resendAll(db, table: recorded)
+                report.resumedTables.append(recorded.name)
             }
             guard state.needsAdoption, let live = state.live else { continue }
             let table = recorded.with(columns: live.columns, declaredTypes: live.declaredTypes)
@@ -297,6 +320,32 @@ extension Replica {
             renamedTo.values.contains { $0.lowercased() == table.columns[index].lowercased() }
         }
         report.appliedKeptValues += try applyKeptValues(db, table: table, columns: added + renamedColumns)
+    }
+
+    /// Whether a suspension of `table` was noted in `vecsync_suspended`.
+    static func isMarkedSuspended(_ db: Database, _ table: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM vecsync_suspended WHERE tbl = ?", arguments: [table]) ?? false
+    }
+
+    /// Gives every clock row of `table` a new sequence number (and each column changed so
+    /// far the same), so the whole table travels in the next change sets to every peer,
+    /// versions unchanged: what a table that was skipped while suspended needs. Merging
+    /// rows a peer has already is harmless.
+    static func resendAll(_ db: Database, table: TrackedTable) throws {
+        let clock = table.clockTable.quotedName
+        let count = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(clock)") ?? 0
+        guard count > 0 else { return }
+        let changes = table.columns.indices.map { (index: Int) -> String in
+            let q = ClockTable.changedAt(index)
+            return ", \(q) = CASE WHEN \(q) IS NULL THEN NULL ELSE s.base + n.r END"
+        }.joined()
+        try db.execute(
+            sql: """
+                WITH n AS (SELECT pk, row_number() OVER (ORDER BY pk) AS r FROM \(clock)),
+                s AS (SELECT seq AS base FROM vecsync_replica WHERE id = 1)
+                UPDATE \(clock) SET seq = s.base + n.r\(changes) FROM n, s WHERE n.pk = \(clock).pk
+                """)
+        try db.execute(sql: TriggerSQL.advanceSequence, arguments: [count])
     }
 
     /// Installs `table`'s capture triggers (and guard triggers on a read-only replica), then

@@ -13,6 +13,9 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
     /// Tables whose capture triggers had vanished (the table was dropped and re-created, as
     /// SQLite's 12-step rebuild does) and were put back.
     public var restoredTables: [String] = []
+    /// Tables that sync again after being suspended: every row of each is sent again, since
+    /// change scans passed over their changes meanwhile.
+    public var resumedTables: [String] = []
     /// Rows recorded as written here when capture was restored or a column was added: rows
     /// inserted or deleted while the triggers were missing, and values written to a new
     /// column before the engine knew it (a value other than the column's default).
@@ -29,7 +32,7 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
     /// True when nothing changed (suspended tables aside).
     public var isEmpty: Bool {
         addedColumns.isEmpty && droppedColumns.isEmpty && renamedColumns.isEmpty && droppedTables.isEmpty
-            && restoredTables.isEmpty && recordedRows == 0 && appliedKeptValues == 0
+            && restoredTables.isEmpty && resumedTables.isEmpty && recordedRows == 0 && appliedKeptValues == 0
     }
 
     /// One line per kind of change.
@@ -47,6 +50,7 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
         }
         for table in droppedTables { lines.append("\(table): dropped, no longer tracked") }
         for table in restoredTables { lines.append("\(table): capture restored after the table was re-created") }
+        for table in resumedTables { lines.append("\(table): syncing again, every row sent again") }
         if recordedRows > 0 { lines.append("\(recordedRows) rows recorded as written here") }
         if appliedKeptValues > 0 { lines.append("\(appliedKeptValues) kept values applied") }
         for (table, reason) in suspendedTables.sorted(by: { $0.key < $1.key }) {

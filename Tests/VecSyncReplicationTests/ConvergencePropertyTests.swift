@@ -295,7 +295,10 @@ struct ConvergencePropertyTests {
                 [album, name]
             ),
             ("UPDATE photos SET rating = rating WHERE id = ?", [photo]),
-            (#"INSERT OR REPLACE INTO \#(tags) VALUES (?, ?, ?)"#, [tag, label, weight]),
+            (
+                #"INSERT OR REPLACE INTO \#(tags) ("k""ey", "la'bel", "wei""ght") VALUES (?, ?, ?)"#,
+                [tag, label, weight]
+            ),
             (
                 #"INSERT INTO \#(tags) ("k""ey", "la'bel") VALUES (?, ?) ON CONFLICT DO UPDATE SET "la'bel" = excluded."la'bel""#,
                 [tag, label]

@@ -220,13 +220,19 @@ struct SchemaChangeTests {
         let merged = try Self.deliver(a, to: b)
         #expect(merged.inserted == 1)
         #expect(merged.quarantined.map(\.table) == ["albums"])
-        #expect(try b.changes(since: 0).records.count == 2)  // p1 merged, p2 written: photos only
+        // Written while the table is suspended: captured, and not lost when scans pass it.
+        try Self.write(b, "INSERT INTO albums (id, name, cover_photo) VALUES ('b1', 'from b', NULL)")
+        let scanned = try b.changes(since: 0)
+        #expect(scanned.records.count == 2)  // p1 merged, p2 written: photos only
         let resumed = try b.alter("albums", renamingColumns: ["cover": "cover_photo"]) { _ in }
         #expect(resumed.renamedColumns == ["albums": ["cover": "cover_photo"]])
+        #expect(resumed.resumedTables == ["albums"])
+        try a.merge(b.changes(since: scanned.through))
+        #expect(try Self.rows(a, "SELECT id, name FROM albums ORDER BY id") == ["t6131|t78", "t6231|t66726f6d2062"])
         #expect(try b.suspendedTables().isEmpty)
         let retried = try Self.deliver(a, to: b)
         #expect(retried.releasedFromQuarantine == 1, "\(retried)")
-        #expect(try Self.rows(b, "SELECT id, cover_photo FROM albums") == ["t6131|t7031"])
+        #expect(try Self.rows(b, "SELECT id, cover_photo FROM albums ORDER BY id") == ["t6131|t7031", "t6231|null"])
     }
 
     @Test("a change set whose shared columns differ in type is quarantined for that table; the others merge")

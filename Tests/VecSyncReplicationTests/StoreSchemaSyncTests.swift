@@ -105,9 +105,15 @@ struct StoreSchemaSyncTests {
 
     @Test("sql/choir.sql's tables and a DriveIndex-style AUTOINCREMENT catalogue track and sync")
     func scriptSchemasSync() throws {
-        let script = try String(
+        // The script's CREATE statements (it goes on with demo rows and shell commands).
+        let text = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("sql/choir.sql"), encoding: .utf8)
+        let script = text.split(separator: "\n").filter { !$0.hasPrefix(".") && !$0.hasPrefix("--") }
+            .joined(separator: "\n").components(separatedBy: ";\n")
+            .filter { $0.trimmingCharacters(in: .whitespacesAndNewlines).uppercased().hasPrefix("CREATE") }
+            .map { $0 + ";\n" }.joined()
+        #expect(script.contains("parameter_history") && script.contains("AUTOINCREMENT"))
         let files = """
             CREATE TABLE files (
               id INTEGER PRIMARY KEY AUTOINCREMENT,
