@@ -5,7 +5,10 @@ import VecSyncCore
 /// Merges one change set into a replica's database, inside the caller's transaction.
 ///
 /// How it works, in named steps (``run()``):
-/// 1. ``matchTables()``: every table of the change set is tracked here with the same definition;
+/// 1. ``matchTables()``: local schema changes are adopted, and each table of the change set is
+///    matched with the local one — by position when the definitions are equal, by column
+///    name (``mapping(from:to:retired:)``) when they differ; a table that cannot merge here
+///    has its records quarantined, and the others go on;
 /// 2. ``readCursor()``: a change set behind the origin's cursor was merged before;
 /// 3. ``checkClocks()``: no version comes from a clock too far in the future (nothing is
 ///    written before these checks pass);
