@@ -297,7 +297,12 @@ struct ChangeSetMerge {
                 map.append(nil)
                 continue
             }
-            guard origin.declaredTypes[index] == local.declaredTypes[target], !used.contains(target) else {
+            guard !used.contains(target) else {
+                return .failure(
+                    Incompatible(
+                        reason: "column \(name) and another column there both map to \(local.columns[target]) here"))
+            }
+            guard origin.declaredTypes[index] == local.declaredTypes[target] else {
                 return .failure(
                     Incompatible(
                         reason:
