@@ -90,6 +90,12 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
     public static let notMergingCondition =
         "coalesce((SELECT value FROM \(VectorIndex.stateTable.quotedSQLIdentifier) WHERE key = 'merging'), 0) IS NOT 1"
 
+    /// Whether the merging state is set (inside a merge's transaction).
+    public static func isMerging(_ db: Database) throws -> Bool {
+        guard try db.tableExists(VectorIndex.stateTable) else { return false }
+        return try Bool.fetchOne(db, sql: "SELECT NOT (\(notMergingCondition))") ?? false
+    }
+
     /// Sets or clears the merging state of the current transaction: while it is set, the
     /// triggers of vec0 indexes do nothing (the merge refreshes them with
     /// ``refresh(_:changedKeys:)`` instead), nor do the replication engine's capture triggers.

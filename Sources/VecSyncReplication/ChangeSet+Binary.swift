@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```
 /// offset 0   "VSCS"                       magic
-///        4   u16 format version           (2; 1 is still read)
+///        4   u16 format version           (3; 1 and 2 are still read)
 ///        6   u16 flags                    (0)
 ///        8   u32 body length
 ///       12   body
@@ -12,7 +12,8 @@ import Foundation
 /// ```
 /// The body holds, as LEB128 varints and length-prefixed UTF-8: the origin site, `since`,
 /// `through`, the schema fingerprint (u64), the site table, the acknowledgements, the table
-/// definitions, and the records. A record is its table index, its key, its causal length,
+/// definitions (name, key, fingerprint, columns, and from format 3 the key kind, each
+/// column's declared type and the authority, empty for none), and the records. A record is its table index, its key, its causal length,
 /// its authority count, its row version and site, and for a live row the number of columns
 /// it carries (followed by their positions when it is not all of them) and each carried
 /// column's authority count, version (as a zigzag delta from the row version, usually one
@@ -34,6 +35,7 @@ extension ChangeSet {
     /// sequence 0 in tables without an authority.
     func serialized(formatVersion: UInt16) -> Data {
         let hasAuthority = formatVersion >= 2
+        let hasDefinition = formatVersion >= 3
         var sites: [SiteID] = [origin]
         var siteIndex: [SiteID: Int] = [origin: 0]
         func index(_ site: SiteID) -> Int {
@@ -69,6 +71,14 @@ extension ChangeSet {
             body.uint64(table.fingerprint)
             body.count(table.columns.count)
             for column in table.columns { body.string(column) }
+            if hasDefinition {
+                let definition = table.definition
+                body.string(definition?.keyKind.rawValue ?? "")
+                let types = definition?.declaredTypes ?? []
+                body.count(types.count)
+                for type in types { body.string(type) }
+                body.string(definition?.authority?.rawValue ?? "")
+            }
         }
         body.count(records.count)
         for record in records {
@@ -126,6 +136,7 @@ extension ChangeSet {
             throw SyncError.incompatibleFormat(found: version, supported: Self.formatVersion)
         }
         let hasAuthority = version >= 2
+        let hasDefinition = version >= 3
         _ = try header.uint16()
         let bodyLength = Int(try header.uint32())
         guard bytes.count == 12 + bodyLength + 4 else {
@@ -167,7 +178,32 @@ extension ChangeSet {
             let tableFingerprint = try reader.uint64()
             var columns: [String] = []
             for _ in 0..<(try reader.count(what: "column")) { columns.append(try reader.string("column name")) }
-            tables.append(Table(name: name, primaryKey: key, columns: columns, fingerprint: tableFingerprint))
+            var definition: Table.Definition?
+            if hasDefinition {
+                let kindName = try reader.string("key kind")
+                var types: [String] = []
+                for _ in 0..<(try reader.count(what: "declared type")) {
+                    types.append(try reader.string("declared type"))
+                }
+                let authority = try reader.string("authority")
+                if !kindName.isEmpty {
+                    guard let kind = TrackedTable.KeyKind(rawValue: kindName) else {
+                        throw reader.corrupt("table \(name) has an unknown key kind '\(kindName)'")
+                    }
+                    guard types.count == columns.count else {
+                        throw reader.corrupt(
+                            "table \(name) has \(columns.count) columns and \(types.count) declared types")
+                    }
+                    definition = Table.Definition(
+                        keyKind: kind, declaredTypes: types, authority: authority.isEmpty ? nil : SiteID(authority))
+                }
+            }
+            let table = Table(
+                name: name, primaryKey: key, columns: columns, fingerprint: tableFingerprint, definition: definition)
+            if let tracked = table.trackedTable, tracked.fingerprint != tableFingerprint {
+                throw reader.corrupt("the fingerprint of table \(name) does not match its definition")
+            }
+            tables.append(table)
         }
         var records: [Record] = []
         let recordCount = try reader.count(minimumSize: 5, what: "record")

@@ -1,70 +1,335 @@
 import Foundation
 
-extension ChangeSet {
-    /// A JSON rendering of the change set, for people debugging a sync: every record with
-    /// its table, key, causal length, versions, sites and values (blobs in base64 with their
-    /// byte count). It is not a transport format; ``serialized()`` is.
+/// The JSON form of a change set: `Codable`, and round-trips exactly.
+///
+/// ```json
+/// {
+///   "formatVersion" : 3, "origin" : "mac", "since" : 0, "through" : 2,
+///   "schemaFingerprint" : "…", "acknowledgements" : { "phone" : 7 },
+///   "tables" : [ { "name" : "photos", "primaryKey" : "id", "columns" : [ "title", "score" ],
+///                  "fingerprint" : "…", "keyKind" : "text", "declaredTypes" : [ "TEXT", "REAL" ] } ],
+///   "records" : [ { "table" : "photos", "key" : { "text" : "p1" }, "causalLength" : 1,
+///                   "authorityCount" : 0, "deleted" : false, "version" : "111410952978432000",
+///                   "site" : "mac", "columns" : { "score" : { "value" : { "real" : 1 },
+///                   "version" : "111410952978432000", "site" : "mac", "authorityCount" : 0 } } } ]
+/// }
+/// ```
+///
+/// Versions (hybrid-logical-clock values, above 2^53) are decimal strings, so JavaScript
+/// reads them exactly; integers and strings of digits are both accepted when decoding. A
+/// value is JSON `null` or an object naming its storage class: `{"integer": 42}` (a
+/// string of digits is accepted too), `{"real": 1}` — a REAL stays REAL even when whole,
+/// and the shortest decimal that reads back to the same double is written (`"nan"`,
+/// `"inf"`, `"-inf"` as strings) — `{"text": "…"}`, and `{"base64": "…", "bytes": 8}` for
+/// blobs. A record names its table and its columns. Decoding checks what the binary
+/// decoder checks (keys, causal lengths, ranges, fingerprints) and throws
+/// ``SyncError/corruptChangeSet(reason:offset:)`` naming the problem.
+extension ChangeSet: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case formatVersion, origin, since, through, schemaFingerprint, acknowledgements, tables, records
+    }
+
+    private enum TableKeys: String, CodingKey {
+        case name, primaryKey, columns, fingerprint, keyKind, declaredTypes, authority
+    }
+
+    private enum RecordKeys: String, CodingKey {
+        case table, key, causalLength, authorityCount, deleted, version, site, columns
+    }
+
+    private enum ColumnKeys: String, CodingKey {
+        case value, version, site, authorityCount
+    }
+
+    /// Encodes the change set in its JSON form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Int(Self.formatVersion), forKey: .formatVersion)
+        try container.encode(origin.rawValue, forKey: .origin)
+        try container.encode(since, forKey: .since)
+        try container.encode(through, forKey: .through)
+        try container.encode(FNV1a.hex(schemaFingerprint), forKey: .schemaFingerprint)
+        try container.encode(
+            Dictionary(uniqueKeysWithValues: acknowledgements.map { ($0.key.rawValue, $0.value) }),
+            forKey: .acknowledgements)
+        var tableList = container.nestedUnkeyedContainer(forKey: .tables)
+        for table in tables {
+            var entry = tableList.nestedContainer(keyedBy: TableKeys.self)
+            try entry.encode(table.name, forKey: .name)
+            try entry.encode(table.primaryKey, forKey: .primaryKey)
+            try entry.encode(table.columns, forKey: .columns)
+            try entry.encode(FNV1a.hex(table.fingerprint), forKey: .fingerprint)
+            if let definition = table.definition {
+                try entry.encode(definition.keyKind, forKey: .keyKind)
+                try entry.encode(definition.declaredTypes, forKey: .declaredTypes)
+                try entry.encodeIfPresent(definition.authority?.rawValue, forKey: .authority)
+            }
+        }
+        var recordList = container.nestedUnkeyedContainer(forKey: .records)
+        for record in records {
+            var entry = recordList.nestedContainer(keyedBy: RecordKeys.self)
+            let table = tables.indices.contains(record.table) ? tables[record.table] : nil
+            try entry.encode(table?.name ?? "#\(record.table)", forKey: .table)
+            try entry.encode(record.key, forKey: .key)
+            try entry.encode(record.causalLength, forKey: .causalLength)
+            try entry.encode(record.authorityCount, forKey: .authorityCount)
+            try entry.encode(!record.isLive, forKey: .deleted)
+            try entry.encode(String(record.rowVersion.rawValue), forKey: .version)
+            try entry.encode(record.rowSite.rawValue, forKey: .site)
+            guard record.isLive else { continue }
+            var columns = entry.nestedContainer(keyedBy: NameKey.self, forKey: .columns)
+            for (index, column) in record.presentColumns {
+                let name = table.flatMap { $0.columns.indices.contains(index) ? $0.columns[index] : nil } ?? "#\(index)"
+                var state = columns.nestedContainer(keyedBy: ColumnKeys.self, forKey: NameKey(name))
+                try state.encode(column.value, forKey: .value)
+                try state.encode(String(column.version.rawValue), forKey: .version)
+                try state.encode(column.site.rawValue, forKey: .site)
+                try state.encode(column.authorityCount, forKey: .authorityCount)
+            }
+        }
+    }
+
+    /// Decodes a change set from its JSON form, checking it as ``init(serialized:)`` does.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .formatVersion)
+        guard version >= Int(Self.oldestReadableFormatVersion), version <= Int(Self.formatVersion) else {
+            throw SyncError.incompatibleFormat(found: UInt16(clamping: version), supported: Self.formatVersion)
+        }
+        let origin = SiteID(try container.decode(String.self, forKey: .origin))
+        let since = try Self.integer(container, .since)
+        let through = try Self.integer(container, .through)
+        var acknowledgements: [SiteID: Int64] = [:]
+        for (site, seq) in try container.decodeIfPresent([String: Int64].self, forKey: .acknowledgements) ?? [:] {
+            guard seq >= 0 else { throw Self.corrupt("acknowledgement of \(site) is negative") }
+            acknowledgements[SiteID(site)] = seq
+        }
+        var tables: [Table] = []
+        var tableList = try container.nestedUnkeyedContainer(forKey: .tables)
+        while !tableList.isAtEnd {
+            let entry = try tableList.nestedContainer(keyedBy: TableKeys.self)
+            let name = try entry.decode(String.self, forKey: .name)
+            let fingerprintText = try entry.decode(String.self, forKey: .fingerprint)
+            guard let fingerprint = UInt64(fingerprintText, radix: 16) else {
+                throw Self.corrupt("table \(name) has fingerprint '\(fingerprintText)', not 16 hexadecimal digits")
+            }
+            let columns = try entry.decode([String].self, forKey: .columns)
+            var definition: Table.Definition?
+            if let kind = try entry.decodeIfPresent(TrackedTable.KeyKind.self, forKey: .keyKind) {
+                let types = try entry.decode([String].self, forKey: .declaredTypes)
+                guard types.count == columns.count else {
+                    throw Self.corrupt("table \(name) has \(columns.count) columns and \(types.count) declared types")
+                }
+                definition = Table.Definition(
+                    keyKind: kind, declaredTypes: types,
+                    authority: try entry.decodeIfPresent(String.self, forKey: .authority).map { SiteID($0) })
+            }
+            let table = Table(
+                name: name, primaryKey: try entry.decode(String.self, forKey: .primaryKey), columns: columns,
+                fingerprint: fingerprint, definition: definition)
+            if let tracked = table.trackedTable, tracked.fingerprint != fingerprint {
+                throw Self.corrupt("the fingerprint of table \(name) does not match its definition")
+            }
+            tables.append(table)
+        }
+        var records: [Record] = []
+        var recordList = try container.nestedUnkeyedContainer(forKey: .records)
+        while !recordList.isAtEnd {
+            let entry = try recordList.nestedContainer(keyedBy: RecordKeys.self)
+            let tableName = try entry.decode(String.self, forKey: .table)
+            guard let tableIndex = tables.firstIndex(where: { $0.name == tableName }) else {
+                throw Self.corrupt("a record refers to table \(tableName), which the change set does not define")
+            }
+            let key = try entry.decode(SyncValue.self, forKey: .key)
+            switch key {
+            case .integer, .text, .blob: break
+            default: throw Self.corrupt("a primary key of \(tableName) must be an integer, text or blob, not \(key)")
+            }
+            let causalLength = try Self.integer(entry, .causalLength)
+            guard causalLength > 0 else { throw Self.corrupt("a record of \(tableName) has causal length 0") }
+            let deleted = try entry.decodeIfPresent(Bool.self, forKey: .deleted)
+            guard deleted == nil || deleted == (causalLength % 2 == 0) else {
+                throw Self.corrupt(
+                    "a record of \(tableName) says deleted: \(deleted ?? false) with causal length \(causalLength)")
+            }
+            var columns: [Column?] = []
+            if causalLength % 2 == 1 {
+                let table = tables[tableIndex]
+                columns = Array(repeating: nil, count: table.columns.count)
+                let states = try entry.nestedContainer(keyedBy: NameKey.self, forKey: .columns)
+                for name in states.allKeys {
+                    guard let position = table.columns.firstIndex(of: name.stringValue) else {
+                        throw Self.corrupt(
+                            "a record of \(tableName) carries column \(name.stringValue), which it does not define")
+                    }
+                    let state = try states.nestedContainer(keyedBy: ColumnKeys.self, forKey: name)
+                    columns[position] = Column(
+                        authorityCount: try Self.integer(state, .authorityCount),
+                        version: HybridLogicalClock(rawValue: try Self.integer(state, .version)),
+                        site: SiteID(try state.decode(String.self, forKey: .site)),
+                        value: try state.decode(SyncValue.self, forKey: .value))
+                }
+            }
+            records.append(
+                Record(
+                    table: tableIndex, key: key, causalLength: causalLength,
+                    authorityCount: try Self.integer(entry, .authorityCount),
+                    rowVersion: HybridLogicalClock(rawValue: try Self.integer(entry, .version)),
+                    rowSite: SiteID(try entry.decode(String.self, forKey: .site)), columns: columns))
+        }
+        self.init(
+            origin: origin, since: since, through: through, acknowledgements: acknowledgements, tables: tables,
+            records: records)
+        if let stated = try container.decodeIfPresent(String.self, forKey: .schemaFingerprint),
+            stated != FNV1a.hex(schemaFingerprint)
+        {
+            throw Self.corrupt("schema fingerprint \(stated) does not match the table definitions")
+        }
+        guard since <= through else { throw Self.corrupt("range \(since)...\(through) is reversed") }
+    }
+
+    /// The change set as JSON text (keys sorted): its `Codable` form, which
+    /// ``init(json:)`` reads back exactly.
     ///
     /// ```swift
     /// print(try replica.changes(since: 0).jsonString())
     /// ```
     public func jsonString(prettyPrinted: Bool = true) -> String {
-        let object: [String: Any] = [
-            "formatVersion": Int(Self.formatVersion),
-            "origin": origin.rawValue,
-            "since": since,
-            "through": through,
-            "schemaFingerprint": FNV1a.hex(schemaFingerprint),
-            "acknowledgements": Dictionary(uniqueKeysWithValues: acknowledgements.map { ($0.key.rawValue, $0.value) }),
-            "tables": tables.map { table -> [String: Any] in
-                [
-                    "name": table.name, "primaryKey": table.primaryKey, "columns": table.columns,
-                    "fingerprint": FNV1a.hex(table.fingerprint),
-                ]
-            },
-            "records": records.map { record -> [String: Any] in
-                let table = tables.indices.contains(record.table) ? tables[record.table] : nil
-                var json: [String: Any] = [
-                    "table": table?.name ?? "#\(record.table)",
-                    "key": Self.json(record.key),
-                    "causalLength": record.causalLength,
-                    "authorityCount": record.authorityCount,
-                    "deleted": !record.isLive,
-                    "version": "\(record.rowVersion)",
-                    "site": record.rowSite.rawValue,
-                ]
-                if record.isLive {
-                    var columns: [String: Any] = [:]
-                    for (index, column) in record.presentColumns {
-                        let name =
-                            table.flatMap { $0.columns.indices.contains(index) ? $0.columns[index] : nil }
-                            ?? "#\(index)"
-                        columns[name] = [
-                            "value": Self.json(column.value), "version": "\(column.version)",
-                            "site": column.site.rawValue, "authorityCount": column.authorityCount,
-                        ]
-                    }
-                    json["columns"] = columns
-                }
-                return json
-            },
-        ]
-        var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        if prettyPrinted { options.insert(.prettyPrinted) }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: options) else {
-            return "{\"error\": \"change set could not be rendered as JSON\"}"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting =
+            prettyPrinted ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys]
+        do {
+            return String(decoding: try encoder.encode(self), as: UTF8.self)
+        } catch {
+            return "{\"error\": \"change set could not be rendered as JSON: \(error)\"}"
         }
-        return String(decoding: data, as: UTF8.self)
     }
 
-    /// One value as JSON: numbers and text as themselves, blobs as base64 with their size.
-    private static func json(_ value: SyncValue) -> Any {
-        switch value {
-        case .null: return NSNull()
-        case .integer(let integer): return integer
-        case .real(let real): return real.isFinite ? real as Any : "\(real)"
-        case .text(let text): return text
-        case .blob(let blob): return ["bytes": blob.count, "base64": blob.base64EncodedString()]
+    /// Decodes a change set from its JSON form (see ``jsonString(prettyPrinted:)``).
+    ///
+    /// Throws ``SyncError/corruptChangeSet(reason:offset:)`` for text that is not one, and
+    /// ``SyncError/incompatibleFormat(found:supported:)`` for a format this build cannot read.
+    public init(json: String) throws {
+        do {
+            self = try JSONDecoder().decode(ChangeSet.self, from: Data(json.utf8))
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw Self.corrupt("not a change set in JSON: \(error)")
+        }
+    }
+
+    /// A JSON object key that is a name.
+    private struct NameKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { return nil }
+    }
+
+    /// A non-negative 64-bit integer written as a number or a string of digits.
+    private static func integer<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Int64 {
+        let value: Int64
+        if let number = try? container.decode(Int64.self, forKey: key) {
+            value = number
+        } else {
+            let text = try container.decode(String.self, forKey: key)
+            guard let number = Int64(text) else { throw corrupt("\(key.stringValue) '\(text)' is not an integer") }
+            value = number
+        }
+        guard value >= 0 else { throw corrupt("\(key.stringValue) is negative (\(value))") }
+        return value
+    }
+
+    private static func corrupt(_ reason: String) -> SyncError {
+        SyncError.corruptChangeSet(reason: "JSON: \(reason)", offset: 0)
+    }
+}
+
+/// A value's JSON form: `null`, or an object naming its storage class (see ``ChangeSet``'s
+/// JSON form).
+extension SyncValue: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case integer, real, text, base64, bytes
+    }
+
+    /// Encodes the value: `null`, `{"integer": n}`, `{"real": x}`, `{"text": s}` or
+    /// `{"base64": s, "bytes": n}`.
+    public func encode(to encoder: any Encoder) throws {
+        if case .null = self {
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+            return
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .null: break
+        case .integer(let value): try container.encode(value, forKey: .integer)
+        case .real(let value):
+            if value.isNaN {
+                try container.encode("nan", forKey: .real)
+            } else if value.isInfinite {
+                try container.encode(value < 0 ? "-inf" : "inf", forKey: .real)
+            } else {
+                try container.encode(value, forKey: .real)
+            }
+        case .text(let value): try container.encode(value, forKey: .text)
+        case .blob(let value):
+            try container.encode(value.base64EncodedString(), forKey: .base64)
+            try container.encode(value.count, forKey: .bytes)
+        }
+    }
+
+    /// Decodes a value from its JSON form.
+    public init(from decoder: any Decoder) throws {
+        if try decoder.singleValueContainer().decodeNil() {
+            self = .null
+            return
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if container.contains(.integer) {
+            if let number = try? container.decode(Int64.self, forKey: .integer) {
+                self = .integer(number)
+            } else {
+                let text = try container.decode(String.self, forKey: .integer)
+                guard let number = Int64(text) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .integer, in: container, debugDescription: "'\(text)' is not a 64-bit integer")
+                }
+                self = .integer(number)
+            }
+        } else if container.contains(.real) {
+            if let text = try? container.decode(String.self, forKey: .real) {
+                switch text {
+                case "nan": self = .real(.nan)
+                case "inf": self = .real(.infinity)
+                case "-inf": self = .real(-.infinity)
+                default:
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .real, in: container, debugDescription: "'\(text)' is not a real")
+                }
+            } else {
+                self = .real(try container.decode(Double.self, forKey: .real))
+            }
+        } else if container.contains(.text) {
+            self = .text(try container.decode(String.self, forKey: .text))
+        } else if container.contains(.base64) {
+            let text = try container.decode(String.self, forKey: .base64)
+            guard let bytes = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .base64, in: container, debugDescription: "blob is not base64")
+            }
+            if let count = try container.decodeIfPresent(Int.self, forKey: .bytes), count != bytes.count {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .bytes, in: container, debugDescription: "blob has \(bytes.count) bytes, not \(count)")
+            }
+            self = .blob(bytes)
+        } else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a value is null or an object with integer, real, text or base64"))
         }
     }
 }

@@ -26,7 +26,7 @@ import Foundation
 /// ```
 public struct ChangeSet: Sendable, Hashable {
     /// The binary format this build writes and reads.
-    public static let formatVersion: UInt16 = 2
+    public static let formatVersion: UInt16 = 3
     /// The oldest binary format this build still reads (its rows carry no authority counts).
     public static let oldestReadableFormatVersion: UInt16 = 1
 
@@ -89,13 +89,46 @@ public struct ChangeSet: Sendable, Hashable {
         public var columns: [String]
         /// ``TrackedTable/fingerprint`` on the origin.
         public var fingerprint: UInt64
+        /// The rest of the origin's definition — key kind, declared types, authority — from
+        /// which ``fingerprint`` is computed. Change sets of format 3 carry it, so a replica
+        /// whose table has other columns (added, dropped or renamed since) can still merge the
+        /// columns both know; with nil (formats 1 and 2) only an identical definition merges.
+        public var definition: Definition?
+
+        /// The parts of a table's definition that a fingerprint covers besides the names.
+        public struct Definition: Sendable, Hashable {
+            /// The storage of the key.
+            public var keyKind: TrackedTable.KeyKind
+            /// The declared type of each column, upper-cased, in column order.
+            public var declaredTypes: [String]
+            /// The table's authoritative site, if any.
+            public var authority: SiteID?
+
+            /// Creates a definition.
+            public init(keyKind: TrackedTable.KeyKind, declaredTypes: [String], authority: SiteID?) {
+                self.keyKind = keyKind
+                self.declaredTypes = declaredTypes
+                self.authority = authority
+            }
+        }
 
         /// Creates a table definition.
-        public init(name: String, primaryKey: String, columns: [String], fingerprint: UInt64) {
+        public init(
+            name: String, primaryKey: String, columns: [String], fingerprint: UInt64, definition: Definition? = nil
+        ) {
             self.name = name
             self.primaryKey = primaryKey
             self.columns = columns
             self.fingerprint = fingerprint
+            self.definition = definition
+        }
+
+        /// The table as a tracked table, when ``definition`` is known.
+        var trackedTable: TrackedTable? {
+            guard let definition, definition.declaredTypes.count == columns.count else { return nil }
+            return TrackedTable(
+                name: name, primaryKey: primaryKey, keyKind: definition.keyKind, columns: columns,
+                declaredTypes: definition.declaredTypes, authority: definition.authority)
         }
     }
 

@@ -5,7 +5,10 @@ import VecSyncCore
 /// Merges one change set into a replica's database, inside the caller's transaction.
 ///
 /// How it works, in named steps (``run()``):
-/// 1. ``matchTables()``: every table of the change set is tracked here with the same definition;
+/// 1. ``matchTables()``: local schema changes are adopted, and each table of the change set is
+///    matched with the local one — by position when the definitions are equal, by column
+///    name (``mapping(from:to:retired:)``) when they differ; a table that cannot merge here
+///    has its records quarantined, and the others go on;
 /// 2. ``readCursor()``: a change set behind the origin's cursor was merged before;
 /// 3. ``checkClocks()``: no version comes from a clock too far in the future (nothing is
 ///    written before these checks pass);
@@ -30,16 +33,30 @@ struct ChangeSetMerge {
         let selectRow: Statement
         let upsertRow: Statement
         let deleteRow: Statement
+        /// How the change set's columns of this table map onto the local ones (nil: the same).
+        let mapping: ColumnMapping?
+        /// The value a column the origin does not have takes in a row the merge writes whole:
+        /// its DEFAULT (by local column index).
+        let lackingValues: [Int: DatabaseValue]
 
-        init(_ db: Database, _ table: TrackedTable) throws {
+        init(_ db: Database, _ table: TrackedTable, mapping: ColumnMapping? = nil) throws {
             self.table = table
+            self.mapping = mapping
             let t = table.name.quotedSQLIdentifier
             let key = table.primaryKey.quotedSQLIdentifier
-            let columns = table.columns.map(\.quotedSQLIdentifier)
+            var lackingValues: [Int: DatabaseValue] = [:]
+            if let mapping, !mapping.lacking.isEmpty {
+                let defaults = try Replica.defaultValues(db, of: table)
+                for index in mapping.lacking { lackingValues[index] = defaults[index] }
+            }
+            self.lackingValues = lackingValues
             selectClock = try db.cachedStatement(sql: table.clockTable.selectRowSQL)
             writeClock = try db.cachedStatement(sql: table.clockTable.writeRowSQL)
             selectRow = try db.cachedStatement(
-                sql: "SELECT \(([key] + columns).joined(separator: ", ")) FROM \(t) WHERE \(key) = ?")
+                sql:
+                    "SELECT \(([key] + table.columns.map(\.quotedSQLIdentifier)).joined(separator: ", ")) FROM \(t) WHERE \(key) = ?"
+            )
+            let columns = table.columns.map(\.quotedSQLIdentifier)
             let rowPlaceholders = Array(repeating: "?", count: 1 + columns.count).joined(separator: ", ")
             let conflict =
                 columns.isEmpty
@@ -59,6 +76,29 @@ struct ChangeSetMerge {
                     "UPDATE \(table.name.quotedSQLIdentifier) SET \(sets) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?"
             )
         }
+    }
+
+    /// How a change set's columns of one table map onto the local table when the two
+    /// definitions differ (columns added, dropped or renamed on one side).
+    struct ColumnMapping {
+        /// For each of the change set's columns, the local column it writes (nil: none).
+        let local: [Int?]
+        /// The change set's columns this replica does not have yet: kept for later, by name.
+        let kept: [(index: Int, name: String)]
+        /// The change set's columns dropped here with `Replica.alter`: ignored.
+        let retired: [String]
+        /// Local columns the origin does not have: a new row takes their DEFAULT.
+        let lacking: Set<Int>
+    }
+
+    /// How the records of one of the change set's tables merge here.
+    private enum TableMatch {
+        /// Into the local table, through ``statements``.
+        case merge
+        /// Not at all for now: each record is quarantined with the reason.
+        case quarantine(String)
+        /// Not at all: the table was dropped here with `Replica.alter`.
+        case retired
     }
 
     /// What the merge decided for one record.
@@ -87,7 +127,10 @@ struct ChangeSetMerge {
     /// The keys whose table rows changed, per table.
     private(set) var changedKeys: [String: [DatabaseValue]] = [:]
 
-    private var statements: [TableStatements] = []
+    /// The statements of each of the change set's tables that merge here (nil for the others).
+    private var statements: [TableStatements?] = []
+    /// How each of the change set's tables merges here.
+    private var matches: [TableMatch] = []
     /// Statements of tracked tables the change set does not name, made when an orphan is deleted.
     private var otherStatements: [String: TableStatements] = [:]
     /// Every tracked table, by lower-cased name.
@@ -147,30 +190,130 @@ struct ChangeSetMerge {
 
     // MARK: Checks before writing
 
-    /// Step 1: every table must be tracked here with the same definition.
+    /// Step 1: adopts local schema changes (a column added to a tracked table), then matches
+    /// each table of the change set with the local one. One with the same definition merges
+    /// by position; one whose definition differs (columns added, dropped or renamed on one
+    /// side: the change set carries the origin's whole definition from format 3 on) merges
+    /// the columns both know, when key, key kind, authority and the shared columns' types
+    /// agree, keeping values of columns not here yet for later (``keep(_:mapping:table:)``).
+    /// A table that cannot merge here — not tracked, incompatible — has its records
+    /// quarantined with the reason, and the other tables merge (one table's schema never
+    /// stops the others'); a table dropped here with `Replica.alter` is ignored, as reported.
     private mutating func matchTables() throws {
+        if try !DerivedIndexCatalogue.isMerging(db) {
+            _ = try Replica.adoptSchemaChanges(db, site: localSite)
+        }
         var localTables: [String: TrackedTable] = [:]
-        for table in try Replica.trackedTables(db) {
+        var suspended: [String: String] = [:]
+        for table in try Replica.recordedTables(db) {
+            if let reason = try Replica.schemaState(db, of: table).suspension {
+                suspended[table.name] = reason
+                continue
+            }
             localTables[table.name] = table
             trackedTables[table.name.lowercased()] = table
         }
         try readConstraints()
+        let retired = try Replica.retiredColumns(db)
         for remote in changeSet.tables {
-            guard let local = localTables[remote.name] else { throw SyncError.tableNotTracked(table: remote.name) }
-            guard local.fingerprint == remote.fingerprint, local.columns == remote.columns,
+            guard let local = localTables[remote.name] else {
+                statements.append(nil)
+                if retired[remote.name]?[""] != nil {
+                    matches.append(.retired)
+                    report.retiredIgnored[remote.name] = []
+                } else if let reason = suspended[remote.name] {
+                    matches.append(
+                        .quarantine("table \(remote.name) does not sync here until its schema is fixed: \(reason)"))
+                } else {
+                    matches.append(.quarantine(SyncError.tableNotTracked(table: remote.name).description))
+                }
+                continue
+            }
+            if local.fingerprint == remote.fingerprint, local.columns == remote.columns,
                 local.primaryKey == remote.primaryKey
-            else {
-                throw SyncError.changeSetSchemaMismatch(
+            {
+                statements.append(try TableStatements(db, local))
+                matches.append(.merge)
+                continue
+            }
+            switch Self.mapping(from: remote, to: local, retired: retired[local.name] ?? [:]) {
+            case .success(let mapping):
+                statements.append(try TableStatements(db, local, mapping: mapping))
+                matches.append(.merge)
+                if !mapping.retired.isEmpty { report.retiredIgnored[local.name] = mapping.retired }
+            case .failure(let reason):
+                statements.append(nil)
+                let mismatch = SyncError.changeSetSchemaMismatch(
                     table: remote.name,
                     local:
                         "fingerprint \(local.fingerprintHex), key \(local.primaryKey), columns \(local.columns.joined(separator: ","))"
                         + (local.authority.map { ", authority \($0)" } ?? ""),
                     remote:
                         "fingerprint \(FNV1a.hex(remote.fingerprint)), key \(remote.primaryKey), columns \(remote.columns.joined(separator: ","))"
-                )
+                        + (remote.definition?.authority.map { ", authority \($0)" } ?? ""))
+                matches.append(.quarantine("\(mismatch.description) (\(reason))"))
             }
-            statements.append(try TableStatements(db, local))
         }
+    }
+
+    /// A reason a change set's table cannot merge into the local one.
+    struct Incompatible: Error { let reason: String }
+
+    /// How `remote`'s columns map onto `local`'s, or why they cannot: the key, its kind and
+    /// the authority must be the same, and every column both have (by name, or by a rename
+    /// recorded in `retired`: old name to new name, nil for a dropped column) the same
+    /// declared type.
+    static func mapping(
+        from remote: ChangeSet.Table, to local: TrackedTable, retired: [String: String?]
+    ) -> Result<ColumnMapping, Incompatible> {
+        guard let origin = remote.trackedTable else {
+            return .failure(
+                Incompatible(reason: "the change set does not carry the origin's column types (format 2 or older)"))
+        }
+        guard origin.primaryKey.lowercased() == local.primaryKey.lowercased(), origin.keyKind == local.keyKind else {
+            return .failure(Incompatible(reason: "the keys differ"))
+        }
+        guard origin.authority == local.authority else {
+            return .failure(Incompatible(reason: "the authorities differ"))
+        }
+        var positions: [String: Int] = [:]
+        for (index, name) in local.columns.enumerated() { positions[name.lowercased()] = index }
+        var map: [Int?] = []
+        var kept: [(index: Int, name: String)] = []
+        var dropped: [String] = []
+        var used = Set<Int>()
+        for (index, name) in origin.columns.enumerated() {
+            var target = positions[name.lowercased()]
+            if target == nil, let renamed = retired.first(where: { $0.key.lowercased() == name.lowercased() }) {
+                guard let newName = renamed.value else {
+                    dropped.append(name)
+                    map.append(nil)
+                    continue
+                }
+                target = positions[newName.lowercased()]
+            }
+            guard let target else {
+                kept.append((index, name))
+                map.append(nil)
+                continue
+            }
+            guard !used.contains(target) else {
+                return .failure(
+                    Incompatible(
+                        reason: "column \(name) and another column there both map to \(local.columns[target]) here"))
+            }
+            guard origin.declaredTypes[index] == local.declaredTypes[target] else {
+                return .failure(
+                    Incompatible(
+                        reason:
+                            "column \(name) is \(origin.declaredTypes[index]) there and \(local.columns[target]) is \(local.declaredTypes[target]) here"
+                    ))
+            }
+            used.insert(target)
+            map.append(target)
+        }
+        let lacking = Set(local.columns.indices).subtracting(used)
+        return .success(ColumnMapping(local: map, kept: kept, retired: dropped, lacking: lacking))
     }
 
     /// Reads the foreign keys between tracked tables (single-column, referencing the
@@ -282,8 +425,28 @@ struct ChangeSetMerge {
     // MARK: One record
 
     /// Step 5: merges one record: decide, merge columns, check, write the row, write the clock.
-    private mutating func merge(_ record: ChangeSet.Record) throws {
-        let table = statements[record.table]
+    private mutating func merge(_ original: ChangeSet.Record) throws {
+        switch matches[original.table] {
+        case .merge: break
+        case .quarantine(let reason):
+            try quarantine(original, reason: reason)
+            return
+        case .retired:
+            report.ignored += 1
+            return
+        }
+        guard let table = statements[original.table] else { return }
+        // A record of a table whose columns differ here, laid out as the local table.
+        var record = original
+        if let mapping = table.mapping {
+            var columns = [ChangeSet.Column?](repeating: nil, count: table.table.columns.count)
+            if original.isLive {
+                for (index, column) in original.presentColumns {
+                    if let target = mapping.local[index] { columns[target] = column }
+                }
+                record.columns = columns
+            }
+        }
         let key = record.key.databaseValue
         let local =
             try Row.fetchOne(table.selectClock, arguments: [key]).map { table.table.clockTable.decode($0) }
@@ -295,10 +458,10 @@ struct ChangeSetMerge {
         case .newer:
             if record.isLive && !record.isComplete, try isQuarantined(table.table, key: key) {
                 // The rest of this incarnation is in quarantine: they are retried together.
-                try quarantine(record, reason: "an earlier change of this row is in quarantine; they merge together")
+                try quarantine(original, reason: "an earlier change of this row is in quarantine; they merge together")
                 return
             }
-            try adoptIncarnation(record, rowSite: incomingRowSite, into: &outcome)
+            try adoptIncarnation(record, table: table, rowSite: incomingRowSite, into: &outcome)
         case .same:
             if Replica.wins(
                 (0, record.rowVersion.rawValue, record.rowSite),
@@ -314,24 +477,67 @@ struct ChangeSetMerge {
         }
         if outcome.clock.isLive {
             let written = outcome.replaceAll || !local.isLive ? record.presentColumns.map(\.index) : outcome.winners
-            if let reason = try refusal(record, columns: written) {
-                try quarantine(record, reason: reason)
+            if let reason = try refusal(record, table: table, columns: written) {
+                try quarantine(original, reason: reason)
                 return
             }
         }
         let rowChanged: Bool
         do {
-            rowChanged = try writeRow(record, local: local, outcome: outcome)
+            rowChanged = try writeRow(record, table: table, local: local, outcome: outcome)
         } catch let error as DatabaseError where Self.isRefusal(error) {
             // The statement failed whole: nothing of this row was written.
-            try quarantine(record, reason: error.message ?? "\(error.resultCode)")
+            try quarantine(original, reason: error.message ?? "\(error.resultCode)")
             return
         }
         if rowChanged {
             changedKeys[table.table.name, default: []].append(key)
-            if !local.exists && outcome.clock.isLive { createdRows[table.table.name, default: [:]][key] = record }
+            if !local.exists && outcome.clock.isLive { createdRows[table.table.name, default: [:]][key] = original }
         }
-        try writeClock(&outcome, table: record.table)
+        try writeClock(&outcome, record: record, table: table)
+        if let mapping = table.mapping, !mapping.kept.isEmpty, original.isLive, outcome.clock.isLive,
+            (outcome.clock.rowAuthority, outcome.clock.causalLength) == (original.authorityCount, original.causalLength)
+        {
+            try keep(original, mapping: mapping, table: table.table)
+        }
+    }
+
+    /// Keeps the values `record` carries for columns this replica does not have yet
+    /// (`vecsync_pending`): per row and column the winning write of the row's current
+    /// incarnation, applied when the column is added here (``Replica/adoptSchemaChanges()``).
+    private mutating func keep(_ record: ChangeSet.Record, mapping: ColumnMapping, table: TrackedTable) throws {
+        for (index, name) in mapping.kept {
+            guard let column = record.columns[index] else { continue }
+            let stored = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT ra, cl, authority, version, site FROM vecsync_pending WHERE tbl = ? AND pk = ? AND col = ?",
+                arguments: [table.name, record.key.databaseValue, name])
+            if let stored {
+                let storedIncarnation: (Int64, Int64) = (stored["ra"], stored["cl"])
+                let incoming = (record.authorityCount, record.causalLength)
+                if incoming < storedIncarnation { continue }
+                if incoming == storedIncarnation
+                    && !Replica.wins(
+                        (column.authorityCount, column.version.rawValue, column.site),
+                        over: (stored["authority"], stored["version"], SiteID(stored["site"] as String)))
+                {
+                    continue
+                }
+            }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO vecsync_pending (tbl, pk, col, ra, cl, authority, version, site, value)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    table.name, record.key.databaseValue, name, record.authorityCount, record.causalLength,
+                    column.authorityCount, column.version.rawValue, column.site.rawValue, column.value.databaseValue,
+                ])
+            if !(report.keptColumns[table.name]?.contains(name) ?? false) {
+                report.keptColumns[table.name, default: []].append(name)
+            }
+        }
     }
 
     /// Runs a statement that writes a table row. After a refusal, SQLite keeps the error on
@@ -356,8 +562,10 @@ struct ChangeSetMerge {
     /// vec0 index of the table cannot hold, or a parent row (a foreign key between tracked
     /// tables) that has not arrived. A parent that was deleted is not a refusal: the child
     /// is written, then follows its parent (``deleteOrphans()``).
-    private func refusal(_ record: ChangeSet.Record, columns: [Int]) throws -> String? {
-        let table = statements[record.table].table
+    private func refusal(_ record: ChangeSet.Record, table statements: TableStatements, columns: [Int]) throws
+        -> String?
+    {
+        let table = statements.table
         let written = Set(columns)
         for (column, index) in vectorColumns[table.name] ?? [] where written.contains(column) {
             guard let value = record.columns[column]?.value else { continue }
@@ -443,13 +651,16 @@ struct ChangeSetMerge {
     }
 
     /// A newer incarnation replaces the row state, and, when live, every column.
-    private mutating func adoptIncarnation(_ record: ChangeSet.Record, rowSite: Int64, into outcome: inout Outcome)
-        throws
-    {
-        // A new incarnation needs every column; a record that carries only some was made
-        // for a receiver that has the row already: an earlier change set of its origin is
-        // missing here.
-        if record.isLive && !record.isComplete {
+    private mutating func adoptIncarnation(
+        _ record: ChangeSet.Record, table: TableStatements, rowSite: Int64, into outcome: inout Outcome
+    ) throws {
+        // A new incarnation needs every column (but those its origin does not have); a record
+        // that carries only some was made for a receiver that has the row already: an earlier
+        // change set of its origin is missing here.
+        let lacking = table.mapping?.lacking ?? []
+        if record.isLive
+            && record.columns.indices.contains(where: { record.columns[$0] == nil && !lacking.contains($0) })
+        {
             throw SyncError.missingEarlierChanges(origin: changeSet.origin, since: changeSet.since, received: received)
         }
         outcome.clock.causalLength = record.causalLength
@@ -459,7 +670,10 @@ struct ChangeSetMerge {
         outcome.clockChanged = true
         guard record.isLive else { return }
         outcome.replaceAll = true
-        outcome.winners = Array(outcome.clock.columns.indices)
+        outcome.winners = outcome.clock.columns.indices.filter { !lacking.contains($0) }
+        // A column the origin does not have starts the new incarnation at its DEFAULT,
+        // unversioned, as on a replica that adds the column later.
+        for index in lacking { outcome.clock.columns[index] = ClockRow.Column() }
         for (index, column) in record.presentColumns {
             outcome.clock.columns[index].version = column.version.rawValue
             outcome.clock.columns[index].writer = try ordinal(column.site)
@@ -492,14 +706,20 @@ struct ChangeSetMerge {
     }
 
     /// Writes the table row the outcome calls for; true when the row changed.
-    private mutating func writeRow(_ record: ChangeSet.Record, local: ClockRow, outcome: Outcome) throws -> Bool {
-        let table = statements[record.table]
+    private mutating func writeRow(
+        _ record: ChangeSet.Record, table: TableStatements, local: ClockRow, outcome: Outcome
+    ) throws -> Bool {
         let key = record.key.databaseValue
         let wasLive = local.isLive
         let isLive = outcome.clock.isLive
         if isLive && (outcome.replaceAll || !wasLive) {
             try execute(
-                table.upsertRow, StatementArguments([key] + record.columns.map { $0?.value.databaseValue ?? .null }))
+                table.upsertRow,
+                StatementArguments(
+                    [key]
+                        + record.columns.indices.map {
+                            table.lackingValues[$0] ?? record.columns[$0]?.value.databaseValue ?? .null
+                        }))
             if wasLive { report.updated += 1 } else { report.inserted += 1 }
             return true
         }
@@ -541,7 +761,8 @@ struct ChangeSetMerge {
 
     /// Writes the clock row when it changed, as the next local change: the columns this
     /// merge set change here now, so they travel on to third peers.
-    private mutating func writeClock(_ outcome: inout Outcome, table: Int) throws {
+    private mutating func writeClock(_ outcome: inout Outcome, record: ChangeSet.Record, table: TableStatements) throws
+    {
         guard outcome.clockChanged else {
             report.ignored += 1
             return
@@ -549,9 +770,14 @@ struct ChangeSetMerge {
         seq += 1
         outcome.clock.sequence = seq
         for index in outcome.winners { outcome.clock.columns[index].changedAt = seq }
-        let statements = statements[table]
-        try statements.writeClock.execute(arguments: statements.table.clockTable.arguments(outcome.clock))
+        try table.writeClock.execute(arguments: table.table.clockTable.arguments(outcome.clock))
         report.applied += 1
+        report.accepted.append(
+            MergeReport.AcceptedChange(
+                table: table.table.name, key: record.key, isLive: outcome.clock.isLive,
+                columns: outcome.winners.sorted().compactMap {
+                    record.columns[$0] == nil ? nil : table.table.columns[$0]
+                }))
     }
 
     // MARK: After the records

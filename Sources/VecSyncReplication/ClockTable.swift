@@ -11,7 +11,9 @@ import VecSyncCore
 /// `cl, cl_version, cl_site, seq`, then for each tracked column `i` its version and writer
 /// `v<i>, s<i>`, then the row's authority count `ra`, the columns' authority counts `a<i>`,
 /// and the columns' change numbers `q<i>` (this order is what databases already hold: the
-/// later columns were added by `ALTER TABLE`). Authority counts of 0 are stored as NULL.
+/// later columns were added by `ALTER TABLE`; a tracked column added after tracking has its
+/// four fields at the end). Every statement names the columns it reads, so the physical
+/// order never matters. Authority counts of 0 are stored as NULL.
 struct ClockTable {
     /// The tracked table whose versions this clock table holds.
     let table: TrackedTable
@@ -77,6 +79,31 @@ struct ClockTable {
 
     /// `DROP TABLE IF EXISTS`.
     var dropSQL: String { "DROP TABLE IF EXISTS \(quotedName)" }
+
+    /// The `ALTER TABLE … ADD COLUMN` statements that give an existing clock table the
+    /// fields of tracked columns `range` (columns the tracked table gained at its end). Rows
+    /// take NULL in them: never written, so any write to the column wins over them. Columns
+    /// are read by name, so their physical order does not matter.
+    func addColumnsSQL(_ range: Range<Int>) -> String {
+        range.flatMap { [Self.version($0), Self.writer($0), Self.authority($0), Self.changedAt($0)] }
+            .map { "ALTER TABLE \(quotedName) ADD COLUMN \($0) INTEGER;" }.joined(separator: "\n")
+    }
+
+    /// Copies every row of the clock table `source` (named as stored) into this one, whose
+    /// tracked column `i` was `source`'s column `mapping[i]` (nil: a new column, never
+    /// written). The row state is copied as it is.
+    func copySQL(from source: String, mapping: [Int?]) -> String {
+        var targets = ["pk", Self.causalLength, Self.rowVersion, Self.rowSite, Self.sequence, Self.rowAuthority]
+        var values = targets
+        for (index, old) in mapping.enumerated() {
+            guard let old else { continue }
+            targets += [Self.version(index), Self.writer(index), Self.authority(index), Self.changedAt(index)]
+            values += [Self.version(old), Self.writer(old), Self.authority(old), Self.changedAt(old)]
+        }
+        return
+            "INSERT INTO \(quotedName) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
+            + "FROM \(source.quotedSQLIdentifier)"
+    }
 
     // MARK: Reading and writing rows
 

@@ -26,6 +26,15 @@ import VecSyncCore
 /// - `vecsync_unchanged(tbl, pk)`: keys an `INSERT OR REPLACE` is about to rewrite with
 ///   the values they already hold, noted by a BEFORE INSERT trigger so the capture
 ///   trigger records no change for them.
+/// - `vecsync_pending(tbl, pk, col, …)`: values a peer with a wider schema sent for columns
+///   this replica does not have yet (its table lacks the column), with the write's
+///   incarnation, authority count, version and site; the winning write per row and column
+///   is kept, and applied when the column is added here (see `Replica+Schema.swift`).
+/// - `vecsync_retired(tbl, col, renamed_to)`: columns dropped (`renamed_to` NULL) or renamed
+///   by ``Replica/alter(_:renamingColumns:_:)``, and whole tables dropped by it (`col` empty):
+///   incoming values for them are mapped to the new name, or ignored and reported.
+/// - `vecsync_suspended(tbl, reason)`: tracked tables found with a schema the engine cannot
+///   follow alone; change scans skip them, so when one syncs again all its rows are sent again.
 /// - `vecsync_derived_indexes`: created here, owned by VecSyncCore's `DerivedIndexCatalogue`
 ///   (FTS5 indexes registered with the engine; vec0 indexes are in `vecsync_vector_indexes`).
 enum EngineSchema {
@@ -65,6 +74,23 @@ enum EngineSchema {
                   pk,
                   reason TEXT NOT NULL,
                   change_set BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS vecsync_pending (
+                  tbl TEXT NOT NULL,
+                  pk NOT NULL,
+                  col TEXT NOT NULL,
+                  ra INTEGER NOT NULL,
+                  cl INTEGER NOT NULL,
+                  authority INTEGER NOT NULL,
+                  version INTEGER NOT NULL,
+                  site TEXT NOT NULL,
+                  value,
+                  PRIMARY KEY (tbl, pk, col)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS vecsync_suspended (tbl TEXT PRIMARY KEY, reason TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS vecsync_retired (
+                  tbl TEXT NOT NULL,
+                  col TEXT NOT NULL,
+                  renamed_to TEXT,
+                  PRIMARY KEY (tbl, col)) WITHOUT ROWID;
                 """)
         if let stored = try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1") {
             guard stored == site.rawValue else {

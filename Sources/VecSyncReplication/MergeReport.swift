@@ -53,6 +53,39 @@ public struct MergeReport: Sendable, Hashable, CustomStringConvertible {
     /// and the delete syncs like a local one.
     public var orphansDeleted: [String: Int] = [:]
 
+    /// The rows whose state here changed, in the change set's order: what the merge
+    /// accepted (CRDT-SQLite's merge result). ``applied`` counts them.
+    public var accepted: [AcceptedChange] = []
+    /// Columns the change set carried that this replica's table does not have (yet), per
+    /// table: a peer added them. Their values are kept and applied when the column is added
+    /// here (``Replica/adoptSchemaChanges()``); nothing is lost meanwhile.
+    public var keptColumns: [String: [String]] = [:]
+    /// Columns (per table) and whole tables (an empty list) that the change set carried and
+    /// this replica dropped with ``Replica/alter(_:renamingColumns:_:)``: their values were
+    /// ignored.
+    public var retiredIgnored: [String: [String]] = [:]
+
+    /// One row a merge accepted.
+    public struct AcceptedChange: Sendable, Hashable {
+        /// The row's table.
+        public var table: String
+        /// The row's key.
+        public var key: SyncValue
+        /// False when the accepted change deleted the row (or kept it deleted).
+        public var isLive: Bool
+        /// The columns whose incoming value was accepted (every column of a new row), in
+        /// table order; empty for a delete.
+        public var columns: [String]
+
+        /// Creates an accepted change.
+        public init(table: String, key: SyncValue, isLive: Bool, columns: [String]) {
+            self.table = table
+            self.key = key
+            self.isLive = isLive
+            self.columns = columns
+        }
+    }
+
     /// Creates an empty report for a change set from `origin`.
     public init(origin: SiteID) {
         self.origin = origin
@@ -66,6 +99,14 @@ public struct MergeReport: Sendable, Hashable, CustomStringConvertible {
             + (quarantined.isEmpty ? "" : ", \(quarantined.count) quarantined")
             + (releasedFromQuarantine == 0 ? "" : ", \(releasedFromQuarantine) released from quarantine")
             + (orphansDeleted.isEmpty ? "" : ", \(orphansDeleted.values.reduce(0, +)) orphans deleted")
+            + keptColumns.sorted { $0.key < $1.key }.map {
+                ", columns \($0.value.joined(separator: ", ")) of \($0.key) kept until they exist here"
+            }.joined()
+            + retiredIgnored.sorted { $0.key < $1.key }.map {
+                $0.value.isEmpty
+                    ? ", table \($0.key) ignored (dropped here)"
+                    : ", columns \($0.value.joined(separator: ", ")) of \($0.key) ignored (dropped here)"
+            }.joined()
             + (cursorAdvanced ? "" : ", cursor held back by a missing earlier change set")
     }
 }

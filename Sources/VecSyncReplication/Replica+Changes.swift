@@ -23,6 +23,7 @@ extension Replica {
         maximumBytes: Int? = nil
     ) throws -> ChangeSet {
         let limits = batchLimits(maximumRows, maximumBytes)
+        try adoptSchemaChangesIfNeeded()
         return try SyncError.wrap {
             try writer.read { db in
                 // A batch whose rows were all excluded is empty; read on until a batch has
@@ -60,6 +61,7 @@ extension Replica {
         maximumBytes: Int? = nil, _ body: (ChangeSet) throws -> Void
     ) throws -> Int64 {
         let limits = batchLimits(maximumRows, maximumBytes)
+        try adoptSchemaChangesIfNeeded()
         return try SyncError.wrap {
             try writer.read { db in
                 var scan = try ChangeScan(
@@ -236,11 +238,7 @@ struct ChangeScan {
                 } else {
                     tableIndex = outTables.count
                     usedTables[next.list] = tableIndex
-                    let table = lists[next.list].table
-                    outTables.append(
-                        ChangeSet.Table(
-                            name: table.name, primaryKey: table.primaryKey,
-                            columns: table.columns, fingerprint: table.fingerprint))
+                    outTables.append(lists[next.list].table.changeSetTable)
                 }
                 record.table = tableIndex
                 records.append(record)

@@ -19,28 +19,64 @@ extension Replica {
                 guard let horizon = try Int64.fetchOne(db, sql: "SELECT min(acknowledged) FROM vecsync_peers"),
                     horizon > 0
                 else { return 0 }
-                var removed = 0
-                for table in try Self.trackedTables(db, checkingSchema: false) {
-                    // Rows new to the clock table start above every compacted causal length
-                    // and authority count, so a re-insert of a compacted key still beats a
-                    // peer's kept tombstone.
-                    let clock = table.clockTable.quotedName
-                    try db.execute(
-                        sql: """
-                            UPDATE vecsync_replica SET
-                              cl_floor = max(cl_floor, coalesce((SELECT max(cl) FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?1), 0)),
-                              ra_floor = max(ra_floor, coalesce((SELECT max(ra) FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?1), 0))
-                            WHERE id = 1
-                            """,
-                        arguments: [horizon])
-                    try db.execute(
-                        sql: "DELETE FROM \(table.clockTable.quotedName) WHERE cl % 2 = 0 AND seq <= ?",
-                        arguments: [horizon])
-                    removed += db.changesCount
-                }
-                return removed
+                return try Self.compact(db, through: horizon)
             }
         }
+    }
+
+    /// Removes the tombstones of rows deleted at or before this replica's sequence number
+    /// `acknowledged`, which the caller says every peer has merged (CRDT-SQLite's compaction
+    /// with a minimum acknowledged version), and returns how many were removed.
+    ///
+    /// Use it when the app, not the engine, knows its peers — through a server that tracks
+    /// what each device has pulled. A peer that had not merged a delete before its tombstone
+    /// went can bring the row back, so the number must be what every peer has merged of
+    /// this replica's changes (a cursor `changes(since:)` returned to all of them).
+    /// Throws ``SyncError/invalidArgument(name:value:reason:)`` for a negative number or one
+    /// beyond ``currentSequence()``.
+    ///
+    /// ```swift
+    /// try replica.compactTombstones(acknowledgedThrough: server.lowestCursor(of: replica.site))
+    /// ```
+    @discardableResult
+    public func compactTombstones(acknowledgedThrough acknowledged: Int64) throws -> Int {
+        try SyncError.wrap {
+            try writer.write { db in
+                let current = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
+                guard acknowledged >= 0, acknowledged <= current else {
+                    throw SyncError.invalidArgument(
+                        name: "acknowledgedThrough", value: "\(acknowledged)",
+                        reason:
+                            "an acknowledged sequence number lies between 0 and the replica's current sequence, \(current)"
+                    )
+                }
+                return try Self.compact(db, through: acknowledged)
+            }
+        }
+    }
+
+    /// Removes the tombstones whose sequence number is at most `horizon`, raising the floors
+    /// new clock rows start above.
+    private static func compact(_ db: Database, through horizon: Int64) throws -> Int {
+        var removed = 0
+        for table in try trackedTables(db, checkingSchema: false) {
+            // Rows new to the clock table start above every compacted causal length
+            // and authority count, so a re-insert of a compacted key still beats a
+            // peer's kept tombstone.
+            let clock = table.clockTable.quotedName
+            try db.execute(
+                sql: """
+                    UPDATE vecsync_replica SET
+                      cl_floor = max(cl_floor, coalesce((SELECT max(cl) FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?1), 0)),
+                      ra_floor = max(ra_floor, coalesce((SELECT max(ra) FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?1), 0))
+                    WHERE id = 1
+                    """,
+                arguments: [horizon])
+            try db.execute(
+                sql: "DELETE FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?", arguments: [horizon])
+            removed += db.changesCount
+        }
+        return removed
     }
 
     /// The number of tombstones kept for deleted rows, over all tracked tables.

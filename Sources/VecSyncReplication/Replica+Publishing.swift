@@ -45,7 +45,8 @@ extension Replica {
         let shift = claimed - published
         return try SyncError.wrap {
             try writer.write { db in
-                for table in try Self.trackedTables(db) {
+                // Every recorded table, suspended ones too: their changes move with the others.
+                for table in try Self.trackedTables(db, checkingSchema: false) {
                     let clock = table.clockTable.quotedName
                     let changes = table.columns.indices.map { (index: Int) -> String in
                         let q = ClockTable.changedAt(index)

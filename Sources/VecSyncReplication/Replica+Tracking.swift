@@ -29,7 +29,7 @@ extension Replica {
         try SyncError.wrap {
             try writer.write { db in
                 let definition = try TrackedTable.introspect(db, table: table, authority: authority)
-                if let existing = try Self.trackedTables(db).first(where: { $0.name == definition.name }) {
+                if let existing = try Self.recordedTables(db).first(where: { $0.name == definition.name }) {
                     return existing
                 }
                 let key = definition.primaryKey.quotedSQLIdentifier
@@ -50,16 +50,11 @@ extension Replica {
                 try db.execute(sql: definition.clockTable.createSQL)
                 try sql.install(db)
                 try db.execute(sql: sql.backfill)
+                try Self.record(definition, db)
+                // A table dropped here earlier with `alter` and tracked again syncs again.
                 try db.execute(
-                    sql: """
-                        INSERT INTO vecsync_tables (name, primary_key, key_kind, columns, declared_types, authority)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        definition.name, definition.primaryKey, definition.keyKind.rawValue,
-                        Self.encodeList(definition.columns), Self.encodeList(definition.declaredTypes),
-                        authority?.rawValue,
-                    ])
+                    sql: "DELETE FROM vecsync_retired WHERE tbl = ? COLLATE NOCASE AND col = ''",
+                    arguments: [definition.name])
                 if try Self.isReadOnly(db) {
                     try db.execute(sql: sql.createGuardTriggers(site: site))
                 }
@@ -80,18 +75,30 @@ extension Replica {
                 try db.execute(sql: TriggerSQL.drop(sql.triggerNames + sql.guardTriggerNames))
                 try db.execute(sql: definition.clockTable.dropSQL)
                 try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [definition.name])
+                try db.execute(sql: "DELETE FROM vecsync_pending WHERE tbl = ?", arguments: [definition.name])
             }
         }
     }
 
-    /// The tracked tables, in name order.
+    /// The tracked tables that sync, in name order: those whose live schema the engine can
+    /// follow (see ``schemaStatus()`` for the others).
     public func trackedTables() throws -> [TrackedTable] {
         try SyncError.wrap { try writer.read { db in try Self.trackedTables(db) } }
     }
 
-    /// The tracked tables as recorded, each checked against the live schema unless
-    /// `checkingSchema` is false.
+    /// The tracked tables that sync, each checked against the live schema unless
+    /// `checkingSchema` is false (then every recorded table). A table whose schema changed
+    /// in a way the engine cannot follow on its own (``schemaState(_:of:)``) is left out, so
+    /// the others keep syncing; a table that gained columns not adopted yet is returned as
+    /// recorded (its recorded columns are all still there).
     static func trackedTables(_ db: Database, checkingSchema: Bool = true) throws -> [TrackedTable] {
+        let recorded = try recordedTables(db)
+        guard checkingSchema else { return recorded }
+        return try recorded.filter { try schemaState(db, of: $0).suspension == nil }
+    }
+
+    /// The tracked tables as recorded in `vecsync_tables`, in name order.
+    static func recordedTables(_ db: Database) throws -> [TrackedTable] {
         guard try db.tableExists("vecsync_tables") else { return [] }
         let rows = try Row.fetchAll(
             db,
@@ -100,35 +107,35 @@ extension Replica {
         )
         return try rows.map { row in
             let name: String = row["name"]
-            let table = TrackedTable(
-                name: name,
-                primaryKey: row["primary_key"],
-                keyKind: TrackedTable.KeyKind(rawValue: row["key_kind"]) ?? .text,
-                columns: decodeList(row["columns"]),
-                declaredTypes: decodeList(row["declared_types"]),
-                authority: (row["authority"] as String?).map { SiteID($0) })
-            if checkingSchema {
-                let live: TrackedTable
-                do {
-                    // A table tracked with an integer key and no authority by an earlier
-                    // version keeps syncing; setAuthority(_:for:) makes it safe.
-                    live = try TrackedTable.introspect(
-                        db, table: name, authority: table.authority, checkingKeyKind: false)
-                } catch let SyncError.untrackableTable(_, reason) {
-                    throw SyncError.schemaChanged(table: name, reason: reason)
-                }
-                if live.columns != table.columns || live.declaredTypes != table.declaredTypes
-                    || live.primaryKey != table.primaryKey
-                {
-                    throw SyncError.schemaChanged(
-                        table: name,
-                        reason:
-                            "tracked columns (\(table.columns.joined(separator: ", "))), now (\(live.columns.joined(separator: ", ")))"
-                    )
-                }
+            let kindName: String = row["key_kind"]
+            guard let kind = TrackedTable.KeyKind(rawValue: kindName) else {
+                throw SyncError.schemaChanged(
+                    table: name, reason: "vecsync_tables names an unknown key kind '\(kindName)'")
             }
-            return table
+            let columns = decodeList(row["columns"])
+            let types = decodeList(row["declared_types"])
+            guard columns.count == types.count else {
+                throw SyncError.schemaChanged(
+                    table: name,
+                    reason: "vecsync_tables holds \(columns.count) columns and \(types.count) declared types (damaged)")
+            }
+            return TrackedTable(
+                name: name, primaryKey: row["primary_key"], keyKind: kind, columns: columns,
+                declaredTypes: types, authority: (row["authority"] as String?).map { SiteID($0) })
         }
+    }
+
+    /// Records `table`'s definition in `vecsync_tables` (replacing the one recorded).
+    static func record(_ table: TrackedTable, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO vecsync_tables (name, primary_key, key_kind, columns, declared_types, authority)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                table.name, table.primaryKey, table.keyKind.rawValue, encodeList(table.columns),
+                encodeList(table.declaredTypes), table.authority?.rawValue,
+            ])
     }
 
     /// Column lists are stored as JSON arrays.

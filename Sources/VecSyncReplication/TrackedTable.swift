@@ -72,11 +72,26 @@ public struct TrackedTable: Sendable, Hashable {
     /// ``fingerprint`` as 16 hexadecimal digits.
     public var fingerprintHex: String { FNV1a.hex(fingerprint) }
 
+    /// The table as change sets describe it, with its whole definition.
+    var changeSetTable: ChangeSet.Table {
+        ChangeSet.Table(
+            name: name, primaryKey: primaryKey, columns: columns, fingerprint: fingerprint,
+            definition: ChangeSet.Table.Definition(keyKind: keyKind, declaredTypes: declaredTypes, authority: authority)
+        )
+    }
+
     /// The clock table that holds this table's versions.
     var clockTable: ClockTable { ClockTable(self) }
 
     /// The same table with another authority.
     func with(authority: SiteID?) -> TrackedTable {
+        TrackedTable(
+            name: name, primaryKey: primaryKey, keyKind: keyKind, columns: columns,
+            declaredTypes: declaredTypes, authority: authority)
+    }
+
+    /// The same table with other columns (after a schema change).
+    func with(columns: [String], declaredTypes: [String]) -> TrackedTable {
         TrackedTable(
             name: name, primaryKey: primaryKey, keyKind: keyKind, columns: columns,
             declaredTypes: declaredTypes, authority: authority)

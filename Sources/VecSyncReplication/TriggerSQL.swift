@@ -135,15 +135,50 @@ struct TriggerSQL {
 
     /// The clock row for a row that `new` inserts (or resurrects, or replaces).
     private var recordInsert: String {
+        "\(insertWholeRow(key: "new.\(key)", seq: "s.seq")) WHERE s.id = 1 AND \(Self.notMerging) \(reviveRow)"
+    }
+
+    /// The upsert clause of an insert over an existing clock row: the next odd causal
+    /// length, every column written now by this site.
+    private var reviveRow: String {
         let updates = table.columns.indices.map { ", \(v($0)) = excluded.\(v($0)), \(w($0)) = 0" }.joined()
         let authorityUpdates =
             isAuthority ? table.columns.indices.map { ", \(a($0)) = coalesce(\(a($0)), 0) + 1" }.joined() : ""
         let changeUpdates = table.columns.indices.map { ", \(q($0)) = excluded.\(q($0))" }.joined()
         return """
-            \(insertWholeRow(key: "new.\(key)", seq: "s.seq")) WHERE s.id = 1 AND \(Self.notMerging) \
             ON CONFLICT(pk) DO UPDATE SET cl = cl + 1 - (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
             seq = excluded.seq\(updates)\(raiseRowAuthority)\(authorityUpdates)\(changeUpdates)
             """
+    }
+
+    /// The condition, over the table row `t`, of a row no live clock row accounts for: one
+    /// written while the capture triggers were missing.
+    private var uncaptured: String {
+        "t.\(key) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(clock) AS c WHERE c.pk = t.\(key) AND c.cl % 2 = 1)"
+    }
+
+    /// How many table rows no live clock row accounts for.
+    var countUncapturedRows: String { "SELECT count(*) FROM \(t) AS t WHERE \(uncaptured)" }
+
+    /// Records every table row that no live clock row accounts for as inserted by this site
+    /// now (after a ``tick``; then the sequence moves past them with ``advanceSequence``):
+    /// how tracking is restored after a table was rebuilt without its triggers.
+    var recordUncapturedRows: String {
+        """
+        \(insertWholeRow(key: "t.\(key)", seq: "s.seq + row_number() OVER (ORDER BY t.\(key))", from: ", \(t) AS t")) \
+        WHERE s.id = 1 AND \(uncaptured) \(reviveRow)
+        """
+    }
+
+    /// Moves the sequence past rows numbered after it (bound parameter: how many).
+    static let advanceSequence = "UPDATE vecsync_replica SET seq = seq + ? WHERE id = 1"
+
+    /// Whether the capture triggers are in place: false once the table was dropped and
+    /// re-created (SQLite's 12-step rebuild), which drops them, so capture stopped.
+    func isCapturing(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ? AND tbl_name = ?",
+            arguments: ["vecsync_\(table.name)_insert", table.name]) ?? false
     }
 
     /// The clock row for a row that `old` deleted.

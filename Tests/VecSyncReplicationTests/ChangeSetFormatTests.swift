@@ -79,7 +79,10 @@ struct ChangeSetFormatTests {
         let changes = try a.changes(since: 0)
         let old = changes.serialized(formatVersion: 1)
         #expect(old[4] == 1 && old.count < changes.serialized().count)
-        #expect(try ChangeSet(serialized: old) == changes)
+        // Format 1 carries no table definitions beyond names, key and fingerprint.
+        var expected = changes
+        for index in expected.tables.indices { expected.tables[index].definition = nil }
+        #expect(try ChangeSet(serialized: old) == expected)
         let b = try Self.replicaWithPhotos(0, dimensions: 8, site: "b")
         #expect(try b.merge(serialized: old).inserted == 3)
     }

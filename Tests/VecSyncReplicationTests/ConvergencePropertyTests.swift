@@ -70,13 +70,17 @@ struct ConvergencePropertyTests {
             for replica in replicas { try replica.setAuthority(authority, for: "photos") }
         }
         var published = [Int64](repeating: 0, count: count)
+        // Schema versions: each replica adds two columns (to albums, and to the BLOB-keyed
+        // tags) at a random step, or only before the final sync; meanwhile replicas on
+        // different schemas exchange change sets.
+        var altered = [Bool](repeating: false, count: count)
         var log: [(origin: Int, data: Data)] = []
         let steps = Int.random(in: 10...80, using: &random)
         for _ in 0..<steps {
             let r = Int.random(in: 0..<count, using: &random)
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<6:
-                try randomWrite(replicas[r], &random)
+                try randomWrite(replicas[r], &random, altered: altered[r])
             case 6..<8:
                 // Publish what changed since the last publication, in bounded batches.
                 while true {
@@ -131,6 +135,10 @@ struct ConvergencePropertyTests {
                     }
                 }
             }
+            if !altered[r] && Int.random(in: 0..<15, using: &random) == 0 {
+                try addColumns(replicas[r])
+                altered[r] = true
+            }
             if Int.random(in: 0..<6, using: &random) == 0 {
                 // Tombstones every known peer has acknowledged may go at any time.
                 try replicas[r].compactTombstones()
@@ -142,6 +150,7 @@ struct ConvergencePropertyTests {
             }
         }
 
+        for r in 0..<count where !altered[r] { try addColumns(replicas[r]) }
         // Full sync: everyone publishes everything, everyone merges everything, in random
         // order with duplicates, until nothing changes.
         for _ in 0..<4 {
@@ -221,8 +230,19 @@ struct ConvergencePropertyTests {
         report.applied > 0 || report.releasedFromQuarantine > 0 || !report.orphansDeleted.isEmpty
     }
 
-    /// One write, in one of the ways SQLite clients write.
-    static func randomWrite(_ replica: Replica, _ random: inout SeededRandom) throws {
+    /// The schema change of a history: a column with a default (and a quoted name) in albums,
+    /// and one without in the BLOB-keyed tags, as an app's migration adds them.
+    static func addColumns(_ replica: Replica) throws {
+        try replica.writer.write { db in
+            try db.execute(sql: #"ALTER TABLE albums ADD COLUMN "ex""tra" TEXT DEFAULT 'none'"#)
+            try db.execute(sql: "ALTER TABLE \(Fixture.tags.quotedSQLIdentifier) ADD COLUMN n INTEGER")
+        }
+        if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print(replica.site, "added columns") }
+    }
+
+    /// One write, in one of the ways SQLite clients write; on a replica that added the
+    /// history's columns, writes to them too.
+    static func randomWrite(_ replica: Replica, _ random: inout SeededRandom, altered: Bool) throws {
         let photo = "p\(Int.random(in: 0..<6, using: &random))"
         let album = Int64.random(in: 1...5, using: &random)
         let title: DatabaseValue =
@@ -275,7 +295,10 @@ struct ConvergencePropertyTests {
                 [album, name]
             ),
             ("UPDATE photos SET rating = rating WHERE id = ?", [photo]),
-            (#"INSERT OR REPLACE INTO \#(tags) VALUES (?, ?, ?)"#, [tag, label, weight]),
+            (
+                #"INSERT OR REPLACE INTO \#(tags) ("k""ey", "la'bel", "wei""ght") VALUES (?, ?, ?)"#,
+                [tag, label, weight]
+            ),
             (
                 #"INSERT INTO \#(tags) ("k""ey", "la'bel") VALUES (?, ?) ON CONFLICT DO UPDATE SET "la'bel" = excluded."la'bel""#,
                 [tag, label]
@@ -302,10 +325,23 @@ struct ConvergencePropertyTests {
                 [notePhoto, notePhoto]
             ),
         ]
+        let extra: DatabaseValue =
+            Bool.random(using: &random) ? ["none", "x", "y"].randomElement(using: &random)!.databaseValue : .null
+        let added: [(String, StatementArguments)] = [
+            (#"UPDATE albums SET "ex""tra" = ? WHERE id = ?"#, [extra, album]),
+            (#"INSERT OR REPLACE INTO albums (id, name, "ex""tra") VALUES (?, ?, ?)"#, [album, name, extra]),
+            (#"UPDATE \#(tags) SET n = ? WHERE "k""ey" = ?"#, [Int64.random(in: 0...3, using: &random), tag]),
+            (
+                #"INSERT OR REPLACE INTO \#(tags) ("k""ey", n) VALUES (?, ?)"#,
+                [tag, Int64.random(in: 0...3, using: &random)]
+            ),
+        ]
         let (sql, arguments) =
-            Int.random(in: 0..<3, using: &random) == 0
-            ? notes[Int.random(in: 0..<notes.count, using: &random)]
-            : statements[Int.random(in: 0..<statements.count, using: &random)]
+            altered && Int.random(in: 0..<4, using: &random) == 0
+            ? added[Int.random(in: 0..<added.count, using: &random)]
+            : Int.random(in: 0..<3, using: &random) == 0
+                ? notes[Int.random(in: 0..<notes.count, using: &random)]
+                : statements[Int.random(in: 0..<statements.count, using: &random)]
         do {
             try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
             if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {

@@ -1,0 +1,544 @@
+import Foundation
+import GRDB
+import VecSyncCore
+
+/// Schema changes of tracked tables.
+///
+/// Stock SQLite has no hook that runs on DDL, so the engine compares each tracked table's
+/// live columns (`pragma_table_xinfo`) and capture triggers with the definition it recorded,
+/// at every entry that reads or merges changes (``changes(since:excluding:maximumRows:maximumBytes:)``,
+/// ``forEachChangeSet(since:excluding:maximumRows:maximumBytes:_:)``, every merge, and so
+/// every sync), and on ``adoptSchemaChanges()``:
+///
+/// - **Columns added** at the end (`ALTER TABLE … ADD COLUMN`, any client): the clock table
+///   gains the columns' fields, the triggers are re-installed, and the columns sync from
+///   then on. Rows keep the new columns unversioned (so any write anywhere wins over the
+///   default), except values written there before the engine noticed, which are recorded as
+///   this site's writes. Values a peer sent for those columns before they existed here
+///   (kept in `vecsync_pending`) are applied.
+/// - **Triggers gone** while the table and its columns are still there (the table was
+///   dropped and re-created: SQLite's 12-step rebuild): the triggers are put back, rows
+///   inserted or deleted meanwhile are recorded as this site's; the clock table, which the
+///   rebuild does not touch, keeps every version. An update of an existing row made while
+///   the triggers were missing is not seen (nothing records a row's old values).
+/// - **Anything else** (a column dropped or renamed, a type or key changed, the table
+///   dropped) outside ``alter(_:renamingColumns:_:)``: the table is suspended — it stops
+///   syncing, its incoming rows wait in quarantine, and every other table goes on — until
+///   an `alter` call (with an empty body if the change is made already) records it.
+///
+/// Change sets carry each table's whole definition (format 3), so replicas with different
+/// column lists merge the columns both know; see ``merge(_:)``.
+extension Replica {
+    /// Brings the engine up to date with the schema of every tracked table (see above) and
+    /// says what it did. Merges and change scans call it on their own; an app may call it
+    /// right after its migrations.
+    ///
+    /// ```swift
+    /// try dbQueue.write { db in try db.execute(sql: "ALTER TABLE photos ADD COLUMN caption TEXT") }
+    /// print(try replica.adoptSchemaChanges())   // "photos: columns caption added"
+    /// ```
+    @discardableResult
+    public func adoptSchemaChanges() throws -> SchemaReport {
+        try SyncError.wrap { try writer.write { db in try Self.adoptSchemaChanges(db, site: site) } }
+    }
+
+    /// The tracked tables that do not sync because their schema changed in a way the engine
+    /// cannot follow on its own, with the reason for each.
+    public func suspendedTables() throws -> [String: String] {
+        try SyncError.wrap {
+            try writer.read { db in
+                var suspended: [String: String] = [:]
+                for table in try Self.recordedTables(db) {
+                    if let reason = try Self.schemaState(db, of: table).suspension { suspended[table.name] = reason }
+                }
+                return suspended
+            }
+        }
+    }
+
+    /// Changes the schema of the tracked table `table` — drop or rename columns, rebuild the
+    /// table, drop it — without losing what syncs: the one migration call for what
+    /// `ALTER TABLE … ADD COLUMN` alone does not cover (cr-sqlite's begin/commit alter).
+    ///
+    /// In one transaction: the table's capture triggers are dropped (SQLite refuses to drop
+    /// or rename a column a trigger names), `body` runs, and the engine compares the table
+    /// with its recorded definition. Columns keep their versions by name, or by
+    /// `renamingColumns` (old name to new name); columns gone are dropped from the clock
+    /// table, new ones start unversioned (their non-default values recorded as this site's
+    /// writes); the triggers come back; rows inserted or deleted by `body` are recorded as
+    /// this site's. A table `body` dropped is no longer tracked. The engine remembers what was
+    /// dropped and renamed, so change sets of peers that have not migrated yet still merge:
+    /// a renamed column's values go to its new name, a dropped column's or table's values
+    /// are ignored (and reported). Updates of existing rows made inside `body` are not
+    /// captured: make them after the call. If anything throws, nothing changes.
+    ///
+    /// ```swift
+    /// try replica.alter("photos", renamingColumns: ["title": "caption"]) { db in
+    ///     try db.execute(sql: "ALTER TABLE photos RENAME COLUMN title TO caption")
+    ///     try db.execute(sql: "ALTER TABLE photos DROP COLUMN legacy")
+    /// }
+    /// ```
+    @discardableResult
+    public func alter(
+        _ table: String, renamingColumns renames: [String: String] = [:], _ body: (Database) throws -> Void
+    ) throws -> SchemaReport {
+        try SyncError.wrap {
+            try writer.write { db in
+                guard
+                    let before = try Self.recordedTables(db).first(where: { $0.name.lowercased() == table.lowercased() }
+                    )
+                else { throw SyncError.tableNotTracked(table: table) }
+                for (old, new) in renames {
+                    guard before.columns.contains(where: { $0.lowercased() == old.lowercased() }) else {
+                        throw SyncError.invalidArgument(
+                            name: "renamingColumns", value: old,
+                            reason: "table \(before.name) has no tracked column \(old) to rename to \(new)")
+                    }
+                }
+                let wasSuspended =
+                    try Self.isMarkedSuspended(db, before.name) || Self.schemaState(db, of: before).suspension != nil
+                let triggers = TriggerSQL(table: before, site: site)
+                try db.execute(sql: TriggerSQL.drop(triggers.triggerNames + triggers.guardTriggerNames))
+                try body(db)
+                var report = SchemaReport()
+                try Self.commitAlter(db, before: before, renames: renames, site: site, report: &report)
+                try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [before.name])
+                if wasSuspended, let after = try Self.recordedTables(db).first(where: { $0.name == before.name }) {
+                    try Self.resendAll(db, table: after)
+                    report.resumedTables.append(after.name)
+                }
+                let others = try Self.adoptSchemaChanges(db, site: site)
+                report.merge(others)
+                return report
+            }
+        }
+    }
+
+    // MARK: Checking
+
+    /// How a tracked table's live schema compares with its recorded definition.
+    struct SchemaState {
+        /// The live definition (nil when the table is gone).
+        var live: TrackedTable?
+        /// Why the engine cannot follow the change on its own, or nil.
+        var suspension: String?
+        /// Whether the capture triggers are in place.
+        var capturing = true
+        /// How many columns were added at the end since the definition was recorded.
+        var addedColumns = 0
+
+        /// True when the engine has something to adopt.
+        var needsAdoption: Bool { suspension == nil && (!capturing || addedColumns > 0) }
+    }
+
+    /// Compares `recorded` with the live table.
+    static func schemaState(_ db: Database, of recorded: TrackedTable) throws -> SchemaState {
+        var state = SchemaState()
+        let live: TrackedTable
+        do {
+            // A table tracked with an integer key and no authority by an earlier version
+            // keeps syncing; setAuthority(_:for:) makes it safe.
+            live = try TrackedTable.introspect(
+                db, table: recorded.name, authority: recorded.authority, checkingKeyKind: false)
+        } catch let SyncError.untrackableTable(_, reason) {
+            state.suspension =
+                "its table cannot be tracked any more (\(reason)); drop it with Replica.alter, or re-create it as it was"
+            return state
+        }
+        state.live = live
+        if live.primaryKey != recorded.primaryKey || live.keyKind != recorded.keyKind {
+            state.suspension =
+                "its key was \(recorded.primaryKey) (\(recorded.keyKind.rawValue)) and is now \(live.primaryKey) "
+                + "(\(live.keyKind.rawValue)); a key cannot change while the table is tracked: untrack it and track it again"
+            return state
+        }
+        let prefix = Array(live.columns.prefix(recorded.columns.count))
+        let prefixTypes = Array(live.declaredTypes.prefix(recorded.columns.count))
+        if prefix != recorded.columns || prefixTypes != recorded.declaredTypes {
+            state.suspension =
+                "tracked columns (\(recorded.columns.joined(separator: ", "))), now (\(live.columns.joined(separator: ", "))): "
+                + "columns were dropped, renamed or retyped outside Replica.alter; record the change with "
+                + "Replica.alter(_:renamingColumns:_:) (an empty body will do)"
+            return state
+        }
+        state.addedColumns = live.columns.count - recorded.columns.count
+        state.capturing = try TriggerSQL(table: recorded, site: SiteID("")).isCapturing(db)
+        return state
+    }
+
+    /// Adopts pending schema changes in a write of its own when a read finds one: what
+    /// change scans call first, since they only read.
+    func adoptSchemaChangesIfNeeded() throws {
+        let needed = try SyncError.wrap {
+            try writer.read { db in
+                try Self.recordedTables(db).contains { table in
+                    let state = try Self.schemaState(db, of: table)
+                    // A suspension is noted (so the table's rows are sent again once it
+                    // resumes), and a resumption acted on, before a scan passes over it.
+                    return try state.needsAdoption
+                        || (state.suspension != nil) != Self.isMarkedSuspended(db, table.name)
+                }
+            }
+        }
+        if needed { try adoptSchemaChanges() }
+    }
+
+    // MARK: Adopting
+
+    /// Adopts added columns and restores capture for every tracked table that needs it,
+    /// inside the caller's write transaction; reports suspended tables.
+    static func adoptSchemaChanges(_ db: Database, site: SiteID) throws -> SchemaReport {
+        var report = SchemaReport()
+        for recorded in try recordedTables(db) {
+            let state = try schemaState(db, of: recorded)
+            if let reason = state.suspension {
+                report.suspendedTables[recorded.name] = reason
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO vecsync_suspended (tbl, reason) VALUES (?, ?)",
+                    arguments: [recorded.name, reason])
+                continue
+            }
+            if try isMarkedSuspended(db, recorded.name) {
+                // Fixed outside `alter` (the change undone): change scans skipped the table
+                // meanwhile, so every row goes out again.
+                try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [recorded.name])
+                try resendAll(db, table: recorded)
+                report.resumedTables.append(recorded.name)
+            }
+            guard state.needsAdoption, let live = state.live else { continue }
+            let table = recorded.with(columns: live.columns, declaredTypes: live.declaredTypes)
+            let added = Array(recorded.columns.count..<table.columns.count)
+            if !added.isEmpty {
+                try db.execute(sql: recorded.clockTable.addColumnsSQL(recorded.columns.count..<table.columns.count))
+                try record(table, db)
+                report.addedColumns[table.name] = added.map { table.columns[$0] }
+            }
+            if !state.capturing { report.restoredTables.append(table.name) }
+            try restoreCapture(db, table: table, site: site, report: &report)
+            report.recordedRows += try recordWrittenValues(db, table: table, columns: added, site: site)
+            report.appliedKeptValues += try applyKeptValues(db, table: table, columns: added)
+        }
+        return report
+    }
+
+    /// Step two of ``alter(_:renamingColumns:_:)``: compares the table `body` left with its
+    /// definition `before`, and rebuilds the clock table, triggers and records to match.
+    private static func commitAlter(
+        _ db: Database, before: TrackedTable, renames: [String: String], site: SiteID, report: inout SchemaReport
+    ) throws {
+        guard try db.tableExists(before.name) else {
+            try db.execute(sql: before.clockTable.dropSQL)
+            try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [before.name])
+            try db.execute(sql: "DELETE FROM vecsync_pending WHERE tbl = ?", arguments: [before.name])
+            try db.execute(sql: "DELETE FROM vecsync_quarantine WHERE tbl = ?", arguments: [before.name])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, '', NULL)",
+                arguments: [before.name])
+            report.droppedTables.append(before.name)
+            return
+        }
+        let live: TrackedTable
+        do {
+            live = try TrackedTable.introspect(
+                db, table: before.name, authority: before.authority, checkingKeyKind: false)
+        } catch let SyncError.untrackableTable(_, reason) {
+            throw SyncError.schemaChanged(table: before.name, reason: "after the alter, \(reason)")
+        }
+        guard live.primaryKey == before.primaryKey, live.keyKind == before.keyKind else {
+            throw SyncError.schemaChanged(
+                table: before.name,
+                reason:
+                    "the alter changed the key from \(before.primaryKey) (\(before.keyKind.rawValue)) to \(live.primaryKey) "
+                    + "(\(live.keyKind.rawValue)); untrack the table and track it again to change its key")
+        }
+        // Each live column's position in `before`: by name, or by a rename.
+        var oldPosition: [String: Int] = [:]
+        for (index, name) in before.columns.enumerated() { oldPosition[name.lowercased()] = index }
+        var renamedTo: [String: String] = [:]
+        for (old, new) in renames {
+            guard live.columns.contains(where: { $0.lowercased() == new.lowercased() }) else {
+                throw SyncError.invalidArgument(
+                    name: "renamingColumns", value: new,
+                    reason: "after the alter, table \(before.name) has no column \(new) (renamed from \(old))")
+            }
+            renamedTo[old.lowercased()] = new
+        }
+        var mapping: [Int?] = []
+        var used = Set<Int>()
+        for name in live.columns {
+            var source = oldPosition[name.lowercased()]
+            if let renamed = renamedTo.first(where: { $0.value.lowercased() == name.lowercased() }) {
+                source = oldPosition[renamed.key]
+            } else if let old = source, renamedTo[before.columns[old].lowercased()] != nil {
+                source = nil  // the old name was renamed away and this is a new column of that name
+            }
+            if let source { used.insert(source) }
+            mapping.append(source)
+        }
+        let dropped = before.columns.indices.filter {
+            !used.contains($0) && renamedTo[before.columns[$0].lowercased()] == nil
+        }
+        let table = before.with(columns: live.columns, declaredTypes: live.declaredTypes)
+        if mapping != Array(before.columns.indices).map({ Optional($0) }) {
+            // Rebuild the clock table with the columns' fields at their new positions.
+            let old = "vecsync_alter_\(before.name)"
+            try db.execute(sql: "ALTER TABLE \(before.clockTable.quotedName) RENAME TO \(old.quotedSQLIdentifier)")
+            try db.execute(sql: table.clockTable.createSQL)
+            try db.execute(sql: table.clockTable.copySQL(from: old, mapping: mapping))
+            try db.execute(sql: "DROP TABLE \(old.quotedSQLIdentifier)")
+        }
+        try record(table, db)
+        for index in dropped {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, ?, NULL)",
+                arguments: [table.name, before.columns[index]])
+            try db.execute(
+                sql: "DELETE FROM vecsync_pending WHERE tbl = ? AND col = ? COLLATE NOCASE",
+                arguments: [table.name, before.columns[index]])
+        }
+        for (old, new) in renames where old.lowercased() != new.lowercased() {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, ?, ?)",
+                arguments: [table.name, old, new])
+            try db.execute(
+                sql: "UPDATE OR REPLACE vecsync_pending SET col = ? WHERE tbl = ? AND col = ? COLLATE NOCASE",
+                arguments: [new, table.name, old])
+        }
+        // A column added again under a retired name syncs again.
+        for name in live.columns {
+            try db.execute(
+                sql: "DELETE FROM vecsync_retired WHERE tbl = ? AND col = ? COLLATE NOCASE",
+                arguments: [table.name, name])
+        }
+        let added = mapping.indices.filter { mapping[$0] == nil }
+        if !added.isEmpty { report.addedColumns[table.name] = added.map { table.columns[$0] } }
+        if !dropped.isEmpty { report.droppedColumns[table.name] = dropped.map { before.columns[$0] } }
+        if !renames.isEmpty { report.renamedColumns[table.name] = renames }
+        try restoreCapture(db, table: table, site: site, report: &report)
+        report.recordedRows += try recordWrittenValues(db, table: table, columns: added, site: site)
+        let renamedColumns = mapping.indices.filter { index in
+            renamedTo.values.contains { $0.lowercased() == table.columns[index].lowercased() }
+        }
+        report.appliedKeptValues += try applyKeptValues(db, table: table, columns: added + renamedColumns)
+    }
+
+    /// Whether a suspension of `table` was noted in `vecsync_suspended`.
+    static func isMarkedSuspended(_ db: Database, _ table: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM vecsync_suspended WHERE tbl = ?", arguments: [table]) ?? false
+    }
+
+    /// Gives every clock row of `table` a new sequence number (and each column changed so
+    /// far the same), so the whole table travels in the next change sets to every peer,
+    /// versions unchanged: what a table that was skipped while suspended needs. Merging
+    /// rows a peer has already is harmless.
+    static func resendAll(_ db: Database, table: TrackedTable) throws {
+        let clock = table.clockTable.quotedName
+        let count = try Int64.fetchOne(db, sql: "SELECT count(*) FROM \(clock)") ?? 0
+        guard count > 0 else { return }
+        let changes = table.columns.indices.map { (index: Int) -> String in
+            let q = ClockTable.changedAt(index)
+            return ", \(q) = CASE WHEN \(q) IS NULL THEN NULL ELSE s.base + n.r END"
+        }.joined()
+        try db.execute(
+            sql: """
+                WITH n AS (SELECT pk, row_number() OVER (ORDER BY pk) AS r FROM \(clock)),
+                s AS (SELECT seq AS base FROM vecsync_replica WHERE id = 1)
+                UPDATE \(clock) SET seq = s.base + n.r\(changes) FROM n, s WHERE n.pk = \(clock).pk
+                """)
+        try db.execute(sql: TriggerSQL.advanceSequence, arguments: [count])
+    }
+
+    /// Installs `table`'s capture triggers (and guard triggers on a read-only replica), then
+    /// records as this site's the rows inserted or deleted while they were missing.
+    private static func restoreCapture(
+        _ db: Database, table: TrackedTable, site: SiteID, report: inout SchemaReport
+    ) throws {
+        let sql = TriggerSQL(table: table, site: site)
+        try sql.install(db)
+        if try isReadOnly(db) {
+            try db.execute(sql: TriggerSQL.drop(sql.guardTriggerNames))
+            try db.execute(sql: sql.createGuardTriggers(site: site))
+        }
+        let inserted = try Int.fetchOne(db, sql: sql.countUncapturedRows) ?? 0
+        if inserted > 0 {
+            try db.execute(sql: TriggerSQL.tick)
+            try db.execute(sql: sql.recordUncapturedRows)
+            try db.execute(sql: TriggerSQL.advanceSequence, arguments: [inserted])
+        }
+        let key = table.primaryKey.quotedSQLIdentifier
+        let missing = try DatabaseValue.fetchAll(
+            db,
+            sql: """
+                SELECT c.pk FROM \(table.clockTable.quotedName) AS c WHERE c.cl % 2 = 1
+                AND NOT EXISTS (SELECT 1 FROM \(table.name.quotedSQLIdentifier) AS t WHERE t.\(key) = c.pk)
+                """)
+        for pk in missing {
+            try db.execute(sql: TriggerSQL.tick)
+            try db.execute(sql: sql.recordMissingDelete, arguments: [pk])
+        }
+        report.recordedRows += inserted + missing.count
+    }
+
+    /// Records as this site's writes, made now, the values of new columns `columns` that
+    /// differ from the column's default: written before the engine knew the column. Returns
+    /// how many rows it recorded.
+    private static func recordWrittenValues(
+        _ db: Database, table: TrackedTable, columns: [Int], site: SiteID
+    ) throws -> Int {
+        guard !columns.isEmpty else { return 0 }
+        let t = table.name.quotedSQLIdentifier
+        let key = table.primaryKey.quotedSQLIdentifier
+        let clock = table.clockTable.quotedName
+        let defaults = try defaultValues(db, of: table)
+        let isAuthority = table.authority == site
+        var recorded = 0
+        for index in columns {
+            let column = table.columns[index].quotedSQLIdentifier
+            let defaultValue = defaults[index]
+            let keys = try DatabaseValue.fetchAll(
+                db,
+                sql: """
+                    SELECT t.\(key) FROM \(t) AS t JOIN \(clock) AS c ON c.pk = t.\(key) AND c.cl % 2 = 1
+                    WHERE t.\(column) IS NOT ?1 COLLATE BINARY OR typeof(t.\(column)) <> typeof(?1) ORDER BY t.\(key)
+                    """,
+                arguments: [defaultValue])
+            let authority =
+                isAuthority ? "coalesce(\(ClockTable.authority(index)), 0) + 1" : ClockTable.authority(index)
+            for pk in keys {
+                try db.execute(sql: TriggerSQL.tick)
+                try db.execute(
+                    sql: """
+                        UPDATE \(clock) SET \(ClockTable.version(index)) = (SELECT hlc FROM vecsync_replica WHERE id = 1),
+                        \(ClockTable.writer(index)) = 0, \(ClockTable.authority(index)) = \(authority),
+                        \(ClockTable.changedAt(index)) = (SELECT seq FROM vecsync_replica WHERE id = 1),
+                        seq = (SELECT seq FROM vecsync_replica WHERE id = 1) WHERE pk = ?
+                        """,
+                    arguments: [pk])
+            }
+            recorded += keys.count
+        }
+        return recorded
+    }
+
+    /// Applies the values peers sent for `columns` before this replica had them (kept in
+    /// `vecsync_pending`), as a merge would have: a value applies to the incarnation of the
+    /// row it was written in, when it wins over the local write. Returns how many applied.
+    private static func applyKeptValues(_ db: Database, table: TrackedTable, columns: [Int]) throws -> Int {
+        guard !columns.isEmpty else { return 0 }
+        var positions: [String: Int] = [:]
+        for index in columns { positions[table.columns[index].lowercased()] = index }
+        let kept = try Row.fetchAll(
+            db,
+            sql:
+                "SELECT pk, col, ra, cl, authority, version, site, value FROM vecsync_pending WHERE tbl = ? ORDER BY pk, col",
+            arguments: [table.name]
+        ).filter { positions[($0["col"] as String).lowercased()] != nil }
+        guard !kept.isEmpty else { return 0 }
+        try DerivedIndexCatalogue.setMerging(db, true)
+        var sites = try siteNames(db)
+        var ordinals: [SiteID: Int64] = [:]
+        for (ordinal, site) in sites { ordinals[site] = ordinal }
+        guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM vecsync_replica WHERE id = 1") else {
+            throw SyncError.notAReplica(reason: "vecsync_replica is empty")
+        }
+        var seq: Int64 = state["seq"]
+        var hlc: Int64 = state["hlc"]
+        let clockTable = table.clockTable
+        var changedKeys: [DatabaseValue] = []
+        var applied = 0
+        for row in kept {
+            guard let index = positions[(row["col"] as String).lowercased()] else { continue }
+            let pk: DatabaseValue = row["pk"]
+            guard let stored = try Row.fetchOne(db, sql: clockTable.selectRowSQL, arguments: [pk]) else { continue }
+            var clock = clockTable.decode(stored)
+            let incarnation: (Int64, Int64) = (row["ra"], row["cl"])
+            guard clock.isLive, (clock.rowAuthority, clock.causalLength) == incarnation else { continue }
+            let site = SiteID(row["site"] as String)
+            let write: (authority: Int64, version: Int64, site: SiteID) = (row["authority"], row["version"], site)
+            let local = clock.columns[index]
+            var localTag: (authority: Int64, version: Int64, site: SiteID?)?
+            if let version = local.version {
+                localTag = (local.authority, version, local.writer.flatMap { sites[$0] })
+            }
+            guard wins(write, over: localTag) else { continue }
+            try db.execute(
+                sql:
+                    "UPDATE \(table.name.quotedSQLIdentifier) SET \(table.columns[index].quotedSQLIdentifier) = ? WHERE \(table.primaryKey.quotedSQLIdentifier) = ?",
+                arguments: [row["value"] as DatabaseValue, pk])
+            let ordinal: Int64
+            if let known = ordinals[site] {
+                ordinal = known
+            } else {
+                try db.execute(sql: "INSERT INTO vecsync_sites (site) VALUES (?)", arguments: [site.rawValue])
+                ordinal = db.lastInsertedRowID
+                ordinals[site] = ordinal
+                sites[ordinal] = site
+            }
+            seq += 1
+            hlc = max(hlc, write.version)
+            clock.columns[index] = ClockRow.Column(
+                version: write.version, writer: ordinal, authority: write.authority, changedAt: seq)
+            clock.sequence = seq
+            try db.execute(sql: clockTable.writeRowSQL, arguments: clockTable.arguments(clock))
+            changedKeys.append(pk)
+            applied += 1
+        }
+        try db.execute(sql: "UPDATE vecsync_replica SET hlc = ?, seq = ? WHERE id = 1", arguments: [hlc, seq])
+        for row in kept {
+            try db.execute(
+                sql: "DELETE FROM vecsync_pending WHERE tbl = ? AND pk = ? AND col = ?",
+                arguments: [table.name, row["pk"] as DatabaseValue, row["col"] as String])
+        }
+        _ = try DerivedIndexCatalogue(db).refresh(db, changedKeys: [table.name: changedKeys])
+        try DerivedIndexCatalogue.setMerging(db, false)
+        return applied
+    }
+
+    /// The value of each tracked column's DEFAULT (NULL without one): what a row takes in a
+    /// column it was written without. A default is a constant expression of the table's own
+    /// schema (`ALTER TABLE … ADD COLUMN` accepts no other), evaluated as such.
+    static func defaultValues(_ db: Database, of table: TrackedTable) throws -> [DatabaseValue] {
+        var expressions: [String: String] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT name, dflt_value FROM pragma_table_xinfo(?)", arguments: [table.name])
+        {
+            if let expression = row["dflt_value"] as String? {
+                expressions[(row["name"] as String).lowercased()] = expression
+            }
+        }
+        return try table.columns.map { name in
+            guard let expression = expressions[name.lowercased()] else { return .null }
+            do {
+                return try DatabaseValue.fetchOne(db, sql: "SELECT \(expression)") ?? .null
+            } catch {
+                throw SyncError.schemaChanged(
+                    table: table.name,
+                    reason: "the default of column \(name), \(expression), cannot be evaluated: \(error)")
+            }
+        }
+    }
+
+    /// The columns and tables dropped or renamed here with ``alter(_:renamingColumns:_:)``:
+    /// per table, old column name to new name (nil: dropped; the key "" for the table itself).
+    static func retiredColumns(_ db: Database) throws -> [String: [String: String?]] {
+        var retired: [String: [String: String?]] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT tbl, col, renamed_to FROM vecsync_retired") {
+            retired[row["tbl"] as String, default: [:]][row["col"] as String] = .some(row["renamed_to"] as String?)
+        }
+        return retired
+    }
+}
+
+extension SchemaReport {
+    /// Adds what `other` reports.
+    mutating func merge(_ other: SchemaReport) {
+        addedColumns.merge(other.addedColumns) { $0 + $1 }
+        droppedColumns.merge(other.droppedColumns) { $0 + $1 }
+        renamedColumns.merge(other.renamedColumns) { $0.merging($1) { $1 } }
+        droppedTables += other.droppedTables
+        restoredTables += other.restoredTables
+        recordedRows += other.recordedRows
+        appliedKeptValues += other.appliedKeptValues
+        suspendedTables.merge(other.suspendedTables) { $1 }
+    }
+}
