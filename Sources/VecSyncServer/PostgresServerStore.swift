@@ -356,7 +356,8 @@ public final class PostgresServerStore: ServerStore {
     {
         try await client.query(
             """
-            UPDATE devices SET last_pull_at = \(time), pulled_through = greatest(pulled_through, \(cursor))
+            UPDATE devices SET last_pull_at = \(time),
+              pulled_through = greatest(pulled_through, least(\(cursor), (SELECT last_seq FROM spaces WHERE id = \(spaceID))))
             WHERE space_id = \(spaceID) AND site = \(site)
             """, logger: logger)
     }

@@ -265,10 +265,11 @@ public final class SQLiteServerStore: ServerStore {
         try await pool.write { db in
             try db.execute(
                 sql: """
-                    UPDATE devices SET last_pull_at = ?, pulled_through = max(pulled_through, ?)
+                    UPDATE devices SET last_pull_at = ?,
+                      pulled_through = max(pulled_through, min(?, (SELECT last_seq FROM spaces WHERE id = ?)))
                     WHERE space_id = ? AND site = ?
                     """,
-                arguments: [time, cursor, spaceID, site])
+                arguments: [time, cursor, spaceID, spaceID, site])
         }
     }
 

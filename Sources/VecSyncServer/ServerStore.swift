@@ -47,8 +47,9 @@ public protocol ServerStore: Sendable {
     /// One change set's bytes and entry; nil when the space has no such sequence number.
     func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)?
     /// Records that `site` pulled at `time`, asking for the change sets after `cursor`: it
-    /// holds everything up to there (its pull point, which only moves forward; the safe
-    /// compaction point is the smallest). A no-op for an unregistered site.
+    /// holds everything up to there (its pull point, which only moves forward and never past
+    /// the space's last sequence number; the safe compaction point is the smallest). A no-op
+    /// for an unregistered site.
     func recordPull(bySite site: String, inSpace spaceID: Int64, after cursor: Int64, at time: Int64) async throws
     /// The devices of a space with their counts, by site.
     func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord]

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import VecSyncCore
 
 /// The HTTP relay: authenticated routes over a ``ServerStore``.
@@ -58,7 +59,8 @@ public final class SyncServer: Sendable {
     }
 
     /// Prepares the store, then serves on `host:port` until the task is cancelled (or, with
-    /// `handleSignals`, until SIGINT or SIGTERM), finishing the requests in flight.
+    /// `handleSignals`, until SIGINT or SIGTERM); either way it shuts down gracefully,
+    /// finishing the requests in flight.
     /// `onRunning` receives the port bound (useful with port 0).
     public func run(
         host: String, port: Int, handleSignals: Bool = false,
@@ -73,10 +75,17 @@ public final class SyncServer: Sendable {
             configuration: .init(address: .hostname(host, port: port), serverName: "vecsync-server/\(Self.version)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
-        if handleSignals {
-            try await app.runService()
-        } else {
-            try await app.run()
+        // Stopping is always graceful: the listener closes, the requests in flight finish.
+        // Cancelling the task that serves would instead drop connections accepted but not
+        // yet served, which NIO does not allow (a trap, not an error). So the group runs in
+        // a task of its own, and cancelling this one asks it to shut down.
+        let group = ServiceGroup(
+            services: [app], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger)
+        let serving = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await serving.value
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
         }
     }
 
