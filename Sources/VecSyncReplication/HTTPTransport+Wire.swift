@@ -55,6 +55,28 @@ public struct ServerStatus: Sendable, Hashable, Codable {
     public var bytes: Int64
     /// Its devices, by site id.
     public var devices: [ServerDevice]
+    /// Its bootstrap snapshot, when the server made one.
+    public var snapshot: ServerSnapshot?
+}
+
+/// A space's snapshot on a sync server (`GET /v1/spaces/{space}/snapshot`): its history
+/// through `seq` folded into one change set, each row's winning state.
+public struct ServerSnapshot: Sendable, Hashable, Codable {
+    /// The last sequence number folded in: the pull cursor after bootstrapping.
+    public var seq: Int64
+    /// How far each origin's changes are folded in.
+    public var heads: [String: Int64]
+    /// Rows in it.
+    public var rows: Int64
+    /// Its size in bytes.
+    public var size: Int64
+    /// Hex SHA-256 of its bytes.
+    public var sha256: String
+    /// When it was made, in milliseconds since 1970.
+    public var createdAt: Int64
+    /// The change sets through this sequence number were dropped: a cursor behind it must
+    /// bootstrap again.
+    public var compactedThrough: Int64
 }
 
 /// One listed change set.

@@ -198,10 +198,18 @@ public struct HTTPTransport: SyncTransport {
     /// Lists, downloads, verifies and merges every change set after the pull cursor.
     public func pull(into replica: Replica) throws -> (merges: [MergeReport], problems: [String], unknownFiles: Int) {
         let own = replica.site.rawValue
-        let pullDestination = pullCursorKey(storeID: try status().storeID)
+        let status = try status()
+        let pullDestination = pullCursorKey(storeID: status.storeID)
         var cursor = try replica.publishedThrough(to: pullDestination)
-        var received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
         var merges: [MergeReport] = []
+        // A new device (or one behind the compaction point) starts from the snapshot.
+        var bootstrapped = false
+        if let snapshot = status.snapshot, cursor == 0 || cursor < snapshot.compactedThrough {
+            merges += try bootstrap(replica, from: snapshot, cursorKey: pullDestination)
+            cursor = max(cursor, snapshot.seq)
+            bootstrapped = true
+        }
+        var received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
         var problems: [String] = []
         // The cursor moves over change sets merged (or already held) in order, and stops
         // before the first that failed, so the next pull tries it again.
@@ -267,15 +275,31 @@ public struct HTTPTransport: SyncTransport {
         var after = cursor
         // Each page moves `after` forward (a page that does not ends the pull).
         for _ in 0..<Self.maximumPages {
-            let page = try decode(
-                ServerChangeSetPage.self,
-                send(
-                    "GET", "changesets",
-                    query: [
-                        URLQueryItem(name: "after", value: String(after)),
-                        URLQueryItem(name: "limit", value: String(pageSize)),
-                        URLQueryItem(name: "site", value: own),
-                    ]))
+            let page: ServerChangeSetPage
+            do {
+                page = try decode(
+                    ServerChangeSetPage.self,
+                    send(
+                        "GET", "changesets",
+                        query: [
+                            URLQueryItem(name: "after", value: String(after)),
+                            URLQueryItem(name: "limit", value: String(pageSize)),
+                            URLQueryItem(name: "site", value: own),
+                        ]))
+            } catch HTTPTransportError.refused(_, 410, "compacted", _) where !bootstrapped {
+                // Compacted past our cursor while we were away: bootstrap again, go on after it.
+                guard let snapshot = try self.status().snapshot else {
+                    throw HTTPTransportError.protocolViolation(
+                        url: destination, reason: "the history is compacted but there is no snapshot")
+                }
+                merges += try bootstrap(replica, from: snapshot, cursorKey: pullDestination)
+                bootstrapped = true
+                cursor = max(cursor, snapshot.seq)
+                after = cursor
+                received = Dictionary(
+                    try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
+                continue
+            }
             for entry in page.changeSets {
                 guard entry.seq > after else {
                     throw HTTPTransportError.protocolViolation(
@@ -336,35 +360,11 @@ public struct HTTPTransport: SyncTransport {
         case failed(String)
     }
 
-    /// One change set's bytes, in ranges when it is large, checked against its SHA-256 and
-    /// decoded; it must come from the origin the listing named.
+    /// One change set, checked against its SHA-256 and decoded; it must come from the origin
+    /// the listing named.
     func download(_ entry: ServerChangeSet) throws -> ChangeSet {
         let path = "changesets/\(entry.seq)"
-        var body = Data()
-        if entry.size > Int64(rangeBytes) {
-            body.reserveCapacity(Int(entry.size))
-            while Int64(body.count) < entry.size {
-                let end = min(Int64(body.count) + Int64(rangeBytes), entry.size) - 1
-                let part = try send("GET", path, headers: ["Range": "bytes=\(body.count)-\(end)"], accepted: [206])
-                guard !part.body.isEmpty, Int64(body.count + part.body.count) <= entry.size else {
-                    throw HTTPTransportError.protocolViolation(
-                        url: "\(destination)/\(path)", reason: "a byte range of the wrong size")
-                }
-                body.append(part.body)
-            }
-        } else {
-            let answer = try send("GET", path)
-            if let announced = answer.header(Self.sha256Header)?.lowercased(), announced != entry.sha256 {
-                throw HTTPTransportError.protocolViolation(
-                    url: "\(destination)/\(path)",
-                    reason: "listed with SHA-256 \(entry.sha256), served with \(announced)")
-            }
-            body = answer.body
-        }
-        let actual = sha256Hex(body)
-        guard actual == entry.sha256.lowercased() else {
-            throw HTTPTransportError.integrity(url: "\(destination)/\(path)", expected: entry.sha256, actual: actual)
-        }
+        let body = try downloadBody(path, size: entry.size, sha256: entry.sha256)
         let changeSet = try ChangeSet(serialized: body)
         guard changeSet.origin.rawValue == entry.origin, changeSet.since == entry.since,
             changeSet.through == entry.through
@@ -373,5 +373,40 @@ public struct HTTPTransport: SyncTransport {
                 url: "\(destination)/\(path)", reason: "the change set is not the one listed")
         }
         return changeSet
+    }
+
+    /// Stored bytes under `path`, in byte ranges when they are large (a broken download
+    /// resumes from the last range), checked against their SHA-256.
+    func downloadBody(_ path: String, size: Int64, sha256: String) throws -> Data {
+        var body = Data()
+        if size > Int64(rangeBytes) {
+            body.reserveCapacity(Int(size))
+            while Int64(body.count) < size {
+                let end = min(Int64(body.count) + Int64(rangeBytes), size) - 1
+                let part = try send("GET", path, headers: ["Range": "bytes=\(body.count)-\(end)"], accepted: [206])
+                guard !part.body.isEmpty, Int64(body.count + part.body.count) <= size else {
+                    throw HTTPTransportError.protocolViolation(
+                        url: "\(destination)/\(path)", reason: "a byte range of the wrong size")
+                }
+                if let announced = part.header(Self.sha256Header)?.lowercased(), announced != sha256.lowercased() {
+                    throw HTTPTransportError.protocolViolation(
+                        url: "\(destination)/\(path)", reason: "listed with SHA-256 \(sha256), served with \(announced)"
+                    )
+                }
+                body.append(part.body)
+            }
+        } else {
+            let answer = try send("GET", path)
+            if let announced = answer.header(Self.sha256Header)?.lowercased(), announced != sha256.lowercased() {
+                throw HTTPTransportError.protocolViolation(
+                    url: "\(destination)/\(path)", reason: "listed with SHA-256 \(sha256), served with \(announced)")
+            }
+            body = answer.body
+        }
+        let actual = sha256Hex(body)
+        guard actual == sha256.lowercased() else {
+            throw HTTPTransportError.integrity(url: "\(destination)/\(path)", expected: sha256, actual: actual)
+        }
+        return body
     }
 }

@@ -8,13 +8,16 @@ public enum AccessToken {
     /// The prefix every token starts with, so a leaked one is easy to recognise.
     public static let prefix = "vst_"
 
-    /// A new token and its record (a random public id, the hash, the label).
-    public static func issue(label: String, at time: Int64) -> (token: String, record: TokenRecord) {
+    /// A new token and its record (a random public id, the hash, the label, and the device
+    /// it is bound to, if any).
+    public static func issue(label: String, device: String? = nil, at time: Int64) -> (
+        token: String, record: TokenRecord
+    ) {
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let id = (0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let token = prefix + hex(secret)
-        return (token, TokenRecord(id: hex(id), hash: hash(token), label: label, createdAt: time))
+        return (token, TokenRecord(id: hex(id), hash: hash(token), label: label, createdAt: time, device: device))
     }
 
     /// The hex SHA-256 of a token's UTF-8 bytes: its key in the store.

@@ -4,10 +4,13 @@ import PostgresNIO
 /// The store for scale: PostgreSQL through PostgresNIO's connection pool. Several server
 /// instances may share one database; the server keeps nothing else.
 ///
-/// A push takes the row lock of its space's counter (`UPDATE spaces … RETURNING last_seq`)
-/// and holds it until it commits, so the pushes of one space commit in the order of their
-/// sequence numbers and a pull, reading committed rows after its cursor, never passes over
-/// one that commits later. Spaces do not wait for each other.
+/// A push reads the origin's head, decides (``PushRule``), then writes in one statement: the
+/// device's head (only if it is still the one read), the space's counter
+/// (`UPDATE spaces … RETURNING last_seq`) and the change set. That statement holds the
+/// counter's row lock until it commits, so the pushes of one space commit in the order of
+/// their sequence numbers and a pull, reading committed rows after its cursor, never passes
+/// over one that commits later — and the lock is held for one round trip, not five. Spaces
+/// do not wait for each other.
 public final class PostgresServerStore: ServerStore {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
@@ -87,7 +90,17 @@ public final class PostgresServerStore: ServerStore {
                   hash TEXT NOT NULL UNIQUE,
                   label TEXT NOT NULL,
                   created_at BIGINT NOT NULL,
-                  revoked_at BIGINT)
+                  revoked_at BIGINT,
+                  device TEXT)
+                """, logger: logger)
+            // Stores made before device tokens lack the column.
+            try await connection.query("ALTER TABLE tokens ADD COLUMN IF NOT EXISTS device TEXT", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS rate_buckets (
+                  key TEXT PRIMARY KEY,
+                  tokens DOUBLE PRECISION NOT NULL,
+                  updated_at BIGINT NOT NULL)
                 """, logger: logger)
             try await connection.query(
                 """
@@ -120,6 +133,22 @@ public final class PostgresServerStore: ServerStore {
                   body BYTEA NOT NULL,
                   PRIMARY KEY (space_id, seq),
                   UNIQUE (space_id, origin, since, through))
+                """, logger: logger)
+            try await connection.query(
+                "ALTER TABLE devices ADD COLUMN IF NOT EXISTS pulled_through BIGINT NOT NULL DEFAULT 0",
+                logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS snapshots (
+                  space_id BIGINT PRIMARY KEY REFERENCES spaces(id),
+                  seq BIGINT NOT NULL,
+                  heads TEXT NOT NULL,
+                  rows BIGINT NOT NULL,
+                  size BIGINT NOT NULL,
+                  sha256 TEXT NOT NULL,
+                  created_at BIGINT NOT NULL,
+                  compacted_through BIGINT NOT NULL DEFAULT 0,
+                  body BYTEA NOT NULL)
                 """, logger: logger)
         }
     }
@@ -159,8 +188,8 @@ public final class PostgresServerStore: ServerStore {
         let spaceID = try await spaceID(named: space)
         try await client.query(
             """
-            INSERT INTO tokens (id, space_id, hash, label, created_at)
-            VALUES (\(token.id), \(spaceID), \(token.hash), \(token.label), \(token.createdAt))
+            INSERT INTO tokens (id, space_id, hash, label, created_at, device)
+            VALUES (\(token.id), \(spaceID), \(token.hash), \(token.label), \(token.createdAt), \(token.device))
             """, logger: logger)
     }
 
@@ -177,10 +206,15 @@ public final class PostgresServerStore: ServerStore {
         var tokens: [TokenRecord] = []
         let rows = try await client.query(
             """
-            SELECT id, hash, label, created_at, revoked_at FROM tokens WHERE space_id = \(spaceID) ORDER BY created_at, id
+            SELECT id, hash, label, created_at, revoked_at, device FROM tokens WHERE space_id = \(spaceID)
+            ORDER BY created_at, id
             """, logger: logger)
-        for try await (id, hash, label, created, revoked) in rows.decode((String, String, String, Int64, Int64?).self) {
-            tokens.append(TokenRecord(id: id, hash: hash, label: label, createdAt: created, revokedAt: revoked))
+        for try await (id, hash, label, created, revoked, device)
+            in rows.decode((String, String, String, Int64, Int64?, String?).self)
+        {
+            tokens.append(
+                TokenRecord(
+                    id: id, hash: hash, label: label, createdAt: created, revokedAt: revoked, device: device))
         }
         return tokens
     }
@@ -188,13 +222,35 @@ public final class PostgresServerStore: ServerStore {
     public func grant(forTokenHash hash: String) async throws -> TokenGrant? {
         let rows = try await client.query(
             """
-            SELECT t.id, s.id, s.name FROM tokens t JOIN spaces s ON s.id = t.space_id
+            SELECT t.id, s.id, s.name, t.device FROM tokens t JOIN spaces s ON s.id = t.space_id
             WHERE t.hash = \(hash) AND t.revoked_at IS NULL
             """, logger: logger)
-        for try await (token, space, name) in rows.decode((String, Int64, String).self) {
-            return TokenGrant(tokenID: token, spaceID: space, spaceName: name)
+        for try await (token, space, name, device) in rows.decode((String, Int64, String, String?).self) {
+            return TokenGrant(tokenID: token, spaceID: space, spaceName: name, device: device)
         }
         return nil
+    }
+
+    /// One statement, so two instances cannot both take the last request: the row of the
+    /// bucket is refilled for the time since its last request and decremented only when a
+    /// whole request is left (otherwise nothing is written and no row comes back). The
+    /// database's clock is the one clock of every instance.
+    public func takeRequest(fromBucket key: String, perSecond: Double, burst: Int) async throws -> Bool {
+        guard perSecond > 0 else { return true }
+        let capacity = Double(max(1, burst))
+        let rows = try await client.query(
+            """
+            WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
+            INSERT INTO rate_buckets AS b (key, tokens, updated_at)
+            SELECT \(key), \(capacity) - 1, now.ms FROM now
+            ON CONFLICT (key) DO UPDATE SET
+              tokens = least(\(capacity), b.tokens + greatest(0, excluded.updated_at - b.updated_at) * \(perSecond) / 1000.0) - 1,
+              updated_at = greatest(b.updated_at, excluded.updated_at)
+            WHERE least(\(capacity), b.tokens + greatest(0, excluded.updated_at - b.updated_at) * \(perSecond) / 1000.0) >= 1
+            RETURNING b.tokens
+            """, logger: logger)
+        for try await _ in rows.decode(Double.self) { return true }
+        return false
     }
 
     public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
@@ -214,53 +270,62 @@ public final class PostgresServerStore: ServerStore {
 
     public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome
     {
-        let logger = self.logger
-        return try await client.withTransaction(logger: logger) { connection -> PushOutcome in
+        // Read, decide, then write in one statement that holds only if the origin's head is
+        // still the one read (another push of the same origin may have moved it: decide again).
+        // The space's counter row is locked for that one statement only.
+        for _ in 0..<Self.pushAttempts {
             var head: Int64?
-            for try await value in try await connection.query(
-                """
-                SELECT head FROM devices WHERE space_id = \(spaceID) AND site = \(changeSet.origin) FOR UPDATE
-                """, logger: logger
-            ).decode(Int64.self) {
-                head = value
+            var sameRange: ChangeSetEntry?
+            for try await (deviceHead, seq, origin, since, through, count, size, sha, received)
+                in try await client.query(
+                    """
+                    SELECT d.head, c.seq, c.origin, c.since, c.through, c.rows, c.size, c.sha256, c.received_at
+                    FROM devices d LEFT JOIN change_sets c ON c.space_id = d.space_id AND c.origin = d.site
+                      AND c.since = \(changeSet.since) AND c.through = \(changeSet.through)
+                    WHERE d.space_id = \(spaceID) AND d.site = \(changeSet.origin)
+                    """, logger: logger
+                ).decode((Int64, Int64?, String?, Int64?, Int64?, Int64?, Int64?, String?, Int64?).self)
+            {
+                head = deviceHead
+                if let seq, let origin, let since, let through, let count, let size, let sha, let received {
+                    sameRange = ChangeSetEntry(
+                        seq: seq, origin: origin, since: since, through: through, rows: count, size: size,
+                        sha256: sha, receivedAt: received)
+                }
             }
             guard let head else { return .unregisteredOrigin }
-            var sameRange: ChangeSetEntry?
-            for try await row in try await connection.query(
-                """
-                SELECT \(unescaped: Self.entryColumns) FROM change_sets WHERE space_id = \(spaceID)
-                AND origin = \(changeSet.origin) AND since = \(changeSet.since) AND through = \(changeSet.through)
-                """, logger: logger
-            ).decode(Self.EntryRow.self) {
-                sameRange = Self.entry(row)
-            }
             if let outcome = PushRule.decide(changeSet, head: head, sameRange: sameRange) { return outcome }
-            var seq: Int64?
-            for try await value in try await connection.query(
-                "UPDATE spaces SET last_seq = last_seq + 1 WHERE id = \(spaceID) RETURNING last_seq", logger: logger
-            ).decode(Int64.self) {
-                seq = value
-            }
-            guard let seq else { throw ServerStoreError.noSuchSpace("#\(spaceID)") }
-            let entry = ChangeSetEntry(
-                seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
-                rows: changeSet.rows, size: Int64(changeSet.body.count), sha256: changeSet.sha256,
-                receivedAt: time)
-            try await connection.query(
+            let size = Int64(changeSet.body.count)
+            let rows = try await client.query(
                 """
+                WITH device AS (
+                  UPDATE devices SET head = \(changeSet.through), last_push_at = \(time), change_sets = change_sets + 1,
+                    rows = rows + \(changeSet.rows), bytes = bytes + \(size)
+                  WHERE space_id = \(spaceID) AND site = \(changeSet.origin) AND head = \(head)
+                  RETURNING 1),
+                next AS (
+                  UPDATE spaces SET last_seq = last_seq + 1
+                  WHERE id = \(spaceID) AND EXISTS (SELECT 1 FROM device)
+                  RETURNING last_seq)
                 INSERT INTO change_sets (space_id, seq, origin, since, through, rows, size, sha256, received_at, body)
-                VALUES (\(spaceID), \(seq), \(entry.origin), \(entry.since), \(entry.through), \(entry.rows), \(entry.size),
-                        \(entry.sha256), \(entry.receivedAt), \(changeSet.body))
+                SELECT \(spaceID), next.last_seq, \(changeSet.origin), \(changeSet.since), \(changeSet.through),
+                       \(changeSet.rows), \(size), \(changeSet.sha256), \(time), \(changeSet.body)
+                FROM next
+                RETURNING seq
                 """, logger: logger)
-            try await connection.query(
-                """
-                UPDATE devices SET head = \(entry.through), last_push_at = \(time), change_sets = change_sets + 1,
-                  rows = rows + \(entry.rows), bytes = bytes + \(entry.size)
-                WHERE space_id = \(spaceID) AND site = \(entry.origin)
-                """, logger: logger)
-            return .stored(entry)
+            for try await seq in rows.decode(Int64.self) {
+                return .stored(
+                    ChangeSetEntry(
+                        seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
+                        rows: changeSet.rows, size: size, sha256: changeSet.sha256, receivedAt: time))
+            }
         }
+        throw ServerConfigurationError(
+            "'\(changeSet.origin)' kept moving while its push was decided (\(Self.pushAttempts) attempts); retry")
     }
+
+    /// How often a push decides again when a concurrent push of the same origin moved its head.
+    private static let pushAttempts = 16
 
     public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
         var entries: [ChangeSetEntry] = []
@@ -286,9 +351,86 @@ public final class PostgresServerStore: ServerStore {
         return nil
     }
 
-    public func recordPull(bySite site: String, inSpace spaceID: Int64, at time: Int64) async throws {
+    public func recordPull(bySite site: String, inSpace spaceID: Int64, after cursor: Int64, at time: Int64)
+        async throws
+    {
         try await client.query(
-            "UPDATE devices SET last_pull_at = \(time) WHERE space_id = \(spaceID) AND site = \(site)", logger: logger)
+            """
+            UPDATE devices SET last_pull_at = \(time),
+              pulled_through = greatest(pulled_through, least(\(cursor), (SELECT last_seq FROM spaces WHERE id = \(spaceID))))
+            WHERE space_id = \(spaceID) AND site = \(site)
+            """, logger: logger)
+    }
+
+    public func slowestPullPoint(inSpace spaceID: Int64) async throws -> Int64 {
+        let rows = try await client.query(
+            "SELECT coalesce(min(pulled_through), 0)::bigint FROM devices WHERE space_id = \(spaceID)", logger: logger)
+        for try await point in rows.decode(Int64.self) { return point }
+        return 0
+    }
+
+    public func snapshotEntry(inSpace spaceID: Int64) async throws -> SnapshotEntry? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.snapshotColumns) FROM snapshots WHERE space_id = \(spaceID)", logger: logger)
+        for try await row in rows.decode(Self.SnapshotRow.self) { return try Self.snapshotEntry(row) }
+        return nil
+    }
+
+    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: SnapshotEntry, body: Data)? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.snapshotColumns), body FROM snapshots WHERE space_id = \(spaceID)",
+            logger: logger)
+        for try await (seq, heads, count, size, sha, created, compacted, body)
+            in rows.decode((Int64, String, Int64, Int64, String, Int64, Int64, Data).self)
+        {
+            return (try Self.snapshotEntry((seq, heads, count, size, sha, created, compacted)), body)
+        }
+        return nil
+    }
+
+    public func saveSnapshot(_ entry: SnapshotEntry, body: Data, inSpace spaceID: Int64) async throws -> Bool {
+        let heads = try SnapshotHeads.encode(entry.heads)
+        let rows = try await client.query(
+            """
+            INSERT INTO snapshots AS s (space_id, seq, heads, rows, size, sha256, created_at, body)
+            VALUES (\(spaceID), \(entry.seq), \(heads), \(entry.rows), \(entry.size), \(entry.sha256),
+                    \(entry.createdAt), \(body))
+            ON CONFLICT (space_id) DO UPDATE SET seq = excluded.seq, heads = excluded.heads, rows = excluded.rows,
+              size = excluded.size, sha256 = excluded.sha256, created_at = excluded.created_at, body = excluded.body
+            WHERE excluded.seq > s.seq
+            RETURNING s.seq
+            """, logger: logger)
+        for try await _ in rows.decode(Int64.self) { return true }
+        return false
+    }
+
+    public func compact(inSpace spaceID: Int64, through: Int64) async throws -> Int {
+        // A snapshot's seq only grows, so what is checked here still holds when the
+        // statement below runs; that statement drops and records in one step.
+        let snapshot = try await snapshotEntry(inSpace: spaceID)?.seq ?? 0
+        guard through <= snapshot else {
+            throw ServerStoreError.compactionPastSnapshot(requested: through, snapshot: snapshot)
+        }
+        let rows = try await client.query(
+            """
+            WITH dropped AS (
+              DELETE FROM change_sets WHERE space_id = \(spaceID) AND seq <= \(through) RETURNING 1)
+            UPDATE snapshots SET compacted_through = greatest(compacted_through, \(through))
+            WHERE space_id = \(spaceID)
+            RETURNING (SELECT count(*) FROM dropped)::bigint
+            """, logger: logger)
+        for try await dropped in rows.decode(Int64.self) { return Int(dropped) }
+        throw ServerStoreError.compactionPastSnapshot(requested: through, snapshot: 0)
+    }
+
+    private typealias SnapshotRow = (Int64, String, Int64, Int64, String, Int64, Int64)
+
+    private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through"
+
+    private static func snapshotEntry(_ row: SnapshotRow) throws -> SnapshotEntry {
+        SnapshotEntry(
+            seq: row.0, heads: try SnapshotHeads.decode(row.1), rows: row.2, size: row.3, sha256: row.4,
+            createdAt: row.5, compactedThrough: row.6)
     }
 
     public func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord] {

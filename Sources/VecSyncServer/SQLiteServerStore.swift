@@ -5,10 +5,16 @@ import GRDB
 ///
 /// Writes are serialized by SQLite, so a space's sequence numbers are assigned in commit
 /// order and a pull never passes over a change set committed later with a smaller number.
+///
+/// The rate limits are counted in this object's memory, not in the file: a SQLite store is
+/// served by one process, and a write per request (with its fsync) would double the cost of
+/// every read. Two processes opening the same file would each count on their own; use
+/// PostgreSQL to run several instances.
 public final class SQLiteServerStore: ServerStore {
     /// The database file.
     public let path: String
     private let pool: DatabasePool
+    private let limiter = RateLimiter()
 
     /// Opens (creating when missing) the store in the folder `directory`.
     public init(directory: URL) throws {
@@ -38,7 +44,8 @@ public final class SQLiteServerStore: ServerStore {
                       hash TEXT NOT NULL UNIQUE,
                       label TEXT NOT NULL,
                       created_at INTEGER NOT NULL,
-                      revoked_at INTEGER);
+                      revoked_at INTEGER,
+                      device TEXT);
                     CREATE TABLE IF NOT EXISTS devices (
                       space_id INTEGER NOT NULL REFERENCES spaces(id),
                       site TEXT NOT NULL,
@@ -65,7 +72,25 @@ public final class SQLiteServerStore: ServerStore {
                       body BLOB NOT NULL,
                       PRIMARY KEY (space_id, seq),
                       UNIQUE (space_id, origin, since, through));
+                    CREATE TABLE IF NOT EXISTS snapshots (
+                      space_id INTEGER PRIMARY KEY REFERENCES spaces(id),
+                      seq INTEGER NOT NULL,
+                      heads TEXT NOT NULL,
+                      rows INTEGER NOT NULL,
+                      size INTEGER NOT NULL,
+                      sha256 TEXT NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      compacted_through INTEGER NOT NULL DEFAULT 0,
+                      body BLOB NOT NULL);
                     """)
+            // Stores made before device tokens lack the column.
+            if try !db.columns(in: "tokens").contains(where: { $0.name == "device" }) {
+                try db.execute(sql: "ALTER TABLE tokens ADD COLUMN device TEXT")
+            }
+            // … and before compaction, the devices' pull points.
+            if try !db.columns(in: "devices").contains(where: { $0.name == "pulled_through" }) {
+                try db.execute(sql: "ALTER TABLE devices ADD COLUMN pulled_through INTEGER NOT NULL DEFAULT 0")
+            }
             try db.execute(
                 sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('id', ?)",
                 arguments: [UUID().uuidString.lowercased()])
@@ -106,8 +131,8 @@ public final class SQLiteServerStore: ServerStore {
                 throw ServerStoreError.noSuchSpace(space)
             }
             try db.execute(
-                sql: "INSERT INTO tokens (id, space_id, hash, label, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [token.id, spaceID, token.hash, token.label, token.createdAt])
+                sql: "INSERT INTO tokens (id, space_id, hash, label, created_at, device) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [token.id, spaceID, token.hash, token.label, token.createdAt, token.device])
         }
     }
 
@@ -128,10 +153,12 @@ public final class SQLiteServerStore: ServerStore {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, hash, label, created_at, revoked_at FROM tokens WHERE space_id = ? ORDER BY created_at, id
+                    SELECT id, hash, label, created_at, revoked_at, device FROM tokens WHERE space_id = ?
+                    ORDER BY created_at, id
                     """, arguments: [spaceID]
             ).map {
-                TokenRecord(id: $0[0], hash: $0[1], label: $0[2], createdAt: $0[3], revokedAt: $0[4])
+                TokenRecord(
+                    id: $0[0], hash: $0[1], label: $0[2], createdAt: $0[3], revokedAt: $0[4], device: $0[5])
             }
         }
     }
@@ -141,11 +168,15 @@ public final class SQLiteServerStore: ServerStore {
             try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT t.id, s.id, s.name FROM tokens t JOIN spaces s ON s.id = t.space_id
+                    SELECT t.id, s.id, s.name, t.device FROM tokens t JOIN spaces s ON s.id = t.space_id
                     WHERE t.hash = ? AND t.revoked_at IS NULL
                     """, arguments: [hash]
-            ).map { TokenGrant(tokenID: $0[0], spaceID: $0[1], spaceName: $0[2]) }
+            ).map { TokenGrant(tokenID: $0[0], spaceID: $0[1], spaceName: $0[2], device: $0[3]) }
         }
+    }
+
+    public func takeRequest(fromBucket key: String, perSecond: Double, burst: Int) async throws -> Bool {
+        await limiter.allow(key, perSecond: perSecond, burst: burst)
     }
 
     public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
@@ -228,11 +259,17 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func recordPull(bySite site: String, inSpace spaceID: Int64, at time: Int64) async throws {
+    public func recordPull(bySite site: String, inSpace spaceID: Int64, after cursor: Int64, at time: Int64)
+        async throws
+    {
         try await pool.write { db in
             try db.execute(
-                sql: "UPDATE devices SET last_pull_at = ? WHERE space_id = ? AND site = ?",
-                arguments: [time, spaceID, site])
+                sql: """
+                    UPDATE devices SET last_pull_at = ?,
+                      pulled_through = max(pulled_through, min(?, (SELECT last_seq FROM spaces WHERE id = ?)))
+                    WHERE space_id = ? AND site = ?
+                    """,
+                arguments: [time, cursor, spaceID, spaceID, site])
         }
     }
 
@@ -240,8 +277,79 @@ public final class SQLiteServerStore: ServerStore {
         try await pool.read { db in try Self.devices(db, spaceID: spaceID, site: nil) }
     }
 
+    public func slowestPullPoint(inSpace spaceID: Int64) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT coalesce(min(pulled_through), 0) FROM devices WHERE space_id = ?",
+                arguments: [spaceID]) ?? 0
+        }
+    }
+
+    public func snapshotEntry(inSpace spaceID: Int64) async throws -> SnapshotEntry? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(Self.snapshotColumns) FROM snapshots WHERE space_id = ?", arguments: [spaceID]
+            ).map(Self.snapshotEntry)
+        }
+    }
+
+    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: SnapshotEntry, body: Data)? {
+        try await pool.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT \(Self.snapshotColumns), body FROM snapshots WHERE space_id = ?",
+                    arguments: [spaceID])
+            else { return nil }
+            return (try Self.snapshotEntry(row), row[8] as Data)
+        }
+    }
+
+    public func saveSnapshot(_ entry: SnapshotEntry, body: Data, inSpace spaceID: Int64) async throws -> Bool {
+        let heads = try SnapshotHeads.encode(entry.heads)
+        return try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO snapshots (space_id, seq, heads, rows, size, sha256, created_at, body)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (space_id) DO UPDATE SET seq = excluded.seq, heads = excluded.heads,
+                      rows = excluded.rows, size = excluded.size, sha256 = excluded.sha256,
+                      created_at = excluded.created_at, body = excluded.body
+                    WHERE excluded.seq > snapshots.seq
+                    """,
+                arguments: [
+                    spaceID, entry.seq, heads, entry.rows, entry.size, entry.sha256, entry.createdAt, body,
+                ])
+            return db.changesCount > 0
+        }
+    }
+
+    public func compact(inSpace spaceID: Int64, through: Int64) async throws -> Int {
+        try await pool.write { db in
+            let snapshot =
+                try Int64.fetchOne(db, sql: "SELECT seq FROM snapshots WHERE space_id = ?", arguments: [spaceID]) ?? 0
+            guard through <= snapshot else {
+                throw ServerStoreError.compactionPastSnapshot(requested: through, snapshot: snapshot)
+            }
+            try db.execute(
+                sql: "DELETE FROM change_sets WHERE space_id = ? AND seq <= ?", arguments: [spaceID, through])
+            let dropped = db.changesCount
+            try db.execute(
+                sql: "UPDATE snapshots SET compacted_through = max(compacted_through, ?) WHERE space_id = ?",
+                arguments: [through, spaceID])
+            return dropped
+        }
+    }
+
     public func close() async {
         try? pool.close()
+    }
+
+    private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through, space_id"
+
+    private static func snapshotEntry(_ row: Row) throws -> SnapshotEntry {
+        SnapshotEntry(
+            seq: row[0], heads: try SnapshotHeads.decode(row[1]), rows: row[2], size: row[3], sha256: row[4],
+            createdAt: row[5], compactedThrough: row[6])
     }
 
     private static let entryColumns = "seq, origin, since, through, rows, size, sha256, received_at"

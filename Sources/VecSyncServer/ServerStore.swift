@@ -27,9 +27,14 @@ public protocol ServerStore: Sendable {
     func revokeToken(id: String, at time: Int64) async throws -> Bool
     /// The tokens of a space (revoked ones included), oldest first.
     func tokens(ofSpaceNamed space: String) async throws -> [TokenRecord]
-    /// The space a live token opens, looked up by the token's SHA-256; nil for an unknown
-    /// or revoked token.
+    /// The space a live token opens (and the device it is bound to, if any), looked up by
+    /// the token's SHA-256; nil for an unknown or revoked token.
     func grant(forTokenHash hash: String) async throws -> TokenGrant?
+    /// Takes one request from the rate-limit bucket `key`: `burst` requests at once, refilled
+    /// at `perSecond`. False when the bucket is empty (nothing is taken then). PostgreSQL
+    /// keeps the buckets in the database, so every server instance on it draws from the
+    /// same one; SQLite keeps them in the store object's memory (see ``SQLiteServerStore``).
+    func takeRequest(fromBucket key: String, perSecond: Double, burst: Int) async throws -> Bool
 
     /// Registers a device (its sync site id) in a space, or updates its name and platform.
     func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
@@ -41,10 +46,28 @@ public protocol ServerStore: Sendable {
     func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry]
     /// One change set's bytes and entry; nil when the space has no such sequence number.
     func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)?
-    /// Records that `site` pulled at `time` (a no-op for an unregistered site).
-    func recordPull(bySite site: String, inSpace spaceID: Int64, at time: Int64) async throws
+    /// Records that `site` pulled at `time`, asking for the change sets after `cursor`: it
+    /// holds everything up to there (its pull point, which only moves forward and never past
+    /// the space's last sequence number; the safe compaction point is the smallest). A no-op
+    /// for an unregistered site.
+    func recordPull(bySite site: String, inSpace spaceID: Int64, after cursor: Int64, at time: Int64) async throws
     /// The devices of a space with their counts, by site.
     func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord]
+
+    /// The smallest pull point of the space's registered devices (0 with none): every
+    /// device holds the change sets up to there.
+    func slowestPullPoint(inSpace spaceID: Int64) async throws -> Int64
+
+    /// The space's snapshot without its bytes; nil when none was made.
+    func snapshotEntry(inSpace spaceID: Int64) async throws -> SnapshotEntry?
+    /// The space's snapshot with its bytes.
+    func snapshot(inSpace spaceID: Int64) async throws -> (entry: SnapshotEntry, body: Data)?
+    /// Stores a snapshot in place of the space's current one when it covers more (a larger
+    /// `seq`); returns whether it did. The compaction point is kept.
+    func saveSnapshot(_ entry: SnapshotEntry, body: Data, inSpace spaceID: Int64) async throws -> Bool
+    /// Drops the change sets with sequence numbers up to `through`, which must not pass the
+    /// snapshot's `seq`, and records the new compaction point; returns how many were dropped.
+    func compact(inSpace spaceID: Int64, through: Int64) async throws -> Int
 
     /// Releases connections.
     func close() async
@@ -61,6 +84,8 @@ public struct SpaceRecord: Sendable, Hashable, Codable {
 }
 
 /// A stored token: its id (printed at issue, used to revoke) and SHA-256, never the secret.
+/// A space token opens the whole space; a device token (``device`` set) is bound to one
+/// device id: it registers and pushes as that device only.
 public struct TokenRecord: Sendable, Hashable, Codable {
     /// A short public id.
     public var id: String
@@ -72,18 +97,23 @@ public struct TokenRecord: Sendable, Hashable, Codable {
     public var createdAt: Int64
     /// When it was revoked; nil while live.
     public var revokedAt: Int64?
+    /// The device id (sync site id) a device token is bound to; nil for a space token.
+    public var device: String?
 
     /// Creates a token record.
-    public init(id: String, hash: String, label: String, createdAt: Int64, revokedAt: Int64? = nil) {
+    public init(
+        id: String, hash: String, label: String, createdAt: Int64, revokedAt: Int64? = nil, device: String? = nil
+    ) {
         self.id = id
         self.hash = hash
         self.label = label
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.device = device
     }
 }
 
-/// What a live token opens: one space.
+/// What a live token opens: one space, as any device or as one.
 public struct TokenGrant: Sendable, Hashable {
     /// The token's public id (the key of its rate limit).
     public var tokenID: String
@@ -91,6 +121,21 @@ public struct TokenGrant: Sendable, Hashable {
     public var spaceID: Int64
     /// The space's name.
     public var spaceName: String
+    /// The one device id the token may register and push as; nil: any.
+    public var device: String?
+
+    /// A grant.
+    public init(tokenID: String, spaceID: Int64, spaceName: String, device: String? = nil) {
+        self.tokenID = tokenID
+        self.spaceID = spaceID
+        self.spaceName = spaceName
+        self.device = device
+    }
+
+    /// Whether the token may act as device `site`.
+    public func allows(site: String) -> Bool {
+        device == nil || device == site
+    }
 }
 
 /// A device announcing itself.
@@ -141,6 +186,40 @@ public struct IncomingChangeSet: Sendable, Hashable {
     }
 }
 
+/// A space's snapshot: its history up to `seq` folded into one change set, from which a new
+/// device bootstraps before pulling the change sets after `seq`.
+public struct SnapshotEntry: Sendable, Hashable, Codable {
+    /// The last sequence number folded in: the pull cursor after bootstrapping.
+    public var seq: Int64
+    /// How far each origin's changes are folded in (its head among the change sets up to `seq`).
+    public var heads: [String: Int64]
+    /// Rows in it.
+    public var rows: Int64
+    /// Its size in bytes.
+    public var size: Int64
+    /// Hex SHA-256 of its bytes.
+    public var sha256: String
+    /// When it was made.
+    public var createdAt: Int64
+    /// The change sets up to this sequence number were dropped (0: none); a device whose
+    /// cursor is behind it must bootstrap again.
+    public var compactedThrough: Int64
+
+    /// A snapshot entry.
+    public init(
+        seq: Int64, heads: [String: Int64], rows: Int64, size: Int64, sha256: String, createdAt: Int64,
+        compactedThrough: Int64 = 0
+    ) {
+        self.seq = seq
+        self.heads = heads
+        self.rows = rows
+        self.size = size
+        self.sha256 = sha256
+        self.createdAt = createdAt
+        self.compactedThrough = compactedThrough
+    }
+}
+
 /// A stored change set, as listed to pullers.
 public struct ChangeSetEntry: Sendable, Hashable, Codable {
     /// Its place in the space's order: the pull cursor.
@@ -184,12 +263,19 @@ public enum ServerStoreError: Error, Sendable, Hashable, CustomStringConvertible
     case spaceExists(String)
     /// No space of that name.
     case noSuchSpace(String)
+    /// Compaction past the snapshot (or with none) would drop history no snapshot holds.
+    case compactionPastSnapshot(requested: Int64, snapshot: Int64)
+    /// A stored value that cannot be right (a damaged or hand-edited database).
+    case corrupt(String)
 
     /// One line.
     public var description: String {
         switch self {
         case .spaceExists(let name): "space '\(name)' already exists"
         case .noSuchSpace(let name): "no space named '\(name)'"
+        case .compactionPastSnapshot(let requested, let snapshot):
+            "cannot compact through \(requested): the snapshot holds the change sets through \(snapshot) only"
+        case .corrupt(let what): "the store holds a value that cannot be right: \(what)"
         }
     }
 }

@@ -27,6 +27,8 @@ extension SyncServer {
         Route(method: .get, path: "/v1/spaces/{space}/changesets") { try await $0.listChangeSets($1, $2) },
         Route(method: .get, path: "/v1/spaces/{space}/changesets/{seq}") { try await $0.downloadChangeSet($1, $2) },
         Route(method: .get, path: "/v1/spaces/{space}/status") { try await $0.status($1, $2) },
+        Route(method: .get, path: "/v1/spaces/{space}/snapshot") { try await $0.describeSnapshot($1, $2) },
+        Route(method: .get, path: "/v1/spaces/{space}/snapshot/{seq}") { try await $0.downloadSnapshot($1, $2) },
     ]
 
     /// The router with every route of ``routes``.
@@ -61,13 +63,25 @@ extension SyncServer {
         else {
             throw APIError.unauthorized("the token is unknown, revoked, or not one of space '\(space)'")
         }
-        guard await limiter.allow(grant.tokenID) else {
+        guard
+            try await store.takeRequest(
+                fromBucket: grant.tokenID, perSecond: limits.requestsPerSecond, burst: limits.burst)
+        else {
             throw APIError(
                 status: .tooManyRequests, code: "rate-limited",
                 message: "more than \(limits.requestsPerSecond) requests a second with this token; retry later",
                 headers: [.retryAfter: "1"])
         }
         return grant
+    }
+
+    /// Refuses a device token acting as another device (403 `wrong-device`).
+    func requireDevice(_ site: String, allowedBy grant: TokenGrant, to action: String) throws {
+        guard grant.allows(site: site) else {
+            throw APIError(
+                status: .forbidden, code: "wrong-device",
+                message: "this token is bound to device '\(grant.device ?? "")'; it cannot \(action) as '\(site)'")
+        }
     }
 
     /// The request's body, refused with 413 past `limit` bytes (before reading it when the
@@ -105,6 +119,7 @@ extension SyncServer {
         else {
             throw APIError.malformed("site and name must have 1 to 200 bytes, platform 1 to 64")
         }
+        try requireDevice(registration.site, allowedBy: grant, to: "register")
         let device = try await store.registerDevice(registration, inSpace: grant.spaceID, at: Self.now())
         return try JSONResponse.make(device)
     }
@@ -142,6 +157,7 @@ extension SyncServer {
             throw APIError.malformed(
                 "a change set must cover a non-empty range, not (\(changeSet.since), \(changeSet.through)]")
         }
+        try requireDevice(changeSet.origin.rawValue, allowedBy: grant, to: "push")
         let incoming = IncomingChangeSet(
             origin: changeSet.origin.rawValue, since: changeSet.since, through: changeSet.through,
             rows: Int64(changeSet.records.count), sha256: actual, body: data)
@@ -189,9 +205,21 @@ extension SyncServer {
         let limit = try Self.integer(
             query.get("limit"), name: "limit", default: 100, range: 1...Int64(limits.maximumPageSize))
         if let site = query.get("site") {
-            try await store.recordPull(bySite: site, inSpace: grant.spaceID, at: Self.now())
+            try requireDevice(site, allowedBy: grant, to: "record a pull")
+            try await store.recordPull(bySite: site, inSpace: grant.spaceID, after: after, at: Self.now())
         }
         var entries = try await store.changeSets(inSpace: grant.spaceID, after: after, limit: Int(limit) + 1)
+        // Sequence numbers have no holes but those compaction makes: an empty page, or one
+        // that does not start right after the cursor, may hide dropped history.
+        if entries.first?.seq != after + 1, let snapshot = try await store.snapshotEntry(inSpace: grant.spaceID),
+            after < snapshot.compactedThrough
+        {
+            throw APIError(
+                status: .gone, code: "compacted",
+                message:
+                    "the change sets through \(snapshot.compactedThrough) were compacted into the snapshot through \(snapshot.seq); bootstrap from GET …/snapshot, then pull after \(snapshot.seq)"
+            )
+        }
         let hasMore = entries.count > Int(limit)
         if hasMore { entries.removeLast() }
         return try JSONResponse.make(
@@ -218,11 +246,17 @@ extension SyncServer {
             throw APIError(
                 status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
         }
+        return try Self.serve(body, sha256: entry.sha256, mediaType: Self.changeSetMediaType, request: request)
+    }
+
+    /// Stored bytes, whole or one byte range of them (`Range`), with their SHA-256 (of the
+    /// whole) in `X-VecSync-SHA256` and as the ETag.
+    static func serve(_ body: Data, sha256: String, mediaType: String, request: Request) throws -> Response {
         var headers: HTTPFields = [
-            .contentType: Self.changeSetMediaType,
-            Self.sha256Header: entry.sha256,
+            .contentType: mediaType,
+            Self.sha256Header: sha256,
             .acceptRanges: "bytes",
-            .eTag: "\"\(entry.sha256)\"",
+            .eTag: "\"\(sha256)\"",
         ]
         guard let rangeHeader = request.headers[.range] else {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
@@ -239,6 +273,31 @@ extension SyncServer {
             status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
     }
 
+    // MARK: - Snapshot
+
+    func describeSnapshot(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        guard let entry = try await store.snapshotEntry(inSpace: grant.spaceID) else {
+            throw APIError(
+                status: .notFound, code: "no-snapshot", message: "space '\(grant.spaceName)' has no snapshot yet")
+        }
+        return try JSONResponse.make(entry)
+    }
+
+    func downloadSnapshot(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        let seqText = context.parameters.get("seq") ?? ""
+        guard let seq = Int64(seqText), seq > 0 else {
+            throw APIError.malformed("'\(seqText)' is not a sequence number")
+        }
+        guard let (entry, body) = try await store.snapshot(inSpace: grant.spaceID), entry.seq == seq else {
+            throw APIError(
+                status: .notFound, code: "not-found",
+                message: "space '\(grant.spaceName)' has no snapshot through \(seq) (a newer one may have replaced it)")
+        }
+        return try Self.serve(body, sha256: entry.sha256, mediaType: Self.changeSetMediaType, request: request)
+    }
+
     // MARK: - Status
 
     /// What `GET …/status` answers.
@@ -249,6 +308,7 @@ extension SyncServer {
         var changeSets: Int64
         var bytes: Int64
         var devices: [DeviceRecord]
+        var snapshot: SnapshotEntry?
     }
 
     func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -258,7 +318,7 @@ extension SyncServer {
             StatusResponse(
                 serverVersion: Self.version, storeID: try await store.storeID(), space: grant.spaceName,
                 changeSets: devices.reduce(0) { $0 + $1.changeSets }, bytes: devices.reduce(0) { $0 + $1.bytes },
-                devices: devices))
+                devices: devices, snapshot: try await store.snapshotEntry(inSpace: grant.spaceID)))
     }
 }
 

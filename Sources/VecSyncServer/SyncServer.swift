@@ -1,12 +1,14 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import VecSyncCore
 
 /// The HTTP relay: authenticated routes over a ``ServerStore``.
 ///
-/// It keeps no state of its own besides the per-token rate limits, so any number of
-/// instances may serve one PostgreSQL database. It speaks plain HTTP: TLS is terminated by a
+/// It keeps no state of its own (the per-token rate limits are counted by the store, in
+/// PostgreSQL's database when it is one), so any number of instances may serve one
+/// PostgreSQL database. It speaks plain HTTP: TLS is terminated by a
 /// reverse proxy in front of it (or it listens on loopback only).
 ///
 /// ```swift
@@ -19,7 +21,8 @@ public final class SyncServer: Sendable {
     public struct Limits: Sendable, Hashable {
         /// The largest request body accepted; a larger one is answered 413.
         public var maximumBodyBytes: Int
-        /// Requests a token may make per second, on average (0: no limit).
+        /// Requests a token may make per second, on average, counted by the store: over every
+        /// instance on one PostgreSQL database (0: no limit).
         public var requestsPerSecond: Double
         /// Requests a token may make at once.
         public var burst: Int
@@ -46,34 +49,43 @@ public final class SyncServer: Sendable {
     public let store: any ServerStore
     /// Its limits.
     public let limits: Limits
-    let limiter: RateLimiter
     let logger: Logger
 
     /// A server over `store`.
     public init(store: any ServerStore, limits: Limits = Limits(), logger: Logger = Logger(label: "vecsync-server")) {
         self.store = store
         self.limits = limits
-        self.limiter = RateLimiter(perSecond: limits.requestsPerSecond, burst: limits.burst)
         self.logger = logger
     }
 
     /// Prepares the store, then serves on `host:port` until the task is cancelled (or, with
-    /// `handleSignals`, until SIGINT or SIGTERM), finishing the requests in flight.
+    /// `handleSignals`, until SIGINT or SIGTERM); either way it shuts down gracefully,
+    /// finishing the requests in flight.
     /// `onRunning` receives the port bound (useful with port 0).
     public func run(
         host: String, port: Int, handleSignals: Bool = false,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         try await store.prepare()
+        let maximumBodyBytes = limits.maximumBodyBytes
         let app = Application(
             router: makeRouter(),
+            server: .http1(
+                additionalChannelHandlers: HTTPCompression.channelHandlers(maximumBodyBytes: maximumBodyBytes)),
             configuration: .init(address: .hostname(host, port: port), serverName: "vecsync-server/\(Self.version)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
-        if handleSignals {
-            try await app.runService()
-        } else {
-            try await app.run()
+        // Stopping is always graceful: the listener closes, the requests in flight finish.
+        // Cancelling the task that serves would instead drop connections accepted but not
+        // yet served, which NIO does not allow (a trap, not an error). So the group runs in
+        // a task of its own, and cancelling this one asks it to shut down.
+        let group = ServiceGroup(
+            services: [app], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger)
+        let serving = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await serving.value
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
         }
     }
 

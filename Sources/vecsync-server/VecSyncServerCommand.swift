@@ -119,7 +119,8 @@ struct ServeCommand: AsyncParsableCommand {
 /// `vecsync-server space …`.
 struct SpaceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "space", abstract: "Create and list spaces.", subcommands: [Create.self, List.self])
+        commandName: "space", abstract: "Create, list and compact spaces.",
+        subcommands: [Create.self, List.self, Compact.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a space: one user's library.")
@@ -162,27 +163,88 @@ struct SpaceCommand: AsyncParsableCommand {
     }
 }
 
+extension SpaceCommand {
+    struct Compact: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a space's bootstrap snapshot, then drop the history it holds when safe.",
+            discussion: """
+                Folds the change sets after the last snapshot into a new one (each row's \
+                winning state, vectors as raw bytes), from which new devices bootstrap instead \
+                of replaying the history. Then drops the change sets up to the slowest \
+                registered device's pull point, which every device already holds. With \
+                --force it drops everything the snapshot holds: a device behind is told to \
+                bootstrap again (its unpushed changes are kept and pushed). With \
+                --snapshot-only nothing is dropped. Safe to run while the server serves.
+                """)
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The space.")
+        var name: String
+        @Flag(name: .long, help: "Drop everything the snapshot holds, even history a device has not pulled.")
+        var force = false
+        @Flag(name: .long, help: "Make the snapshot, drop nothing.")
+        var snapshotOnly = false
+
+        func run() async throws {
+            let store = try await store.open()
+            do {
+                guard let space = try await store.spaces().first(where: { $0.name == name }) else {
+                    throw ServerStoreError.noSuchSpace(name)
+                }
+                let compactor = SpaceCompactor(store: store)
+                guard let snapshot = try await compactor.makeSnapshot(spaceID: space.id, at: nowMilliseconds()) else {
+                    print("space '\(name)' has no change set: no snapshot made")
+                    await store.close()
+                    return
+                }
+                print(
+                    "snapshot of '\(name)' through change set \(snapshot.seq): \(snapshot.rows) rows, \(snapshot.size) bytes"
+                )
+                if !snapshotOnly {
+                    let (through, dropped) = try await compactor.compact(spaceID: space.id, force: force)
+                    print("compacted through change set \(through): \(dropped) change sets dropped")
+                }
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        }
+    }
+}
+
 /// `vecsync-server token …`.
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "token", abstract: "Issue, list and revoke device tokens.",
+        commandName: "token", abstract: "Issue, list and revoke space and device tokens.",
         subcommands: [Issue.self, List.self, Revoke.self])
 
     struct Issue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Issue a token for one space.",
-            discussion:
-                "The token is printed once and stored only as its SHA-256: copy it now. Issue one per device, so one can be revoked alone."
+            abstract: "Issue a token for one space, or for one device of a space.",
+            discussion: """
+                The token is printed once and stored only as its SHA-256: copy it now. Issue one \
+                per device, so one can be revoked alone. With --device the token is bound to that \
+                device id (the replica's sync site id): it reads the space, but registers and \
+                pushes only as that device, so a leaked token cannot write as another.
+                """
         )
         @OptionGroup var store: StoreOptions
         @Option(name: .long, help: "The space the token opens.")
         var space: String
         @Option(name: .long, help: "Whom or what it is for.")
         var label = ""
+        @Option(name: .long, help: "Bind the token to this device id (its sync site id).")
+        var device: String?
+
+        func validate() throws {
+            if let device, !(1...200).contains(device.utf8.count) {
+                throw ValidationError("--device must have 1 to 200 bytes")
+            }
+        }
 
         func run() async throws {
             let store = try await store.open()
-            let (token, record) = AccessToken.issue(label: label, at: nowMilliseconds())
+            let (token, record) = AccessToken.issue(label: label, device: device, at: nowMilliseconds())
             do {
                 try await store.addToken(record, toSpaceNamed: space)
             } catch {
@@ -190,7 +252,8 @@ struct TokenCommand: AsyncParsableCommand {
                 throw error
             }
             await store.close()
-            print("token id \(record.id) for space '\(space)' (revoke with: vecsync-server token revoke \(record.id))")
+            let scope = device.map { "device '\($0)' of space '\(space)'" } ?? "space '\(space)'"
+            print("token id \(record.id) for \(scope) (revoke with: vecsync-server token revoke \(record.id))")
             print(token)
         }
     }
@@ -213,7 +276,8 @@ struct TokenCommand: AsyncParsableCommand {
             }
             await store.close()
             for token in tokens {
-                print("\(token.id)\t\(token.revokedAt == nil ? "live" : "revoked")\t\(token.label)")
+                let scope = token.device.map { "device \($0)" } ?? "space"
+                print("\(token.id)\t\(token.revokedAt == nil ? "live" : "revoked")\t\(scope)\t\(token.label)")
             }
         }
     }

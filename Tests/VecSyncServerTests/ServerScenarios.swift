@@ -372,6 +372,246 @@ enum ServerScenarios {
         await test.close()
     }
 
+    /// With PostgreSQL the rate limit is one bucket per token over every instance on the
+    /// database; a SQLite store counts in its own memory, so each store object (each
+    /// process) has its own bucket, as documented.
+    static func rateLimitAcrossInstances(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let otherStore = try await test.reopen(backEnd)
+        let limits = SyncServer.Limits(requestsPerSecond: 0.2, burst: 3)
+        let servers = [
+            try await RunningServer.start(test.store, limits: limits),
+            try await RunningServer.start(otherStore, limits: limits),
+        ]
+        let (space, tokens) = try await makeSpace(test.store, "shared-limit", tokens: 1)
+        var codes: [Int] = []
+        for index in 0..<6 {
+            let url = servers[index % 2].url.appendingPathComponent("v1/spaces/\(space)/status")
+            codes.append(try await raw("GET", url, token: tokens[0]).status)
+        }
+        switch backEnd {
+        case .postgres:
+            #expect(codes == [200, 200, 200, 429, 429, 429], "one bucket over both instances: \(codes)")
+        case .sqlite:
+            #expect(codes == [200, 200, 200, 200, 200, 200], "a bucket of 3 in each of the two stores: \(codes)")
+        }
+        for server in servers { await server.stop() }
+        await otherStore.close()
+        await test.close()
+    }
+
+    /// A device token reads its space but registers, pushes and records pulls only as its
+    /// own device; another space stays closed to it.
+    static func deviceTokensActAsTheirDeviceOnly(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, spaceTokens) = try await makeSpace(test.store, "device-tokens")
+        let (otherSpace, _) = try await makeSpace(test.store, "other")
+        let (phoneToken, record) = AccessToken.issue(label: "phone", device: "phone", at: 2)
+        try await test.store.addToken(record, toSpaceNamed: space)
+        #expect(try await test.store.tokens(ofSpaceNamed: space).map(\.device) == [nil, "phone"])
+        var random = SeededRandom(defaultSeed: 0x5E4F_0008)
+        let seed = random.seed
+        let mac = try PhotoDevice("mac")
+        try mac.addPhotos(4, prefix: "mac", random: &random)
+        let phone = try PhotoDevice("phone")
+        try phone.addPhotos(3, prefix: "phone", random: &random)
+        let base = server.url.appendingPathComponent("v1/spaces/\(space)")
+
+        // As its own device: register, push and pull through the transport.
+        let macTransport = HTTPTransport(server: server.url, space: space, token: spaceTokens[0])
+        _ = try await blocking { try mac.replica.sync(through: macTransport) }
+        let phoneTransport = HTTPTransport(server: server.url, space: space, token: phoneToken)
+        let report = try await blocking { try phone.replica.sync(through: phoneTransport) }
+        #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
+        #expect(try phone.photos.count() == 7, "seed \(seed)")
+
+        // As another device: refused, nothing stored.
+        let spaceID = try await spaceID(test.store, phoneToken)
+        let before = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 1000)
+        let registration = try JSONEncoder().encode(["site": "mac", "name": "not the phone", "platform": "Linux"])
+        let register = try await raw(
+            "POST", base.appendingPathComponent("devices"), token: phoneToken,
+            headers: ["Content-Type": "application/json"], body: registration)
+        #expect(register.status == 403 && register.errorCode == "wrong-device")
+        try mac.addPhotos(2, prefix: "mac-later", random: &random)
+        let macBatch = try mac.replica.changes(since: try mac.replica.currentSequence() - 2)
+        #expect(macBatch.origin.rawValue == "mac" && !macBatch.isEmpty)
+        let body = macBatch.serialized()
+        let push = try await raw(
+            "POST", base.appendingPathComponent("changesets"), token: phoneToken,
+            headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
+            body: body)
+        #expect(push.status == 403 && push.errorCode == "wrong-device", "\(push.status) \(push.errorCode ?? "")")
+        let pullAsMac = try await raw(
+            "GET", base.appendingPathComponent("changesets").appending(queryItems: [.init(name: "site", value: "mac")]),
+            token: phoneToken)
+        #expect(pullAsMac.status == 403)
+        #expect(try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 1000) == before)
+        let devices = try await test.store.devices(inSpace: spaceID)
+        #expect(devices.first { $0.site == "mac" }?.name != "not the phone")
+
+        // Another space: closed, like to any token of this one.
+        for (method, path) in [("GET", "status"), ("GET", "changesets"), ("GET", "changesets/1")] {
+            let answer = try await raw(
+                method, server.url.appendingPathComponent("v1/spaces/\(otherSpace)/\(path)"), token: phoneToken)
+            #expect(answer.status == 401, "\(method) \(path) of another space: \(answer.status)")
+        }
+        await server.stop()
+        await test.close()
+    }
+
+    /// A device joining after 1,000 changes (and edits and deletes on another device)
+    /// bootstraps from the snapshot — downloaded in byte ranges — then pulls what came
+    /// after it, and holds the same rows and index answers as the others. The history the
+    /// snapshot holds is dropped first, so replaying it is not possible.
+    static func newDeviceBootstrapsFromSnapshot(_ backEnd: BackEnd) async throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_0009)
+        let seed = random.seed
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, tokens) = try await makeSpace(test.store, "bootstrap", tokens: 3)
+        let spaceID = try await spaceID(test.store, tokens[0])
+        let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 50))
+        let editor = try PhotoDevice("editor", options: Replica.Options(maximumBatchRows: 50))
+        // 750 photos and 250 notes: 1,000 changes.
+        try writer.addPhotos(750, prefix: "w", random: &random)
+        let writerTransport = HTTPTransport(server: server.url, space: space, token: tokens[0])
+        let editorTransport = HTTPTransport(server: server.url, space: space, token: tokens[1])
+        _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+        _ = try await blocking { try editor.replica.sync(through: editorTransport) }
+        try await editor.database.writer.write { db in
+            try db.execute(sql: "UPDATE photos SET mood = 'edited' WHERE rowid % 7 = 0")
+        }
+        for index in stride(from: 0, to: 60, by: 3) { _ = try editor.photos.delete(sourceId: "w-\(index)") }
+        _ = try await blocking { try editor.replica.sync(through: editorTransport) }
+        _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+
+        let compactor = SpaceCompactor(store: test.store)
+        guard let snapshot = try await compactor.makeSnapshot(spaceID: spaceID, at: 5) else {
+            Issue.record("no snapshot")
+            return
+        }
+        let history = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 10_000)
+        let historyBytes = history.reduce(0) { $0 + $1.size }
+        print(
+            "seed \(seed), \(backEnd): \(history.count) change sets, \(historyBytes) bytes folded into a snapshot of \(snapshot.rows) rows, \(snapshot.size) bytes"
+        )
+        #expect(snapshot.seq == history.last?.seq)
+        #expect(snapshot.rows == 1000, "each row once, tombstones included")
+        #expect(snapshot.size < historyBytes, "overwritten values are not kept")
+        #expect(snapshot.heads.keys.sorted() == ["editor", "writer"])
+        // Nothing new: the same snapshot.
+        #expect(try await compactor.makeSnapshot(spaceID: spaceID, at: 6) == snapshot)
+
+        // Changes after the snapshot, then everything the snapshot holds dropped.
+        try writer.addPhotos(12, prefix: "late", random: &random)
+        _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+        let (through, dropped) = try await compactor.compact(spaceID: spaceID, force: true)
+        #expect(through == snapshot.seq && dropped == history.count)
+        #expect(try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 10_000).count >= 1)
+        await #expect(
+            throws: ServerStoreError.compactionPastSnapshot(requested: snapshot.seq + 1, snapshot: snapshot.seq)
+        ) {
+            _ = try await test.store.compact(inSpace: spaceID, through: snapshot.seq + 1)
+        }
+
+        let newcomer = try PhotoDevice("newcomer")
+        var rangedTransport = HTTPTransport(server: server.url, space: space, token: tokens[2])
+        rangedTransport.rangeBytes = 256 << 10
+        let transport = rangedTransport
+        let report = try await blocking { try newcomer.replica.sync(through: transport) }
+        #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
+        let storeID = try await test.store.storeID()
+        #expect(try newcomer.replica.publishedThrough(to: transport.pullCursorKey(storeID: storeID)) > snapshot.seq)
+        // The newcomer's own change, then everyone in step.
+        try newcomer.addPhotos(2, prefix: "new", random: &random)
+        for (device, deviceTransport) in [(newcomer, transport), (writer, writerTransport), (editor, editorTransport)] {
+            let again = try await blocking { try device.replica.sync(through: deviceTransport) }
+            #expect(again.problems.isEmpty, "seed \(seed), \(device.name): \(again.problems)")
+        }
+        let reference = try writer.snapshot()
+        let photoCount = reference.filter { $0.hasPrefix("photos ") }.count
+        let expectedPhotos = 750 - 20 + 12 + 2
+        #expect(photoCount == expectedPhotos, "seed \(seed)")
+        let query = Vector((0..<768).map { Float($0 % 5) - 2 })
+        for device in [newcomer, editor] {
+            #expect(try device.snapshot() == reference, "seed \(seed): \(device.name) differs from the writer")
+            #expect(try device.searches(query: query) == writer.searches(query: query), "seed \(seed)")
+        }
+        let peers = Dictionary(try newcomer.replica.peers().map { ($0.site.rawValue, $0.received) }) { max($0, $1) }
+        let heads = Dictionary(try await test.store.devices(inSpace: spaceID).map { ($0.site, $0.head) }) {
+            max($0, $1)
+        }
+        #expect(
+            peers["writer"] == heads["writer"] && peers["editor"] == heads["editor"],
+            "cursors: \(peers), heads: \(heads)")
+        await server.stop()
+        await test.close()
+    }
+
+    /// Compaction keeps what a registered device has not pulled unless forced; a device
+    /// left behind by a forced compaction is told so (410), bootstraps again, keeps and
+    /// pushes its own unsynced changes, and converges.
+    static func deviceBehindCompactionRecovers(_ backEnd: BackEnd) async throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_000A)
+        let seed = random.seed
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, tokens) = try await makeSpace(test.store, "behind", tokens: 2)
+        let spaceID = try await spaceID(test.store, tokens[0])
+        let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 20))
+        let laggard = try PhotoDevice("laggard")
+        let writerTransport = HTTPTransport(server: server.url, space: space, token: tokens[0])
+        let laggardTransport = HTTPTransport(server: server.url, space: space, token: tokens[1])
+        try writer.addPhotos(30, prefix: "early", random: &random)
+        _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+        // Twice: a pull tells the server the cursor it starts from, so the second one tells
+        // it everything the first merged.
+        for _ in 0..<2 { _ = try await blocking { try laggard.replica.sync(through: laggardTransport) } }
+        let storeID = try await test.store.storeID()
+        let laggardCursor = try laggard.replica.publishedThrough(to: laggardTransport.pullCursorKey(storeID: storeID))
+        // The laggard goes away with changes of its own; the writer goes on.
+        try laggard.addPhotos(3, prefix: "offline", random: &random)
+        try writer.addPhotos(120, prefix: "later", random: &random)
+        try await writer.database.writer.write { db in
+            try db.execute(sql: "UPDATE photos SET mood = 'revised' WHERE source_id LIKE 'early-%'")
+        }
+        _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+        _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+
+        let compactor = SpaceCompactor(store: test.store)
+        guard let snapshot = try await compactor.makeSnapshot(spaceID: spaceID, at: 5) else {
+            Issue.record("no snapshot")
+            return
+        }
+        // Safe compaction stops at the laggard's pull point.
+        let safe = try await compactor.compact(spaceID: spaceID, force: false)
+        #expect(safe.through == laggardCursor && safe.through < snapshot.seq, "seed \(seed): \(safe), \(laggardCursor)")
+        let pageAfterSafe = try await raw(
+            "GET",
+            server.url.appendingPathComponent("v1/spaces/\(space)/changesets")
+                .appending(queryItems: [.init(name: "after", value: String(laggardCursor))]), token: tokens[1])
+        #expect(pageAfterSafe.status == 200)
+        // Forced: the laggard is behind.
+        let forced = try await compactor.compact(spaceID: spaceID, force: true)
+        #expect(forced.through == snapshot.seq && forced.dropped > 0)
+        let gone = try await raw(
+            "GET",
+            server.url.appendingPathComponent("v1/spaces/\(space)/changesets")
+                .appending(queryItems: [.init(name: "after", value: String(laggardCursor))]), token: tokens[1])
+        #expect(gone.status == 410 && gone.errorCode == "compacted", "\(gone.status)")
+
+        let report = try await blocking { try laggard.replica.sync(through: laggardTransport) }
+        #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
+        _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+        #expect(try laggard.snapshot() == writer.snapshot(), "seed \(seed)")
+        #expect(try writer.photos.photo(sourceId: "offline-1") != nil, "the laggard's own changes were pushed")
+        #expect(try laggard.photos.photo(sourceId: "early-3")?.mood == "revised")
+        await server.stop()
+        await test.close()
+    }
+
     /// The store alone: sequence numbers, heads, and the push rule.
     static func storeAppliesThePushRule(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)

@@ -15,6 +15,16 @@ struct SQLiteServerTests {
     }
     @Test func limitsAreEnforced() async throws { try await ServerScenarios.limitsAreEnforced(.sqlite) }
     @Test func storeAppliesThePushRule() async throws { try await ServerScenarios.storeAppliesThePushRule(.sqlite) }
+    @Test func rateLimitAcrossInstances() async throws { try await ServerScenarios.rateLimitAcrossInstances(.sqlite) }
+    @Test func newDeviceBootstrapsFromSnapshot() async throws {
+        try await ServerScenarios.newDeviceBootstrapsFromSnapshot(.sqlite)
+    }
+    @Test func deviceBehindCompactionRecovers() async throws {
+        try await ServerScenarios.deviceBehindCompactionRecovers(.sqlite)
+    }
+    @Test func deviceTokensActAsTheirDeviceOnly() async throws {
+        try await ServerScenarios.deviceTokensActAsTheirDeviceOnly(.sqlite)
+    }
     @Test func pagesAreStableUnderConcurrentPushes() async throws {
         try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.sqlite)
     }
@@ -37,6 +47,16 @@ struct PostgresServerTests {
     }
     @Test func limitsAreEnforced() async throws { try await ServerScenarios.limitsAreEnforced(.postgres) }
     @Test func storeAppliesThePushRule() async throws { try await ServerScenarios.storeAppliesThePushRule(.postgres) }
+    @Test func rateLimitAcrossInstances() async throws { try await ServerScenarios.rateLimitAcrossInstances(.postgres) }
+    @Test func newDeviceBootstrapsFromSnapshot() async throws {
+        try await ServerScenarios.newDeviceBootstrapsFromSnapshot(.postgres)
+    }
+    @Test func deviceBehindCompactionRecovers() async throws {
+        try await ServerScenarios.deviceBehindCompactionRecovers(.postgres)
+    }
+    @Test func deviceTokensActAsTheirDeviceOnly() async throws {
+        try await ServerScenarios.deviceTokensActAsTheirDeviceOnly(.postgres)
+    }
     @Test func pagesAreStableUnderConcurrentPushes() async throws {
         try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.postgres)
     }

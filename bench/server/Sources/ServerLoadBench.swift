@@ -10,11 +10,12 @@
 // --max-rounds rounds, whichever comes first; the servers are stopped with SIGTERM.
 import ArgumentParser
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import VecSyncReplication
 import VecSyncServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @main
 struct ServerLoadBench: AsyncParsableCommand {
@@ -52,17 +53,23 @@ struct ServerLoadBench: AsyncParsableCommand {
     @Option(help: "The seed of the generated rows.")
     var seed: UInt64 = 0x5E4F
 
+    @Option(help: "The servers' rate limit, requests a second per token (0: off); 50 is their default.")
+    var rate = 50.0
+
     func validate() throws {
         guard (1...8).contains(instances) else { throw ValidationError("--instances must be in 1...8") }
         guard (1...1000).contains(devices) else { throw ValidationError("--devices must be in 1...1000") }
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
+        guard rate >= 0 else { throw ValidationError("--rate cannot be negative") }
     }
 
     func run() async throws {
         print("seed \(seed)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vecsync-server-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vecsync-server-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store: any ServerStore = try postgres.map { try PostgresServerStore(url: $0) }
+        let store: any ServerStore =
+            try postgres.map { try PostgresServerStore(url: $0) }
             ?? SQLiteServerStore(directory: directory)
         try await store.prepare()
         let space = "bench-\(UUID().uuidString.prefix(8).lowercased())"
@@ -78,7 +85,8 @@ struct ServerLoadBench: AsyncParsableCommand {
         var servers: [ServerProcess] = []
         defer { for server in servers { server.stop() } }
         for _ in 0..<instances {
-            servers.append(try ServerProcess.start(binary: serverBinary, postgres: postgres, data: directory.path))
+            servers.append(
+                try ServerProcess.start(binary: serverBinary, postgres: postgres, data: directory.path, rate: rate))
         }
         let running = servers
         let sampler = Task { () -> [Int] in
@@ -98,9 +106,10 @@ struct ServerLoadBench: AsyncParsableCommand {
         let deadline = start + .milliseconds(Int(seconds * 1000))
         let results = await withTaskGroup(of: DeviceResult.self) { group in
             for index in 0..<devices {
-                let device = Device(index: index, token: tokens[index], space: space, server: servers[index % servers.count].url,
-                                    session: session, rows: rows, dimensions: dimensions, downloads: downloads,
-                                    seed: seed &+ UInt64(index))
+                let device = Device(
+                    index: index, token: tokens[index], space: space, server: servers[index % servers.count].url,
+                    session: session, rows: rows, dimensions: dimensions, downloads: downloads,
+                    seed: seed &+ UInt64(index))
                 group.addTask { await device.run(until: deadline, maxRounds: maxRounds) }
             }
             var all: [DeviceResult] = []
@@ -121,22 +130,34 @@ struct ServerLoadBench: AsyncParsableCommand {
         let pushedBytes = results.reduce(0) { $0 + $1.pushedBytes }
         let pulledBytes = results.reduce(0) { $0 + $1.pulledBytes }
         let backEnd = postgres == nil ? "SQLite" : "PostgreSQL"
-        print("\(backEnd), \(instances) instance(s), \(devices) devices, \(String(format: "%.1f", elapsedSeconds)) s, "
-              + "\(rows) rows of \(dimensions)-d per change set")
-        print(String(format: "requests: %d (%.0f/s), failed: %d; pushed %.1f MB (%.2f MB/s), downloaded %.1f MB (%.2f MB/s)",
-                     requests, Double(requests) / elapsedSeconds, failures, Double(pushedBytes) / 1e6,
-                     Double(pushedBytes) / 1e6 / elapsedSeconds, Double(pulledBytes) / 1e6, Double(pulledBytes) / 1e6 / elapsedSeconds))
+        print(
+            "\(backEnd), \(instances) instance(s), \(devices) devices, \(String(format: "%.1f", elapsedSeconds)) s, "
+                + "\(rows) rows of \(dimensions)-d per change set")
+        print(
+            String(
+                format: "requests: %d (%.0f/s), failed: %d; pushed %.1f MB (%.2f MB/s), downloaded %.1f MB (%.2f MB/s)",
+                requests, Double(requests) / elapsedSeconds, failures, Double(pushedBytes) / 1e6,
+                Double(pushedBytes) / 1e6 / elapsedSeconds, Double(pulledBytes) / 1e6,
+                Double(pulledBytes) / 1e6 / elapsedSeconds))
         print("| operation | count | per second | p50 ms | p99 ms | max ms |")
         print("|---|---|---|---|---|---|")
         for operation in ["register", "push", "list", "download"] {
             let values = (latencies[operation] ?? []).sorted()
             guard !values.isEmpty else { continue }
-            func percentile(_ p: Double) -> Double { values[min(values.count - 1, Int(Double(values.count - 1) * p))] * 1000 }
-            print(String(format: "| %@ | %d | %.0f | %.1f | %.1f | %.1f |", operation, values.count,
-                         Double(values.count) / elapsedSeconds, percentile(0.5), percentile(0.99), (values.last ?? 0) * 1000))
+            func percentile(_ p: Double) -> Double {
+                values[min(values.count - 1, Int(Double(values.count - 1) * p))] * 1000
+            }
+            print(
+                String(
+                    format: "| %@ | %d | %.0f | %.1f | %.1f | %.1f |", operation, values.count,
+                    Double(values.count) / elapsedSeconds, percentile(0.5), percentile(0.99), (values.last ?? 0) * 1000)
+            )
         }
         for (index, peak) in peaks.enumerated() {
-            print(String(format: "server %d: peak RSS %.1f MB, at the end %.1f MB", index + 1, Double(peak) / 1e6, Double(finals[index]) / 1e6))
+            print(
+                String(
+                    format: "server %d: peak RSS %.1f MB, at the end %.1f MB", index + 1, Double(peak) / 1e6,
+                    Double(finals[index]) / 1e6))
         }
     }
 }
@@ -168,30 +189,44 @@ struct Device: Sendable {
         var result = DeviceResult()
         var random = SplitMix64(seed: seed)
         let base = server.appendingPathComponent("v1/spaces/\(space)")
-        let registration = (try? JSONEncoder().encode(["site": site.rawValue, "name": "bench \(index)", "platform": "bench"])) ?? Data()
-        guard await request("register", "POST", base.appendingPathComponent("devices"), body: registration,
-                            headers: ["Content-Type": "application/json"], into: &result) != nil else { return result }
+        let registration =
+            (try? JSONEncoder().encode(["site": site.rawValue, "name": "bench \(index)", "platform": "bench"]))
+            ?? Data()
+        guard
+            await request(
+                "register", "POST", base.appendingPathComponent("devices"), body: registration,
+                headers: ["Content-Type": "application/json"], into: &result) != nil
+        else { return result }
         var cursor: Int64 = 0
         var sequence: Int64 = 0
         for _ in 0..<maxRounds where ContinuousClock.now < deadline {
             let body = changeSet(since: sequence, random: &random).serialized()
-            if await request("push", "POST", base.appendingPathComponent("changesets"), body: body,
-                             headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-                             into: &result) != nil {
+            if await request(
+                "push", "POST", base.appendingPathComponent("changesets"), body: body,
+                headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
+                into: &result) != nil
+            {
                 sequence += Int64(rows)
                 result.pushedBytes += body.count
             }
-            guard var components = URLComponents(url: base.appendingPathComponent("changesets"), resolvingAgainstBaseURL: false) else { break }
-            components.queryItems = [URLQueryItem(name: "after", value: String(cursor)), URLQueryItem(name: "limit", value: "100"),
-                                     URLQueryItem(name: "site", value: site.rawValue)]
+            guard
+                var components = URLComponents(
+                    url: base.appendingPathComponent("changesets"), resolvingAgainstBaseURL: false)
+            else { break }
+            components.queryItems = [
+                URLQueryItem(name: "after", value: String(cursor)), URLQueryItem(name: "limit", value: "100"),
+                URLQueryItem(name: "site", value: site.rawValue),
+            ]
             guard let listURL = components.url,
-                  let page = await request("list", "GET", listURL, into: &result),
-                  let json = try? JSONSerialization.jsonObject(with: page) as? [String: Any],
-                  let entries = json["changeSets"] as? [[String: Any]]
+                let page = await request("list", "GET", listURL, into: &result),
+                let json = try? JSONSerialization.jsonObject(with: page) as? [String: Any],
+                let entries = json["changeSets"] as? [[String: Any]]
             else { continue }
             let others = entries.filter { ($0["origin"] as? String) != site.rawValue }.compactMap { $0["seq"] as? Int }
             for seq in others.suffix(downloads) {
-                if let bytes = await request("download", "GET", base.appendingPathComponent("changesets/\(seq)"), into: &result) {
+                if let bytes = await request(
+                    "download", "GET", base.appendingPathComponent("changesets/\(seq)"), into: &result)
+                {
                     result.pulledBytes += bytes.count
                 }
             }
@@ -210,16 +245,19 @@ struct Device: Sendable {
                 var value = Float(Double(random.next() >> 11) / Double(1 << 53) * 2 - 1).bitPattern.littleEndian
                 withUnsafeBytes(of: &value) { embedding.append(contentsOf: $0) }
             }
-            return ChangeSet.Record(table: 0, key: .text("\(site.rawValue)-\(since + Int64(row) + 1)"), causalLength: 1,
-                                    rowVersion: clock, rowSite: site,
-                                    columns: [ChangeSet.Column(version: clock, site: site, value: .blob(embedding))])
+            return ChangeSet.Record(
+                table: 0, key: .text("\(site.rawValue)-\(since + Int64(row) + 1)"), causalLength: 1,
+                rowVersion: clock, rowSite: site,
+                columns: [ChangeSet.Column(version: clock, site: site, value: .blob(embedding))])
         }
         return ChangeSet(origin: site, since: since, through: since + Int64(rows), tables: [table], records: records)
     }
 
     /// One timed request; the body on a 2xx answer, nil (and a failure counted) otherwise.
-    func request(_ operation: String, _ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:],
-                 into result: inout DeviceResult) async -> Data? {
+    func request(
+        _ operation: String, _ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:],
+        into result: inout DeviceResult
+    ) async -> Data? {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body
@@ -229,7 +267,8 @@ struct Device: Sendable {
         do {
             let (data, response) = try await session.data(for: request)
             let took = started.duration(to: .now)
-            result.latencies[operation, default: []].append(Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18)
+            result.latencies[operation, default: []].append(
+                Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18)
             guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
                 result.failures += 1
                 return nil
@@ -266,10 +305,10 @@ final class ServerProcess: Sendable {
     }
 
     /// Starts the server and waits (at most 60 s) for its "listening on" line.
-    static func start(binary: String, postgres: String?, data: String) throws -> ServerProcess {
+    static func start(binary: String, postgres: String?, data: String, rate: Double) throws -> ServerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        var arguments = ["serve", "--port", "0", "--rate", "0"]
+        var arguments = ["serve", "--port", "0", "--rate", String(rate)]
         if let postgres { arguments += ["--postgres", postgres] } else { arguments += ["--data", data] }
         process.arguments = arguments
         let output = Pipe()
@@ -284,7 +323,7 @@ final class ServerProcess: Sendable {
             text += String(decoding: chunk, as: UTF8.self)
         }
         guard let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression),
-              let url = URL(string: String(text[range]))
+            let url = URL(string: String(text[range]))
         else {
             process.terminate()
             throw ValidationError("vecsync-server did not start: \(text)")
@@ -295,8 +334,8 @@ final class ServerProcess: Sendable {
     /// Its resident set size now, from /proc (0 where there is none).
     func residentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
         else { return 0 }
         return kilobytes * 1024
     }
