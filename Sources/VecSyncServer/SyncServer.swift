@@ -71,7 +71,8 @@ public final class SyncServer: Sendable {
         let app = Application(
             router: makeRouter(),
             server: .http1(
-                additionalChannelHandlers: HTTPCompression.channelHandlers(maximumBodyBytes: maximumBodyBytes)),
+                configuration: .init(
+                    additionalChannelHandlers: HTTPCompression.channelHandlers(maximumBodyBytes: maximumBodyBytes))),
             configuration: .init(address: .hostname(host, port: port), serverName: "vecsync-server/\(Self.version)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
