@@ -137,18 +137,31 @@ def kill_and_resume(args, cli, extension, work, rnd):
     receiver(cli, args.sqlite3, extension, cut, dims)
     delay = whole_s * rnd.uniform(0.1, 0.9)
     process = subprocess.Popen([cli, "sync", "--db", cut, "--folder", folder, "--events"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    os.set_blocking(process.stderr.fileno(), False)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    descriptor = process.stderr.fileno()
+    os.set_blocking(descriptor, False)
     reported = 0
-    buffer = ""
+    buffer = b""
+
+    def drain():
+        nonlocal buffer
+        while True:
+            try:
+                chunk = os.read(descriptor, 65536)
+            except BlockingIOError:
+                return
+            if not chunk:
+                return
+            buffer += chunk
+
     deadline = time.perf_counter() + delay
     while time.perf_counter() < deadline and process.poll() is None:
         time.sleep(0.002)
-        chunk = process.stderr.read() or ""
-        buffer += chunk
+        drain()
     process.send_signal(signal.SIGKILL)
     process.wait()
-    buffer += process.stderr.read() or ""
+    drain()
+    buffer = buffer.decode()
     for line in buffer.splitlines():
         # "merged 3 batches, 1200 rows, 480000 bytes of 960000"
         if line.startswith("merged "):
