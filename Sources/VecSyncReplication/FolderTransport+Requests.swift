@@ -137,6 +137,7 @@ extension FolderTransport {
                 }
             }
             var reached = request.since
+            var sent: [(rows: Int, bytes: Int)] = []
             try replica.forEachChangeSet(since: request.since, excluding: excluded) { batch in
                 var batch = batch
                 batch.since = reached
@@ -144,9 +145,10 @@ extension FolderTransport {
                 reached = batch.through
                 written += 1
                 rows += batch.records.count
-                try events.pushed(batch, bytes: size)
+                sent.append((batch.records.count, size))
             }
             try leave(text, at: servedURL, in: directory)
+            try events.pushed(sent)
         }
         return (written, rows)
     }

@@ -225,6 +225,7 @@ public struct FolderTransport: Sendable {
         let excluded = try sitesHeldHere(by: replica)
         var written = 0
         var rows = 0
+        var sent: [(rows: Int, bytes: Int)] = []
         var reached = published
         // The next file starts where the last file written ends (before the cursor when the
         // last batches were all left out), so the files hold no hole a reader would wait at.
@@ -240,7 +241,7 @@ public struct FolderTransport: Sendable {
                 since = batch.through
                 written += 1
                 rows += batch.records.count
-                try events.pushed(batch, bytes: size)
+                sent.append((batch.records.count, size))
             }
             reached = max(reached, end)
         } catch {
@@ -250,6 +251,7 @@ public struct FolderTransport: Sendable {
         }
         if reached > published { try replica.setPublishedThrough(reached, to: destination) }
         if since != lastFile && written > 0 { try replica.setPublishedThrough(since, to: lastFileKey) }
+        try events.pushed(sent)
         let served = try serveRequests(replica, into: directory, excluding: excluded, events: events)
         return (written + served.files, rows + served.rows)
     }

@@ -128,6 +128,7 @@ public struct HTTPTransport: SyncTransport {
         var reached = min(storedCursor, ownHead)
         var sent = 0
         var rows = 0
+        var posts: [(rows: Int, bytes: Int)] = []
         do {
             if ownHead > reached, ownHead <= max(latest, reached) + FolderTransport.plausibleRange {
                 // The server holds more than we published. Either the answers to our last
@@ -163,7 +164,7 @@ public struct HTTPTransport: SyncTransport {
                 reached = batch.through
                 sent += 1
                 rows += batch.records.count
-                try events.pushed(batch, bytes: posted.bytes)
+                posts.append((batch.records.count, posted.bytes))
             }
             reached = max(reached, end)
         } catch {
@@ -171,6 +172,7 @@ public struct HTTPTransport: SyncTransport {
             throw error
         }
         if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
+        try events.pushed(posts)
         return (sent, rows)
     }
 

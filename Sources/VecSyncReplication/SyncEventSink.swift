@@ -3,7 +3,8 @@ import Foundation
 /// Where a transport reports what a sync does (see ``SyncEvent``): it keeps the running
 /// totals and passes each event to a handler.
 ///
-/// The handler runs on the syncing thread, between transactions, never inside one. When it
+/// The handler runs on the syncing thread, between transactions, never inside one (nor
+/// inside a read), so it may read the database. When it
 /// throws, or when ``cancel()`` was called, the sync stops there with that error (or
 /// `CancellationError`): every transaction committed before stays, with its cursors, and
 /// the next sync goes on from them.
@@ -47,13 +48,17 @@ public final class SyncEventSink: @unchecked Sendable {
         merged.expectedBytes = bytes
     }
 
-    /// One change set of `bytes` bytes was sent.
-    func pushed(_ changeSet: ChangeSet, bytes: Int) throws {
-        pushed.batches += 1
-        pushed.changeSets += 1
-        pushed.rows += changeSet.records.count
-        pushed.bytes += bytes
-        try send(.pushed(pushed))
+    /// Change sets were sent, each with its rows and bytes: one event per change set. Pushes
+    /// report them once the scan of the clock tables has ended, so a handler never runs
+    /// inside a read of the database.
+    func pushed(_ sent: [(rows: Int, bytes: Int)]) throws {
+        for (rows, bytes) in sent {
+            pushed.batches += 1
+            pushed.changeSets += 1
+            pushed.rows += rows
+            pushed.bytes += bytes
+            try send(.pushed(pushed))
+        }
     }
 
     /// One merge transaction committed `changeSets` change sets of `rows` rows and `bytes`

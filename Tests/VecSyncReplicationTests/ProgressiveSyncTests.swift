@@ -88,6 +88,29 @@ struct ProgressiveSyncTests {
         #expect(try receiver.verifyDerivedIndexes().values.allSatisfy { $0 == 0 })
     }
 
+    @Test("an event handler may read the database: events never arrive inside a read or a transaction")
+    func handlersMayReadTheDatabase() throws {
+        let directory = try temporaryDirectory("progress")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = FolderTransport(directory)
+        let origin = try Fixture.replica("origin", options: Replica.Options(maximumBatchRows: 10))
+        for row in 0..<35 {
+            try Self.write(origin, "INSERT INTO photos (id, title) VALUES (?, 'x')", ["p\(row)"])
+        }
+        var pending: [Int] = []
+        try origin.sync(through: folder) { event in
+            if case .pushed = event { pending.append(try origin.syncStatus().pendingLocalChanges) }
+        }
+        // Each event sees the database as the push left it: the cursor moved past all four.
+        #expect(pending == [0, 0, 0, 0])
+        let receiver = try Fixture.replica("receiver", options: Replica.Options(maximumMergeRows: 10))
+        var counts: [Int] = []
+        try receiver.sync(through: folder) { event in
+            if case .merged = event { counts.append(try Self.count(receiver)) }
+        }
+        #expect(counts == [10, 20, 30, 35])
+    }
+
     @Test("a first sync cut after any commit keeps exactly what it merged, in step, and the next finishes it")
     func cutSyncKeepsItsCommitsAndResumes() throws {
         var random = SeededRandom(defaultSeed: 0x5EED_9A11)
