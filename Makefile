@@ -107,6 +107,7 @@ bench: extension
 	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(SCALE_ARGS)
 	$(SWIFT) build -c release --product vecsync-cli
 	python3 bench/sync/run.py --build .build/release
+	python3 bench/sync/progress.py --build .build/release
 
 # Only the quantized-scan benchmark (bench/QUANTIZED.md: int8 and bit re-scoring beside
 # faiss, sqlite-vec and sqlite-vector, on synthetic clusters and real sentence embeddings)

@@ -35,6 +35,11 @@ import VecSyncCore
 ///   incoming values for them are mapped to the new name, or ignored and reported.
 /// - `vecsync_suspended(tbl, reason)`: tracked tables found with a schema the engine cannot
 ///   follow alone; change scans skip them, so when one syncs again all its rows are sent again.
+/// - `vecsync_gaps(origin, since, through, reason, noted)`: per origin, the range after its
+///   cursor that could not be merged in order (damaged, refused or absent), until it merges
+///   (see `SyncGap`); what `vecsync-cli sync` and `Replica.syncStatus()` say they wait for.
+/// - `vecsync_sync_log(destination, finished, succeeded, summary)`: per destination, how the
+///   last sync through it ended, for `Replica.syncStatus()`.
 /// - `vecsync_derived_indexes`: created here, owned by VecSyncCore's `DerivedIndexCatalogue`
 ///   (FTS5 indexes registered with the engine; vec0 indexes are in `vecsync_vector_indexes`).
 enum EngineSchema {
@@ -91,6 +96,17 @@ enum EngineSchema {
                   col TEXT NOT NULL,
                   renamed_to TEXT,
                   PRIMARY KEY (tbl, col)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS vecsync_gaps (
+                  origin TEXT PRIMARY KEY,
+                  since INTEGER NOT NULL,
+                  through INTEGER NOT NULL,
+                  reason TEXT NOT NULL,
+                  noted INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS vecsync_sync_log (
+                  destination TEXT PRIMARY KEY,
+                  finished INTEGER NOT NULL,
+                  succeeded INTEGER NOT NULL,
+                  summary TEXT NOT NULL);
                 """)
         if let stored = try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1") {
             guard stored == site.rawValue else {

@@ -166,6 +166,10 @@ public struct FolderTransport: Sendable {
     /// The name of this folder in `vecsync_published`, where a replica keeps its push cursor.
     public var destination: String { folder.standardizedFileURL.path }
 
+    /// The name under which a replica keeps, in `vecsync_published`, where the last file it
+    /// wrote here ends: the next file starts there.
+    var lastFileKey: String { "file:" + destination }
+
     /// The greatest file range this transport trusts: a name claiming more than this beyond
     /// the replica's own sequence is a stray file, not a lost future to move above.
     static let plausibleRange: Int64 = 1 << 32
@@ -194,14 +198,17 @@ public struct FolderTransport: Sendable {
     }
 
     /// Writes every change of `replica` after its push cursor for this folder (kept in the
-    /// database, never read from file names), in bounded batches, and moves the cursor.
+    /// database, never read from file names), in bounded batches, and moves the cursor;
+    /// then publishes again what readers asked for (see ``FolderTransport`` requests).
     ///
     /// Rows whose every column was last written by a site whose own files here already hold
-    /// them are left out: a replica never echoes back what it received. When the subfolder
-    /// holds files past the cursor — a database restored from a backup, or a stray file —
-    /// the changes since the cursor are first moved above them
+    /// them are left out: a replica never echoes back what it received. A batch whose rows
+    /// were all left out is not written, and the next file runs from the end of the last one
+    /// written, so the files cover the sequence without a hole. When the subfolder holds
+    /// files past the cursor — a database restored from a backup, or a stray file — the
+    /// changes since the cursor are first moved above them
     /// (``Replica/moveChanges(after:above:)``), so no reader's cursor passes over them.
-    public func push(_ replica: Replica) throws -> (files: Int, rows: Int) {
+    public func push(_ replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (files: Int, rows: Int) {
         let directory = folder.appendingPathComponent(Self.folderName(for: replica.site), isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -210,44 +217,63 @@ public struct FolderTransport: Sendable {
         }
         let published = try replica.publishedThrough(to: destination)
         let latest = try replica.currentSequence()
+        let ownFiles = files(in: directory).files
         let claimed =
-            files(in: directory).files.map(\.through)
+            ownFiles.map(\.through)
             .filter { $0 <= max(latest, published) + Self.plausibleRange }.max() ?? 0
         try replica.moveChanges(after: published, above: claimed)
         let excluded = try sitesHeldHere(by: replica)
         var written = 0
         var rows = 0
+        var sent: [(rows: Int, bytes: Int)] = []
         var reached = published
+        // The next file starts where the last file written ends (before the cursor when the
+        // last batches were all left out), so the files hold no hole a reader would wait at.
+        // Before any file was written under this version, the files here tell where.
+        let lastFile = try replica.publishedThrough(to: lastFileKey)
+        var since = min(published, lastFile > 0 ? lastFile : Self.contiguousEnd(ownFiles))
         do {
-            reached = try replica.forEachChangeSet(since: published, excluding: excluded) { batch in
-                try write(batch, into: directory)
+            let end = try replica.forEachChangeSet(since: published, excluding: excluded) { batch in
+                var batch = batch
+                batch.since = since
+                let size = try write(batch, into: directory)
                 reached = batch.through
+                since = batch.through
                 written += 1
                 rows += batch.records.count
+                sent.append((batch.records.count, size))
             }
+            reached = max(reached, end)
         } catch {
             if reached > published { try replica.setPublishedThrough(reached, to: destination) }
+            if written > 0 { try replica.setPublishedThrough(since, to: lastFileKey) }
             throw error
         }
         if reached > published { try replica.setPublishedThrough(reached, to: destination) }
-        return (written, rows)
+        if since != lastFile && written > 0 { try replica.setPublishedThrough(since, to: lastFileKey) }
+        try events.pushed(sent)
+        let served = try serveRequests(replica, into: directory, excluding: excluded, events: events)
+        return (written + served.files, rows + served.rows)
     }
 
     /// Writes `batch` into `directory` under a temporary dot-name, then renames it into
     /// place. A file of that name already there is replaced only when its bytes differ.
-    private func write(_ batch: ChangeSet, into directory: URL) throws {
+    /// Returns the file's size.
+    @discardableResult
+    func write(_ batch: ChangeSet, into directory: URL) throws -> Int {
         let name = Self.fileName(since: batch.since, through: batch.through)
         let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         let destination = directory.appendingPathComponent(name)
         do {
             let bytes = batch.serialized()
             if Self.entryKind(destination) == .regularFile, (try? Self.readRegularFile(destination)) == bytes {
-                return
+                return bytes.count
             }
             try bytes.write(to: temporary)
             if rename(temporary.path, destination.path) != 0 {
                 throw SyncError.io(path: destination.path, reason: String(cString: strerror(errno)))
             }
+            return bytes.count
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw SyncError.io(
@@ -255,47 +281,28 @@ public struct FolderTransport: Sendable {
         }
     }
 
-    /// The most change set bytes merged in one transaction.
-    static let groupBytes = 64 << 20
-
-    /// Merges every other replica's files past this replica's cursor for it, in order.
+    /// Merges every other replica's files past this replica's cursor for it, in order, in
+    /// bounded transactions (see ``Replica/Options/maximumMergeRows``): each commit holds
+    /// whole files with their cursors, so a pull cut short keeps every commit and the next
+    /// one goes on from there. When a group fails, its files are merged one by one, so a
+    /// file that cannot be merged is reported alone and the others still land.
     ///
-    /// Files are merged in groups of up to 64 MB per transaction (one commit and one index
-    /// refresh per group); when a group fails, its files are merged one by one, so a file
-    /// that cannot be merged is reported alone and the others still land.
-    public func pull(into replica: Replica) throws -> (merges: [MergeReport], problems: [String], unknownFiles: Int) {
+    /// An origin whose cursor stops before a damaged, refused or absent file is recorded as
+    /// waiting (``Replica/gaps()``, reported as ``SyncEvent/waiting(_:)``), and a request
+    /// for that range is left in this replica's subfolder; the origin publishes the range
+    /// again on its next push (``push(_:events:)``), and the next pull merges it.
+    public func pull(into replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (
+        merges: [MergeReport], problems: [String], unknownFiles: Int
+    ) {
         let own = Self.folderName(for: replica.site)
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         let cursors = Dictionary(try replica.peers().map { ($0.site, $0.received) }, uniquingKeysWith: max)
         var merges: [MergeReport] = []
         var problems: [String] = []
         var unknown = 0
-        var pending: [(name: String, changeSet: ChangeSet)] = []
-        var pendingBytes = 0
-        func flush() throws {
-            defer {
-                pending.removeAll()
-                pendingBytes = 0
-            }
-            guard !pending.isEmpty else { return }
-            do {
-                merges += try replica.merge(pending.map(\.changeSet))
-                return
-            } catch  where Self.isDatabaseFailure(error) {
-                throw error
-            } catch {
-                // One of the files is bad: merge them one by one to find it.
-            }
-            for (name, changeSet) in pending {
-                do {
-                    merges.append(try replica.merge(changeSet))
-                } catch  where Self.isDatabaseFailure(error) {
-                    throw error
-                } catch {
-                    problems.append("\(name): refused: \(error)")
-                }
-            }
-        }
+        // Every origin's files past its cursor, listed first so the bytes to read are known.
+        var origins: [(entry: String, site: SiteID, files: [(url: URL, since: Int64, through: Int64)])] = []
+        var expectedBytes = 0
         for entry in entries.sorted() where entry != own && !entry.hasPrefix(".") {
             let directory = folder.appendingPathComponent(entry, isDirectory: true)
             guard Self.entryKind(directory) == .directory, let site = Self.site(fromFolderName: entry) else {
@@ -309,25 +316,74 @@ public struct FolderTransport: Sendable {
                 problems.append("\(entry)/\(name): skipped: a symbolic link or special file, not read")
             }
             let cursor = cursors[site] ?? 0
-            for file in listing.files where file.through > cursor {
+            let files = listing.files.filter { $0.through > cursor }
+            expectedBytes += files.reduce(0) { $0 + Self.regularFileSize($1.url) }
+            origins.append((entry, site, listing.files))
+        }
+        events.expect(bytes: expectedBytes)
+
+        var pending: [(name: String, changeSet: ChangeSet, bytes: Int)] = []
+        var pendingRows = 0
+        var pendingBytes = 0
+        // Files of each origin that could not be read or merged, by file name.
+        var damaged: [SiteID: [String: String]] = [:]
+        func flush() throws {
+            defer {
+                pending.removeAll()
+                pendingRows = 0
+                pendingBytes = 0
+            }
+            let results = try replica.mergeGroup(pending.map(\.changeSet), bytes: pendingBytes, events: events)
+            for (item, result) in zip(pending, results) {
+                switch result {
+                case .success(let report): merges.append(report)
+                case .failure(let error):
+                    problems.append("\(item.name): refused: \(error)")
+                    damaged[item.changeSet.origin, default: [:]][item.name] = "refused: \(error)"
+                }
+            }
+        }
+        for (entry, site, files) in origins {
+            let cursor = cursors[site] ?? 0
+            for file in files where file.through > cursor {
+                let name = "\(entry)/\(file.url.lastPathComponent)"
                 let changeSet: ChangeSet
+                let bytes: Data
                 do {
-                    changeSet = try ChangeSet(serialized: Self.readRegularFile(file.url))
+                    bytes = try Self.readRegularFile(file.url)
+                    changeSet = try ChangeSet(serialized: bytes)
                 } catch {
-                    problems.append("\(entry)/\(file.url.lastPathComponent): skipped: \(error)")
+                    problems.append("\(name): skipped: \(error)")
+                    damaged[site, default: [:]][name] = "\(error)"
+                    events.passed(bytes: Self.regularFileSize(file.url))
                     continue
                 }
                 guard changeSet.origin == site else {
-                    problems.append(
-                        "\(entry)/\(file.url.lastPathComponent): skipped: made by '\(changeSet.origin)', not '\(site)'")
+                    problems.append("\(name): skipped: made by '\(changeSet.origin)', not '\(site)'")
+                    damaged[site, default: [:]][name] = "made by '\(changeSet.origin)'"
+                    events.passed(bytes: bytes.count)
                     continue
                 }
-                pending.append((name: "\(entry)/\(file.url.lastPathComponent)", changeSet: changeSet))
-                pendingBytes += changeSet.payloadByteCount
-                if pendingBytes >= Self.groupBytes { try flush() }
+                if !pending.isEmpty
+                    && replica.mergeGroupExceedsLimits(
+                        rows: pendingRows + changeSet.records.count, bytes: pendingBytes + bytes.count)
+                {
+                    try flush()
+                }
+                pending.append((name, changeSet, bytes.count))
+                pendingRows += changeSet.records.count
+                pendingBytes += bytes.count
             }
         }
         try flush()
+        try noteGaps(replica, origins: origins, damaged: damaged, events: events)
         return (merges, problems, unknown)
+    }
+
+    /// Size of the regular file at `url`, 0 when it cannot be read.
+    static func regularFileSize(_ url: URL) -> Int {
+        var status = stat()
+        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return 0 }
+        return Int(status.st_size)
     }
 }

@@ -41,14 +41,13 @@ public struct HTTPTransport: SyncTransport {
     public var platform: String
     /// Change sets listed per pull request.
     public var pageSize = 500
+
     /// Change sets larger than this are downloaded in byte ranges of this size.
     public var rangeBytes = 4 << 20
     /// Tries per request (network failures, 5xx, 429), with doubling pauses between them.
     public var attempts = 4
     /// Seconds one request may take.
     public var timeout: TimeInterval = 60
-    /// The most change set bytes merged in one transaction.
-    public var groupBytes = 64 << 20
 
     /// A transport to `space` on `server`, authenticated by `token` (issued with
     /// `vecsync-server token issue`).
@@ -110,8 +109,8 @@ public struct HTTPTransport: SyncTransport {
     }
 
     /// Posts every change after the push cursor, in bounded batches; moves the cursor as the
-    /// server acknowledges each.
-    public func push(_ replica: Replica) throws -> (files: Int, rows: Int) {
+    /// server acknowledges each, and reports each to `events`.
+    public func push(_ replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (files: Int, rows: Int) {
         try register(replica)
         let status = try status()
         let cursorKey = pushCursorKey(storeID: status.storeID)
@@ -129,6 +128,7 @@ public struct HTTPTransport: SyncTransport {
         var reached = min(storedCursor, ownHead)
         var sent = 0
         var rows = 0
+        var posts: [(rows: Int, bytes: Int)] = []
         do {
             if ownHead > reached, ownHead <= max(latest, reached) + FolderTransport.plausibleRange {
                 // The server holds more than we published. Either the answers to our last
@@ -141,7 +141,7 @@ public struct HTTPTransport: SyncTransport {
                         guard batch.through <= ownHead else { throw ReplayEnded() }
                         var batch = batch
                         batch.since = reached
-                        guard try post(batch) == "duplicate" else { throw ReplayEnded() }
+                        guard try post(batch).result == "duplicate" else { throw ReplayEnded() }
                         reached = batch.through
                     }
                 } catch is ReplayEnded {
@@ -154,7 +154,8 @@ public struct HTTPTransport: SyncTransport {
                 // is held there from its authors).
                 var batch = batch
                 batch.since = reached
-                if try post(batch) == "conflict" {
+                let posted = try post(batch)
+                if posted.result == "conflict" {
                     throw HTTPTransportError.refused(
                         url: destination + "/changesets", status: 409, code: "range-conflict",
                         message:
@@ -163,6 +164,7 @@ public struct HTTPTransport: SyncTransport {
                 reached = batch.through
                 sent += 1
                 rows += batch.records.count
+                posts.append((batch.records.count, posted.bytes))
             }
             reached = max(reached, end)
         } catch {
@@ -170,23 +172,24 @@ public struct HTTPTransport: SyncTransport {
             throw error
         }
         if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
+        try events.pushed(posts)
         return (sent, rows)
     }
 
     /// Posts one change set; returns what the server did (`stored`, `duplicate`: the same
     /// range with the same bytes is held, `covered`: every row of the range is held), or
-    /// `conflict` when the same range is held with other bytes.
+    /// `conflict` when the same range is held with other bytes; and the bytes posted.
     @discardableResult
-    func post(_ changeSet: ChangeSet) throws -> String {
+    func post(_ changeSet: ChangeSet) throws -> (result: String, bytes: Int) {
         let body = changeSet.serialized()
         do {
             let answer = try send(
                 "POST", "changesets",
                 headers: ["Content-Type": "application/vnd.vecsync.changeset", Self.sha256Header: sha256Hex(body)],
                 body: body, accepted: [200, 201])
-            return try decode(PushResult.self, answer).result
+            return (try decode(PushResult.self, answer).result, body.count)
         } catch HTTPTransportError.refused(_, 409, "range-conflict", _) {
-            return "conflict"
+            return ("conflict", body.count)
         }
     }
 
@@ -195,8 +198,15 @@ public struct HTTPTransport: SyncTransport {
 
     // MARK: - Pull
 
-    /// Lists, downloads, verifies and merges every change set after the pull cursor.
-    public func pull(into replica: Replica) throws -> (merges: [MergeReport], problems: [String], unknownFiles: Int) {
+    /// Lists every change set after the pull cursor, then downloads, verifies and merges
+    /// them in order, in bounded transactions (see ``Replica/Options/maximumMergeRows``),
+    /// reporting each commit to `events`; the pull cursor is saved after each commit, so a
+    /// pull cut short goes on from there. A change set that cannot be fetched, read or merged
+    /// is reported, the cursor stops before it, and its origin is recorded as waiting
+    /// (``Replica/gaps()``): the next pull downloads it again.
+    public func pull(into replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (
+        merges: [MergeReport], problems: [String], unknownFiles: Int
+    ) {
         let own = replica.site.rawValue
         let status = try status()
         let pullDestination = pullCursorKey(storeID: status.storeID)
@@ -211,69 +221,60 @@ public struct HTTPTransport: SyncTransport {
         }
         var received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
         var problems: [String] = []
+        // The first change set of each origin that failed, with the reason.
+        var failures: [String: (entry: ServerChangeSet, reason: String)] = [:]
         // The cursor moves over change sets merged (or already held) in order, and stops
         // before the first that failed, so the next pull tries it again.
         var blocked = false
         var pending: [(entry: ServerChangeSet, step: PullStep)] = []
+        var pendingRows = 0
         var pendingBytes = 0
 
-        func settle(_ entry: ServerChangeSet, ok: Bool) {
-            if !ok { blocked = true }
+        func settle(_ entry: ServerChangeSet, failure: String?) {
+            if let failure {
+                blocked = true
+                problems.append(failure)
+                if failures[entry.origin] == nil { failures[entry.origin] = (entry, failure) }
+            }
             if !blocked { cursor = max(cursor, entry.seq) }
-        }
-        func merged(_ entry: ServerChangeSet) {
-            received[entry.origin] = max(received[entry.origin] ?? 0, entry.through)
-            settle(entry, ok: true)
         }
         func flush() throws {
             defer {
                 pending.removeAll()
+                pendingRows = 0
                 pendingBytes = 0
             }
             let changeSets = pending.compactMap { item -> ChangeSet? in
                 if case .merge(let changeSet) = item.step { return changeSet }
                 return nil
             }
-            var mergedTogether = changeSets.isEmpty
-            if !changeSets.isEmpty {
-                do {
-                    merges += try replica.merge(changeSets)
-                    mergedTogether = true
-                } catch  where FolderTransport.isDatabaseFailure(error) {
-                    throw error
-                } catch {
-                    // One of them is bad: merge them one by one below to find it.
-                }
-            }
+            var results = try replica.mergeGroup(changeSets, bytes: pendingBytes, events: events)[...]
             for (entry, step) in pending {
                 switch step {
                 case .skip:
-                    settle(entry, ok: true)
+                    settle(entry, failure: nil)
                 case .failed(let problem):
-                    problems.append(problem)
-                    settle(entry, ok: false)
-                case .merge(let changeSet):
-                    if mergedTogether {
-                        merged(entry)
-                        continue
-                    }
-                    do {
-                        merges.append(try replica.merge(changeSet))
-                        merged(entry)
-                    } catch  where FolderTransport.isDatabaseFailure(error) {
-                        throw error
-                    } catch {
-                        problems.append(
-                            "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): refused: \(error)"
-                        )
-                        settle(entry, ok: false)
+                    settle(entry, failure: problem)
+                case .merge:
+                    switch results.popFirst() {
+                    case .success(let report):
+                        merges.append(report)
+                        received[entry.origin] = max(received[entry.origin] ?? 0, entry.through)
+                        settle(entry, failure: nil)
+                    case .failure(let error):
+                        settle(entry, failure: "\(Self.name(of: entry)): refused: \(error)")
+                    case nil:
+                        settle(entry, failure: "\(Self.name(of: entry)): not merged")
                     }
                 }
             }
+            try replica.setPublishedThrough(cursor, to: pullDestination)
         }
 
+        // The list first (a few hundred bytes per change set), so the bytes to read are known.
+        var listed: [ServerChangeSet] = []
         var after = cursor
-        // Each page moves `after` forward (a page that does not ends the pull).
+        // Each page moves `after` forward (a page that does not ends the listing).
         for _ in 0..<Self.maximumPages {
             let page: ServerChangeSetPage
             do {
@@ -306,44 +307,74 @@ public struct HTTPTransport: SyncTransport {
                         url: destination, reason: "change set \(entry.seq) listed after \(after)")
                 }
                 after = entry.seq
-                if entry.origin == own || entry.through <= received[entry.origin] ?? 0 {
-                    // Our own, or already merged: nothing to fetch.
-                    pending.append((entry, .skip))
-                    continue
-                }
-                let changeSet: ChangeSet
-                do {
-                    changeSet = try download(entry)
-                } catch let error as HTTPTransportError {
-                    if case .unreachable = error { throw error }
-                    pending.append(
-                        (
-                            entry,
-                            .failed(
-                                "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): skipped: \(error)"
-                            )
-                        ))
-                    continue
-                } catch let error as SyncError {
-                    pending.append(
-                        (
-                            entry,
-                            .failed(
-                                "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)): skipped: \(error)"
-                            )
-                        ))
-                    continue
-                }
-                try replica.addPeer(changeSet.origin)
-                pending.append((entry, .merge(changeSet)))
-                pendingBytes += changeSet.payloadByteCount
-                if pendingBytes >= groupBytes { try flush() }
+                listed.append(entry)
             }
-            try flush()
-            try replica.setPublishedThrough(cursor, to: pullDestination)
             if !page.hasMore || page.changeSets.isEmpty { break }
         }
+        func needed(_ entry: ServerChangeSet) -> Bool {
+            entry.origin != own && entry.through > received[entry.origin] ?? 0
+        }
+        events.expect(bytes: listed.filter(needed).reduce(0) { $0 + Int(clamping: $1.size) })
+
+        for entry in listed {
+            guard needed(entry) else {
+                // Our own, or already merged: nothing to fetch.
+                pending.append((entry, .skip))
+                continue
+            }
+            let changeSet: ChangeSet
+            do {
+                changeSet = try download(entry)
+            } catch let error as HTTPTransportError {
+                if case .unreachable = error { throw error }
+                pending.append((entry, .failed("\(Self.name(of: entry)): skipped: \(error)")))
+                events.passed(bytes: Int(clamping: entry.size))
+                continue
+            } catch let error as SyncError {
+                pending.append((entry, .failed("\(Self.name(of: entry)): skipped: \(error)")))
+                events.passed(bytes: Int(clamping: entry.size))
+                continue
+            }
+            try replica.addPeer(changeSet.origin)
+            let size = Int(clamping: entry.size)
+            if pendingRows > 0 || pendingBytes > 0,
+                replica.mergeGroupExceedsLimits(rows: pendingRows + changeSet.records.count, bytes: pendingBytes + size)
+            {
+                try flush()
+            }
+            pending.append((entry, .merge(changeSet)))
+            pendingRows += changeSet.records.count
+            pendingBytes += size
+        }
+        try flush()
+        try noteGaps(replica, listed: listed, failures: failures, events: events)
         return (merges, problems, 0)
+    }
+
+    /// `change set 12 (phone 40-80)`, as problems name a listed change set.
+    static func name(of entry: ServerChangeSet) -> String {
+        "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through))"
+    }
+
+    /// Records, for each origin listed by a pull, the range it waits for after its first
+    /// change set that failed (or nothing), and reports it to `events`.
+    private func noteGaps(
+        _ replica: Replica, listed: [ServerChangeSet], failures: [String: (entry: ServerChangeSet, reason: String)],
+        events: SyncEventSink
+    ) throws {
+        let received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
+        let origins = Set(listed.map(\.origin)).subtracting([replica.site.rawValue])
+        for origin in origins.sorted() {
+            let cursor = received[origin] ?? 0
+            var gap: SyncGap?
+            if let failure = failures[origin], failure.entry.through > cursor {
+                gap = SyncGap(
+                    origin: SiteID(origin), since: cursor, through: failure.entry.through,
+                    reason: "\(failure.reason); downloaded again by the next pull")
+            }
+            try replica.setGap(gap, for: SiteID(origin))
+            if let gap { try events.send(.waiting(gap)) }
+        }
     }
 
     /// The most pages one pull reads (500 million change sets at the default page size);

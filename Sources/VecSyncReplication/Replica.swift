@@ -28,15 +28,26 @@ public final class Replica: Sendable {
         /// is refused (a device whose clock is far in the future would otherwise win every
         /// conflict until real time caught up).
         public var maximumClockDriftMilliseconds: Int64
+        /// The most rows a transport merges in one transaction: whole change sets are added
+        /// to a transaction until it holds this many rows (a larger change set is merged
+        /// alone), so a first sync of many rows commits as it goes and never holds the
+        /// database for long.
+        public var maximumMergeRows: Int
+        /// The most change set bytes a transport merges in one transaction, likewise.
+        public var maximumMergeBytes: Int
 
-        /// Creates options; the defaults are 400 rows, 1 MB and one day.
+        /// Creates options; the defaults are 400 rows, 1 MB, one day, and merge
+        /// transactions of 400 rows or 1 MB.
         public init(
             maximumBatchRows: Int = 400, maximumBatchBytes: Int = 1_000_000,
-            maximumClockDriftMilliseconds: Int64 = 86_400_000
+            maximumClockDriftMilliseconds: Int64 = 86_400_000,
+            maximumMergeRows: Int = 400, maximumMergeBytes: Int = 1_000_000
         ) {
             self.maximumBatchRows = maximumBatchRows
             self.maximumBatchBytes = maximumBatchBytes
             self.maximumClockDriftMilliseconds = maximumClockDriftMilliseconds
+            self.maximumMergeRows = max(1, maximumMergeRows)
+            self.maximumMergeBytes = max(1, maximumMergeBytes)
         }
     }
 

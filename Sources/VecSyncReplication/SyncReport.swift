@@ -17,6 +17,9 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     public var unknownFiles: Int = 0
     /// Missed deletes found and recorded before pushing (see ``Replica/reconcile()``).
     public var reconciled: Int = 0
+    /// Origins whose changes this replica waits for after the pull, one range each (see
+    /// ``SyncGap``).
+    public var waiting: [SyncGap] = []
 
     /// Creates an empty report.
     public init(site: SiteID) {
@@ -50,6 +53,7 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
         if !indexes.isEmpty { line += "; refreshed \(indexes.joined(separator: ", "))" }
         if reconciled > 0 { line += "; recorded \(reconciled) missed deletes" }
         if !problems.isEmpty { line += "; \(problems.count) files skipped" }
+        if !waiting.isEmpty { line += "; waiting for changes of \(waiting.count) sites" }
         return line
     }
 }

@@ -26,6 +26,17 @@ struct SyncCommand: ParsableCommand {
             merges the space's change sets it lacks. Both cursors live in the database, so an \
             interrupted sync resumes. The token may also come from VECSYNC_TOKEN.
 
+            Merges commit in transactions of at most 400 rows or 1 MB of change sets, each \
+            with its cursors, so a first sync of many rows can be interrupted at any moment \
+            (Ctrl-C, a kill) and keeps what it merged; the next sync goes on from there. \
+            While it pulls, a progress bar shows the change set bytes merged on standard \
+            error when that is a terminal; --events prints one line per event instead.
+
+            When a change set file of another replica is damaged or missing, the sync says \
+            which changes it waits for; through a folder it asks that replica to publish \
+            them again (the replica does on its next sync), through a server it downloads \
+            them again on the next sync. `vecsync-cli status` shows the same without syncing.
+
             Examples:
               vecsync-cli sync --db phone.db --folder ~/Drive/photos-sync
               vecsync-cli sync --db phone.db --server https://sync.example.com --space family --token vst_…
@@ -51,6 +62,12 @@ struct SyncCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Also remove tombstones every known peer has acknowledged.")
     var compact = false
+
+    @Flag(name: .long, help: "Print one line per sync event on standard error (phases, pushes, commits, waits).")
+    var events = false
+
+    @Flag(name: .long, help: "Never draw the progress bar.")
+    var noProgress = false
 
     /// The token from --token or VECSYNC_TOKEN.
     var resolvedToken: String? {
@@ -80,18 +97,48 @@ struct SyncCommand: ParsableCommand {
     func run() throws {
         let database = try ReplicaFile.open(db)
         let replica = try Replica(opening: database.writer)
+        var bar: ProgressBar?
+        let drawBar = !events && !noProgress && ProgressBar.stderrIsTerminal
+        let printEvents = events
+        let handler: (SyncEvent) throws -> Void = { event in
+            if printEvents {
+                FileHandle.standardError.write(Data((Self.line(for: event) + "\n").utf8))
+            } else if drawBar, case .merged(let progress) = event, let expected = progress.expectedBytes {
+                if bar == nil { bar = ProgressBar(total: expected, unit: "bytes", enabled: true) }
+                bar?.update(progress.bytes)
+            }
+        }
         let report: SyncReport
         if let server, let url = URL(string: server), let space, let token = resolvedToken {
             report = try replica.sync(
-                through: HTTPTransport(server: url, space: space, token: token, deviceName: deviceName))
+                through: HTTPTransport(server: url, space: space, token: token, deviceName: deviceName),
+                events: handler)
         } else {
-            report = try replica.sync(through: FolderTransport(path: folder ?? ""))
+            report = try replica.sync(through: FolderTransport(path: folder ?? ""), events: handler)
         }
+        bar?.finish()
         print(report)
         for problem in report.problems { print("  \(problem)") }
         for record in report.quarantined { print("  quarantined: \(record)") }
+        for gap in report.waiting {
+            let asked =
+                server == nil
+                ? "asked '\(gap.origin)' to publish them again" : "the next sync downloads them again"
+            print("  \(gap); \(asked)")
+        }
         if compact {
             print("compacted \(try replica.compactTombstones()) tombstones")
+        }
+    }
+
+    /// One line for an event, as --events prints it.
+    static func line(for event: SyncEvent) -> String {
+        switch event {
+        case .phase(let phase): return "phase \(phase.rawValue)"
+        case .pushed(let progress): return "pushed \(progress)"
+        case .merged(let progress): return "merged \(progress)"
+        case .waiting(let gap): return gap.description
+        case .finished: return "finished"
         }
     }
 }

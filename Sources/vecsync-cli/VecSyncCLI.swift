@@ -28,6 +28,7 @@ struct VecSyncCLI: ParsableCommand {
             VerifyCommand.self,
             TrackCommand.self,
             SyncCommand.self,
+            StatusCommand.self,
             ChangesCommand.self,
         ]
     )

@@ -29,7 +29,7 @@ struct CLISyncTests {
                 try db.execute(sql: "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)")
                 try db.execute(sql: "INSERT INTO notes VALUES (?, ?)", arguments: ["n\(index)", "written on \(index)"])
             }
-            try await queue.close()
+            try queue.close()
             try Self.run(["track", "--db", file, "--table", "notes", "--site", "site\(index)"])
         }
         let url = server.url.absoluteString
@@ -43,7 +43,7 @@ struct CLISyncTests {
                 try String.fetchAll(db, sql: "SELECT id || ':' || body FROM notes ORDER BY id")
             }
             #expect(rows == ["n0:written on 0", "n1:written on 1"], "\(file)")
-            try await queue.close()
+            try queue.close()
         }
         await server.stop()
         await test.close()

@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+import VecSyncCore
+
+extension Replica {
+    /// Where this replica stands with sync (see ``SyncStatus``): last syncs, pending local
+    /// changes, per-peer cursors and what it waits for. Reads the database only.
+    ///
+    /// ```swift
+    /// let status = try replica.syncStatus()
+    /// badge.text = status.pendingLocalChanges == 0 ? "Synced" : "\(status.pendingLocalChanges) to send"
+    /// ```
+    public func syncStatus() throws -> SyncStatus {
+        try SyncError.wrap {
+            try writer.read { db in
+                let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
+                let tables = try Self.trackedTables(db, checkingSchema: false)
+                // Rows whose change after the cursor was made here (ordinal 0): the row's
+                // state (an insert, a delete) or a column written after the cursor.
+                func changedRows(after cursor: Int64) throws -> Int {
+                    try tables.reduce(0) { sum, table in
+                        let local =
+                            ["\(ClockTable.rowSite) = 0"]
+                            + table.columns.indices.map {
+                                "(\(ClockTable.writer($0)) = 0 AND coalesce(\(ClockTable.changedAt($0)), \(ClockTable.sequence)) > ?1)"
+                            }
+                        return sum
+                            + (try Int.fetchOne(
+                                db,
+                                sql: """
+                                    SELECT count(*) FROM \(table.clockTable.quotedName)
+                                    WHERE \(ClockTable.sequence) > ?1 AND (\(local.joined(separator: " OR ")))
+                                    """,
+                                arguments: [cursor]) ?? 0)
+                    }
+                }
+                var destinations: [SyncStatus.Destination] = []
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT destination, through FROM vecsync_published ORDER BY destination")
+                {
+                    let name: String = row["destination"]
+                    // Pull cursors (`pull:…`) and the ends of the last files written to
+                    // folders (`file:…`) share the table; they are not push cursors.
+                    guard !name.hasPrefix("pull:"), !name.hasPrefix("file:") else { continue }
+                    let through: Int64 = row["through"]
+                    destinations.append(
+                        .init(
+                            destination: name, publishedThrough: through, pendingRows: try changedRows(after: through)))
+                }
+                let pending =
+                    destinations.isEmpty ? try changedRows(after: 0) : destinations.map(\.pendingRows).max() ?? 0
+                let lastSyncs = try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT destination, finished, succeeded, summary FROM vecsync_sync_log ORDER BY finished DESC, destination"
+                ).map { row in
+                    SyncStatus.LastSync(
+                        destination: row["destination"],
+                        finished: Date(timeIntervalSince1970: Double(row["finished"] as Int64) / 1000),
+                        succeeded: row["succeeded"], summary: row["summary"])
+                }
+                let gaps = Dictionary(
+                    try Self.gaps(db).map { ($0.origin, $0) }, uniquingKeysWith: { first, _ in first })
+                var peers = try Row.fetchAll(
+                    db, sql: "SELECT site, received, acknowledged FROM vecsync_peers ORDER BY site"
+                ).map { row in
+                    let site = SiteID(row["site"] as String)
+                    return SyncStatus.Peer(
+                        site: site, received: row["received"], acknowledged: row["acknowledged"], waitingFor: gaps[site]
+                    )
+                }
+                // An origin none of whose changes could be merged yet is waited for all the same.
+                let known = Set(peers.map(\.site))
+                for gap in gaps.values where !known.contains(gap.origin) {
+                    peers.append(SyncStatus.Peer(site: gap.origin, received: 0, acknowledged: 0, waitingFor: gap))
+                }
+                peers.sort { $0.site < $1.site }
+                let quarantined = try Int.fetchOne(db, sql: "SELECT count(*) FROM vecsync_quarantine") ?? 0
+                return SyncStatus(
+                    site: site, sequence: sequence, lastSyncs: lastSyncs, destinations: destinations,
+                    pendingLocalChanges: pending, peers: peers, quarantined: quarantined)
+            }
+        }
+    }
+
+    /// The ranges this replica waits for, one per origin at most, by origin.
+    public func gaps() throws -> [SyncGap] {
+        try SyncError.wrap { try writer.read { db in try Self.gaps(db) } }
+    }
+
+    static func gaps(_ db: Database) throws -> [SyncGap] {
+        try Row.fetchAll(db, sql: "SELECT origin, since, through, reason FROM vecsync_gaps ORDER BY origin").map {
+            SyncGap(
+                origin: SiteID($0["origin"] as String), since: $0["since"], through: $0["through"], reason: $0["reason"]
+            )
+        }
+    }
+
+    /// Records what this replica waits for from `origin` (nil: nothing), as a transport
+    /// found it at the end of a pull.
+    func setGap(_ gap: SyncGap?, for origin: SiteID) throws {
+        try SyncError.wrap {
+            try writer.write { db in
+                if let gap {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO vecsync_gaps (origin, since, through, reason, noted) VALUES (?, ?, ?, ?, ?)
+                            ON CONFLICT(origin) DO UPDATE SET since = excluded.since, through = excluded.through,
+                              reason = excluded.reason, noted = excluded.noted
+                            """,
+                        arguments: [
+                            origin.rawValue, gap.since, gap.through, gap.reason,
+                            Int64(Date().timeIntervalSince1970 * 1000),
+                        ])
+                } else {
+                    try db.execute(sql: "DELETE FROM vecsync_gaps WHERE origin = ?", arguments: [origin.rawValue])
+                }
+            }
+        }
+    }
+
+    /// Records how a sync through `destination` ended.
+    func recordSync(to destination: String, succeeded: Bool, summary: String) throws {
+        try SyncError.wrap {
+            try writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO vecsync_sync_log (destination, finished, succeeded, summary) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(destination) DO UPDATE SET finished = excluded.finished,
+                          succeeded = excluded.succeeded, summary = excluded.summary
+                        """,
+                    arguments: [destination, Int64(Date().timeIntervalSince1970 * 1000), succeeded, summary])
+            }
+        }
+    }
+}

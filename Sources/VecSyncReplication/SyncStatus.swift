@@ -1,0 +1,88 @@
+import Foundation
+
+/// Where a replica stands with sync, for a status indicator: when it last synced and how
+/// that ended, how many local changes wait to be pushed, and how far it has merged each
+/// peer, with what it waits for. Read it with ``Replica/syncStatus()``; it reads only the
+/// database, never the network or the folder.
+public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
+    /// How the last sync through one destination ended.
+    public struct LastSync: Sendable, Hashable {
+        /// The transport's destination: a folder's path, a server space's URL.
+        public var destination: String
+        /// When it ended.
+        public var finished: Date
+        /// Whether it ended without an error (files skipped or waited for still count as
+        /// success; see ``summary``).
+        public var succeeded: Bool
+        /// Its report's line, or its error.
+        public var summary: String
+    }
+
+    /// A push cursor and what lies after it.
+    public struct Destination: Sendable, Hashable {
+        /// The destination's name in `vecsync_published`.
+        public var destination: String
+        /// The last local sequence number published there.
+        public var publishedThrough: Int64
+        /// Rows written here (inserted, updated or deleted on this replica, not merged) after
+        /// it: what its next push has to send.
+        public var pendingRows: Int
+    }
+
+    /// One peer's cursors and gap.
+    public struct Peer: Sendable, Hashable {
+        /// The peer's site id.
+        public var site: SiteID
+        /// Its sequence number through which its changes are merged here.
+        public var received: Int64
+        /// Our sequence number through which it has merged our changes.
+        public var acknowledged: Int64
+        /// Its changes this replica waits for, if any.
+        public var waitingFor: SyncGap?
+    }
+
+    /// This replica.
+    public var site: SiteID
+    /// The local sequence number.
+    public var sequence: Int64
+    /// The last sync through each destination, the latest first.
+    public var lastSyncs: [LastSync]
+    /// Every push cursor.
+    public var destinations: [Destination]
+    /// Rows written here that some destination has not been sent: the most over
+    /// ``destinations``, or every row written here when this replica never pushed.
+    public var pendingLocalChanges: Int
+    /// Every known peer, by site id.
+    public var peers: [Peer]
+    /// Rows kept in quarantine.
+    public var quarantined: Int
+
+    /// The latest sync's end, or nil when this replica never synced.
+    public var lastSync: Date? { lastSyncs.first?.finished }
+
+    /// A few lines, as `vecsync-cli status` prints them.
+    public var description: String {
+        var lines: [String] = []
+        let format = ISO8601DateFormatter()
+        if let last = lastSyncs.first {
+            lines.append(
+                "\(site): last sync \(format.string(from: last.finished)) through \(last.destination): "
+                    + (last.succeeded ? "" : "failed: ") + last.summary)
+        } else {
+            lines.append("\(site): never synced")
+        }
+        lines.append("pending local changes: \(pendingLocalChanges) rows (sequence \(sequence))")
+        for destination in destinations {
+            lines.append(
+                "  pushed to \(destination.destination) through \(destination.publishedThrough); \(destination.pendingRows) rows after it"
+            )
+        }
+        for peer in peers {
+            var line = "  peer \(peer.site): merged through \(peer.received), has ours through \(peer.acknowledged)"
+            if let gap = peer.waitingFor { line += "; \(gap)" }
+            lines.append(line)
+        }
+        if quarantined > 0 { lines.append("quarantined: \(quarantined) rows") }
+        return lines.joined(separator: "\n")
+    }
+}
