@@ -7,7 +7,7 @@ import VecSyncTestSupport
 @testable import VecSyncReplication
 
 /// Replicas that have seen the same change sets hold the same rows, whatever the order,
-/// duplication, batching and loss of delivery, and whatever the clocks say.
+/// duplication, batching, loss and damage of delivery, and whatever the clocks say.
 @Suite("Convergence")
 struct ConvergencePropertyTests {
     /// Random histories a run tries: 25 by default, each from a new seed, so every run
@@ -44,6 +44,27 @@ struct ConvergencePropertyTests {
         } catch SyncError.missingEarlierChanges {
             return nil
         }
+    }
+
+    /// Delivers a damaged copy of `data` (a byte changed, or the end cut off), as a bad disk
+    /// or a cut transfer would: it must be refused whole and change nothing. Returns a
+    /// description of what went wrong, or nil.
+    static func deliverDamaged(_ data: Data, to replica: Replica, random: inout SeededRandom) throws -> String? {
+        var damaged = data
+        if damaged.count > 1 && Bool.random(using: &random) {
+            damaged.removeLast(Int.random(in: 1...(damaged.count - 1), using: &random))
+        } else {
+            let at = damaged.startIndex + Int.random(in: 0..<damaged.count, using: &random)
+            damaged[at] ^= UInt8.random(in: 1...255, using: &random)
+        }
+        let before = try Fixture.snapshot(replica)
+        if (try? replica.merge(serialized: damaged)) != nil {
+            return "\(replica.site) merged a damaged change set (\(damaged.count) of \(data.count) bytes)"
+        }
+        if try Fixture.snapshot(replica) != before {
+            return "\(replica.site) changed when it refused a damaged change set"
+        }
+        return nil
     }
 
     /// One random history; returns a description of the divergence, or nil.
@@ -96,6 +117,11 @@ struct ConvergencePropertyTests {
                 let message = log[Int.random(in: 0..<log.count, using: &random)]
                 let receiver = Int.random(in: 0..<count, using: &random)
                 guard receiver != message.origin else { continue }
+                if Int.random(in: 0..<8, using: &random) == 0,
+                    let failure = try Self.deliverDamaged(message.data, to: replicas[receiver], random: &random)
+                {
+                    return failure
+                }
                 // Out of order, a change set that carries only some columns of a row the
                 // receiver lacks is refused whole; it is delivered again later.
                 guard let report = try mergeUnlessEarlierChangesAreMissing(replicas[receiver], message.data) else {
