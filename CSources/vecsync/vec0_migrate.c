@@ -389,6 +389,13 @@ static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   rc = vec0Find(db, pReg, 0, zTable, &m.p, &m.zErr);
+  if( rc==SQLITE_OK && m.p->cfg.nExtraVec>0 ){
+    /* sqlite-vec keeps each in T_vector_chunksNN; reading more than the first is not
+    ** written yet. */
+    m.zErr = sqlite3_mprintf("\"%s\" has %d vector columns; only a table with one can be "
+                             "migrated", zTable, 1 + m.p->cfg.nExtraVec);
+    rc = m.zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
   if( rc==SQLITE_OK ) rc = migrateExec(&m, "SAVEPOINT vecsync_migrate");
   if( rc==SQLITE_OK ){
     rc = migrateTable(&m, pReg, zTable, &nRow);
