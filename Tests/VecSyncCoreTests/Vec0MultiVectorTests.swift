@@ -369,10 +369,6 @@ struct Vec0MultiVectorTests {
             select id, distance from p where b match '[4, 4]' and k = 2;
             """,
             rows: ["two|2.0", "one|6.0"]),
-        SQLCase(
-            "migrating a table of several vector columns is refused, naming why",
-            table + "select vecsync_migrate_sqlite_vec('t');",
-            error: ["4 vector columns", "only a table with one can be migrated"]),
     ]
 
     @Test(arguments: SQLPath.allCases, cases)
