@@ -9,7 +9,8 @@
 **       -- (an int8 or bit vector takes the bytes of a float[1..4] one, so the blobs
 **       -- damaged have the same sizes; its values go in through vec_int8() / vec_bit())
 **     album text, n integer,
-**     +note text, chunk_size=<8|16|32>);
+**     +note text, [w float[2] distance_metric=cosine,]  -- a further vector column: flags
+**     chunk_size=<8|16|32>);                            -- bit 64 without bit 32
 **   -- 1..24 rows, some deleted (so v_free has slots); optionally a KNN first, so the
 **   -- in-memory copy is current when the damage lands (a stale copy is another path)
 **
@@ -17,7 +18,8 @@
 ** v_info values (next_slot, generation, dimensions, chunk_size, format, vectors_per_blob,
 ** metric) set to X or deleted, v_vectors chunk_id moved, blobs replaced by random or
 ** wrongly sized ones, rows deleted from v_vectors / v_free / v_rows, bogus v_free slots
-** and v_rows rows inserted, a shadow table dropped or a column renamed. X is from
+** and v_rows rows inserted, a shadow table dropped or a column renamed, the further vector
+** column's values in v_rows (c5) replaced by a blob of another length, NULL or text. X is from
 ** -5, 0, 34359738368, 2^63-1, -2^63, small and random values.
 **
 ** Then every operation runs once, whatever fails: KNN (plain, filtered, LIMIT, IN),
@@ -142,9 +144,17 @@ static void damage(sqlite3 *db, FuzzIn *in, int nDim, int nPerBlob){
       run1(db, in, fuzzU8(in)&1 ? "ALTER TABLE v_rows RENAME COLUMN slot TO s"
                                 : "ALTER TABLE v_rows DROP COLUMN c3", 0);
       break;
-    case 17:
-      run1(db, in, "UPDATE v_rows SET c2 = ?1, c3 = ?1", 1);
+    case 17: {
+      static const char *azRows[] = {
+        "UPDATE v_rows SET c2 = ?1, c3 = ?1",
+        /* The further vector column (no such column otherwise: the damage is an error). */
+        "UPDATE v_rows SET c5 = ?1 WHERE rowid = 2",
+        "UPDATE v_rows SET c5 = zeroblob(?1 % 64)",
+        "UPDATE v_rows SET c5 = randomblob(8) WHERE rowid % 3 = ?1 % 3",
+      };
+      run1(db, in, azRows[fuzzPick(in, 4)], 1);
       break;
+    }
     case 18:
       run1(db, in, "UPDATE v_info SET value = value + ?1 WHERE key = 'generation'", 1);
       break;
@@ -206,7 +216,17 @@ static sqlite3_stmt *prepareVec(sqlite3 *db, const char *zSql, const char *zVec)
   return pStmt;
 }
 
-static void runAll(sqlite3 *db, FuzzIn *in, int nDim, const char *zVec){
+static void runAll(sqlite3 *db, FuzzIn *in, int nDim, const char *zVec, int bExtra){
+  static const char *azExtra[] = {
+    /* the further vector column: KNN (filtered, ranged), reads, writes */
+    "SELECT id, distance FROM v WHERE w MATCH '[1, 0.5]' AND k = 3",
+    "SELECT id, distance FROM v WHERE w MATCH '[0.5, -1]' AND k = 5 AND album = 'a1' AND distance > 0.1",
+    "SELECT id, w FROM v ORDER BY rowid",
+    "UPDATE v SET w = '[0.25, 1]' WHERE id = 'k2'",
+    "UPDATE v SET album = 'a4' WHERE id = 'k3'",
+    "INSERT INTO v(id, embedding, w) VALUES('new3', (SELECT embedding FROM v LIMIT 1), '[1, 1]')",
+    "SELECT id, distance FROM v WHERE w MATCH (SELECT w FROM v LIMIT 1) AND k = 2",
+  };
   static const char *azSql[] = {
     /* reads */
     "SELECT id, distance FROM v WHERE embedding MATCH ?1 AND k = 3 ORDER BY distance",
@@ -237,6 +257,7 @@ static void runAll(sqlite3 *db, FuzzIn *in, int nDim, const char *zVec){
     "DROP TABLE v",
   };
   size_t i;
+  for(i=0; bExtra && i<sizeof(azExtra)/sizeof(azExtra[0]); i++) fuzzExec(db, "%s", azExtra[i]);
   for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
     sqlite3_stmt *pStmt = prepareVec(db, azSql[i], zVec);
     if( pStmt==0 ) continue;
@@ -253,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   sqlite3 *db;
   sqlite3_stmt *pIns;
   unsigned flags;
-  int nDim, nChunk, nRow, nPerBlob, i, nDamage;
+  int nDim, nChunk, nRow, nPerBlob, i, nDamage, bExtra;
 
   /* The copy holds floats, int8 codes or bits: the last two re-read T_vectors to re-score. */
   static const char *azIndex[] = {
@@ -282,9 +303,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     snprintf(zColumn, sizeof(zColumn), "float[%d] distance_metric=%s%s", nDim,
              azMetric[flags % 3], zIndex);
   }
+  bExtra = (flags & 96)==64;
   if( fuzzExec(db, "CREATE VIRTUAL TABLE v USING vec0(id text primary key, "
-                   "embedding %s, album text, n integer, +note text, chunk_size=%d)",
-               zColumn, nChunk)!=SQLITE_OK ){
+                   "embedding %s, album text, n integer, +note text,%s chunk_size=%d)",
+               zColumn, bExtra ? " w float[2] distance_metric=cosine," : "", nChunk)!=SQLITE_OK ){
     fuzzClose(db);
     return 0;
   }
@@ -292,9 +314,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   for(nPerBlob=1; nPerBlob*2<=nChunk && nPerBlob*2*nDim<=65536 && nChunk%(nPerBlob*2)==0; ){
     nPerBlob *= 2;
   }
-  pIns = fuzzPrepare(db, "INSERT INTO v(id, embedding, album, n, note) "
-                         "VALUES('k' || ?1, %s(?2), ?3, ?4, 'note')",
-                     zVec[0]=='?' ? "" : zVec[4]=='i' ? "vec_int8" : "vec_bit");
+  pIns = fuzzPrepare(db, "INSERT INTO v(id, embedding, album, n, note%s) "
+                         "VALUES('k' || ?1, %s(?2), ?3, ?4, 'note'%s)",
+                     bExtra ? ", w" : "", zVec[0]=='?' ? "" : zVec[4]=='i' ? "vec_int8" : "vec_bit",
+                     bExtra ? ", json_array(?1 % 3 + 1, ?1 % 5 - 2)" : "");
   for(i=0; i<nRow && pIns; i++){
     char zAlbum[4];
     float a[4];
@@ -318,7 +341,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
 
   nDamage = 1 + fuzzPick(&in, MAX_DAMAGE);
   for(i=0; i<nDamage && !fuzzInDone(&in); i++) damage(db, &in, nDim, nPerBlob);
-  runAll(db, &in, nDim, zVec);
+  runAll(db, &in, nDim, zVec, bExtra);
   if( flags & 32 ) fuzzExec(db, (flags & 64) ? "COMMIT" : "ROLLBACK");
   fuzzClose(db);
   return 0;

@@ -8,7 +8,13 @@
 **     embedding float[1..16] | int8[1..40] | bit[8..64]
 **       [distance_metric=cosine|l2|dot|l1|hamming|bogus]
 **       [indexed by rescore(quantizer=int8|bit|bogus, oversample=0|1|2|8|1024)],
-**     m0 <type>, +m1 <type>, ...                           -- 0..70 columns, past 64 too
+**     m0 <type>, +m1 <type>, ...                           -- 0..70 columns, past 64 too;
+**                                                          -- a column's type byte of
+**                                                          -- 120..127 makes m<i> a further
+**                                                          -- vector column instead:
+**                                                          -- float[3] l2|cosine|l1|dot,
+**                                                          -- int8[5] l2|cosine, bit[16],
+**                                                          -- float[2]
 **     [chunk_size=8|16|...|65536|bad]);
 **
 ** (a declaration vec0 refuses falls back to a plain one, so the operations still run),
@@ -18,6 +24,8 @@
 ** savepoints; KNN with k or LIMIT (k from 0 and negatives to 2^63-1) and filters with
 ** every operator on metadata, the primary key and the rowid; KNN inside a scan and from a
 ** subquery; point lookups; full scans; vecsync_knn_batch; rename; drop and recreate.
+** With further vector columns, a KNN query takes its MATCH on one of them (or on two, which
+** is refused) by one more input byte, and their values are vectors of their own type.
 ** An operation may arm an interrupt: the progress handler calls sqlite3_interrupt after
 ** an input-chosen number of steps.
 **
@@ -33,6 +41,19 @@ typedef struct Col Col;
 struct Col {
   int bAux;             /* "+name": auxiliary, not filterable */
   int eType;            /* Index into azType */
+  int eVec;             /* 0: not a vector; 1..8: a further vector column (aVecType) */
+};
+
+/* The further vector columns a declaration can have: type, dimensions, metric. */
+typedef struct VecType VecType;
+struct VecType {
+  int eElem;            /* 0: float, 1: int8, 2: bit */
+  int nDim;
+  const char *zMetric;  /* NULL: none given */
+};
+static const VecType aVecType[] = {
+  { 0, 3, "l2" }, { 0, 3, "cosine" }, { 0, 3, "l1" }, { 0, 3, "dot" },
+  { 1, 5, "l2" }, { 1, 5, "cosine" }, { 2, 16, 0 }, { 0, 2, 0 },
 };
 
 typedef struct Model Model;
@@ -43,6 +64,7 @@ struct Model {
   int bRaw;             /* int8/bit: vectors bound as they are, not through vec_int8/vec_bit
                         ** (so the column's type checks refuse them) */
   int nCol;             /* Metadata and auxiliary columns m0.. */
+  int nVecCol;          /* How many of them are further vector columns */
   Col aCol[MAX_COLS];
   char *zDecl;          /* The CREATE VIRTUAL TABLE that worked */
 };
@@ -84,10 +106,17 @@ static void bindKey(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m){
   }
 }
 
-/* A value for column m<iCol>: mostly of its type from a small domain, so filters match. */
+static void bindVecOf(FuzzIn *in, sqlite3_stmt *pStmt, int i, int eElem, int nDim);
+
+/* A value for column m<iCol>: mostly of its type from a small domain, so filters match; a
+** further vector column's, mostly a vector of its type. */
 static void bindColValue(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m, int iCol){
   unsigned c = fuzzU8(in);
   int t = (iCol>=0 && iCol<m->nCol) ? m->aCol[iCol].eType : 9;
+  if( iCol>=0 && iCol<m->nCol && m->aCol[iCol].eVec ){
+    const VecType *v = &aVecType[m->aCol[iCol].eVec-1];
+    if( c<240 ){ bindVecOf(in, pStmt, i, v->eElem, v->nDim); return; }
+  }
   if( pStmt==0 ) return;
   if( c>=224 ){ fuzzBindScalar(in, pStmt, i); return; }
   if( c>=208 ){ sqlite3_bind_null(pStmt, i); return; }
@@ -106,17 +135,17 @@ static void bindColValue(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m,
   }
 }
 
-/* A vector for the table's column: float forms (fuzzBindVector) for a float column; for an
+/* A vector for a vector column: float forms (fuzzBindVector) for a float column; for an
 ** int8 or bit column mostly its bytes (of the right length, or off by a few), sometimes a
-** float form. The SQL wraps the parameter with vecParam(). */
-static void bindVec(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m){
+** float form. The SQL wraps the parameter with vecParam() or colParam(). */
+static void bindVecOf(FuzzIn *in, sqlite3_stmt *pStmt, int i, int eElem, int nDim){
   unsigned c;
   int nByte, j;
   unsigned char a[80];
-  if( m->eElem==0 ){ fuzzBindVector(in, pStmt, i, m->nDim); return; }
+  if( eElem==0 ){ fuzzBindVector(in, pStmt, i, nDim); return; }
   c = fuzzU8(in);
-  if( c>=0xF0 ){ fuzzBindVector(in, pStmt, i, m->nDim); return; }
-  nByte = m->eElem==1 ? m->nDim : m->nDim/8;
+  if( c>=0xF0 ){ fuzzBindVector(in, pStmt, i, nDim); return; }
+  nByte = eElem==1 ? nDim : nDim/8;
   if( c>=0xE0 ) nByte += (int)(c & 7) - 4;
   if( nByte<0 ) nByte = 0;
   if( nByte>(int)sizeof(a) ) nByte = (int)sizeof(a);
@@ -124,11 +153,23 @@ static void bindVec(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m){
   if( pStmt ) sqlite3_bind_blob(pStmt, i, a, nByte, SQLITE_TRANSIENT);
 }
 
+static void bindVec(FuzzIn *in, sqlite3_stmt *pStmt, int i, const Model *m){
+  bindVecOf(in, pStmt, i, m->eElem, m->nDim);
+}
+
 /* The SQL of vector parameter zParam ("?" or "?N"): wrapped in vec_int8() or vec_bit() for
 ** a typed column (which takes nothing else), else as it is. */
 static void vecParam(sqlite3_str *s, const Model *m, const char *zParam){
   if( m->eElem==0 || m->bRaw ) sqlite3_str_appendall(s, zParam);
   else sqlite3_str_appendf(s, "%s(%s)", m->eElem==1 ? "vec_int8" : "vec_bit", zParam);
+}
+
+/* The SQL of a parameter for column m<iCol>: wrapped as vecParam() does for a further
+** int8 or bit vector column. */
+static void colParam(sqlite3_str *s, const Model *m, int iCol, const char *zParam){
+  int e = (iCol>=0 && iCol<m->nCol && m->aCol[iCol].eVec) ? aVecType[m->aCol[iCol].eVec-1].eElem : 0;
+  if( e==0 || m->bRaw ) sqlite3_str_appendall(s, zParam);
+  else sqlite3_str_appendf(s, "%s(%s)", e==1 ? "vec_int8" : "vec_bit", zParam);
 }
 
 /* ---- the declaration ------------------------------------------------------------------ */
@@ -156,6 +197,10 @@ static char *declare(FuzzIn *in, Model *m){
     unsigned c = fuzzU8(in);
     m->aCol[i].bAux = (c & 0x80)!=0;
     m->aCol[i].eType = (c & 0x7f) % 10;
+    if( (c & 0x7f)>=120 ){
+      m->aCol[i].eVec = 1 + (int)((c & 0x7f) - 120);
+      m->nVecCol++;
+    }
   }
   iPkPos = flags & 1;           /* primary key before or after the vector column */
   iChunkPos = (flags>>1) & 1;   /* chunk_size first or last */
@@ -185,6 +230,14 @@ static char *declare(FuzzIn *in, Model *m){
     sqlite3_str_appendf(s, ", id %s primary key", m->ePk==1 ? "text" : "integer");
   }
   for(i=0; i<m->nCol; i++){
+    if( m->aCol[i].eVec ){
+      const VecType *v = &aVecType[m->aCol[i].eVec-1];
+      /* "+m<i> float[3]" is refused: a declaration that falls back. */
+      sqlite3_str_appendf(s, ", %sm%d %s[%d]", m->aCol[i].bAux ? "+" : "", i,
+                          v->eElem==1 ? "int8" : v->eElem==2 ? "bit" : "float", v->nDim);
+      if( v->zMetric ) sqlite3_str_appendf(s, " distance_metric=%s", v->zMetric);
+      continue;
+    }
     sqlite3_str_appendf(s, ", %sm%d %s", m->aCol[i].bAux ? "+" : "", i,
                         azType[m->aCol[i].eType]);
   }
@@ -210,8 +263,9 @@ static int createTable(sqlite3 *db, FuzzIn *in, Model *m){
   m->bRaw = 0;
   if( m->nDim>16 ) m->nDim = 16;
   m->nCol = 2;
-  m->aCol[0].bAux = 0; m->aCol[0].eType = 0;
-  m->aCol[1].bAux = 0; m->aCol[1].eType = 1;
+  m->nVecCol = 0;
+  m->aCol[0].bAux = 0; m->aCol[0].eType = 0; m->aCol[0].eVec = 0;
+  m->aCol[1].bAux = 0; m->aCol[1].eType = 1; m->aCol[1].eVec = 0;
   m->zDecl = sqlite3_mprintf(
       "CREATE VIRTUAL TABLE v USING vec0(id text primary key, embedding float[%d], "
       "m0 text, m1 integer, chunk_size=8)", m->nDim);
@@ -304,7 +358,7 @@ static void opInsert(sqlite3 *db, FuzzIn *in, const Model *m){
   sqlite3_str *s = sqlite3_str_new(0);
   unsigned flags = fuzzU8(in);
   int aUse[MAX_COLS];
-  int nParam = 0, i, bKey, iParam = 0;
+  int nParam = 0, i, j, bKey, iParam = 0;
   char *zSql;
   sqlite3_stmt *pStmt;
 
@@ -321,9 +375,16 @@ static void opInsert(sqlite3 *db, FuzzIn *in, const Model *m){
     if( aUse[i] ){ sqlite3_str_appendf(s, ", m%d", i); nParam++; }
   }
   sqlite3_str_appendall(s, ") VALUES(");
-  for(i=0; i<nParam; i++){
+  for(i=0, j=0; i<nParam; i++){
     if( i ) sqlite3_str_appendall(s, ", ");
-    if( i==bKey ) vecParam(s, m, "?"); else sqlite3_str_appendall(s, "?");
+    if( i==bKey ){
+      vecParam(s, m, "?");
+    }else if( i>bKey ){
+      while( j<m->nCol && !aUse[j] ) j++;
+      colParam(s, m, j++, "?");
+    }else{
+      sqlite3_str_appendall(s, "?");
+    }
   }
   sqlite3_str_appendall(s, ")");
   zSql = sqlite3_str_finish(s);
@@ -366,6 +427,7 @@ static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
   int bVec = flags & 1, bKey = (flags>>1) & 1;
   int nColSet = m->nCol ? (int)((flags>>2) & 3) : 0;
   int aSetCol[3];
+  char zParam[8];
   char *zSql;
   sqlite3_stmt *pStmt;
 
@@ -382,7 +444,9 @@ static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
   }
   for(j=0; j<nColSet; j++){
     aSetCol[j] = (int)(fuzzU8(in) % (unsigned)m->nCol);
-    sqlite3_str_appendf(s, "%sm%d = ?%d", nSet++ ? ", " : "", aSetCol[j], ++nParam);
+    snprintf(zParam, sizeof(zParam), "?%d", ++nParam);
+    sqlite3_str_appendf(s, "%sm%d = ", nSet++ ? ", " : "", aSetCol[j]);
+    colParam(s, m, aSetCol[j], zParam);
   }
   if( (flags & 0x30)!=0x30 ){
     int nTerm = 1 + ((flags>>6) & 1);
@@ -448,13 +512,30 @@ static void opKnn(sqlite3 *db, FuzzIn *in, const Model *m, FuzzBudget *b){
   unsigned flags = fuzzU8(in);
   unsigned form = flags & 3;              /* 0: k, 1: LIMIT, 2: both, 3: neither */
   int aParamCol[MAX_PARAM], nParam = 3, nFilter, j;
+  int iMatchCol = -1;                     /* a further vector column MATCH is on */
   char *zSql;
   sqlite3_stmt *pStmt;
 
   /* ?1 the query, ?2 k, ?3 LIMIT, ?4.. the filters' values. */
-  sqlite3_str_appendf(s, "SELECT %s FROM v WHERE embedding MATCH ",
+  sqlite3_str_appendf(s, "SELECT %s FROM v WHERE ",
                       m->ePk && fuzzU8(in)<32 ? "id, distance" : azProj[fuzzPick(in, 7)]);
-  vecParam(s, m, "?1");
+  if( m->nVecCol>0 ){
+    /* MATCH on the first vector column, a further one, or (refused) both. */
+    unsigned c = fuzzU8(in);
+    if( c>=96 ){
+      int n = (int)(c % (unsigned)m->nVecCol);
+      for(iMatchCol=0; iMatchCol<m->nCol; iMatchCol++){
+        if( m->aCol[iMatchCol].eVec && n--==0 ) break;
+      }
+      sqlite3_str_appendf(s, "m%d MATCH ", iMatchCol);
+      colParam(s, m, iMatchCol, "?1");
+      if( c>=240 ) sqlite3_str_appendall(s, " AND embedding MATCH ?1");
+    }
+  }
+  if( iMatchCol<0 ){
+    sqlite3_str_appendall(s, "embedding MATCH ");
+    vecParam(s, m, "?1");
+  }
   if( form==0 || form==2 ) sqlite3_str_appendall(s, " AND k = ?2");
   nFilter = (int)((flags>>2) & 7);
   if( nFilter>4 ) nFilter = 0;
@@ -471,7 +552,8 @@ static void opKnn(sqlite3 *db, FuzzIn *in, const Model *m, FuzzBudget *b){
   pStmt = fuzzPrepare(db, "%s", zSql);
   sqlite3_free(zSql);
   if( pStmt==0 ) return;
-  bindVec(in, pStmt, 1, m);
+  if( iMatchCol>=0 ) bindColValue(in, pStmt, 1, m, iMatchCol);
+  else bindVec(in, pStmt, 1, m);
   /* k and LIMIT: mostly small, else 0, negatives, 2^63-1, text, NULL, reals. */
   for(j=2; j<=3; j++){
     unsigned c;
@@ -679,6 +761,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   /* Whatever state the program left: one more KNN, then commit or roll back. */
   fuzzExec(db, "SELECT rowid, distance FROM v WHERE embedding MATCH "
                "(SELECT embedding FROM v LIMIT 1) AND k = 3");
+  for(nOp=0; nOp<m.nCol; nOp++){
+    if( !m.aCol[nOp].eVec ) continue;
+    fuzzExec(db, "SELECT rowid, distance FROM v WHERE m%d MATCH "
+                 "(SELECT m%d FROM v LIMIT 1) AND k = 3", nOp, nOp);
+    break;
+  }
   fuzzExec(db, (size & 1) ? "COMMIT" : "ROLLBACK");
   if( db2 ){
     fuzzExec(db2, "SELECT rowid, distance FROM v WHERE embedding MATCH "

@@ -70,7 +70,9 @@ class Vec0:
         self.pk = {"none": 0, "text": 1, "integer": 2}[pk]
         self.dims = dims
         self.elem = elem                 # float, int8 (dims 1..40) or bit (dims 8..64)
-        self.cols = list(cols)           # (type, aux)
+        self.cols = list(cols)           # (type, aux); ("vec", i): aVecType[i], a further
+                                         # vector column
+        self.nvec = sum(1 for t, _ in self.cols if t == "vec")
         b = bytearray()
         f = flags
         if metric is not None:
@@ -84,7 +86,7 @@ class Vec0:
         b.append(dims // 8 - 1 if elem == "bit" else dims - 1)
         b.append(len(self.cols))
         for t, aux in self.cols:
-            b.append((0x80 if aux else 0) | TYPES.index(t))
+            b.append(120 + aux if t == "vec" else (0x80 if aux else 0) | TYPES.index(t))
         if metric is not None:
             b.append(METRICS.index(metric))
         self.b = b
@@ -123,6 +125,8 @@ class Vec0:
 
     def colval(self, i, v):
         t = self.cols[i][0]
+        if t == "vec":
+            return bytes([0]) + v        # v: an encoded vector (vec(), vec_bytes())
         if t == "text":
             return bytes([v & 3])        # 'a<v>'
         if t in ("integer", "int"):
@@ -150,8 +154,11 @@ class Vec0:
             for i, v in enumerate(vals):
                 self.b += self.colval(i, v)
 
-    def knn(self, vec, k=None, limit=None, filters=(), proj=0, interrupt=None):
-        """filters: list of (column, op, values): column 'id', 'rowid' or int index."""
+    def knn(self, vec, k=None, limit=None, filters=(), proj=0, interrupt=None, match=None,
+            both=False):
+        """filters: list of (column, op, values): column 'id', 'rowid' or int index.
+        match: the n-th further vector column MATCH is on (None: the first vector column);
+        both: MATCH on it and on the first (refused)."""
         form = 0 if limit is None else (2 if k is not None else 1)
         if k is None and limit is None:
             form = 3
@@ -161,6 +168,12 @@ class Vec0:
         if self.pk:
             self.b.append(32)            # not the "id, distance" projection
         self.b.append(proj)
+        if self.nvec:
+            if match is None:
+                self.b.append(0)
+            else:
+                base = 240 if both else 96
+                self.b.append(base + ((match - base) % self.nvec))
         binds = []
         for col, op, vals in filters:
             self.b += self.column(col)
@@ -168,7 +181,7 @@ class Vec0:
             if op in ("IN", "NOT IN"):
                 self.b.append(len(vals) - 1)
             binds += [(col, v) for v in vals]
-        self.b += vec
+        self.b += vec if match is None else bytes([0]) + vec
         for kv in (k, limit):
             if kv is None:
                 continue
@@ -188,7 +201,9 @@ class Vec0:
             return bytes([0])
         if col == "rowid":
             return bytes([50])
-        return bytes([64 + col])         # 64 % nCol == 0 for the seeds' column counts
+        if self.nvec:
+            return bytes([64 + (col - 64) % len(self.cols)])   # picks m<col>
+        return bytes([64 + col])         # 64 % nCol == 0 for the other seeds' column counts
 
     def delete(self, col, v):
         self.b += bytes([OP_DELETE, 0]) + self.column(col) + bytes([0])   # col = ?
@@ -242,6 +257,22 @@ def vec0_seeds():
     p.knn(p.vec(V(1, 0, 1, 0)), limit=4)
     p.scan(0)
     write(h, "text-pk-cosine-filters", p.b)
+
+    # 1b. Three vector columns: the first (l2), m0 float[3] cosine, m2 int8[5] l2, and an
+    # integer m1: KNN on each, filtered, after an update and a delete; two MATCHes.
+    p = Vec0("none", 3, "l2", [("vec", 1), ("integer", 0), ("vec", 4)])
+    for i in range(8):
+        p.insert(i + 1, p.vec(V(i, 1, -i)),
+                 vals=[p.vec(V(1, i, 0.5)), i % 3, p.vec_bytes([i, 2, 250, 0, 7])])
+    p.knn(p.vec(V(1, 1, 0)), k=3)
+    p.knn(p.vec(V(1, 2, 0)), k=4, match=0)
+    p.knn(p.vec_bytes([1, 1, 1, 1, 1]), k=3, match=1, filters=[(1, "=", [1])])
+    p.update_vec("rowid", 2, p.vec(V(3, 3, 3)))
+    p.delete("rowid", 3)
+    p.knn(p.vec(V(0, 1, 0)), limit=5, match=0)
+    p.knn(p.vec(V(0, 1, 0)), k=2, match=0, both=True)
+    p.scan(0)
+    write(h, "multi-vector", p.b)
 
     # 2. Integer key, l2, chunk_size=8: rows past a block, deletes, slot reuse.
     p = Vec0("integer", 2, "l2", [("integer", 0)], chunk=8)
@@ -420,6 +451,9 @@ def shadow_seeds():
     seed("dimensions-changed", 0, 2, 8, 6, [bytes([3, 2]) + x(64)])
     seed("chunk-size-changed", 0, 2, 8, 6, [bytes([3, 3]) + x(7)])
     seed("info-deleted", 32, 2, 8, 6, [bytes([5, 0]), bytes([5, 1])])
+    # flags 64 without 32: a further vector column w, stored in v_rows.c5; case 17 damages it.
+    seed("extra-vector-damaged", 64 | warm, 2, 8, 10,
+         [bytes([17, 1]) + x(7), bytes([17, 2]) + x(9)])
 
 
 # ---- fuzz_vector_index: setup, then operations -----------------------------------------

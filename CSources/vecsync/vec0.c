@@ -278,13 +278,15 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
   float *q = 0;
   char *zErr = 0;
   int rc = SQLITE_OK, i, bFilter = 0, bRange = 0;
+  int iMatch = p->cfg.iVec;           /* the vector column MATCH is on */
   Vec0Range range;
 
   memset(&range, 0, sizeof(range));
   for(i=0; i<nArg && rc==SQLITE_OK; i++){
     switch( aArg[i].eArg ){
       case VEC0_ARG_MATCH:
-        rc = vec0VectorArg(p, argv[i], "query", &q, &zErr);
+        iMatch = vec0IsExtraVector(&p->cfg, aArg[i].iCol) ? aArg[i].iCol : p->cfg.iVec;
+        rc = vec0ColumnVectorArg(p, iMatch, argv[i], "query", &q, &zErr);
         if( rc!=SQLITE_OK && zErr ){ vec0SetError(p, "%s", zErr); }
         break;
       case VEC0_ARG_K:      rc = vec0ReadK(p, argv[i], "k", &k); break;
@@ -327,8 +329,13 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     rc = vec0FilterMask(p, aArg, nArg, argv, &aMask);
     if( rc!=SQLITE_OK ) goto cleanup;
   }
-  rc = vec0Search(p, q, k, aMask, bRange ? &range : 0, &pCur->top);
-  if( rc==SQLITE_OK ) rc = vec0ReportDistances(p, q, &pCur->top);
+  if( iMatch!=p->cfg.iVec ){
+    /* An extra vector column: an exact scan of its values in T_rows. */
+    rc = vec0SearchColumn(p, iMatch, q, k, aMask, bRange ? &range : 0, &pCur->top);
+  }else{
+    rc = vec0Search(p, q, k, aMask, bRange ? &range : 0, &pCur->top);
+    if( rc==SQLITE_OK ) rc = vec0ReportDistances(p, q, &pCur->top);
+  }
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0StmtBorrow(p, VEC0_STMT_READ_BY_ROWID, &pCur->pRow);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -464,7 +471,9 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     sqlite3_result_int64(ctx, iRowid);
     goto cleanup;
   }
-  if( i==p->cfg.iVec && sqlite3_vtab_nochange(ctx) ) goto cleanup;
+  if( (i==p->cfg.iVec || vec0IsExtraVector(&p->cfg, i)) && sqlite3_vtab_nochange(ctx) ){
+    goto cleanup;                             /* an UPDATE that keeps it */
+  }
   rc = vec0CursorRow(pCur, &pRow);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( i==p->cfg.iPk ){
@@ -480,6 +489,16 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
       ** sqlite-vec returns them), so vec_* functions read them as int8 or bit. */
       sqlite3_result_blob(ctx, a, p->cfg.nVecByte, SQLITE_TRANSIENT);
       sqlite3_result_subtype(ctx, p->cfg.eElem==VS_I8 ? VS_SUBTYPE_I8 : VS_SUBTYPE_BIT);
+    }
+  }else if( vec0IsExtraVector(&p->cfg, i) ){
+    sqlite3_value *pVal = sqlite3_column_value(pRow, VEC0_ROW_USER+i);
+    const Vec0Column *pCol = &p->cfg.aCol[i];
+    rc = vec0ExtraCheck(p, i, sqlite3_column_int64(pRow, VEC0_ROW_ROWID), pVal);
+    if( rc==SQLITE_OK ){
+      sqlite3_result_blob(ctx, sqlite3_value_blob(pVal), pCol->nVecByte, SQLITE_TRANSIENT);
+      if( pCol->eElem!=VS_F32 ){
+        sqlite3_result_subtype(ctx, pCol->eElem==VS_I8 ? VS_SUBTYPE_I8 : VS_SUBTYPE_BIT);
+      }
     }
   }else if( i>=0 && i<p->cfg.nCol ){
     sqlite3_result_value(ctx, sqlite3_column_value(pRow, VEC0_ROW_USER+i));
@@ -529,11 +548,12 @@ static int vec0DeleteRow(Vec0Table *p, sqlite3_int64 iRowid, sqlite3_int64 iSlot
   return rc;
 }
 
-/* Write row values (id, metadata, auxiliary) for rowid iRowid in slot iSlot. bInsert:
+/* Write row values (id, metadata, auxiliary, extra vectors: apExtra[i] the bytes of
+** column i) for rowid iRowid in slot iSlot. bInsert:
 ** INSERT a new T_rows row, else UPDATE the one at iOldRowid. */
 static int vec0WriteRow(Vec0Table *p, int bInsert, sqlite3_int64 iOldRowid,
                         sqlite3_int64 iRowid, sqlite3_int64 iSlot, sqlite3_value *pId,
-                        sqlite3_value **aVal){
+                        sqlite3_value **aVal, unsigned char **apExtra){
   sqlite3_stmt *pStmt = 0;
   int rc = vec0Stmt(p, bInsert ? VEC0_STMT_ROW_INSERT : VEC0_STMT_ROW_UPDATE, &pStmt);
   int i, nBind = 0;
@@ -542,8 +562,12 @@ static int vec0WriteRow(Vec0Table *p, int bInsert, sqlite3_int64 iOldRowid,
   sqlite3_bind_int64(pStmt, ++nBind, iSlot);
   if( vec0HasTextPk(p) ) sqlite3_bind_value(pStmt, ++nBind, pId);
   for(i=0; i<p->cfg.nCol; i++){
-    int e = p->cfg.aCol[i].eKind;
-    if( e==VEC0_META || e==VEC0_AUX ) sqlite3_bind_value(pStmt, ++nBind, aVal[i]);
+    if( !vec0IsStored(&p->cfg, i) ) continue;
+    if( vec0IsExtraVector(&p->cfg, i) ){
+      sqlite3_bind_blob(pStmt, ++nBind, apExtra[i], p->cfg.aCol[i].nVecByte, SQLITE_STATIC);
+    }else{
+      sqlite3_bind_value(pStmt, ++nBind, aVal[i]);
+    }
   }
   if( !bInsert ) sqlite3_bind_int64(pStmt, ++nBind, iOldRowid);
   sqlite3_step(pStmt);
@@ -698,6 +722,53 @@ static int vec0NextRowid(Vec0Table *p, sqlite3_int64 *piRowid){
   return rc;
 }
 
+/* The bytes each extra vector column of a row being written stores, in apExtra[i]
+** (sqlite3_malloc'ed): the value given, checked as the first column's is, or for an
+** UPDATE that leaves the column alone, the one stored for row iOld (checked too). */
+static int vec0ExtraValues(Vec0Table *p, sqlite3_value **aVal, int bInsert,
+                           sqlite3_int64 iOld, unsigned char **apExtra){
+  sqlite3_stmt *pRow = 0;
+  char *zErr = 0;
+  int i, rc = SQLITE_OK;
+  for(i=0; i<p->cfg.nCol && rc==SQLITE_OK; i++){
+    const Vec0Column *pCol = &p->cfg.aCol[i];
+    float *a = 0;
+    if( !vec0IsExtraVector(&p->cfg, i) ) continue;
+    if( bInsert || !sqlite3_value_nochange(aVal[i]) ){
+      rc = vec0ColumnVectorArg(p, i, aVal[i], "inserted", &a, &zErr);
+      if( rc!=SQLITE_OK ){
+        if( zErr ) vec0SetError(p, "%s", zErr);
+        break;
+      }
+      if( pCol->eElem==VS_F32 ) vsF32ToLE(a, pCol->nDim, (unsigned char*)a);
+      apExtra[i] = (unsigned char*)a;
+      continue;
+    }
+    if( pRow==0 ){
+      rc = vec0StmtBorrow(p, VEC0_STMT_READ_BY_ROWID, &pRow);
+      if( rc!=SQLITE_OK ) break;
+      sqlite3_bind_int64(pRow, 1, iOld);
+      if( sqlite3_step(pRow)!=SQLITE_ROW ){
+        rc = sqlite3_reset(pRow);
+        if( rc==SQLITE_OK ){
+          vec0SetError(p, "vec0 \"%s\": storage is damaged: the updated row is not in "
+                          "%s_rows", p->zName, p->zName);
+          rc = SQLITE_CORRUPT_VTAB;
+        }
+        break;
+      }
+    }
+    rc = vec0ExtraCheck(p, i, iOld, sqlite3_column_value(pRow, VEC0_ROW_USER+i));
+    if( rc!=SQLITE_OK ) break;
+    apExtra[i] = sqlite3_malloc64((sqlite3_uint64)pCol->nVecByte + 1);
+    if( apExtra[i]==0 ){ rc = SQLITE_NOMEM; break; }
+    memcpy(apExtra[i], sqlite3_column_blob(pRow, VEC0_ROW_USER+i), (size_t)pCol->nVecByte);
+  }
+  vec0StmtGiveBack(p, VEC0_STMT_READ_BY_ROWID, pRow);
+  sqlite3_free(zErr);
+  return rc;
+}
+
 /* DELETE FROM T WHERE rowid = argv[0]. */
 static int vec0UpdateDelete(Vec0Table *p, sqlite3_value *pRowid){
   sqlite3_int64 iRowid, iSlot;
@@ -719,10 +790,12 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
   int bOld = 0, bOther = 0;
   sqlite3_int64 iOldRowid = 0, iOldSlot = -1, iOther = 0, iOtherSlot = -1, iSlot = -1;
   float *aVec = 0;
+  unsigned char *apExtra[VEC0_MAX_COLUMNS];  /* extra vector columns' bytes */
   char *zErr = 0;
   Vec0Key key;
-  int rc = SQLITE_OK;
+  int i, rc = SQLITE_OK;
 
+  memset(apExtra, 0, sizeof(apExtra));
   if( argc!=2+nOff+p->cfg.nCol+2 ){
     vec0SetError(p, "vec0 \"%s\": unexpected write of %d values", p->zName, argc);
     rc = SQLITE_ERROR;
@@ -755,6 +828,9 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     }
   }
   rc = vec0CheckTypes(p, aVal);
+  if( rc==SQLITE_OK && p->cfg.nExtraVec>0 ){
+    rc = vec0ExtraValues(p, aVal, bInsert, bInsert ? 0 : sqlite3_value_int64(argv[0]), apExtra);
+  }
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0NewKey(p, bInsert ? pNewRowid : 0, aVal, &key);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -818,16 +894,17 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     }
     if( rc==SQLITE_OK ) rc = vec0SlotAlloc(p, &iSlot);
     if( rc==SQLITE_OK ) rc = vec0VectorWrite(p, iSlot, key.iRowid, aVec);
-    if( rc==SQLITE_OK ) rc = vec0WriteRow(p, 1, 0, key.iRowid, iSlot, key.pId, aVal);
+    if( rc==SQLITE_OK ) rc = vec0WriteRow(p, 1, 0, key.iRowid, iSlot, key.pId, aVal, apExtra);
   }else{
     iSlot = iOldSlot;
     if( aVec ) rc = vec0VectorWrite(p, iSlot, key.iRowid, aVec);
-    if( rc==SQLITE_OK ) rc = vec0WriteRow(p, 0, iOldRowid, key.iRowid, iSlot, key.pId, aVal);
+    if( rc==SQLITE_OK ) rc = vec0WriteRow(p, 0, iOldRowid, key.iRowid, iSlot, key.pId, aVal, apExtra);
     if( rc==SQLITE_OK && key.iRowid!=iOldRowid ) rc = vec0SlotSetRowid(p, iSlot, key.iRowid);
   }
   if( rc==SQLITE_OK ) *pRowid = key.iRowid;
 
 cleanup:
+  for(i=0; i<p->cfg.nCol; i++) sqlite3_free(apExtra[i]);
   sqlite3_free(aVec);
   sqlite3_free(zErr);
   return rc;

@@ -11,6 +11,8 @@
 **     album text,                                   -- metadata: filterable in KNN
 **     taken_at integer,
 **     +caption text,                                -- auxiliary: stored, returned
+**     thumb float[64] distance_metric=l2,           -- further vector columns: stored
+**                                                   -- per row, searched by exact scan
 **     user_id integer partition key,                -- sqlite-vec's: a metadata column
 **     chunk_size=1024                               -- vectors per storage block
 **   );
@@ -259,7 +261,7 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
   if( s.z[s.i]=='[' && !bAux ){
     char *zEnd = 0;
     long nDim;
-    int eElem = 0, bMetric = 0;
+    int eElem = 0, bMetric = 0, bFirst, eMetric = VS_METRIC_L2;
     if( vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32") ){
       eElem = VS_F32;
     }else if( vec0Is(zType, "int8") || vec0Is(zType, "i8") ){
@@ -282,19 +284,21 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
       goto cleanup;
     }
     s.i = (int)(zEnd - s.z) + 1;
-    if( p->iVec>=0 ){
-      *pzErr = sqlite3_mprintf(
-        "vec0: only one vector column is supported (\"%s\" and \"%s\")",
-        p->aCol[p->iVec].zName, zName);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
+    bFirst = p->iVec<0;
     for(;;){
       char *zValue;
       sqlite3_free(zWord);
       zWord = vec0Word(&s);
       if( zWord==0 ) break;
       if( vec0Is(zWord, "indexed") ){
+        if( !bFirst ){
+          /* The codes and the in-memory copy are the first vector column's. */
+          *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for the "
+                                   "first vector column (\"%s\") only", zName,
+                                   p->aCol[p->iVec].zName);
+          rc = SQLITE_ERROR;
+          goto cleanup;
+        }
         rc = vec0ParseRescore(&s, zName, p, pzErr);
         if( rc!=SQLITE_OK ) goto cleanup;
         continue;
@@ -310,10 +314,10 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
       zValue = vec0Word(&s);
       if( vec0Is(zWord, "distance_metric") ){
         bMetric = 1;
-        if( vec0Is(zValue, "cosine") ) p->eMetric = VS_METRIC_COSINE;
-        else if( vec0Is(zValue, "l2") ) p->eMetric = VS_METRIC_L2;
-        else if( vec0Is(zValue, "dot") ) p->eMetric = VS_METRIC_DOT;
-        else if( vec0Is(zValue, "l1") ) p->eMetric = VS_METRIC_L1;
+        if( vec0Is(zValue, "cosine") ) eMetric = VS_METRIC_COSINE;
+        else if( vec0Is(zValue, "l2") ) eMetric = VS_METRIC_L2;
+        else if( vec0Is(zValue, "dot") ) eMetric = VS_METRIC_DOT;
+        else if( vec0Is(zValue, "l1") ) eMetric = VS_METRIC_L1;
         else{
           *pzErr = sqlite3_mprintf(
             "vec0: unknown distance_metric \"%s\"; use cosine, l2, dot or l1",
@@ -342,13 +346,13 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
       rc = SQLITE_ERROR;
       goto cleanup;
     }
-    if( eElem==VS_I8 && p->eMetric==VS_METRIC_DOT ){
+    if( eElem==VS_I8 && eMetric==VS_METRIC_DOT ){
       *pzErr = sqlite3_mprintf("vec0: column \"%s\": an int8[N] column takes "
                                "distance_metric l2, cosine or l1, not dot", zName);
       rc = SQLITE_ERROR;
       goto cleanup;
     }
-    if( eElem!=VS_F32 && p->eQuant!=VEC0_QUANT_NONE ){
+    if( bFirst && eElem!=VS_F32 && p->eQuant!=VEC0_QUANT_NONE ){
       /* rescore codes float32 vectors; int8 and bit vectors are scanned as they are. */
       *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for float[N] "
                                "columns; an %s[N] column is scanned exactly as it is stored",
@@ -356,9 +360,25 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
       rc = SQLITE_ERROR;
       goto cleanup;
     }
-    if( eElem==VS_BIT ) p->eMetric = VS_METRIC_HAMMING;
+    if( eElem==VS_BIT ) eMetric = VS_METRIC_HAMMING;
+    p->aCol[p->nCol].nDim = (int)nDim;
+    p->aCol[p->nCol].eElem = eElem;
+    p->aCol[p->nCol].eMetric = eMetric;
+    p->aCol[p->nCol].nVecByte = eElem==VS_F32 ? (int)nDim*4 : eElem==VS_I8 ? (int)nDim
+                                                                          : (int)nDim/8;
+    if( !bFirst ){
+      /* An extra vector column: stored in T_rows, scanned exactly from there. */
+      p->nExtraVec++;
+      p->aCol[p->nCol].eKind = VEC0_VECTOR;
+      p->aCol[p->nCol].eType = VEC0_TYPE_BLOB;
+      p->aCol[p->nCol].zName = zName;
+      zName = 0;
+      p->nCol++;
+      goto check_end;
+    }
+    p->eMetric = eMetric;
     p->eElem = eElem;
-    p->nVecByte = eElem==VS_F32 ? (int)nDim*4 : eElem==VS_I8 ? (int)nDim : (int)nDim/8;
+    p->nVecByte = p->aCol[p->nCol].nVecByte;
     p->nWord = (p->nVecByte + 3)/4;
     if( p->eMetric==VS_METRIC_L1 && p->eQuant!=VEC0_QUANT_NONE ){
       /* The codes approximate q.x, from which an L1 distance cannot be estimated: the
@@ -483,6 +503,27 @@ int vec0ParseConfig(int argc, const char *const *argv, Vec0Config *pCfg, char **
   }
   if( rc!=SQLITE_OK ) vec0ConfigClear(pCfg);
   return rc;
+}
+
+int vec0IsExtraVector(const Vec0Config *pCfg, int i){
+  return i>=0 && i<pCfg->nCol && i!=pCfg->iVec && pCfg->aCol[i].eKind==VEC0_VECTOR;
+}
+
+int vec0IsStored(const Vec0Config *pCfg, int i){
+  int e = pCfg->aCol[i].eKind;
+  return e==VEC0_META || e==VEC0_AUX || vec0IsExtraVector(pCfg, i);
+}
+
+void vec0ColumnConfig(const Vec0Config *pCfg, int iCol, Vec0Config *pOut){
+  const Vec0Column *pCol = &pCfg->aCol[iCol];
+  *pOut = *pCfg;
+  pOut->iVec = iCol;
+  pOut->nDim = pCol->nDim;
+  pOut->eElem = pCol->eElem;
+  pOut->eMetric = pCol->eMetric;
+  pOut->nVecByte = pCol->nVecByte;
+  pOut->nWord = (pCol->nVecByte + 3)/4;
+  pOut->eQuant = VEC0_QUANT_NONE;
 }
 
 void vec0ConfigClear(Vec0Config *pCfg){

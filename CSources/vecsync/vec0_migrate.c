@@ -11,8 +11,9 @@
 **   T_rowids             rowid, id (a text primary key, else NULL), chunk_id, chunk_offset
 **   T_chunks             chunk_id, size, validity, rowids, and partition key values
 **                        (partitionNN) when the table has partition keys
-**   T_vector_chunksNN    rowid = chunk_id; vectors: chunk_size vectors end to end, each
-**                        as its value's bytes: float[N] 4N (float32), int8[N] N, bit[N] N/8
+**   T_vector_chunksNN    for the NNth vector column: rowid = chunk_id; vectors: chunk_size
+**                        vectors end to end, each as its value's bytes: float[N] 4N
+**                        (float32), int8[N] N, bit[N] N/8
 **   T_metadatachunksNN   rowid = chunk_id; data: per slot, by the NNth metadata column's type:
 **                        boolean one bit (least significant first), integer an int64, float
 **                        a double, text 16 bytes (int32 length, then the first 12 bytes)
@@ -50,7 +51,8 @@ struct Migrate {
   int nAux;                 /* auxiliary columns */
   int nPart;                /* partition key columns */
   int aSource[VEC0_MAX_COLUMNS];  /* user column i: its NN among its kind */
-  MigrateBlob vec;          /* T_vector_chunks00 */
+  int nVecByteMax;          /* the largest vector column's bytes */
+  MigrateBlob aVec[VEC0_MAX_COLUMNS];   /* vector column i: T_vector_chunksNN */
   MigrateBlob aMeta[VEC0_MAX_COLUMNS];
   char *zErr;               /* what went wrong, sqlite3_malloc'ed */
 };
@@ -178,9 +180,10 @@ static char *migrateInsertSql(Migrate *m){
   if( vec0HasTextPk(p) ) sqlite3_str_appendf(pStr, ", ?%d", ++n);
   for(i=0; i<p->cfg.nCol; i++){
     if( i==p->cfg.iPk ) continue;
-    if( i==p->cfg.iVec && p->cfg.eElem!=VS_F32 ){
+    if( p->cfg.aCol[i].eKind==VEC0_VECTOR && p->cfg.aCol[i].eElem!=VS_F32 ){
       /* An int8 or bit column takes its bytes with their subtype, as any insert does. */
-      sqlite3_str_appendf(pStr, ", %s(?%d)", p->cfg.eElem==VS_I8 ? "vec_int8" : "vec_bit", ++n);
+      sqlite3_str_appendf(pStr, ", %s(?%d)",
+                          p->cfg.aCol[i].eElem==VS_I8 ? "vec_int8" : "vec_bit", ++n);
     }else{
       sqlite3_str_appendf(pStr, ", ?%d", ++n);
     }
@@ -193,11 +196,11 @@ static char *migrateInsertSql(Migrate *m){
 static int migrateRows(Migrate *m, sqlite3_int64 *pnRow){
   Vec0Table *p = m->p;
   sqlite3_stmt *pRows = 0, *pIns = 0, *pAux = 0, *pPart = 0;
-  /* A slot's bytes in T_vector_chunks00: 4 an element for float[N], 1 for int8[N], N/8
+  /* A slot's bytes in T_vector_chunksNN: 4 an element for float[N], 1 for int8[N], N/8
   ** for bit[N] (sqlite-vec's layout, the same as its values'). */
-  int nDim = p->cfg.nDim, nVec = p->cfg.nVecByte, rc;
-  float *a = sqlite3_malloc64(sizeof(float)*(size_t)nDim);
-  unsigned char *aRaw = sqlite3_malloc64((size_t)nVec);
+  int nVecMax = m->nVecByteMax, rc;
+  float *a = sqlite3_malloc64((size_t)nVecMax);
+  unsigned char *aRaw = sqlite3_malloc64((size_t)nVecMax);
   char *zSql = migrateInsertSql(m);
   rc = (a && aRaw && zSql) ? SQLITE_OK : SQLITE_NOMEM;
   if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(m->db, zSql, -1, &pIns, 0);
@@ -232,7 +235,7 @@ static int migrateRows(Migrate *m, sqlite3_int64 *pnRow){
     if( vec0HasTextPk(p) ){
       rc = sqlite3_bind_value(pIns, ++iParam, sqlite3_column_value(pRows, 1));
     }
-    if( rc==SQLITE_OK && (iOffset<0 || iOffset>0x7fffffff/(nVec + 16)) ){
+    if( rc==SQLITE_OK && (iOffset<0 || iOffset>0x7fffffff/(nVecMax + 16)) ){
       /* Past any blob: refused before any multiplication can overflow. */
       rc = migrateError(m, SQLITE_CORRUPT_VTAB, "%s_rowids row %lld: chunk_offset %lld",
                         p->zName, iRowid, iOffset);
@@ -250,12 +253,13 @@ static int migrateRows(Migrate *m, sqlite3_int64 *pnRow){
       if( i==p->cfg.iPk ) continue;
       iParam++;
       if( pCol->eKind==VEC0_VECTOR ){
-        rc = migrateRead(m, &m->vec, iChunk, iOffset*nVec, nVec, aRaw);
-        if( rc==SQLITE_OK && p->cfg.eElem!=VS_F32 ){
+        int nVec = pCol->nVecByte;
+        rc = migrateRead(m, &m->aVec[i], iChunk, iOffset*nVec, nVec, aRaw);
+        if( rc==SQLITE_OK && pCol->eElem!=VS_F32 ){
           rc = sqlite3_bind_blob(pIns, iParam, aRaw, nVec, SQLITE_TRANSIENT);
         }else if( rc==SQLITE_OK ){
-          vsF32FromLE(aRaw, nDim, a);
-          rc = sqlite3_bind_blob(pIns, iParam, a, nDim*4, SQLITE_TRANSIENT);
+          vsF32FromLE(aRaw, pCol->nDim, a);
+          rc = sqlite3_bind_blob(pIns, iParam, a, nVec, SQLITE_TRANSIENT);
         }
       }else if( pCol->eKind==VEC0_AUX ){
         /* T_auxiliary: rowid, then value00, value01, ... */
@@ -324,10 +328,18 @@ static int migrateRefind(Migrate *m, Vec0Registry *pReg, const char *zTable){
 static int migrateTable(Migrate *m, Vec0Registry *pReg, const char *zTable,
                         sqlite3_int64 *pnRow){
   Vec0Table *p = m->p;
-  int rc, i, bOurs = 0, bTheirs = 0;
+  int rc, i, bOurs = 0, bTheirs = 0, nVecCol = 0;
   for(i=0; i<p->cfg.nCol; i++){
     const Vec0Column *pCol = &p->cfg.aCol[i];
-    if( pCol->eKind==VEC0_AUX ) m->aSource[i] = m->nAux++;
+    if( pCol->eKind==VEC0_VECTOR ){
+      /* sqlite-vec numbers its vector columns in declared order, from 00. */
+      m->aSource[i] = nVecCol;
+      m->aVec[i].zTable = sqlite3_mprintf("%s_vector_chunks%02d", p->zName, nVecCol++);
+      m->aVec[i].zColumn = "vectors";
+      if( m->aVec[i].zTable==0 ) return SQLITE_NOMEM;
+      if( pCol->nVecByte>m->nVecByteMax ) m->nVecByteMax = pCol->nVecByte;
+    }
+    else if( pCol->eKind==VEC0_AUX ) m->aSource[i] = m->nAux++;
     else if( pCol->bPartition ) m->aSource[i] = m->nPart++;
     else if( pCol->eKind==VEC0_META ){
       m->aSource[i] = m->nMeta;
@@ -336,9 +348,6 @@ static int migrateTable(Migrate *m, Vec0Registry *pReg, const char *zTable,
       if( m->aMeta[i].zTable==0 ) return SQLITE_NOMEM;
     }
   }
-  m->vec.zTable = sqlite3_mprintf("%s_vector_chunks00", p->zName);
-  m->vec.zColumn = "vectors";
-  if( m->vec.zTable==0 ) return SQLITE_NOMEM;
 
   rc = vec0ShadowPresent(p, &bOurs, &bTheirs);
   if( rc!=SQLITE_OK ) return rc;
@@ -360,9 +369,9 @@ static int migrateTable(Migrate *m, Vec0Registry *pReg, const char *zTable,
   if( rc==SQLITE_OK ) rc = migrateRefind(m, pReg, zTable);
   if( rc==SQLITE_OK ) rc = migrateRows(m, pnRow);
   p = m->p;
-  sqlite3_blob_close(m->vec.pBlob);
-  m->vec.pBlob = 0;
   for(i=0; i<p->cfg.nCol; i++){
+    sqlite3_blob_close(m->aVec[i].pBlob);
+    m->aVec[i].pBlob = 0;
     sqlite3_blob_close(m->aMeta[i].pBlob);
     m->aMeta[i].pBlob = 0;
   }
@@ -403,8 +412,10 @@ static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
     sqlite3_exec(db, "RELEASE vecsync_migrate", 0, 0, 0);
   }
-  sqlite3_free(m.vec.zTable);
-  for(i=0; i<VEC0_MAX_COLUMNS; i++) sqlite3_free(m.aMeta[i].zTable);
+  for(i=0; i<VEC0_MAX_COLUMNS; i++){
+    sqlite3_free(m.aVec[i].zTable);
+    sqlite3_free(m.aMeta[i].zTable);
+  }
   if( rc==SQLITE_OK ){
     char *zOut = sqlite3_mprintf("%s: %lld rows migrated", zTable, nRow);
     if( zOut ) sqlite3_result_text(ctx, zOut, -1, sqlite3_free);

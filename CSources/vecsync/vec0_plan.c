@@ -18,8 +18,8 @@
 **
 ** idxStr records what each xFilter argument is, four characters an argument (see
 ** Vec0PlanArg): the kind (VEC0_ARG_*), the operator (VEC0_OP_* or ' '), and the column
-** as two hex digits, "--" for the rowid. "M ----K ----Fe03Fx01" is MATCH, k, then a
-** filter col3 = ? and col1 IN (...). Any column of the 64 a table may declare fits.
+** as two hex digits, "--" for the rowid. "M 02K --Fe03Fx01" is MATCH on vector column 2,
+** k, then a filter col3 = ? and col1 IN (...). Any column of the 64 a table may declare fits.
 **
 ** How filters work: the filters of a KNN query become one SELECT over T_rows that marks
 ** the slots of the rows that pass, before the scan; the scan then skips the others, so a
@@ -120,6 +120,7 @@ static int vec0HasVtabIn(void){ return sqlite3_libversion_number()>=3038000; }
 int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   Vec0Table *p = (Vec0Table*)pVtab;
   int iMatch = -1, iK = -1, iLimit = -1, iPoint = -1;
+  int iMatchCol = -1;         /* the vector column of MATCH */
   int bMatchUnusable = 0, bKUnusable = 0;
   int iColDistance = p->cfg.nCol, iColK = p->cfg.nCol+1;
   int i, nArg = 0;
@@ -129,7 +130,14 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     int iCol = vec0UserColumn(p, pC->iColumn);
-    if( pC->op==SQLITE_INDEX_CONSTRAINT_MATCH && iCol==p->cfg.iVec ){
+    if( pC->op==SQLITE_INDEX_CONSTRAINT_MATCH
+     && (iCol==p->cfg.iVec || vec0IsExtraVector(&p->cfg, iCol)) ){
+      if( iMatchCol>=0 && iMatchCol!=iCol ){
+        /* As sqlite-vec: one KNN search a query, on one vector column. */
+        vec0SetError(p, "only 1 MATCH operator is allowed in a single vec0 query");
+        return SQLITE_ERROR;
+      }
+      iMatchCol = iCol;
       if( pC->usable ) iMatch = i; else bMatchUnusable = 1;
     }else if( iCol==iColK && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
       if( pC->usable ) iK = i; else bKUnusable = 1;
@@ -190,7 +198,7 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     pStr = sqlite3_str_new(0);
     pInfo->aConstraintUsage[iMatch].argvIndex = ++nArg;
     pInfo->aConstraintUsage[iMatch].omit = 1;
-    vec0PlanAppend(pStr, VEC0_ARG_MATCH, ' ', VEC0_COL_ROWID);
+    vec0PlanAppend(pStr, VEC0_ARG_MATCH, ' ', iMatchCol);
     if( iK>=0 ){
       pInfo->aConstraintUsage[iK].argvIndex = ++nArg;
       pInfo->aConstraintUsage[iK].omit = 1;

@@ -45,21 +45,26 @@ SQLITE_EXTENSION_INIT3
 
 /* ---- 1. check ------------------------------------------------------------------------- */
 
-int vec0VectorCheck(Vec0Table *p, const float *a, const char *zWhat, char **pzErr){
+static int vec0CheckF32(const Vec0Config *pCfg, const float *a, const char *zWhat,
+                        char **pzErr){
   int i;
-  for(i=0; i<p->cfg.nDim; i++){
+  for(i=0; i<pCfg->nDim; i++){
     if( a[i]!=a[i] || a[i]-a[i]!=0.0f ){
       *pzErr = sqlite3_mprintf(
           "the %s vector has a NaN or infinite element at index %d", zWhat, i);
       return SQLITE_ERROR;
     }
   }
-  if( p->cfg.eMetric==VS_METRIC_COSINE && vsNormF32(a, p->cfg.nDim)==0.0f ){
+  if( pCfg->eMetric==VS_METRIC_COSINE && vsNormF32(a, pCfg->nDim)==0.0f ){
     *pzErr = sqlite3_mprintf(
         "the %s vector is all zeros: cosine distance is undefined for it", zWhat);
     return SQLITE_ERROR;
   }
   return SQLITE_OK;
+}
+
+int vec0VectorCheck(Vec0Table *p, const float *a, const char *zWhat, char **pzErr){
+  return vec0CheckF32(&p->cfg, a, zWhat, pzErr);
 }
 
 /* The type name sqlite-vec gives a value offered as a vector: by its subtype, else a blob or
@@ -74,10 +79,10 @@ static const char *vec0ValueVectorType(sqlite3_value *pVal){
 /* An int8[N] or bit[N] column's vector: as sqlite-vec, only a blob that vec_int8() or
 ** vec_bit() (or vec_quantize_*) made, with its subtype, of the column's length. *paOut gets
 ** its bytes in nWord words (zero-padded). Messages are sqlite-vec's. */
-static int vec0TypedArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
+static int vec0TypedArg(const Vec0Config *pCfg, sqlite3_value *pVal, const char *zWhat,
                         float **paOut, char **pzErr){
-  const char *zCol = p->cfg.aCol[p->cfg.iVec].zName;
-  const char *zWant = p->cfg.eElem==VS_I8 ? "int8" : "bit";
+  const char *zCol = pCfg->aCol[pCfg->iVec].zName;
+  const char *zWant = pCfg->eElem==VS_I8 ? "int8" : "bit";
   const char *zGot = vec0ValueVectorType(pVal);
   int eType = sqlite3_value_type(pVal);
   int bInsert = sqlite3_stricmp(zWhat, "inserted")==0;
@@ -97,18 +102,18 @@ static int vec0TypedArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
     return SQLITE_ERROR;
   }
   nByte = sqlite3_value_bytes(pVal);
-  if( nByte!=p->cfg.nVecByte ){
+  if( nByte!=pCfg->nVecByte ){
     *pzErr = sqlite3_mprintf("Dimension mismatch for %s vector for the \"%s\" column. "
                              "Expected %d dimensions but received %lld.",
-                             bInsert ? "inserted" : "query", zCol, p->cfg.nDim,
-                             p->cfg.eElem==VS_BIT ? (sqlite3_int64)nByte*8 : (sqlite3_int64)nByte);
+                             bInsert ? "inserted" : "query", zCol, pCfg->nDim,
+                             pCfg->eElem==VS_BIT ? (sqlite3_int64)nByte*8 : (sqlite3_int64)nByte);
     return SQLITE_ERROR;
   }
-  *paOut = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nWord);
+  *paOut = sqlite3_malloc64(sizeof(float)*(size_t)pCfg->nWord);
   if( *paOut==0 ) return SQLITE_NOMEM;
-  memset(*paOut, 0, sizeof(float)*(size_t)p->cfg.nWord);
+  memset(*paOut, 0, sizeof(float)*(size_t)pCfg->nWord);
   if( nByte>0 ) memcpy(*paOut, sqlite3_value_blob(pVal), (size_t)nByte);
-  if( p->cfg.eMetric==VS_METRIC_COSINE ){
+  if( pCfg->eMetric==VS_METRIC_COSINE ){
     int i;
     const signed char *a = (const signed char*)*paOut;
     for(i=0; i<nByte && a[i]==0; i++){}
@@ -124,30 +129,45 @@ static int vec0TypedArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
 
 int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
                   float **paOut, char **pzErr){
+  return vec0ColumnVectorArg(p, p->cfg.iVec, pVal, zWhat, paOut, pzErr);
+}
+
+int vec0ColumnVectorArg(Vec0Table *p, int iCol, sqlite3_value *pVal, const char *zWhat,
+                        float **paOut, char **pzErr){
   VsVector v;
   char *zErr = 0;
   int rc = SQLITE_OK;
+  Vec0Config *pCfg = &p->cfg;
+  Vec0Config *pOwn = 0;       /* iCol's view of the declaration, when it is not iVec */
   memset(&v, 0, sizeof(v));
   *paOut = 0;
-  if( p->cfg.eElem!=VS_F32 ){
-    rc = vec0TypedArg(p, pVal, zWhat, paOut, &zErr);
+  if( iCol!=p->cfg.iVec ){
+    pOwn = sqlite3_malloc64(sizeof(*pOwn));
+    if( pOwn==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+    vec0ColumnConfig(&p->cfg, iCol, pOwn);
+    pCfg = pOwn;
+  }
+  if( pCfg->eElem!=VS_F32 ){
+    rc = vec0TypedArg(pCfg, pVal, zWhat, paOut, &zErr);
     goto cleanup;
   }
   if( sqlite3_value_type(pVal)==SQLITE_NULL ){
-    zErr = sqlite3_mprintf("the %s vector is NULL", zWhat);
+    zErr = sqlite3_mprintf("the %s vector is NULL (column \"%s\")", zWhat,
+                           pCfg->aCol[pCfg->iVec].zName);
     rc = SQLITE_ERROR;
     goto cleanup;
   }
   rc = vsVectorFromValue(pVal, VS_F32, &v, &zErr);
-  if( rc==SQLITE_OK && v.nDim!=p->cfg.nDim ){
+  if( rc==SQLITE_OK && v.nDim!=pCfg->nDim ){
     zErr = sqlite3_mprintf("the %s vector has %d dimensions, column \"%s\" has %d",
-                           zWhat, v.nDim, p->cfg.aCol[p->cfg.iVec].zName, p->cfg.nDim);
+                           zWhat, v.nDim, pCfg->aCol[pCfg->iVec].zName, pCfg->nDim);
     rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_OK ) rc = vsVectorToF32(&v, paOut, &zErr);
-  if( rc==SQLITE_OK ) rc = vec0VectorCheck(p, *paOut, zWhat, &zErr);
+  if( rc==SQLITE_OK ) rc = vec0CheckF32(pCfg, *paOut, zWhat, &zErr);
 
 cleanup:
+  sqlite3_free(pOwn);
   vsVectorFree(&v);
   if( rc!=SQLITE_OK ){
     sqlite3_free(*paOut);
@@ -717,6 +737,115 @@ int vec0ReportDistances(Vec0Table *p, const float *q, VsTopK *pTop){
     pTop->a[i].rDist = vec0ReportedDistance(eMetric, q, v, nDim, pTop->a[i].rDist);
   }
   sqlite3_free(aTmp);
+  return rc;
+}
+
+/* ---- extra vector columns ---------------------------------------------------------------- */
+
+/*
+** A vector column after the first keeps its values in T_rows (column cN, the column's
+** bytes) and has no in-memory copy: a KNN query on it reads every row's value from T_rows
+** (step 2 over storage), computes the figure sqlite-vec reports for it (float32 l2 and
+** cosine sums, l1 rounded to float32, dot exact; int8 and bit by vec0TypedFigure), and
+** keeps the k nearest by (figure, rowid) in the same bounded heap. Filters, partition
+** keys and distance ranges are the main column's: the slot mask (by the row's slot), the
+** range applied to the figure itself.
+*/
+
+int vec0ExtraCheck(Vec0Table *p, int iCol, sqlite3_int64 iRowid, sqlite3_value *pVal){
+  const Vec0Column *pCol = &p->cfg.aCol[iCol];
+  if( sqlite3_value_type(pVal)==SQLITE_BLOB && sqlite3_value_bytes(pVal)==pCol->nVecByte ){
+    return SQLITE_OK;
+  }
+  vec0SetError(p, "vec0 \"%s\": storage is damaged: column \"%s\" of row %lld in %s_rows "
+                  "is not a vector of %d bytes", p->zName, pCol->zName, iRowid, p->zName,
+               pCol->nVecByte);
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/* The figure a KNN query on a float32 extra column reports (as vec0ReportDistances does
+** for the first column). */
+static double vec0ExtraFigureF32(int eMetric, const float *q, const float *v, int n){
+  if( eMetric==VS_METRIC_L2 ) return vsL2F32Seq(q, v, n);
+  if( eMetric==VS_METRIC_COSINE ) return vsCosineF32Seq(q, v, n);
+  if( eMetric==VS_METRIC_L1 ) return (float)vsDistanceF32(eMetric, q, v, n);
+  return vsDistanceF32(eMetric, q, v, n);
+}
+
+int vec0SearchColumn(Vec0Table *p, int iCol, const float *q, sqlite3_int64 k,
+                     const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
+  Vec0Config *pCfg = 0;       /* the declaration as column iCol sees it */
+  sqlite3_stmt *pStmt = 0;
+  float *aVec = 0;            /* one row's value, aligned */
+  char *zSql = 0;
+  sqlite3_int64 nSlot = p->pView ? p->pView->nSlot : 0;
+  sqlite3_int64 nLive = p->pView ? p->pView->nLive : 0;
+  int i, rc;
+
+  rc = vsTopKInit(pTop, k, nLive>0 ? nLive : 1);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  pCfg = sqlite3_malloc64(sizeof(*pCfg));
+  if( pCfg==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  vec0ColumnConfig(&p->cfg, iCol, pCfg);
+  aVec = sqlite3_malloc64(sizeof(float)*(size_t)(pCfg->nWord>0 ? pCfg->nWord : 1));
+  zSql = sqlite3_mprintf("SELECT rowid, slot, c%d FROM \"%w\".\"%w_rows\"", iCol,
+                         p->zSchema, p->zName);
+  if( aVec==0 || zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  memset(aVec, 0, sizeof(float)*(size_t)pCfg->nWord);
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
+    sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 1);
+    double d;
+    if( aMask ){
+      if( iSlot<0 || iSlot>=nSlot ){
+        rc = vec0SlotCheck(p, iSlot, "a row");
+        if( rc==SQLITE_OK ){
+          vec0SetError(p, "vec0 \"%s\": storage is damaged: slot %lld of row %lld is past "
+                          "the copy's %lld slots", p->zName, iSlot, iRowid, nSlot);
+          rc = SQLITE_CORRUPT_VTAB;
+        }
+        break;
+      }
+      if( !aMask[iSlot] ) continue;
+    }
+    rc = vec0ExtraCheck(p, iCol, iRowid, sqlite3_column_value(pStmt, 2));
+    if( rc!=SQLITE_OK ) break;
+    if( pCfg->eElem==VS_F32 ){
+      vsF32FromLE((const unsigned char*)sqlite3_column_blob(pStmt, 2), pCfg->nDim, aVec);
+      d = vec0ExtraFigureF32(pCfg->eMetric, q, aVec, pCfg->nDim);
+    }else{
+      memcpy(aVec, sqlite3_column_blob(pStmt, 2), (size_t)pCfg->nVecByte);
+      d = vec0TypedFigure(pCfg, (const unsigned char*)q, (const unsigned char*)aVec);
+    }
+    if( d!=d ){
+      /* No direction (a zero vector under cosine, stored by a damaged or migrated file):
+      ** last, with a NULL distance, and outside any range, as NULL is in SQL. */
+      if( pRange ) continue;
+      d = HUGE_VAL;
+    }else if( !vec0InRange(pRange, d) ){
+      continue;
+    }
+    if( d<=vsTopKBound(pTop) ) vsTopKPush(pTop, d, iRowid, iSlot);
+  }
+  if( pStmt ){
+    int rc2 = sqlite3_finalize(pStmt);
+    pStmt = 0;
+    if( rc==SQLITE_OK ) rc = rc2;
+  }
+  if( rc!=SQLITE_OK ) goto cleanup;
+  vsTopKSort(pTop);
+  if( pTop->n>k ) pTop->n = (int)k;
+  for(i=0; i<pTop->n; i++){
+    if( pTop->a[i].rDist==HUGE_VAL ) pTop->a[i].rDist = NAN;
+  }
+
+cleanup:
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  sqlite3_free(aVec);
+  sqlite3_free(pCfg);
+  if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
 }
 

@@ -13,10 +13,13 @@
 **
 **   T_info(key PRIMARY KEY, value)     format, generation, next_slot, chunk_size,
 **                                      dimensions, metric, vectors_per_blob, uid, log_from,
-**                                      element_bits (int8[N]: 8, bit[N]: 1; absent: 32)
+**                                      element_bits (int8[N]: 8, bit[N]: 1; absent: 32),
+**                                      vector_columns (absent: 1; format 2 when > 1)
 **   T_rows(rowid INTEGER PRIMARY KEY,  one row per vec0 row: its slot, its text primary
 **          [id TEXT UNIQUE,] slot,       key if it has one, and its metadata and
-**          c0, c1, ...)                  auxiliary values (column cN is user column N)
+**          c0, c1, ...)                  auxiliary values (column cN is user column N),
+**                                      and its extra vector columns' values: the
+**                                      column's bytes (float32 little-endian, int8, bit)
 **   T_vectors(chunk_id INTEGER PRIMARY KEY, vectors BLOB)
 **                                      blobs of P vectors, row-major float32 (P a power
 **                                      of two dividing chunk_size, P·D ≤ 65,536 floats);
@@ -52,8 +55,16 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
-/* The layout version this file reads and writes (T_info 'format'). */
+/* The layout version this file reads and writes (T_info 'format'). A table with extra
+** vector columns is VEC0_FORMAT_MULTI, and T_info 'vector_columns' counts its vector
+** columns: code that knows only format 1 refuses it rather than misread T_rows. */
 #define VEC0_FORMAT 1
+#define VEC0_FORMAT_MULTI 2
+
+/* The format a table of this declaration is written in. */
+static int vec0FormatFor(const Vec0Config *pCfg){
+  return pCfg->nExtraVec>0 ? VEC0_FORMAT_MULTI : VEC0_FORMAT;
+}
 
 /* ---- statements -------------------------------------------------------------------------- */
 
@@ -62,8 +73,7 @@ static void vec0AppendRowColumns(Vec0Table *p, sqlite3_str *pStr){
   int i;
   sqlite3_str_appendf(pStr, "rowid, %s, slot", vec0HasTextPk(p) ? "id" : "NULL");
   for(i=0; i<p->cfg.nCol; i++){
-    int eKind = p->cfg.aCol[i].eKind;
-    if( eKind==VEC0_META || eKind==VEC0_AUX ){
+    if( vec0IsStored(&p->cfg, i) ){
       sqlite3_str_appendf(pStr, ", c%d", i);
     }else{
       sqlite3_str_appendall(pStr, ", NULL");
@@ -75,8 +85,7 @@ static void vec0AppendRowColumns(Vec0Table *p, sqlite3_str *pStr){
 static void vec0AppendStoredColumns(Vec0Table *p, sqlite3_str *pStr, const char *zEach){
   int i;
   for(i=0; i<p->cfg.nCol; i++){
-    int eKind = p->cfg.aCol[i].eKind;
-    if( eKind==VEC0_META || eKind==VEC0_AUX ) sqlite3_str_appendf(pStr, zEach, i);
+    if( vec0IsStored(&p->cfg, i) ) sqlite3_str_appendf(pStr, zEach, i);
   }
 }
 
@@ -339,14 +348,13 @@ int vec0ShadowCreate(Vec0Table *p){
       "CREATE TABLE \"%w\".\"%w_vectors\"(chunk_id INTEGER PRIMARY KEY, vectors BLOB NOT NULL);"
       "CREATE TABLE \"%w\".\"%w_free\"(slot INTEGER PRIMARY KEY);"
       "CREATE TABLE \"%w\".\"%w_rows\"(rowid INTEGER PRIMARY KEY",
-      p->zSchema, p->zName, p->zSchema, p->zName, VEC0_FORMAT, p->cfg.nChunk, p->cfg.nDim,
+      p->zSchema, p->zName, p->zSchema, p->zName, vec0FormatFor(&p->cfg), p->cfg.nChunk, p->cfg.nDim,
       vec0MetricName(p->cfg.eMetric), p->nPerBlob, iUid,
       p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName);
   if( vec0HasTextPk(p) ) sqlite3_str_appendall(pStr, ", id TEXT NOT NULL UNIQUE");
   sqlite3_str_appendall(pStr, ", slot INTEGER NOT NULL");
   for(i=0; i<p->cfg.nCol; i++){
-    int eKind = p->cfg.aCol[i].eKind;
-    if( eKind==VEC0_META || eKind==VEC0_AUX ){
+    if( vec0IsStored(&p->cfg, i) ){
       sqlite3_str_appendf(pStr, ", c%d %s", i, vec0ShadowType(p->cfg.aCol[i].eType));
     }
   }
@@ -357,6 +365,11 @@ int vec0ShadowCreate(Vec0Table *p){
         "CREATE TABLE \"%w\".\"%w_codes\"(chunk_id INTEGER PRIMARY KEY, codes BLOB NOT NULL);"
         "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('codes', %d);",
         p->zSchema, p->zName, p->zSchema, p->zName, p->cfg.eQuant);
+  }
+  if( p->cfg.nExtraVec>0 ){
+    sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
+                              "('vector_columns', %d);", p->zSchema, p->zName,
+                        1 + p->cfg.nExtraVec);
   }
   if( p->cfg.eElem!=VS_F32 ){
     /* An int8 or bit column's bits an element (a table without the key is float32). */
@@ -467,7 +480,7 @@ static int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists){
 }
 
 int vec0StorageCheck(Vec0Table *p){
-  sqlite3_int64 iFormat = -1, nDim = -1, nChunk = -1, nPer = -1, nBits = 32;
+  sqlite3_int64 iFormat = -1, nDim = -1, nChunk = -1, nPer = -1, nBits = 32, nVecCol = 1;
   int rc = SQLITE_OK, bRows = 0, bForeign = 0;
   const char *zWhat = 0;
 
@@ -512,9 +525,12 @@ int vec0StorageCheck(Vec0Table *p){
     rc = vec0InfoGet(p, "vectors_per_blob", &nPer);
   }
   if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "element_bits", &nBits);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "vector_columns", &nVecCol);
   if( rc!=SQLITE_OK ) goto cleanup;
-  if( iFormat!=VEC0_FORMAT ){
+  if( iFormat!=vec0FormatFor(&p->cfg) ){
     zWhat = "format";
+  }else if( nVecCol!=1 + p->cfg.nExtraVec ){
+    zWhat = "vector_columns";
   }else if( nDim!=p->cfg.nDim ){
     zWhat = "dimensions";
   }else if( nChunk!=p->cfg.nChunk ){

@@ -173,6 +173,10 @@ struct Vec0Column {
   int eKind;            /* VEC0_PK, VEC0_VECTOR, VEC0_META or VEC0_AUX */
   int eType;            /* VEC0_TYPE_* of PK, META and AUX columns */
   int bPartition;       /* "partition key": T_rows has an index on it */
+  int nDim;             /* Vector columns: dimensions */
+  int eElem;            /* Vector columns: VS_F32, VS_I8 or VS_BIT */
+  int eMetric;          /* Vector columns: VS_METRIC_* */
+  int nVecByte;         /* Vector columns: bytes of one value (4*nDim, nDim or nDim/8) */
 };
 
 typedef struct Vec0Config Vec0Config;
@@ -180,7 +184,11 @@ struct Vec0Config {
   int nCol;             /* User columns, in declared order */
   Vec0Column aCol[VEC0_MAX_COLUMNS];
   int iPk;              /* Index of the primary key column, or -1 (rowid only) */
-  int iVec;             /* Index of the vector column */
+  int iVec;             /* Index of the first vector column: the one the fields below
+                        ** describe, kept in T_vectors and the in-memory copy. Further
+                        ** vector columns ("extra") are stored in T_rows and scanned from
+                        ** there (vec0SearchColumn) */
+  int nExtraVec;        /* Vector columns after the first */
   int nDim;             /* Dimensions of the vector column */
   int eElem;            /* Its elements: VS_F32 (float[N]), VS_I8 (int8[N]), VS_BIT (bit[N]) */
   int nVecByte;         /* Bytes of one vector's value: 4*nDim, nDim or nDim/8 */
@@ -203,6 +211,13 @@ struct Vec0Config {
 #define VEC0_MAX_OVERSAMPLE 1024
 
 int vec0ParseConfig(int argc, const char *const *argv, Vec0Config *pCfg, char **pzErr);
+/* Whether user column i is an extra vector column (a vector column other than iVec). */
+int vec0IsExtraVector(const Vec0Config *pCfg, int i);
+/* Whether user column i has a column cI in T_rows: metadata, auxiliary, extra vector. */
+int vec0IsStored(const Vec0Config *pCfg, int i);
+/* pCfg as seen from vector column iCol: pOut's vector fields (iVec, nDim, eElem, nVecByte,
+** nWord, eMetric) describe iCol, and it has no quantizer. For checks and figures. */
+void vec0ColumnConfig(const Vec0Config *pCfg, int iCol, Vec0Config *pOut);
 void vec0ConfigClear(Vec0Config *pCfg);
 const char *vec0MetricName(int eMetric);
 
@@ -494,6 +509,13 @@ double vec0TypedFigure(const Vec0Config *pCfg, const unsigned char *q, const uns
 ** under cosine). *paOut is sqlite3_malloc'ed. zWhat names it in errors ("query"). */
 int vec0VectorArg(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
                   float **paOut, char **pzErr);
+/* The same for vector column iCol (the first or an extra one): *paOut gets nWord words,
+** float32 or the int8/bit bytes zero-padded. */
+int vec0ColumnVectorArg(Vec0Table *p, int iCol, sqlite3_value *pVal, const char *zWhat,
+                        float **paOut, char **pzErr);
+/* Check a value of extra vector column iCol read back from T_rows (row iRowid): a blob of
+** the column's bytes, else SQLITE_CORRUPT_VTAB with the table named. */
+int vec0ExtraCheck(Vec0Table *p, int iCol, sqlite3_int64 iRowid, sqlite3_value *pVal);
 /* The checks of vec0VectorArg on float32 data already decoded: finite, not all zeros under
 ** cosine. */
 int vec0VectorCheck(Vec0Table *p, const float *a, const char *zWhat, char **pzErr);
@@ -510,6 +532,11 @@ struct Vec0Range {
 ** receives at most k hits, nearest first. */
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop);
+/* Exact k nearest rows by extra vector column iCol: every row's stored value read from
+** T_rows (no in-memory copy), with the mask, range and k semantics of vec0Search; the
+** distances are the figures sqlite-vec reports. */
+int vec0SearchColumn(Vec0Table *p, int iCol, const float *q, sqlite3_int64 k,
+                     const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop);
 /* Replace the hits' distances (ordered by vec0Search) by the l2 and cosine figures
 ** sqlite-vec reports, its float32 sums; the order is kept. */
 int vec0ReportDistances(Vec0Table *p, const float *q, VsTopK *pTop);

@@ -221,6 +221,93 @@ struct Vec0SqliteVecMigrationTests {
         }
     }
 
+    /// `multi(a float[2], tag text, b float[2] distance_metric=cosine, c int8[2]
+    /// distance_metric=l1, d bit[8], chunk_size=8)` with rows 1, 2 and 4 (3 was deleted), as
+    /// pip `sqlite-vec` 0.1.9 wrote it: one T_vector_chunksNN for each vector column, in
+    /// declared order.
+    static let sqliteVecMultiFile = """
+        CREATE TABLE "multi_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
+        insert into "multi_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'0b', X'01000000000000000200000000000000000000000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "multi_info" (key text primary key, value any);
+        insert into "multi_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
+        CREATE TABLE "multi_metadatachunks00"(rowid PRIMARY KEY, data BLOB NOT NULL);
+        insert into "multi_metadatachunks00"(rowid, data) values (1, X'0100000078000000000000000000000001000000790000000000000000000000000000000000000000000000000000000100000078000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "multi_metadatatext00"(rowid PRIMARY KEY, data TEXT);
+        CREATE TABLE "multi_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
+        insert into "multi_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0);
+        insert into "multi_rowids"(rowid, id, chunk_id, chunk_offset) values (2, NULL, 1, 1);
+        insert into "multi_rowids"(rowid, id, chunk_id, chunk_offset) values (4, NULL, 1, 3);
+        CREATE TABLE "multi_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "multi_vector_chunks00"(rowid, vectors) values (1, X'0000803f00000000000000000000803f0000000000000000000080bf0000003f0000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "multi_vector_chunks01"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "multi_vector_chunks01"(rowid, vectors) values (1, X'0000803f0000004000000040000080bf0000000000000000000040c00000803f0000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "multi_vector_chunks02"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "multi_vector_chunks02"(rowid, vectors) values (1, X'01fe64030000807f0000000000000000');
+        CREATE TABLE "multi_vector_chunks03"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "multi_vector_chunks03"(rowid, vectors) values (1, X'0ff000ff00000000');
+        pragma writable_schema = on;
+        insert into sqlite_schema values ('table', 'multi', 'multi', 0, 'CREATE VIRTUAL TABLE multi using vec0(a float[2], tag text, b float[2] distance_metric=cosine, c int8[2] distance_metric=l1, d bit[8], chunk_size=8)');
+
+        """
+
+    @Test(
+        "A table of several vector columns comes over, each column from its own chunks, and answers as sqlite-vec did",
+        arguments: SQLPath.allCases)
+    func migratesSeveralVectorColumns(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = directory.appendingPathComponent("multi.db").path
+            _ = try path.run(Self.sqliteVecMultiFile, databasePath: file)
+            SQLCase(
+                "migrating a table of four vector columns", "select vecsync_migrate_sqlite_vec('multi');",
+                rows: ["multi: 3 rows migrated"]
+            )
+            .verify(path, databasePath: file)
+            // sqlite-vec 0.1.9's answers on the file before the migration.
+            SQLCase(
+                "the migrated table answers as sqlite-vec did",
+                """
+                select rowid, round(distance, 6) from multi where b match '[1, 0.5]' and k = 3;
+                select rowid, distance from multi where c match vec_int8('[0, 0]') and k = 3 and tag = 'x';
+                select rowid, distance from multi where d match vec_bit(x'07') and k = 3;
+                select rowid, round(distance, 6) from multi where a match '[1, 0.5]' and k = 3;
+                select rowid, hex(a), hex(b), hex(c), hex(d), tag from multi order by rowid;
+                select name from sqlite_schema where name like 'multi_vector_chunks%';
+                """,
+                rows: [
+                    "1|0.2", "2|0.4", "4|1.707107", "1|3.0", "4|255.0", "1|1.0", "4|5.0", "2|7.0",
+                    "1|0.5", "2|1.118034", "4|2.0",
+                    "1|0000803F00000000|0000803F00000040|01FE|0F|x",
+                    "2|000000000000803F|00000040000080BF|6403|F0|y",
+                    "4|000080BF0000003F|000040C00000803F|807F|FF|x",
+                ]
+            )
+            .verify(path, databasePath: file)
+        }
+    }
+
+    @Test(
+        "A damaged second vector column of a sqlite-vec table is an error naming it, and nothing changes",
+        arguments: SQLPath.allCases)
+    func damagedSecondVectorColumnChangesNothing(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = directory.appendingPathComponent("multi.db").path
+            _ = try path.run(
+                Self.sqliteVecMultiFile + "update multi_vector_chunks01 set vectors = x'0000803f';\n",
+                databasePath: file)
+            SQLCase(
+                "a second column's chunk cut short", "select vecsync_migrate_sqlite_vec('multi');",
+                error: ["multi_vector_chunks01 row 1", "past its end"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "the table is still sqlite-vec's",
+                "select count(*) from multi_rowids;\nselect count(*) from sqlite_schema where name = 'multi_rows';",
+                rows: ["3", "0"]
+            )
+            .verify(path, databasePath: file)
+        }
+    }
+
     @Test(
         "A damaged int8 sqlite-vec table is an error naming the damage, and nothing changes",
         arguments: SQLPath.allCases)
