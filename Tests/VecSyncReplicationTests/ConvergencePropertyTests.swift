@@ -11,28 +11,24 @@ import VecSyncTestSupport
 @Suite("Convergence")
 struct ConvergencePropertyTests {
     /// Random histories a run tries: 25 by default, each from a new seed, so every run
-    /// explores new ones; `VECSYNC_PROPERTY_RUNS=5000` for a long soak.
+    /// explores new ones; `VECSYNC_PROPERTY_RUNS=5000` for a long soak. Each history is a
+    /// test case of its own, so they run side by side on every core.
     static let runs: Int = ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_RUNS"].flatMap { Int($0) } ?? 25
 
-    @Test("replicas converge byte for byte under random writes and random delivery")
-    func replicasConvergeUnderRandomDelivery() throws {
-        let base =
-            ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        for run in 0..<Self.runs {
-            let seed = base &+ UInt64(run)
-            do {
-                let failure = try Self.run(seed: seed)
-                if let failure {
-                    Issue.record(
-                        "seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1): \(failure)")
-                    return
-                }
-            } catch {
-                Issue.record(
-                    "seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1): \(error)")
-                return
-            }
+    /// The first history's seed (`VECSYNC_PROPERTY_SEED`, or a new one each run); history
+    /// `n` uses this plus `n`.
+    static let baseSeed: UInt64 =
+        ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 1...UInt64(UInt32.max))
+
+    @Test("replicas converge byte for byte under random writes and random delivery", arguments: 0..<runs)
+    func replicasConvergeUnderRandomDelivery(history: Int) throws {
+        let seed = Self.baseSeed &+ UInt64(history)
+        let rerun = "seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1)"
+        do {
+            if let failure = try Self.run(seed: seed) { Issue.record("\(rerun): \(failure)") }
+        } catch {
+            Issue.record("\(rerun): \(error)")
         }
     }
 
