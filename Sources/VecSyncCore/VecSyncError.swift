@@ -71,6 +71,8 @@ public enum VecSyncError: Error, Sendable, Hashable {
     case missingEarlierChanges(origin: SiteID, since: Int64, received: Int64)
     /// A change set was made by this very site: merging it back is refused.
     case ownChangeSet(site: SiteID)
+    /// A change set given to `Replica.recoverLostChanges(_:)` was made by another site.
+    case notOwnChangeSet(site: SiteID, origin: SiteID)
     /// The operation needs a replica that may write, and this one is read-only.
     case readOnlyReplica(site: SiteID, operation: String)
     /// A file could not be read or written.
@@ -158,6 +160,8 @@ extension VecSyncError: CustomStringConvertible, LocalizedError {
             "change set from '\(origin)' after its sequence \(since) needs its earlier changes, and this replica has merged them only through \(received); merge '\(origin)''s change sets in order (nothing was applied)"
         case .ownChangeSet(let site):
             "change set was made by this site ('\(site)'); it is not merged back"
+        case .notOwnChangeSet(let site, let origin):
+            "change set was made by '\(origin)', not by this site ('\(site)'): only a site's own lost changes are recovered; nothing was applied"
         case .readOnlyReplica(let site, let operation):
             "replica '\(site)' is read-only: cannot \(operation)"
         case .io(let path, let reason):

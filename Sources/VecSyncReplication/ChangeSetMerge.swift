@@ -15,7 +15,7 @@ import VecSyncCore
 /// 4. ``beginMerging()``: the capture and index triggers fall silent;
 /// 5. for each record (``merge(_:)``): read the local ``ClockRow``, decide the row's
 ///    incarnation (``decideIncarnation(_:local:)``), merge its columns
-///    (``mergeColumns(_:into:)``), check what will be written (``refusal(_:columns:)``),
+///    (``mergeColumns(_:table:into:)``), check what will be written (``refusal(_:columns:)``),
 ///    write the table row (``writeRow(_:local:outcome:)``) and the clock row
 ///    (``writeClock(_:table:)``). A row that cannot be merged here is quarantined
 ///    (``quarantine(_:reason:)``) and the others go on;
@@ -350,6 +350,8 @@ struct ChangeSetMerge {
 
     /// Step 2: reads the origin's cursor; a change set behind it was merged before.
     private mutating func readCursor() throws -> CursorState {
+        // This replica's own lost changes (``Replica/recoverLostChanges(_:)``): no cursor.
+        if changeSet.origin == localSite { return .new }
         let peer = try Row.fetchOne(
             db, sql: "SELECT received, acknowledged FROM vecsync_peers WHERE site = ?",
             arguments: [changeSet.origin.rawValue])
@@ -471,7 +473,7 @@ struct ChangeSetMerge {
                 outcome.clock.rowSite = incomingRowSite
                 outcome.clockChanged = true
             }
-            if record.isLive { try mergeColumns(record, into: &outcome) }
+            if record.isLive { try mergeColumns(record, table: table, into: &outcome) }
         case .older:
             break
         }
@@ -511,18 +513,19 @@ struct ChangeSetMerge {
             let stored = try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT ra, cl, authority, version, site FROM vecsync_pending WHERE tbl = ? AND pk = ? AND col = ?",
+                    "SELECT ra, cl, authority, version, site, value FROM vecsync_pending WHERE tbl = ? AND pk = ? AND col = ?",
                 arguments: [table.name, record.key.databaseValue, name])
             if let stored {
                 let storedIncarnation: (Int64, Int64) = (stored["ra"], stored["cl"])
                 let incoming = (record.authorityCount, record.causalLength)
                 if incoming < storedIncarnation { continue }
-                if incoming == storedIncarnation
-                    && !Replica.wins(
-                        (column.authorityCount, column.version.rawValue, column.site),
-                        over: (stored["authority"], stored["version"], SiteID(stored["site"] as String)))
-                {
-                    continue
+                if incoming == storedIncarnation {
+                    let write = (column.authorityCount, column.version.rawValue, column.site)
+                    let kept: (Int64, Int64, SiteID) = (
+                        stored["authority"], stored["version"], SiteID(stored["site"] as String)
+                    )
+                    let tieWon = write == kept && SyncValue(stored["value"] as DatabaseValue).precedes(column.value)
+                    if !Replica.wins(write, over: kept) && !tieWon { continue }
                 }
             }
             try db.execute(
@@ -681,19 +684,30 @@ struct ChangeSetMerge {
         }
     }
 
-    /// Within the same incarnation, each column keeps the write that ``Replica/wins(_:over:)``.
-    private mutating func mergeColumns(_ record: ChangeSet.Record, into outcome: inout Outcome) throws {
+    /// Within the same incarnation, each column keeps the write that ``Replica/wins(_:over:)``;
+    /// two different values under the same tag (a site that issued a version twice: a
+    /// database restored from a backup) are ordered by value (``SyncValue/precedes(_:)``).
+    private mutating func mergeColumns(
+        _ record: ChangeSet.Record, table: TableStatements, into outcome: inout Outcome
+    ) throws {
+        var localRow: Row?
         for (index, column) in record.presentColumns {
             let local = outcome.clock.columns[index]
             guard let localVersion = local.version, let localSite = local.writer.flatMap({ sites[$0] }) else {
                 outcome.winners.append(index)
                 continue
             }
-            if Replica.wins(
-                (column.authorityCount, column.version.rawValue, column.site),
-                over: (local.authority, localVersion, localSite))
-            {
+            let incoming = (column.authorityCount, column.version.rawValue, column.site)
+            let current = (local.authority, localVersion, localSite)
+            if Replica.wins(incoming, over: current) {
                 outcome.winners.append(index)
+            } else if incoming == current {
+                if localRow == nil {
+                    localRow = try Row.fetchOne(table.selectRow, arguments: [record.key.databaseValue])
+                }
+                if let localRow, SyncValue(localRow[index + 1] as DatabaseValue).precedes(column.value) {
+                    outcome.winners.append(index)
+                }
             }
         }
         for index in outcome.winners {
@@ -872,6 +886,7 @@ struct ChangeSetMerge {
         try db.execute(
             sql: "UPDATE vecsync_replica SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
             arguments: [newest, seq])
+        if changeSet.origin == localSite { return }
         report.cursorAdvanced = changeSet.since <= received
         let newReceived = report.cursorAdvanced ? max(received, changeSet.through) : received
         // An acknowledgement counts only from a change set merged in sequence: then every

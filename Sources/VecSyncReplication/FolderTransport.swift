@@ -181,6 +181,35 @@ public struct FolderTransport: Sendable {
         return end
     }
 
+    /// Merges back `replica`'s own change sets held here past its push cursor, through
+    /// `claimed`: after a restore from a backup, the lost future no peer sends back (see
+    /// ``Replica/recoverLostChanges(_:)``), in bounded transactions. A file that is not a
+    /// readable change set of this site (a stray or damaged file) is skipped: the peers that
+    /// merged it keep its rows.
+    func recoverLostChanges(
+        of replica: Replica, from ownFiles: [(url: URL, since: Int64, through: Int64)], after published: Int64,
+        through claimed: Int64
+    ) throws {
+        var group: [ChangeSet] = []
+        var rows = 0
+        var bytes = 0
+        for file in ownFiles where file.through > published && file.through <= claimed {
+            guard let data = try? Self.readRegularFile(file.url), let changeSet = try? ChangeSet(serialized: data),
+                changeSet.origin == replica.site
+            else { continue }
+            if !group.isEmpty
+                && replica.mergeGroupExceedsLimits(rows: rows + changeSet.records.count, bytes: bytes + data.count)
+            {
+                try replica.recoverLostChanges(group)
+                (group, rows, bytes) = ([], 0, 0)
+            }
+            group.append(changeSet)
+            rows += changeSet.records.count
+            bytes += data.count
+        }
+        try replica.recoverLostChanges(group)
+    }
+
     /// The sites whose changes this folder already holds as far as `replica` has merged
     /// them: each other subfolder whose files cover, without a gap from 0, at least the
     /// replica's cursor for that site. Rows last written only by such sites are not pushed
@@ -206,8 +235,10 @@ public struct FolderTransport: Sendable {
     /// were all left out is not written, and the next file runs from the end of the last one
     /// written, so the files cover the sequence without a hole. When the subfolder holds
     /// files past the cursor — a database restored from a backup, or a stray file — the
-    /// changes since the cursor are first moved above them
-    /// (``Replica/moveChanges(after:above:)``), so no reader's cursor passes over them.
+    /// replica first takes back its own changes those files hold (its lost future,
+    /// ``recoverLostChanges(of:from:after:through:)``), then the changes since the cursor are
+    /// moved above them (``Replica/moveChanges(after:above:)``), so no reader's cursor
+    /// passes over them.
     public func push(_ replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (files: Int, rows: Int) {
         let directory = folder.appendingPathComponent(Self.folderName(for: replica.site), isDirectory: true)
         do {
@@ -221,6 +252,9 @@ public struct FolderTransport: Sendable {
         let claimed =
             ownFiles.map(\.through)
             .filter { $0 <= max(latest, published) + Self.plausibleRange }.max() ?? 0
+        if claimed > published {
+            try recoverLostChanges(of: replica, from: ownFiles, after: published, through: claimed)
+        }
         try replica.moveChanges(after: published, above: claimed)
         let excluded = try sitesHeldHere(by: replica)
         var written = 0

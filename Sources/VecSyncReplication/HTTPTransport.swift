@@ -11,8 +11,9 @@ import VecSyncCore
 /// batch is acknowledged, so a push cut short resumes where it stopped; a retried batch is
 /// recognised by the server and stored once. Rows last written by sites whose changes the
 /// server already holds are left out (no echo). When the server holds more of this site
-/// than the cursor says — the database was restored from a backup — the new changes are
-/// first renumbered above what it holds, as ``FolderTransport`` does; when it holds less —
+/// than the cursor says — the database was restored from a backup — the replica first takes
+/// back its own changes the server holds past the cursor (its lost future), then the new
+/// changes are renumbered above them, as ``FolderTransport`` does; when it holds less —
 /// the server's database was restored — the push starts again from what it holds.
 ///
 /// A pull lists the space's change sets after the pull cursor (also kept in the database),
@@ -146,7 +147,10 @@ public struct HTTPTransport: SyncTransport {
                     }
                 } catch is ReplayEnded {
                 }
-                if reached < ownHead { try replica.moveChanges(after: reached, above: ownHead) }
+                if reached < ownHead {
+                    try recoverLostChanges(of: replica, after: reached, through: ownHead)
+                    try replica.moveChanges(after: reached, above: ownHead)
+                }
             }
             let end = try replica.forEachChangeSet(since: reached, excluding: excluded) { batch in
                 // Batches whose rows were all left out are skipped; the next one is sent as
@@ -191,6 +195,67 @@ public struct HTTPTransport: SyncTransport {
         } catch HTTPTransportError.refused(_, 409, "range-conflict", _) {
             return ("conflict", body.count)
         }
+    }
+
+    /// Merges back `replica`'s own change sets the server holds in `(published, claimed]`:
+    /// after a restore from a backup, the lost future no peer sends back (see
+    /// ``Replica/recoverLostChanges(_:)``), in bounded transactions. They were stored after
+    /// the backup was made, so after the pull cursor the backup kept; the listing is read
+    /// from there without recording a pull. History compacted since is in the snapshot, which
+    /// the next pull starts from, so the listing stops at a 410.
+    func recoverLostChanges(of replica: Replica, after published: Int64, through claimed: Int64) throws {
+        let status = try status()
+        var after = try replica.publishedThrough(to: pullCursorKey(storeID: status.storeID))
+        var group: [ChangeSet] = []
+        var rows = 0
+        var bytes = 0
+        listing: for _ in 0..<Self.maximumPages {
+            let page: ServerChangeSetPage
+            do {
+                page = try decode(
+                    ServerChangeSetPage.self,
+                    send(
+                        "GET", "changesets",
+                        query: [
+                            URLQueryItem(name: "after", value: String(after)),
+                            URLQueryItem(name: "limit", value: String(pageSize)),
+                        ]))
+            } catch HTTPTransportError.refused(_, 410, "compacted", _) {
+                break listing
+            }
+            for entry in page.changeSets {
+                guard entry.seq > after else {
+                    throw HTTPTransportError.protocolViolation(
+                        url: destination, reason: "change set \(entry.seq) listed after \(after)")
+                }
+                after = entry.seq
+                guard entry.origin == replica.site.rawValue, entry.through > published, entry.through <= claimed else {
+                    continue
+                }
+                // One that cannot be read is skipped: the peers that merged it keep its rows.
+                let changeSet: ChangeSet
+                do {
+                    changeSet = try download(entry)
+                } catch let error as HTTPTransportError {
+                    if case .unreachable = error { throw error }
+                    continue
+                } catch is SyncError {
+                    continue
+                }
+                let size = Int(clamping: entry.size)
+                if !group.isEmpty,
+                    replica.mergeGroupExceedsLimits(rows: rows + changeSet.records.count, bytes: bytes + size)
+                {
+                    try replica.recoverLostChanges(group)
+                    (group, rows, bytes) = ([], 0, 0)
+                }
+                group.append(changeSet)
+                rows += changeSet.records.count
+                bytes += size
+            }
+            if !page.hasMore || page.changeSets.isEmpty { break }
+        }
+        try replica.recoverLostChanges(group)
     }
 
     /// Ends the replay of batches the server may already hold.

@@ -42,6 +42,34 @@ extension Replica {
     @discardableResult
     public func merge(_ changeSets: [ChangeSet]) throws -> [MergeReport] {
         for changeSet in changeSets where changeSet.origin == site { throw SyncError.ownChangeSet(site: site) }
+        return try mergeInOneTransaction(changeSets)
+    }
+
+    /// Merges change sets this replica made itself and no longer holds, in order, in one
+    /// transaction: after its database was restored from a backup, the changes it published
+    /// between the backup and the restore (its lost future) are held only by the
+    /// destination and the peers, which never send a site its own changes back.
+    ///
+    /// Transports call it when they find more of this site's changes at a destination than
+    /// its push cursor says (``FolderTransport`` and ``HTTPTransport`` do, on push): the rows
+    /// come back by the merge's ordinary rules, and the clock moves past every version the
+    /// lost future used. Writes made after the restore and before this call may have reused
+    /// some of those versions; such ties are broken by value, the same way on every replica
+    /// (see ``wins(_:over:)``). No cursor moves. Merging a change set of this site that is
+    /// not lost is harmless: its writes are already here, or older than what is.
+    ///
+    /// Throws ``SyncError/notOwnChangeSet(site:origin:)`` for a change set another site
+    /// made; then nothing is applied.
+    @discardableResult
+    public func recoverLostChanges(_ changeSets: [ChangeSet]) throws -> [MergeReport] {
+        for changeSet in changeSets where changeSet.origin != site {
+            throw SyncError.notOwnChangeSet(site: site, origin: changeSet.origin)
+        }
+        return try mergeInOneTransaction(changeSets)
+    }
+
+    /// Merges `changeSets` in order in one transaction, refreshing the derived indexes once.
+    private func mergeInOneTransaction(_ changeSets: [ChangeSet]) throws -> [MergeReport] {
         guard !changeSets.isEmpty else { return [] }
         return try SyncError.wrap {
             try writer.write { db in
@@ -144,11 +172,7 @@ extension Replica {
                 if record.columns.count == next.columns.count {
                     for (index, column) in next.presentColumns {
                         let kept = record.columns[index]
-                        if kept.map({
-                            wins(
-                                (column.authorityCount, column.version.rawValue, column.site),
-                                over: ($0.authorityCount, $0.version.rawValue, $0.site))
-                        }) ?? true {
+                        if kept.map({ Self.wins(column, over: $0) }) ?? true {
                             record.columns[index] = column
                         }
                     }
@@ -192,10 +216,21 @@ extension Replica {
         return (merge.report, merge.changedKeys)
     }
 
+    /// Whether one carried column write beats another: ``wins(_:over:)`` on their tags, and
+    /// under the same tag the value that ``SyncValue/precedes(_:)`` puts last.
+    static func wins(_ write: ChangeSet.Column, over other: ChangeSet.Column) -> Bool {
+        let tag = (write.authorityCount, write.version.rawValue, write.site)
+        let otherTag = (other.authorityCount, other.version.rawValue, other.site)
+        return wins(tag, over: otherTag) || (tag == otherTag && other.value.precedes(write.value))
+    }
+
     /// The merge's total order: does a write tagged (authority count, version, site) beat
     /// the local one? The greater authority count, then the greater version, then the
-    /// greater site id. Equal tags are the same write, which does not win; a missing local
-    /// tag always loses.
+    /// greater site id; a missing local tag always loses. Equal tags are normally the same
+    /// write, which does not win. A site issues a version twice only when its database was
+    /// restored from a backup and wrote again before learning what it had lost: the two
+    /// values are then ordered by value, the same way everywhere (the merge reads the local
+    /// value only for such a tie).
     static func wins(
         _ write: (authority: Int64, version: Int64, site: SiteID),
         over local: (authority: Int64, version: Int64, site: SiteID?)?

@@ -460,11 +460,20 @@ extension Replica {
             if let version = local.version {
                 localTag = (local.authority, version, local.writer.flatMap { sites[$0] })
             }
-            guard wins(write, over: localTag) else { continue }
+            let t = table.name.quotedSQLIdentifier
+            let column = table.columns[index].quotedSQLIdentifier
+            let key = table.primaryKey.quotedSQLIdentifier
+            if !wins(write, over: localTag) {
+                // The same tag twice (see ``wins(_:over:)``): the greater value.
+                guard let localTag, let localSite = localTag.site,
+                    (localTag.authority, localTag.version, localSite) == write,
+                    let current = try Row.fetchOne(
+                        db, sql: "SELECT \(column) FROM \(t) WHERE \(key) = ?", arguments: [pk]),
+                    SyncValue(current[0] as DatabaseValue).precedes(SyncValue(row["value"] as DatabaseValue))
+                else { continue }
+            }
             try db.execute(
-                sql:
-                    "UPDATE \(table.name.quotedSQLIdentifier) SET \(table.columns[index].quotedSQLIdentifier) = ? WHERE \(table.primaryKey.quotedSQLIdentifier) = ?",
-                arguments: [row["value"] as DatabaseValue, pk])
+                sql: "UPDATE \(t) SET \(column) = ? WHERE \(key) = ?", arguments: [row["value"] as DatabaseValue, pk])
             let ordinal: Int64
             if let known = ordinals[site] {
                 ordinal = known

@@ -50,6 +50,37 @@ public enum SyncValue: Sendable, Hashable {
         }
     }
 
+    /// A total order on values, the same on every replica: NULL, then numbers (by value;
+    /// an integer before a real of the same value, reals of the same value by bit pattern),
+    /// then text (by UTF-8 bytes), then blobs (by bytes). The merge uses it only to break a
+    /// tie between two different values written with the same version by the same site (see
+    /// ``Replica/wins(_:over:)``).
+    func precedes(_ other: SyncValue) -> Bool {
+        switch (self, other) {
+        case (.integer(let a), .integer(let b)): return a < b
+        case (.real(let a), .real(let b)):
+            if a != b && !a.isNaN && !b.isNaN { return a < b }
+            return a.bitPattern < b.bitPattern
+        case (.integer(let a), .real(let b)):
+            return b.isNaN || Double(a) < b || (Double(a) == b)
+        case (.real(let a), .integer(let b)):
+            return !a.isNaN && a < Double(b)
+        case (.text(let a), .text(let b)): return a.utf8.lexicographicallyPrecedes(b.utf8)
+        case (.blob(let a), .blob(let b)): return a.lexicographicallyPrecedes(b)
+        default: return rank < other.rank
+        }
+    }
+
+    /// The storage class's place in ``precedes(_:)``.
+    private var rank: Int {
+        switch self {
+        case .null: 0
+        case .integer, .real: 1
+        case .text: 2
+        case .blob: 3
+        }
+    }
+
     /// Bitwise equality: reals by bit pattern, so `0.0` and `-0.0` differ and a NaN equals
     /// itself.
     func isIdentical(to other: SyncValue) -> Bool {

@@ -7,7 +7,8 @@ import VecSyncTestSupport
 @testable import VecSyncReplication
 
 /// Replicas that have seen the same change sets hold the same rows, whatever the order,
-/// duplication, batching, loss and damage of delivery, and whatever the clocks say.
+/// duplication, batching, loss and damage of delivery, whatever the clocks say, and when a
+/// replica is restored from a backup.
 @Suite("Convergence")
 struct ConvergencePropertyTests {
     /// Random histories a run tries: 25 by default, each from a new seed, so every run
@@ -31,6 +32,9 @@ struct ConvergencePropertyTests {
             Issue.record("\(rerun): \(error)")
         }
     }
+
+    /// The name of the shared log in each replica's `vecsync_published`: its push cursor.
+    static let logDestination = "log"
 
     /// Merges a serialized change set, or returns nil when it was refused for coming before
     /// the earlier change sets of its origin (nothing applied).
@@ -70,7 +74,7 @@ struct ConvergencePropertyTests {
         let batchRows = Int.random(in: 1...6, using: &random)
         // Clocks: all equal (every write ties with the others' on version), or skewed.
         let tie = Bool.random(using: &random)
-        let replicas = try (0..<count).map { index in
+        var replicas = try (0..<count).map { index in
             let skew = tie ? 0 : Int64.random(in: 0...5_000, using: &random) * Int64(index)
             return try Fixture.replica(
                 "site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
@@ -86,12 +90,39 @@ struct ConvergencePropertyTests {
             let authority = replicas[Int.random(in: 0..<count, using: &random)].site
             for replica in replicas { try replica.setAuthority(authority, for: "photos") }
         }
+        // What the shared log holds of each replica: the end of its last change set there.
         var published = [Int64](repeating: 0, count: count)
         // Schema versions: each replica adds two columns (to albums, and to the BLOB-keyed
         // tags) at a random step, or only before the final sync; meanwhile replicas on
         // different schemas exchange change sets.
         var altered = [Bool](repeating: false, count: count)
         var log: [(origin: Int, data: Data)] = []
+        // Publishes what replica `r` changed since its push cursor, in bounded batches, as
+        // a folder transport does, leaving out rows the log holds from their authors: a replica restored from a backup finds more of its own
+        // change sets in the log than its cursor says, takes them back (its lost future),
+        // and moves its new changes above them.
+        func publish(_ r: Int) throws {
+            let replica = replicas[r]
+            let cursor = try replica.publishedThrough(to: Self.logDestination)
+            if published[r] > cursor {
+                let lost = try log.filter { $0.origin == r }.map { try ChangeSet(serialized: $0.data) }
+                try replica.recoverLostChanges(lost.filter { $0.through > cursor })
+                try replica.moveChanges(after: cursor, above: published[r])
+            }
+            // No echo: the log holds every other site's change sets, so rows they last
+            // wrote are left out, and a site's lost future comes back from its own only.
+            let others = Set(replicas.map(\.site)).subtracting([replica.site])
+            while true {
+                let batch = try replica.changes(since: published[r], excluding: others)
+                if batch.isEmpty && batch.through == published[r] { break }
+                log.append((r, batch.serialized()))
+                published[r] = batch.through
+            }
+            try replica.setPublishedThrough(published[r], to: Self.logDestination)
+        }
+        // Backups: one replica at a time may be copied, and later restored from the copy,
+        // losing what it did since — published change sets included (the log keeps them).
+        var backup: (replica: Int, copy: DatabaseQueue, altered: Bool)?
         let steps = Int.random(in: 10...80, using: &random)
         for _ in 0..<steps {
             let r = Int.random(in: 0..<count, using: &random)
@@ -99,13 +130,7 @@ struct ConvergencePropertyTests {
             case 0..<6:
                 try randomWrite(replicas[r], &random, altered: altered[r])
             case 6..<8:
-                // Publish what changed since the last publication, in bounded batches.
-                while true {
-                    let batch = try replicas[r].changes(since: published[r])
-                    if batch.isEmpty && batch.through == published[r] { break }
-                    log.append((r, batch.serialized()))
-                    published[r] = batch.through
-                }
+                try publish(r)
             default:
                 // Deliver a random published change set, sometimes twice; some are never
                 // delivered until the final sync (dropped, then resent).
@@ -149,17 +174,30 @@ struct ConvergencePropertyTests {
                             print("catch-up", replicas[receiver].site, "merged", report)
                         }
                     }
-                    while true {
-                        let batch = try replicas[receiver].changes(since: published[receiver])
-                        if batch.isEmpty && batch.through == published[receiver] { break }
-                        log.append((receiver, batch.serialized()))
-                        published[receiver] = batch.through
-                    }
+                    try publish(receiver)
                 }
             }
             if !altered[r] && Int.random(in: 0..<15, using: &random) == 0 {
                 try addColumns(replicas[r])
                 altered[r] = true
+            }
+            if backup == nil && Int.random(in: 0..<20, using: &random) == 0 {
+                let copy = try DatabaseQueue(configuration: Configuration.vecSync())
+                try replicas[r].writer.backup(to: copy)
+                backup = (r, copy, altered[r])
+                if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
+                    print(replicas[r].site, "backed up")
+                }
+            } else if let taken = backup, Int.random(in: 0..<10, using: &random) == 0 {
+                // The device's database is replaced by its backup: it goes on from there.
+                replicas[taken.replica] = try Replica(
+                    taken.copy, site: replicas[taken.replica].site,
+                    options: Replica.Options(maximumBatchRows: batchRows))
+                altered[taken.replica] = taken.altered
+                backup = nil
+                if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
+                    print(replicas[taken.replica].site, "restored from its backup")
+                }
             }
             if Int.random(in: 0..<6, using: &random) == 0 {
                 // Tombstones every known peer has acknowledged may go at any time.
@@ -176,14 +214,7 @@ struct ConvergencePropertyTests {
         // Full sync: everyone publishes everything, everyone merges everything, in random
         // order with duplicates, until nothing changes.
         for _ in 0..<4 {
-            for r in 0..<count {
-                while true {
-                    let batch = try replicas[r].changes(since: published[r])
-                    if batch.isEmpty && batch.through == published[r] { break }
-                    log.append((r, batch.serialized()))
-                    published[r] = batch.through
-                }
-            }
+            for r in 0..<count { try publish(r) }
             var anyApplied = false
             for receiver in 0..<count {
                 // Each origin's change sets in order, the origins interleaved at random, and

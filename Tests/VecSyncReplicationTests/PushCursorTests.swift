@@ -63,17 +63,53 @@ struct PushCursorTests {
 
         let restored = try Replica(backup, site: SiteID("a"), options: options)
         try Self.insertPhotos(restored, prefix: "after", count: 130, random: &random)
+        // The push finds the lost future in its own files: it takes those 130 rows back and
+        // publishes them once more with the 130 new ones (they are its own writes now).
         let report = try restored.sync(through: transport)
-        #expect(report.pushedRows == 130)
+        #expect(report.pushedRows == 260)
         try b.sync(through: transport)
         #expect(try Self.photoCount(b) == 360)
         let arrived = try b.writer.read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM photos WHERE id LIKE 'after-%'") ?? 0
         }
         #expect(arrived == 130)
+        // The restored database took back its lost future from its own files: it holds
+        // what b holds.
+        #expect(try Self.photoCount(restored) == 360)
+        #expect(try Fixture.snapshot(restored) == Fixture.snapshot(b))
         // Publishing again changes nothing, and merging the overlap again is harmless.
         #expect(try restored.sync(through: transport).pushedRows == 0)
         #expect(try b.sync(through: transport).applied == 0)
+    }
+
+    @Test("a restored database that rewrites a row with a version its lost future used converges by value")
+    func restoredDatabaseReusingVersionsConverges() throws {
+        let folder = try temporaryDirectory("restore-tie")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = FolderTransport(folder)
+        // A clock that stands still: the restored database issues the very versions its
+        // lost future used.
+        let a = try Fixture.replica("a", wallClock: 1_700_000_000_000)
+        let b = try Fixture.replica("b", wallClock: 1_700_000_000_000)
+        try Self.write(a, "INSERT INTO photos (id, title, rating) VALUES ('p1', 'first', 1)")
+        try a.sync(through: transport)
+        let backup = try DatabaseQueue(configuration: Configuration.vecSync())
+        try a.writer.backup(to: backup)
+        try Self.write(a, "UPDATE photos SET title = 'lost', rating = 2 WHERE id = 'p1'")
+        try a.sync(through: transport)
+        try b.sync(through: transport)
+
+        let restored = try Replica(backup, site: SiteID("a"))
+        try Self.write(restored, "UPDATE photos SET title = 'after', rating = 3 WHERE id = 'p1'")
+        for _ in 0..<2 {
+            try restored.sync(through: transport)
+            try b.sync(through: transport)
+        }
+        #expect(try Fixture.snapshot(restored) == Fixture.snapshot(b))
+        // Same tag, different values: the greater value wins on both.
+        let row = try b.writer.read { db in try Row.fetchOne(db, sql: "SELECT title, rating FROM photos") }
+        #expect(row?["title"] as String? == "lost")
+        #expect(row?["rating"] as Int64? == 3)
     }
 
     @Test("a stray file claiming a larger range does not make a push skip rows")

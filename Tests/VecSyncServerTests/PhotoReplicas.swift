@@ -23,6 +23,15 @@ struct PhotoDevice: Sendable {
         for table in Self.tables { try replica.track(table) }
     }
 
+    /// The device `name` with its database replaced by `backup`, as after a restore.
+    init(_ name: String, restoring backup: DatabaseQueue, options: Replica.Options = Replica.Options()) throws {
+        self.name = name
+        database = try VecSyncDatabase.inMemory()
+        try backup.backup(to: database.writer)
+        photos = try PhotoStore(database, dimensions: 768, clock: { Date(timeIntervalSince1970: 1_700_000_000) })
+        replica = try Replica(database.writer, site: SiteID(name), options: options)
+    }
+
     /// Adds `count` photos with random unit embeddings and a note on every third one.
     func addPhotos(_ count: Int, prefix: String, random: inout SeededRandom) throws {
         for index in 0..<count {

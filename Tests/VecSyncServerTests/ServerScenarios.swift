@@ -256,6 +256,49 @@ enum ServerScenarios {
         return grant.spaceID
     }
 
+    /// A device restored from a backup takes back, at its next push, what it had pushed
+    /// after the backup (its lost future, which no peer sends back to its author), and the
+    /// photos it adds after the restore reach the others: every device ends with every row.
+    static func restoredDeviceGetsItsLostFutureBack(_ backEnd: BackEnd) async throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_000D)
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, tokens) = try await makeSpace(test.store, "photos", tokens: 2)
+        let options = Replica.Options(maximumBatchRows: 7)
+        let phone = try PhotoDevice("phone", options: options)
+        let mac = try PhotoDevice("mac", options: options)
+        let url = server.url
+        @Sendable func transport(_ device: PhotoDevice, _ token: String) -> HTTPTransport {
+            var transport = HTTPTransport(
+                server: url, space: space, token: token, deviceName: device.name, platform: "test")
+            transport.pageSize = 4
+            return transport
+        }
+        try phone.addPhotos(20, prefix: "before", random: &random)
+        _ = try await blocking { try phone.replica.sync(through: transport(phone, tokens[0])) }
+        let backup = try DatabaseQueue(configuration: Configuration.vecSync())
+        try phone.database.writer.backup(to: backup)
+        try phone.addPhotos(15, prefix: "lost", random: &random)
+        _ = try await blocking { try phone.replica.sync(through: transport(phone, tokens[0])) }
+        try mac.addPhotos(5, prefix: "mac", random: &random)
+        _ = try await blocking { try mac.replica.sync(through: transport(mac, tokens[1])) }
+
+        let restored = try PhotoDevice("phone", restoring: backup, options: options)
+        try restored.addPhotos(10, prefix: "after", random: &random)
+        for _ in 0..<2 {
+            let report = try await blocking { try restored.replica.sync(through: transport(restored, tokens[0])) }
+            #expect(report.problems.isEmpty, "\(report.problems)")
+            _ = try await blocking { try mac.replica.sync(through: transport(mac, tokens[1])) }
+        }
+        let reference = try mac.snapshot()
+        #expect(reference.filter { $0.hasPrefix("photos ") }.count == 50)
+        #expect(try restored.snapshot() == reference, "the restored phone differs from the mac")
+        let outOfStep = try restored.replica.verifyDerivedIndexes()
+        #expect(outOfStep.values.allSatisfy { $0 == 0 }, "\(outOfStep)")
+        await server.stop()
+        await test.close()
+    }
+
     /// A change set damaged at rest is refused by the receiver (its SHA-256 does not match),
     /// nothing of it is merged, the pull cursor stays before it, and once it is repaired
     /// the next pull merges it.

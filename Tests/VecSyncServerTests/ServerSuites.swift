@@ -10,6 +10,9 @@ struct SQLiteServerTests {
     }
     @Test func pushProtocol() async throws { try await ServerScenarios.pushProtocol(.sqlite) }
     @Test func tamperedDownloadIsRefused() async throws { try await ServerScenarios.tamperedDownloadIsRefused(.sqlite) }
+    @Test func restoredDeviceGetsItsLostFutureBack() async throws {
+        try await ServerScenarios.restoredDeviceGetsItsLostFutureBack(.sqlite)
+    }
     @Test func serverStoppedMidTransferLosesNothing() async throws {
         try await ServerScenarios.serverStoppedMidTransferLosesNothing(.sqlite)
     }
@@ -41,6 +44,9 @@ struct PostgresServerTests {
     @Test func pushProtocol() async throws { try await ServerScenarios.pushProtocol(.postgres) }
     @Test func tamperedDownloadIsRefused() async throws {
         try await ServerScenarios.tamperedDownloadIsRefused(.postgres)
+    }
+    @Test func restoredDeviceGetsItsLostFutureBack() async throws {
+        try await ServerScenarios.restoredDeviceGetsItsLostFutureBack(.postgres)
     }
     @Test func serverStoppedMidTransferLosesNothing() async throws {
         try await ServerScenarios.serverStoppedMidTransferLosesNothing(.postgres)
