@@ -463,6 +463,13 @@ struct ChangeSetMerge {
                 try quarantine(original, reason: "an earlier change of this row is in quarantine; they merge together")
                 return
             }
+            if changeSet.origin == localSite && lacksColumns(record, table: table) {
+                // A lost change of this site's own to a row whose incarnation it had merged
+                // from another site: that site's change comes with its own change sets, and
+                // this one waits for it.
+                try quarantine(original, reason: "the change this row's incarnation began with has not arrived")
+                return
+            }
             try adoptIncarnation(record, table: table, rowSite: incomingRowSite, into: &outcome)
         case .same:
             if Replica.wins(
@@ -653,6 +660,14 @@ struct ChangeSetMerge {
         return incoming == current ? .same : .older
     }
 
+    /// Whether a live record lacks a column it would need to start an incarnation here (one
+    /// its origin has, as laid out locally).
+    private func lacksColumns(_ record: ChangeSet.Record, table: TableStatements) -> Bool {
+        let lacking = table.mapping?.lacking ?? []
+        return record.isLive
+            && record.columns.indices.contains(where: { record.columns[$0] == nil && !lacking.contains($0) })
+    }
+
     /// A newer incarnation replaces the row state, and, when live, every column.
     private mutating func adoptIncarnation(
         _ record: ChangeSet.Record, table: TableStatements, rowSite: Int64, into outcome: inout Outcome
@@ -661,9 +676,7 @@ struct ChangeSetMerge {
         // that carries only some was made for a receiver that has the row already: an earlier
         // change set of its origin is missing here.
         let lacking = table.mapping?.lacking ?? []
-        if record.isLive
-            && record.columns.indices.contains(where: { record.columns[$0] == nil && !lacking.contains($0) })
-        {
+        if lacksColumns(record, table: table) {
             throw SyncError.missingEarlierChanges(origin: changeSet.origin, since: changeSet.since, received: received)
         }
         outcome.clock.causalLength = record.causalLength

@@ -236,7 +236,9 @@ public struct FolderTransport: Sendable {
     /// written, so the files cover the sequence without a hole. When the subfolder holds
     /// files past the cursor — a database restored from a backup, or a stray file — the
     /// replica first takes back its own changes those files hold (its lost future,
-    /// ``recoverLostChanges(of:from:after:through:)``), then the changes since the cursor are
+    /// ``recoverLostChanges(of:from:after:through:)``) and merges what the others published
+    /// (their deletes may since have been compacted away as acknowledged by that lost
+    /// future, so nothing may be published before them), then the changes since the cursor are
     /// moved above them (``Replica/moveChanges(after:above:)``), so no reader's cursor
     /// passes over them.
     public func push(_ replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (files: Int, rows: Int) {
@@ -254,6 +256,9 @@ public struct FolderTransport: Sendable {
             .filter { $0 <= max(latest, published) + Self.plausibleRange }.max() ?? 0
         if claimed > published {
             try recoverLostChanges(of: replica, from: ownFiles, after: published, through: claimed)
+            // Peers may have compacted tombstones the lost future acknowledged: what this
+            // replica writes next must follow their deletes, so it merges them first.
+            _ = try pull(into: replica, events: events)
         }
         try replica.moveChanges(after: published, above: claimed)
         let excluded = try sitesHeldHere(by: replica)

@@ -12,8 +12,8 @@ import VecSyncCore
 /// recognised by the server and stored once. Rows last written by sites whose changes the
 /// server already holds are left out (no echo). When the server holds more of this site
 /// than the cursor says — the database was restored from a backup — the replica first takes
-/// back its own changes the server holds past the cursor (its lost future), then the new
-/// changes are renumbered above them, as ``FolderTransport`` does; when it holds less —
+/// back its own changes the server holds past the cursor (its lost future) and pulls, then
+/// the new changes are renumbered above them, as ``FolderTransport`` does; when it holds less —
 /// the server's database was restored — the push starts again from what it holds.
 ///
 /// A pull lists the space's change sets after the pull cursor (also kept in the database),
@@ -149,6 +149,9 @@ public struct HTTPTransport: SyncTransport {
                 }
                 if reached < ownHead {
                     try recoverLostChanges(of: replica, after: reached, through: ownHead)
+                    // Peers may have compacted tombstones the lost future acknowledged: what
+                    // this replica writes next must follow their deletes, so it merges first.
+                    _ = try pull(into: replica, events: events)
                     try replica.moveChanges(after: reached, above: ownHead)
                 }
             }
