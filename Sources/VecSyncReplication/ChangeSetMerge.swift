@@ -616,16 +616,17 @@ struct ChangeSetMerge {
                     "its \(column) has \(bytes.count) bytes; index \(index.name) holds \(index.dimensions) float32 values "
                     + "(\(index.dimensions * 4) bytes)"
             }
-            for position in 0..<index.dimensions {
-                let start = bytes.startIndex + 4 * position
-                let bits = bytes[start..<(start + 4)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                let element = Float(bitPattern: bits)
-                if !element.isFinite {
-                    return
-                        "its \(column) has element \(position) = \(element); index \(index.name) holds finite values only"
+            // One pass over the raw bytes: this runs for every embedding a merge writes.
+            let firstNonFinite = bytes.withUnsafeBytes { raw -> (position: Int, element: Float)? in
+                for position in 0..<index.dimensions {
+                    let bits = raw.loadUnaligned(fromByteOffset: 4 * position, as: UInt32.self)
+                    let element = Float(bitPattern: UInt32(littleEndian: bits))
+                    if !element.isFinite { return (position, element) }
                 }
+                return nil
             }
-            return nil
+            guard let (position, element) = firstNonFinite else { return nil }
+            return "its \(column) has element \(position) = \(element); index \(index.name) holds finite values only"
         default:
             return "its \(column) is not a vector blob; index \(index.name) holds \(index.dimensions) float32 values"
         }

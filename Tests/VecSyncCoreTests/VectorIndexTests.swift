@@ -155,6 +155,61 @@ struct VectorIndexTests {
         }
     }
 
+    @Test func refreshFindsTextKeysJSONMustEscapeAndMoreKeysThanOneStatementTakes() throws {
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_0109)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            try db.execute(sql: "CREATE TABLE notes (id TEXT PRIMARY KEY, embedding F32_BLOB(4))")
+            let index = VectorIndex(table: "notes", dimensions: 4, name: "notes_vec")
+            try index.create(db)
+            let awkward = ["quote \"q\"", "back\\slash", "line\nbreak", "tab\t", "bell\u{7}", "é 🧭", "a/b", "", "123"]
+            let keys = awkward + (0...VectorIndex.refreshBatchKeys).map { "note-\($0)" }
+            try db.execute(sql: "INSERT INTO vecsync_state (key, value) VALUES ('merging', 1)")
+            for key in keys {
+                try db.execute(
+                    sql: "INSERT INTO notes (id, embedding) VALUES (?, ?)",
+                    arguments: [key, Vector.random(dimensions: 4, using: &rng)])
+            }
+            try db.execute(sql: "UPDATE vecsync_state SET value = 0 WHERE key = 'merging'")
+            #expect(try index.verify(db).missing.count == keys.count)
+
+            try index.refresh(db, keys: keys)
+            let report = try index.verify(db)
+            #expect(report.isConsistent, "\(report)")
+            #expect(report.indexedRows == keys.count)
+        }
+    }
+
+    @Test func refreshFindsIntegerKeysAtTheEndsOfTheirRangeAndDropsDeletedRows() throws {
+        var rng = ExtensionRandom(defaultSeed: 0x5EED_010A)
+        let db = try HostFixtures.database()
+        try db.write { db in
+            try db.execute(sql: "CREATE TABLE counts (id INTEGER PRIMARY KEY, embedding F32_BLOB(4))")
+            let index = VectorIndex(table: "counts", dimensions: 4, name: "counts_vec")
+            try index.create(db)
+            let keys: [Int64] = [Int64.min, -1, 0, 1, 1 << 53 + 1, Int64.max]
+            for key in keys {
+                try db.execute(
+                    sql: "INSERT INTO counts (id, embedding) VALUES (?, ?)",
+                    arguments: [key, Vector.random(dimensions: 4, using: &rng)])
+            }
+            try db.execute(sql: "INSERT INTO vecsync_state (key, value) VALUES ('merging', 1)")
+            try db.execute(sql: "DELETE FROM counts WHERE id = 0")
+            try db.execute(
+                sql: "UPDATE counts SET embedding = ? WHERE id = ?",
+                arguments: [Vector.random(dimensions: 4, using: &rng), Int64.max])
+            try db.execute(sql: "UPDATE vecsync_state SET value = 0 WHERE key = 'merging'")
+            let before = try index.verify(db)
+            #expect(before.extra == [0.databaseValue])
+            #expect(before.stale == [Int64.max.databaseValue])
+
+            try index.refresh(db, keys: keys)
+            let after = try index.verify(db)
+            #expect(after.isConsistent, "\(after)")
+            #expect(after.indexedRows == keys.count - 1)
+        }
+    }
+
     @Test func verifyCatchesATamperedIndex() throws {
         var rng = ExtensionRandom(defaultSeed: 0x5EED_0105)
         let db = try HostFixtures.database()

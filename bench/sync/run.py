@@ -5,6 +5,7 @@ Usage (from the repository root, after `swift build -c release`):
 
     python3 bench/sync/run.py                      # 10,000 rows of 768-d embeddings
     python3 bench/sync/run.py --rows 2000 --build .build/release
+    python3 bench/sync/run.py --only merge         # the merge and size measures alone
 
 It measures, on the same data in the same run:
 
@@ -118,6 +119,8 @@ def main():
     parser.add_argument("--dims", type=int, default=768)
     parser.add_argument("--build", default=".build/release", help="folder with vecsync-cli and libvecsync.so")
     parser.add_argument("--sqlite3", default="sqlite3")
+    parser.add_argument("--only", choices=["capture", "merge"],
+                        help="run one measure (merge includes the size of the files it merges)")
     args = parser.parse_args()
 
     cli = os.path.join(args.build, "vecsync-cli")
@@ -131,8 +134,18 @@ def main():
     work = tempfile.mkdtemp(prefix="vecsync-sync-bench-")
     try:
         # 1. Capture cost, for each kind of write.
-        capture_plain = capture_seconds(cli, work, args.dims, data, tracked=False)
-        capture_tracked = capture_seconds(cli, work, args.dims, data, tracked=True)
+        capture_plain, capture_tracked = {}, {}
+        if args.only in (None, "capture"):
+            capture_plain = capture_seconds(cli, work, args.dims, data, tracked=False)
+            capture_tracked = capture_seconds(cli, work, args.dims, data, tracked=True)
+        machine = f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores, {platform.system()}".strip()
+        print(f"machine: {machine}; {args.rows} rows of {args.dims}-d embeddings; "
+              f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        for name in capture_plain:
+            t, u = capture_tracked[name], capture_plain[name]
+            print(f"capture {name + ':':17s} tracked {t:.3f} s, untracked {u:.3f} s, ratio {t / u:.2f} (bar 2)")
+        if args.only == "capture":
+            return
 
         # The rows the merge measures: inserted into a tracked and an untracked table.
         plain, tracked = os.path.join(work, "plain.db"), os.path.join(work, "tracked.db")
@@ -178,11 +191,6 @@ def main():
         files = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(folder, "writer")) for f in fs]
         file_bytes = sum(os.path.getsize(f) for f in files)
 
-        machine = f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores, {platform.system()}".strip()
-        print(f"machine: {machine}; {args.rows} rows of {args.dims}-d embeddings")
-        for name in capture_plain:
-            t, u = capture_tracked[name], capture_plain[name]
-            print(f"capture {name + ':':17s} tracked {t:.3f} s, untracked {u:.3f} s, ratio {t / u:.2f} (bar 2)")
         print(f"merge:   vecsync-cli sync {merge_s:.3f} s (process, files, merge, vec0 refresh), "
               f"bulk insert + vec0 fill {bulk_s:.3f} s (sqlite3 shell), ratio {merge_s / bulk_s:.2f} (bar 3)")
         print(f"         {summary}")
