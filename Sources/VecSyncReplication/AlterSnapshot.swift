@@ -16,10 +16,13 @@ import VecSyncCore
 /// them. The TEMP table lives and dies inside the `alter` transaction.
 ///
 /// The copy costs about what writing the table once costs, and the comparison what reading
-/// it twice costs: for 10,000 rows with 768-d embeddings (30 MB), 0.3 s to copy and 0.2 s to
-/// compare (x86_64, 2 shared cores, SQLite 3.40.1, TEMP tables on disk), once per `alter`
-/// call, never on the capture path. It is exact; per-value hashes would keep the copy small
-/// but still read every value before and after, and only nearly exact.
+/// it twice costs, once per `alter` call, never on the capture path. Measured on 10,000 rows
+/// with 768-d embeddings (30 MB; a file database in WAL, TEMP tables on disk, SQLite 3.40.1,
+/// x86_64 with 2 shared cores, debug build): an `alter` whose body renames a column took
+/// 0.36–0.40 s, against 0.02–0.04 s for the same rename of an untracked table; one whose body
+/// also upper-cases every title (10,000 rows recorded) 0.74–0.92 s, against 0.46–0.89 s for
+/// that UPDATE alone. It is exact; per-value hashes would keep the copy small but still read
+/// every value before and after, and be only nearly exact.
 struct AlterSnapshot {
     /// The TEMP table holding the copy.
     static let tableName = "vecsync_alter_before"

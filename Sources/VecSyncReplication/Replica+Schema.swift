@@ -80,8 +80,8 @@ extension Replica {
     /// copy step of a rebuild (`INSERT INTO new SELECT id, lower(name) … FROM old`) — are
     /// recorded as this site's writes, column by column, following renames, as the capture
     /// triggers would have: before `body` runs, the engine copies the table's keys and synced
-    /// values into a TEMP table, and compares after (``AlterSnapshot``; about half a second
-    /// for 10,000 rows with 768-d embeddings). So rebuild a tracked table with SQLite's 12
+    /// values into a TEMP table, and compares after (``AlterSnapshot``; some 0.35 s more
+    /// per call for 10,000 rows with 768-d embeddings). So rebuild a tracked table with SQLite's 12
     /// steps inside `alter`: a rebuild made outside it is noticed and capture restored, but
     /// no copy of the values before it exists, so values its copy step changed are not
     /// known; the table is then listed in ``SchemaReport/unverifiedTables`` and
@@ -482,7 +482,8 @@ extension Replica {
     /// DEFAULT, with no version to order them, so two replicas with different defaults
     /// (`DEFAULT 0` here, `DEFAULT 1` there) would hold different values forever, silently.
     /// Stamped version 0, every such value travels once (each row carries its key and that
-    /// column only — some 35 bytes a row, whatever else the row holds), and the merge orders
+    /// column only: 363,300 bytes for 10,000 rows with 768-d embeddings, which a replica
+    /// holding the same rows merged in 2.1 s in a debug build), and the merge orders
     /// them like any writes: every real write (version > 0) wins over a default anywhere,
     /// and two defaults are ordered by site, the same on every replica. When the defaults
     /// agree, as they should, the values merged are the ones already there. Without the
