@@ -23,11 +23,15 @@ extension Replica {
     /// try replica.restamp("albums", columns: ["name"])
     /// ```
     ///
-    /// Returns how many rows were stamped.
+    /// Returns how many rows were stamped. A read-only replica refuses: its values change only
+    /// by sync.
     @discardableResult
     public func restamp(_ table: String, columns: [String]? = nil) throws -> Int {
         try SyncError.wrap {
             try writer.write { db in
+                if try Self.isReadOnly(db) {
+                    throw SyncError.readOnlyReplica(site: site, operation: "restamp table \(table)")
+                }
                 _ = try Self.adoptSchemaChanges(db, site: site)
                 guard
                     let tracked = try Self.trackedTables(db).first(where: { $0.name.lowercased() == table.lowercased() }

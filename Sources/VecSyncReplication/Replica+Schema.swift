@@ -489,10 +489,13 @@ extension Replica {
     /// agree, as they should, the values merged are the ones already there. Without the
     /// traffic, replicas would have to compare defaults first, which change sets of format 3
     /// cannot carry (older peers could not read a format that does).
+    ///
+    /// A read-only replica stamps nothing: it never sends its defaults, so they must not
+    /// win over the ones it receives (any write wins over an unversioned value).
     private static func recordDefaults(
         _ db: Database, table: TrackedTable, columns: [Int], site: SiteID
     ) throws -> Int {
-        guard !columns.isEmpty else { return 0 }
+        guard !columns.isEmpty, try !isReadOnly(db) else { return 0 }
         let unwritten = Set(columns)
         let flags = table.columns.indices.map {
             ", " + (unwritten.contains($0) ? "\(ClockTable.version($0)) IS NULL" : "0") + " AS d\($0)"

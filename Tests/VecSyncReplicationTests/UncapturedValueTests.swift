@@ -161,4 +161,22 @@ extension UncapturedValueTests {
         // a1: both defaults, ordered by site ("b" after "a"); a2 and a3: the real writes.
         #expect(try S.rows(a, "SELECT id, rank FROM albums ORDER BY id") == ["t6131|i1", "t6132|i5", "t6133|i7"])
     }
+
+    @Test("a read-only replica takes the defaults it receives: it never sends its own, so they must not win")
+    func readOnlyReplicaTakesReceivedDefaults() throws {
+        let a = try Fixture.replica("a")
+        let z = try Fixture.replica("z")
+        try S.write(a, "INSERT INTO albums (id, name) VALUES ('a1', 'one')")
+        try S.deliver(a, to: z)
+        try z.setReadOnly(true)
+        try S.write(a, "ALTER TABLE albums ADD COLUMN rank INTEGER NOT NULL DEFAULT 0")
+        try S.write(z, "ALTER TABLE albums ADD COLUMN rank INTEGER NOT NULL DEFAULT 9")
+        #expect(try z.adoptSchemaChanges().defaultedRows == 0)
+        #expect(throws: SyncError.readOnlyReplica(site: "z", operation: "restamp table albums")) {
+            try z.restamp("albums")
+        }
+        try S.deliver(a, to: z)
+        #expect(try Fixture.snapshot(a) == Fixture.snapshot(z))
+        #expect(try S.rows(z, "SELECT rank FROM albums") == ["i0"])
+    }
 }
