@@ -35,6 +35,10 @@ import VecSyncCore
 ///   incoming values for them are mapped to the new name, or ignored and reported.
 /// - `vecsync_suspended(tbl, reason)`: tracked tables found with a schema the engine cannot
 ///   follow alone; change scans skip them, so when one syncs again all its rows are sent again.
+/// - `vecsync_unverified(tbl, reason)`: tracked tables found re-created while capture was off
+///   (SQLite's 12-step rebuild outside ``Replica/alter(_:renamingColumns:_:)``) with rows that
+///   existed before: values the copy step changed were not recorded. Cleared by
+///   ``Replica/restamp(_:columns:)``.
 /// - `vecsync_gaps(origin, since, through, reason, noted)`: per origin, the range after its
 ///   cursor that could not be merged in order (damaged, refused or absent), until it merges
 ///   (see `SyncGap`); what `vecsync-cli sync` and `Replica.syncStatus()` say they wait for.
@@ -96,6 +100,7 @@ enum EngineSchema {
                   col TEXT NOT NULL,
                   renamed_to TEXT,
                   PRIMARY KEY (tbl, col)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS vecsync_unverified (tbl TEXT PRIMARY KEY, reason TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS vecsync_gaps (
                   origin TEXT PRIMARY KEY,
                   since INTEGER NOT NULL,

@@ -12,15 +12,20 @@ import VecSyncCore
 ///
 /// - **Columns added** at the end (`ALTER TABLE … ADD COLUMN`, any client): the clock table
 ///   gains the columns' fields, the triggers are re-installed, and the columns sync from
-///   then on. Rows keep the new columns unversioned (so any write anywhere wins over the
-///   default), except values written there before the engine noticed, which are recorded as
-///   this site's writes. Values a peer sent for those columns before they existed here
+///   then on. Values written there before the engine noticed are recorded as this site's
+///   writes; the DEFAULT the other rows took, as this site's writes of version 0, which any
+///   real write anywhere wins over and which order two replicas' different defaults
+///   (see `recordDefaults`). Values a peer sent for those columns before they existed here
 ///   (kept in `vecsync_pending`) are applied.
 /// - **Triggers gone** while the table and its columns are still there (the table was
 ///   dropped and re-created: SQLite's 12-step rebuild): the triggers are put back, rows
 ///   inserted or deleted meanwhile are recorded as this site's; the clock table, which the
 ///   rebuild does not touch, keeps every version. An update of an existing row made while
-///   the triggers were missing is not seen (nothing records a row's old values).
+///   the triggers were missing is not seen: nothing kept the row's old values, and keeping
+///   a digest of every row on the capture path would need a hash function stock SQLite does
+///   not have in plain-SQL triggers. So when rows from before are still there, the table is
+///   reported (``SchemaReport/unverifiedTables``, ``unverifiedTables()``) with the repair,
+///   ``restamp(_:columns:)``; a rebuild made inside ``alter(_:renamingColumns:_:)`` needs none.
 /// - **Anything else** (a column dropped or renamed, a type or key changed, the table
 ///   dropped) outside ``alter(_:renamingColumns:_:)``: the table is suspended — it stops
 ///   syncing, its incoming rows wait in quarantine, and every other table goes on — until
@@ -64,18 +69,29 @@ extension Replica {
     /// or rename a column a trigger names), `body` runs, and the engine compares the table
     /// with its recorded definition. Columns keep their versions by name, or by
     /// `renamingColumns` (old name to new name); columns gone are dropped from the clock
-    /// table, new ones start unversioned (their non-default values recorded as this site's
-    /// writes); the triggers come back; rows inserted or deleted by `body` are recorded as
+    /// table, new ones are recorded as `ALTER TABLE … ADD COLUMN` ones are (see above); the
+    /// triggers come back; rows inserted or deleted by `body` are recorded as
     /// this site's. A table `body` dropped is no longer tracked. The engine remembers what was
     /// dropped and renamed, so change sets of peers that have not migrated yet still merge:
     /// a renamed column's values go to its new name, a dropped column's or table's values
-    /// are ignored (and reported). Updates of existing rows made inside `body` are not
-    /// captured: make them after the call. If anything throws, nothing changes.
+    /// are ignored (and reported). If anything throws, nothing changes.
+    ///
+    /// Values `body` changes in rows that exist before and after it — an `UPDATE`, or the
+    /// copy step of a rebuild (`INSERT INTO new SELECT id, lower(name) … FROM old`) — are
+    /// recorded as this site's writes, column by column, following renames, as the capture
+    /// triggers would have: before `body` runs, the engine copies the table's keys and synced
+    /// values into a TEMP table, and compares after (``AlterSnapshot``; some 0.35 s more
+    /// per call for 10,000 rows with 768-d embeddings). So rebuild a tracked table with SQLite's 12
+    /// steps inside `alter`: a rebuild made outside it is noticed and capture restored, but
+    /// no copy of the values before it exists, so values its copy step changed are not
+    /// known; the table is then listed in ``SchemaReport/unverifiedTables`` and
+    /// ``unverifiedTables()`` until ``restamp(_:columns:)`` records them.
     ///
     /// ```swift
     /// try replica.alter("photos", renamingColumns: ["title": "caption"]) { db in
     ///     try db.execute(sql: "ALTER TABLE photos RENAME COLUMN title TO caption")
     ///     try db.execute(sql: "ALTER TABLE photos DROP COLUMN legacy")
+    ///     try db.execute(sql: "UPDATE photos SET caption = trim(caption)")   // recorded, and syncs
     /// }
     /// ```
     @discardableResult
@@ -98,10 +114,16 @@ extension Replica {
                 let wasSuspended =
                     try Self.isMarkedSuspended(db, before.name) || Self.schemaState(db, of: before).suspension != nil
                 let triggers = TriggerSQL(table: before, site: site)
+                var report = SchemaReport()
+                if try !triggers.isCapturing(db) {
+                    // Rebuilt before this call: what the rebuild changed is not known.
+                    try Self.noteUnverified(db, table: before, report: &report)
+                }
+                let snapshot = try Self.snapshot(db, of: before)
                 try db.execute(sql: TriggerSQL.drop(triggers.triggerNames + triggers.guardTriggerNames))
                 try body(db)
-                var report = SchemaReport()
-                try Self.commitAlter(db, before: before, renames: renames, site: site, report: &report)
+                try Self.commitAlter(
+                    db, before: before, renames: renames, snapshot: snapshot, site: site, report: &report)
                 try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [before.name])
                 if wasSuspended, let after = try Self.recordedTables(db).first(where: { $0.name == before.name }) {
                     try Self.resendAll(db, table: after)
@@ -213,9 +235,13 @@ extension Replica {
                 try record(table, db)
                 report.addedColumns[table.name] = added.map { table.columns[$0] }
             }
-            if !state.capturing { report.restoredTables.append(table.name) }
+            if !state.capturing {
+                report.restoredTables.append(table.name)
+                try noteUnverified(db, table: recorded, report: &report)
+            }
             try restoreCapture(db, table: table, site: site, report: &report)
-            report.recordedRows += try recordWrittenValues(db, table: table, columns: added, site: site)
+            report.recordedRows += try recordWrittenValues(
+                db, table: table, columns: added, site: site, report: &report)
             report.appliedKeptValues += try applyKeptValues(db, table: table, columns: added)
         }
         return report
@@ -224,13 +250,16 @@ extension Replica {
     /// Step two of ``alter(_:renamingColumns:_:)``: compares the table `body` left with its
     /// definition `before`, and rebuilds the clock table, triggers and records to match.
     private static func commitAlter(
-        _ db: Database, before: TrackedTable, renames: [String: String], site: SiteID, report: inout SchemaReport
+        _ db: Database, before: TrackedTable, renames: [String: String], snapshot: AlterSnapshot?, site: SiteID,
+        report: inout SchemaReport
     ) throws {
         guard try db.tableExists(before.name) else {
             try db.execute(sql: before.clockTable.dropSQL)
             try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [before.name])
             try db.execute(sql: "DELETE FROM vecsync_pending WHERE tbl = ?", arguments: [before.name])
             try db.execute(sql: "DELETE FROM vecsync_quarantine WHERE tbl = ?", arguments: [before.name])
+            try db.execute(sql: "DELETE FROM vecsync_unverified WHERE tbl = ?", arguments: [before.name])
+            report.unverifiedTables[before.name] = nil
             try db.execute(
                 sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, '', NULL)",
                 arguments: [before.name])
@@ -315,11 +344,65 @@ extension Replica {
         if !dropped.isEmpty { report.droppedColumns[table.name] = dropped.map { before.columns[$0] } }
         if !renames.isEmpty { report.renamedColumns[table.name] = renames }
         try restoreCapture(db, table: table, site: site, report: &report)
-        report.recordedRows += try recordWrittenValues(db, table: table, columns: added, site: site)
+        if let snapshot {
+            // Each column's name before the body: the one it was renamed from, or its own.
+            let sources = table.columns.indices.map { index -> String? in
+                let name = table.columns[index]
+                guard mapping[index] != nil else { return nil }  // added: the ADD COLUMN rule below
+                if let old = renamedTo.first(where: { $0.value.lowercased() == name.lowercased() })?.key,
+                    snapshot.contains(old)
+                {
+                    return old
+                }
+                return snapshot.contains(name) && renamedTo[name.lowercased()] == nil ? name : nil
+            }
+            report.recordedRows += try snapshot.recordChanges(db, table: table, sources: sources, site: site)
+        }
+        report.recordedRows += try recordWrittenValues(db, table: table, columns: added, site: site, report: &report)
         let renamedColumns = mapping.indices.filter { index in
             renamedTo.values.contains { $0.lowercased() == table.columns[index].lowercased() }
         }
         report.appliedKeptValues += try applyKeptValues(db, table: table, columns: added + renamedColumns)
+    }
+
+    /// Copies the rows of `table` as they are, before an `alter` body changes them; nil when
+    /// the table cannot be read as a tracked table now (nothing to compare with then).
+    private static func snapshot(_ db: Database, of table: TrackedTable) throws -> AlterSnapshot? {
+        let live: TrackedTable
+        do {
+            live = try TrackedTable.introspect(
+                db, table: table.name, authority: table.authority, checkingKeyKind: false)
+        } catch SyncError.untrackableTable {
+            return nil
+        }
+        guard live.primaryKey.lowercased() == table.primaryKey.lowercased() else { return nil }
+        return try AlterSnapshot(db, table: live.name, primaryKey: live.primaryKey, columns: live.columns)
+    }
+
+    /// Notes, when `table` lost its capture triggers (rebuilt with SQLite's 12 steps outside
+    /// `alter`) while rows that existed before are still there, that their values may have
+    /// changed unseen: in `vecsync_unverified` and in `report`. Called before capture is
+    /// restored, while the rows inserted meanwhile have no live clock row yet.
+    static func noteUnverified(_ db: Database, table: TrackedTable, report: inout SchemaReport) throws {
+        guard try db.tableExists(table.name) else { return }
+        let key = table.primaryKey.quotedSQLIdentifier
+        let survivors =
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT 1 FROM \(table.clockTable.quotedName) AS c JOIN \(table.name.quotedSQLIdentifier) AS t
+                    ON t.\(key) = c.pk WHERE c.cl % 2 = 1 LIMIT 1
+                    """) ?? false
+        guard survivors else { return }
+        let reason =
+            "the table was re-created while capture was off (SQLite's 12-step rebuild outside Replica.alter), so values "
+            + "its copy step changed in existing rows were not recorded and will not sync; if it changed any, run "
+            + "Replica.restamp(\(table.name.debugDescription), columns: [the columns it changed]) on this replica, "
+            + "or with columns: [] once you know it changed none"
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO vecsync_unverified (tbl, reason) VALUES (?, ?)",
+            arguments: [table.name, reason])
+        report.unverifiedTables[table.name] = reason
     }
 
     /// Whether a suspension of `table` was noted in `vecsync_suspended`.
@@ -379,10 +462,55 @@ extension Replica {
         report.recordedRows += inserted + missing.count
     }
 
+    /// Records the values that rows existing when the columns `columns` were added hold
+    /// in them: as this site's writes made now when they differ from the column's default
+    /// (written before the engine knew the column), as this site's writes of version 0
+    /// otherwise (the default; see ``recordDefaults(_:table:columns:site:)``). Returns how
+    /// many rows it recorded with a new version.
+    private static func recordWrittenValues(
+        _ db: Database, table: TrackedTable, columns: [Int], site: SiteID, report: inout SchemaReport
+    ) throws -> Int {
+        let recorded = try recordNonDefaultValues(db, table: table, columns: columns, site: site)
+        report.defaultedRows += try recordDefaults(db, table: table, columns: columns, site: site)
+        return recorded
+    }
+
+    /// Records, in every live row where the new columns `columns` hold no write yet (their
+    /// DEFAULT), a write of version 0 by this site. Returns how many rows it stamped.
+    ///
+    /// Why: replicas that add a column to rows they share each fill it with their own
+    /// DEFAULT, with no version to order them, so two replicas with different defaults
+    /// (`DEFAULT 0` here, `DEFAULT 1` there) would hold different values forever, silently.
+    /// Stamped version 0, every such value travels once (each row carries its key and that
+    /// column only: 363,300 bytes for 10,000 rows with 768-d embeddings, which a replica
+    /// holding the same rows merged in 2.1 s in a debug build), and the merge orders
+    /// them like any writes: every real write (version > 0) wins over a default anywhere,
+    /// and two defaults are ordered by site, the same on every replica. When the defaults
+    /// agree, as they should, the values merged are the ones already there. Without the
+    /// traffic, replicas would have to compare defaults first, which change sets of format 3
+    /// cannot carry (older peers could not read a format that does).
+    ///
+    /// A read-only replica stamps nothing: it never sends its defaults, so they must not
+    /// win over the ones it receives (any write wins over an unversioned value).
+    private static func recordDefaults(
+        _ db: Database, table: TrackedTable, columns: [Int], site: SiteID
+    ) throws -> Int {
+        guard !columns.isEmpty, try !isReadOnly(db) else { return 0 }
+        let unwritten = Set(columns)
+        let flags = table.columns.indices.map {
+            ", " + (unwritten.contains($0) ? "\(ClockTable.version($0)) IS NULL" : "0") + " AS d\($0)"
+        }.joined()
+        let any = columns.map { "\(ClockTable.version($0)) IS NULL" }.joined(separator: " OR ")
+        return try TriggerSQL(table: table, site: site).stampColumns(
+            db,
+            from: "SELECT pk\(flags) FROM \(table.clockTable.quotedName) WHERE cl % 2 = 1 AND (\(any))",
+            atVersionZero: true)
+    }
+
     /// Records as this site's writes, made now, the values of new columns `columns` that
     /// differ from the column's default: written before the engine knew the column. Returns
     /// how many rows it recorded.
-    private static func recordWrittenValues(
+    private static func recordNonDefaultValues(
         _ db: Database, table: TrackedTable, columns: [Int], site: SiteID
     ) throws -> Int {
         guard !columns.isEmpty else { return 0 }
@@ -546,7 +674,9 @@ extension SchemaReport {
         renamedColumns.merge(other.renamedColumns) { $0.merging($1) { $1 } }
         droppedTables += other.droppedTables
         restoredTables += other.restoredTables
+        unverifiedTables.merge(other.unverifiedTables) { $1 }
         recordedRows += other.recordedRows
+        defaultedRows += other.defaultedRows
         appliedKeptValues += other.appliedKeptValues
         suspendedTables.merge(other.suspendedTables) { $1 }
     }

@@ -13,13 +13,24 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
     /// Tables whose capture triggers had vanished (the table was dropped and re-created, as
     /// SQLite's 12-step rebuild does) and were put back.
     public var restoredTables: [String] = []
+    /// Tables re-created while capture was off (see ``restoredTables``) that kept rows from
+    /// before, with what to do: an update made meanwhile — a copy step that changed values —
+    /// was not recorded, so those values do not sync until ``Replica/restamp(_:columns:)``
+    /// records them. Rebuilding inside ``Replica/alter(_:renamingColumns:_:)`` records them.
+    /// Also listed by ``Replica/unverifiedTables()`` until restamped.
+    public var unverifiedTables: [String: String] = [:]
     /// Tables that sync again after being suspended: every row of each is sent again, since
     /// change scans passed over their changes meanwhile.
     public var resumedTables: [String] = []
     /// Rows recorded as written here when capture was restored or a column was added: rows
-    /// inserted or deleted while the triggers were missing, and values written to a new
-    /// column before the engine knew it (a value other than the column's default).
+    /// inserted or deleted while the triggers were missing, rows whose values an `alter`
+    /// body changed, and values written to a new column before the engine knew it (a value
+    /// other than the column's default).
     public var recordedRows: Int = 0
+    /// Rows whose new column held its DEFAULT when the column was added, recorded as this
+    /// site's writes of version 0: they travel once, so that replicas that added the column
+    /// with different defaults converge (any real write wins; between defaults, the site).
+    public var defaultedRows: Int = 0
     /// Values kept from peers for columns this replica did not have, applied now that it does.
     public var appliedKeptValues: Int = 0
     /// Tables whose schema the engine cannot follow on its own, with the reason: they stop
@@ -32,7 +43,8 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
     /// True when nothing changed (suspended tables aside).
     public var isEmpty: Bool {
         addedColumns.isEmpty && droppedColumns.isEmpty && renamedColumns.isEmpty && droppedTables.isEmpty
-            && restoredTables.isEmpty && resumedTables.isEmpty && recordedRows == 0 && appliedKeptValues == 0
+            && restoredTables.isEmpty && unverifiedTables.isEmpty && resumedTables.isEmpty && recordedRows == 0
+            && defaultedRows == 0 && appliedKeptValues == 0
     }
 
     /// One line per kind of change.
@@ -50,8 +62,14 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
         }
         for table in droppedTables { lines.append("\(table): dropped, no longer tracked") }
         for table in restoredTables { lines.append("\(table): capture restored after the table was re-created") }
+        for (table, reason) in unverifiedTables.sorted(by: { $0.key < $1.key }) {
+            lines.append("\(table): values may have changed without capture: \(reason)")
+        }
         for table in resumedTables { lines.append("\(table): syncing again, every row sent again") }
         if recordedRows > 0 { lines.append("\(recordedRows) rows recorded as written here") }
+        if defaultedRows > 0 {
+            lines.append("\(defaultedRows) rows' new columns recorded at their default (version 0)")
+        }
         if appliedKeptValues > 0 { lines.append("\(appliedKeptValues) kept values applied") }
         for (table, reason) in suspendedTables.sorted(by: { $0.key < $1.key }) {
             lines.append("\(table): not syncing: \(reason)")

@@ -173,6 +173,51 @@ struct TriggerSQL {
     /// Moves the sequence past rows numbered after it (bound parameter: how many).
     static let advanceSequence = "UPDATE vecsync_replica SET seq = seq + ? WHERE id = 1"
 
+    /// Records as this site's writes, made now, the columns that `source` flags: `source` is
+    /// a SELECT of `pk` and, per tracked column `i`, a flag `d<i>` (true: the column was
+    /// written). Each flagged column of a live row gets what the update trigger would have
+    /// given it — a new version, this site as writer, the authority's count raised, a change
+    /// number — and each row a sequence number of its own, under one tick of the clock.
+    /// Returns how many rows it stamped. What `alter` (values changed in its body) and
+    /// `restamp` (every value of chosen columns) record.
+    ///
+    /// With `atVersionZero`, the columns get version 0 instead, and no authority count: what
+    /// a column added to a table with rows records for the DEFAULT those rows took, so that
+    /// every real write wins over it and two replicas' defaults are ordered by site.
+    func stampColumns(_ db: Database, from source: String, atVersionZero: Bool = false) throws -> Int {
+        let stamped = "temp.\("vecsync_stamped".quotedSQLIdentifier)"
+        try db.execute(sql: "DROP TABLE IF EXISTS \(stamped)")
+        try db.execute(
+            sql: """
+                CREATE TABLE \(stamped) AS SELECT f.*, row_number() OVER (ORDER BY f.pk) AS r
+                FROM (\(source)) AS f JOIN \(clock) AS c ON c.pk = f.pk AND c.cl % 2 = 1
+                """)
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(stamped)") ?? 0
+        if count > 0 {
+            let sets = table.columns.indices.map { (i: Int) -> String in
+                let flagged = "ch.d\(i)"
+                let authority =
+                    isAuthority && !atVersionZero
+                    ? ", \(a(i)) = CASE WHEN \(flagged) THEN coalesce(\(clock).\(a(i)), 0) + 1 ELSE \(clock).\(a(i)) END"
+                    : ""
+                return """
+                    \(v(i)) = CASE WHEN \(flagged) THEN \(atVersionZero ? "0" : "s.hlc") ELSE \(clock).\(v(i)) END, \
+                    \(w(i)) = CASE WHEN \(flagged) THEN 0 ELSE \(clock).\(w(i)) END\(authority), \
+                    \(q(i)) = CASE WHEN \(flagged) THEN s.seq + ch.r ELSE \(clock).\(q(i)) END,
+                    """
+            }.joined()
+            try db.execute(sql: Self.tick)
+            try db.execute(
+                sql: """
+                    UPDATE \(clock) SET \(sets) seq = s.seq + ch.r
+                    FROM \(stamped) AS ch, vecsync_replica AS s WHERE s.id = 1 AND \(clock).pk = ch.pk
+                    """)
+            try db.execute(sql: Self.advanceSequence, arguments: [count])
+        }
+        try db.execute(sql: "DROP TABLE \(stamped)")
+        return count
+    }
+
     /// Whether the capture triggers are in place: false once the table was dropped and
     /// re-created (SQLite's 12-step rebuild), which drops them, so capture stopped.
     func isCapturing(_ db: Database) throws -> Bool {

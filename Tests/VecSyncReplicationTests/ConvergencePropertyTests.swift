@@ -301,10 +301,13 @@ struct ConvergencePropertyTests {
     }
 
     /// The schema change of a history: a column with a default (and a quoted name) in albums,
-    /// and one without in the BLOB-keyed tags, as an app's migration adds them.
+    /// and one without in the BLOB-keyed tags, as an app's migration adds them. The default
+    /// differs from replica to replica on purpose (`'none-<site>'`): rows that existed when the
+    /// column was added must still converge, on one replica's default.
     static func addColumns(_ replica: Replica) throws {
         try replica.writer.write { db in
-            try db.execute(sql: #"ALTER TABLE albums ADD COLUMN "ex""tra" TEXT DEFAULT 'none'"#)
+            try db.execute(
+                sql: #"ALTER TABLE albums ADD COLUMN "ex""tra" TEXT DEFAULT 'none-"# + replica.site.rawValue + "'")
             try db.execute(sql: "ALTER TABLE \(Fixture.tags.quotedSQLIdentifier) ADD COLUMN n INTEGER")
         }
         if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print(replica.site, "added columns") }
