@@ -111,6 +111,9 @@ struct ChangeSetMerge {
         var replaceAll = false
         /// The columns whose incoming write won.
         var winners: [Int] = []
+        /// Columns the origin does not have, given their DEFAULT as this site's write of
+        /// version 0 in a new incarnation.
+        var defaulted: [Int] = []
     }
 
     /// How an incoming record's incarnation compares with the local one.
@@ -160,6 +163,8 @@ struct ChangeSetMerge {
     private var received: Int64 = 0
     private var acknowledged: Int64 = 0
     private var hasPeer = false
+    /// Whether this replica refuses local writes (it then stamps no DEFAULT of its own).
+    private var readOnly = false
     /// The local sequence number, advanced once per clock row written.
     private var seq: Int64 = 0
     /// The greatest version seen: the local clock moves up to it.
@@ -410,6 +415,7 @@ struct ChangeSetMerge {
     private mutating func beginMerging() throws {
         try DerivedIndexCatalogue.setMerging(db, true)
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+        readOnly = try Replica.isReadOnly(db)
         sites = try Replica.siteNames(db)
         for (ordinal, site) in sites { ordinals[site] = ordinal }
     }
@@ -458,7 +464,7 @@ struct ChangeSetMerge {
         let incomingRowSite = try ordinal(record.rowSite)
         switch decideIncarnation(record, local: local) {
         case .newer:
-            if record.isLive && !record.isComplete, try isQuarantined(table.table, key: key) {
+            if lacksColumns(record, table: table), try isQuarantined(table.table, key: key) {
                 // The rest of this incarnation is in quarantine: they are retried together.
                 try quarantine(original, reason: "an earlier change of this row is in quarantine; they merge together")
                 return
@@ -688,9 +694,14 @@ struct ChangeSetMerge {
         guard record.isLive else { return }
         outcome.replaceAll = true
         outcome.winners = outcome.clock.columns.indices.filter { !lacking.contains($0) }
-        // A column the origin does not have starts the new incarnation at its DEFAULT,
-        // unversioned, as on a replica that adds the column later.
-        for index in lacking { outcome.clock.columns[index] = ClockRow.Column() }
+        // A column the origin does not have starts the new incarnation at its DEFAULT, as
+        // this site's write of version 0, which travels (as when a column is added to rows
+        // that exist): any real write wins over it, and replicas whose DEFAULTs differ order
+        // theirs by site. A read-only replica sends nothing, so its DEFAULT stays unversioned.
+        for index in lacking {
+            outcome.clock.columns[index] = readOnly ? ClockRow.Column() : ClockRow.Column(version: 0, writer: 0)
+            if !readOnly { outcome.defaulted.append(index) }
+        }
         for (index, column) in record.presentColumns {
             outcome.clock.columns[index].version = column.version.rawValue
             outcome.clock.columns[index].writer = try ordinal(column.site)
@@ -797,7 +808,7 @@ struct ChangeSetMerge {
         }
         seq += 1
         outcome.clock.sequence = seq
-        for index in outcome.winners { outcome.clock.columns[index].changedAt = seq }
+        for index in outcome.winners + outcome.defaulted { outcome.clock.columns[index].changedAt = seq }
         try table.writeClock.execute(arguments: table.table.clockTable.arguments(outcome.clock))
         report.applied += 1
         report.accepted.append(

@@ -162,6 +162,27 @@ extension UncapturedValueTests {
         #expect(try S.rows(a, "SELECT id, rank FROM albums ORDER BY id") == ["t6131|i1", "t6132|i5", "t6133|i7"])
     }
 
+    @Test("a row that arrives from a replica without the column takes each receiver's DEFAULT, ordered by site")
+    func rowsFromAnOlderSchemaTakeOrderedDefaults() throws {
+        let a = try Fixture.replica("a")
+        let b = try Fixture.replica("b")
+        let old = try Fixture.replica("c")
+        try S.write(a, "ALTER TABLE albums ADD COLUMN rank INTEGER NOT NULL DEFAULT 0")
+        try S.write(b, "ALTER TABLE albums ADD COLUMN rank INTEGER NOT NULL DEFAULT 1")
+        _ = try a.adoptSchemaChanges()
+        _ = try b.adoptSchemaChanges()
+        // c, still on the old schema, creates a row: a and b each fill the column it lacks.
+        try S.write(old, "INSERT INTO albums (id, name) VALUES ('c1', 'from c')")
+        try S.deliver(old, to: a)
+        try S.deliver(old, to: b)
+        #expect(try S.rows(a, "SELECT rank FROM albums") == ["i0"])
+        #expect(try S.rows(b, "SELECT rank FROM albums") == ["i1"])
+        try S.deliver(a, to: b)
+        try S.deliver(b, to: a)
+        #expect(try Fixture.snapshot(a) == Fixture.snapshot(b))
+        #expect(try S.rows(a, "SELECT rank FROM albums") == ["i1"])
+    }
+
     @Test("a read-only replica takes the defaults it receives: it never sends its own, so they must not win")
     func readOnlyReplicaTakesReceivedDefaults() throws {
         let a = try Fixture.replica("a")
