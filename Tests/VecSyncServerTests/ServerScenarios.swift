@@ -781,6 +781,21 @@ enum ServerScenarios {
         let status = try await blocking { try authorTransport.status() }
         #expect(status.devices.first { $0.site == "author" }?.damaged == marked, "the status tells the author")
 
+        // Behind a server whose body limit the replacement exceeds, the author's sync fails
+        // with a 413 that names the damaged change set; the range stays marked.
+        let small = try await RunningServer.start(test.store, limits: SyncServer.Limits(maximumBodyBytes: 4096))
+        let smallTransport = HTTPTransport(server: small.url, space: space, token: tokens[0])
+        let refused = await #expect(throws: HTTPTransportError.self) {
+            try await blocking { try author.replica.sync(through: smallTransport) }
+        }
+        if case .refused(_, 413, "too-large", let message) = refused {
+            #expect(message.contains("cannot re-publish damaged change set \(damagedEntry.seq)"), "\(message)")
+        } else {
+            Issue.record("seed \(seed): not a 413: \(String(describing: refused))")
+        }
+        await small.stop()
+        #expect(try await test.store.devices(inSpace: spaceID).first { $0.site == "author" }?.damaged == marked)
+
         // The author writes more, and its sync re-publishes the damaged range.
         try author.addPhotos(2, prefix: "b", random: &random)
         let repairing = try await blocking { try author.replica.sync(through: authorTransport) }
