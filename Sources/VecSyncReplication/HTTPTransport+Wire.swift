@@ -22,11 +22,15 @@ public struct ServerDevice: Sendable, Hashable, Codable {
     public var rows: Int64
     /// Bytes in them.
     public var bytes: Int64
+    /// Its change sets whose stored bytes the server found damaged: it re-publishes each on
+    /// its next push. Nil when none (and from servers that do not report them).
+    public var damaged: [ServerDamagedChangeSet]?
 
+    /// A device record.
     public init(
         site: String, name: String, platform: String, registeredAt: Int64,
         lastPushAt: Int64?, lastPullAt: Int64?, head: Int64, changeSets: Int64,
-        rows: Int64, bytes: Int64
+        rows: Int64, bytes: Int64, damaged: [ServerDamagedChangeSet]? = nil
     ) {
         self.site = site
         self.name = name
@@ -38,6 +42,25 @@ public struct ServerDevice: Sendable, Hashable, Codable {
         self.changeSets = changeSets
         self.rows = rows
         self.bytes = bytes
+        self.damaged = damaged
+    }
+}
+
+/// A change set a sync server holds with bytes that no longer match their SHA-256: it
+/// answers downloads of it with 409 `damaged` until its origin pushes the same range again.
+public struct ServerDamagedChangeSet: Sendable, Hashable, Codable {
+    /// Its sequence number in the space.
+    public var seq: Int64
+    /// The origin sequence it starts after.
+    public var since: Int64
+    /// The origin sequence it runs through.
+    public var through: Int64
+
+    /// A damaged change set's place.
+    public init(seq: Int64, since: Int64, through: Int64) {
+        self.seq = seq
+        self.since = since
+        self.through = through
     }
 }
 

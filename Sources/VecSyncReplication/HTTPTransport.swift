@@ -15,12 +15,16 @@ import VecSyncCore
 /// back its own changes the server holds past the cursor (its lost future) and pulls, then
 /// the new changes are renumbered above them, as ``FolderTransport`` does; when it holds less —
 /// the server's database was restored — the push starts again from what it holds.
+/// Change sets of this site the server reports damaged (their stored bytes no longer match
+/// their SHA-256) are pushed again, made from what the replica holds now, and replace the
+/// damaged ones (see `HTTPTransport+Repair.swift`).
 ///
 /// A pull lists the space's change sets after the pull cursor (also kept in the database),
 /// page by page, downloads each one it has not merged — in byte ranges when it is large, so
 /// a broken download resumes — verifies its SHA-256, and merges them in order, several per
 /// transaction. A change set that fails is reported and the cursor stops before it, so the
-/// next pull tries it again.
+/// next pull tries it again; one the server holds damaged (409 `damaged`) waits for its
+/// origin to push it again.
 ///
 /// ```swift
 /// let server = HTTPTransport(server: URL(string: "https://sync.example.com")!,
@@ -142,7 +146,10 @@ public struct HTTPTransport: SyncTransport {
                         guard batch.through <= ownHead else { throw ReplayEnded() }
                         var batch = batch
                         batch.since = reached
-                        guard try post(batch).result == "duplicate" else { throw ReplayEnded() }
+                        // A range the server held damaged is replaced by the replay: as good.
+                        guard ["duplicate", "repaired"].contains(try post(batch).result) else {
+                            throw ReplayEnded()
+                        }
                         reached = batch.through
                     }
                 } catch is ReplayEnded {
@@ -180,7 +187,10 @@ public struct HTTPTransport: SyncTransport {
         }
         if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
         try events.pushed(posts)
-        return (sent, rows)
+        // Last, so that a replacement the server refuses does not hold back the new changes.
+        let damaged = devices.first { $0.site == replica.site.rawValue }?.damaged ?? []
+        let repaired = try republishDamaged(damaged, of: replica)
+        return (sent + repaired.files, rows + repaired.rows)
     }
 
     /// Posts one change set; returns what the server did (`stored`, `duplicate`: the same

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import VecSyncReplication
 
 /// The store for scale: PostgreSQL through PostgresNIO's connection pool. Several server
 /// instances may share one database; the server keeps nothing else.
@@ -136,6 +137,14 @@ public final class PostgresServerStore: ServerStore {
                 """, logger: logger)
             try await connection.query(
                 "ALTER TABLE devices ADD COLUMN IF NOT EXISTS pulled_through BIGINT NOT NULL DEFAULT 0",
+                logger: logger)
+            // Stores made before damaged change sets were recorded lack their mark (and the
+            // index of the marked ones, which every status request lists).
+            try await connection.query(
+                "ALTER TABLE change_sets ADD COLUMN IF NOT EXISTS damaged BOOLEAN NOT NULL DEFAULT false",
+                logger: logger)
+            try await connection.query(
+                "CREATE INDEX IF NOT EXISTS change_sets_damaged ON change_sets (space_id, seq) WHERE damaged",
                 logger: logger)
             try await connection.query(
                 """
@@ -276,25 +285,34 @@ public final class PostgresServerStore: ServerStore {
         for _ in 0..<Self.pushAttempts {
             var head: Int64?
             var sameRange: ChangeSetEntry?
-            for try await (deviceHead, seq, origin, since, through, count, size, sha, received)
+            var damaged = false
+            for try await (deviceHead, seq, origin, since, through, count, size, sha, received, mark)
                 in try await client.query(
                     """
-                    SELECT d.head, c.seq, c.origin, c.since, c.through, c.rows, c.size, c.sha256, c.received_at
+                    SELECT d.head, c.seq, c.origin, c.since, c.through, c.rows, c.size, c.sha256, c.received_at,
+                      c.damaged
                     FROM devices d LEFT JOIN change_sets c ON c.space_id = d.space_id AND c.origin = d.site
                       AND c.since = \(changeSet.since) AND c.through = \(changeSet.through)
                     WHERE d.space_id = \(spaceID) AND d.site = \(changeSet.origin)
                     """, logger: logger
-                ).decode((Int64, Int64?, String?, Int64?, Int64?, Int64?, Int64?, String?, Int64?).self)
+                ).decode((Int64, Int64?, String?, Int64?, Int64?, Int64?, Int64?, String?, Int64?, Bool?).self)
             {
                 head = deviceHead
                 if let seq, let origin, let since, let through, let count, let size, let sha, let received {
                     sameRange = ChangeSetEntry(
                         seq: seq, origin: origin, since: since, through: through, rows: count, size: size,
                         sha256: sha, receivedAt: received)
+                    damaged = mark ?? false
                 }
             }
             guard let head else { return .unregisteredOrigin }
-            if let outcome = PushRule.decide(changeSet, head: head, sameRange: sameRange) { return outcome }
+            switch PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged) {
+            case .repaired(let stored):
+                if let repaired = try await repair(stored, with: changeSet, inSpace: spaceID) { return repaired }
+                continue  // repaired or replaced meanwhile: decide again
+            case let outcome?: return outcome
+            case nil: break
+            }
             let size = Int64(changeSet.body.count)
             let rows = try await client.query(
                 """
@@ -326,6 +344,42 @@ public final class PostgresServerStore: ServerStore {
 
     /// How often a push decides again when a concurrent push of the same origin moved its head.
     private static let pushAttempts = 16
+
+    /// Replaces a damaged entry's body, SHA-256, row count and size with a push of its range,
+    /// clears its mark and corrects its origin's counts, in one statement. It holds only while
+    /// the entry is still marked with the SHA-256 read; nil when another push repaired it first.
+    private func repair(_ stored: ChangeSetEntry, with changeSet: IncomingChangeSet, inSpace spaceID: Int64)
+        async throws -> PushOutcome?
+    {
+        let size = Int64(changeSet.body.count)
+        let rows = try await client.query(
+            """
+            WITH fixed AS (
+              UPDATE change_sets SET body = \(changeSet.body), sha256 = \(changeSet.sha256), rows = \(changeSet.rows),
+                size = \(size), damaged = false
+              WHERE space_id = \(spaceID) AND seq = \(stored.seq) AND damaged AND sha256 = \(stored.sha256)
+              RETURNING seq),
+            counts AS (
+              UPDATE devices SET rows = rows + \(changeSet.rows - stored.rows), bytes = bytes + \(size - stored.size)
+              WHERE space_id = \(spaceID) AND site = \(stored.origin) AND EXISTS (SELECT 1 FROM fixed)
+              RETURNING 1)
+            SELECT seq FROM fixed
+            """, logger: logger)
+        for try await _ in rows.decode(Int64.self) {
+            var entry = stored
+            (entry.rows, entry.size, entry.sha256) = (changeSet.rows, size, changeSet.sha256)
+            return .repaired(entry)
+        }
+        return nil
+    }
+
+    public func markDamaged(inSpace spaceID: Int64, seq: Int64, sha256: String) async throws {
+        try await client.query(
+            """
+            UPDATE change_sets SET damaged = true
+            WHERE space_id = \(spaceID) AND seq = \(seq) AND sha256 = \(sha256) AND NOT damaged
+            """, logger: logger)
+    }
 
     public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
         var entries: [ChangeSetEntry] = []
@@ -438,6 +492,14 @@ public final class PostgresServerStore: ServerStore {
     }
 
     private func devices(inSpace spaceID: Int64, site: String?) async throws -> [DeviceRecord] {
+        var damaged: [String: [ServerDamagedChangeSet]] = [:]
+        for try await (origin, seq, since, through) in try await client.query(
+            """
+            SELECT origin, seq, since, through FROM change_sets WHERE space_id = \(spaceID) AND damaged ORDER BY seq
+            """, logger: logger
+        ).decode((String, Int64, Int64, Int64).self) {
+            damaged[origin, default: []].append(ServerDamagedChangeSet(seq: seq, since: since, through: through))
+        }
         var devices: [DeviceRecord] = []
         let rows = try await client.query(
             """
@@ -450,7 +512,8 @@ public final class PostgresServerStore: ServerStore {
             devices.append(
                 DeviceRecord(
                     site: row.0, name: row.1, platform: row.2, registeredAt: row.3, lastPushAt: row.4,
-                    lastPullAt: row.5, head: row.6, changeSets: row.7, rows: row.8, bytes: row.9))
+                    lastPullAt: row.5, head: row.6, changeSets: row.7, rows: row.8, bytes: row.9,
+                    damaged: damaged[row.0]))
         }
         return devices
     }

@@ -2,8 +2,13 @@
 ///
 /// An origin's change sets are held without a hole from sequence 0 up to its *head*. A
 /// change set `(since, through]` is
-/// - a duplicate when that exact range is stored with the same SHA-256 (the retry of a push
-///   whose answer was lost), and a conflict when it is stored with other bytes;
+/// - a repair when that exact range is stored and marked damaged (its stored bytes no longer
+///   match their SHA-256, found when it was served): the incoming bytes, which the server has
+///   checked against their own SHA-256, replace the stored ones under the same sequence number
+///   and the mark is cleared. Only the origin can push its range, and it re-publishes what it
+///   holds now, so the bytes usually differ from the original's; the same bytes repair too;
+/// - otherwise a duplicate when that exact range is stored with the same SHA-256 (the retry
+///   of a push whose answer was lost), and a conflict when it is stored with other bytes;
 /// - refused as a gap when `since > head`: the server would hold a hole that no puller
 ///   can merge past;
 /// - covered when `through <= head`: every row is already held, nothing is stored;
@@ -12,10 +17,16 @@
 ///   above the head and pushes them from its older cursor, and a puller merges the
 ///   overlap twice, harmlessly.
 public enum PushRule {
-    /// What to do with a change set, given the origin's head and the entry stored under the
-    /// same range if any. Nil means: store it.
-    public static func decide(_ incoming: IncomingChangeSet, head: Int64, sameRange: ChangeSetEntry?) -> PushOutcome? {
+    /// What to do with a change set, given the origin's head, the entry stored under the
+    /// same range if any, and whether that entry is marked damaged. Nil means: store it;
+    /// ``PushOutcome/repaired(_:)`` means: replace the stored entry's body, SHA-256 and row
+    /// count with the incoming ones and clear its mark (the store answers the same case with
+    /// the entry as it is then).
+    public static func decide(
+        _ incoming: IncomingChangeSet, head: Int64, sameRange: ChangeSetEntry?, sameRangeIsDamaged: Bool = false
+    ) -> PushOutcome? {
         if let sameRange {
+            if sameRangeIsDamaged { return .repaired(sameRange) }
             return sameRange.sha256 == incoming.sha256 ? .duplicate(sameRange) : .conflict(sameRange)
         }
         if incoming.since > head { return .gap(head: head) }

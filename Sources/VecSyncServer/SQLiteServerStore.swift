@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import VecSyncReplication
 
 /// The default store: one SQLite file in WAL mode (`<data>/vecsync-server.sqlite`), through GRDB.
 ///
@@ -91,6 +92,14 @@ public final class SQLiteServerStore: ServerStore {
             if try !db.columns(in: "devices").contains(where: { $0.name == "pulled_through" }) {
                 try db.execute(sql: "ALTER TABLE devices ADD COLUMN pulled_through INTEGER NOT NULL DEFAULT 0")
             }
+            // … and before damaged change sets were recorded, their mark (with an index of
+            // the marked ones, which every status request lists).
+            if try !db.columns(in: "change_sets").contains(where: { $0.name == "damaged" }) {
+                try db.execute(sql: "ALTER TABLE change_sets ADD COLUMN damaged INTEGER NOT NULL DEFAULT 0")
+            }
+            try db.execute(
+                sql:
+                    "CREATE INDEX IF NOT EXISTS change_sets_damaged ON change_sets (space_id, seq) WHERE damaged = 1")
             try db.execute(
                 sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('id', ?)",
                 arguments: [UUID().uuidString.lowercased()])
@@ -205,13 +214,20 @@ public final class SQLiteServerStore: ServerStore {
             else {
                 return .unregisteredOrigin
             }
-            let sameRange = try Row.fetchOne(
+            let sameRow = try Row.fetchOne(
                 db,
-                sql:
-                    "SELECT \(Self.entryColumns) FROM change_sets WHERE space_id = ? AND origin = ? AND since = ? AND through = ?",
-                arguments: [spaceID, changeSet.origin, changeSet.since, changeSet.through]
-            ).map(Self.entry)
-            if let outcome = PushRule.decide(changeSet, head: head, sameRange: sameRange) { return outcome }
+                sql: """
+                    SELECT \(Self.entryColumns), damaged FROM change_sets
+                    WHERE space_id = ? AND origin = ? AND since = ? AND through = ?
+                    """,
+                arguments: [spaceID, changeSet.origin, changeSet.since, changeSet.through])
+            let sameRange = sameRow.map(Self.entry)
+            let damaged = sameRow.map { ($0[8] as Int64) != 0 } ?? false
+            switch PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged) {
+            case .repaired(let stored): return try Self.repair(db, stored, with: changeSet, inSpace: spaceID)
+            case let outcome?: return outcome
+            case nil: break
+            }
             try db.execute(sql: "UPDATE spaces SET last_seq = last_seq + 1 WHERE id = ?", arguments: [spaceID])
             guard
                 let seq = try Int64.fetchOne(db, sql: "SELECT last_seq FROM spaces WHERE id = ?", arguments: [spaceID])
@@ -237,6 +253,34 @@ public final class SQLiteServerStore: ServerStore {
                     WHERE space_id = ? AND site = ?
                     """, arguments: [entry.through, time, entry.rows, entry.size, spaceID, entry.origin])
             return .stored(entry)
+        }
+    }
+
+    /// Replaces a damaged entry's body, SHA-256, row count and size with a push of its range,
+    /// clears its mark, and corrects its origin's counts, inside the push's transaction.
+    private static func repair(
+        _ db: Database, _ stored: ChangeSetEntry, with changeSet: IncomingChangeSet, inSpace spaceID: Int64
+    ) throws -> PushOutcome {
+        let size = Int64(changeSet.body.count)
+        try db.execute(
+            sql: """
+                UPDATE change_sets SET body = ?, sha256 = ?, rows = ?, size = ?, damaged = 0
+                WHERE space_id = ? AND seq = ? AND damaged = 1
+                """,
+            arguments: [changeSet.body, changeSet.sha256, changeSet.rows, size, spaceID, stored.seq])
+        try db.execute(
+            sql: "UPDATE devices SET rows = rows + ?, bytes = bytes + ? WHERE space_id = ? AND site = ?",
+            arguments: [changeSet.rows - stored.rows, size - stored.size, spaceID, stored.origin])
+        var entry = stored
+        (entry.rows, entry.size, entry.sha256) = (changeSet.rows, size, changeSet.sha256)
+        return .repaired(entry)
+    }
+
+    public func markDamaged(inSpace spaceID: Int64, seq: Int64, sha256: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE change_sets SET damaged = 1 WHERE space_id = ? AND seq = ? AND sha256 = ?",
+                arguments: [spaceID, seq, sha256])
         }
     }
 
@@ -370,10 +414,19 @@ public final class SQLiteServerStore: ServerStore {
             sql += " AND site = ?"
             arguments += [site]
         }
+        var damaged: [String: [ServerDamagedChangeSet]] = [:]
+        for row in try Row.fetchAll(
+            db,
+            sql: "SELECT origin, seq, since, through FROM change_sets WHERE space_id = ? AND damaged = 1 ORDER BY seq",
+            arguments: [spaceID])
+        {
+            damaged[row[0], default: []].append(ServerDamagedChangeSet(seq: row[1], since: row[2], through: row[3]))
+        }
         return try Row.fetchAll(db, sql: sql + " ORDER BY site", arguments: arguments).map {
             DeviceRecord(
                 site: $0[0], name: $0[1], platform: $0[2], registeredAt: $0[3], lastPushAt: $0[4],
-                lastPullAt: $0[5], head: $0[6], changeSets: $0[7], rows: $0[8], bytes: $0[9])
+                lastPullAt: $0[5], head: $0[6], changeSets: $0[7], rows: $0[8], bytes: $0[9],
+                damaged: damaged[$0[0]])
         }
     }
 }

@@ -46,12 +46,17 @@ public protocol ServerStore: Sendable {
     func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry]
     /// One change set's bytes and entry; nil when the space has no such sequence number.
     func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)?
+    /// Marks change set `seq` damaged — its stored bytes do not match `sha256`, the SHA-256
+    /// stored with them — unless it has been repaired since (its SHA-256 is another one by
+    /// then). The mark stays until its origin pushes the same range again (``PushRule``).
+    func markDamaged(inSpace spaceID: Int64, seq: Int64, sha256: String) async throws
     /// Records that `site` pulled at `time`, asking for the change sets after `cursor`: it
     /// holds everything up to there (its pull point, which only moves forward and never past
     /// the space's last sequence number; the safe compaction point is the smallest). A no-op
     /// for an unregistered site.
     func recordPull(bySite site: String, inSpace spaceID: Int64, after cursor: Int64, at time: Int64) async throws
-    /// The devices of a space with their counts, by site.
+    /// The devices of a space with their counts, by site, each with its own change sets that
+    /// are marked damaged (``ServerDevice/damaged``, nil when none).
     func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord]
 
     /// The smallest pull point of the space's registered devices (0 with none): every
@@ -238,6 +243,21 @@ public struct ChangeSetEntry: Sendable, Hashable, Codable {
     public var sha256: String
     /// When the server stored it.
     public var receivedAt: Int64
+
+    /// A stored change set's entry.
+    public init(
+        seq: Int64, origin: String, since: Int64, through: Int64, rows: Int64, size: Int64, sha256: String,
+        receivedAt: Int64
+    ) {
+        self.seq = seq
+        self.origin = origin
+        self.since = since
+        self.through = through
+        self.rows = rows
+        self.size = size
+        self.sha256 = sha256
+        self.receivedAt = receivedAt
+    }
 }
 
 /// What a push did.
@@ -253,6 +273,9 @@ public enum PushOutcome: Sendable, Hashable {
     case gap(head: Int64)
     /// The same range is stored with different bytes.
     case conflict(ChangeSetEntry)
+    /// The same range was stored and marked damaged: the incoming bytes replaced the stored
+    /// ones under the same sequence number (this entry, as it is now) and the mark is cleared.
+    case repaired(ChangeSetEntry)
     /// The origin has not registered in this space.
     case unregisteredOrigin
 }

@@ -87,7 +87,12 @@ public struct SpaceCompactor: Sendable {
             throw ServerStoreError.corrupt("change set \(listed.seq) was listed but is gone")
         }
         guard sha256Hex(body) == entry.sha256 else {
-            throw ServerStoreError.corrupt("change set \(listed.seq) does not match its SHA-256")
+            // Marked as a download would mark it, so its origin re-publishes it; the snapshot
+            // waits for that.
+            try await store.markDamaged(inSpace: spaceID, seq: entry.seq, sha256: entry.sha256)
+            throw ServerStoreError.corrupt(
+                "change set \(listed.seq) does not match its SHA-256: marked damaged; its origin re-publishes it on its next sync, make the snapshot after that"
+            )
         }
         let changeSet = try ChangeSet(serialized: body)
         guard changeSet.origin.rawValue == entry.origin, changeSet.since == entry.since,

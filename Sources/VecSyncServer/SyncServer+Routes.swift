@@ -175,6 +175,11 @@ extension SyncServer {
                 message:
                     "'\(incoming.origin)' has changes through \(head) here; a change set starting after \(incoming.since) would leave a hole; push from \(head) or before",
                 head: head)
+        case .repaired(let entry):
+            logger.notice(
+                "change set \(entry.seq) of space \(grant.spaceName) (\(entry.origin) \(entry.since)-\(entry.through)) re-published by its origin: repaired"
+            )
+            return try JSONResponse.make(PushResponse(result: "repaired", seq: entry.seq, head: entry.through))
         case .conflict(let entry):
             throw APIError(
                 status: .conflict, code: "range-conflict",
@@ -246,7 +251,27 @@ extension SyncServer {
             throw APIError(
                 status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
         }
+        try await checkIntegrity(of: entry, body: body, spaceID: grant.spaceID, request: request)
         return try Self.serve(body, sha256: entry.sha256, mediaType: Self.changeSetMediaType, request: request)
+    }
+
+    /// Refuses to serve a change set whose stored bytes no longer match their SHA-256 (damaged
+    /// at rest): marks it damaged in the store, so that the status tells its origin to push its
+    /// range again (``PushRule`` then replaces it), and answers 409 `damaged`, which a client
+    /// does not retry. The whole body is hashed when all of it is asked for, or a byte range
+    /// from byte 0 — the first of a ranged download — not again for each later range.
+    func checkIntegrity(of entry: ChangeSetEntry, body: Data, spaceID: Int64, request: Request) async throws {
+        if let range = request.headers[.range], ByteRange.parse(range, size: body.count)?.lowerBound != 0 { return }
+        guard sha256Hex(body) != entry.sha256 else { return }
+        try await store.markDamaged(inSpace: spaceID, seq: entry.seq, sha256: entry.sha256)
+        logger.error(
+            "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)) does not match its SHA-256 \(entry.sha256): marked damaged"
+        )
+        throw APIError(
+            status: .conflict, code: "damaged",
+            message:
+                "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)) is damaged on the server: its stored bytes do not match their SHA-256 \(entry.sha256); its origin re-publishes the range on its next sync, pull again after that"
+        )
     }
 
     /// Stored bytes, whole or one byte range of them (`Range`), with their SHA-256 (of the

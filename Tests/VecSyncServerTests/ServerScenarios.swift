@@ -692,6 +692,137 @@ enum ServerScenarios {
         let listed = try await store.changeSets(inSpace: record.id, after: 1, limit: 10)
         #expect(listed.map(\.seq) == [2])
         #expect(try await store.changeSet(inSpace: record.id, seq: 2)?.body == Data("3-8".utf8))
+
+        // A damaged entry: a push of its range with other bytes replaces it in place, once.
+        try await store.prepare()  // the migrations run again on a prepared store: no-ops
+        try await store.markDamaged(inSpace: record.id, seq: 1, sha256: "not its sha256")
+        #expect(try await store.devices(inSpace: record.id)[0].damaged == nil, "a mark needs the stored SHA-256")
+        try await store.markDamaged(inSpace: record.id, seq: 1, sha256: first.sha256)
+        #expect(
+            try await store.devices(inSpace: record.id)[0].damaged == [
+                ServerDamagedChangeSet(seq: 1, since: 0, through: 5)
+            ])
+        let replacement = IncomingChangeSet(
+            origin: "o", since: 0, through: 5, rows: 3, sha256: sha256Hex(Data("0-5 again".utf8)),
+            body: Data("0-5 again".utf8))
+        guard case .repaired(let repaired) = try await store.push(replacement, inSpace: record.id, at: 5) else {
+            Issue.record("not repaired")
+            return
+        }
+        #expect(repaired.seq == 1 && repaired.rows == 3 && repaired.sha256 == replacement.sha256)
+        #expect(try await store.changeSet(inSpace: record.id, seq: 1)?.body == Data("0-5 again".utf8))
+        let afterRepair = try await store.devices(inSpace: record.id)[0]
+        #expect(afterRepair.damaged == nil && afterRepair.changeSets == 2 && afterRepair.head == 8)
+        #expect(afterRepair.rows == 4 && afterRepair.bytes == Int64("0-5 again".utf8.count + "3-8".utf8.count))
+        #expect(try await store.push(replacement, inSpace: record.id, at: 6) == .duplicate(repaired))
+        #expect(try await store.push(incoming(0, 5), inSpace: record.id, at: 6) == .conflict(repaired))
+        await test.close()
+    }
+
+    /// A stored change set damaged at rest: the server refuses to serve it (409 `damaged`, whole
+    /// or from byte 0 of a ranged download) and marks it; readers record a gap; the author's
+    /// next sync re-publishes the range from what it holds, which replaces the damaged bytes;
+    /// the readers' next sync merges it, their gaps close and they converge with the author.
+    static func damagedChangeSetIsRepublishedByItsOrigin(_ backEnd: BackEnd) async throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_0010)
+        let seed = random.seed
+        let test = try await TestStore.make(backEnd)
+        let server = try await RunningServer.start(test.store)
+        let (space, tokens) = try await makeSpace(test.store, "repair", tokens: 3)
+        let spaceID = try await spaceID(test.store, tokens[0])
+        let storeID = try await test.store.storeID()
+        let author = try PhotoDevice("author", options: Replica.Options(maximumBatchRows: 4))
+        try author.addPhotos(10, prefix: "a", random: &random)
+        let authorTransport = HTTPTransport(server: server.url, space: space, token: tokens[0])
+
+        // The author's first change set is stored with one byte flipped under its honest
+        // SHA-256 — as a disk or a hand edit would leave it — and the author's push cursor
+        // says it was pushed; its next sync pushes the rest.
+        let first = try author.replica.changes(since: 0)
+        var body = first.serialized()
+        let honestSHA = sha256Hex(body)
+        body[body.count / 2] ^= 0x01
+        _ = try await blocking { try authorTransport.register(author.replica) }
+        guard
+            case .stored(let damagedEntry) = try await test.store.push(
+                IncomingChangeSet(
+                    origin: "author", since: first.since, through: first.through, rows: Int64(first.records.count),
+                    sha256: honestSHA, body: body),
+                inSpace: spaceID, at: 1)
+        else {
+            Issue.record("seed \(seed): the damaged change set was not stored")
+            return
+        }
+        try author.replica.setPublishedThrough(first.through, to: authorTransport.pushCursorKey(storeID: storeID))
+        let pushed = try await blocking { try author.replica.sync(through: authorTransport) }
+        #expect(pushed.problems.isEmpty, "seed \(seed): \(pushed.problems)")
+
+        // Two readers: one downloads whole bodies, one in byte ranges of 256 bytes.
+        let readers = try ["reader", "ranged"].map { try PhotoDevice($0) }
+        let readerTransports = readers.indices.map {
+            var transport = HTTPTransport(server: server.url, space: space, token: tokens[$0 + 1])
+            if $0 == 1 { transport.rangeBytes = 256 }
+            return transport
+        }
+        for index in readers.indices {
+            let report = try await blocking { try readers[index].replica.sync(through: readerTransports[index]) }
+            #expect(
+                report.problems.first?.contains("409 damaged") == true,
+                "seed \(seed), \(readers[index].name): \(report.problems)")
+            let gaps = try readers[index].replica.gaps()
+            #expect(
+                gaps.count == 1 && gaps.first?.origin == "author" && gaps.first?.since == 0
+                    && gaps.first?.through == first.through,
+                "seed \(seed), \(readers[index].name): \(gaps)")
+            #expect(try readers[index].photos.count() < 10)
+        }
+        let marked = try await test.store.devices(inSpace: spaceID).first { $0.site == "author" }?.damaged
+        #expect(marked == [ServerDamagedChangeSet(seq: damagedEntry.seq, since: first.since, through: first.through)])
+        let status = try await blocking { try authorTransport.status() }
+        #expect(status.devices.first { $0.site == "author" }?.damaged == marked, "the status tells the author")
+
+        // Behind a server whose body limit the replacement exceeds, the author's sync fails
+        // with a 413 that names the damaged change set; the range stays marked.
+        let small = try await RunningServer.start(test.store, limits: SyncServer.Limits(maximumBodyBytes: 4096))
+        let smallTransport = HTTPTransport(server: small.url, space: space, token: tokens[0])
+        let refused = await #expect(throws: HTTPTransportError.self) {
+            try await blocking { try author.replica.sync(through: smallTransport) }
+        }
+        if case .refused(_, 413, "too-large", let message) = refused {
+            #expect(message.contains("cannot re-publish damaged change set \(damagedEntry.seq)"), "\(message)")
+        } else {
+            Issue.record("seed \(seed): not a 413: \(String(describing: refused))")
+        }
+        await small.stop()
+        #expect(try await test.store.devices(inSpace: spaceID).first { $0.site == "author" }?.damaged == marked)
+
+        // The author writes more — new photos, an edit and a delete of rows the damaged
+        // change set carried — and its sync re-publishes the damaged range.
+        try author.addPhotos(2, prefix: "b", random: &random)
+        try await author.database.writer.write { db in
+            try db.execute(sql: "UPDATE photos SET mood = 'mended' WHERE source_id = 'a-0'")
+        }
+        _ = try author.photos.delete(sourceId: "a-1")
+        let repairing = try await blocking { try author.replica.sync(through: authorTransport) }
+        #expect(repairing.problems.isEmpty, "seed \(seed): \(repairing.problems)")
+        #expect(try await test.store.devices(inSpace: spaceID).first { $0.site == "author" }?.damaged == nil)
+        guard let repaired = try await test.store.changeSet(inSpace: spaceID, seq: damagedEntry.seq) else {
+            Issue.record("seed \(seed): the repaired change set is gone")
+            return
+        }
+        #expect(sha256Hex(repaired.body) == repaired.entry.sha256)
+        #expect(repaired.entry.since == first.since && repaired.entry.through == first.through)
+
+        // The readers merge it on their next sync: no gap, the author's rows.
+        let reference = try author.snapshot()
+        #expect(reference.filter { $0.hasPrefix("photos ") }.count == 11, "seed \(seed)")
+        for index in readers.indices {
+            let report = try await blocking { try readers[index].replica.sync(through: readerTransports[index]) }
+            #expect(report.problems.isEmpty, "seed \(seed), \(readers[index].name): \(report.problems)")
+            #expect(try readers[index].replica.gaps().isEmpty, "seed \(seed), \(readers[index].name)")
+            #expect(try readers[index].snapshot() == reference, "seed \(seed): \(readers[index].name) differs")
+        }
+        await server.stop()
         await test.close()
     }
 

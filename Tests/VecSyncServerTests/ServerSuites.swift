@@ -10,6 +10,9 @@ struct SQLiteServerTests {
     }
     @Test func pushProtocol() async throws { try await ServerScenarios.pushProtocol(.sqlite) }
     @Test func tamperedDownloadIsRefused() async throws { try await ServerScenarios.tamperedDownloadIsRefused(.sqlite) }
+    @Test func damagedChangeSetIsRepublishedByItsOrigin() async throws {
+        try await ServerScenarios.damagedChangeSetIsRepublishedByItsOrigin(.sqlite)
+    }
     @Test func restoredDeviceGetsItsLostFutureBack() async throws {
         try await ServerScenarios.restoredDeviceGetsItsLostFutureBack(.sqlite)
     }
@@ -44,6 +47,9 @@ struct PostgresServerTests {
     @Test func pushProtocol() async throws { try await ServerScenarios.pushProtocol(.postgres) }
     @Test func tamperedDownloadIsRefused() async throws {
         try await ServerScenarios.tamperedDownloadIsRefused(.postgres)
+    }
+    @Test func damagedChangeSetIsRepublishedByItsOrigin() async throws {
+        try await ServerScenarios.damagedChangeSetIsRepublishedByItsOrigin(.postgres)
     }
     @Test func restoredDeviceGetsItsLostFutureBack() async throws {
         try await ServerScenarios.restoredDeviceGetsItsLostFutureBack(.postgres)
