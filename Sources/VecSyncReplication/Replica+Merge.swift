@@ -128,7 +128,16 @@ extension Replica {
         for id in order {
             guard let group = groups[id] else { continue }
             let changeSets = try group.map { try ChangeSet(serialized: $0["change_set"] as Data) }
-            guard let joined = joined(changeSets) else { continue }
+            guard let joined = joined(changeSets) else {
+                // Changes that cannot be joined stay as they were.
+                for row in group {
+                    try db.execute(
+                        sql:
+                            "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
+                        arguments: [row["origin"], row["tbl"], row["pk"], row["reason"], row["change_set"]])
+                }
+                continue
+            }
             do {
                 var merge = ChangeSetMerge(db, joined, localSite: localSite, options: options)
                 try db.inSavepoint {
@@ -153,10 +162,21 @@ extension Replica {
     /// One change set holding the join of the records of `changeSets` (changes of one row):
     /// the greatest incarnation, and within it each column's winning write, as a merge
     /// would keep them.
+    ///
+    /// Changes made under different definitions of the table (a column added between them)
+    /// are laid out by column name in one definition holding every column any of them
+    /// carries (``widenedTable(_:)``); nil when there is none (a shared column's type
+    /// differs, or a change set of format 1 or 2 is among them).
     static func joined(_ changeSets: [ChangeSet]) -> ChangeSet? {
-        guard var result = changeSets.first, var record = result.records.first else { return nil }
-        for changeSet in changeSets.dropFirst() {
-            guard let next = changeSet.records.first else { continue }
+        let rows = changeSets.compactMap { changeSet in
+            changeSet.records.first.flatMap { record in
+                changeSet.tables.indices.contains(record.table) ? (changeSet.tables[record.table], record) : nil
+            }
+        }
+        guard var result = changeSets.first, !rows.isEmpty, let table = widenedTable(rows.map(\.0)) else { return nil }
+        let records = rows.map { relaid($0.1, from: $0.0, to: table) }
+        var record = records[0]
+        for next in records.dropFirst() {
             let current = (record.authorityCount, record.causalLength)
             let incoming = (next.authorityCount, next.causalLength)
             if incoming > current {
@@ -178,11 +198,63 @@ extension Replica {
                     }
                 }
             }
-            result.origin = changeSet.origin
         }
+        result.origin = changeSets.last?.origin ?? result.origin
         record.table = 0
+        result.tables = [table]
         result.records = [record]
         return result
+    }
+
+    /// One definition for changes of a table made under several: the table itself when they
+    /// agree; otherwise every column any of them has (by name, the widest definition's order
+    /// first) with its declared type, when they agree on the key, its kind, the authority and
+    /// the shared columns' types. Its fingerprint is 0, which no table has, so a merge lays
+    /// it onto the local table by name.
+    static func widenedTable(_ tables: [ChangeSet.Table]) -> ChangeSet.Table? {
+        guard let first = tables.first else { return nil }
+        if tables.allSatisfy({ $0 == first }) { return first }
+        guard let widest = tables.max(by: { $0.columns.count < $1.columns.count }),
+            let base = widest.definition
+        else { return nil }
+        var columns = widest.columns
+        var types = base.declaredTypes
+        var position = Dictionary(
+            columns.enumerated().map { ($1.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        for table in tables {
+            guard let definition = table.definition, definition.declaredTypes.count == table.columns.count,
+                table.name == widest.name, table.primaryKey.lowercased() == widest.primaryKey.lowercased(),
+                definition.keyKind == base.keyKind, definition.authority == base.authority
+            else { return nil }
+            for (name, type) in zip(table.columns, definition.declaredTypes) {
+                if let known = position[name.lowercased()] {
+                    guard types[known] == type else { return nil }
+                } else {
+                    position[name.lowercased()] = columns.count
+                    columns.append(name)
+                    types.append(type)
+                }
+            }
+        }
+        return ChangeSet.Table(
+            name: widest.name, primaryKey: widest.primaryKey, columns: columns, fingerprint: 0,
+            definition: ChangeSet.Table.Definition(
+                keyKind: base.keyKind, declaredTypes: types, authority: base.authority))
+    }
+
+    /// `record`, made under `source`, with its columns laid out as `target`'s (by name).
+    private static func relaid(_ record: ChangeSet.Record, from source: ChangeSet.Table, to target: ChangeSet.Table)
+        -> ChangeSet.Record
+    {
+        guard source != target, record.isLive else { return record }
+        var relaid = record
+        relaid.columns = [ChangeSet.Column?](repeating: nil, count: target.columns.count)
+        let position = Dictionary(
+            target.columns.enumerated().map { ($1.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        for (index, column) in record.presentColumns {
+            if let target = position[source.columns[index].lowercased()] { relaid.columns[target] = column }
+        }
+        return relaid
     }
 
     /// Refreshes the derived indexes for the changed keys (each once), then wakes the

@@ -95,4 +95,37 @@ struct QuarantineTests {
         }
         #expect(title == "allowed")
     }
+
+    @Test("kept changes of a row made before and after its origin added a column are joined by name: none is lost")
+    func keptChangesAcrossAnAddedColumnAreJoined() throws {
+        let camera = try Self.replica("camera", schema: Self.originSchema, indexed: false)
+        let library = try Self.replica("library", schema: Self.receiverSchema, indexed: true)
+        try camera.writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO photos (id, title, embedding) VALUES ('b-short', 'short', ?)",
+                arguments: [Self.blob([1, 2, 3])])
+        }
+        let first = try camera.changes(since: 0)
+        #expect(try library.merge(first).quarantined.count == 1)
+        // Both add a column; the camera then fixes the embedding and rates the photo: the
+        // change travels under the wider definition, the kept one under the narrower.
+        for replica in [camera, library] {
+            try replica.writer.write { db in try db.execute(sql: "ALTER TABLE photos ADD COLUMN rating INTEGER") }
+        }
+        try camera.writer.write { db in
+            try db.execute(
+                sql: "UPDATE photos SET embedding = ?, rating = 5 WHERE id = 'b-short'",
+                arguments: [Self.blob([1, 2, 3, 4])])
+        }
+        let fix = try library.merge(camera.changes(since: first.through))
+        #expect(fix.releasedFromQuarantine >= 2, "\(fix)")
+        #expect(try library.quarantinedRecords().isEmpty)
+        let row = try library.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT title, rating, embedding FROM photos WHERE id = 'b-short'")
+        }
+        #expect(row?["title"] as String? == "short")
+        #expect(row?["rating"] as Int64? == 5)
+        #expect(row?["embedding"] as Data? == Self.blob([1, 2, 3, 4]))
+        #expect(try library.verifyDerivedIndexes() == ["photos_vec": 0])
+    }
 }
