@@ -225,14 +225,7 @@ public struct HTTPTransport: SyncTransport {
         listing: for _ in 0..<Self.maximumPages {
             let page: ServerChangeSetPage
             do {
-                page = try decode(
-                    ServerChangeSetPage.self,
-                    send(
-                        "GET", "changesets",
-                        query: [
-                            URLQueryItem(name: "after", value: String(after)),
-                            URLQueryItem(name: "limit", value: String(pageSize)),
-                        ]))
+                page = try listPage(after: after)
             } catch HTTPTransportError.refused(_, 410, "compacted", _) {
                 break listing
             }
@@ -269,6 +262,16 @@ public struct HTTPTransport: SyncTransport {
             if !page.hasMore || page.changeSets.isEmpty { break }
         }
         try replica.recoverLostChanges(group)
+    }
+
+    /// One page of the space's change sets after `after`; with `site`, the server records
+    /// the listing as that device's pull (it holds everything up to `after`).
+    func listPage(after: Int64, pullingAs site: String? = nil) throws -> ServerChangeSetPage {
+        var query = [
+            URLQueryItem(name: "after", value: String(after)), URLQueryItem(name: "limit", value: String(pageSize)),
+        ]
+        if let site { query.append(URLQueryItem(name: "site", value: site)) }
+        return try decode(ServerChangeSetPage.self, send("GET", "changesets", query: query))
     }
 
     /// Ends the replay of batches the server may already hold.
@@ -356,15 +359,7 @@ public struct HTTPTransport: SyncTransport {
         for _ in 0..<Self.maximumPages {
             let page: ServerChangeSetPage
             do {
-                page = try decode(
-                    ServerChangeSetPage.self,
-                    send(
-                        "GET", "changesets",
-                        query: [
-                            URLQueryItem(name: "after", value: String(after)),
-                            URLQueryItem(name: "limit", value: String(pageSize)),
-                            URLQueryItem(name: "site", value: own),
-                        ]))
+                page = try listPage(after: after, pullingAs: own)
             } catch HTTPTransportError.refused(_, 410, "compacted", _) where !bootstrapped {
                 // Compacted past our cursor while we were away: bootstrap again, go on after it.
                 guard let snapshot = try self.status().snapshot else {
