@@ -230,10 +230,6 @@ public struct HTTPTransport: SyncTransport {
                 break listing
             }
             for entry in page.changeSets {
-                guard entry.seq > after else {
-                    throw HTTPTransportError.protocolViolation(
-                        url: destination, reason: "change set \(entry.seq) listed after \(after)")
-                }
                 after = entry.seq
                 guard entry.origin == replica.site.rawValue, entry.through > published, entry.through <= claimed else {
                     continue
@@ -266,12 +262,22 @@ public struct HTTPTransport: SyncTransport {
 
     /// One page of the space's change sets after `after`; with `site`, the server records
     /// the listing as that device's pull (it holds everything up to `after`).
+    /// Its entries must follow `after` in increasing order.
     func listPage(after: Int64, pullingAs site: String? = nil) throws -> ServerChangeSetPage {
         var query = [
             URLQueryItem(name: "after", value: String(after)), URLQueryItem(name: "limit", value: String(pageSize)),
         ]
         if let site { query.append(URLQueryItem(name: "site", value: site)) }
-        return try decode(ServerChangeSetPage.self, send("GET", "changesets", query: query))
+        let page = try decode(ServerChangeSetPage.self, send("GET", "changesets", query: query))
+        var previous = after
+        for entry in page.changeSets {
+            guard entry.seq > previous else {
+                throw HTTPTransportError.protocolViolation(
+                    url: destination, reason: "change set \(entry.seq) listed after \(previous)")
+            }
+            previous = entry.seq
+        }
+        return page
     }
 
     /// Ends the replay of batches the server may already hold.
@@ -375,10 +381,6 @@ public struct HTTPTransport: SyncTransport {
                 continue
             }
             for entry in page.changeSets {
-                guard entry.seq > after else {
-                    throw HTTPTransportError.protocolViolation(
-                        url: destination, reason: "change set \(entry.seq) listed after \(after)")
-                }
                 after = entry.seq
                 listed.append(entry)
             }
