@@ -33,7 +33,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c
+.PHONY: all deps extension demo test test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps
 
 all: extension
 
@@ -42,10 +42,10 @@ deps:
 
 # The loadable extension, as the sqlite3 shell and Python load it. SwiftPM links every
 # dynamic product with the Swift runtime's start-up object and libswiftCore, which the C
-# extension never calls; a second link in its own build folder leaves them out, so the .so
-# loads on machines without a Swift runtime. It replaces the first one in .build/release.
+# extension never calls; this build, in its own folder, leaves them out, so the .so loads on
+# machines without a Swift runtime (a plain `swift build -c release --product vecsync` writes
+# .build/release/libvecsync.so, which needs the runtime beside it).
 extension: deps
-	$(SWIFT) build -c release --product vecsync
 	$(SWIFT) build -c release --product vecsync --scratch-path .build/extension \
 	  -Xswiftc -nostartfiles -Xswiftc -static-stdlib
 	cp .build/extension/release/libvecsync.so $(EXTENSION)
@@ -65,14 +65,23 @@ demo: extension
 # the sqlite3 shell loading an ASan/UBSan build of the extension, then every Swift suite,
 # with a throw-away PostgreSQL server on loopback for the sync server's suites (see
 # test-server).
-test: extension check-c fuzz-smoke test-sanitized
-	./scripts/postgres-test-server.sh env VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
+test: extension check-c check-maps fuzz-smoke test-sanitized
+	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
+	$(MAKE) test-server
 
-# The sync server's suites on both back ends: a throw-away PostgreSQL (installed from
-# Debian's postgresql package when missing) runs on a loopback port for the length of the
-# tests and is stopped afterwards, also when they fail.
+# The sync server (its own package, Server/) on both back ends: a throw-away PostgreSQL
+# (installed from Debian's postgresql package when missing) runs on a loopback port for the
+# length of the tests and is stopped afterwards, also when they fail. Its CLI test runs the
+# root package's vecsync-cli, built here first.
+SERVER := $(SWIFT) build --package-path Server
 test-server: deps
-	./scripts/postgres-test-server.sh $(SWIFT) test --filter VecSyncServerTests
+	$(SWIFT) build --product vecsync-cli
+	./scripts/postgres-test-server.sh env VECSYNC_CLI=$(CURDIR)/.build/debug/vecsync-cli \
+	  $(SWIFT) test --package-path Server
+
+# The server for production: Server/.build/release/vecsync-server.
+server: deps
+	$(SERVER) -c release --product vecsync-server
 
 # The extension built with AddressSanitizer and UndefinedBehaviorSanitizer (any report
 # aborts), loaded by the real sqlite3 shell with the sanitizer runtime preloaded: the
@@ -157,5 +166,10 @@ check-c:
 	if [ $$status = 0 ]; then echo "check-c: $(words $(C_SOURCES)) files clean on the host and for aarch64"; fi; \
 	exit $$status
 
+# README's Layout, CONTRIBUTING's "Where does X happen?" table and vecsync_int.h's file map
+# name only files and symbols that exist.
+check-maps:
+	python3 scripts/check-maps.py
+
 clean:
-	rm -rf .build
+	rm -rf .build Server/.build

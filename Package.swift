@@ -7,6 +7,10 @@
 //   Python, or any SQLite host: `.load .build/libvecsync`;
 // - the Swift host (`import VecSync`), which registers the same C code on every GRDB
 //   connection through `sqlite3_auto_extension`.
+//
+// The sync server (`vecsync-server`) is a package of its own, `Server/`, which depends on
+// this one by path: an app that adds VecSync resolves GRDB, argument-parser and
+// swift-crypto, never the server's HTTP and PostgreSQL stack.
 import PackageDescription
 
 let package = Package(
@@ -16,7 +20,6 @@ let package = Package(
         .library(name: "vecsync", type: .dynamic, targets: ["CVecSync"]),
         .library(name: "VecSync", targets: ["VecSync"]),
         .executable(name: "vecsync-cli", targets: ["vecsync-cli"]),
-        .executable(name: "vecsync-server", targets: ["vecsync-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -24,14 +27,6 @@ let package = Package(
         // SHA-256 of change set bodies, on both sides of the wire (CryptoKit on Apple
         // platforms, the same API over BoringSSL on Linux).
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        // The sync server: its HTTP tier and its PostgreSQL back end.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // gzip for the server's JSON (already in the graph through Hummingbird).
-        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
-        // Graceful shutdown of the server (already in the graph through Hummingbird).
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // Documentation only: `swift package generate-documentation --target VecSync`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -73,42 +68,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The relay: stores change sets per space without knowing the app schema, on SQLite
-        // (GRDB) or PostgreSQL, behind an authenticated HTTP API.
-        .target(
-            name: "VecSyncServer",
-            dependencies: [
-                "VecSyncReplication",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
-        ),
-        .executableTarget(
-            name: "vecsync-server",
-            dependencies: [
-                "VecSyncServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        // The server's load test (bench/server/README.md); it uses only the package's own
-        // dependencies.
-        .executableTarget(
-            name: "vecsync-server-bench",
-            dependencies: [
-                "VecSyncServer",
-                "VecSyncReplication",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "bench/server/Sources"
-        ),
-
         // What every test target shares: the seeded generator, the stepping clock,
         // temporary directories.
         .target(name: "VecSyncTestSupport", dependencies: ["VecSyncCore"], path: "Tests/VecSyncTestSupport"),
@@ -117,13 +76,6 @@ let package = Package(
         .testTarget(
             name: "VecSyncReplicationTests",
             dependencies: ["VecSyncReplication", "VecSyncStores", "VecSyncTestSupport"]
-        ),
-        .testTarget(
-            name: "VecSyncServerTests",
-            dependencies: [
-                "VecSyncServer", "VecSyncReplication", "VecSyncStores", "VecSyncTestSupport", "vecsync-cli",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
         ),
         .testTarget(
             name: "VecSyncCLITests",

@@ -171,4 +171,19 @@ struct CLICommandTests {
         let messages = try MessageStore(db, dimensions: 1536)
         #expect(try messages.messages(inThread: "japan").count == 9)
     }
+
+    @Test func serverOptionsAreCheckedBeforeAnythingRuns() {
+        for arguments in [
+            ["sync", "--db", "x.db"],
+            ["sync", "--db", "x.db", "--server", "http://127.0.0.1:1"],
+            ["sync", "--db", "x.db", "--server", "http://127.0.0.1:1", "--space", "s"],
+            ["sync", "--db", "x.db", "--server", "ftp://host", "--space", "s", "--token", "vst_x"],
+            [
+                "sync", "--db", "x.db", "--folder", "f", "--server", "http://127.0.0.1:1", "--space", "s", "--token",
+                "t",
+            ],
+        ] {
+            #expect(throws: (any Error).self, "\(arguments)") { _ = try VecSyncCLI.parseAsRoot(arguments) }
+        }
+    }
 }

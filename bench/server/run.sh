@@ -9,11 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 devices=${2:-100}
-swift build -c release --product vecsync-server
-swift build -c release --product vecsync-server-bench
-bench=.build/release/vecsync-server-bench
+swift build --package-path Server -c release --product vecsync-server
+swift build --package-path Server -c release --product vecsync-server-bench
+bench=Server/.build/release/vecsync-server-bench
 echo "== SQLite, one instance =="
-"$bench" --server-binary .build/release/vecsync-server --devices "$devices" --seconds "$seconds"
+"$bench" --server-binary Server/.build/release/vecsync-server --devices "$devices" --seconds "$seconds"
 echo "== PostgreSQL, two instances =="
 scripts/postgres-test-server.sh sh -c \
-  "$bench --server-binary .build/release/vecsync-server --devices $devices --seconds $seconds --instances 2 --postgres \"\$VECSYNC_TEST_POSTGRES_URL\""
+  "$bench --server-binary Server/.build/release/vecsync-server --devices $devices --seconds $seconds --instances 2 --postgres \"\$VECSYNC_TEST_POSTGRES_URL\""

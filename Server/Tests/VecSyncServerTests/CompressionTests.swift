@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import VecSyncTestSupport
+import ServerTestSupport
 
 /// gzip where it helps: JSON both ways, never the change sets' float blobs.
 @Suite("Server compression")

@@ -3,7 +3,7 @@ import Logging
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import VecSyncTestSupport
+import ServerTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VecSyncCore
 import VecSyncReplication
-import VecSyncTestSupport
+import ServerTestSupport
 
 /// `ChangeSet.folded`, which the server's snapshots rest on: the same state whatever the
 /// order or grouping, and the state a replica holds after merging everything.

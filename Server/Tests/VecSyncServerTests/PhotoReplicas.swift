@@ -3,7 +3,7 @@ import GRDB
 import VecSyncCore
 import VecSyncReplication
 import VecSyncStores
-import VecSyncTestSupport
+import ServerTestSupport
 
 /// A device with the photo library: photos with 768-d embeddings (vec0 index), notes and
 /// albums (FTS5 over photos), all tracked; the indexes are derived and rebuilt locally.
@@ -51,7 +51,7 @@ struct PhotoDevice: Sendable {
     func snapshot() throws -> [String] {
         try database.writer.read { db in
             try Self.tables.flatMap { table in
-                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedSQLIdentifier) ORDER BY 1, 2").map {
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) ORDER BY 1, 2").map {
                     "\(table) \($0)"
                 }
             }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import VecSyncTestSupport
+import ServerTestSupport
 
 /// Background sync on an interval, backing off while the server cannot be reached.
 @Suite("Background sync", .serialized)

@@ -4,7 +4,7 @@ import VecSyncCore
 import VecSyncReplication
 import VecSyncServer
 import VecSyncStores
-import VecSyncTestSupport
+import ServerTestSupport
 
 /// Every scenario, written once and run on each back end by the suites below.
 enum ServerScenarios {

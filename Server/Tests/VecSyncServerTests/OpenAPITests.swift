@@ -7,8 +7,9 @@ import VecSyncServer
 struct OpenAPITests {
     /// The document, read from the repository.
     static func document() throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        // Server/Tests/VecSyncServerTests/<file>: the repository is four levels up.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..")
+            .standardized
         return try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
     }
 

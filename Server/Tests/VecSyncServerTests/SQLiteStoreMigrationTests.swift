@@ -3,7 +3,7 @@ import Testing
 import VecSyncCore
 import VecSyncReplication
 import VecSyncServer
-import VecSyncTestSupport
+import ServerTestSupport
 
 /// A SQLite store made by an earlier server opens with today's layout: `prepare()` adds the
 /// columns it lacks, keeps its rows, and does nothing the second time.

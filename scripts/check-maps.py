@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""check-maps.py: the maps a newcomer reads first still match the code.
+
+Checks, from the repository root:
+- CONTRIBUTING.md's "Where does X happen?" table: every file it names exists (a path with a
+  slash from the root, a bare file name somewhere in the tree) and every symbol it names
+  (`vec0Search`, `Replica.retryQuarantine`, `refusal(_:columns:)`, `vecsync_quarantine`)
+  occurs in the sources;
+- README.md's Layout block: every folder it lists exists, and every top-level folder of the
+  repository is listed;
+- the file map in CSources/vecsync/vecsync_int.h: every C file it names exists and every C
+  file of the extension is named.
+
+Prints each stale entry and exits 1 when there is one; `make check-maps` runs it, and
+`make test` runs that.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE_DIRS = ["CSources", "Sources", "Server/Sources", "sql", "scripts", "fuzz", "Tests", "Server/Tests"]
+SOURCE_ENDINGS = (".c", ".h", ".swift", ".sql", ".py", ".sh")
+FILE_ENDINGS = SOURCE_ENDINGS + (".md", ".yaml", ".json")
+
+
+def tracked_files():
+    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines() if line]
+
+
+def source_text(files):
+    chunks = []
+    for path in files:
+        if path.endswith(SOURCE_ENDINGS) and any(path.startswith(d + "/") for d in SOURCE_DIRS):
+            full = os.path.join(ROOT, path)
+            if os.path.isfile(full):
+                with open(full, encoding="utf-8", errors="replace") as f:
+                    chunks.append(f.read())
+    return "\n".join(chunks)
+
+
+def symbol_name(token):
+    """The name to look for in `Type.method(_:label:)`, `function()`, `table_name`."""
+    token = token.split("(")[0]
+    token = token.rstrip("/")
+    return token.split(".")[-1]
+
+
+def check_contributing(files, sources, problems):
+    with open(os.path.join(ROOT, "CONTRIBUTING.md"), encoding="utf-8") as f:
+        text = f.read()
+    start = text.find("## Where does X happen?")
+    if start < 0:
+        problems.append("CONTRIBUTING.md: the 'Where does X happen?' table is missing")
+        return 0
+    table = text[start:]
+    names = {os.path.basename(p) for p in files}
+    checked = 0
+    for line in table.splitlines()[1:]:
+        if line.startswith("## "):
+            break
+        if not line.startswith("|") or line.startswith("| ---") or line.startswith("| What"):
+            continue
+        row = line.split("|")[1].strip()
+        for token in re.findall(r"`([^`]+)`", line):
+            checked += 1
+            if " " in token or token.startswith("-") or "<" in token or "=" in token or "[" in token:
+                continue  # a command line, a flag or a pattern: nothing to look up
+            if token.endswith(FILE_ENDINGS):
+                if "/" in token:
+                    ok = os.path.exists(os.path.join(ROOT, token))
+                else:
+                    ok = token in names
+                if not ok:
+                    problems.append(f"CONTRIBUTING.md ({row}): no file {token}")
+                continue
+            if token.endswith("/"):
+                if not os.path.isdir(os.path.join(ROOT, token)):
+                    problems.append(f"CONTRIBUTING.md ({row}): no folder {token}")
+                continue
+            name = symbol_name(token)
+            if name and not re.search(r"\b" + re.escape(name) + r"\b", sources):
+                problems.append(f"CONTRIBUTING.md ({row}): `{token}` is not in the sources")
+    return checked
+
+
+def check_layout(files, problems):
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    match = re.search(r"## Layout\s*\n+```\n(.*?)```", text, re.S)
+    if not match:
+        problems.append("README.md: the Layout block is missing")
+        return
+    listed = set()
+    for line in match.group(1).splitlines():
+        first = line.split(" ")[0]
+        if first and not line.startswith(" "):
+            listed.add(first.rstrip("/").split("/")[0])
+            if not os.path.exists(os.path.join(ROOT, first)):
+                problems.append(f"README.md Layout: {first} does not exist")
+    top = {p.split("/")[0] for p in files if "/" in p and not p.startswith(".")}
+    for folder in sorted(top - listed):
+        problems.append(f"README.md Layout: the folder {folder}/ is not listed")
+
+
+def check_file_map(files, problems):
+    header = os.path.join(ROOT, "CSources/vecsync/vecsync_int.h")
+    with open(header, encoding="utf-8") as f:
+        text = f.read()
+    named = set(re.findall(r"^\*\*\s+([a-z0-9_]+\.c)\s", text, re.M))
+    present = {os.path.basename(p) for p in files if p.startswith("CSources/vecsync/") and p.endswith(".c")}
+    for name in sorted(named - present):
+        problems.append(f"vecsync_int.h names {name}, which does not exist")
+    for name in sorted(present - named):
+        problems.append(f"vecsync_int.h's file map does not name {name}")
+
+
+def main():
+    files = tracked_files()
+    sources = source_text(files)
+    problems = []
+    checked = check_contributing(files, sources, problems)
+    check_layout(files, problems)
+    check_file_map(files, problems)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"check-maps: {len(problems)} stale entries")
+        return 1
+    print(f"check-maps: CONTRIBUTING's table ({checked} names), README's Layout and vecsync_int.h's file map are true")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
