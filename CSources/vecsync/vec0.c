@@ -169,6 +169,7 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   if( p->zSchema==0 || p->zName==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   p->dbStore = db;
   p->zStoreSchema = p->zSchema;
+  p->nMigrated = -1;
   rc = vec0ParseConfig(argc, argv, &p->cfg, pzErr);
   if( rc!=SQLITE_OK ) goto cleanup;
 

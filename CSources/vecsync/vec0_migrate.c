@@ -529,7 +529,10 @@ void vec0MigrateOnConnect(Vec0Table *p, Vec0Registry *pReg){
     p->zMigrateErr = sqlite3_mprintf("the database \"%s\" is read-only", p->zSchema);
     return;
   }
-  if( migrateInSavepoint(p, &nRow, &zErr)==SQLITE_OK ) return;
+  if( migrateInSavepoint(p, &nRow, &zErr)==SQLITE_OK ){
+    p->nMigrated = nRow;
+    return;
+  }
   p->zMigrateErr = zErr;
   f = sqlite3_malloc(sizeof(*f));
   if( f ){
@@ -610,16 +613,29 @@ static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   const char *zTable = (const char*)sqlite3_value_text(argv[0]);
   Vec0Table *p = 0;
+  sqlite3_stmt *pHold = 0;
   sqlite3_int64 nRow = 0;
-  char *zErr = 0;
+  char *zErr = 0, *zSql;
   int rc;
   (void)argc;
   if( zTable==0 ){
     sqlite3_result_error(ctx, "vecsync_migrate_sqlite_vec: the table name is NULL", -1);
     return;
   }
-  rc = vec0Find(db, pReg, 0, zTable, &p, &zErr);
-  if( rc==SQLITE_OK ){
+  /* A statement that scans the table holds its connected instance: a failed migration's
+  ** rollback makes SQLite read the schema again, which would disconnect (free) it. */
+  zSql = sqlite3_mprintf("SELECT rowid FROM \"%w\"", zTable);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pHold, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+    zErr = sqlite3_mprintf("no such vec0 table: %s (%s)", zTable, sqlite3_errmsg(db));
+  }
+  if( rc==SQLITE_OK ) rc = vec0Find(db, pReg, 0, zTable, &p, &zErr);
+  if( rc==SQLITE_OK && p->nMigrated>=0 ){
+    /* Connecting it migrated it already (reported once). */
+    nRow = p->nMigrated;
+    p->nMigrated = -1;
+  }else if( rc==SQLITE_OK ){
     /* A copy this connection read is left for the file itself. */
     vec0CopyClose(p);
     rc = migrateInSavepoint(p, &nRow, &zErr);
@@ -629,6 +645,7 @@ static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       migrateFailedForget(pReg, p);
     }
   }
+  sqlite3_finalize(pHold);              /* p may be gone from here on */
   if( rc==SQLITE_OK ){
     char *zOut = sqlite3_mprintf("%s: %lld rows migrated", zTable, nRow);
     if( zOut ) sqlite3_result_text(ctx, zOut, -1, sqlite3_free);

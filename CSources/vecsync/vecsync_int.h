@@ -322,6 +322,8 @@ struct Vec0Table {
                               ** reads serve (vec0_migrate.c), or NULL */
   unsigned int iCopySource;   /* The file's SQLITE_FCNTL_DATA_VERSION dbCopy was made at */
   char *zMigrateErr;          /* Why the migration on connect did not happen, or NULL */
+  sqlite3_int64 nMigrated;    /* Rows the migration on connect copied (-1: none ran), for
+                              ** vecsync_migrate_sqlite_vec() to report once */
   int bNoConflict;            /* Rows inserted outside a statement (the migration): a key
                               ** conflict is an error, with no ON CONFLICT to consult */
   Vec0Config cfg;             /* Parsed declaration */
