@@ -570,36 +570,47 @@ int vec0CopyCurrent(Vec0Table *p){
   return p->dbCopy==0 || migrateSourceVersion(p)==p->iCopySource;
 }
 
-int vec0MigrateCopy(Vec0Table *p){
+/* Migrate p into a new private database zFile ("": a temporary file, ":memory:"), which p
+** then reads; on failure p reads its file again and m says why. */
+static int migrateCopyInto(Migrate *m, Vec0Table *p, const char *zFile){
   sqlite3_int64 nRow = 0;
-  Migrate m;
-  int rc = migrateBegin(&m, p);
-  if( rc==SQLITE_OK ){
-    /* A private in-memory database: nothing of it is shared, nothing reaches a file. */
-    rc = sqlite3_open_v2(":memory:", &p->dbCopy,
-                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY, 0);
-    if( rc!=SQLITE_OK ) migrateError(&m, rc, "cannot open a copy: %s", sqlite3_errstr(rc));
-  }
+  int rc = sqlite3_open_v2(zFile, &p->dbCopy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, 0);
+  if( rc!=SQLITE_OK ) migrateError(m, rc, "cannot open a copy: %s", sqlite3_errstr(rc));
   if( rc==SQLITE_OK ){
     p->dbStore = p->dbCopy;
     p->zStoreSchema = "main";
     p->iCopySource = migrateSourceVersion(p);
-    rc = migrateExec(&m, p->dbCopy, "BEGIN");
+    /* Nothing to recover: a copy that fails is thrown away. */
+    rc = migrateExec(m, p->dbCopy, "PRAGMA journal_mode = OFF; BEGIN");
   }
   if( rc==SQLITE_OK ){
     rc = vec0ShadowCreate(p);
-    if( rc!=SQLITE_OK ) migrateError(&m, rc, "%s", sqlite3_errmsg(p->dbCopy));
+    if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", sqlite3_errmsg(p->dbCopy));
   }
-  if( rc==SQLITE_OK ) rc = migrateRows(&m, &nRow);
+  if( rc==SQLITE_OK ) rc = migrateRows(m, &nRow);
+  migrateCloseBlobs(m);
   migrateSettle(p);
-  if( rc==SQLITE_OK ) rc = migrateExec(&m, p->dbCopy, "COMMIT");
-  if( rc!=SQLITE_OK ){
-    char *zErr = m.zErr;
+  if( rc==SQLITE_OK ) rc = migrateExec(m, p->dbCopy, "COMMIT");
+  if( rc!=SQLITE_OK ) vec0CopyClose(p);
+  return rc;
+}
+
+int vec0MigrateCopy(Vec0Table *p){
+  Migrate m;
+  int rc = migrateBegin(&m, p);
+  /* A temporary file SQLite deletes on close: the copy's pages live in the OS's cache
+  ** (the process keeps only the in-memory copy a search needs), 7.0 s for 100,000 x 768
+  ** and 313 MB resident where an in-memory database took 7.2 s and 637 MB. Where no
+  ** temporary file can be made, in memory. */
+  if( rc==SQLITE_OK ) rc = migrateCopyInto(&m, p, "");
+  if( (rc&0xff)==SQLITE_CANTOPEN || (rc&0xff)==SQLITE_IOERR || (rc&0xff)==SQLITE_FULL ){
+    sqlite3_free(m.zErr);
     m.zErr = 0;
-    vec0CopyClose(p);
+    rc = migrateCopyInto(&m, p, ":memory:");
+  }
+  if( rc!=SQLITE_OK ){
     vec0SetError(p, "vec0 \"%s\" was written by sqlite-vec and cannot be read: %s",
-                 p->zName, zErr ? zErr : sqlite3_errstr(rc));
-    sqlite3_free(zErr);
+                 p->zName, m.zErr ? m.zErr : sqlite3_errstr(rc));
     if( rc!=SQLITE_NOMEM ) rc = SQLITE_CORRUPT_VTAB;
   }
   migrateEnd(&m);
