@@ -516,7 +516,9 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 cleanup:
   sqlite3_free(a);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
-    if( p->base.zErrMsg==0 ) vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->dbStore));
+    if( p->base.zErrMsg==0 ){
+      vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->dbStore));
+    }
     sqlite3_result_error(ctx, p->base.zErrMsg, -1);
     sqlite3_result_error_code(ctx, rc);
   }

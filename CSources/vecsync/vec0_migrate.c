@@ -1,10 +1,13 @@
 /*
-** vec0_migrate.c: vecsync_migrate_sqlite_vec(table), a vec0 table written by sqlite-vec
-** turned into one this extension reads, in place, every row kept.
+** vec0_migrate.c: a vec0 table written by sqlite-vec, read and written as it is. Where the
+** connection can write, it is migrated in place, every row kept, when the connection
+** connects it; where it cannot, it is read from a copy migrated into a private database.
 **
 ** Usage:
 **
-**   select vecsync_migrate_sqlite_vec('vec_items');     -- 'vec_items: 20,000 rows migrated'
+**   .load libvecsync                                   -- where .load vec0 was
+**   select rowid, distance from vec_items where embedding match :q and k = 10;
+**   select vecsync_migrate_sqlite_vec('vec_items');  -- by hand: 'vec_items: 20000 rows migrated'
 **
 ** Both extensions declare vec0 tables with the same statement, so the table's declaration
 ** stays as it is; only its shadow tables change. sqlite-vec 0.1.x keeps (for a table T):
@@ -13,17 +16,31 @@
 **                        (partitionNN) when the table has partition keys
 **   T_vector_chunksNN    for the NNth vector column: rowid = chunk_id; vectors: chunk_size
 **                        vectors end to end, each as its value's bytes: float[N] 4N
-**                        (float32), int8[N] N, bit[N] N/8
+**                        (float32; float64[N] and float8[N] too), int8[N] N, bit[N] N/8
 **   T_metadatachunksNN   rowid = chunk_id; data: per slot, by the NNth metadata column's type:
 **                        boolean one bit (least significant first), integer an int64, float
 **                        a double, text 16 bytes (int32 length, then the first 12 bytes)
 **   T_metadatatextNN     rowid = the row's rowid: texts longer than 12 bytes, whole
 **   T_auxiliary          rowid, valueNN for the NNth auxiliary column
 **   T_info               sqlite-vec's version
-** (all little-endian). The migration, inside one savepoint: drops sqlite-vec's T_info
-** (its version only), creates this extension's shadow tables, inserts every row of T_rowids through the
-** table itself (so every value is checked as an INSERT checks it), then drops sqlite-vec's
-** tables. Any failure rolls all of it back, and the table is as it was.
+** (all little-endian).
+**
+** How it works. Every row of T_rowids is read, its values bound to a SELECT that hands them
+** over as the arguments of an INSERT, and written by vec0InsertRow (vec0.c): the table's own
+** write path, so every value is checked as an INSERT checks it, into whichever storage the
+** table writes (Vec0Table.dbStore).
+**   In place (vec0MigrateOnConnect, from xConnect; vecsync_migrate_sqlite_vec): inside one
+**   savepoint, sqlite-vec's T_info (its version only) is dropped, this extension's shadow
+**   tables created, the rows copied, sqlite-vec's tables dropped. Any failure rolls all of
+**   it back and the file is as it was. xConnect runs before any statement uses the table,
+**   while the connection runs no other statement (a savepoint can be opened, tables dropped);
+**   the rollback of a failed one makes SQLite read the schema again and connect the table
+**   anew, so the failure is kept on the connection (Vec0Registry.pUnmigrated) and not tried
+**   again there.
+**   A copy (vec0MigrateCopy, from vec0StorageCheck: the connection is read-only, or the
+**   migration failed): the rows go into a private temporary database (in memory where no
+**   temporary file can be made) that the table reads instead of its file, made again when
+**   the file's data version moves; writes are refused.
 **
 ** Each number read from sqlite-vec's tables (chunk ids, offsets, lengths) is checked
 ** against the blob it points into: a damaged file is an error naming what is damaged.
