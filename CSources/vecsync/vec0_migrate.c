@@ -69,6 +69,7 @@ struct Migrate {
   int nPart;                /* partition key columns */
   int aSource[VEC0_MAX_COLUMNS];  /* user column i: its NN among its kind */
   int nVecByteMax;          /* the largest vector column's bytes */
+  int bChanged;             /* the schema was changed (a rollback makes SQLite read it again) */
   MigrateBlob aVec[VEC0_MAX_COLUMNS];   /* vector column i: T_vector_chunksNN */
   MigrateBlob aMeta[VEC0_MAX_COLUMNS];
   char *zErr;               /* what went wrong, sqlite3_malloc'ed */
@@ -425,6 +426,7 @@ static int migrateInPlace(Migrate *m, sqlite3_int64 *pnRow){
   }
   rc = migrateExec(m, m->db, "DROP TABLE IF EXISTS \"%w\".\"%w_info\"", p->zSchema, p->zName);
   if( rc==SQLITE_OK ){
+    m->bChanged = 1;
     rc = vec0ShadowCreate(p);
     if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", sqlite3_errmsg(m->db));
   }
@@ -438,8 +440,10 @@ static int migrateInPlace(Migrate *m, sqlite3_int64 *pnRow){
   return rc;
 }
 
-/* Migrate p in place in a savepoint; a failure rolls it all back (and *pzErr says why). */
-static int migrateInSavepoint(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr){
+/* Migrate p in place in a savepoint; a failure rolls it all back (and *pzErr says why;
+** *pbChanged, whether it failed after changing the schema: not before its first write). */
+static int migrateInSavepoint(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr,
+                              int *pbChanged){
   Migrate m;
   int rc = migrateBegin(&m, p);
   if( rc==SQLITE_OK ) rc = migrateExec(&m, p->db, "SAVEPOINT vecsync_migrate");
@@ -459,6 +463,7 @@ static int migrateInSavepoint(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr){
     *pzErr = m.zErr ? m.zErr : sqlite3_mprintf("%s", sqlite3_errstr(rc));
     m.zErr = 0;
   }
+  *pbChanged = m.bChanged;
   migrateEnd(&m);
   return rc;
 }
@@ -533,7 +538,7 @@ void vec0MigrateOnConnect(Vec0Table *p, Vec0Registry *pReg){
   MigrateFailed *f;
   sqlite3_int64 nRow = 0;
   char *zErr = 0;
-  int bLegacy = 0;
+  int bLegacy = 0, bChanged = 0;
   if( vec0Legacy(p, &bLegacy)!=SQLITE_OK || !bLegacy ) return;
   sqlite3_free(p->zMigrateErr);
   p->zMigrateErr = 0;
@@ -546,11 +551,14 @@ void vec0MigrateOnConnect(Vec0Table *p, Vec0Registry *pReg){
     p->zMigrateErr = sqlite3_mprintf("the database \"%s\" is read-only", p->zSchema);
     return;
   }
-  if( migrateInSavepoint(p, &nRow, &zErr)==SQLITE_OK ){
+  if( migrateInSavepoint(p, &nRow, &zErr, &bChanged)==SQLITE_OK ){
     p->nMigrated = nRow;
     return;
   }
   p->zMigrateErr = zErr;
+  /* Refused before its first write (a lock, another statement in progress): nothing was
+  ** rolled back, and the next connect may try again. */
+  if( !bChanged ) return;
   f = sqlite3_malloc(sizeof(*f));
   if( f ){
     memset(f, 0, sizeof(*f));
@@ -666,7 +674,8 @@ static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }else if( rc==SQLITE_OK ){
     /* A copy this connection read is left for the file itself. */
     vec0CopyClose(p);
-    rc = migrateInSavepoint(p, &nRow, &zErr);
+    int bChanged = 0;
+    rc = migrateInSavepoint(p, &nRow, &zErr, &bChanged);
     if( rc==SQLITE_OK ){
       sqlite3_free(p->zMigrateErr);
       p->zMigrateErr = 0;
