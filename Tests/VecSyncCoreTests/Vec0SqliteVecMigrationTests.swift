@@ -335,18 +335,18 @@ struct Vec0SqliteVecMigrationTests {
             for readOnly in [true, false] {
                 SQLCase(
                     "the tables answer as sqlite-vec did",
-                """
-                select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;
-                select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3 and cat = 'a';
-                select rowid, hex(e), vec_type(e), cat from bytes8 order by rowid;
-                select id, distance from signs where e match vec_bit(x'0000') and k = 3;
-                select id, hex(e), vec_type(e) from signs order by id;
-                """,
-                rows: [
-                    "4|10.0", "1|127.0", "2|130.0", "4|10.0", "1|127.0",
-                    "1|01FE037F|int8|a", "2|80000505|int8|b", "4|000100FF|int8|a",
-                    "x|4.0", "z|8.0", "y|16.0", "x|0F00|bit", "y|FFFF|bit", "z|550F|bit",
-                ]
+                    """
+                    select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;
+                    select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3 and cat = 'a';
+                    select rowid, hex(e), vec_type(e), cat from bytes8 order by rowid;
+                    select id, distance from signs where e match vec_bit(x'0000') and k = 3;
+                    select id, hex(e), vec_type(e) from signs order by id;
+                    """,
+                    rows: [
+                        "4|10.0", "1|127.0", "2|130.0", "4|10.0", "1|127.0",
+                        "1|01FE037F|int8|a", "2|80000505|int8|b", "4|000100FF|int8|a",
+                        "x|4.0", "z|8.0", "y|16.0", "x|0F00|bit", "y|FFFF|bit", "z|550F|bit",
+                    ]
                 )
                 .verify(path, databasePath: file, readOnly: readOnly)
             }
