@@ -1,6 +1,7 @@
 /*
-** fuzz_migrate.c: vecsync_migrate_sqlite_vec() on a sqlite-vec 0.1.9 file damaged behind
-** its back.
+** fuzz_migrate.c: a sqlite-vec 0.1.9 file damaged behind its back, migrated as a connection
+** connects its tables, read from a copy where the connection cannot write, and migrated by
+** vecsync_migrate_sqlite_vec().
 **
 ** Each input gets a fresh :memory: connection holding the layout sqlite-vec 0.1.9 writes
 ** for five tables (the rows pip sqlite-vec wrote, rebuilt with plain SQL as the migration
@@ -16,9 +17,12 @@
 ** then 1..8 input-chosen damages with plain SQL on sqlite-vec's tables (a row's chunk id
 ** or offset set to an interesting integer, a blob replaced by input bytes, cut short or
 ** turned into text or NULL, a text length rewritten, a row or a whole table deleted), then
-** the migration of each table, a KNN query, a filtered query and a scan of each.
-** A migration that fails must leave the file as it was; one that succeeds must leave a
-** table that answers. Only a crash, a sanitizer report or a leak is a finding.
+** a KNN query, a filtered query and a scan of each table: the first statement connects it,
+** which migrates it in place, or (when the input chose PRAGMA query_only, so the migration
+** fails and is rolled back) reads it from a migrated copy; then the explicit migration of
+** each and the same queries, and writes. A migration that fails must leave the file as it
+** was; one that succeeds must leave a table that answers. Only a crash, a sanitizer report
+** or a leak is a finding.
 */
 #include "fuzz_common.h"
 
@@ -177,12 +181,29 @@ static void damage(sqlite3 *db, FuzzIn *in){
   if( pStmt ) fuzzRun(pStmt);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+/* A KNN query, a filtered one and a scan of every table. */
+static void queries(sqlite3 *db){
   static const char *azTable[] = { "items", "docs", "parts" };
+  int i;
+  for(i=0; i<3; i++){
+    fuzzExec(db, "SELECT rowid, distance FROM \"%s\" WHERE e MATCH '[1,0]' AND k = 3", azTable[i]);
+    fuzzExec(db, "SELECT * FROM \"%s\"", azTable[i]);
+  }
+  fuzzExec(db, "SELECT rowid FROM items WHERE e MATCH '[0,1]' AND k = 2 AND cat = 'red'");
+  fuzzExec(db, "SELECT rowid FROM parts WHERE e MATCH '[0,1]' AND k = 2 AND user_id = 5");
+  fuzzExec(db, "SELECT rowid, distance FROM bytes8 WHERE e MATCH vec_int8('[1, 2, 3, 4]') AND k = 3");
+  fuzzExec(db, "SELECT *, vec_to_json(e) FROM bytes8");
+  fuzzExec(db, "SELECT rowid FROM bytes8 WHERE e MATCH vec_int8('[0,0,4,4]') AND k = 2 AND cat = 'a'");
+  fuzzExec(db, "SELECT rowid, distance FROM signs WHERE e MATCH vec_bit(x'ff00') AND k = 3");
+  fuzzExec(db, "SELECT *, vec_to_json(e) FROM signs");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+  static const char *azTable[] = { "items", "docs", "parts", "bytes8", "signs" };
   FuzzBudget budget;
   FuzzIn in;
   sqlite3 *db;
-  int i, nDamage;
+  int i, nDamage, bQueryOnly;
   if( size>16*1024 ) return 0;
   fuzzInInit(&in, data, size);
   db = fuzzOpen(&budget);
@@ -193,26 +214,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   }
   /* The declarations were written straight into sqlite_schema: read them in. */
   fuzzExec(db, "PRAGMA writable_schema = RESET");
+  bQueryOnly = (int)fuzzPick(&in, 2);
   nDamage = 1 + (int)fuzzPick(&in, MAX_DAMAGE);
   for(i=0; i<nDamage && !fuzzInDone(&in); i++) damage(db, &in);
-  for(i=0; i<3; i++){
-    const char *z = azTable[i];
-    fuzzExec(db, "SELECT vecsync_migrate_sqlite_vec('%s')", z);
-    fuzzExec(db, "SELECT rowid, distance FROM \"%s\" WHERE e MATCH '[1,0]' AND k = 3", z);
-    fuzzExec(db, "SELECT * FROM \"%s\"", z);
-  }
-  fuzzExec(db, "SELECT rowid FROM items WHERE e MATCH '[0,1]' AND k = 2 AND cat = 'red'");
-  fuzzExec(db, "SELECT rowid FROM parts WHERE e MATCH '[0,1]' AND k = 2 AND user_id = 5");
+  if( bQueryOnly ) fuzzExec(db, "PRAGMA query_only = 1");
+  queries(db);
   fuzzExec(db, "INSERT INTO items(rowid, e, cat, n, f, b) VALUES (50, '[1,1]', 'x', 1, 1.0, 1)");
+  if( bQueryOnly ) fuzzExec(db, "PRAGMA query_only = 0");
+  for(i=0; i<5; i++) fuzzExec(db, "SELECT vecsync_migrate_sqlite_vec('%s')", azTable[i]);
+  queries(db);
+  fuzzExec(db, "INSERT INTO items(rowid, e, cat, n, f, b) VALUES (51, '[1,1]', 'x', 1, 1.0, 1)");
   fuzzExec(db, "DELETE FROM docs WHERE doc_id = 'alpha'");
-  for(i=0; i<2; i++){
-    const char *z = i ? "signs" : "bytes8";
-    fuzzExec(db, "SELECT vecsync_migrate_sqlite_vec('%s')", z);
-    fuzzExec(db, "SELECT rowid, distance FROM \"%s\" WHERE e MATCH %s AND k = 3", z,
-             i ? "vec_bit(x'ff00')" : "vec_int8('[1, 2, 3, 4]')");
-    fuzzExec(db, "SELECT *, vec_to_json(e) FROM \"%s\"", z);
-  }
-  fuzzExec(db, "SELECT rowid FROM bytes8 WHERE e MATCH vec_int8('[0,0,4,4]') AND k = 2 AND cat = 'a'");
   fuzzExec(db, "INSERT INTO signs(id, e) VALUES ('w', vec_bit(x'0102'))");
   fuzzClose(db);
   return 0;

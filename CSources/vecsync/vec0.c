@@ -123,7 +123,9 @@ static void vec0Free(Vec0Table *p){
   vec0RegistryRemove(p);
   vec0StmtsFinalize(p);
   vec0CacheClear(p);
+  vec0CopyClose(p);
   vec0ConfigClear(&p->cfg);
+  sqlite3_free(p->zMigrateErr);
   sqlite3_free(p->base.zErrMsg);
   sqlite3_free(p->zSchema);
   sqlite3_free(p->zName);
@@ -165,6 +167,9 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   p->zSchema = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   if( p->zSchema==0 || p->zName==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  p->dbStore = db;
+  p->zStoreSchema = p->zSchema;
+  p->nMigrated = -1;
   rc = vec0ParseConfig(argc, argv, &p->cfg, pzErr);
   if( rc!=SQLITE_OK ) goto cleanup;
 
@@ -188,8 +193,11 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
       goto cleanup;
     }
   }
-  /* Connecting reads nothing: a damaged or foreign storage is reported by the first
-  ** statement that uses the table (vec0StorageCheck), and DROP TABLE still works. */
+  /* Connecting reads nothing but the names of the shadow tables: a damaged storage is
+  ** reported by the first statement that uses the table (vec0StorageCheck), and DROP TABLE
+  ** still works. A table sqlite-vec wrote is migrated here, before any statement uses it,
+  ** where the connection can write: a failure leaves it as it was, read from a copy. */
+  if( !bCreate ) vec0MigrateOnConnect(p, (Vec0Registry*)pAux);
   vec0RegistryAdd((Vec0Registry*)pAux, p);
   *ppVtab = &p->base;
   p = 0;
@@ -219,6 +227,7 @@ static int vec0Destroy(sqlite3_vtab *pVtab){
   Vec0Table *p = (Vec0Table*)pVtab;
   int rc;
   vec0StmtsFinalize(p);
+  vec0CopyClose(p);
   rc = vec0ShadowDrop(p);
   if( rc!=SQLITE_OK ) return rc;
   vec0Free(p);
@@ -390,7 +399,7 @@ static int vec0Filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 cleanup:
   if( rc!=SQLITE_OK ){
     if( p->base.zErrMsg==0 ){
-      vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->db));
+      vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->dbStore));
     }
     vec0CursorReset(pCur);
   }
@@ -507,7 +516,9 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 cleanup:
   sqlite3_free(a);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
-    if( p->base.zErrMsg==0 ) vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->db));
+    if( p->base.zErrMsg==0 ){
+      vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->dbStore));
+    }
     sqlite3_result_error(ctx, p->base.zErrMsg, -1);
     sqlite3_result_error_code(ctx, rc);
   }
@@ -875,7 +886,9 @@ static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
   }
   if( bOther && bOld && iOther==iOldRowid ) bOther = 0;    /* the row itself */
   if( bOther ){
-    int eConflict = sqlite3_vtab_on_conflict(p->db);
+    /* A row the migration inserts has no statement's ON CONFLICT: a key met twice is an
+    ** error (sqlite3_vtab_on_conflict is only defined inside xUpdate). */
+    int eConflict = p->bNoConflict ? SQLITE_ABORT : sqlite3_vtab_on_conflict(p->db);
     if( eConflict==SQLITE_REPLACE ){
       rc = vec0DeleteRow(p, iOther, iOtherSlot);
       if( rc!=SQLITE_OK ) goto cleanup;
@@ -918,6 +931,15 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   sqlite3_free(pVtab->zErrMsg);
   pVtab->zErrMsg = 0;
   rc = vec0StorageCheck(p);
+  if( rc==SQLITE_OK && p->dbCopy ){
+    /* sqlite-vec's table, read from a copy: the file is written once it is migrated. */
+    vec0SetError(p, "vec0 \"%s\" was written by sqlite-vec and is read from a copy, as this "
+                    "connection could not migrate it (%s); write it through a connection "
+                    "that can migrate it, or with select vecsync_migrate_sqlite_vec('%s')",
+                 p->zName, p->zMigrateErr ? p->zMigrateErr : "it was connected read-only",
+                 p->zName);
+    rc = SQLITE_READONLY;
+  }
   /* The generation is bumped (and the copy made this transaction's own) before any
   ** write, so every write lands in the private copy and the change log. */
   if( rc==SQLITE_OK ) rc = vec0NoteWrite(p);
@@ -931,9 +953,18 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     vec0CacheDrop(p);
     vec0WriteRetry(p);
     if( pVtab->zErrMsg==0 && rc!=SQLITE_CONSTRAINT ){
-      vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->db));
+      vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->dbStore));
     }
   }
+  return rc;
+}
+
+int vec0InsertRow(Vec0Table *p, int argc, sqlite3_value **argv){
+  sqlite3_int64 iRowid = 0;
+  int rc = vec0NoteWrite(p);
+  p->bNoConflict = 1;
+  if( rc==SQLITE_OK ) rc = vec0UpdateWrite(p, argc, argv, &iRowid);
+  p->bNoConflict = 0;
   return rc;
 }
 
@@ -982,6 +1013,13 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
   if( vec0StorageCheck(p)!=SQLITE_OK ){
     /* Rename what is there: the check's only use here is learning about T_changes. */
     sqlite3_free(vec0TakeError(p));
+  }
+  if( rc==SQLITE_OK && p->dbCopy ){
+    /* sqlite-vec's tables keep their names: migrate first. */
+    vec0SetError(p, "vec0 \"%s\" was written by sqlite-vec and is not migrated yet; "
+                    "migrate it with select vecsync_migrate_sqlite_vec('%s') to rename it",
+                 p->zName, p->zName);
+    rc = SQLITE_ERROR;
   }
   vec0CacheClear(p);
   vec0StmtsFinalize(p);

@@ -369,7 +369,7 @@ static pthread_mutex_t sharedMutex = PTHREAD_MUTEX_INITIALIZER;
 static Vec0Shared *pAllShared = 0;
 
 int vec0CacheAttach(Vec0Table *p){
-  const char *zFile = sqlite3_db_filename(p->db, p->zSchema);
+  const char *zFile = sqlite3_db_filename(p->dbStore, p->zStoreSchema);
   Vec0Shared *s;
   int rc = SQLITE_OK;
   if( p->pShared && p->pShared->iUid==p->iUid ) return SQLITE_OK;

@@ -18,7 +18,8 @@
 **   );
 **
 ** Names may be quoted as SQL allows ("a b", [a b], `a b`, 'a b'). Element types of the
-** vector column: float / float32 / f32, int8 / i8 (one signed byte an element), bit (one
+** vector column: float / float32 / f32 (and float64 / float8, sqlite-vec's spellings that
+** it stores as float32 too), int8 / i8 (one signed byte an element), bit (one
 ** bit an element, N a multiple of 8; its distance is the Hamming distance, and no
 ** distance_metric may be given). Metadata and auxiliary types: text, integer
 ** (int), float (real, double), boolean (bool), and blob for auxiliary columns.
@@ -262,7 +263,11 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
     char *zEnd = 0;
     long nDim;
     int eElem = 0, bMetric = 0, bFirst, eMetric = VS_METRIC_L2;
-    if( vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32") ){
+    if( vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32")
+     || vec0Is(zType, "float64") || vec0Is(zType, "float8") ){
+      /* float64[N] and float8[N] are float32 columns, as in sqlite-vec 0.1.x (which takes
+      ** any type name beginning "float" for float32): their vectors are stored, compared
+      ** and returned as float32, so a file sqlite-vec wrote with them reads the same. */
       eElem = VS_F32;
     }else if( vec0Is(zType, "int8") || vec0Is(zType, "i8") ){
       eElem = VS_I8;

@@ -330,7 +330,8 @@ int vec0FilterMask(Vec0Table *p, const Vec0PlanArg *aArg, int nArg, sqlite3_valu
   sqlite3_int64 nSlot = p->pView ? p->pView->nSlot : 0;
   int rc = SQLITE_OK, i, nBind = 0, bFirst = 1;
 
-  sqlite3_str_appendf(pStr, "SELECT slot FROM \"%w\".\"%w_rows\" WHERE ", p->zSchema, p->zName);
+  sqlite3_str_appendf(pStr, "SELECT slot FROM \"%w\".\"%w_rows\" WHERE ", p->zStoreSchema,
+                      p->zName);
   for(i=0; i<nArg && rc==SQLITE_OK; i++){
     if( aArg[i].eArg!=VEC0_ARG_FILTER ) continue;
     if( !bFirst ) sqlite3_str_appendall(pStr, " AND ");
@@ -340,7 +341,7 @@ int vec0FilterMask(Vec0Table *p, const Vec0PlanArg *aArg, int nArg, sqlite3_valu
   zSql = sqlite3_str_finish(pStr);
   if( rc==SQLITE_OK && zSql==0 ) rc = SQLITE_NOMEM;
   if( rc!=SQLITE_OK ) goto cleanup;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(p->dbStore, zSql, -1, &pStmt, 0);
   if( rc!=SQLITE_OK ) goto cleanup;
   nBind = 0;
   for(i=0; i<nArg; i++){

@@ -789,10 +789,10 @@ int vec0SearchColumn(Vec0Table *p, int iCol, const float *q, sqlite3_int64 k,
   vec0ColumnConfig(&p->cfg, iCol, pCfg);
   aVec = sqlite3_malloc64(sizeof(float)*(size_t)(pCfg->nWord>0 ? pCfg->nWord : 1));
   zSql = sqlite3_mprintf("SELECT rowid, slot, c%d FROM \"%w\".\"%w_rows\"", iCol,
-                         p->zSchema, p->zName);
+                         p->zStoreSchema, p->zName);
   if( aVec==0 || zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   memset(aVec, 0, sizeof(float)*(size_t)pCfg->nWord);
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(p->dbStore, zSql, -1, &pStmt, 0);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
     sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 1);

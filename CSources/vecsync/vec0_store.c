@@ -91,7 +91,7 @@ static void vec0AppendStoredColumns(Vec0Table *p, sqlite3_str *pStr, const char 
 
 /* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */
 static char *vec0StmtSql(Vec0Table *p, int eStmt){
-  const char *zS = p->zSchema, *zT = p->zName;
+  const char *zS = p->zStoreSchema, *zT = p->zName;
   sqlite3_str *pStr = sqlite3_str_new(p->db);
   switch( eStmt ){
     case VEC0_STMT_INFO_GET:
@@ -214,7 +214,7 @@ static int vec0StmtPrepare(Vec0Table *p, int eStmt, unsigned int flags, sqlite3_
   int rc;
   *ppStmt = 0;
   if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v3(p->db, zSql, -1, flags, ppStmt, 0);
+  rc = sqlite3_prepare_v3(p->dbStore, zSql, -1, flags, ppStmt, 0);
   sqlite3_free(zSql);
   return rc;
 }
@@ -348,9 +348,9 @@ int vec0ShadowCreate(Vec0Table *p){
       "CREATE TABLE \"%w\".\"%w_vectors\"(chunk_id INTEGER PRIMARY KEY, vectors BLOB NOT NULL);"
       "CREATE TABLE \"%w\".\"%w_free\"(slot INTEGER PRIMARY KEY);"
       "CREATE TABLE \"%w\".\"%w_rows\"(rowid INTEGER PRIMARY KEY",
-      p->zSchema, p->zName, p->zSchema, p->zName, vec0FormatFor(&p->cfg), p->cfg.nChunk, p->cfg.nDim,
+      p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, vec0FormatFor(&p->cfg), p->cfg.nChunk, p->cfg.nDim,
       vec0MetricName(p->cfg.eMetric), p->nPerBlob, iUid,
-      p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName, p->zSchema, p->zName);
+      p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName);
   if( vec0HasTextPk(p) ) sqlite3_str_appendall(pStr, ", id TEXT NOT NULL UNIQUE");
   sqlite3_str_appendall(pStr, ", slot INTEGER NOT NULL");
   for(i=0; i<p->cfg.nCol; i++){
@@ -364,17 +364,17 @@ int vec0ShadowCreate(Vec0Table *p){
     sqlite3_str_appendf(pStr,
         "CREATE TABLE \"%w\".\"%w_codes\"(chunk_id INTEGER PRIMARY KEY, codes BLOB NOT NULL);"
         "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('codes', %d);",
-        p->zSchema, p->zName, p->zSchema, p->zName, p->cfg.eQuant);
+        p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->cfg.eQuant);
   }
   if( p->cfg.nExtraVec>0 ){
     sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
-                              "('vector_columns', %d);", p->zSchema, p->zName,
+                              "('vector_columns', %d);", p->zStoreSchema, p->zName,
                         1 + p->cfg.nExtraVec);
   }
   if( p->cfg.eElem!=VS_F32 ){
     /* An int8 or bit column's bits an element (a table without the key is float32). */
     sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
-                              "('element_bits', %d);", p->zSchema, p->zName,
+                              "('element_bits', %d);", p->zStoreSchema, p->zName,
                         vec0ElementBits(&p->cfg));
   }
   for(i=0; i<p->cfg.nCol; i++){
@@ -383,11 +383,11 @@ int vec0ShadowCreate(Vec0Table *p){
     ** name must not find it taken. */
     if( !p->cfg.aCol[i].bPartition ) continue;
     sqlite3_str_appendf(pStr, "CREATE INDEX \"%w\".\"%w_rows_p%d_%llx\" ON \"%w_rows\"(c%d);",
-                        p->zSchema, p->zName, i, iUid, p->zName, i);
+                        p->zStoreSchema, p->zName, i, iUid, p->zName, i);
   }
   zSql = sqlite3_str_finish(pStr);
   if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+  rc = sqlite3_exec(p->dbStore, zSql, 0, 0, 0);
   sqlite3_free(zSql);
   if( rc==SQLITE_OK ){
     p->iUid = iUid;
@@ -466,11 +466,11 @@ static int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists){
   sqlite3_stmt *pStmt = 0;
   char *zSql = sqlite3_mprintf(
       "SELECT 1 FROM \"%w\".sqlite_schema WHERE type='table' AND name='%q_%q'",
-      p->zSchema, p->zName, zSuffix);
+      p->zStoreSchema, p->zName, zSuffix);
   int rc;
   *pbExists = 0;
   if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(p->dbStore, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if( rc==SQLITE_OK ){
     *pbExists = sqlite3_step(pStmt)==SQLITE_ROW;
@@ -484,7 +484,11 @@ int vec0StorageCheck(Vec0Table *p){
   int rc = SQLITE_OK, bRows = 0, bForeign = 0;
   const char *zWhat = 0;
 
-  if( p->bStorageChecked ) return SQLITE_OK;
+  if( p->bStorageChecked ){
+    if( vec0CopyCurrent(p) ) return SQLITE_OK;
+    /* The file changed under the copy of a sqlite-vec table: read it again. */
+    vec0CopyClose(p);
+  }
   rc = vec0ShadowExists(p, "rows", &bRows);
   if( rc==SQLITE_OK && bRows ){
     static const char *azOther[] = { "info", "vectors", "free" };
@@ -500,18 +504,13 @@ int vec0StorageCheck(Vec0Table *p){
     if( rc!=SQLITE_OK ) goto cleanup;
   }
   if( rc==SQLITE_OK && !bRows ){
-    /* sqlite-vec keeps T_rowids, T_chunks and T_vector_chunksNN instead. */
-    rc = vec0ShadowExists(p, "rowids", &bForeign);
-    if( rc==SQLITE_OK && !bForeign ) rc = vec0ShadowExists(p, "vector_chunks00", &bForeign);
+    /* sqlite-vec keeps T_rowids, T_chunks and T_vector_chunksNN instead: a table this
+    ** connection did not migrate on connect is read from a private copy, migrated. */
+    rc = vec0Legacy(p, &bForeign);
+    if( rc==SQLITE_OK && bForeign ) return vec0MigrateCopy(p);
     if( rc==SQLITE_OK ){
-      if( bForeign ){
-        vec0SetError(p, "vec0 \"%s\" was written by sqlite-vec, whose storage this "
-                        "extension does not read; migrate it in place with "
-                        "select vecsync_migrate_sqlite_vec('%s')", p->zName, p->zName);
-      }else{
-        vec0SetError(p, "vec0 \"%s\": storage is damaged: table %s_rows is missing",
-                     p->zName, p->zName);
-      }
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: table %s_rows is missing",
+                   p->zName, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
     }
     goto cleanup;
@@ -568,7 +567,7 @@ int vec0StorageCheck(Vec0Table *p){
 
 cleanup:
   if( rc!=SQLITE_OK && rc!=SQLITE_CORRUPT_VTAB ){
-    vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->db));
+    vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->dbStore));
   }
   return rc;
 }
@@ -627,7 +626,7 @@ int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot){
 /* The database's data version: it moves whenever another connection commits. */
 unsigned int vec0DataVersion(Vec0Table *p){
   unsigned int v = 0;
-  sqlite3_file_control(p->db, p->zSchema, SQLITE_FCNTL_DATA_VERSION, &v);
+  sqlite3_file_control(p->dbStore, p->zStoreSchema, SQLITE_FCNTL_DATA_VERSION, &v);
   return v;
 }
 
@@ -932,7 +931,7 @@ static int vec0ShadowBlobOpen(Vec0Table *p, const char *zSuffix, const char *zWh
   char *zTab = sqlite3_mprintf("%s_%s", p->zName, zSuffix);
   int rc;
   if( zTab==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_blob_open(p->db, p->zSchema, zTab, zSuffix, iBlob, bWrite, ppBlob);
+  rc = sqlite3_blob_open(p->dbStore, p->zStoreSchema, zTab, zSuffix, iBlob, bWrite, ppBlob);
   sqlite3_free(zTab);
   if( rc==SQLITE_OK && sqlite3_blob_bytes(*ppBlob)!=nByte ){
     sqlite3_blob_close(*ppBlob);
@@ -943,7 +942,7 @@ static int vec0ShadowBlobOpen(Vec0Table *p, const char *zSuffix, const char *zWh
   }else if( rc==SQLITE_ERROR ){
     /* No such blob: the slot names storage that is not there. */
     vec0SetError(p, "vec0 \"%s\": storage is damaged: %s blob %lld of %s_%s: %s",
-                 p->zName, zWhat, iBlob, p->zName, zSuffix, sqlite3_errmsg(p->db));
+                 p->zName, zWhat, iBlob, p->zName, zSuffix, sqlite3_errmsg(p->dbStore));
     rc = SQLITE_CORRUPT_VTAB;
   }
   return rc;

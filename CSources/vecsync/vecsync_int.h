@@ -315,6 +315,17 @@ struct Vec0Table {
   sqlite3 *db;                /* Connection the table lives on */
   char *zSchema;              /* "main", "temp" or an attached name */
   char *zName;                /* Table name */
+  sqlite3 *dbStore;           /* Connection holding the shadow tables: db, or dbCopy */
+  const char *zStoreSchema;   /* Their schema there: zSchema, or "main" of dbCopy */
+  sqlite3 *dbCopy;            /* A sqlite-vec table this connection cannot migrate: a
+                              ** private in-memory database holding it migrated, which
+                              ** reads serve (vec0_migrate.c), or NULL */
+  unsigned int iCopySource;   /* The file's SQLITE_FCNTL_DATA_VERSION dbCopy was made at */
+  char *zMigrateErr;          /* Why the migration on connect did not happen, or NULL */
+  sqlite3_int64 nMigrated;    /* Rows the migration on connect copied (-1: none ran), for
+                              ** vecsync_migrate_sqlite_vec() to report once */
+  int bNoConflict;            /* Rows inserted outside a statement (the migration): a key
+                              ** conflict is an error, with no ON CONFLICT to consult */
   Vec0Config cfg;             /* Parsed declaration */
   int nPerBlob;               /* Slots a blob of T_vectors holds (T_info vectors_per_blob) */
   int bStorageChecked;        /* T_info was read and matches the declaration */
@@ -344,6 +355,8 @@ struct Vec0Registry {
   Vec0Table *pFirst;          /* Its vec0 tables */
   int nRef;                   /* Modules registered with this registry */
   void *pDims;                /* libsql_vector_idx()'s dimension list (vector_index.c) */
+  void *pUnmigrated;          /* sqlite-vec tables whose migration on connect failed, not
+                              ** tried again on this connection (vec0_migrate.c) */
   Vec0Registry *pNextReg;     /* Next connection's registry (vecsync_main.c's list) */
 };
 
@@ -364,7 +377,8 @@ int vec0ShadowDrop(Vec0Table *p);
 int vec0ShadowDropForeign(Vec0Table *p);
 int vec0ShadowPresent(Vec0Table *p, int *pbOurs, int *pbTheirs);
 void vec0StorageForget(Vec0Table *p);
-/* Read T_info once and check it matches the declaration; recognise foreign layouts. */
+/* Read T_info once and check it matches the declaration. A table sqlite-vec wrote that the
+** connection could not migrate on connect is read from a private copy (vec0MigrateCopy). */
 int vec0StorageCheck(Vec0Table *p);
 /* After an operation failed with rc: SQLITE_CORRUPT_VTAB (and the reason) when the
 ** storage turns out to be damaged (a shadow table dropped, say), else rc. */
@@ -613,6 +627,21 @@ int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVec0Migrate(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
+/* A table sqlite-vec wrote (vec0_migrate.c). On connect, where the connection can write:
+** migrated in place, in a savepoint (a failure rolls it back and is kept in zMigrateErr).
+** Where it cannot: vec0MigrateCopy migrates it into dbCopy, which p then reads; and
+** vec0CopyClose forgets that copy. vec0Legacy: whether T is sqlite-vec's layout. */
+int vec0Legacy(Vec0Table *p, int *pbLegacy);
+void vec0MigrateOnConnect(Vec0Table *p, Vec0Registry *pReg);
+/* Forget the registry's failed migrations (the connection closes). */
+void vec0MigrateForgetAll(Vec0Registry *pReg);
+int vec0MigrateCopy(Vec0Table *p);
+void vec0CopyClose(Vec0Table *p);
+/* Whether p reads no copy, or one made of the file as it is now. */
+int vec0CopyCurrent(Vec0Table *p);
+/* Insert one row given as xUpdate's arguments (argv[0] NULL), outside any statement on the
+** table: every check an INSERT makes (vec0.c). */
+int vec0InsertRow(Vec0Table *p, int argc, sqlite3_value **argv);
 void vsRegistryRelease(void *pReg);
 
 

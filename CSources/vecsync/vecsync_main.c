@@ -43,7 +43,10 @@ void vsRegistryRelease(void *pArg){
     }
   }
   pthread_mutex_unlock(&registryMutex);
-  if( bFree ) sqlite3_free(pReg);
+  if( bFree ){
+    vec0MigrateForgetAll(pReg);
+    sqlite3_free(pReg);
+  }
 }
 
 /* The registry of db, new (*pbNew) when the extension was not registered on db yet. */

@@ -383,7 +383,9 @@ static int vsIndexName(const char *zName, char **pzSchema, char **pzIndex){
 /*
 ** Look up index zIndex ("name" or "schema.name"; a bare name is searched in main, then in
 ** the attached databases) and read and check its definition: the options, the column's
-** declared type, a table with a rowid. Errors are libSQL's where libSQL has one.
+** declared type, a table with a rowid. Both names match in any letter case, as SQL names
+** do; pDef keeps them as the schema spells them (the names its store's tables and
+** triggers are made from). Errors are libSQL's where libSQL has one.
 */
 static int vsIndexLookup(sqlite3 *db, const char *zName, VsIndexDef *pDef, char **pzErr){
   sqlite3_stmt *pStmt = 0;
@@ -396,7 +398,8 @@ static int vsIndexLookup(sqlite3 *db, const char *zName, VsIndexDef *pDef, char 
   if( rc!=SQLITE_OK ) goto cleanup;
   /* The schema that holds it: the one named, else main first, then the others. */
   rc = sqlite3_prepare_v2(db,
-      "SELECT name FROM pragma_database_list WHERE (?1 IS NULL AND name<>'temp') OR name=?1"
+      "SELECT name FROM pragma_database_list"
+      " WHERE (?1 IS NULL AND name<>'temp') OR name=?1 COLLATE NOCASE"
       " ORDER BY name<>'main', seq", -1, &pStmt, 0);
   if( rc!=SQLITE_OK ) goto cleanup;
   sqlite3_bind_text(pStmt, 1, zSchema, -1, SQLITE_STATIC);
@@ -404,7 +407,8 @@ static int vsIndexLookup(sqlite3 *db, const char *zName, VsIndexDef *pDef, char 
     const char *zDb = (const char*)sqlite3_column_text(pStmt, 0);
     sqlite3_stmt *pFind = 0;
     zSql = sqlite3_mprintf(
-        "SELECT tbl_name, sql FROM \"%w\".sqlite_schema WHERE type='index' AND name=?1", zDb);
+        "SELECT tbl_name, sql, name FROM \"%w\".sqlite_schema"
+        " WHERE type='index' AND name=?1 COLLATE NOCASE", zDb);
     if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
     rc = sqlite3_prepare_v2(db, zSql, -1, &pFind, 0);
     sqlite3_free(zSql);
@@ -415,6 +419,12 @@ static int vsIndexLookup(sqlite3 *db, const char *zName, VsIndexDef *pDef, char 
       const char *zText = (const char*)sqlite3_column_text(pFind, 1);
       pDef->zSchema = sqlite3_mprintf("%s", zDb);
       pDef->zTable = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(pFind, 0));
+      pDef->zIndex = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(pFind, 2));
+      if( pDef->zSchema==0 || pDef->zTable==0 || pDef->zIndex==0 ){
+        sqlite3_finalize(pFind);
+        rc = SQLITE_NOMEM;
+        break;
+      }
       if( zText==0 || sqlite3_strlike("%libsql_vector_idx%", zText, 0)!=0 ){
         *pzErr = sqlite3_mprintf("%s is not a vector index: create it as "
                                  "CREATE INDEX ... ON t(libsql_vector_idx(column))", zName);
@@ -434,9 +444,6 @@ static int vsIndexLookup(sqlite3 *db, const char *zName, VsIndexDef *pDef, char 
     rc = SQLITE_ERROR;
     goto cleanup;
   }
-  pDef->zIndex = zIndex;
-  zIndex = 0;
-  if( pDef->zSchema==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   if( bOneBit && pDef->eMetric==VS_METRIC_L2 ){
     *pzErr = sqlite3_mprintf("vector index: unable to initialize diskann: "
                              "1-bit compression available only for cosine metric");

@@ -18,12 +18,15 @@ import VecSyncCore
 /// read with `sqlite3_column_text`, so a REAL prints as the shell prints it (`1.0`).
 enum InProcess {
     /// Runs `sql` (one or more statements) on a new connection and returns its rows and
-    /// errors. Without `databasePath` the database is in memory.
-    static func run(_ sql: String, databasePath: String? = nil) throws -> SQLRun {
+    /// errors. Without `databasePath` the database is in memory; with `readOnly` the file
+    /// is opened read-only (`SQLITE_OPEN_READONLY`).
+    static func run(_ sql: String, databasePath: String? = nil, readOnly: Bool = false) throws -> SQLRun {
         VecSyncExtension.register()
         let dbQueue: DatabaseQueue
         if let databasePath {
-            dbQueue = try DatabaseQueue(path: databasePath)
+            var configuration = Configuration()
+            configuration.readonly = readOnly
+            dbQueue = try DatabaseQueue(path: databasePath, configuration: configuration)
         } else {
             dbQueue = try DatabaseQueue()
         }

@@ -9,13 +9,14 @@ enum SQLPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// Runs `sql` this way and returns its rows and errors.
-    func run(_ sql: String, databasePath: String? = nil) throws -> SQLRun {
+    /// Runs `sql` this way and returns its rows and errors; with `readOnly`, on a connection
+    /// that opened the file read-only (GRDB's `readonly`, the shell's `-readonly`).
+    func run(_ sql: String, databasePath: String? = nil, readOnly: Bool = false) throws -> SQLRun {
         switch self {
         case .inProcess:
-            try InProcess.run(sql, databasePath: databasePath)
+            try InProcess.run(sql, databasePath: databasePath, readOnly: readOnly)
         case .shell:
-            try Shell.run(sql, databasePath: databasePath ?? ":memory:").run
+            try Shell.run(sql, databasePath: databasePath ?? ":memory:", readOnly: readOnly).run
         }
     }
 }
@@ -89,12 +90,12 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
     /// Runs the case on `path` and records an issue that reads like a bug report when the
     /// outcome differs from the expectation (or the case could not run at all).
     func verify(
-        _ path: SQLPath, databasePath: String? = nil,
+        _ path: SQLPath, databasePath: String? = nil, readOnly: Bool = false,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let run: SQLRun
         do {
-            run = try path.run(sql, databasePath: databasePath)
+            run = try path.run(sql, databasePath: databasePath, readOnly: readOnly)
         } catch {
             Issue.record(
                 "[\(path.rawValue)] \(title): cannot run the SQL: \(error)\n\(report)",

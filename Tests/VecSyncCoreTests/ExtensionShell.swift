@@ -64,8 +64,9 @@ enum Shell {
             .deletingLastPathComponent()
     }
 
-    /// Runs `sql` in one `sqlite3` session on `databasePath` (in memory by default).
-    static func run(_ sql: String, databasePath: String = ":memory:") throws -> Output {
+    /// Runs `sql` in one `sqlite3` session on `databasePath` (in memory by default); with
+    /// `readOnly`, the shell opens it with `-readonly`.
+    static func run(_ sql: String, databasePath: String = ":memory:", readOnly: Bool = false) throws -> Output {
         let library = try extensionPath()
         // `.load` takes the path without its suffix, as the README shows it; SQLite adds
         // the platform's suffix and derives the entry point sqlite3_vecsync_init.
@@ -97,8 +98,7 @@ enum Shell {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            shellBinary, "-batch",
+        process.arguments = [shellBinary, "-batch"] + (readOnly ? ["-readonly"] : []) + [
             "-cmd", ".load \(loadPath)",
             "-cmd", ".nullvalue NULL",
             databasePath,

@@ -218,6 +218,20 @@ struct LibSQLVectorIndexCompatibilityTests {
             """,
             rows: ["a|1|0.0", "a|2|1.0", "b|2", "c|2"]),
         SQLCase(
+            "vector_top_k finds an index by its schema and index names in any letter case, as SQL names are found",
+            """
+            attach ':memory:' as t;
+            create table t.docs(id integer primary key, e F32_BLOB(2));
+            create index t.t_attach_idx on docs(libsql_vector_idx(e));
+            insert into t.docs values (1, '[1,0]'), (2, '[0,1]');
+            select 'a', id from vector_top_k('T.t_attach_idx', '[1,0]', 1);
+            select 'b', id from vector_top_k('T.T_ATTACH_IDX', '[0,1]', 1);
+            insert into t.docs values (3, '[1,1]');
+            select 'c', id from vector_top_k('t_Attach_Idx', '[1,1]', 1);
+            select 'store', count(*) from t.sqlite_schema where name = 'vecsync_idx_t_attach_idx';
+            """,
+            rows: ["a|1", "b|2", "c|3", "store|1"]),
+        SQLCase(
             "a FLOAT64 column is indexed",
             """
             create table t(id integer primary key, e FLOAT64(2));

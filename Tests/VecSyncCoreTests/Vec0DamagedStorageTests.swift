@@ -116,8 +116,8 @@ struct Vec0DamagedStorageTests {
     }
 
     /// sqlite-vec 0.1.x keeps T_info, T_chunks, T_rowids and T_vector_chunksNN. A file
-    /// made by it is recognised and refused with a message that says so; DROP TABLE
-    /// removes all of it.
+    /// made by it is recognised and migrated by the first statement; one whose rows point
+    /// at nothing is an error that says so; DROP TABLE removes all of it.
     static let sqliteVecFile = """
         create table items_info(key text primary key, value any);
         create table items_chunks(chunk_id integer primary key autoincrement, size integer not null, validity blob not null, rowids blob not null);
@@ -129,7 +129,7 @@ struct Vec0DamagedStorageTests {
         """
 
     @Test(
-        "A database written by sqlite-vec is refused with a message that says so",
+        "A database written by sqlite-vec is migrated by its first statement, or is an error that says why",
         arguments: SQLPath.allCases)
     func sqliteVecFileIsRecognised(path: SQLPath) throws {
         let directory = FileManager.default.temporaryDirectory
@@ -137,22 +137,36 @@ struct Vec0DamagedStorageTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("sv.db").path
+        let damaged = directory.appendingPathComponent("damaged.db").path
         _ = try path.run(Self.sqliteVecFile, databasePath: file)
+        _ = try path.run(
+            Self.sqliteVecFile + "insert into items_rowids(rowid, id, chunk_id, chunk_offset) values (1, NULL, 5, 0);\n",
+            databasePath: damaged)
         SQLCase(
-            "a KNN query on a sqlite-vec file",
+            "a KNN query on an empty sqlite-vec table, then an insert",
+            """
+            select rowid from items where embedding match '[1,2,3,4]' and k = 1;
+            insert into items(rowid, embedding) values (1, '[1,2,3,4]');
+            select rowid from items where embedding match '[1,2,3,4]' and k = 1;
+            select count(*) from sqlite_schema where name = 'items_rowids';
+            """,
+            rows: ["1", "0"]
+        ).verify(path, databasePath: file)
+        SQLCase(
+            "DROP TABLE removes the table",
+            "drop table items;\nselect name from sqlite_schema where name like 'items%';",
+            rows: []
+        ).verify(path, databasePath: file)
+        SQLCase(
+            "a sqlite-vec row in a chunk that is not there",
             "select rowid from items where embedding match '[1,2,3,4]' and k = 1;",
-            error: ["written by sqlite-vec"]
-        ).verify(path, databasePath: file)
-        SQLCase(
-            "an insert into a sqlite-vec file",
-            "insert into items(rowid, embedding) values (1, '[1,2,3,4]');",
-            error: ["written by sqlite-vec"]
-        ).verify(path, databasePath: file)
+            error: ["written by sqlite-vec", "cannot be read", "items_vector_chunks00 has no row 5"]
+        ).verify(path, databasePath: damaged)
         SQLCase(
             "DROP TABLE removes sqlite-vec's tables too",
             "drop table items;\nselect name from sqlite_schema where name like 'items%';",
             rows: []
-        ).verify(path, databasePath: file)
+        ).verify(path, databasePath: damaged)
     }
 
     @Test(

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
 
-/// `vecsync_migrate_sqlite_vec(table)`: a table written by sqlite-vec 0.1.9 becomes one this
-/// extension reads, in place, every row and value kept. The file below is sqlite-vec's own
-/// layout, written by pip `sqlite-vec` 0.1.9 and rebuilt here table by table with plain SQL
-/// (its shadow tables' rows as it wrote them, then the declarations put back in
-/// sqlite_schema), so the test needs no sqlite-vec at run time.
-@Suite("vec0 migrating a sqlite-vec database")
+/// A table written by sqlite-vec 0.1.9 answers plain statements as it is: the connection
+/// that connects it migrates it in place (every row and value kept) where it can write, and
+/// reads a migrated copy where it cannot; `vecsync_migrate_sqlite_vec(table)` migrates by
+/// hand. The files below are sqlite-vec's own layout, written by pip `sqlite-vec` 0.1.9 and
+/// rebuilt here table by table with plain SQL (its shadow tables' rows as it wrote them,
+/// then the declarations put back in sqlite_schema), so the test needs no sqlite-vec at run
+/// time.
+@Suite("vec0 on a sqlite-vec database")
 struct Vec0SqliteVecMigrationTests {
     /// `items(e float[2] distance_metric=cosine, cat text, n integer, f float, b boolean,
     /// +note text, chunk_size=8)`: rows 1, 2 and 4 (3 was deleted), a text longer than 12
@@ -103,21 +105,17 @@ struct Vec0SqliteVecMigrationTests {
         try body(directory)
     }
 
-    @Test("Every row and value comes over, and the answers are sqlite-vec's", arguments: SQLPath.allCases)
-    func migratesEveryRow(path: SQLPath) throws {
+    /// sqlite-vec's tables of `items`, and whether ours are there, as rows of one query.
+    static let layout = """
+        select count(*) from sqlite_schema where name = 'items_rowids';
+        select count(*) from sqlite_schema where name = 'items_rows';
+        """
+
+    @Test("The first statements answer as sqlite-vec did, the table migrated in place", arguments: SQLPath.allCases)
+    func answersThroughPlainStatements(path: SQLPath) throws {
         try withDirectory { directory in
             let file = try file(path, directory)
-            SQLCase(
-                "migrating three tables",
-                """
-                select vecsync_migrate_sqlite_vec('items');
-                select vecsync_migrate_sqlite_vec('docs');
-                select vecsync_migrate_sqlite_vec('parts');
-                """,
-                rows: ["items: 3 rows migrated", "docs: 2 rows migrated", "parts: 3 rows migrated"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase("the migrated tables answer as sqlite-vec did", Self.answers, rows: Self.expected)
+            SQLCase("the tables answer as sqlite-vec did", Self.answers, rows: Self.expected)
                 .verify(path, databasePath: file)
             SQLCase(
                 "sqlite-vec's shadow tables are gone, ours are there",
@@ -127,6 +125,8 @@ struct Vec0SqliteVecMigrationTests {
                 rows: ["items", "items_changes", "items_free", "items_info", "items_rows", "items_vectors"]
             )
             .verify(path, databasePath: file)
+            SQLCase("the next connection answers the same", Self.answers, rows: Self.expected)
+                .verify(path, databasePath: file)
             SQLCase(
                 "a migrated table takes writes",
                 """
@@ -140,6 +140,151 @@ struct Vec0SqliteVecMigrationTests {
                 "a second migration is refused",
                 "select vecsync_migrate_sqlite_vec('items');",
                 error: ["already in this extension's storage"]
+            )
+            .verify(path, databasePath: file)
+        }
+    }
+
+    @Test("The first statement may be a write: the table is migrated, then written", arguments: SQLPath.allCases)
+    func firstStatementWrites(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = try file(path, directory)
+            SQLCase(
+                "an insert, an update and a delete first",
+                """
+                insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
+                update docs set e = '[5, 6]' where doc_id = 'beta';
+                delete from parts where rowid = 3;
+                select rowid, cat, quote(note) from items order by rowid;
+                select doc_id, vec_to_json(e) from docs order by doc_id;
+                select rowid, user_id from parts order by rowid;
+                """,
+                rows: [
+                    "1|red|'first'", "2|blue|NULL", "4|a category name longer than twelve bytes|'fourth'",
+                    "9|red|'new'", "alpha|[1.000000,2.000000]", "beta|[5.000000,6.000000]", "1|5", "2|6",
+                ]
+            )
+            .verify(path, databasePath: file)
+        }
+    }
+
+    @Test(
+        "A migration inside a transaction that rolls back leaves the file as it was",
+        arguments: SQLPath.allCases)
+    func migrationRollsBackWithItsTransaction(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = try file(path, directory)
+            SQLCase(
+                "begin, read (which migrates), roll back",
+                """
+                begin;
+                select count(*) from items;
+                select count(*) from sqlite_schema where name = 'items_rows';
+                rollback;
+                """ + Self.layout,
+                rows: ["3", "1", "1", "0"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase("the file still answers as sqlite-vec did", Self.answers, rows: Self.expected)
+                .verify(path, databasePath: file)
+        }
+    }
+
+    @Test(
+        "A connection that opened the file read-only reads the table as it is, and the file is unchanged",
+        arguments: SQLPath.allCases)
+    func readOnlyConnectionReadsACopy(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = try file(path, directory)
+            let before = try Data(contentsOf: URL(fileURLWithPath: file))
+            SQLCase("read-only, the tables answer as sqlite-vec did", Self.answers + Self.layout,
+                    rows: Self.expected + ["1", "0"])
+                .verify(path, databasePath: file, readOnly: true)
+            SQLCase(
+                "filters and scans of the copy",
+                """
+                select rowid from items where e match '[0, 1]' and k = 3 and cat = 'blue';
+                select count(*), sum(n) from items;
+                select rowid from items where rowid = 4;
+                select doc_id from docs where doc_id = 'beta';
+                """,
+                rows: ["2", "3|30", "4", "beta"]
+            )
+            .verify(path, databasePath: file, readOnly: true)
+            SQLCase(
+                "a write is refused",
+                "insert into items(rowid, e) values (9, '[1, 1]');",
+                error: ["readonly"]
+            )
+            .verify(path, databasePath: file, readOnly: true)
+            SQLCase(
+                "file:…?mode=ro reads it too",
+                Self.answers,
+                rows: Self.expected
+            )
+            .verify(path, databasePath: "file:\(file)?mode=ro")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the file changed")
+            SQLCase(
+                "under query_only the migration fails and rolls back: reads use the copy",
+                "pragma query_only = 1;\nselect rowid from items where e match '[1, 0]' and k = 1;",
+                rows: ["1"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "connected under query_only, the table is read from a copy: a write after is refused, saying why",
+                """
+                pragma query_only = 1;
+                select rowid from items where 0;
+                pragma query_only = 0;
+                insert into items(rowid, e) values (9, '[1, 1]');
+                """,
+                error: ["items", "was written by sqlite-vec and is read from a copy", "vecsync_migrate_sqlite_vec"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "the explicit migration then writes the file",
+                """
+                select vecsync_migrate_sqlite_vec('items');
+                insert into items(rowid, e) values (9, '[1, 1]');
+                select count(*) from items;
+                """ + Self.layout,
+                rows: ["items: 3 rows migrated", "4", "0", "1"]
+            )
+            .verify(path, databasePath: file)
+        }
+    }
+
+    /// `w(e float64[2] distance_metric=cosine, chunk_size=8)` as pip `sqlite-vec` 0.1.9 wrote
+    /// it: a float64[N] column is a float32 one, 4 bytes an element.
+    static let sqliteVecFloat64File = """
+        CREATE TABLE "w_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
+        insert into "w_chunks" values (1, 8, X'03', X'01000000000000000200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        CREATE TABLE "w_info" (key text primary key, value any);
+        insert into "w_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
+        CREATE TABLE "w_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
+        insert into "w_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0), (2, NULL, 1, 1);
+        CREATE TABLE "w_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
+        insert into "w_vector_chunks00"(rowid, vectors) values (1, X'0000803F00000000000000000000803F000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+        pragma writable_schema = on;
+        insert into sqlite_schema values ('table', 'w', 'w', 0, 'CREATE VIRTUAL TABLE w using vec0(e float64[2] distance_metric=cosine, chunk_size=8)');
+
+        """
+
+    @Test("A float64[N] table sqlite-vec wrote reads as float32, as sqlite-vec reads it", arguments: SQLPath.allCases)
+    func float64TableReads(path: SQLPath) throws {
+        try withDirectory { directory in
+            let file = directory.appendingPathComponent("f64.db").path
+            _ = try path.run(Self.sqliteVecFloat64File, databasePath: file)
+            SQLCase(
+                "read-only, then migrated",
+                "select rowid, distance, vec_to_json(e) from w where e match '[0, 1]' and k = 2;",
+                rows: ["2|0.0|[0.000000,1.000000]", "1|1.0|[1.000000,0.000000]"]
+            )
+            .verify(path, databasePath: file, readOnly: true)
+            SQLCase(
+                "migrated",
+                "select rowid, distance from w where e match '[0, 1]' and k = 1;\nselect hex(e) from w where rowid = 1;",
+                rows: ["2|0.0", "0000803F00000000"]
             )
             .verify(path, databasePath: file)
         }
@@ -186,29 +331,25 @@ struct Vec0SqliteVecMigrationTests {
         try withDirectory { directory in
             let file = directory.appendingPathComponent("typed.db").path
             _ = try path.run(Self.sqliteVecTypedFile, databasePath: file)
-            SQLCase(
-                "migrating an int8 and a bit table",
-                "select vecsync_migrate_sqlite_vec('bytes8');\nselect vecsync_migrate_sqlite_vec('signs');",
-                rows: ["bytes8: 3 rows migrated", "signs: 3 rows migrated"]
-            )
-            .verify(path, databasePath: file)
-            // sqlite-vec 0.1.9's answers on the file before the migration.
-            SQLCase(
-                "the migrated tables answer as sqlite-vec did",
-                """
-                select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;
-                select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3 and cat = 'a';
-                select rowid, hex(e), vec_type(e), cat from bytes8 order by rowid;
-                select id, distance from signs where e match vec_bit(x'0000') and k = 3;
-                select id, hex(e), vec_type(e) from signs order by id;
-                """,
-                rows: [
-                    "4|10.0", "1|127.0", "2|130.0", "4|10.0", "1|127.0",
-                    "1|01FE037F|int8|a", "2|80000505|int8|b", "4|000100FF|int8|a",
-                    "x|4.0", "z|8.0", "y|16.0", "x|0F00|bit", "y|FFFF|bit", "z|550F|bit",
-                ]
-            )
-            .verify(path, databasePath: file)
+            // sqlite-vec 0.1.9's answers on the file, read from a copy, then migrated.
+            for readOnly in [true, false] {
+                SQLCase(
+                    "the tables answer as sqlite-vec did",
+                    """
+                    select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;
+                    select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3 and cat = 'a';
+                    select rowid, hex(e), vec_type(e), cat from bytes8 order by rowid;
+                    select id, distance from signs where e match vec_bit(x'0000') and k = 3;
+                    select id, hex(e), vec_type(e) from signs order by id;
+                    """,
+                    rows: [
+                        "4|10.0", "1|127.0", "2|130.0", "4|10.0", "1|127.0",
+                        "1|01FE037F|int8|a", "2|80000505|int8|b", "4|000100FF|int8|a",
+                        "x|4.0", "z|8.0", "y|16.0", "x|0F00|bit", "y|FFFF|bit", "z|550F|bit",
+                    ]
+                )
+                .verify(path, databasePath: file, readOnly: readOnly)
+            }
             SQLCase(
                 "a migrated int8 table takes writes",
                 """
@@ -257,14 +398,9 @@ struct Vec0SqliteVecMigrationTests {
         try withDirectory { directory in
             let file = directory.appendingPathComponent("multi.db").path
             _ = try path.run(Self.sqliteVecMultiFile, databasePath: file)
-            SQLCase(
-                "migrating a table of four vector columns", "select vecsync_migrate_sqlite_vec('multi');",
-                rows: ["multi: 3 rows migrated"]
-            )
-            .verify(path, databasePath: file)
             // sqlite-vec 0.1.9's answers on the file before the migration.
             SQLCase(
-                "the migrated table answers as sqlite-vec did",
+                "the table answers as sqlite-vec did, migrated as the statement connected it",
                 """
                 select rowid, round(distance, 6) from multi where b match '[1, 0.5]' and k = 3;
                 select rowid, distance from multi where c match vec_int8('[0, 0]') and k = 3 and tag = 'x';
@@ -295,8 +431,8 @@ struct Vec0SqliteVecMigrationTests {
                 Self.sqliteVecMultiFile + "update multi_vector_chunks01 set vectors = x'0000803f';\n",
                 databasePath: file)
             SQLCase(
-                "a second column's chunk cut short", "select vecsync_migrate_sqlite_vec('multi');",
-                error: ["multi_vector_chunks01 row 1", "past its end"]
+                "a second column's chunk cut short", "select count(*) from multi;",
+                error: ["was written by sqlite-vec and cannot be read", "multi_vector_chunks01 row 1", "past its end"]
             )
             .verify(path, databasePath: file)
             SQLCase(
@@ -318,7 +454,7 @@ struct Vec0SqliteVecMigrationTests {
                 Self.sqliteVecTypedFile + "update bytes8_rowids set chunk_offset = 8 where rowid = 4;\n",
                 databasePath: file)
             SQLCase(
-                "an int8 slot past its chunk", "select vecsync_migrate_sqlite_vec('bytes8');",
+                "an int8 slot past its chunk", "select rowid from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;",
                 error: ["bytes8_vector_chunks00 row 1", "past its end"]
             )
             .verify(path, databasePath: file)
@@ -339,19 +475,37 @@ struct Vec0SqliteVecMigrationTests {
             // Row 4 points past the end of its vector chunk.
             let file = try file(path, directory, extra: "update items_rowids set chunk_offset = 9 where rowid = 4;\n")
             SQLCase(
-                "a chunk offset past the chunk",
-                "select vecsync_migrate_sqlite_vec('items');",
+                "a chunk offset past the chunk: a read is an error",
+                "select rowid from items where e match '[1, 0]' and k = 3;",
+                error: ["items", "was written by sqlite-vec and cannot be read", "items_vector_chunks00 row 1", "past its end"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "a chunk offset past the chunk: a write is an error",
+                "insert into items(rowid, e) values (9, '[1, 1]');",
                 error: ["items_vector_chunks00 row 1", "past its end"]
             )
             .verify(path, databasePath: file)
             SQLCase(
-                "the table is still sqlite-vec's, whole",
+                "the table is still sqlite-vec's, whole; the undamaged table beside it was migrated",
                 """
+                select count(*) from docs;
                 select count(*) from items_rowids;
                 select count(*) from sqlite_schema where name in ('items_info', 'items_chunks') ;
                 select count(*) from sqlite_schema where name = 'items_rows';
+                select count(*) from sqlite_schema where name = 'docs_rows';
                 """,
-                rows: ["3", "2", "0"]
+                rows: ["2", "3", "2", "0", "1"]
+            )
+            .verify(path, databasePath: file)
+            SQLCase(
+                "repaired, it is migrated by hand",
+                """
+                update items_rowids set chunk_offset = 3 where rowid = 4;
+                select vecsync_migrate_sqlite_vec('items');
+                select rowid from items where e match '[1, 0]' and k = 3;
+                """,
+                rows: ["items: 3 rows migrated", "1", "2", "4"]
             )
             .verify(path, databasePath: file)
             SQLCase(

@@ -243,6 +243,27 @@ struct Vec0TypedColumnTests {
                 """,
             rows: ["1|4.79583|1", "8|180.32471|1"]),
         SQLCase(
+            "float64[N] and float8[N] columns are float32 columns, as sqlite-vec 0.1.9 stores them",
+            """
+            create virtual table t64 using vec0(e FLOAT64[2], f float8[2]);
+            insert into t64(rowid, e, f) values (1, '[0.1, 2]', '[1, 0]'), (2, '[0, 1]', '[0, 1]');
+            select rowid, hex(e), vec_type(e), length(f) from t64 order by rowid;
+            select rowid, distance from t64 where e match '[0, 1]' and k = 1;
+            select rowid, distance from t64 where f match '[1, 0]' and k = 1;
+            """,
+            rows: ["1|CDCCCC3D00000040|float32|8", "2|000000000000803F|float32|8", "2|0.0", "1|0.0"]),
+        SQLCase(
+            "a float64[N] column takes a float32 blob, not a float64 one, as sqlite-vec's does",
+            """
+            create virtual table t64 using vec0(e float64[2]);
+            insert into t64(rowid, e) values (1, x'000000000000F03F0000000000000040');
+            """,
+            error: ["the inserted vector has 4 dimensions", "has 2"]),
+        SQLCase(
+            "another type beginning with float is refused (sqlite-vec 0.1.9 takes it as float32)",
+            "create virtual table t16 using vec0(e float16[2]);",
+            error: ["unsupported vector type \"float16\""]),
+        SQLCase(
             "an int8 column refuses a float32 blob of the right length, as sqlite-vec does",
             int8Table + "insert into ti(rowid, e) values (2, x'01020304');",
             error: [
