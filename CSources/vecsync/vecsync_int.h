@@ -34,6 +34,15 @@
 extern const sqlite3_api_routines *sqlite3_api;
 #endif
 
+/* No fused multiply-add unless written as one (the AVX2 kernels' intrinsics): aarch64 and
+** Apple's clang would otherwise fuse a*b + c in the plain C, and answers (a vector8 blob
+** decoded, vec_normalize, a double L2, the order of near ties) would differ by platform.
+** Every file includes this header first, so the pragma covers all of them; GCC ignores it
+** and needs -ffp-contract=off (the Python build passes it). */
+#if defined(__clang__)
+# pragma STDC FP_CONTRACT OFF
+#endif
+
 /* Everything declared below is internal to the extension: hidden, so a host that loads
 ** other extensions (sqlite-vec has vec0 functions of its own) sees only the entry point. */
 #if defined(__GNUC__) || defined(__clang__)
