@@ -33,7 +33,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c test-arm64
+.PHONY: all deps extension demo test test-server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c test-arm64 test-python
 
 all: extension
 
@@ -166,6 +166,15 @@ ARM64_DEB_PACKAGES := qemu-user gcc-aarch64-linux-gnu libsqlite3-dev sqlite3 lib
 test-arm64:
 	@./scripts/ensure-packages $(ARM64_DEB_PACKAGES)
 	CLANG=$(CLANG) ./scripts/test-arm64.sh
+
+# The Python package (python/): a wheel built with pip from the C sources (the platform C
+# compiler, the system BLAS, no Swift), installed in a fresh venv with pytest and apsw,
+# python/tests run against it, loaded through sqlite3 and apsw (scripts/test-python.sh).
+PYTHON_DEB_PACKAGES := python3 python3-venv gcc libsqlite3-dev libblas-dev
+
+test-python:
+	@./scripts/ensure-packages $(PYTHON_DEB_PACKAGES)
+	./scripts/test-python.sh
 
 clean:
 	rm -rf .build
