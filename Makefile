@@ -33,7 +33,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c test-arm64 test-python
+.PHONY: all deps extension demo test test-server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c test-arm64 test-arm64-shell test-python
 
 all: extension
 
@@ -166,6 +166,16 @@ ARM64_DEB_PACKAGES := qemu-user gcc-aarch64-linux-gnu libsqlite3-dev sqlite3 lib
 test-arm64:
 	@./scripts/ensure-packages $(ARM64_DEB_PACKAGES)
 	CLANG=$(CLANG) ./scripts/test-arm64.sh
+
+# The shell cases of these Swift suites (their expected rows and errors) with the aarch64
+# sqlite3 shell and build under qemu-aarch64; `swift build --build-tests` first (nothing
+# to do after make test's Swift tests).
+ARM64_SWIFT_SUITES ?= SQLiteVecFunctionTests|SQLiteVecConformanceTests|Vec0ShellTests|VectorTopKShellTests
+
+test-arm64-shell: deps
+	@./scripts/ensure-packages $(ARM64_DEB_PACKAGES)
+	$(SWIFT) build --build-tests
+	CLANG=$(CLANG) SWIFT=$(SWIFT) ./scripts/test-arm64.sh --swift-suites '$(ARM64_SWIFT_SUITES)'
 
 # The Python package (python/): a wheel built with pip from the C sources (the platform C
 # compiler, the system BLAS, no Swift), installed in a fresh venv with pytest and apsw,
