@@ -858,8 +858,9 @@ cleanup:
 ** heap keeps sit within float32 error of the k-th exact distance (duplicates, ties,
 ** near-ties), the rows it left out may include one that ranks before a row it kept (a
 ** smaller exact distance, or the same one with a smaller rowid). That is possible only when
-** the heap was full and the best left out, rWorst (approximate, on vsScoreDistance's
-** scale), is not clearly beyond the k-th exact distance: a float32 sum of n terms is within
+** the heap was full and its worst candidate, rWorst (approximate, on vsScoreDistance's
+** scale, where every row left out is at least as far), is not clearly beyond the k-th
+** exact distance: a float32 sum of n terms is within
 ** gamma(n) = n*u/(1-n*u) of the real sum times the sum of the terms' magnitudes (u =
 ** 2^-24), doubled here for the float32 norms; vMax is the largest norm of a row scanned.
 ** pTop holds the re-ranked hits, nearest first.
@@ -928,7 +929,7 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
   }
   for(j=0; j<nQuery && rc==SQLITE_OK; j++){
     const float *q = Q + (size_t)j*nDim;
-    double rWorst = vsTopKBound(&aTop[j]);   /* the best approximate distance left out */
+    double rWorst = vsTopKBound(&aTop[j]);   /* no row left out is nearer, approximately */
     rc = vec0Rerank(p, q, k, 0, &aTop[j]);
     if( rc==SQLITE_OK && vec0BatchUnsure(p, &aTop[j], k, rWorst, aQNorm[j], vMax) ){
       /* Near-ties across the cut: this query alone, as MATCH answers it (ties by rowid). */
