@@ -33,7 +33,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps
+.PHONY: all deps extension demo test test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
 
 all: extension
 
@@ -170,6 +170,35 @@ check-c:
 # name only files and symbols that exist.
 check-maps:
 	python3 scripts/check-maps.py
+
+# The extension built for aarch64 with clang, run under qemu-aarch64 in an arm64 userland
+# unpacked from Debian's packages into .build/arm64/root (nothing of the host replaced), and
+# compared with the x86-64 build: the sql/ scripts and a seeded workload, rowids exact,
+# distances to 1e-5 relative, codecs bit for bit (scripts/test-arm64.sh).
+ARM64_DEB_PACKAGES := qemu-user gcc-aarch64-linux-gnu libsqlite3-dev sqlite3 libblas-dev python3
+
+test-arm64:
+	@./scripts/ensure-packages $(ARM64_DEB_PACKAGES)
+	CLANG=$(CLANG) ./scripts/test-arm64.sh
+
+# The shell cases of these Swift suites (their expected rows and errors) with the aarch64
+# sqlite3 shell and build under qemu-aarch64; `swift build --build-tests` first (nothing
+# to do after make test's Swift tests).
+ARM64_SWIFT_SUITES ?= SQLiteVecFunctionTests|SQLiteVecConformanceTests|Vec0ShellTests|VectorTopKShellTests
+
+test-arm64-shell: deps
+	@./scripts/ensure-packages $(ARM64_DEB_PACKAGES)
+	$(SWIFT) build --build-tests
+	CLANG=$(CLANG) SWIFT=$(SWIFT) ./scripts/test-arm64.sh --swift-suites '$(ARM64_SWIFT_SUITES)'
+
+# The Python package (python/): a wheel built with pip from the C sources (the platform C
+# compiler, the system BLAS, no Swift), installed in a fresh venv with pytest and apsw,
+# python/tests run against it, loaded through sqlite3 and apsw (scripts/test-python.sh).
+PYTHON_DEB_PACKAGES := python3 python3-venv gcc libsqlite3-dev libblas-dev
+
+test-python:
+	@./scripts/ensure-packages $(PYTHON_DEB_PACKAGES)
+	./scripts/test-python.sh
 
 clean:
 	rm -rf .build Server/.build

@@ -852,11 +852,43 @@ cleanup:
 /* Queries scored against a chunk together, bounding the score matrix's size. */
 #define VEC0_BATCH_GROUP 256
 
+/*
+** Whether a batch query's answer may differ from its MATCH query's. The batch ranks its
+** candidates by sgemm's float32 scores, which are not the scan's: where more rows than the
+** heap keeps sit within float32 error of the k-th exact distance (duplicates, ties,
+** near-ties), the rows it left out may include one that ranks before a row it kept (a
+** smaller exact distance, or the same one with a smaller rowid). That is possible only when
+** the heap was full and its worst candidate, rWorst (approximate, on vsScoreDistance's
+** scale, where every row left out is at least as far), is not clearly beyond the k-th
+** exact distance: a float32 sum of n terms is within
+** gamma(n) = n*u/(1-n*u) of the real sum times the sum of the terms' magnitudes (u =
+** 2^-24), doubled here for the float32 norms; vMax is the largest norm of a row scanned.
+** pTop holds the re-ranked hits, nearest first.
+*/
+static int vec0BatchUnsure(const Vec0Table *p, const VsTopK *pTop, sqlite3_int64 k,
+                           double rWorst, float qNorm, float vMax){
+  double nu = (double)(p->cfg.nDim + 4)/16777216.0;
+  double g = 2.0*nu/(1.0 - nu), dk, e;
+  if( rWorst==INFINITY ) return 0;        /* every row was a candidate */
+  if( pTop->n<k || pTop->n==0 ) return 1;
+  dk = pTop->a[pTop->n-1].rDist;
+  switch( p->cfg.eMetric ){
+    case VS_METRIC_COSINE: e = 2.0*g; break;
+    case VS_METRIC_DOT:    e = g*(double)qNorm*vMax*(1.0 + g); break;
+    default:               /* L2: scores are squared distances */
+      dk = dk*dk;
+      e = g*((double)qNorm + vMax)*((double)qNorm + vMax)*(1.0 + g);
+      break;
+  }
+  return !(rWorst - 2.0*e > dk);
+}
+
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop){
   const Vec0Snapshot *v = p->pView;
   int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim;
   float *aScore = 0, *aQNorm = 0;
+  float vMax = 0.0f;                      /* the largest norm of a live row scanned */
   int rc = SQLITE_OK, j, b;
 
   memset(aTop, 0, sizeof(VsTopK)*(size_t)nQuery);
@@ -882,8 +914,11 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
-    int j0;
+    int j0, i;
     if( nRow<=0 ) break;
+    for(i=0; i<nRow; i++){
+      if( c->aLive[i] && c->aNorm[i]>vMax ) vMax = c->aNorm[i];
+    }
     for(j0=0; j0<nQuery; j0+=VEC0_BATCH_GROUP){
       int nGroup = nQuery-j0 < VEC0_BATCH_GROUP ? nQuery-j0 : VEC0_BATCH_GROUP;
       vsScoreBlockBatch(c->aVec, nRow, nDim, Q + (size_t)j0*nDim, nGroup, aScore);
@@ -892,7 +927,16 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
       }
     }
   }
-  for(j=0; j<nQuery && rc==SQLITE_OK; j++) rc = vec0Rerank(p, Q + (size_t)j*nDim, k, 0, &aTop[j]);
+  for(j=0; j<nQuery && rc==SQLITE_OK; j++){
+    const float *q = Q + (size_t)j*nDim;
+    double rWorst = vsTopKBound(&aTop[j]);   /* no row left out is nearer, approximately */
+    rc = vec0Rerank(p, q, k, 0, &aTop[j]);
+    if( rc==SQLITE_OK && vec0BatchUnsure(p, &aTop[j], k, rWorst, aQNorm[j], vMax) ){
+      /* Near-ties across the cut: this query alone, as MATCH answers it (ties by rowid). */
+      vsTopKFree(&aTop[j]);
+      rc = vec0Search(p, q, k, 0, 0, &aTop[j]);
+    }
+  }
 
 cleanup:
   sqlite3_free(aScore);

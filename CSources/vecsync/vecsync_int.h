@@ -30,14 +30,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef SQLITE_CORE
-extern const sqlite3_api_routines *sqlite3_api;
+/* No fused multiply-add unless written as one (the AVX2 kernels' intrinsics): aarch64 and
+** Apple's clang would otherwise fuse a*b + c in the plain C, and answers (a vector8 blob
+** decoded, vec_normalize, a double L2, the order of near ties) would differ by platform.
+** Every file includes this header first, so the pragma covers all of them; GCC ignores it
+** and needs -ffp-contract=off (the Python build passes it). */
+#if defined(__clang__)
+# pragma STDC FP_CONTRACT OFF
 #endif
 
 /* Everything declared below is internal to the extension: hidden, so a host that loads
 ** other extensions (sqlite-vec has vec0 functions of its own) sees only the entry point. */
 #if defined(__GNUC__) || defined(__clang__)
 # pragma GCC visibility push(hidden)
+#endif
+
+/* SQLite's routines, as the loading library handed them to the entry point: hidden with
+** the rest, so two copies of the library loaded into two SQLite libraries of one process
+** (Python's sqlite3 and apsw, which carries its own) keep one each. SQLite opens an
+** extension RTLD_GLOBAL: an exported sqlite3_api would be the first copy's for both. */
+#ifndef SQLITE_CORE
+extern const sqlite3_api_routines *sqlite3_api;
 #endif
 
 #define VECSYNC_VERSION "0.1.0"

@@ -1,0 +1,175 @@
+"""The installed vecsync package, loaded the two ways Python reaches SQLite: the standard
+library's sqlite3 (where the interpreter allows extension loading) and apsw.
+
+    python -m pytest python/tests        # with vecsync, pytest and apsw installed
+
+Run them outside python/ (make test-python does, in a fresh venv from the wheel), so
+`import vecsync` is the installed package and not the source folder.
+"""
+import math
+import os
+import random
+import sqlite3
+import struct
+
+import pytest
+
+import vecsync
+
+try:
+    import apsw
+except ImportError:  # pragma: no cover - make test-python installs it
+    apsw = None
+
+SEED = int(os.environ.get("VECSYNC_SEED", "0"), 0) or random.SystemRandom().randrange(1, 1 << 31)
+
+
+def f32(values):
+    """float32 bytes, as a vec0 float column stores them."""
+    return struct.pack("<%df" % len(values), *values)
+
+
+class DB:
+    """One connection with the extension loaded, through either module."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        if kind == "sqlite3":
+            conn = sqlite3.connect(":memory:")
+            if not hasattr(conn, "enable_load_extension"):
+                pytest.skip("this Python's sqlite3 module was built without extension loading "
+                            "(no enable_load_extension): the apsw cases cover it")
+            self.error = sqlite3.Error
+        else:
+            if apsw is None:
+                pytest.fail("apsw is not installed (pip install apsw)")
+            conn = apsw.Connection(":memory:")
+            self.error = apsw.Error
+        conn.enable_load_extension(True)
+        vecsync.load(conn)
+        conn.enable_load_extension(False)
+        self.conn = conn
+
+    def rows(self, sql, params=()):
+        return [tuple(r) for r in self.conn.execute(sql, params)]
+
+
+@pytest.fixture(params=["sqlite3", "apsw"])
+def db(request):
+    return DB(request.param)
+
+
+def test_loadable_path_names_the_installed_library():
+    path = vecsync.loadable_path()
+    assert os.path.isabs(path)
+    assert os.path.basename(path) == "libvecsync"
+    assert os.path.isfile(path + ".so") or os.path.isfile(path + ".dylib")
+
+
+def test_load_reports_the_package_version(db):
+    from importlib.metadata import version
+    assert db.rows("select vecsync_version()") == [(version("vecsync"),)]
+
+
+def test_vec0_knn_returns_nearest_first_with_filters(db):
+    db.conn.execute("create virtual table v using vec0(id integer primary key, embedding float[3], album text)")
+    for i, v, album in [(1, [1, 0, 0], "a"), (2, [0, 1, 0], "b"), (3, [2, 0, 0], "a"),
+                        (4, [0, 0, 3], "b"), (5, [1, 1, 0], "a")]:
+        db.conn.execute("insert into v(id, embedding, album) values (?, ?, ?)", (i, f32(v), album))
+    # Rows 3 and 5 are both at distance 1: ties come by ascending id.
+    assert db.rows("select id, distance from v where embedding match '[1, 0, 0]' and k = 3") == [
+        (1, 0.0), (3, 1.0), (5, 1.0)]
+    # The filter applies during the scan: k rows whenever k rows match. Distances are
+    # sqlite-vec's float32 figures: sqrt(2) as float32.
+    assert db.rows("select id, distance from v where embedding match ? and k = 3 and album = 'b'",
+                   (f32([1, 0, 0]),)) == [(2, 1.4142135381698608), (4, 3.1622776985168457)]
+
+
+def test_vector_top_k_uses_a_libsql_index(db):
+    db.conn.execute("create table docs(id integer primary key, emb F32_BLOB(3))")
+    db.conn.execute("create index docs_idx on docs(libsql_vector_idx(emb))")
+    for i, v in [(1, "[1,0,0]"), (2, "[0,1,0]"), (3, "[1,0.2,0]"), (4, "[0,0,1]"), (5, "[-1,0,0]")]:
+        db.conn.execute("insert into docs values (?, vector32(?))", (i, v))
+    rows = db.rows("select d.id, vector_distance_cos(d.emb, vector32('[1,0.1,0]')) "
+                   "from vector_top_k('docs_idx', vector32('[1,0.1,0]'), 3) t join docs d on d.id = t.id")
+    assert [r[0] for r in rows] == [3, 1, 2]
+    assert [round(r[1], 6) for r in rows] == [0.004771, 0.004963, 0.900496]
+
+
+@pytest.mark.parametrize("sql, words", [
+    ("insert into v(id, embedding) values (9, '[1,2]')", ["2 dimensions", "has 3"]),
+    ("select id from v where embedding match '[1,0]' and k = 2", ["query vector", "2 dimensions"]),
+    ("select vector32('[1,2')", ["invalid vector text", "offset 4"]),
+    ("select * from vector_top_k('nope_idx', vector32('[1,0,0]'), 3)", ["no such index", "nope_idx"]),
+])
+def test_bad_input_is_a_clear_error(db, sql, words):
+    db.conn.execute("create virtual table v using vec0(id integer primary key, embedding float[3])")
+    with pytest.raises(db.error) as info:
+        db.rows(sql)
+    for word in words:
+        assert word in str(info.value)
+    # The connection goes on working.
+    assert db.rows("select count(*) from v") == [(0,)]
+
+
+def test_load_refuses_a_connection_without_extension_loading():
+    class NoLoading:
+        pass
+    with pytest.raises(RuntimeError, match="apsw"):
+        vecsync.load(NoLoading())
+
+
+def test_sqlite3_and_apsw_connections_share_a_process():
+    """apsw carries its own SQLite: each gets its own copy of the library (one copy serving
+    both pointed the first's connections at the second's SQLite, and closing one crashed
+    the process). Run in a child process, so a crash is a failure and not the test run's."""
+    if not hasattr(sqlite3.connect(":memory:"), "enable_load_extension"):
+        pytest.skip("this Python's sqlite3 module was built without extension loading")
+    script = (
+        "import gc, sqlite3, apsw, vecsync\n"
+        "def use(conn):\n"
+        "    conn.enable_load_extension(True)\n"
+        "    vecsync.load(conn)\n"
+        "    conn.execute('create virtual table v using vec0(e float[2])')\n"
+        "    conn.execute(\"insert into v(rowid, e) values (7, '[1, 2]')\")\n"
+        "    return [tuple(r) for r in conn.execute(\"select rowid from v where e match '[1, 2]' and k = 1\")]\n"
+        "for first, second in ((sqlite3.connect, apsw.Connection), (apsw.Connection, sqlite3.connect)):\n"
+        "    a, b = first(':memory:'), second(':memory:')\n"
+        "    assert use(a) == [(7,)] and use(b) == [(7,)]\n"
+        "    del a; gc.collect()\n"
+        "    assert [tuple(r) for r in b.execute('select count(*) from v')] == [(1,)]\n"
+        "    del b; gc.collect()\n"
+        "print('ok')\n")
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stdout, run.stderr)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "l2", "dot"])
+@pytest.mark.parametrize("queries", [1, 16, 40])
+def test_knn_batch_answers_each_query_as_match_does(db, metric, queries):
+    """vecsync_knn_batch scores with sgemm, whose float32 sums differ from the scan's: with
+    more duplicates and scaled copies than the heap holds around the k-th row, it once
+    returned other rows than MATCH for 5-20 of 16-40 queries. It must give the same rows in
+    the same order (ties by ascending rowid) as one MATCH query each."""
+    rnd = random.Random(SEED)
+    dim, k = 33, 10
+    base = [[round(rnd.gauss(0, 1), 6) for _ in range(dim)] for _ in range(4)]
+    db.conn.execute("create virtual table t using vec0(embedding float[%d] distance_metric=%s)"
+                    % (dim, metric))
+    db.conn.execute("begin")
+    for rowid in range(1, 501):
+        scale = rnd.choice([1.0, 2.0, 0.5, 3.0, 1.5])
+        db.conn.execute("insert into t(rowid, embedding) values (?, ?)",
+                        (rowid, f32([x * scale for x in rnd.choice(base)])))
+    db.conn.execute("commit")
+    qs = [[round(rnd.gauss(0, 1), 6) for _ in range(dim)] for _ in range(queries)]
+    batch = {}
+    for j, rowid, distance in db.rows("select query_index, id, distance from vecsync_knn_batch('t', ?, ?)",
+                                      (b"".join(f32(q) for q in qs), k)):
+        batch.setdefault(j, []).append(rowid)
+        assert not math.isnan(distance)
+    for j, q in enumerate(qs):
+        match = [r[0] for r in db.rows("select rowid from t where embedding match ? and k = ?", (f32(q), k))]
+        assert batch.get(j) == match, "seed %d (VECSYNC_SEED=%d replays it), query %d" % (SEED, SEED, j)
