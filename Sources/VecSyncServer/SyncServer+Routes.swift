@@ -34,6 +34,7 @@ extension SyncServer {
     /// The router with every route of ``routes``.
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: ResponseCompression())
         for route in Self.routes {
             // Hummingbird writes a parameter as `:name`.
             let path = route.path.split(separator: "/").map { part in
@@ -84,22 +85,60 @@ extension SyncServer {
         }
     }
 
+    /// Refuses a token acting as a registered device that belongs to another live token
+    /// (403 `device-owned`, see ``DeviceOwner``). An unregistered device passes: the store
+    /// answers for it.
+    func requireOwnership(of site: String, by grant: TokenGrant, to action: String, inSpace spaceID: Int64)
+        async throws
+    {
+        guard let owner = try await store.owner(ofDevice: site, inSpace: spaceID), !owner.allows(grant) else { return }
+        throw Self.deviceOwned(site, action: action)
+    }
+
+    static func deviceOwned(_ site: String, action: String) -> APIError {
+        APIError(
+            status: .forbidden, code: "device-owned",
+            message:
+                "device '\(site)' belongs to another token of this space; only that token, or a device token issued for '\(site)' (token issue --device), may \(action) as it"
+        )
+    }
+
     /// The request's body, refused with 413 past `limit` bytes (before reading it when the
-    /// length is announced).
+    /// length is announced), decompressed when sent with `Content-Encoding: gzip` or
+    /// `deflate` (to at most `limit` bytes too; another coding is answered 415).
     func body(of request: Request, limit: Int) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError(
                 status: .contentTooLarge, code: "too-large",
                 message: "the body has \(length) bytes; the limit is \(limit)")
         }
+        let data: Data
         do {
             let buffer = try await request.body.collect(upTo: limit)
-            return Data(buffer.readableBytesView)
+            data = Data(buffer.readableBytesView)
         } catch let error as APIError {
             throw error
         } catch {
             throw APIError(
                 status: .contentTooLarge, code: "too-large", message: "the body exceeds the limit of \(limit) bytes")
+        }
+        switch request.headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "identity":
+            return data
+        case "gzip", "x-gzip", "deflate":
+            do {
+                return try HTTPCompression.inflate(data, limit: limit)
+            } catch .tooLarge {
+                throw APIError(
+                    status: .contentTooLarge, code: "too-large",
+                    message: "the body decompresses to more than the limit of \(limit) bytes")
+            } catch {
+                throw APIError.malformed("the body is not the gzip or deflate data its Content-Encoding announces")
+            }
+        case let coding?:
+            throw APIError(
+                status: .unsupportedMediaType, code: "unsupported-encoding",
+                message: "Content-Encoding '\(coding)' is not supported: send gzip, deflate or identity")
         }
     }
 

@@ -66,13 +66,10 @@ public final class SyncServer: Sendable {
         host: String, port: Int, handleSignals: Bool = false,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        try await store.prepare()
-        let maximumBodyBytes = limits.maximumBodyBytes
+        try await unlimitedStore.prepare()
         let app = Application(
             router: makeRouter(),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: HTTPCompression.channelHandlers(maximumBodyBytes: maximumBodyBytes))),
+            server: .http1(),
             configuration: .init(address: .hostname(host, port: port), serverName: "vecsync-server/\(Self.version)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)

@@ -34,6 +34,9 @@ struct SQLiteServerTests {
     @Test func pagesAreStableUnderConcurrentPushes() async throws {
         try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.sqlite)
     }
+    @Test func malformedRequestsAreRefusedAndServingGoesOn() async throws {
+        try await ServerScenarios.malformedRequestsAreRefusedAndServingGoesOn(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -71,5 +74,8 @@ struct PostgresServerTests {
     }
     @Test func pagesAreStableUnderConcurrentPushes() async throws {
         try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.postgres)
+    }
+    @Test func malformedRequestsAreRefusedAndServingGoesOn() async throws {
+        try await ServerScenarios.malformedRequestsAreRefusedAndServingGoesOn(.postgres)
     }
 }
