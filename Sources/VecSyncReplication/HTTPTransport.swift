@@ -128,6 +128,16 @@ public struct HTTPTransport: SyncTransport {
         let excluded = Set(
             devices.filter { $0.site != replica.site.rawValue && $0.head >= received[$0.site] ?? 0 }
                 .map { SiteID($0.site) })
+        // A head this far past anything this replica made is not its own: another client
+        // claimed its range (servers refuse that now; older ones did not). Every push would
+        // be answered "covered" and stored nowhere, so say so instead of reporting success.
+        if ownHead > max(latest, storedCursor) + FolderTransport.plausibleRange {
+            throw HTTPTransportError.protocolViolation(
+                url: destination,
+                reason:
+                    "the server holds changes of '\(replica.site.rawValue)' through \(ownHead), far past the \(latest) this replica made: its range was claimed by another client, and nothing it pushes would be stored; ask the server's operator"
+            )
+        }
         // The server holds less than we published: our tail was all rows it holds from their
         // authors, or its database was restored. Push again from what it holds.
         var reached = min(storedCursor, ownHead)

@@ -138,6 +138,8 @@ public final class PostgresServerStore: ServerStore {
             try await connection.query(
                 "ALTER TABLE devices ADD COLUMN IF NOT EXISTS pulled_through BIGINT NOT NULL DEFAULT 0",
                 logger: logger)
+            try await connection.query(
+                "ALTER TABLE devices ADD COLUMN IF NOT EXISTS owner_token TEXT", logger: logger)
             // Stores made before damaged change sets were recorded lack their mark (and the
             // index of the marked ones, which every status request lists).
             try await connection.query(
@@ -262,19 +264,42 @@ public final class PostgresServerStore: ServerStore {
         return false
     }
 
-    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
-        -> DeviceRecord
-    {
-        try await client.query(
+    public func registerDevice(
+        _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
+    ) async throws -> DeviceRecord? {
+        // The update (and the claim) holds only for a token that may act as the device.
+        let rows = try await client.query(
             """
-            INSERT INTO devices (space_id, site, name, platform, registered_at)
-            VALUES (\(spaceID), \(registration.site), \(registration.name), \(registration.platform), \(time))
-            ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform
+            INSERT INTO devices AS d (space_id, site, name, platform, registered_at, owner_token)
+            VALUES (\(spaceID), \(registration.site), \(registration.name), \(registration.platform), \(time),
+                    \(claimant?.tokenID))
+            ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform,
+              owner_token = coalesce(excluded.owner_token, d.owner_token)
+            WHERE excluded.owner_token IS NULL OR d.owner_token IS NULL OR d.owner_token = excluded.owner_token
+              OR \(claimant?.device != nil)
+              OR NOT EXISTS (SELECT 1 FROM tokens t WHERE t.id = d.owner_token AND t.revoked_at IS NULL)
+            RETURNING site
             """, logger: logger)
+        var changed = false
+        for try await _ in rows.decode(String.self) { changed = true }
+        guard changed else { return nil }
         guard let device = try await devices(inSpace: spaceID, site: registration.site).first else {
             throw ServerStoreError.noSuchSpace("#\(spaceID)")
         }
         return device
+    }
+
+    public func owner(ofDevice site: String, inSpace spaceID: Int64) async throws -> DeviceOwner? {
+        let rows = try await client.query(
+            """
+            SELECT d.owner_token, t.id IS NOT NULL AND t.revoked_at IS NULL
+            FROM devices d LEFT JOIN tokens t ON t.id = d.owner_token
+            WHERE d.space_id = \(spaceID) AND d.site = \(site)
+            """, logger: logger)
+        for try await (token, live) in rows.decode((String?, Bool).self) {
+            return DeviceOwner(tokenID: token, isLive: live)
+        }
+        return nil
     }
 
     public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome

@@ -92,6 +92,10 @@ public final class SQLiteServerStore: ServerStore {
             if try !db.columns(in: "devices").contains(where: { $0.name == "pulled_through" }) {
                 try db.execute(sql: "ALTER TABLE devices ADD COLUMN pulled_through INTEGER NOT NULL DEFAULT 0")
             }
+            // … and before devices had an owning token.
+            if try !db.columns(in: "devices").contains(where: { $0.name == "owner_token" }) {
+                try db.execute(sql: "ALTER TABLE devices ADD COLUMN owner_token TEXT")
+            }
             // … and before damaged change sets were recorded, their mark (with an index of
             // the marked ones, which every status request lists).
             if try !db.columns(in: "change_sets").contains(where: { $0.name == "damaged" }) {
@@ -188,19 +192,43 @@ public final class SQLiteServerStore: ServerStore {
         await limiter.allow(key, perSecond: perSecond, burst: burst)
     }
 
-    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
-        -> DeviceRecord
-    {
+    public func registerDevice(
+        _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
+    ) async throws -> DeviceRecord? {
         try await pool.write { db in
+            // The update (and the claim) holds only for a token that may act as the device.
             try db.execute(
                 sql: """
-                    INSERT INTO devices (space_id, site, name, platform, registered_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform
-                    """, arguments: [spaceID, registration.site, registration.name, registration.platform, time])
+                    INSERT INTO devices (space_id, site, name, platform, registered_at, owner_token)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform,
+                      owner_token = coalesce(excluded.owner_token, devices.owner_token)
+                    WHERE excluded.owner_token IS NULL OR devices.owner_token IS NULL
+                      OR devices.owner_token = excluded.owner_token OR ?
+                      OR NOT EXISTS (SELECT 1 FROM tokens t WHERE t.id = devices.owner_token AND t.revoked_at IS NULL)
+                    """,
+                arguments: [
+                    spaceID, registration.site, registration.name, registration.platform, time, claimant?.tokenID,
+                    claimant?.device != nil,
+                ])
+            guard db.changesCount > 0 else { return nil }
             guard let device = try Self.devices(db, spaceID: spaceID, site: registration.site).first else {
                 throw ServerStoreError.noSuchSpace("#\(spaceID)")
             }
             return device
+        }
+    }
+
+    public func owner(ofDevice site: String, inSpace spaceID: Int64) async throws -> DeviceOwner? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT d.owner_token, t.id IS NOT NULL AND t.revoked_at IS NULL
+                    FROM devices d LEFT JOIN tokens t ON t.id = d.owner_token
+                    WHERE d.space_id = ? AND d.site = ?
+                    """, arguments: [spaceID, site]
+            ).map { DeviceOwner(tokenID: $0[0], isLive: $0[1]) }
         }
     }
 

@@ -37,8 +37,14 @@ public protocol ServerStore: Sendable {
     func takeRequest(fromBucket key: String, perSecond: Double, burst: Int) async throws -> Bool
 
     /// Registers a device (its sync site id) in a space, or updates its name and platform.
-    func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
-        -> DeviceRecord
+    /// With `claimant`, the device becomes that token's (``DeviceOwner``) unless another live
+    /// token owns it and the claimant is not a device token issued for it: then nothing
+    /// changes and the answer is nil. Without, the owner is left as it is.
+    func registerDevice(
+        _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
+    ) async throws -> DeviceRecord?
+    /// The token that owns a registered device; nil when the space has no such device.
+    func owner(ofDevice site: String, inSpace spaceID: Int64) async throws -> DeviceOwner?
     /// Stores a change set unless ``PushRule`` says otherwise; the sequence number is the
     /// space's next one, assigned in commit order.
     func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome
@@ -76,6 +82,21 @@ public protocol ServerStore: Sendable {
 
     /// Releases connections.
     func close() async
+}
+
+extension ServerStore {
+    /// A new generation number: random, positive.
+    static func makeEpoch() -> Int64 { Int64.random(in: 1...Int64.max) }
+
+    /// Registers a device without claiming it for a token (what an administrator does).
+    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64)
+        async throws -> DeviceRecord
+    {
+        guard let device = try await registerDevice(registration, inSpace: spaceID, claimedBy: nil, at: time) else {
+            throw ServerStoreError.noSuchSpace("#\(spaceID)")
+        }
+        return device
+    }
 }
 
 /// A space: one user's library, the unit of isolation.
@@ -278,6 +299,12 @@ public enum PushOutcome: Sendable, Hashable {
     case repaired(ChangeSetEntry)
     /// The origin has not registered in this space.
     case unregisteredOrigin
+    /// The change set claims more of its origin's range than it carries (``PushRule``): an
+    /// empty one that would move the head, or one reaching implausibly far past it.
+    case overreach(head: Int64)
+    /// A row inside claims a write its origin did not make and the server does not hold
+    /// from its author, or an authority count past the authority's (``WriteAttestation``).
+    case forged(String)
 }
 
 /// Failures of a store that a person must act on.

@@ -159,7 +159,12 @@ extension SyncServer {
             throw APIError.malformed("site and name must have 1 to 200 bytes, platform 1 to 64")
         }
         try requireDevice(registration.site, allowedBy: grant, to: "register")
-        let device = try await store.registerDevice(registration, inSpace: grant.spaceID, at: Self.now())
+        guard
+            let device = try await store.registerDevice(
+                registration, inSpace: grant.spaceID, claimedBy: grant, at: Self.now())
+        else {
+            throw Self.deviceOwned(registration.site, action: "register")
+        }
         return try JSONResponse.make(device)
     }
 
@@ -197,9 +202,10 @@ extension SyncServer {
                 "a change set must cover a non-empty range, not (\(changeSet.since), \(changeSet.through)]")
         }
         try requireDevice(changeSet.origin.rawValue, allowedBy: grant, to: "push")
+        try await requireOwnership(of: changeSet.origin.rawValue, by: grant, to: "push", inSpace: grant.spaceID)
         let incoming = IncomingChangeSet(
             origin: changeSet.origin.rawValue, since: changeSet.since, through: changeSet.through,
-            rows: Int64(changeSet.records.count), sha256: actual, body: data)
+            rows: Int64(changeSet.records.count), sha256: actual, body: data, writes: WriteAttestation(changeSet))
         switch try await store.push(incoming, inSpace: grant.spaceID, at: Self.now()) {
         case .stored(let entry):
             return try JSONResponse.make(
@@ -225,6 +231,18 @@ extension SyncServer {
                 message:
                     "changes (\(entry.since), \(entry.through)] of '\(entry.origin)' are stored with other bytes (SHA-256 \(entry.sha256))"
             )
+        case .overreach(let head):
+            throw APIError(
+                status: .unprocessableContent, code: "overreach",
+                message:
+                    "a change set of '\(incoming.origin)' with \(incoming.rows) rows cannot claim (\(incoming.since), \(incoming.through)]: the origin's range (held through \(head)) moves only by the changes a push carries",
+                head: head)
+        case .forged(let reason):
+            logger.warning(
+                "push of '\(incoming.origin)' (\(incoming.since)-\(incoming.through)) to space \(grant.spaceName) refused: \(reason)")
+            throw APIError(
+                status: .unprocessableContent, code: "forged-write",
+                message: "a row of this change set is not '\(incoming.origin)''s to push: \(reason); nothing stored")
         case .unregisteredOrigin:
             throw APIError(
                 status: .forbidden, code: "unregistered-device",
@@ -250,6 +268,7 @@ extension SyncServer {
             query.get("limit"), name: "limit", default: 100, range: 1...Int64(limits.maximumPageSize))
         if let site = query.get("site") {
             try requireDevice(site, allowedBy: grant, to: "record a pull")
+            try await requireOwnership(of: site, by: grant, to: "record a pull", inSpace: grant.spaceID)
             try await store.recordPull(bySite: site, inSpace: grant.spaceID, after: after, at: Self.now())
         }
         var entries = try await store.changeSets(inSpace: grant.spaceID, after: after, limit: Int(limit) + 1)

@@ -37,6 +37,9 @@ struct SQLiteServerTests {
     @Test func malformedRequestsAreRefusedAndServingGoesOn() async throws {
         try await ServerScenarios.malformedRequestsAreRefusedAndServingGoesOn(.sqlite)
     }
+    @Test func noTokenCanBlackHoleAnotherDevice() async throws {
+        try await ServerScenarios.noTokenCanBlackHoleAnotherDevice(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -77,5 +80,8 @@ struct PostgresServerTests {
     }
     @Test func malformedRequestsAreRefusedAndServingGoesOn() async throws {
         try await ServerScenarios.malformedRequestsAreRefusedAndServingGoesOn(.postgres)
+    }
+    @Test func noTokenCanBlackHoleAnotherDevice() async throws {
+        try await ServerScenarios.noTokenCanBlackHoleAnotherDevice(.postgres)
     }
 }
