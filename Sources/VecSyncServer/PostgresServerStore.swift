@@ -162,6 +162,101 @@ public final class PostgresServerStore: ServerStore {
                   body BYTEA NOT NULL)
                 """, logger: logger)
         }
+        try await prepareAttestations()
+    }
+
+    /// Creates the tables of attested writes; in stores made before them, attests what the
+    /// stored change sets (their origins' own writes) and snapshots (every write) hold, once.
+    private func prepareAttestations() async throws {
+        try await client.query(
+            """
+            CREATE TABLE IF NOT EXISTS attested_writes (
+              space_id BIGINT NOT NULL REFERENCES spaces(id),
+              digest TEXT NOT NULL,
+              PRIMARY KEY (space_id, digest))
+            """, logger: logger)
+        try await client.query(
+            """
+            CREATE TABLE IF NOT EXISTS authority_counts (
+              space_id BIGINT NOT NULL REFERENCES spaces(id),
+              cell TEXT NOT NULL,
+              count BIGINT NOT NULL,
+              PRIMARY KEY (space_id, cell))
+            """, logger: logger)
+        for try await _ in try await client.query(
+            "SELECT value FROM store WHERE key = 'writes-attested'", logger: logger
+        ).decode(String.self) { return }
+        var after: (Int64, Int64) = (0, 0)
+        while true {
+            var batch: [(Int64, Int64, Data)] = []
+            for try await row in try await client.query(
+                """
+                SELECT space_id, seq, body FROM change_sets WHERE (space_id, seq) > (\(after.0), \(after.1))
+                ORDER BY space_id, seq LIMIT 100
+                """, logger: logger
+            ).decode((Int64, Int64, Data).self) { batch.append(row) }
+            guard let last = batch.last else { break }
+            after = (last.0, last.1)
+            for (spaceID, _, body) in batch {
+                guard let changeSet = try? ChangeSet(serialized: body) else { continue }
+                try await record(WriteAttestation(changeSet), inSpace: spaceID)
+            }
+        }
+        for try await (spaceID, body) in try await client.query(
+            "SELECT space_id, body FROM snapshots", logger: logger
+        ).decode((Int64, Data).self) {
+            guard let changeSet = try? ChangeSet(serialized: body) else { continue }
+            var writes = WriteAttestation(changeSet)
+            writes.own += writes.relayed.map(\.digest)
+            writes.raised += writes.bounded
+            try await record(writes, inSpace: spaceID)
+        }
+        try await client.query(
+            "INSERT INTO store (key, value) VALUES ('writes-attested', '1') ON CONFLICT (key) DO NOTHING",
+            logger: logger)
+    }
+
+    /// Records a change set's own writes as attested, and the counts its authority raised.
+    private func record(_ writes: WriteAttestation, inSpace spaceID: Int64) async throws {
+        if !writes.own.isEmpty {
+            try await client.query(
+                """
+                INSERT INTO attested_writes (space_id, digest) SELECT \(spaceID), unnest(\(writes.own)::text[])
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+        let counts = writes.raisedCounts
+        if !counts.isEmpty {
+            try await client.query(
+                """
+                INSERT INTO authority_counts AS a (space_id, cell, count)
+                SELECT \(spaceID), c, n FROM unnest(\(Array(counts.keys))::text[], \(Array(counts.values))::bigint[]) AS u(c, n)
+                ON CONFLICT (space_id, cell) DO UPDATE SET count = greatest(a.count, excluded.count)
+                """, logger: logger)
+        }
+    }
+
+    /// Why a change set's writes are refused (``WriteAttestation``).
+    private func refusal(of writes: WriteAttestation, inSpace spaceID: Int64) async throws -> String? {
+        var attested = Set<String>()
+        let relayed = Array(Set(writes.relayed.map(\.digest)))
+        if !relayed.isEmpty {
+            for try await digest in try await client.query(
+                """
+                SELECT digest FROM attested_writes WHERE space_id = \(spaceID) AND digest = ANY(\(relayed)::text[])
+                """, logger: logger
+            ).decode(String.self) { attested.insert(digest) }
+        }
+        var counts: [String: Int64] = [:]
+        let cells = Array(Set(writes.bounded.map(\.digest)))
+        if !cells.isEmpty {
+            for try await (cell, count) in try await client.query(
+                """
+                SELECT cell, count FROM authority_counts WHERE space_id = \(spaceID) AND cell = ANY(\(cells)::text[])
+                """, logger: logger
+            ).decode((String, Int64).self) { counts[cell] = count }
+        }
+        return writes.refusal(isAttested: attested.contains, recordedCount: { counts[$0] ?? 0 })
     }
 
     public func storeID() async throws -> String {
@@ -307,6 +402,7 @@ public final class PostgresServerStore: ServerStore {
         // Read, decide, then write in one statement that holds only if the origin's head is
         // still the one read (another push of the same origin may have moved it: decide again).
         // The space's counter row is locked for that one statement only.
+        var checked = changeSet.writes == nil
         for _ in 0..<Self.pushAttempts {
             var head: Int64?
             var sameRange: ChangeSetEntry?
@@ -331,7 +427,15 @@ public final class PostgresServerStore: ServerStore {
                 }
             }
             guard let head else { return .unregisteredOrigin }
-            switch PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged) {
+            let decision = PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged)
+            if !checked, let writes = changeSet.writes, decision == nil || decision.map(Self.isRepair) == true {
+                // Recorded before the change set is stored: a write recorded for a push that
+                // is then not stored is still its origin's own, which it may push any time.
+                if let reason = try await refusal(of: writes, inSpace: spaceID) { return .forged(reason) }
+                try await record(writes, inSpace: spaceID)
+                checked = true
+            }
+            switch decision {
             case .repaired(let stored):
                 if let repaired = try await repair(stored, with: changeSet, inSpace: spaceID) { return repaired }
                 continue  // repaired or replaced meanwhile: decide again
@@ -365,6 +469,11 @@ public final class PostgresServerStore: ServerStore {
         }
         throw ServerConfigurationError(
             "'\(changeSet.origin)' kept moving while its push was decided (\(Self.pushAttempts) attempts); retry")
+    }
+
+    private static func isRepair(_ outcome: PushOutcome) -> Bool {
+        if case .repaired = outcome { return true }
+        return false
     }
 
     /// How often a push decides again when a concurrent push of the same origin moved its head.

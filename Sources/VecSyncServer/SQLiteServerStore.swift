@@ -105,9 +105,73 @@ public final class SQLiteServerStore: ServerStore {
                 sql:
                     "CREATE INDEX IF NOT EXISTS change_sets_damaged ON change_sets (space_id, seq) WHERE damaged = 1")
             try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS attested_writes (
+                      space_id INTEGER NOT NULL REFERENCES spaces(id),
+                      digest TEXT NOT NULL,
+                      PRIMARY KEY (space_id, digest)) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS authority_counts (
+                      space_id INTEGER NOT NULL REFERENCES spaces(id),
+                      cell TEXT NOT NULL,
+                      count INTEGER NOT NULL,
+                      PRIMARY KEY (space_id, cell)) WITHOUT ROWID;
+                    """)
+            try db.execute(
                 sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('id', ?)",
                 arguments: [UUID().uuidString.lowercased()])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('epoch', ?)",
+                arguments: [String(Self.makeEpoch())])
+            // Stores made before writes were attested: attest what they hold, once.
+            if try String.fetchOne(db, sql: "SELECT value FROM store WHERE key = 'writes-attested'") == nil {
+                try Self.attestStoredWrites(db)
+                try db.execute(sql: "INSERT INTO store (key, value) VALUES ('writes-attested', '1')")
+            }
         }
+    }
+
+    /// Records the writes of every stored change set (its origin's own) and snapshot (all of
+    /// them: the server folded them from change sets) as attested.
+    private static func attestStoredWrites(_ db: Database) throws {
+        let bodies = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT space_id, body, 0 FROM change_sets
+                UNION ALL SELECT space_id, body, 1 FROM snapshots
+                """)
+        while let row = try bodies.next() {
+            guard let changeSet = try? ChangeSet(serialized: row[1] as Data) else { continue }
+            var writes = WriteAttestation(changeSet)
+            if (row[2] as Int64) == 1 {
+                writes.own += writes.relayed.map(\.digest)
+                writes.raised += writes.bounded
+            }
+            try record(writes, db, spaceID: row[0])
+        }
+    }
+
+    /// Records a change set's own writes as attested, and the counts its authority raised.
+    private static func record(_ writes: WriteAttestation, _ db: Database, spaceID: Int64) throws {
+        let attest = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO attested_writes (space_id, digest) VALUES (?, ?)")
+        for digest in writes.own { try attest.execute(arguments: [spaceID, digest]) }
+        let raise = try db.cachedStatement(
+            sql: """
+                INSERT INTO authority_counts (space_id, cell, count) VALUES (?, ?, ?)
+                ON CONFLICT (space_id, cell) DO UPDATE SET count = max(count, excluded.count)
+                """)
+        for (cell, count) in writes.raisedCounts { try raise.execute(arguments: [spaceID, cell, count]) }
+    }
+
+    /// Why a change set's writes are refused (``WriteAttestation``), read in the push's transaction.
+    private static func refusal(of writes: WriteAttestation, _ db: Database, spaceID: Int64) throws -> String? {
+        let attested = try db.cachedStatement(
+            sql: "SELECT 1 FROM attested_writes WHERE space_id = ? AND digest = ?")
+        let counts = try db.cachedStatement(
+            sql: "SELECT count FROM authority_counts WHERE space_id = ? AND cell = ?")
+        return try writes.refusal(
+            isAttested: { try Int64.fetchOne(attested, arguments: [spaceID, $0]) != nil },
+            recordedCount: { try Int64.fetchOne(counts, arguments: [spaceID, $0]) ?? 0 })
     }
 
     public func storeID() async throws -> String {
@@ -251,10 +315,17 @@ public final class SQLiteServerStore: ServerStore {
                 arguments: [spaceID, changeSet.origin, changeSet.since, changeSet.through])
             let sameRange = sameRow.map(Self.entry)
             let damaged = sameRow.map { ($0[8] as Int64) != 0 } ?? false
-            switch PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged) {
-            case .repaired(let stored): return try Self.repair(db, stored, with: changeSet, inSpace: spaceID)
+            let decision = PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged)
+            switch decision {
+            case .repaired?, nil: break
             case let outcome?: return outcome
-            case nil: break
+            }
+            if let writes = changeSet.writes {
+                if let reason = try Self.refusal(of: writes, db, spaceID: spaceID) { return .forged(reason) }
+                try Self.record(writes, db, spaceID: spaceID)
+            }
+            if case .repaired(let stored)? = decision {
+                return try Self.repair(db, stored, with: changeSet, inSpace: spaceID)
             }
             try db.execute(sql: "UPDATE spaces SET last_seq = last_seq + 1 WHERE id = ?", arguments: [spaceID])
             guard

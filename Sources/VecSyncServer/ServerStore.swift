@@ -200,9 +200,15 @@ public struct IncomingChangeSet: Sendable, Hashable {
     public var sha256: String
     /// The serialized change set.
     public var body: Data
+    /// Its writes, checked and recorded by the store when it would store the change set
+    /// (``WriteAttestation``); nil: not checked (an administrator's or a test's push).
+    public var writes: WriteAttestation?
 
     /// A change set with its header fields.
-    public init(origin: String, since: Int64, through: Int64, rows: Int64, sha256: String, body: Data) {
+    public init(
+        origin: String, since: Int64, through: Int64, rows: Int64, sha256: String, body: Data,
+        writes: WriteAttestation? = nil
+    ) {
         self.origin = origin
         self.since = since
         self.through = through

@@ -40,6 +40,9 @@ struct SQLiteServerTests {
     @Test func noTokenCanBlackHoleAnotherDevice() async throws {
         try await ServerScenarios.noTokenCanBlackHoleAnotherDevice(.sqlite)
     }
+    @Test func forgedAuthorshipIsRefused() async throws {
+        try await ServerScenarios.forgedAuthorshipIsRefused(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -83,5 +86,8 @@ struct PostgresServerTests {
     }
     @Test func noTokenCanBlackHoleAnotherDevice() async throws {
         try await ServerScenarios.noTokenCanBlackHoleAnotherDevice(.postgres)
+    }
+    @Test func forgedAuthorshipIsRefused() async throws {
+        try await ServerScenarios.forgedAuthorshipIsRefused(.postgres)
     }
 }
