@@ -139,6 +139,9 @@ public final class PostgresServerStore: ServerStore {
                 "ALTER TABLE devices ADD COLUMN IF NOT EXISTS pulled_through BIGINT NOT NULL DEFAULT 0",
                 logger: logger)
             try await connection.query(
+                "INSERT INTO store (key, value) VALUES ('epoch', \(String(Self.makeEpoch()))) ON CONFLICT (key) DO NOTHING",
+                logger: logger)
+            try await connection.query(
                 "ALTER TABLE devices ADD COLUMN IF NOT EXISTS owner_token TEXT", logger: logger)
             // Stores made before damaged change sets were recorded lack their mark (and the
             // index of the marked ones, which every status request lists).
@@ -263,6 +266,30 @@ public final class PostgresServerStore: ServerStore {
         let rows = try await client.query("SELECT value FROM store WHERE key = 'id'", logger: logger)
         for try await id in rows.decode(String.self) { return id }
         throw ServerConfigurationError("the store has no id: run prepare() first")
+    }
+
+    public func epoch() async throws -> Int64 {
+        let rows = try await client.query("SELECT value FROM store WHERE key = 'epoch'", logger: logger)
+        for try await text in rows.decode(String.self) {
+            if let epoch = Int64(text) { return epoch }
+        }
+        throw ServerConfigurationError("the store has no epoch: run prepare() first")
+    }
+
+    public func newEpoch() async throws -> Int64 {
+        let epoch = Self.makeEpoch()
+        try await client.query(
+            """
+            INSERT INTO store (key, value) VALUES ('epoch', \(String(epoch)))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, logger: logger)
+        return epoch
+    }
+
+    public func lastSequence(inSpace spaceID: Int64) async throws -> Int64 {
+        let rows = try await client.query("SELECT last_seq FROM spaces WHERE id = \(spaceID)", logger: logger)
+        for try await seq in rows.decode(Int64.self) { return seq }
+        return 0
     }
 
     public func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord {

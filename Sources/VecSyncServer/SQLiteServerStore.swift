@@ -183,6 +183,60 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
+    public func epoch() async throws -> Int64 {
+        try await pool.read { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT value FROM store WHERE key = 'epoch'"),
+                let epoch = Int64(text)
+            else {
+                throw ServerConfigurationError("the store has no epoch: run prepare() first")
+            }
+            return epoch
+        }
+    }
+
+    public func newEpoch() async throws -> Int64 {
+        let epoch = Self.makeEpoch()
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO store (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [String(epoch)])
+        }
+        return epoch
+    }
+
+    public func lastSequence(inSpace spaceID: Int64) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT last_seq FROM spaces WHERE id = ?", arguments: [spaceID]) ?? 0
+        }
+    }
+
+    /// Writes a consistent copy of the store to a new file at `path` while it serves
+    /// (`VACUUM INTO`, from a read snapshot: pushes go on meanwhile), then gives the copy a
+    /// new generation (``epoch()``), so that clients detect a restore from it. Returns the
+    /// copy's epoch. The file must not exist.
+    public func backup(to path: String) async throws -> Int64 {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw ServerConfigurationError("'\(path)' exists: a backup is written to a new file")
+        }
+        // A connection of its own, outside any transaction: VACUUM INTO reads one snapshot of
+        // the WAL database and takes no lock that would stop the server's writer.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let source = try DatabaseQueue(path: self.path, configuration: configuration)
+        try await source.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+        }
+        try source.close()
+        let epoch = Self.makeEpoch()
+        let copy = try DatabaseQueue(path: path)
+        try await copy.write { db in
+            try db.execute(
+                sql: "UPDATE store SET value = ? WHERE key = 'epoch'", arguments: [String(epoch)])
+        }
+        try copy.close()
+        return epoch
+    }
+
     public func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord {
         try await pool.write { db in
             if try Int64.fetchOne(db, sql: "SELECT id FROM spaces WHERE name = ?", arguments: [name]) != nil {

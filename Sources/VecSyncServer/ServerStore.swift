@@ -17,6 +17,17 @@ public protocol ServerStore: Sendable {
     /// every server instance on it and under every URL. Clients key their cursors by it.
     func storeID() async throws -> String
 
+    /// The store's generation: a random positive number made with the store, made again by
+    /// ``newEpoch()`` and in every copy `vecsync-server backup` writes. Status and pull
+    /// answers carry it; a client that knew another one rewinds its pull cursor and pulls
+    /// again (merging is idempotent), and pushes again what the restored store lacks.
+    func epoch() async throws -> Int64
+    /// Gives the store a new generation: what to run after restoring it from a backup made
+    /// by other means (`pg_dump`, a file system snapshot). Returns it.
+    func newEpoch() async throws -> Int64
+    /// The last sequence number assigned in a space (0 with none).
+    func lastSequence(inSpace spaceID: Int64) async throws -> Int64
+
     /// Creates a space; throws ``ServerStoreError/spaceExists(_:)`` when the name is taken.
     func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord
     /// Every space, by name.

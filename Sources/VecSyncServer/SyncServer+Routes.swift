@@ -258,6 +258,9 @@ extension SyncServer {
         var changeSets: [ChangeSetEntry]
         var nextCursor: Int64
         var hasMore: Bool
+        /// The store's generation (``ServerStore/epoch()``): a client whose cursor was made
+        /// under another one must list again from the start.
+        var epoch: Int64
     }
 
     func listChangeSets(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -286,7 +289,9 @@ extension SyncServer {
         let hasMore = entries.count > Int(limit)
         if hasMore { entries.removeLast() }
         return try JSONResponse.make(
-            ChangeSetPage(changeSets: entries, nextCursor: entries.last?.seq ?? after, hasMore: hasMore))
+            ChangeSetPage(
+                changeSets: entries, nextCursor: entries.last?.seq ?? after, hasMore: hasMore,
+                epoch: try await store.epoch()))
     }
 
     static func integer(_ text: String?, name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64
@@ -387,6 +392,8 @@ extension SyncServer {
     struct StatusResponse: Codable {
         var serverVersion: String
         var storeID: String
+        var epoch: Int64
+        var lastSeq: Int64
         var space: String
         var changeSets: Int64
         var bytes: Int64
@@ -399,7 +406,8 @@ extension SyncServer {
         let devices = try await store.devices(inSpace: grant.spaceID)
         return try JSONResponse.make(
             StatusResponse(
-                serverVersion: Self.version, storeID: try await store.storeID(), space: grant.spaceName,
+                serverVersion: Self.version, storeID: try await store.storeID(), epoch: try await store.epoch(),
+                lastSeq: try await store.lastSequence(inSpace: grant.spaceID), space: grant.spaceName,
                 changeSets: devices.reduce(0) { $0 + $1.changeSets }, bytes: devices.reduce(0) { $0 + $1.bytes },
                 devices: devices, snapshot: try await store.snapshotEntry(inSpace: grant.spaceID)))
     }

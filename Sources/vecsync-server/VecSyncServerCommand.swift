@@ -21,7 +21,9 @@ struct VecSyncServerCommand: AsyncParsableCommand {
             instead, and several `serve` instances may share it.
             """,
         version: SyncServer.version,
-        subcommands: [ServeCommand.self, SpaceCommand.self, TokenCommand.self])
+        subcommands: [
+            ServeCommand.self, SpaceCommand.self, TokenCommand.self, BackupCommand.self, NewEpochCommand.self,
+        ])
 }
 
 /// Where the server keeps its data: `--data DIR` (SQLite, the default) or `--postgres URL`.

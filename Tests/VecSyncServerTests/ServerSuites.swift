@@ -43,6 +43,9 @@ struct SQLiteServerTests {
     @Test func forgedAuthorshipIsRefused() async throws {
         try await ServerScenarios.forgedAuthorshipIsRefused(.sqlite)
     }
+    @Test func restoredStoreLosesNoRows() async throws {
+        try await ServerScenarios.restoredStoreLosesNoRows(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -89,5 +92,8 @@ struct PostgresServerTests {
     }
     @Test func forgedAuthorshipIsRefused() async throws {
         try await ServerScenarios.forgedAuthorshipIsRefused(.postgres)
+    }
+    @Test func restoredStoreLosesNoRows() async throws {
+        try await ServerScenarios.restoredStoreLosesNoRows(.postgres)
     }
 }
