@@ -16,14 +16,75 @@ public final class PostgresServerStore: ServerStore {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger = Logger(label: "vecsync-server.postgres")
+    /// The same settings for one connection of its own: ``prepare()`` tries it first.
+    private let probeConfiguration: PostgresConnection.Configuration
+    /// Where the database is, for messages: `user@host:port/database`.
+    private let endpoint: String
+
+    /// How long a connection attempt may take.
+    static let connectTimeout: Duration = .seconds(10)
 
     /// Connects to the database of a `postgres://user:password@host:port/database` URL
     /// (`?sslmode=require` for TLS; without it the connection is plain, for a database on
-    /// the same host or private network).
-    public init(url: String) throws {
-        client = PostgresClient(configuration: try Self.configuration(url))
+    /// the same host or private network). Each statement is cut by the server after
+    /// `statementTimeout`; connections dropped by a restart of the database are replaced.
+    public init(url: String, statementTimeout: Duration = .seconds(30)) throws {
+        var configuration = try Self.configuration(url)
+        let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+        configuration.options.additionalStartupParameters = [("statement_timeout", String(max(1, milliseconds)))]
+        configuration.options.connectTimeout = Self.connectTimeout
+        client = PostgresClient(configuration: configuration)
+        var probe = PostgresConnection.Configuration(
+            host: configuration.host ?? "localhost", port: configuration.port ?? 5432,
+            username: configuration.username, password: configuration.password, database: configuration.database,
+            tls: .disable)
+        switch URLComponents(string: url)?.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable" {
+        case "prefer": probe.tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case "require": probe.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        default: break
+        }
+        probe.options.connectTimeout = .seconds(Self.connectTimeout.components.seconds)
+        probeConfiguration = probe
+        endpoint =
+            "\(configuration.username)@\(configuration.host ?? "localhost"):\(configuration.port ?? 5432)/\(configuration.database ?? configuration.username)"
         let client = self.client
         runner = Task { await client.run() }
+    }
+
+    /// Opens one connection with the store's settings and closes it: fails within the
+    /// connection timeout, saying why (refused, unknown host, wrong user or password,
+    /// missing database), where the pool would retry without end.
+    private func probe() async throws {
+        let configuration = probeConfiguration
+        let endpoint = self.endpoint
+        let logger = self.logger
+        try await Deadline.run(
+            within: Self.connectTimeout + .seconds(5),
+            failing: {
+                ServerConfigurationError(
+                    "PostgreSQL at \(endpoint) did not answer within \(Self.connectTimeout): is it running, and is the address right?"
+                )
+            }
+        ) {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 0, logger: logger)
+                try await connection.close()
+            } catch {
+                throw ServerConfigurationError(
+                    "cannot connect to PostgreSQL at \(endpoint): \(Self.describe(error))")
+            }
+        }
+    }
+
+    /// A PostgreSQL error in words: the server's message when it sent one.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return String(describing: underlying) }
+            return String(reflecting: error)
+        }
+        return String(describing: error)
     }
 
     /// The client configuration a `postgres://` URL describes.
@@ -61,6 +122,7 @@ public final class PostgresServerStore: ServerStore {
     }
 
     public func prepare() async throws {
+        try await probe()
         // One statement per query: the extended protocol takes one at a time. A
         // transaction-level advisory lock keeps two instances starting together from
         // racing on CREATE TABLE.
@@ -74,6 +136,9 @@ public final class PostgresServerStore: ServerStore {
                 """, logger: logger)
             try await connection.query(
                 "INSERT INTO store (key, value) VALUES ('id', \(UUID().uuidString.lowercased())) ON CONFLICT (key) DO NOTHING",
+                logger: logger)
+            try await connection.query(
+                "INSERT INTO store (key, value) VALUES ('epoch', \(String(Self.makeEpoch()))) ON CONFLICT (key) DO NOTHING",
                 logger: logger)
             try await connection.query(
                 """
@@ -137,9 +202,6 @@ public final class PostgresServerStore: ServerStore {
                 """, logger: logger)
             try await connection.query(
                 "ALTER TABLE devices ADD COLUMN IF NOT EXISTS pulled_through BIGINT NOT NULL DEFAULT 0",
-                logger: logger)
-            try await connection.query(
-                "INSERT INTO store (key, value) VALUES ('epoch', \(String(Self.makeEpoch()))) ON CONFLICT (key) DO NOTHING",
                 logger: logger)
             try await connection.query(
                 "ALTER TABLE devices ADD COLUMN IF NOT EXISTS owner_token TEXT", logger: logger)

@@ -226,6 +226,7 @@ public struct IncomingChangeSet: Sendable, Hashable {
         self.rows = rows
         self.sha256 = sha256
         self.body = body
+        self.writes = writes
     }
 }
 
@@ -334,6 +335,8 @@ public enum ServerStoreError: Error, Sendable, Hashable, CustomStringConvertible
     case compactionPastSnapshot(requested: Int64, snapshot: Int64)
     /// A stored value that cannot be right (a damaged or hand-edited database).
     case corrupt(String)
+    /// The store did not answer in time (a database down or unreachable): retry later.
+    case unavailable(String)
 
     /// One line.
     public var description: String {
@@ -343,6 +346,7 @@ public enum ServerStoreError: Error, Sendable, Hashable, CustomStringConvertible
         case .compactionPastSnapshot(let requested, let snapshot):
             "cannot compact through \(requested): the snapshot holds the change sets through \(snapshot) only"
         case .corrupt(let what): "the store holds a value that cannot be right: \(what)"
+        case .unavailable(let what): "the store did not answer: \(what)"
         }
     }
 }

@@ -46,6 +46,9 @@ struct SQLiteServerTests {
     @Test func restoredStoreLosesNoRows() async throws {
         try await ServerScenarios.restoredStoreLosesNoRows(.sqlite)
     }
+    @Test func stalledClientsAreDropped() async throws {
+        try await ServerScenarios.stalledClientsAreDropped(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -95,5 +98,8 @@ struct PostgresServerTests {
     }
     @Test func restoredStoreLosesNoRows() async throws {
         try await ServerScenarios.restoredStoreLosesNoRows(.postgres)
+    }
+    @Test func stalledClientsAreDropped() async throws {
+        try await ServerScenarios.stalledClientsAreDropped(.postgres)
     }
 }
