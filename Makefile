@@ -10,7 +10,7 @@ EXTENSION  := .build/libvecsync.so
 # the demo and the shell tests run, the system BLAS (libblas-dev to link; OpenBLAS behind
 # the libblas.so.3 alternative, whose sgemm answers batches of queries 1.6x faster than
 # our tiled kernel on the reference BLAS, and whose sgemv serves CPUs without AVX2).
-DEB_PACKAGES := libsqlite3-dev sqlite3 libblas-dev libopenblas0-pthread
+DEB_PACKAGES := libsqlite3-dev sqlite3 libblas-dev libopenblas0-pthread zlib1g-dev
 BENCH_DEB_PACKAGES := python3-venv
 # The fuzz harnesses link the C sources with the system SQLite and BLAS; check-c also
 # reads aarch64 glibc headers from Debian's cross package (no cross compiler needed).

@@ -24,14 +24,15 @@ let package = Package(
         // The HTTP tier and the PostgreSQL back end.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // gzip for the server's JSON (already in the graph through Hummingbird).
+        // ByteBuffer for the server's bodies (already in the graph through Hummingbird).
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Graceful shutdown (already in the graph through Hummingbird).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
+        // gzip for the server's JSON bodies, over the system's zlib (zlib1g-dev on Debian).
+        .target(name: "CVecSyncZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "VecSyncServer",
             dependencies: [
@@ -40,10 +41,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                "CVecSyncZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -70,6 +70,13 @@ public struct ServerStatus: Sendable, Hashable, Codable {
     public var serverVersion: String
     /// The identity of the server's database, the same under every URL and instance.
     public var storeID: String
+    /// The generation of the server's database, new after it was restored from a backup
+    /// (nil from servers before generations): a replica that pulled under another one pulls
+    /// again from the start.
+    public var epoch: Int64?
+    /// The last sequence number of the space (nil from servers before it was reported): a
+    /// pull cursor past it was made before the server's database went back in time.
+    public var lastSeq: Int64?
     /// The space.
     public var space: String
     /// Change sets stored in the space.
@@ -119,6 +126,8 @@ struct ServerChangeSetPage: Sendable, Hashable, Codable {
     var changeSets: [ServerChangeSet]
     var nextCursor: Int64
     var hasMore: Bool
+    /// The store's generation when the page was listed (nil from older servers).
+    var epoch: Int64?
 }
 
 /// A server's error body.

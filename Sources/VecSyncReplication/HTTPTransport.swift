@@ -91,6 +91,31 @@ public struct HTTPTransport: SyncTransport {
         "pull:" + pushCursorKey(storeID: storeID)
     }
 
+    /// The name under which a replica keeps the generation (``ServerStatus/epoch``) of the
+    /// server's store its pull cursor was made under (a `pull:` name: not a push cursor).
+    func epochKey(storeID: String) -> String {
+        "pull:epoch:" + pushCursorKey(storeID: storeID)
+    }
+
+    /// Where a pull starts: at `cursor`, unless the server's store was restored from a backup
+    /// since it was saved — its generation changed, or the cursor is past the space's last
+    /// sequence number — then from the start (what is already merged is skipped), as the
+    /// change sets stored after the restore reuse the numbers the cursor passed. Records the
+    /// generation seen.
+    func pullStart(of replica: Replica, status: ServerStatus, cursor: Int64, cursorKey: String) throws -> Int64 {
+        var restored = false
+        if let epoch = status.epoch {
+            let key = epochKey(storeID: status.storeID)
+            let known = try replica.publishedThrough(to: key)
+            restored = known != 0 && known != epoch
+            if known != epoch { try replica.setPublishedThrough(epoch, to: key) }
+        }
+        if let last = status.lastSeq, cursor > last { restored = true }
+        guard restored, cursor > 0 else { return cursor }
+        try replica.setPublishedThrough(0, to: cursorKey)
+        return 0
+    }
+
     /// The space's base URL: `<server>/v1/spaces/<space>`.
     public var destination: String {
         var base = server.absoluteString
@@ -128,6 +153,16 @@ public struct HTTPTransport: SyncTransport {
         let excluded = Set(
             devices.filter { $0.site != replica.site.rawValue && $0.head >= received[$0.site] ?? 0 }
                 .map { SiteID($0.site) })
+        // A head this far past anything this replica made is not its own: another client
+        // claimed its range (servers refuse that now; older ones did not). Every push would
+        // be answered "covered" and stored nowhere, so say so instead of reporting success.
+        if ownHead > max(latest, storedCursor) + FolderTransport.plausibleRange {
+            throw HTTPTransportError.protocolViolation(
+                url: destination,
+                reason:
+                    "the server holds changes of '\(replica.site.rawValue)' through \(ownHead), far past the \(latest) this replica made: its range was claimed by another client, and nothing it pushes would be stored; ask the server's operator"
+            )
+        }
         // The server holds less than we published: our tail was all rows it holds from their
         // authors, or its database was restored. Push again from what it holds.
         var reached = min(storedCursor, ownHead)
@@ -297,7 +332,9 @@ public struct HTTPTransport: SyncTransport {
         let own = replica.site.rawValue
         let status = try status()
         let pullDestination = pullCursorKey(storeID: status.storeID)
-        var cursor = try replica.publishedThrough(to: pullDestination)
+        var cursor = try pullStart(
+            of: replica, status: status, cursor: try replica.publishedThrough(to: pullDestination),
+            cursorKey: pullDestination)
         var merges: [MergeReport] = []
         // A new device (or one behind the compaction point) starts from the snapshot.
         var bootstrapped = false
@@ -379,6 +416,11 @@ public struct HTTPTransport: SyncTransport {
                 received = Dictionary(
                     try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
                 continue
+            }
+            if let epoch = page.epoch, let known = status.epoch, epoch != known {
+                throw HTTPTransportError.protocolViolation(
+                    url: destination,
+                    reason: "the server's store was restored from a backup while this replica pulled; sync again")
             }
             for entry in page.changeSets {
                 after = entry.seq

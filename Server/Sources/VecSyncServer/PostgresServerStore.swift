@@ -16,14 +16,75 @@ public final class PostgresServerStore: ServerStore {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger = Logger(label: "vecsync-server.postgres")
+    /// The same settings for one connection of its own: ``prepare()`` tries it first.
+    private let probeConfiguration: PostgresConnection.Configuration
+    /// Where the database is, for messages: `user@host:port/database`.
+    private let endpoint: String
+
+    /// How long a connection attempt may take.
+    static let connectTimeout: Duration = .seconds(10)
 
     /// Connects to the database of a `postgres://user:password@host:port/database` URL
     /// (`?sslmode=require` for TLS; without it the connection is plain, for a database on
-    /// the same host or private network).
-    public init(url: String) throws {
-        client = PostgresClient(configuration: try Self.configuration(url))
+    /// the same host or private network). Each statement is cut by the server after
+    /// `statementTimeout`; connections dropped by a restart of the database are replaced.
+    public init(url: String, statementTimeout: Duration = .seconds(30)) throws {
+        var configuration = try Self.configuration(url)
+        let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+        configuration.options.additionalStartupParameters = [("statement_timeout", String(max(1, milliseconds)))]
+        configuration.options.connectTimeout = Self.connectTimeout
+        client = PostgresClient(configuration: configuration)
+        var probe = PostgresConnection.Configuration(
+            host: configuration.host ?? "localhost", port: configuration.port ?? 5432,
+            username: configuration.username, password: configuration.password, database: configuration.database,
+            tls: .disable)
+        switch URLComponents(string: url)?.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable" {
+        case "prefer": probe.tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case "require": probe.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        default: break
+        }
+        probe.options.connectTimeout = .seconds(Self.connectTimeout.components.seconds)
+        probeConfiguration = probe
+        endpoint =
+            "\(configuration.username)@\(configuration.host ?? "localhost"):\(configuration.port ?? 5432)/\(configuration.database ?? configuration.username)"
         let client = self.client
         runner = Task { await client.run() }
+    }
+
+    /// Opens one connection with the store's settings and closes it: fails within the
+    /// connection timeout, saying why (refused, unknown host, wrong user or password,
+    /// missing database), where the pool would retry without end.
+    private func probe() async throws {
+        let configuration = probeConfiguration
+        let endpoint = self.endpoint
+        let logger = self.logger
+        try await Deadline.run(
+            within: Self.connectTimeout + .seconds(5),
+            failing: {
+                ServerConfigurationError(
+                    "PostgreSQL at \(endpoint) did not answer within \(Self.connectTimeout): is it running, and is the address right?"
+                )
+            }
+        ) {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 0, logger: logger)
+                try await connection.close()
+            } catch {
+                throw ServerConfigurationError(
+                    "cannot connect to PostgreSQL at \(endpoint): \(Self.describe(error))")
+            }
+        }
+    }
+
+    /// A PostgreSQL error in words: the server's message when it sent one.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return String(describing: underlying) }
+            return String(reflecting: error)
+        }
+        return String(describing: error)
     }
 
     /// The client configuration a `postgres://` URL describes.
@@ -61,6 +122,7 @@ public final class PostgresServerStore: ServerStore {
     }
 
     public func prepare() async throws {
+        try await probe()
         // One statement per query: the extended protocol takes one at a time. A
         // transaction-level advisory lock keeps two instances starting together from
         // racing on CREATE TABLE.
@@ -74,6 +136,9 @@ public final class PostgresServerStore: ServerStore {
                 """, logger: logger)
             try await connection.query(
                 "INSERT INTO store (key, value) VALUES ('id', \(UUID().uuidString.lowercased())) ON CONFLICT (key) DO NOTHING",
+                logger: logger)
+            try await connection.query(
+                "INSERT INTO store (key, value) VALUES ('epoch', \(String(Self.makeEpoch()))) ON CONFLICT (key) DO NOTHING",
                 logger: logger)
             try await connection.query(
                 """
@@ -138,6 +203,8 @@ public final class PostgresServerStore: ServerStore {
             try await connection.query(
                 "ALTER TABLE devices ADD COLUMN IF NOT EXISTS pulled_through BIGINT NOT NULL DEFAULT 0",
                 logger: logger)
+            try await connection.query(
+                "ALTER TABLE devices ADD COLUMN IF NOT EXISTS owner_token TEXT", logger: logger)
             // Stores made before damaged change sets were recorded lack their mark (and the
             // index of the marked ones, which every status request lists).
             try await connection.query(
@@ -160,12 +227,131 @@ public final class PostgresServerStore: ServerStore {
                   body BYTEA NOT NULL)
                 """, logger: logger)
         }
+        try await prepareAttestations()
+    }
+
+    /// Creates the tables of attested writes; in stores made before them, attests what the
+    /// stored change sets (their origins' own writes) and snapshots (every write) hold, once.
+    private func prepareAttestations() async throws {
+        try await client.query(
+            """
+            CREATE TABLE IF NOT EXISTS attested_writes (
+              space_id BIGINT NOT NULL REFERENCES spaces(id),
+              digest TEXT NOT NULL,
+              PRIMARY KEY (space_id, digest))
+            """, logger: logger)
+        try await client.query(
+            """
+            CREATE TABLE IF NOT EXISTS authority_counts (
+              space_id BIGINT NOT NULL REFERENCES spaces(id),
+              cell TEXT NOT NULL,
+              count BIGINT NOT NULL,
+              PRIMARY KEY (space_id, cell))
+            """, logger: logger)
+        for try await _ in try await client.query(
+            "SELECT value FROM store WHERE key = 'writes-attested'", logger: logger
+        ).decode(String.self) { return }
+        var after: (Int64, Int64) = (0, 0)
+        while true {
+            var batch: [(Int64, Int64, Data)] = []
+            for try await row in try await client.query(
+                """
+                SELECT space_id, seq, body FROM change_sets WHERE (space_id, seq) > (\(after.0), \(after.1))
+                ORDER BY space_id, seq LIMIT 100
+                """, logger: logger
+            ).decode((Int64, Int64, Data).self) { batch.append(row) }
+            guard let last = batch.last else { break }
+            after = (last.0, last.1)
+            for (spaceID, _, body) in batch {
+                guard let changeSet = try? ChangeSet(serialized: body) else { continue }
+                try await record(WriteAttestation(changeSet), inSpace: spaceID)
+            }
+        }
+        for try await (spaceID, body) in try await client.query(
+            "SELECT space_id, body FROM snapshots", logger: logger
+        ).decode((Int64, Data).self) {
+            guard let changeSet = try? ChangeSet(serialized: body) else { continue }
+            var writes = WriteAttestation(changeSet)
+            writes.own += writes.relayed.map(\.digest)
+            writes.raised += writes.bounded
+            try await record(writes, inSpace: spaceID)
+        }
+        try await client.query(
+            "INSERT INTO store (key, value) VALUES ('writes-attested', '1') ON CONFLICT (key) DO NOTHING",
+            logger: logger)
+    }
+
+    /// Records a change set's own writes as attested, and the counts its authority raised.
+    private func record(_ writes: WriteAttestation, inSpace spaceID: Int64) async throws {
+        if !writes.own.isEmpty {
+            try await client.query(
+                """
+                INSERT INTO attested_writes (space_id, digest) SELECT \(spaceID), unnest(\(writes.own)::text[])
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+        let counts = writes.raisedCounts
+        if !counts.isEmpty {
+            try await client.query(
+                """
+                INSERT INTO authority_counts AS a (space_id, cell, count)
+                SELECT \(spaceID), c, n FROM unnest(\(Array(counts.keys))::text[], \(Array(counts.values))::bigint[]) AS u(c, n)
+                ON CONFLICT (space_id, cell) DO UPDATE SET count = greatest(a.count, excluded.count)
+                """, logger: logger)
+        }
+    }
+
+    /// Why a change set's writes are refused (``WriteAttestation``).
+    private func refusal(of writes: WriteAttestation, inSpace spaceID: Int64) async throws -> String? {
+        var attested = Set<String>()
+        let relayed = Array(Set(writes.relayed.map(\.digest)))
+        if !relayed.isEmpty {
+            for try await digest in try await client.query(
+                """
+                SELECT digest FROM attested_writes WHERE space_id = \(spaceID) AND digest = ANY(\(relayed)::text[])
+                """, logger: logger
+            ).decode(String.self) { attested.insert(digest) }
+        }
+        var counts: [String: Int64] = [:]
+        let cells = Array(Set(writes.bounded.map(\.digest)))
+        if !cells.isEmpty {
+            for try await (cell, count) in try await client.query(
+                """
+                SELECT cell, count FROM authority_counts WHERE space_id = \(spaceID) AND cell = ANY(\(cells)::text[])
+                """, logger: logger
+            ).decode((String, Int64).self) { counts[cell] = count }
+        }
+        return writes.refusal(isAttested: attested.contains, recordedCount: { counts[$0] ?? 0 })
     }
 
     public func storeID() async throws -> String {
         let rows = try await client.query("SELECT value FROM store WHERE key = 'id'", logger: logger)
         for try await id in rows.decode(String.self) { return id }
         throw ServerConfigurationError("the store has no id: run prepare() first")
+    }
+
+    public func epoch() async throws -> Int64 {
+        let rows = try await client.query("SELECT value FROM store WHERE key = 'epoch'", logger: logger)
+        for try await text in rows.decode(String.self) {
+            if let epoch = Int64(text) { return epoch }
+        }
+        throw ServerConfigurationError("the store has no epoch: run prepare() first")
+    }
+
+    public func newEpoch() async throws -> Int64 {
+        let epoch = Self.makeEpoch()
+        try await client.query(
+            """
+            INSERT INTO store (key, value) VALUES ('epoch', \(String(epoch)))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, logger: logger)
+        return epoch
+    }
+
+    public func lastSequence(inSpace spaceID: Int64) async throws -> Int64 {
+        let rows = try await client.query("SELECT last_seq FROM spaces WHERE id = \(spaceID)", logger: logger)
+        for try await seq in rows.decode(Int64.self) { return seq }
+        return 0
     }
 
     public func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord {
@@ -262,19 +448,42 @@ public final class PostgresServerStore: ServerStore {
         return false
     }
 
-    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
-        -> DeviceRecord
-    {
-        try await client.query(
+    public func registerDevice(
+        _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
+    ) async throws -> DeviceRecord? {
+        // The update (and the claim) holds only for a token that may act as the device.
+        let rows = try await client.query(
             """
-            INSERT INTO devices (space_id, site, name, platform, registered_at)
-            VALUES (\(spaceID), \(registration.site), \(registration.name), \(registration.platform), \(time))
-            ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform
+            INSERT INTO devices AS d (space_id, site, name, platform, registered_at, owner_token)
+            VALUES (\(spaceID), \(registration.site), \(registration.name), \(registration.platform), \(time),
+                    \(claimant?.tokenID))
+            ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform,
+              owner_token = coalesce(excluded.owner_token, d.owner_token)
+            WHERE excluded.owner_token IS NULL OR d.owner_token IS NULL OR d.owner_token = excluded.owner_token
+              OR \(claimant?.device != nil)
+              OR NOT EXISTS (SELECT 1 FROM tokens t WHERE t.id = d.owner_token AND t.revoked_at IS NULL)
+            RETURNING site
             """, logger: logger)
+        var changed = false
+        for try await _ in rows.decode(String.self) { changed = true }
+        guard changed else { return nil }
         guard let device = try await devices(inSpace: spaceID, site: registration.site).first else {
             throw ServerStoreError.noSuchSpace("#\(spaceID)")
         }
         return device
+    }
+
+    public func owner(ofDevice site: String, inSpace spaceID: Int64) async throws -> DeviceOwner? {
+        let rows = try await client.query(
+            """
+            SELECT d.owner_token, t.id IS NOT NULL AND t.revoked_at IS NULL
+            FROM devices d LEFT JOIN tokens t ON t.id = d.owner_token
+            WHERE d.space_id = \(spaceID) AND d.site = \(site)
+            """, logger: logger)
+        for try await (token, live) in rows.decode((String?, Bool).self) {
+            return DeviceOwner(tokenID: token, isLive: live)
+        }
+        return nil
     }
 
     public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome
@@ -282,6 +491,7 @@ public final class PostgresServerStore: ServerStore {
         // Read, decide, then write in one statement that holds only if the origin's head is
         // still the one read (another push of the same origin may have moved it: decide again).
         // The space's counter row is locked for that one statement only.
+        var checked = changeSet.writes == nil
         for _ in 0..<Self.pushAttempts {
             var head: Int64?
             var sameRange: ChangeSetEntry?
@@ -306,7 +516,15 @@ public final class PostgresServerStore: ServerStore {
                 }
             }
             guard let head else { return .unregisteredOrigin }
-            switch PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged) {
+            let decision = PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged)
+            if !checked, let writes = changeSet.writes, decision == nil || decision.map(Self.isRepair) == true {
+                // Recorded before the change set is stored: a write recorded for a push that
+                // is then not stored is still its origin's own, which it may push any time.
+                if let reason = try await refusal(of: writes, inSpace: spaceID) { return .forged(reason) }
+                try await record(writes, inSpace: spaceID)
+                checked = true
+            }
+            switch decision {
             case .repaired(let stored):
                 if let repaired = try await repair(stored, with: changeSet, inSpace: spaceID) { return repaired }
                 continue  // repaired or replaced meanwhile: decide again
@@ -340,6 +558,11 @@ public final class PostgresServerStore: ServerStore {
         }
         throw ServerConfigurationError(
             "'\(changeSet.origin)' kept moving while its push was decided (\(Self.pushAttempts) attempts); retry")
+    }
+
+    private static func isRepair(_ outcome: PushOutcome) -> Bool {
+        if case .repaired = outcome { return true }
+        return false
     }
 
     /// How often a push decides again when a concurrent push of the same origin moved its head.

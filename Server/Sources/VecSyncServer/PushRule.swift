@@ -12,6 +12,14 @@
 /// - refused as a gap when `since > head`: the server would hold a hole that no puller
 ///   can merge past;
 /// - covered when `through <= head`: every row is already held, nothing is stored;
+/// - refused as an overreach when it would move the head without carrying a row, or more than
+///   ``maximumExtension`` past it: a change set's range is its origin's sequence numbers, and
+///   a push may extend it only by the changes it carries. (An empty change set claiming
+///   `(head, 2^63 − 1]` would otherwise make every later push of the real device "covered":
+///   answered, and never stored.) Honest clients never push an empty change set; a non-empty
+///   one can span many sequence numbers (each write of a row takes one, the row travels
+///   once), so the bound is the one clients already use to tell a plausible head from a
+///   forged one;
 /// - stored otherwise, and the head moves to `through`. It may overlap the stored ones
 ///   (`since < head`): after a restore from backup the client renumbers its new changes
 ///   above the head and pushes them from its older cursor, and a puller merges the
@@ -31,6 +39,12 @@ public enum PushRule {
         }
         if incoming.since > head { return .gap(head: head) }
         if incoming.through <= head { return .covered(head: head) }
+        if incoming.rows == 0 || incoming.through - head > maximumExtension { return .overreach(head: head) }
         return nil
     }
+
+    /// How far past its origin's head one push may move it: 2^32 sequence numbers, the range
+    /// `FolderTransport` and `HTTPTransport` trust as an origin's own (a head further than this
+    /// past a replica's own sequence is not one it made).
+    public static let maximumExtension: Int64 = 1 << 32
 }

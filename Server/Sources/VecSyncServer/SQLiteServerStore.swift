@@ -92,6 +92,10 @@ public final class SQLiteServerStore: ServerStore {
             if try !db.columns(in: "devices").contains(where: { $0.name == "pulled_through" }) {
                 try db.execute(sql: "ALTER TABLE devices ADD COLUMN pulled_through INTEGER NOT NULL DEFAULT 0")
             }
+            // … and before devices had an owning token.
+            if try !db.columns(in: "devices").contains(where: { $0.name == "owner_token" }) {
+                try db.execute(sql: "ALTER TABLE devices ADD COLUMN owner_token TEXT")
+            }
             // … and before damaged change sets were recorded, their mark (with an index of
             // the marked ones, which every status request lists).
             if try !db.columns(in: "change_sets").contains(where: { $0.name == "damaged" }) {
@@ -101,9 +105,73 @@ public final class SQLiteServerStore: ServerStore {
                 sql:
                     "CREATE INDEX IF NOT EXISTS change_sets_damaged ON change_sets (space_id, seq) WHERE damaged = 1")
             try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS attested_writes (
+                      space_id INTEGER NOT NULL REFERENCES spaces(id),
+                      digest TEXT NOT NULL,
+                      PRIMARY KEY (space_id, digest)) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS authority_counts (
+                      space_id INTEGER NOT NULL REFERENCES spaces(id),
+                      cell TEXT NOT NULL,
+                      count INTEGER NOT NULL,
+                      PRIMARY KEY (space_id, cell)) WITHOUT ROWID;
+                    """)
+            try db.execute(
                 sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('id', ?)",
                 arguments: [UUID().uuidString.lowercased()])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO store (key, value) VALUES ('epoch', ?)",
+                arguments: [String(Self.makeEpoch())])
+            // Stores made before writes were attested: attest what they hold, once.
+            if try String.fetchOne(db, sql: "SELECT value FROM store WHERE key = 'writes-attested'") == nil {
+                try Self.attestStoredWrites(db)
+                try db.execute(sql: "INSERT INTO store (key, value) VALUES ('writes-attested', '1')")
+            }
         }
+    }
+
+    /// Records the writes of every stored change set (its origin's own) and snapshot (all of
+    /// them: the server folded them from change sets) as attested.
+    private static func attestStoredWrites(_ db: Database) throws {
+        let bodies = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT space_id, body, 0 FROM change_sets
+                UNION ALL SELECT space_id, body, 1 FROM snapshots
+                """)
+        while let row = try bodies.next() {
+            guard let changeSet = try? ChangeSet(serialized: row[1] as Data) else { continue }
+            var writes = WriteAttestation(changeSet)
+            if (row[2] as Int64) == 1 {
+                writes.own += writes.relayed.map(\.digest)
+                writes.raised += writes.bounded
+            }
+            try record(writes, db, spaceID: row[0])
+        }
+    }
+
+    /// Records a change set's own writes as attested, and the counts its authority raised.
+    private static func record(_ writes: WriteAttestation, _ db: Database, spaceID: Int64) throws {
+        let attest = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO attested_writes (space_id, digest) VALUES (?, ?)")
+        for digest in writes.own { try attest.execute(arguments: [spaceID, digest]) }
+        let raise = try db.cachedStatement(
+            sql: """
+                INSERT INTO authority_counts (space_id, cell, count) VALUES (?, ?, ?)
+                ON CONFLICT (space_id, cell) DO UPDATE SET count = max(count, excluded.count)
+                """)
+        for (cell, count) in writes.raisedCounts { try raise.execute(arguments: [spaceID, cell, count]) }
+    }
+
+    /// Why a change set's writes are refused (``WriteAttestation``), read in the push's transaction.
+    private static func refusal(of writes: WriteAttestation, _ db: Database, spaceID: Int64) throws -> String? {
+        let attested = try db.cachedStatement(
+            sql: "SELECT 1 FROM attested_writes WHERE space_id = ? AND digest = ?")
+        let counts = try db.cachedStatement(
+            sql: "SELECT count FROM authority_counts WHERE space_id = ? AND cell = ?")
+        return try writes.refusal(
+            isAttested: { try Int64.fetchOne(attested, arguments: [spaceID, $0]) != nil },
+            recordedCount: { try Int64.fetchOne(counts, arguments: [spaceID, $0]) ?? 0 })
     }
 
     public func storeID() async throws -> String {
@@ -113,6 +181,60 @@ public final class SQLiteServerStore: ServerStore {
             }
             return id
         }
+    }
+
+    public func epoch() async throws -> Int64 {
+        try await pool.read { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT value FROM store WHERE key = 'epoch'"),
+                let epoch = Int64(text)
+            else {
+                throw ServerConfigurationError("the store has no epoch: run prepare() first")
+            }
+            return epoch
+        }
+    }
+
+    public func newEpoch() async throws -> Int64 {
+        let epoch = Self.makeEpoch()
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO store (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [String(epoch)])
+        }
+        return epoch
+    }
+
+    public func lastSequence(inSpace spaceID: Int64) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT last_seq FROM spaces WHERE id = ?", arguments: [spaceID]) ?? 0
+        }
+    }
+
+    /// Writes a consistent copy of the store to a new file at `path` while it serves
+    /// (`VACUUM INTO`, from a read snapshot: pushes go on meanwhile), then gives the copy a
+    /// new generation (``epoch()``), so that clients detect a restore from it. Returns the
+    /// copy's epoch. The file must not exist.
+    public func backup(to path: String) async throws -> Int64 {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw ServerConfigurationError("'\(path)' exists: a backup is written to a new file")
+        }
+        // A connection of its own, outside any transaction: VACUUM INTO reads one snapshot of
+        // the WAL database and takes no lock that would stop the server's writer.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let source = try DatabaseQueue(path: self.path, configuration: configuration)
+        try await source.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+        }
+        try source.close()
+        let epoch = Self.makeEpoch()
+        let copy = try DatabaseQueue(path: path)
+        try await copy.write { db in
+            try db.execute(
+                sql: "UPDATE store SET value = ? WHERE key = 'epoch'", arguments: [String(epoch)])
+        }
+        try copy.close()
+        return epoch
     }
 
     public func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord {
@@ -188,19 +310,43 @@ public final class SQLiteServerStore: ServerStore {
         await limiter.allow(key, perSecond: perSecond, burst: burst)
     }
 
-    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
-        -> DeviceRecord
-    {
+    public func registerDevice(
+        _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
+    ) async throws -> DeviceRecord? {
         try await pool.write { db in
+            // The update (and the claim) holds only for a token that may act as the device.
             try db.execute(
                 sql: """
-                    INSERT INTO devices (space_id, site, name, platform, registered_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform
-                    """, arguments: [spaceID, registration.site, registration.name, registration.platform, time])
+                    INSERT INTO devices (space_id, site, name, platform, registered_at, owner_token)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (space_id, site) DO UPDATE SET name = excluded.name, platform = excluded.platform,
+                      owner_token = coalesce(excluded.owner_token, devices.owner_token)
+                    WHERE excluded.owner_token IS NULL OR devices.owner_token IS NULL
+                      OR devices.owner_token = excluded.owner_token OR ?
+                      OR NOT EXISTS (SELECT 1 FROM tokens t WHERE t.id = devices.owner_token AND t.revoked_at IS NULL)
+                    """,
+                arguments: [
+                    spaceID, registration.site, registration.name, registration.platform, time, claimant?.tokenID,
+                    claimant?.device != nil,
+                ])
+            guard db.changesCount > 0 else { return nil }
             guard let device = try Self.devices(db, spaceID: spaceID, site: registration.site).first else {
                 throw ServerStoreError.noSuchSpace("#\(spaceID)")
             }
             return device
+        }
+    }
+
+    public func owner(ofDevice site: String, inSpace spaceID: Int64) async throws -> DeviceOwner? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT d.owner_token, t.id IS NOT NULL AND t.revoked_at IS NULL
+                    FROM devices d LEFT JOIN tokens t ON t.id = d.owner_token
+                    WHERE d.space_id = ? AND d.site = ?
+                    """, arguments: [spaceID, site]
+            ).map { DeviceOwner(tokenID: $0[0], isLive: $0[1]) }
         }
     }
 
@@ -223,10 +369,17 @@ public final class SQLiteServerStore: ServerStore {
                 arguments: [spaceID, changeSet.origin, changeSet.since, changeSet.through])
             let sameRange = sameRow.map(Self.entry)
             let damaged = sameRow.map { ($0[8] as Int64) != 0 } ?? false
-            switch PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged) {
-            case .repaired(let stored): return try Self.repair(db, stored, with: changeSet, inSpace: spaceID)
+            let decision = PushRule.decide(changeSet, head: head, sameRange: sameRange, sameRangeIsDamaged: damaged)
+            switch decision {
+            case .repaired?, nil: break
             case let outcome?: return outcome
-            case nil: break
+            }
+            if let writes = changeSet.writes {
+                if let reason = try Self.refusal(of: writes, db, spaceID: spaceID) { return .forged(reason) }
+                try Self.record(writes, db, spaceID: spaceID)
+            }
+            if case .repaired(let stored)? = decision {
+                return try Self.repair(db, stored, with: changeSet, inSpace: spaceID)
             }
             try db.execute(sql: "UPDATE spaces SET last_seq = last_seq + 1 WHERE id = ?", arguments: [spaceID])
             guard

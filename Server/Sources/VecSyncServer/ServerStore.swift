@@ -17,6 +17,17 @@ public protocol ServerStore: Sendable {
     /// every server instance on it and under every URL. Clients key their cursors by it.
     func storeID() async throws -> String
 
+    /// The store's generation: a random positive number made with the store, made again by
+    /// ``newEpoch()`` and in every copy `vecsync-server backup` writes. Status and pull
+    /// answers carry it; a client that knew another one rewinds its pull cursor and pulls
+    /// again (merging is idempotent), and pushes again what the restored store lacks.
+    func epoch() async throws -> Int64
+    /// Gives the store a new generation: what to run after restoring it from a backup made
+    /// by other means (`pg_dump`, a file system snapshot). Returns it.
+    func newEpoch() async throws -> Int64
+    /// The last sequence number assigned in a space (0 with none).
+    func lastSequence(inSpace spaceID: Int64) async throws -> Int64
+
     /// Creates a space; throws ``ServerStoreError/spaceExists(_:)`` when the name is taken.
     func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord
     /// Every space, by name.
@@ -37,8 +48,14 @@ public protocol ServerStore: Sendable {
     func takeRequest(fromBucket key: String, perSecond: Double, burst: Int) async throws -> Bool
 
     /// Registers a device (its sync site id) in a space, or updates its name and platform.
-    func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64) async throws
-        -> DeviceRecord
+    /// With `claimant`, the device becomes that token's (``DeviceOwner``) unless another live
+    /// token owns it and the claimant is not a device token issued for it: then nothing
+    /// changes and the answer is nil. Without, the owner is left as it is.
+    func registerDevice(
+        _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
+    ) async throws -> DeviceRecord?
+    /// The token that owns a registered device; nil when the space has no such device.
+    func owner(ofDevice site: String, inSpace spaceID: Int64) async throws -> DeviceOwner?
     /// Stores a change set unless ``PushRule`` says otherwise; the sequence number is the
     /// space's next one, assigned in commit order.
     func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws -> PushOutcome
@@ -76,6 +93,21 @@ public protocol ServerStore: Sendable {
 
     /// Releases connections.
     func close() async
+}
+
+extension ServerStore {
+    /// A new generation number: random, positive.
+    static func makeEpoch() -> Int64 { Int64.random(in: 1...Int64.max) }
+
+    /// Registers a device without claiming it for a token (what an administrator does).
+    public func registerDevice(_ registration: DeviceRegistration, inSpace spaceID: Int64, at time: Int64)
+        async throws -> DeviceRecord
+    {
+        guard let device = try await registerDevice(registration, inSpace: spaceID, claimedBy: nil, at: time) else {
+            throw ServerStoreError.noSuchSpace("#\(spaceID)")
+        }
+        return device
+    }
 }
 
 /// A space: one user's library, the unit of isolation.
@@ -179,15 +211,22 @@ public struct IncomingChangeSet: Sendable, Hashable {
     public var sha256: String
     /// The serialized change set.
     public var body: Data
+    /// Its writes, checked and recorded by the store when it would store the change set
+    /// (``WriteAttestation``); nil: not checked (an administrator's or a test's push).
+    public var writes: WriteAttestation?
 
     /// A change set with its header fields.
-    public init(origin: String, since: Int64, through: Int64, rows: Int64, sha256: String, body: Data) {
+    public init(
+        origin: String, since: Int64, through: Int64, rows: Int64, sha256: String, body: Data,
+        writes: WriteAttestation? = nil
+    ) {
         self.origin = origin
         self.since = since
         self.through = through
         self.rows = rows
         self.sha256 = sha256
         self.body = body
+        self.writes = writes
     }
 }
 
@@ -278,6 +317,12 @@ public enum PushOutcome: Sendable, Hashable {
     case repaired(ChangeSetEntry)
     /// The origin has not registered in this space.
     case unregisteredOrigin
+    /// The change set claims more of its origin's range than it carries (``PushRule``): an
+    /// empty one that would move the head, or one reaching implausibly far past it.
+    case overreach(head: Int64)
+    /// A row inside claims a write its origin did not make and the server does not hold
+    /// from its author, or an authority count past the authority's (``WriteAttestation``).
+    case forged(String)
 }
 
 /// Failures of a store that a person must act on.
@@ -290,6 +335,8 @@ public enum ServerStoreError: Error, Sendable, Hashable, CustomStringConvertible
     case compactionPastSnapshot(requested: Int64, snapshot: Int64)
     /// A stored value that cannot be right (a damaged or hand-edited database).
     case corrupt(String)
+    /// The store did not answer in time (a database down or unreachable): retry later.
+    case unavailable(String)
 
     /// One line.
     public var description: String {
@@ -299,6 +346,7 @@ public enum ServerStoreError: Error, Sendable, Hashable, CustomStringConvertible
         case .compactionPastSnapshot(let requested, let snapshot):
             "cannot compact through \(requested): the snapshot holds the change sets through \(snapshot) only"
         case .corrupt(let what): "the store holds a value that cannot be right: \(what)"
+        case .unavailable(let what): "the store did not answer: \(what)"
         }
     }
 }

@@ -34,6 +34,7 @@ extension SyncServer {
     /// The router with every route of ``routes``.
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: ResponseCompression())
         for route in Self.routes {
             // Hummingbird writes a parameter as `:name`.
             let path = route.path.split(separator: "/").map { part in
@@ -84,22 +85,60 @@ extension SyncServer {
         }
     }
 
+    /// Refuses a token acting as a registered device that belongs to another live token
+    /// (403 `device-owned`, see ``DeviceOwner``). An unregistered device passes: the store
+    /// answers for it.
+    func requireOwnership(of site: String, by grant: TokenGrant, to action: String, inSpace spaceID: Int64)
+        async throws
+    {
+        guard let owner = try await store.owner(ofDevice: site, inSpace: spaceID), !owner.allows(grant) else { return }
+        throw Self.deviceOwned(site, action: action)
+    }
+
+    static func deviceOwned(_ site: String, action: String) -> APIError {
+        APIError(
+            status: .forbidden, code: "device-owned",
+            message:
+                "device '\(site)' belongs to another token of this space; only that token, or a device token issued for '\(site)' (token issue --device), may \(action) as it"
+        )
+    }
+
     /// The request's body, refused with 413 past `limit` bytes (before reading it when the
-    /// length is announced).
+    /// length is announced), decompressed when sent with `Content-Encoding: gzip` or
+    /// `deflate` (to at most `limit` bytes too; another coding is answered 415).
     func body(of request: Request, limit: Int) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError(
                 status: .contentTooLarge, code: "too-large",
                 message: "the body has \(length) bytes; the limit is \(limit)")
         }
+        let data: Data
         do {
             let buffer = try await request.body.collect(upTo: limit)
-            return Data(buffer.readableBytesView)
+            data = Data(buffer.readableBytesView)
         } catch let error as APIError {
             throw error
         } catch {
             throw APIError(
                 status: .contentTooLarge, code: "too-large", message: "the body exceeds the limit of \(limit) bytes")
+        }
+        switch request.headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "identity":
+            return data
+        case "gzip", "x-gzip", "deflate":
+            do {
+                return try HTTPCompression.inflate(data, limit: limit)
+            } catch .tooLarge {
+                throw APIError(
+                    status: .contentTooLarge, code: "too-large",
+                    message: "the body decompresses to more than the limit of \(limit) bytes")
+            } catch {
+                throw APIError.malformed("the body is not the gzip or deflate data its Content-Encoding announces")
+            }
+        case let coding?:
+            throw APIError(
+                status: .unsupportedMediaType, code: "unsupported-encoding",
+                message: "Content-Encoding '\(coding)' is not supported: send gzip, deflate or identity")
         }
     }
 
@@ -120,7 +159,12 @@ extension SyncServer {
             throw APIError.malformed("site and name must have 1 to 200 bytes, platform 1 to 64")
         }
         try requireDevice(registration.site, allowedBy: grant, to: "register")
-        let device = try await store.registerDevice(registration, inSpace: grant.spaceID, at: Self.now())
+        guard
+            let device = try await store.registerDevice(
+                registration, inSpace: grant.spaceID, claimedBy: grant, at: Self.now())
+        else {
+            throw Self.deviceOwned(registration.site, action: "register")
+        }
         return try JSONResponse.make(device)
     }
 
@@ -158,9 +202,10 @@ extension SyncServer {
                 "a change set must cover a non-empty range, not (\(changeSet.since), \(changeSet.through)]")
         }
         try requireDevice(changeSet.origin.rawValue, allowedBy: grant, to: "push")
+        try await requireOwnership(of: changeSet.origin.rawValue, by: grant, to: "push", inSpace: grant.spaceID)
         let incoming = IncomingChangeSet(
             origin: changeSet.origin.rawValue, since: changeSet.since, through: changeSet.through,
-            rows: Int64(changeSet.records.count), sha256: actual, body: data)
+            rows: Int64(changeSet.records.count), sha256: actual, body: data, writes: WriteAttestation(changeSet))
         switch try await store.push(incoming, inSpace: grant.spaceID, at: Self.now()) {
         case .stored(let entry):
             return try JSONResponse.make(
@@ -186,6 +231,18 @@ extension SyncServer {
                 message:
                     "changes (\(entry.since), \(entry.through)] of '\(entry.origin)' are stored with other bytes (SHA-256 \(entry.sha256))"
             )
+        case .overreach(let head):
+            throw APIError(
+                status: .unprocessableContent, code: "overreach",
+                message:
+                    "a change set of '\(incoming.origin)' with \(incoming.rows) rows cannot claim (\(incoming.since), \(incoming.through)]: the origin's range (held through \(head)) moves only by the changes a push carries",
+                head: head)
+        case .forged(let reason):
+            logger.warning(
+                "push of '\(incoming.origin)' (\(incoming.since)-\(incoming.through)) to space \(grant.spaceName) refused: \(reason)")
+            throw APIError(
+                status: .unprocessableContent, code: "forged-write",
+                message: "a row of this change set is not '\(incoming.origin)''s to push: \(reason); nothing stored")
         case .unregisteredOrigin:
             throw APIError(
                 status: .forbidden, code: "unregistered-device",
@@ -201,6 +258,9 @@ extension SyncServer {
         var changeSets: [ChangeSetEntry]
         var nextCursor: Int64
         var hasMore: Bool
+        /// The store's generation (``ServerStore/epoch()``): a client whose cursor was made
+        /// under another one must list again from the start.
+        var epoch: Int64
     }
 
     func listChangeSets(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -211,6 +271,7 @@ extension SyncServer {
             query.get("limit"), name: "limit", default: 100, range: 1...Int64(limits.maximumPageSize))
         if let site = query.get("site") {
             try requireDevice(site, allowedBy: grant, to: "record a pull")
+            try await requireOwnership(of: site, by: grant, to: "record a pull", inSpace: grant.spaceID)
             try await store.recordPull(bySite: site, inSpace: grant.spaceID, after: after, at: Self.now())
         }
         var entries = try await store.changeSets(inSpace: grant.spaceID, after: after, limit: Int(limit) + 1)
@@ -228,7 +289,9 @@ extension SyncServer {
         let hasMore = entries.count > Int(limit)
         if hasMore { entries.removeLast() }
         return try JSONResponse.make(
-            ChangeSetPage(changeSets: entries, nextCursor: entries.last?.seq ?? after, hasMore: hasMore))
+            ChangeSetPage(
+                changeSets: entries, nextCursor: entries.last?.seq ?? after, hasMore: hasMore,
+                epoch: try await store.epoch()))
     }
 
     static func integer(_ text: String?, name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64
@@ -329,6 +392,8 @@ extension SyncServer {
     struct StatusResponse: Codable {
         var serverVersion: String
         var storeID: String
+        var epoch: Int64
+        var lastSeq: Int64
         var space: String
         var changeSets: Int64
         var bytes: Int64
@@ -341,7 +406,8 @@ extension SyncServer {
         let devices = try await store.devices(inSpace: grant.spaceID)
         return try JSONResponse.make(
             StatusResponse(
-                serverVersion: Self.version, storeID: try await store.storeID(), space: grant.spaceName,
+                serverVersion: Self.version, storeID: try await store.storeID(), epoch: try await store.epoch(),
+                lastSeq: try await store.lastSequence(inSpace: grant.spaceID), space: grant.spaceName,
                 changeSets: devices.reduce(0) { $0 + $1.changeSets }, bytes: devices.reduce(0) { $0 + $1.bytes },
                 devices: devices, snapshot: try await store.snapshotEntry(inSpace: grant.spaceID)))
     }

@@ -28,6 +28,13 @@ public final class SyncServer: Sendable {
         public var burst: Int
         /// The most change sets one pull page lists.
         public var maximumPageSize: Int
+        /// How long one call of the store may take before the request is answered 503
+        /// (``TimedStore``): a database that is down never holds a request, or the shutdown.
+        public var storeTimeout: Duration = .seconds(30)
+        /// How long a connection may stay without a byte read or written before it is
+        /// closed (``IdleConnectionCloser``): idle keep-alive connections, stalled uploads,
+        /// half-sent headers.
+        public var idleTimeout: Duration = .seconds(60)
 
         /// 64 MiB bodies (a change set is at most about 1 MB plus one large row), 50 requests a
         /// second with bursts of 400, pages of up to 1,000 change sets.
@@ -45,15 +52,18 @@ public final class SyncServer: Sendable {
     /// The server's version, reported by `GET …/status`.
     public static let version = VecSyncExtension.version
 
-    /// Where it keeps everything.
+    /// Where it keeps everything, each call limited to ``Limits/storeTimeout``.
     public let store: any ServerStore
+    /// The store without the limit, for preparing it (a first start may take long).
+    private let unlimitedStore: any ServerStore
     /// Its limits.
     public let limits: Limits
     let logger: Logger
 
     /// A server over `store`.
     public init(store: any ServerStore, limits: Limits = Limits(), logger: Logger = Logger(label: "vecsync-server")) {
-        self.store = store
+        self.store = TimedStore(store, limit: limits.storeTimeout)
+        self.unlimitedStore = store
         self.limits = limits
         self.logger = logger
     }
@@ -66,13 +76,12 @@ public final class SyncServer: Sendable {
         host: String, port: Int, handleSignals: Bool = false,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        try await store.prepare()
-        let maximumBodyBytes = limits.maximumBodyBytes
+        try await unlimitedStore.prepare()
+        let idleTimeout = limits.idleTimeout
         let app = Application(
             router: makeRouter(),
             server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: HTTPCompression.channelHandlers(maximumBodyBytes: maximumBodyBytes))),
+                configuration: .init(additionalChannelHandlers: IdleConnectionCloser.handlers(after: idleTimeout))),
             configuration: .init(address: .hostname(host, port: port), serverName: "vecsync-server/\(Self.version)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)

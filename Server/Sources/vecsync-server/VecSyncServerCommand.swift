@@ -21,7 +21,9 @@ struct VecSyncServerCommand: AsyncParsableCommand {
             instead, and several `serve` instances may share it.
             """,
         version: SyncServer.version,
-        subcommands: [ServeCommand.self, SpaceCommand.self, TokenCommand.self])
+        subcommands: [
+            ServeCommand.self, SpaceCommand.self, TokenCommand.self, BackupCommand.self, NewEpochCommand.self,
+        ])
 }
 
 /// Where the server keeps its data: `--data DIR` (SQLite, the default) or `--postgres URL`.
@@ -90,16 +92,26 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Requests a token may make in one burst.")
     var burst = 400
 
+    @Option(name: .long, help: "Seconds a connection may stay without a byte read or written before it is closed.")
+    var idleTimeout = 60
+
+    @Option(name: .long, help: "Seconds one store call may take before the request is answered 503.")
+    var storeTimeout = 30
+
     func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be in 0...65535") }
         if maxBodyMib < 1 { throw ValidationError("--max-body-mib must be at least 1") }
         if rate < 0 { throw ValidationError("--rate cannot be negative") }
         if burst < 1 { throw ValidationError("--burst must be at least 1") }
+        if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1") }
+        if storeTimeout < 1 { throw ValidationError("--store-timeout must be at least 1") }
     }
 
     func run() async throws {
         let store = try await store.open()
-        let limits = SyncServer.Limits(maximumBodyBytes: maxBodyMib << 20, requestsPerSecond: rate, burst: burst)
+        var limits = SyncServer.Limits(maximumBodyBytes: maxBodyMib << 20, requestsPerSecond: rate, burst: burst)
+        limits.idleTimeout = .seconds(idleTimeout)
+        limits.storeTimeout = .seconds(storeTimeout)
         let server = SyncServer(store: store, limits: limits)
         let backEnd = self.store.postgres.map { _ in "PostgreSQL" } ?? "SQLite in \(self.store.data)"
         do {

@@ -6,10 +6,10 @@ import VecSyncServer
 /// entry stored under the same range, marked damaged or not.
 @Suite("Push rule")
 struct PushRuleTests {
-    static func incoming(_ since: Int64, _ through: Int64, _ tag: String = "") -> IncomingChangeSet {
+    static func incoming(_ since: Int64, _ through: Int64, _ tag: String = "", rows: Int64 = 1) -> IncomingChangeSet {
         let body = Data("\(since)-\(through)\(tag)".utf8)
         return IncomingChangeSet(
-            origin: "o", since: since, through: through, rows: 1, sha256: sha256Hex(body), body: body)
+            origin: "o", since: since, through: through, rows: rows, sha256: sha256Hex(body), body: body)
     }
 
     static func stored(_ change: IncomingChangeSet, seq: Int64 = 1) -> ChangeSetEntry {
@@ -46,5 +46,22 @@ struct PushRuleTests {
         // decided by the head alone, as without it.
         #expect(PushRule.decide(Self.incoming(0, 4, "other"), head: 5, sameRange: nil) == .covered(head: 5))
         #expect(PushRule.decide(Self.incoming(0, 6), head: 5, sameRange: nil) == nil)
+    }
+
+    @Test func rangesReachOnlyAsFarAsTheirRows() {
+        // An empty change set never moves the head; a non-empty one at most 2^32 past it.
+        #expect(PushRule.decide(Self.incoming(5, .max, rows: 0), head: 5, sameRange: nil) == .overreach(head: 5))
+        #expect(PushRule.decide(Self.incoming(5, 6, rows: 0), head: 5, sameRange: nil) == .overreach(head: 5))
+        #expect(PushRule.decide(Self.incoming(5, .max), head: 5, sameRange: nil) == .overreach(head: 5))
+        #expect(
+            PushRule.decide(Self.incoming(0, 5 + PushRule.maximumExtension + 1), head: 5, sameRange: nil)
+                == .overreach(head: 5))
+        #expect(PushRule.decide(Self.incoming(0, 5 + PushRule.maximumExtension), head: 5, sameRange: nil) == nil)
+        // Covered or a repair stays what it was, empty or not.
+        #expect(PushRule.decide(Self.incoming(0, 4, rows: 0), head: 5, sameRange: nil) == .covered(head: 5))
+        let original = Self.stored(Self.incoming(0, 5))
+        #expect(
+            PushRule.decide(Self.incoming(0, 5, "x", rows: 0), head: 5, sameRange: original, sameRangeIsDamaged: true)
+                == .repaired(original))
     }
 }

@@ -34,6 +34,21 @@ struct SQLiteServerTests {
     @Test func pagesAreStableUnderConcurrentPushes() async throws {
         try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.sqlite)
     }
+    @Test func malformedRequestsAreRefusedAndServingGoesOn() async throws {
+        try await ServerScenarios.malformedRequestsAreRefusedAndServingGoesOn(.sqlite)
+    }
+    @Test func noTokenCanBlackHoleAnotherDevice() async throws {
+        try await ServerScenarios.noTokenCanBlackHoleAnotherDevice(.sqlite)
+    }
+    @Test func forgedAuthorshipIsRefused() async throws {
+        try await ServerScenarios.forgedAuthorshipIsRefused(.sqlite)
+    }
+    @Test func restoredStoreLosesNoRows() async throws {
+        try await ServerScenarios.restoredStoreLosesNoRows(.sqlite)
+    }
+    @Test func stalledClientsAreDropped() async throws {
+        try await ServerScenarios.stalledClientsAreDropped(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -71,5 +86,20 @@ struct PostgresServerTests {
     }
     @Test func pagesAreStableUnderConcurrentPushes() async throws {
         try await ServerScenarios.pagesAreStableUnderConcurrentPushes(.postgres)
+    }
+    @Test func malformedRequestsAreRefusedAndServingGoesOn() async throws {
+        try await ServerScenarios.malformedRequestsAreRefusedAndServingGoesOn(.postgres)
+    }
+    @Test func noTokenCanBlackHoleAnotherDevice() async throws {
+        try await ServerScenarios.noTokenCanBlackHoleAnotherDevice(.postgres)
+    }
+    @Test func forgedAuthorshipIsRefused() async throws {
+        try await ServerScenarios.forgedAuthorshipIsRefused(.postgres)
+    }
+    @Test func restoredStoreLosesNoRows() async throws {
+        try await ServerScenarios.restoredStoreLosesNoRows(.postgres)
+    }
+    @Test func stalledClientsAreDropped() async throws {
+        try await ServerScenarios.stalledClientsAreDropped(.postgres)
     }
 }

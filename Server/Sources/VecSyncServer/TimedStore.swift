@@ -1,0 +1,120 @@
+import Foundation
+import VecSyncReplication
+
+/// A store whose every call answers within a time limit: past it, the call fails with
+/// ``ServerStoreError/unavailable(_:)`` (503 to the client) instead of waiting — for a
+/// PostgreSQL database that is down, restarting, or unreachable, where a query would wait
+/// for a connection without end, hold its request open, and keep the server from stopping.
+/// What the call was doing goes on in the background and ends when the database answers
+/// (a PostgreSQL statement is also cut by the server after its `statement_timeout`).
+public struct TimedStore: ServerStore {
+    /// The store it forwards to.
+    public let base: any ServerStore
+    /// How long one call may take.
+    public let limit: Duration
+
+    /// `base`, each call limited to `limit`.
+    public init(_ base: any ServerStore, limit: Duration) {
+        self.base = base
+        self.limit = limit
+    }
+
+    private func timed<T: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> T) async throws
+        -> T
+    {
+        let limit = self.limit
+        return try await Deadline.run(
+            within: limit, failing: { ServerStoreError.unavailable("\(what) took more than \(limit)") }, work)
+    }
+
+    public func prepare() async throws { try await timed("preparing the store") { try await base.prepare() } }
+    public func storeID() async throws -> String { try await timed("reading the store id") { try await base.storeID() } }
+    public func epoch() async throws -> Int64 { try await timed("reading the epoch") { try await base.epoch() } }
+    public func newEpoch() async throws -> Int64 { try await timed("a new epoch") { try await base.newEpoch() } }
+    public func lastSequence(inSpace spaceID: Int64) async throws -> Int64 {
+        try await timed("reading the last sequence number") { try await base.lastSequence(inSpace: spaceID) }
+    }
+    public func createSpace(named name: String, at time: Int64) async throws -> SpaceRecord {
+        try await timed("creating a space") { try await base.createSpace(named: name, at: time) }
+    }
+    public func spaces() async throws -> [SpaceRecord] { try await timed("listing spaces") { try await base.spaces() } }
+    public func addToken(_ token: TokenRecord, toSpaceNamed space: String) async throws {
+        try await timed("adding a token") { try await base.addToken(token, toSpaceNamed: space) }
+    }
+    public func revokeToken(id: String, at time: Int64) async throws -> Bool {
+        try await timed("revoking a token") { try await base.revokeToken(id: id, at: time) }
+    }
+    public func tokens(ofSpaceNamed space: String) async throws -> [TokenRecord] {
+        try await timed("listing tokens") { try await base.tokens(ofSpaceNamed: space) }
+    }
+    public func grant(forTokenHash hash: String) async throws -> TokenGrant? {
+        try await timed("checking a token") { try await base.grant(forTokenHash: hash) }
+    }
+    public func takeRequest(fromBucket key: String, perSecond: Double, burst: Int) async throws -> Bool {
+        try await timed("counting a request") {
+            try await base.takeRequest(fromBucket: key, perSecond: perSecond, burst: burst)
+        }
+    }
+    public func registerDevice(
+        _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
+    ) async throws -> DeviceRecord? {
+        try await timed("registering a device") {
+            try await base.registerDevice(registration, inSpace: spaceID, claimedBy: claimant, at: time)
+        }
+    }
+    public func owner(ofDevice site: String, inSpace spaceID: Int64) async throws -> DeviceOwner? {
+        try await timed("reading a device's owner") { try await base.owner(ofDevice: site, inSpace: spaceID) }
+    }
+    public func push(_ changeSet: IncomingChangeSet, inSpace spaceID: Int64, at time: Int64) async throws
+        -> PushOutcome
+    {
+        try await timed("storing a change set") { try await base.push(changeSet, inSpace: spaceID, at: time) }
+    }
+    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
+        try await timed("listing change sets") {
+            try await base.changeSets(inSpace: spaceID, after: cursor, limit: limit)
+        }
+    }
+    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)? {
+        let (entry, body) = try await timed("reading a change set") { () -> (ChangeSetEntry?, Data) in
+            guard let found = try await base.changeSet(inSpace: spaceID, seq: seq) else { return (nil, Data()) }
+            return (found.entry, found.body)
+        }
+        return entry.map { ($0, body) }
+    }
+    public func markDamaged(inSpace spaceID: Int64, seq: Int64, sha256: String) async throws {
+        try await timed("marking a change set damaged") {
+            try await base.markDamaged(inSpace: spaceID, seq: seq, sha256: sha256)
+        }
+    }
+    public func recordPull(bySite site: String, inSpace spaceID: Int64, after cursor: Int64, at time: Int64)
+        async throws
+    {
+        try await timed("recording a pull") {
+            try await base.recordPull(bySite: site, inSpace: spaceID, after: cursor, at: time)
+        }
+    }
+    public func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord] {
+        try await timed("listing devices") { try await base.devices(inSpace: spaceID) }
+    }
+    public func slowestPullPoint(inSpace spaceID: Int64) async throws -> Int64 {
+        try await timed("reading pull points") { try await base.slowestPullPoint(inSpace: spaceID) }
+    }
+    public func snapshotEntry(inSpace spaceID: Int64) async throws -> SnapshotEntry? {
+        try await timed("reading the snapshot entry") { try await base.snapshotEntry(inSpace: spaceID) }
+    }
+    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: SnapshotEntry, body: Data)? {
+        let (entry, body) = try await timed("reading the snapshot") { () -> (SnapshotEntry?, Data) in
+            guard let found = try await base.snapshot(inSpace: spaceID) else { return (nil, Data()) }
+            return (found.entry, found.body)
+        }
+        return entry.map { ($0, body) }
+    }
+    public func saveSnapshot(_ entry: SnapshotEntry, body: Data, inSpace spaceID: Int64) async throws -> Bool {
+        try await timed("saving a snapshot") { try await base.saveSnapshot(entry, body: body, inSpace: spaceID) }
+    }
+    public func compact(inSpace spaceID: Int64, through: Int64) async throws -> Int {
+        try await timed("compacting") { try await base.compact(inSpace: spaceID, through: through) }
+    }
+    public func close() async { await base.close() }
+}

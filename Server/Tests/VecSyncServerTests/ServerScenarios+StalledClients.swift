@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import VecSyncServer
+
+extension ServerScenarios {
+    /// Connections that hold the server without using it — half a header, an upload stopped
+    /// half way, an idle keep-alive connection — are closed once idle for the limit, and a
+    /// stalled upload does not hold the server's shutdown.
+    static func stalledClientsAreDropped(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        var limits = SyncServer.Limits()
+        limits.idleTimeout = .seconds(1)
+        let server = try await RunningServer.start(test.store, limits: limits)
+        let (space, tokens) = try await makeSpace(test.store, "stalled")
+        let port = server.url.port ?? 0
+        let status = "GET /v1/spaces/\(space)/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\n"
+        let upload =
+            "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n"
+            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: 100000\r\n\r\n"
+        let cases: [(String, @Sendable (RawConnection) -> Void)] = [
+            ("half a header", { $0.send("GET /v1/spa") }),
+            ("an upload stopped half way", { $0.send(upload + String(repeating: "x", count: 1000)) }),
+            ("an idle keep-alive connection", { connection in
+                connection.send(status)
+                _ = connection.answer()
+            }),
+        ]
+        for (name, start) in cases {
+            let (closed, elapsed) = try await blocking {
+                let connection = try RawConnection(port: port, timeout: .seconds(10))
+                start(connection)
+                let began = ContinuousClock.now
+                return (connection.isClosedByServer(), ContinuousClock.now - began)
+            }
+            #expect(closed && elapsed < .seconds(8), "\(backEnd), \(name): closed \(closed) after \(elapsed)")
+        }
+        // A stalled upload open while the server stops: the stop ends anyway.
+        let stalled = try await blocking {
+            let connection = try RawConnection(port: port, timeout: .seconds(10))
+            connection.send(upload)
+            return connection
+        }
+        let began = ContinuousClock.now
+        await server.stop()
+        #expect(ContinuousClock.now - began < .seconds(10), "\(backEnd): the stop waited for a stalled upload")
+        _ = stalled
+        await test.close()
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import VecSyncServer
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A PostgreSQL store that cannot be used fails fast, with a message, instead of waiting
+/// without end: not running, not answering, the wrong user; and every call of a running
+/// server's store is limited in time (``TimedStore``), so a database that goes away turns
+/// requests into 503s and never holds the shutdown.
+@Suite("Server store availability")
+struct StoreAvailabilityTests {
+    /// A loopback port that accepts connections and never answers: a database that hangs.
+    final class SilentListener: @unchecked Sendable {
+        let socket: Int32
+        let port: Int
+
+        init() throws {
+            #if canImport(Glibc)
+                let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #else
+                let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+            #endif
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = 0
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                    bind(fd, pointer, length) == 0 && listen(fd, 16) == 0
+                        && getsockname(fd, pointer, &length) == 0
+                }
+            }
+            guard bound else {
+                close(fd)
+                throw ServerConfigurationError("cannot listen: errno \(errno)")
+            }
+            socket = fd
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(socket) }
+    }
+
+    @Test func refusedConnectionFailsFastWithAMessage() async throws {
+        let store = try PostgresServerStore(url: "postgres://vecsync@127.0.0.1:1/vecsync")
+        let started = ContinuousClock.now
+        let error = await #expect(throws: ServerConfigurationError.self) { try await store.prepare() }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(20), "\(elapsed)")
+        #expect(error?.description.contains("127.0.0.1:1") == true, "\(error?.description ?? "")")
+        await store.close()
+    }
+
+    @Test func silentDatabaseFailsFastWithAMessage() async throws {
+        let listener = try SilentListener()
+        let store = try PostgresServerStore(url: "postgres://vecsync@127.0.0.1:\(listener.port)/vecsync")
+        let started = ContinuousClock.now
+        let error = await #expect(throws: ServerConfigurationError.self) { try await store.prepare() }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(25), "\(elapsed)")
+        #expect(error?.description.contains("127.0.0.1:\(listener.port)") == true, "\(error?.description ?? "")")
+        // A call of a server's store (time-limited) fails after its limit, whatever the
+        // database does meanwhile.
+        let timed = TimedStore(store, limit: .seconds(1))
+        let callStarted = ContinuousClock.now
+        await #expect(throws: ServerStoreError.self) { _ = try await timed.grant(forTokenHash: "00") }
+        #expect(ContinuousClock.now - callStarted < .seconds(5))
+        await store.close()
+    }
+
+    @Test(.enabled(if: BackEnd.postgresURL != nil, BackEnd.postgresSkipReason))
+    func wrongUserFailsFastWithTheServersReason() async throws {
+        let url = try PostgresTools.url(BackEnd.postgresURL ?? "", database: "postgres")
+        guard var components = URLComponents(string: url) else { return }
+        components.user = "no_such_user"
+        let store = try PostgresServerStore(url: components.string ?? "")
+        let error = await #expect(throws: ServerConfigurationError.self) { try await store.prepare() }
+        #expect(error?.description.contains("no_such_user") == true, "\(error?.description ?? "")")
+        await store.close()
+    }
+}
