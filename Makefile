@@ -69,15 +69,16 @@ test: extension check-c check-maps fuzz-smoke test-sanitized
 	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
 	$(MAKE) test-server
 
-# The sync server (its own package, Server/) on both back ends: a throw-away PostgreSQL
-# (installed from Debian's postgresql package when missing) runs on a loopback port for the
-# length of the tests and is stopped afterwards, also when they fail. Its CLI test runs the
-# root package's vecsync-cli, built here first.
+# The sync server (its own package, Server/) on both back ends: its Swift suites, then the
+# raw-socket fuzzer against the server on SQLite and on PostgreSQL (scripts/test-server.sh).
+# A throw-away PostgreSQL (installed from Debian's postgresql package when missing) runs on
+# a loopback port for the length of the tests and is stopped afterwards, also when they
+# fail. The CLI test runs the root package's vecsync-cli, built here first.
 SERVER := $(SWIFT) build --package-path Server
 test-server: deps
 	$(SWIFT) build --product vecsync-cli
-	./scripts/postgres-test-server.sh env VECSYNC_CLI=$(CURDIR)/.build/debug/vecsync-cli \
-	  $(SWIFT) test --package-path Server
+	./scripts/postgres-test-server.sh env VECSYNC_CLI=$(CURDIR)/.build/debug/vecsync-cli SWIFT=$(SWIFT) \
+	  ./scripts/test-server.sh
 
 # The server for production: Server/.build/release/vecsync-server.
 server: deps
