@@ -60,14 +60,15 @@ demo: extension
 	@echo "== vecsync-cli demo: a message and photo library, searched and synced from Swift =="
 	.build/release/vecsync-cli demo
 
-# Every test: the C checked (check-c), fuzzed briefly (fuzz-smoke: every seed and crash
-# reproducer replayed, then FUZZ_SMOKE_SECONDS a harness), the SQL cases run once more with
-# the sqlite3 shell loading an ASan/UBSan build of the extension, then every Swift suite,
-# with a throw-away PostgreSQL server on loopback for the sync server's suites (see
-# test-server).
+# Every test: the C checked (check-c) and the maps (check-maps), the C fuzzed briefly
+# (fuzz-smoke: every seed and crash reproducer replayed, then FUZZ_SMOKE_SECONDS a harness),
+# the core suites with their shell cases loading an ASan/UBSan build (test-sanitized), the
+# other Swift suites once, the sync server's package on SQLite and a throw-away PostgreSQL
+# (test-server), the Python package (test-python) and the aarch64 build under qemu
+# (test-arm64). Each suite runs once.
 test: extension check-c check-maps fuzz-smoke test-sanitized
-	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
-	$(MAKE) test-server
+	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test --skip VecSyncCoreTests
+	$(MAKE) test-server test-python test-arm64
 
 # The sync server (its own package, Server/) on both back ends: its Swift suites, then the
 # raw-socket fuzzer against the server on SQLite and on PostgreSQL (scripts/test-server.sh).
