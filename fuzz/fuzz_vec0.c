@@ -924,8 +924,31 @@ static void opBatch(sqlite3 *db, FuzzIn *in, const Model *m){
   fuzzRun(pStmt);
 }
 
+/* A second table whose declaration asks for large blocks (up to float[65536] with
+** chunk_size=65536, 16 GiB): refused at CREATE past VEC0_MAX_BLOCK_BYTES, else one row
+** and one query, then dropped. fuzz.sh's -malloc_limit_mb and -rss_limit_mb turn an
+** allocation past the limit into a finding. */
+static void opBigTable(sqlite3 *db, FuzzIn *in){
+  static const int aDim[] = { 1024, 4096, 16384, 65536 };
+  static const int aBigChunk[] = { 8, 1024, 8192, 65536 };
+  static const char *azElem[] = { "float", "int8", "bit" };
+  static const char *azWrap[] = { "", "vec_int8", "vec_bit" };
+  unsigned c = fuzzU8(in);
+  int nDim = aDim[c & 3], nChunk = aBigChunk[(c>>2) & 3], eElem = (int)((c>>4) & 3) % 3;
+  int nByte = eElem==0 ? 4*nDim : eElem==1 ? nDim : nDim/8;
+  if( fuzzExec(db, "CREATE VIRTUAL TABLE big USING vec0(e %s[%d]%s, chunk_size=%d)",
+               azElem[eElem], nDim, (c & 0x40) && eElem==0
+               ? " indexed by rescore(quantizer=int8)" : "", nChunk)!=SQLITE_OK ){
+    return;
+  }
+  fuzzExec(db, "INSERT INTO big(rowid, e) VALUES (1, %s(zeroblob(%d)))", azWrap[eElem], nByte);
+  fuzzExec(db, "SELECT rowid, distance FROM big WHERE e MATCH %s(zeroblob(%d)) AND k = 1",
+           azWrap[eElem], nByte);
+  fuzzExec(db, "DROP TABLE big");
+}
+
 static void opSchema(sqlite3 *db, FuzzIn *in, const Model *m){
-  switch( fuzzPick(in, 4) ){
+  switch( fuzzPick(in, 5) ){
     case 0:
       fuzzExec(db, "ALTER TABLE v RENAME TO w");
       fuzzExec(db, "SELECT count(*) FROM w");
@@ -942,10 +965,13 @@ static void opSchema(sqlite3 *db, FuzzIn *in, const Model *m){
       fuzzExec(db, "CREATE TABLE IF NOT EXISTS aux_log(x)");
       fuzzExec(db, "INSERT INTO aux_log VALUES(%d)", (int)fuzzPick(in, 20));
       break;
-    default:
+    case 3:
       /* Over or under the memory budget: searches stream from T_vectors or scan memory. */
       if( fuzzU8(in)&1 ) fuzzExec(db, "SELECT vecsync_memory_budget(%d)", (int)fuzzPick(in, 4)*256);
       else fuzzExec(db, "SELECT vecsync_debug()");
+      break;
+    default:
+      opBigTable(db, in);
       break;
   }
 }

@@ -166,6 +166,7 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   p->zName = sqlite3_mprintf("%s", argv[2]);
   if( p->zSchema==0 || p->zName==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = vec0ParseConfig(argc, argv, &p->cfg, pzErr);
+  if( rc==SQLITE_OK && bCreate ) rc = vec0BlockCheck(&p->cfg, p->zName, pzErr);
   if( rc!=SQLITE_OK ) goto cleanup;
 
   zDecl = vec0Declaration(p);
