@@ -353,6 +353,23 @@ static sqlite3_int64 vec0CandidateCap(sqlite3_int64 k){
 static void vec0PushScores(Vec0Scan *s, const Vec0Chunk *c, const float *aScore,
                            sqlite3_int64 iBase, int nRow, const unsigned char *aMask){
   int eMetric = s->p->cfg.eMetric, nDim = s->p->cfg.nDim, i;
+  if( !s->bExact && s->pRange==0 ){
+    /* The common case, kept lean: no range, pass 1 (vec0Offer's second half). */
+    double rBound = vsTopKBound(s->pTop);
+    for(i=0; i<nRow; i++){
+      double a, lb;
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
+      a = vsScoreDistance(eMetric, aScore[i], s->qNorm, c->aNorm[i]);
+      lb = a - vec0ScoreError(s, a, c->aNorm[i]);
+      if( lb!=lb ) lb = -INFINITY;
+      s->nOffered++;
+      if( lb<=rBound ){
+        vsTopKPush(s->pTop, lb, c->aRowid[i], iBase+i);
+        rBound = vsTopKBound(s->pTop);
+      }
+    }
+    return;
+  }
   for(i=0; i<nRow; i++){
     if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
     vec0Offer(s, vsScoreDistance(eMetric, aScore[i], s->qNorm, c->aNorm[i]), c->aNorm[i],
