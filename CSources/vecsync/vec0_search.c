@@ -16,21 +16,26 @@
 **              product (vsScoreBlock: AVX2 or BLAS sgemv; sgemm for a batch), or under
 **              distance_metric=l1 by the L1 distances themselves (vsL1Block); a filter's
 **              slot mask skips rows, and a selective one scores its few rows one by one;
-**   3. heap    scores become approximate distances (vsScoreDistance) and the best
-**              k + VEC0_RERANK_EXTRA are kept in a bounded heap (vector_topk.c);
+**   3. heap    scores become approximate distances (vsScoreDistance), each within a
+**              proven error (vec0ScoreError) of the exact one; the k + VEC0_RERANK_EXTRA
+**              with the lowest lower bounds are kept in a bounded heap (vector_topk.c);
 **   4. re-rank those candidates get their distance computed in double precision
-**              (vsDistanceF32), are sorted by (distance, rowid) and cut to k;
+**              (vsDistanceF32), are sorted by (distance, rowid) and cut to k; when a row
+**              left out of the heap may still be as near as the k-th, a second pass
+**              computes the exact distance of every such row (vec0Certify): the answer
+**              is exact, ties and duplicates included;
 **   5. report  a KNN query on a vec0 table reports l2 and cosine distances as sqlite-vec
 **              computes them (float32 sums), in the order of step 4
 **              (vec0ReportDistances; vector_top_k and the batch function keep step 4's).
-** A distance range ("distance > ?" for paging) is applied in both: loosely to the
-** approximate distances of step 3 (a margin keeps the candidates at the boundary), then
-** exactly at step 4.
+** A distance range ("distance > ?" for paging) bounds the figure step 5 reports; it is
+** applied at step 3 from the error interval, computing the figure only of a row that
+** straddles a bound (vec0RangeClass), so no row outside takes a candidate's place.
 ** A quantized table (vec0_quant.c) scans codes instead at step 2, keeps the best
 ** k*oversample by coarse distance at step 3 (bit codes: the best VEC0_BIT_WIDEN times more
 ** by Hamming distance, ranked again by the float query against their signs), and step 4
 ** reads those candidates' float32 vectors from T_vectors; its distance range applies at
-** step 4 only.
+** step 4, and when it leaves fewer than k the scan runs again without the rows it found
+** outside (vec0SearchCoded).
 ** vec0.c then reads each hit's row from T_rows.
 */
 #include "vecsync_int.h"
