@@ -238,16 +238,31 @@ static double vec0ApproxScale(int eMetric, double d){
   return d;
 }
 
+/* The model behind vec0ScoreError holds for norms in [VEC0_NORM_MIN, VEC0_NORM_MAX]: no
+** float32 sum can overflow below the top, and below the bottom a cosine's norms lose their
+** relative precision to underflow. Outside, a row has no bound: its exact distance decides. */
+#define VEC0_NORM_MAX 1e18
+#define VEC0_NORM_MIN 1e-15
+
+/* What gradual underflow may add to a float32 sum of n terms: 2^-150 an operation. */
+static double vec0Tiny(const Vec0Scan *s){
+  return (double)(s->p->cfg.nDim + 4)*1e-44;
+}
+
 /* How far the approximate distance a (vsScoreDistance of a float32 score) of a row whose
-** float32 norm is vNorm may be from its exact distance, on a's scale. */
+** float32 norm is vNorm may be from its exact distance, on a's scale (+inf: no bound). */
 static double vec0ScoreError(const Vec0Scan *s, double a, float vNorm){
   double g = s->rGamma, qn = s->qNorm, vn = vNorm;
+  if( !(qn<=VEC0_NORM_MAX) || !(vn<=VEC0_NORM_MAX) ) return INFINITY;
   switch( s->p->cfg.eMetric ){
-    case VS_METRIC_COSINE: return 2.0*g;
-    case VS_METRIC_DOT:    return g*qn*vn*(1.0 + g);
-    case VS_METRIC_L1:     return g*(a<0.0 ? -a : a)*(1.0 + g);
+    case VS_METRIC_COSINE:
+      return qn<VEC0_NORM_MIN || vn<VEC0_NORM_MIN ? INFINITY : 2.0*g;
+    case VS_METRIC_DOT:
+      return g*qn*vn*(1.0 + g) + vec0Tiny(s);
+    case VS_METRIC_L1:
+      return g*(a<0.0 ? -a : a)*(1.0 + g) + vec0Tiny(s);
   }
-  return g*(qn + vn)*(qn + vn)*(1.0 + g);
+  return g*(qn + vn)*(qn + vn)*(1.0 + g) + vec0Tiny(s);
 }
 
 /* Whether an exact distance d is within the range. */
@@ -265,8 +280,11 @@ static int vec0RangeClass(const Vec0Scan *s, double a, double e){
   double g = s->rGamma, lo, hi;
   int eMetric = s->p->cfg.eMetric;
   if( eMetric==VS_METRIC_L2 ){
-    lo = sqrt(a-e>0.0 ? a-e : 0.0)*(1.0 - g);
-    hi = sqrt(a+e>0.0 ? a+e : 0.0)*(1.0 + g);
+    /* The figure is the square root of a float32 sum of squares: within g of the squared
+    ** distance, relatively, and underflow's share absolutely. */
+    double sLo = (a - e)*(1.0 - g) - vec0Tiny(s), sHi = (a + e)*(1.0 + g) + vec0Tiny(s);
+    lo = sqrt(sLo>0.0 ? sLo : 0.0)*(1.0 - g);
+    hi = sqrt(sHi>0.0 ? sHi : 0.0)*(1.0 + g);
   }else if( eMetric==VS_METRIC_COSINE ){
     lo = a - e - g;
     hi = a + e + g;
