@@ -257,7 +257,7 @@ class Vec0:
     def big_table(self, dims_index, chunk_index, elem=0):
         """A second table of float[1024|4096|16384|65536] (int8, bit) with chunk_size
         8|1024|8192|65536: refused past the block limit, else one row and one query."""
-        self.b += bytes([OP_SCHEMA, 4, dims_index | (chunk_index << 2) | (elem << 4)])
+        self.b += bytes([OP_SCHEMA, 4, dims_index | (chunk_index << 2) | (elem << 4), 0])
 
     def insert_select(self, conflict=0, limit=8, delta=20):
         self.b += bytes([OP_INSERT_SELECT, conflict, limit - 1])
