@@ -13,7 +13,8 @@
 # Environment: CC (default clang, which needs the libFuzzer runtime: the Swift toolchain's
 # clang has it), FUZZ_HARNESSES (default: all), FUZZ_MAX_LEN (default 4096), FUZZ_SEED (a
 # fixed libFuzzer seed, for a run that repeats; default: a new one each run), FUZZ_SRC (the
-# extension sources, default CSources/vecsync: point it at a copy to fuzz another version).
+# extension sources, default CSources/vecsync: point it at a copy to fuzz another version),
+# FUZZ_RSS_LIMIT_MB and FUZZ_MALLOC_LIMIT_MB (peak memory of one input, below).
 #
 # A run copies the committed seeds into a working corpus, .build/fuzz/corpus/<h>/, so the
 # repository is never written to; what a run finds goes to .build/fuzz/findings/<h>/
@@ -28,6 +29,12 @@ SRC_DIR=${FUZZ_SRC:-CSources/vecsync}
 MAX_LEN=${FUZZ_MAX_LEN:-4096}
 HARNESSES=${FUZZ_HARNESSES:-$(cd fuzz && ls fuzz_*.c | sed 's/\.c$//' | tr '\n' ' ')}
 JOBS=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+# Peak memory of one input: a process past FUZZ_RSS_LIMIT_MB, or a single allocation past
+# FUZZ_MALLOC_LIMIT_MB, is a finding. The extension's largest allocation is one block
+# (VEC0_MAX_BLOCK_BYTES, 256 MiB); SQLite's heap is capped at 256 MiB (fuzz_common.h);
+# ASan's shadow memory takes the rest.
+RSS_LIMIT_MB=${FUZZ_RSS_LIMIT_MB:-1536}
+MALLOC_LIMIT_MB=${FUZZ_MALLOC_LIMIT_MB:-320}
 
 CFLAGS=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
         -I"$SRC_DIR" -I"$SRC_DIR/include" -Ifuzz)
@@ -95,7 +102,7 @@ replay_one(){
   # One process per file: a crash names its input, and the others still run.
   local nFail=0
   for f in "${files[@]}"; do
-    if ! ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" "$OUT/$h" -runs=1 -timeout=25 -rss_limit_mb=2048 "$f" >"$OUT/logs/$h.replay.log" 2>&1; then
+    if ! ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" "$OUT/$h" -runs=1 -timeout=25 -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" "$f" >"$OUT/logs/$h.replay.log" 2>&1; then
       echo "== $h: FAILED on $f (log $OUT/logs/$h.$(basename "$f").log)"
       cp "$OUT/logs/$h.replay.log" "$OUT/logs/$h.$(basename "$f").log"
       grep -E 'ERROR: |runtime error' "$OUT/logs/$h.replay.log" | head -1 | sed 's/^/     /'
@@ -122,7 +129,7 @@ run_one(){
   local rc=0
   "$OUT/$h" "$corpus" -max_len="$MAX_LEN" -max_total_time="$secs" -timeout=25 \
     ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
-    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" \
+    -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" -print_final_stats=1 -artifact_prefix="$findings/" \
     >"$log" 2>&1 || rc=$?
   local execs speed after
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -65,6 +65,8 @@ struct Model {
                         ** (so the column's type checks refuse them) */
   int nCol;             /* Metadata and auxiliary columns m0.. */
   int nVecCol;          /* How many of them are further vector columns */
+  int eMetric;          /* The vector column's metric: an ORACLE_* value */
+  int bQuant;           /* "indexed by rescore(...)": coarse candidates, then exact */
   Col aCol[MAX_COLS];
   char *zDecl;          /* The CREATE VIRTUAL TABLE that worked */
 };
@@ -76,6 +78,14 @@ static const char *azType[] = {
 #define TYPE_INT(t)   ((t)==1 || (t)==2)
 #define TYPE_REAL(t)  ((t)>=3 && (t)<=5)
 #define TYPE_BOOL(t)  ((t)==6 || (t)==7)
+
+/* Metrics, as the oracle computes them. */
+#define ORACLE_UNKNOWN 0
+#define ORACLE_L2      1
+#define ORACLE_COSINE  2
+#define ORACLE_DOT     3
+#define ORACLE_L1      4
+#define ORACLE_HAMMING 5
 
 static const char *azMetric[] = { "cosine", "l2", "dot", "L2", "manhattan", "l1", "hamming" };
 static const int aChunk[] = { 8, 16, 24, 64, 1024, 65536, 0, 7, 12, 65544, -8 };
@@ -216,8 +226,13 @@ static char *declare(FuzzIn *in, Model *m){
   }
   sqlite3_str_appendf(s, "%sembedding %s[%d]", nPart++ ? ", " : "",
                       m->eElem==1 ? "int8" : m->eElem==2 ? "bit" : "float", m->nDim);
+  m->eMetric = m->eElem==2 ? ORACLE_HAMMING : ORACLE_L2;
   if( flags & 4 ){
-    sqlite3_str_appendf(s, " distance_metric=%s", azMetric[fuzzPick(in, 7)]);
+    static const int aOracle[] = { ORACLE_COSINE, ORACLE_L2, ORACLE_DOT, ORACLE_L2,
+                                   ORACLE_UNKNOWN, ORACLE_L1, ORACLE_HAMMING };
+    unsigned iMetric = fuzzPick(in, 7);
+    sqlite3_str_appendf(s, " distance_metric=%s", azMetric[iMetric]);
+    m->eMetric = aOracle[iMetric];
   }
   if( flags & 32 ){
     /* A quantized copy: codes scanned, candidates re-scored from the stored vectors. */
@@ -225,6 +240,7 @@ static char *declare(FuzzIn *in, Model *m){
     static const int aOver[] = { 1, 2, 8, 1024, 0 };
     sqlite3_str_appendf(s, " indexed by rescore(quantizer=%s, oversample=%d)",
                         azQuant[fuzzPick(in, 3)], aOver[fuzzPick(in, 5)]);
+    m->bQuant = 1;
   }
   if( m->ePk && iPkPos==1 ){
     sqlite3_str_appendf(s, ", id %s primary key", m->ePk==1 ? "text" : "integer");
@@ -261,6 +277,8 @@ static int createTable(sqlite3 *db, FuzzIn *in, Model *m){
   m->ePk = 1;
   m->eElem = 0;
   m->bRaw = 0;
+  m->eMetric = ORACLE_L2;
+  m->bQuant = 0;
   if( m->nDim>16 ) m->nDim = 16;
   m->nCol = 2;
   m->nVecCol = 0;
@@ -615,6 +633,246 @@ static void opKnnNested(sqlite3 *db, FuzzIn *in, const Model *m){
   fuzzRun(pStmt);
 }
 
+/* ---- the oracle: a KNN answer against brute force ------------------------------------- */
+
+/*
+** A KNN query with k and bounds on distance (>, >=, <, <=, often a distance some row has,
+** so rows tie with the bound), on a table of small vectors that tie and repeat, checked
+** row for row against every row read back by a plain scan: the rows whose reported figure
+** is within the bounds, ordered by exact distance (float32 columns: in double; int8 and bit
+** columns: the figure itself), ties by ascending rowid, the first k, with the figures
+** sqlite-vec reports. Computed here, apart from the extension. A quantized table
+** (rescore) is checked when its candidates hold every row. A difference aborts.
+*/
+#define ORACLE_MAX_ROWS 2048
+
+typedef struct OracleRow OracleRow;
+struct OracleRow {
+  sqlite3_int64 iRowid;
+  double rKey;          /* What the answer is ordered by */
+  double rFigure;       /* What it reports (NaN: NULL) */
+};
+
+/* The exact distance of a float32 column's row: double sums, in order. */
+static double oracleExactF32(int eMetric, const float *q, const float *v, int n){
+  double dot = 0, qq = 0, vv = 0, s = 0, r;
+  int i;
+  switch( eMetric ){
+    case ORACLE_COSINE:
+      for(i=0; i<n; i++){ dot += (double)q[i]*v[i]; qq += (double)q[i]*q[i]; vv += (double)v[i]*v[i]; }
+      r = 1.0 - dot/sqrt(qq*vv);
+      return r<0.0 ? 0.0 : (r>2.0 ? 2.0 : r);
+    case ORACLE_DOT:
+      for(i=0; i<n; i++) dot += (double)q[i]*v[i];
+      return -dot;
+    case ORACLE_L1:
+      for(i=0; i<n; i++) s += fabs((double)q[i]-(double)v[i]);
+      return s;
+  }
+  for(i=0; i<n; i++){ double d = (double)q[i]-v[i]; s += d*d; }
+  return sqrt(s);
+}
+
+/* The figure sqlite-vec reports for a float32 row: float32 sums in order (l2, cosine),
+** the exact l1 rounded to float32, the exact dot. */
+static double oracleFigureF32(int eMetric, const float *q, const float *v, int n, double rExact){
+  float s = 0, aa = 0, bb = 0;
+  int i;
+  if( eMetric==ORACLE_L1 ) return (float)rExact;
+  if( eMetric==ORACLE_DOT ) return rExact;
+  if( eMetric==ORACLE_COSINE ){
+    for(i=0; i<n; i++){
+      float pd = q[i]*v[i], pa = q[i]*q[i], pb = v[i]*v[i];
+      s += pd;
+      aa += pa;
+      bb += pb;
+    }
+    if( aa==0 || bb==0 ) return NAN;
+    return (float)(1.0 - (double)s/(sqrt((double)aa)*sqrt((double)bb)));
+  }
+  for(i=0; i<n; i++){
+    float d = q[i] - v[i];
+    float p = d*d;
+    s += p;
+  }
+  return (float)sqrt((double)s);
+}
+
+/* The figure of an int8 or bit row, as sqlite-vec's vec_distance_* computes it. */
+static double oracleFigureTyped(int eElem, int eMetric, const unsigned char *q,
+                                const unsigned char *v, int nDim){
+  const signed char *x = (const signed char*)q, *y = (const signed char*)v;
+  int i;
+  if( eElem==2 ){
+    sqlite3_int64 h = 0;
+    for(i=0; i<nDim/8; i++) h += __builtin_popcount((unsigned)(q[i]^v[i]));
+    return (double)h;
+  }
+  if( eMetric==ORACLE_L1 ){
+    sqlite3_int64 l1 = 0;
+    for(i=0; i<nDim; i++) l1 += abs((int)x[i]-(int)y[i]);
+    return (double)l1;
+  }
+  if( eMetric==ORACLE_COSINE ){
+    float dot = 0, aa = 0, bb = 0;
+    for(i=0; i<nDim; i++){
+      dot += (float)x[i]*(float)y[i];
+      aa += (float)x[i]*(float)x[i];
+      bb += (float)y[i]*(float)y[i];
+    }
+    if( aa==0 || bb==0 ) return NAN;
+    return (float)(1.0 - (double)dot/(sqrt((double)aa)*sqrt((double)bb)));
+  }
+  {
+    float s = 0;
+    for(i=0; i<nDim; i++){
+      float d = (float)((int)x[i]-(int)y[i]);
+      s += d*d;
+    }
+    return (float)sqrt((double)s);
+  }
+}
+
+/* Ordered by key, ties by rowid; rows with no figure (NaN) last. */
+static int oracleCompare(const void *a, const void *b){
+  const OracleRow *x = a, *y = b;
+  int nx = x->rKey!=x->rKey, ny = y->rKey!=y->rKey;
+  if( nx!=ny ) return nx - ny;
+  if( !nx && x->rKey!=y->rKey ) return x->rKey<y->rKey ? -1 : 1;
+  return x->iRowid<y->iRowid ? -1 : x->iRowid>y->iRowid;
+}
+
+static int oracleInRange(double d, int nBound, const int *aOp, const double *aVal){
+  int i;
+  if( d!=d ) return nBound==0;
+  for(i=0; i<nBound; i++){
+    switch( aOp[i] ){
+      case 0: if( !(d<aVal[i]) ) return 0; break;
+      case 1: if( !(d<=aVal[i]) ) return 0; break;
+      case 2: if( !(d>aVal[i]) ) return 0; break;
+      default: if( !(d>=aVal[i]) ) return 0; break;
+    }
+  }
+  return 1;
+}
+
+static void opKnnOracle(sqlite3 *db, FuzzIn *in, const Model *m){
+  static const char *azDist[] = { "<", "<=", ">", ">=" };
+  int nByte = m->eElem==0 ? 4*m->nDim : m->eElem==1 ? m->nDim : m->nDim/8;
+  unsigned char aQuery[4*16];
+  OracleRow *aRow = 0;
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_str *s = 0;
+  char *zSql = 0;
+  int nRow = 0, nBound, aOp[2], i, k, rc, nGot = 0, nWant = 0;
+  double aVal[2];
+  unsigned c;
+
+  if( m->bRaw || m->eMetric==ORACLE_UNKNOWN || nByte>(int)sizeof(aQuery) ) return;
+  if( (m->eElem==2)!=(m->eMetric==ORACLE_HAMMING) ) return;
+  if( m->eElem==1 && m->eMetric==ORACLE_DOT ) return;
+
+  /* The query: a stored row's vector (a duplicate at distance 0), or one of small values. */
+  c = fuzzU8(in);
+  memset(aQuery, 0, sizeof(aQuery));
+  pStmt = (c & 1) ? fuzzPrepare(db, "SELECT embedding FROM v WHERE rowid >= %d ORDER BY rowid "
+                                    "LIMIT 1", (int)(c>>1) % 40) : 0;
+  if( pStmt && sqlite3_step(pStmt)==SQLITE_ROW && sqlite3_column_bytes(pStmt, 0)==nByte ){
+    memcpy(aQuery, sqlite3_column_blob(pStmt, 0), (size_t)nByte);
+  }else if( m->eElem==0 ){
+    float *q = (float*)aQuery;
+    for(i=0; i<m->nDim; i++) q[i] = (float)((int)fuzzPick(in, 9) - 4)/2.0f;
+  }else{
+    for(i=0; i<nByte; i++) aQuery[i] = (unsigned char)(m->eElem==1 ? (int)fuzzPick(in, 9) - 4
+                                                                    : (int)fuzzU8(in));
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+
+  /* Every row, read back by a plain scan, and its distances. */
+  aRow = malloc(sizeof(OracleRow)*ORACLE_MAX_ROWS);
+  pStmt = fuzzPrepare(db, "SELECT rowid, embedding FROM v");
+  if( aRow==0 || pStmt==0 ) goto cleanup;
+  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+    const unsigned char *v = sqlite3_column_blob(pStmt, 1);
+    OracleRow *r = &aRow[nRow];
+    if( nRow>=ORACLE_MAX_ROWS || sqlite3_column_bytes(pStmt, 1)!=nByte || v==0 ) goto cleanup;
+    r->iRowid = sqlite3_column_int64(pStmt, 0);
+    if( m->eElem==0 ){
+      float a[16];
+      memcpy(a, v, (size_t)nByte);
+      r->rKey = oracleExactF32(m->eMetric, (const float*)aQuery, a, m->nDim);
+      r->rFigure = oracleFigureF32(m->eMetric, (const float*)aQuery, a, m->nDim, r->rKey);
+      if( r->rKey!=r->rKey || r->rFigure!=r->rFigure ) continue;  /* refused when stored */
+    }else{
+      r->rFigure = r->rKey = oracleFigureTyped(m->eElem, m->eMetric, aQuery, v, m->nDim);
+    }
+    nRow++;
+  }
+  if( rc!=SQLITE_DONE ) goto cleanup;
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+
+  /* k, and bounds: often a distance a row has. */
+  c = fuzzU8(in);
+  k = c<224 ? 1 + (int)(c % 12) : 100 + (int)(c % 900);
+  if( m->bQuant && nRow>k+16 ) goto cleanup;      /* coarse candidates: not every row */
+  nBound = (int)fuzzPick(in, 3);
+  for(i=0; i<nBound; i++){
+    c = fuzzU8(in);
+    aOp[i] = (int)(c & 3);
+    aVal[i] = (c & 4) && nRow>0 ? aRow[fuzzPick(in, 255) % (unsigned)nRow].rFigure
+                                : (double)(int8_t)fuzzU8(in)/8.0;
+    if( aVal[i]!=aVal[i] ) aVal[i] = 0.0;
+  }
+
+  s = sqlite3_str_new(0);
+  sqlite3_str_appendall(s, "SELECT rowid, distance FROM v WHERE embedding MATCH ");
+  vecParam(s, m, "?1");
+  sqlite3_str_appendall(s, " AND k = ?2");
+  for(i=0; i<nBound; i++) sqlite3_str_appendf(s, " AND distance %s ?%d", azDist[aOp[i]], 3+i);
+  zSql = sqlite3_str_finish(s);
+  if( zSql==0 ) goto cleanup;
+  pStmt = fuzzPrepare(db, "%s", zSql);
+  if( pStmt==0 ) goto cleanup;
+  sqlite3_bind_blob(pStmt, 1, aQuery, nByte, SQLITE_STATIC);
+  sqlite3_bind_int(pStmt, 2, k);
+  for(i=0; i<nBound; i++) sqlite3_bind_double(pStmt, 3+i, aVal[i]);
+
+  /* The expected rows first in aRow (the rest sorted after them). */
+  for(i=0; i<nRow; i++){
+    if( oracleInRange(aRow[i].rFigure, nBound, aOp, aVal) ) aRow[nWant++] = aRow[i];
+  }
+  qsort(aRow, (size_t)nWant, sizeof(OracleRow), oracleCompare);
+  if( nWant>k ) nWant = k;
+
+  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
+    int bNull = sqlite3_column_type(pStmt, 1)==SQLITE_NULL;
+    double d = sqlite3_column_double(pStmt, 1);
+    const OracleRow *w = nGot<nWant ? &aRow[nGot] : 0;
+    if( w==0 || w->iRowid!=iRowid || bNull!=(w->rFigure!=w->rFigure)
+     || (!bNull && d!=w->rFigure) ){
+      fprintf(stderr, "oracle: %s\n  row %d: got rowid %lld distance %.17g, expected ", zSql,
+              nGot, (long long)iRowid, bNull ? NAN : d);
+      if( w ) fprintf(stderr, "rowid %lld distance %.17g\n", (long long)w->iRowid, w->rFigure);
+      else fprintf(stderr, "no more rows (%d)\n", nWant);
+      abort();
+    }
+    nGot++;
+  }
+  if( rc==SQLITE_DONE && nGot!=nWant ){
+    fprintf(stderr, "oracle: %s\n  %d rows, expected %d (next: rowid %lld distance %.17g)\n",
+            zSql, nGot, nWant, (long long)aRow[nGot].iRowid, aRow[nGot].rFigure);
+    abort();
+  }
+
+cleanup:
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  free(aRow);
+}
+
 static void opPoint(sqlite3 *db, FuzzIn *in, const Model *m){
   static const char *azSql[] = {
     "SELECT * FROM v WHERE rowid = ?1",
@@ -666,8 +924,37 @@ static void opBatch(sqlite3 *db, FuzzIn *in, const Model *m){
   fuzzRun(pStmt);
 }
 
+/* A second table whose declaration asks for large blocks (up to float[65536] with
+** chunk_size=65536, 16 GiB): refused at CREATE past VEC0_MAX_BLOCK_BYTES, else one row
+** and one query, then dropped. fuzz.sh's -malloc_limit_mb and -rss_limit_mb turn an
+** allocation past the limit into a finding. */
+static void opBigTable(sqlite3 *db, FuzzIn *in){
+  static const int aDim[] = { 1024, 4096, 16384, 65536 };
+  static const int aBigChunk[] = { 8, 1024, 8192, 65536 };
+  static const char *azElem[] = { "float", "int8", "bit" };
+  static const char *azWrap[] = { "", "vec_int8", "vec_bit" };
+  unsigned c = fuzzU8(in), cRow = fuzzU8(in);
+  int nDim = aDim[c & 3], nChunk = aBigChunk[(c>>2) & 3], eElem = (int)((c>>4) & 3) % 3;
+  int nByte = eElem==0 ? 4*nDim : eElem==1 ? nDim : nDim/8;
+  int64_t nBlock = (int64_t)nChunk*4*((nByte + 3)/4);
+  if( fuzzExec(db, "CREATE VIRTUAL TABLE big USING vec0(e %s[%d]%s, chunk_size=%d)",
+               azElem[eElem], nDim, (c & 0x40) && eElem==0
+               ? " indexed by rescore(quantizer=int8)" : "", nChunk)!=SQLITE_OK ){
+    return;
+  }
+  /* A legal block past 32 MiB (up to the documented 256 MiB) takes its row one time in
+  ** eight: filling it is slow under ASan. Past 256 MiB the CREATE above must have failed;
+  ** if it did not, the row always goes in, and the memory limits catch it. */
+  if( nBlock<=32*1024*1024 || nBlock>256*1024*1024 || (cRow & 7)==0 ){
+    fuzzExec(db, "INSERT INTO big(rowid, e) VALUES (1, %s(zeroblob(%d)))", azWrap[eElem], nByte);
+    fuzzExec(db, "SELECT rowid, distance FROM big WHERE e MATCH %s(zeroblob(%d)) AND k = 1",
+             azWrap[eElem], nByte);
+  }
+  fuzzExec(db, "DROP TABLE big");
+}
+
 static void opSchema(sqlite3 *db, FuzzIn *in, const Model *m){
-  switch( fuzzPick(in, 4) ){
+  switch( fuzzPick(in, 5) ){
     case 0:
       fuzzExec(db, "ALTER TABLE v RENAME TO w");
       fuzzExec(db, "SELECT count(*) FROM w");
@@ -684,10 +971,13 @@ static void opSchema(sqlite3 *db, FuzzIn *in, const Model *m){
       fuzzExec(db, "CREATE TABLE IF NOT EXISTS aux_log(x)");
       fuzzExec(db, "INSERT INTO aux_log VALUES(%d)", (int)fuzzPick(in, 20));
       break;
-    default:
+    case 3:
       /* Over or under the memory budget: searches stream from T_vectors or scan memory. */
       if( fuzzU8(in)&1 ) fuzzExec(db, "SELECT vecsync_memory_budget(%d)", (int)fuzzPick(in, 4)*256);
       else fuzzExec(db, "SELECT vecsync_debug()");
+      break;
+    default:
+      opBigTable(db, in);
       break;
   }
 }
@@ -750,7 +1040,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
       case 5:  opUpdate(dbOp, &in, &m); break;
       case 6:  opDelete(dbOp, &in, &m); break;
       case 7:  opTxn(dbOp, &in); break;
-      case 8: case 9: case 10: opKnn(dbOp, &in, &m, bOp); break;
+      case 8: case 9: opKnn(dbOp, &in, &m, bOp); break;
+      case 10: opKnnOracle(dbOp, &in, &m); break;
       case 11: opKnnNested(dbOp, &in, &m); break;
       case 12: opPoint(dbOp, &in, &m); break;
       case 13: opScan(dbOp, &in); break;

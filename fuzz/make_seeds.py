@@ -53,7 +53,8 @@ def parse_seeds():
 # ---- fuzz_vec0: a declaration, then operations -----------------------------------------
 
 OP_INSERT, OP_INSERT_SELECT, OP_UPDATE, OP_DELETE, OP_TXN = 0, 4, 5, 6, 7
-OP_KNN, OP_NESTED, OP_POINT, OP_SCAN, OP_BATCH, OP_SCHEMA = 8, 11, 12, 13, 14, 15
+OP_KNN, OP_ORACLE, OP_NESTED, OP_POINT, OP_SCAN, OP_BATCH, OP_SCHEMA = 8, 10, 11, 12, 13, 14, 15
+DIST_OPS = ["<", "<=", ">", ">="]
 TYPES = ["text", "integer", "int", "float", "real", "double", "boolean", "bool", "blob", ""]
 METRICS = ["cosine", "l2", "dot", "L2", "manhattan", "l1", "hamming"]
 CHUNKS = [8, 16, 24, 64, 1024, 65536, 0, 7, 12, 65544, -8]
@@ -236,6 +237,28 @@ class Vec0:
         if which == 2:                   # the trigger case reads a rowid
             self.b.append(arg)
 
+    def oracle(self, from_row=None, k=5, bounds=()):
+        """A KNN checked against brute force: the query is the vector of the first row at or
+        after rowid from_row (None: a zero-ish vector of small values); bounds: (op, value)
+        with value a number (a multiple of 1/8) or ("row", i), the i-th row's distance."""
+        self.b += bytes([OP_ORACLE])
+        if from_row is None:
+            self.b += bytes([0]) + bytes([4]) * (self.dims if self.elem != "bit" else self.dims // 8)
+        else:
+            self.b.append(1 | (from_row << 1))
+        self.b.append(k - 1 if 1 <= k <= 12 else 224 + (k - 100) % 32)
+        self.b.append(len(bounds))
+        for op, value in bounds:
+            if isinstance(value, tuple):
+                self.b += bytes([DIST_OPS.index(op) | 4, value[1]])
+            else:
+                self.b += bytes([DIST_OPS.index(op), int(value * 8) & 0xff])
+
+    def big_table(self, dims_index, chunk_index, elem=0):
+        """A second table of float[1024|4096|16384|65536] (int8, bit) with chunk_size
+        8|1024|8192|65536: refused past the block limit, else one row and one query."""
+        self.b += bytes([OP_SCHEMA, 4, dims_index | (chunk_index << 2) | (elem << 4), 0])
+
     def insert_select(self, conflict=0, limit=8, delta=20):
         self.b += bytes([OP_INSERT_SELECT, conflict, limit - 1])
         if self.pk == 2:
@@ -410,6 +433,26 @@ def vec0_seeds():
     p.knn(p.vec_bytes([0, 0x0f, 0]), k=4, filters=[(0, "=", [1])])
     p.scan(3)
     write(h, "bit-hamming", p.b)
+
+    # 15. The oracle: 40 rows [1,0] then 10 rows [0,1]; KNN with k and bounds on distance
+    # (past the 40 duplicates at 0, at a row's own distance) checked against brute force.
+    p = Vec0("none", 2, "l2", [], chunk=8)
+    for i in range(50):
+        p.insert(None, p.vec(V(1, 0) if i < 40 else V(0, 1)))
+    p.oracle(0, k=5, bounds=[(">", 0)])
+    p.oracle(0, k=324, bounds=[(">", 0)])
+    p.oracle(0, k=3, bounds=[(">=", ("row", 45)), ("<=", 2)])
+    p.oracle(None, k=7, bounds=[("<", ("row", 3))])
+    write(h, "knn-oracle-bounds", p.b)
+
+    # 16. Declarations past the block limit (float[65536], chunk_size=65536: 16 GiB a block)
+    # are refused; float[65536] with 1024 a block (256 MiB, the limit) takes a row.
+    p = Vec0("none", 2, "l2", [])
+    p.big_table(3, 3)
+    p.big_table(3, 3, elem=1)
+    p.big_table(2, 2)
+    p.big_table(3, 1)
+    write(h, "big-blocks", p.b)
 
 
 # ---- fuzz_shadow: flags, dims, chunk, rows, damage count, damages ----------------------

@@ -171,6 +171,7 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   p->zStoreSchema = p->zSchema;
   p->nMigrated = -1;
   rc = vec0ParseConfig(argc, argv, &p->cfg, pzErr);
+  if( rc==SQLITE_OK && bCreate ) rc = vec0BlockCheck(&p->cfg, p->zName, pzErr);
   if( rc!=SQLITE_OK ) goto cleanup;
 
   zDecl = vec0Declaration(p);

@@ -196,6 +196,22 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     sqlite3_free(zWhat);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
+  {
+    /* Each query keeps up to k + 16 candidates (never more than the rows): bounded as a
+    ** block is, so no statement's arguments ask for more than that. */
+    sqlite3_int64 nLive = pTab->pView->nLive>0 ? pTab->pView->nLive : 1;
+    sqlite3_int64 nPer = k < nLive - 16 ? k + 16 : nLive;
+    sqlite3_int64 nByte = (sqlite3_int64)nQuery*nPer*(sqlite3_int64)sizeof(VsHit);
+    if( nPer>VEC0_MAX_BLOCK_BYTES || nByte>VEC0_MAX_BLOCK_BYTES ){
+      zErr = sqlite3_mprintf("%d queries with k = %lld keep %lld MiB of candidates, over the "
+                             "limit of %lld MiB (VEC0_MAX_BLOCK_BYTES); ask for fewer queries "
+                             "at a time or a smaller k", nQuery, k,
+                             nPer>VEC0_MAX_BLOCK_BYTES ? nPer>>20 : nByte>>20,
+                             VEC0_MAX_BLOCK_BYTES>>20);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+  }
   pCur->aTop = sqlite3_malloc64(sizeof(VsTopK)*(sqlite3_uint64)nQuery);
   if( pCur->aTop==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = vec0SearchBatch(pTab, Q, nQuery, k, pCur->aTop);

@@ -106,6 +106,20 @@ static void vec0SlabRelease(Vec0Slab *pSlab, void *pMem){
   }
 }
 
+int vec0BlockCheck(const Vec0Config *pCfg, const char *zTable, char **pzErr){
+  sqlite3_int64 nRow = 4*(sqlite3_int64)pCfg->nWord;
+  sqlite3_int64 nByte = nRow*pCfg->nChunk;
+  sqlite3_int64 nFit = (VEC0_MAX_BLOCK_BYTES/nRow) & ~(sqlite3_int64)7;
+  const char *zElem = pCfg->eElem==VS_I8 ? "int8" : pCfg->eElem==VS_BIT ? "bit" : "float";
+  if( nByte<=VEC0_MAX_BLOCK_BYTES ) return SQLITE_OK;
+  *pzErr = sqlite3_mprintf("vec0 \"%s\": a block of chunk_size=%d vectors of %s[%d] takes "
+                           "%lld MiB, over the limit of %lld MiB a block "
+                           "(VEC0_MAX_BLOCK_BYTES); declare chunk_size=%lld or less",
+                           zTable, pCfg->nChunk, zElem, pCfg->nDim, nByte>>20,
+                           VEC0_MAX_BLOCK_BYTES>>20, nFit);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
 /* Bytes of one chunk's vectors, or codes for a quantized table. */
 static size_t vec0ChunkVecBytes(Vec0Table *p){
   int nCode = vec0QuantCodeBytes(&p->cfg);

@@ -154,11 +154,19 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     /* What sqlite-vec refuses is refused, rather than filtered after the k rows are
     ** chosen (which would return fewer than k). */
     const char *zRefuse = 0;
+    int bDesc = pInfo->nOrderBy>=1
+             && vec0UserColumn(p, pInfo->aOrderBy[0].iColumn)==iColDistance
+             && pInfo->aOrderBy[0].desc;
+    if( bDesc && iK>=0 ){
+      /* "k = ?" chooses the rows, SQLite orders them farthest first and applies any
+      ** LIMIT itself: max(distance) over a KNN query becomes such an ORDER BY ... LIMIT 1. */
+      iLimit = -1;
+    }
+    if( bDesc && iK<0 && bKUnusable ) return SQLITE_CONSTRAINT;   /* a plan with k comes */
     if( iK>=0 && iLimit>=0 ){
       zRefuse = "a KNN query takes \"k = ?\" or LIMIT, not both";
-    }else if( pInfo->nOrderBy>=1 && vec0UserColumn(p, pInfo->aOrderBy[0].iColumn)==iColDistance
-           && pInfo->aOrderBy[0].desc ){
-      zRefuse = "a KNN query is ordered by distance ascending only";
+    }else if( bDesc && iK<0 ){
+      zRefuse = "a KNN query without \"k = ?\" is ordered by distance ascending only";
     }
     for(i=0; zRefuse==0 && i<pInfo->nConstraint; i++){
       const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];

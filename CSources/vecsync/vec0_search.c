@@ -16,21 +16,26 @@
 **              product (vsScoreBlock: AVX2 or BLAS sgemv; sgemm for a batch), or under
 **              distance_metric=l1 by the L1 distances themselves (vsL1Block); a filter's
 **              slot mask skips rows, and a selective one scores its few rows one by one;
-**   3. heap    scores become approximate distances (vsScoreDistance) and the best
-**              k + VEC0_RERANK_EXTRA are kept in a bounded heap (vector_topk.c);
+**   3. heap    scores become approximate distances (vsScoreDistance), each within a
+**              proven error (vec0ScoreError) of the exact one; the k + VEC0_RERANK_EXTRA
+**              with the lowest lower bounds are kept in a bounded heap (vector_topk.c);
 **   4. re-rank those candidates get their distance computed in double precision
-**              (vsDistanceF32), are sorted by (distance, rowid) and cut to k;
+**              (vsDistanceF32), are sorted by (distance, rowid) and cut to k; when a row
+**              left out of the heap may still be as near as the k-th, a second pass
+**              computes the exact distance of every such row (vec0Certify): the answer
+**              is exact, ties and duplicates included;
 **   5. report  a KNN query on a vec0 table reports l2 and cosine distances as sqlite-vec
 **              computes them (float32 sums), in the order of step 4
 **              (vec0ReportDistances; vector_top_k and the batch function keep step 4's).
-** A distance range ("distance > ?" for paging) is applied in both: loosely to the
-** approximate distances of step 3 (a margin keeps the candidates at the boundary), then
-** exactly at step 4.
+** A distance range ("distance > ?" for paging) bounds the figure step 5 reports; it is
+** applied at step 3 from the error interval, computing the figure only of a row that
+** straddles a bound (vec0RangeClass), so no row outside takes a candidate's place.
 ** A quantized table (vec0_quant.c) scans codes instead at step 2, keeps the best
 ** k*oversample by coarse distance at step 3 (bit codes: the best VEC0_BIT_WIDEN times more
 ** by Hamming distance, ranked again by the float query against their signs), and step 4
 ** reads those candidates' float32 vectors from T_vectors; its distance range applies at
-** step 4 only.
+** step 4, and when it leaves fewer than k the scan runs again without the rows it found
+** outside (vec0SearchCoded).
 ** vec0.c then reads each hit's row from T_rows.
 */
 #include "vecsync_int.h"
@@ -182,6 +187,84 @@ cleanup:
 
 /* ---- distance ranges ------------------------------------------------------------------- */
 
+/* ---- exactness: how far a float32 score may be from the distance ------------------------- */
+
+/*
+** The scan ranks rows by float32 scores (an sgemv, AVX2 or BLAS, summing in any order); the
+** answer is ordered by the exact distance (vsDistanceF32), and a distance range applies to
+** the figure step 5 reports. A float32 sum of n terms is within gamma(n) = n*u/(1-n*u)
+** of the real sum times the sum of the terms' magnitudes, whatever the order of the
+** additions (u = 2^-24). So each score gives an interval its row's exact distance lies in
+** (vec0ScoreError, twice that bound, so a float32 norm and double rounding fit in too):
+**   - a row whose interval is wholly outside the range is dropped, one wholly inside is
+**     kept, and only one that straddles a bound gets its reported figure computed to
+**     decide (vec0RangeClass): no row outside the range takes a candidate's place;
+**   - the heap ranks candidates by the interval's low end (the lower bound); once the
+**     candidates are re-ranked exactly, the k-th exact distance T is known, and when a
+**     row was left out of the heap whose lower bound is not above T, a second pass
+**     (bExact) computes the exact distance of every row whose lower bound is within T,
+**     so ties and duplicates across the cut come back by ascending rowid (vec0Certify).
+*/
+#define VEC0_F32_U (1.0/16777216.0)
+
+typedef struct Vec0Scan Vec0Scan;
+struct Vec0Scan {
+  Vec0Table *p;
+  const float *q;             /* The query, nDim floats */
+  float qNorm;                /* Its float32 norm, as the scores use it */
+  const Vec0Range *pRange;    /* Bounds on the reported distance, or NULL */
+  double rGamma;              /* 2*gamma(nDim + 4): a float32 sum's relative error, doubled */
+  int bExact;                 /* 0: candidates by lower bound; 1: exact distances (pass 2) */
+  double rTau;                /* Pass 2: the k-th exact distance pass 1 found */
+  sqlite3_int64 nOffered;     /* Rows in range that passed the mask, offered to the heap */
+  VsTopK *pTop;               /* The heap the rows go to */
+};
+
+static void vec0ScanInit(Vec0Scan *s, Vec0Table *p, const float *q, const Vec0Range *pRange,
+                         VsTopK *pTop){
+  double nu = (double)(p->cfg.nDim + 4)*VEC0_F32_U;
+  memset(s, 0, sizeof(*s));
+  s->p = p;
+  s->q = q;
+  s->qNorm = p->cfg.eElem==VS_F32 ? vsNormF32(q, p->cfg.nDim) : 0.0f;
+  s->pRange = pRange;
+  s->rGamma = 2.0*nu/(1.0 - nu);
+  s->pTop = pTop;
+}
+
+/* A distance on the scale of the approximate ones (vsScoreDistance squares L2). */
+static double vec0ApproxScale(int eMetric, double d){
+  if( eMetric==VS_METRIC_L2 ) return d>0.0 ? d*d : 0.0;
+  return d;
+}
+
+/* The model behind vec0ScoreError holds for norms in [VEC0_NORM_MIN, VEC0_NORM_MAX]: no
+** float32 sum can overflow below the top, and below the bottom a cosine's norms lose their
+** relative precision to underflow. Outside, a row has no bound: its exact distance decides. */
+#define VEC0_NORM_MAX 1e18
+#define VEC0_NORM_MIN 1e-15
+
+/* What gradual underflow may add to a float32 sum of n terms: 2^-150 an operation. */
+static double vec0Tiny(const Vec0Scan *s){
+  return (double)(s->p->cfg.nDim + 4)*1e-44;
+}
+
+/* How far the approximate distance a (vsScoreDistance of a float32 score) of a row whose
+** float32 norm is vNorm may be from its exact distance, on a's scale (+inf: no bound). */
+static double vec0ScoreError(const Vec0Scan *s, double a, float vNorm){
+  double g = s->rGamma, qn = s->qNorm, vn = vNorm;
+  if( !(qn<=VEC0_NORM_MAX) || !(vn<=VEC0_NORM_MAX) ) return INFINITY;
+  switch( s->p->cfg.eMetric ){
+    case VS_METRIC_COSINE:
+      return qn<VEC0_NORM_MIN || vn<VEC0_NORM_MIN ? INFINITY : 2.0*g;
+    case VS_METRIC_DOT:
+      return g*qn*vn*(1.0 + g) + vec0Tiny(s);
+    case VS_METRIC_L1:
+      return g*(a<0.0 ? -a : a)*(1.0 + g) + vec0Tiny(s);
+  }
+  return g*(qn + vn)*(qn + vn)*(1.0 + g) + vec0Tiny(s);
+}
+
 /* Whether an exact distance d is within the range. */
 static int vec0InRange(const Vec0Range *r, double d){
   if( r==0 ) return 1;
@@ -190,27 +273,79 @@ static int vec0InRange(const Vec0Range *r, double d){
   return 1;
 }
 
-/* Whether an approximate distance (vsScoreDistance: squared under L2) may be within the
-** range: only what is clearly outside, by more than float32 scoring can err, is dropped. */
-static int vec0MaybeInRange(const Vec0Range *r, int eMetric, double a){
-  double lo, hi, eps;
-  if( r==0 ) return 1;
-  if( r->bLo ){
-    lo = r->rLo;
-    if( eMetric==VS_METRIC_L2 ) lo = lo>0.0 ? lo*lo : -1.0;
-    eps = 1e-3*(1.0 + (lo<0 ? -lo : lo));
-    if( a < lo - eps ) return 0;
+/* Where a row whose approximate distance is a, within e, stands against the range, by the
+** interval its reported figure lies in: -1 outside, 1 inside, 0 not known from a. */
+static int vec0RangeClass(const Vec0Scan *s, double a, double e){
+  const Vec0Range *r = s->pRange;
+  double g = s->rGamma, lo, hi;
+  int eMetric = s->p->cfg.eMetric;
+  if( eMetric==VS_METRIC_L2 ){
+    /* The figure is the square root of a float32 sum of squares: within g of the squared
+    ** distance, relatively, and underflow's share absolutely. */
+    double sLo = (a - e)*(1.0 - g) - vec0Tiny(s), sHi = (a + e)*(1.0 + g) + vec0Tiny(s);
+    lo = sqrt(sLo>0.0 ? sLo : 0.0)*(1.0 - g);
+    hi = sqrt(sHi>0.0 ? sHi : 0.0)*(1.0 + g);
+  }else if( eMetric==VS_METRIC_COSINE ){
+    lo = a - e - g;
+    hi = a + e + g;
+  }else if( eMetric==VS_METRIC_L1 ){
+    lo = (a - e)*(1.0 - g);
+    hi = (a + e)*(1.0 + g);
+  }else{
+    lo = a - e;
+    hi = a + e;
   }
-  if( r->bHi ){
-    hi = r->rHi;
-    if( eMetric==VS_METRIC_L2 ){
-      if( hi<0.0 ) return 0;
-      hi = hi*hi;
-    }
-    eps = 1e-3*(1.0 + (hi<0 ? -hi : hi));
-    if( a > hi + eps ) return 0;
-  }
+  if( r->bLo && (r->bLoOpen ? hi<=r->rLo : hi<r->rLo) ) return -1;
+  if( r->bHi && (r->bHiOpen ? lo>=r->rHi : lo>r->rHi) ) return -1;
+  if( r->bLo && !(r->bLoOpen ? lo>r->rLo : lo>=r->rLo) ) return 0;
+  if( r->bHi && !(r->bHiOpen ? hi<r->rHi : hi<=r->rHi) ) return 0;
   return 1;
+}
+
+/* The distance step 5 reports for a vector whose exact distance is d. */
+static double vec0ReportedDistance(int eMetric, const float *q, const float *v, int n, double d){
+  if( eMetric==VS_METRIC_L2 ) return vsL2F32Seq(q, v, n);
+  if( eMetric==VS_METRIC_COSINE ) return vsCosineF32Seq(q, v, n);
+  if( eMetric==VS_METRIC_L1 ) return (float)d;  /* sqlite-vec sums in double, keeps a float */
+  return d;
+}
+
+/* Offer one row to the scan: approximate distance a, float32 norm vNorm, vector v. Pass 1
+** pushes its lower bound when it is in range; pass 2 pushes its exact distance when its
+** lower bound is within the k-th exact distance known. */
+static void vec0Offer(Vec0Scan *s, double a, float vNorm, const float *v,
+                      sqlite3_int64 iRowid, sqlite3_int64 iSlot){
+  int eMetric = s->p->cfg.eMetric, nDim = s->p->cfg.nDim;
+  double e = vec0ScoreError(s, a, vNorm);
+  double lb = a - e, d;
+  if( lb!=lb ) lb = -INFINITY;  /* a float32 overflow: no bound, the exact distance decides */
+  if( s->bExact ){
+    double rTau = vsTopKBound(s->pTop);
+    if( s->rTau<rTau ) rTau = s->rTau;
+    if( lb > vec0ApproxScale(eMetric, rTau) ) return;
+    d = vsDistanceF32(eMetric, s->q, v, nDim);
+    if( d!=d ) return;        /* no direction (a damaged file's zero vector): never a hit */
+    if( s->pRange
+     && !vec0InRange(s->pRange, vec0ReportedDistance(eMetric, s->q, v, nDim, d)) ) return;
+    vsTopKPush(s->pTop, d, iRowid, iSlot);
+    return;
+  }
+  if( s->pRange ){
+    int eIn = vec0RangeClass(s, a, e);
+    if( eIn<0 ) return;
+    if( eIn==0 ){
+      d = vsDistanceF32(eMetric, s->q, v, nDim);
+      if( !vec0InRange(s->pRange, vec0ReportedDistance(eMetric, s->q, v, nDim, d)) ) return;
+    }
+  }
+  s->nOffered++;
+  if( lb<=vsTopKBound(s->pTop) ) vsTopKPush(s->pTop, lb, iRowid, iSlot);
+}
+
+/* The lower bound of the worst candidate a full heap keeps (every row left out has one at
+** least as large), or +inf when the heap is not full. */
+static double vec0HeapWorst(const VsTopK *pTop){
+  return pTop->n>0 && pTop->n==pTop->nCap ? pTop->a[0].rDist : INFINITY;
 }
 
 /* ---- 2. scan: scores -------------------------------------------------------------------- */
@@ -237,33 +372,35 @@ static sqlite3_int64 vec0CandidateCap(sqlite3_int64 k){
 }
 
 /* Offer the rows of chunk c (its first slot iBase), scored by aScore (aScore[i] = q·row
-** i), to the heap: live rows that pass aMask (when given), skipping those the heap would
-** refuse. */
-static void vec0PushScores(Vec0Table *p, const Vec0Chunk *c, const float *aScore,
-                           sqlite3_int64 iBase, int nRow, float qNorm,
-                           const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
-  double rBound = vsTopKBound(pTop);
-  int i;
-  for(i=0; i<nRow; i++){
-    double d;
-    if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
-    d = vsScoreDistance(p->cfg.eMetric, aScore[i], qNorm, c->aNorm[i]);
-    if( d<=rBound && vec0MaybeInRange(pRange, p->cfg.eMetric, d) ){
-      vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
-      rBound = vsTopKBound(pTop);
+** i), to the scan: live rows that pass aMask (when given). */
+static void vec0PushScores(Vec0Scan *s, const Vec0Chunk *c, const float *aScore,
+                           sqlite3_int64 iBase, int nRow, const unsigned char *aMask){
+  int eMetric = s->p->cfg.eMetric, nDim = s->p->cfg.nDim, i;
+  if( !s->bExact && s->pRange==0 ){
+    /* The common case, kept lean: no range, pass 1 (vec0Offer's second half). */
+    double rBound = vsTopKBound(s->pTop);
+    for(i=0; i<nRow; i++){
+      double a, lb;
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
+      a = vsScoreDistance(eMetric, aScore[i], s->qNorm, c->aNorm[i]);
+      lb = a - vec0ScoreError(s, a, c->aNorm[i]);
+      if( lb!=lb ) lb = -INFINITY;
+      s->nOffered++;
+      if( lb<=rBound ){
+        vsTopKPush(s->pTop, lb, c->aRowid[i], iBase+i);
+        rBound = vsTopKBound(s->pTop);
+      }
     }
+    return;
+  }
+  for(i=0; i<nRow; i++){
+    if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
+    vec0Offer(s, vsScoreDistance(eMetric, aScore[i], s->qNorm, c->aNorm[i]), c->aNorm[i],
+              c->aVec + (size_t)i*nDim, c->aRowid[i], iBase+i);
   }
 }
 
 /* ---- 4. re-rank ------------------------------------------------------------------------ */
-
-/* The distance step 5 reports for a vector whose exact distance is d. */
-static double vec0ReportedDistance(int eMetric, const float *q, const float *v, int n, double d){
-  if( eMetric==VS_METRIC_L2 ) return vsL2F32Seq(q, v, n);
-  if( eMetric==VS_METRIC_COSINE ) return vsCosineF32Seq(q, v, n);
-  if( eMetric==VS_METRIC_L1 ) return (float)d;  /* sqlite-vec sums in double, keeps a float */
-  return d;
-}
 
 static int vec0HitBySlot(const void *a, const void *b){
   sqlite3_int64 x = ((const VsHit*)a)->iSlot, y = ((const VsHit*)b)->iSlot;
@@ -271,10 +408,10 @@ static int vec0HitBySlot(const void *a, const void *b){
 }
 
 /* Replace approximate distances by exact ones (vectors from the copy, or from T_vectors
-** when the copy holds none: streamed or quantized), drop those outside the range, sort,
-** keep the best k. */
+** when the copy holds none: streamed or quantized), drop those outside the range (and
+** clear their slots in aOut when it is given), sort, keep the best k. */
 static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
-                      const Vec0Range *pRange, VsTopK *pTop){
+                      const Vec0Range *pRange, unsigned char *aOut, VsTopK *pTop){
   Vec0Reader r;
   float *aTmp = 0;
   int i, n = 0, rc = SQLITE_OK;
@@ -299,6 +436,7 @@ static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
     /* A range (only vec0 KNN queries have one) bounds the distance the query reports
     ** (step 5), so "distance > the last one seen" pages without skipping or repeating. */
     if( pRange && !vec0InRange(pRange, vec0ReportedDistance(p->cfg.eMetric, q, v, p->cfg.nDim, d)) ){
+      if( aOut ) aOut[pTop->a[i].iSlot] = 0;
       continue;
     }
     pTop->a[n] = pTop->a[i];
@@ -332,23 +470,19 @@ static int vec0ChunkRows(Vec0Table *p, int b){
 /* The scan of a streamed copy (over the memory budget): each blob of T_vectors is read
 ** in turn, straight from the file's pages into one buffer, and scored; the copy gives
 ** liveness and rowids, the norms are computed from the vectors read. */
-static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
-                              const unsigned char *aMask, const Vec0Range *pRange,
-                              VsTopK *pTop){
+static int vec0ScanStreamed(Vec0Scan *s, const unsigned char *aMask){
+  Vec0Table *p = s->p;
   const Vec0Snapshot *v = p->pView;
   int nDim = p->cfg.nDim, nPer = p->nPerBlob, eMetric = p->cfg.eMetric;
-  float qNorm = vsNormF32(q, nDim);
   float *A = 0, *aScore = 0;
   sqlite3_stmt *pStmt = 0;
   Vec0Reader r;
   sqlite3_int64 nSeen = 0;
-  int rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
+  int rc = SQLITE_OK;
   memset(&r, 0, sizeof(r));
-  if( rc==SQLITE_OK ){
-    A = sqlite3_malloc64(sizeof(float)*(size_t)nPer*(size_t)nDim);
-    aScore = sqlite3_malloc64(sizeof(float)*(size_t)nPer);
-    if( A==0 || aScore==0 ) rc = SQLITE_NOMEM;
-  }
+  A = sqlite3_malloc64(sizeof(float)*(size_t)nPer*(size_t)nDim);
+  aScore = sqlite3_malloc64(sizeof(float)*(size_t)nPer);
+  if( A==0 || aScore==0 ) rc = SQLITE_NOMEM;
   if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_BLOB_IDS, &pStmt);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
@@ -375,23 +509,106 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
     if( nLive==0 ) continue;                  /* nothing to read here */
     rc = vec0ReaderBlob(p, &r, iBlob, A);
     if( rc!=SQLITE_OK ) break;
-    vec0ScoreRows(p, A, nRow, q, aScore);
+    vec0ScoreRows(p, A, nRow, s->q, aScore);
     for(i=0; i<nRow; i++){
-      double d;
+      const float *pRow = A + (size_t)i*nDim;
+      float vNorm;
       if( !c->aLive[i0+i] || (aMask && !aMask[iBase+i]) ) continue;
-      d = vsScoreDistance(eMetric, aScore[i], qNorm, vsNormF32(A + (size_t)i*nDim, nDim));
-      if( d<=vsTopKBound(pTop) && vec0MaybeInRange(pRange, eMetric, d) ){
-        vsTopKPush(pTop, d, c->aRowid[i0+i], iBase+i);
-      }
+      vNorm = vsNormF32(pRow, nDim);
+      vec0Offer(s, vsScoreDistance(eMetric, aScore[i], s->qNorm, vNorm), vNorm, pRow,
+                c->aRowid[i0+i], iBase+i);
     }
   }
   if( pStmt ){
     if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
   }
   vec0ReaderClose(&r);
-  if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, pTop);
   sqlite3_free(A);
   sqlite3_free(aScore);
+  return rc;
+}
+
+/* The scan of the in-memory copy: each chunk scored by one block product, or row by row
+** where a selective filter leaves few rows of it. */
+static int vec0ScanCopy(Vec0Scan *s, const unsigned char *aMask){
+  Vec0Table *p = s->p;
+  const Vec0Snapshot *v = p->pView;
+  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
+  float *aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
+  int b;
+  if( aScore==0 ) return SQLITE_NOMEM;
+  for(b=0; b<v->nChunkAlloc; b++){
+    const Vec0Chunk *c = v->apChunk[b];
+    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
+    int nRow = vec0ChunkRows(p, b);
+    int i;
+    if( nRow<=0 ) break;
+    if( aMask ){
+      /* A selective filter scores its few rows one by one; a broad one, the chunk. */
+      int nPass = vec0MaskPass(aMask, c, iBase, nRow);
+      if( nPass==0 ) continue;
+      if( nPass*8 < nRow ){
+        for(i=0; i<nRow; i++){
+          if( aMask[iBase+i] && c->aLive[i] ){
+            const float *pRow = c->aVec + (size_t)i*nDim;
+            float dot;
+            vec0ScoreRows(p, pRow, 1, s->q, &dot);
+            vec0Offer(s, vsScoreDistance(eMetric, dot, s->qNorm, c->aNorm[i]), c->aNorm[i],
+                      pRow, c->aRowid[i], iBase+i);
+          }
+        }
+        continue;
+      }
+    }
+    vec0ScoreRows(p, c->aVec, nRow, s->q, aScore);
+    vec0PushScores(s, c, aScore, iBase, nRow, aMask);
+  }
+  sqlite3_free(aScore);
+  return SQLITE_OK;
+}
+
+static int vec0ScanRows(Vec0Scan *s, const unsigned char *aMask){
+  return s->p->pView->bStreamed ? vec0ScanStreamed(s, aMask) : vec0ScanCopy(s, aMask);
+}
+
+/* After the re-rank of pass 1 (pTop: at most k hits, exact, sorted; rWorst: the heap's
+** worst lower bound before it), make the answer exact: when a row in range was left out
+** of the heap and its lower bound may not be above the k-th exact distance, pass 2 scans
+** again and computes the exact distance of every row whose lower bound is within it. */
+static int vec0Certify(Vec0Scan *s, sqlite3_int64 k, double rWorst,
+                       const unsigned char *aMask){
+  VsTopK *pTop = s->pTop;
+  double rTau;
+  int rc;
+  if( s->nOffered<=pTop->nCap ) return SQLITE_OK;         /* every candidate was kept */
+  rTau = pTop->n>=k ? pTop->a[pTop->n-1].rDist : INFINITY;
+  if( rWorst > vec0ApproxScale(s->p->cfg.eMetric, rTau) ) return SQLITE_OK;
+  vsTopKFree(pTop);
+  rc = vsTopKInit(pTop, k, s->p->pView->nLive);
+  if( rc!=SQLITE_OK ) return rc;
+  s->bExact = 1;
+  s->rTau = rTau;
+  rc = vec0ScanRows(s, aMask);
+  s->bExact = 0;
+  if( rc==SQLITE_OK ){
+    vsTopKSort(pTop);
+    if( pTop->n>k ) pTop->n = (int)k;
+  }
+  return rc;
+}
+
+/* The exact search of a float32 column, from the copy or streamed. */
+static int vec0SearchF32(Vec0Table *p, const float *q, sqlite3_int64 k,
+                         const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
+  Vec0Scan s;
+  double rWorst;
+  int rc;
+  vec0ScanInit(&s, p, q, pRange, pTop);
+  rc = vsTopKInit(pTop, vec0CandidateCap(k), p->pView->nLive);
+  if( rc==SQLITE_OK ) rc = vec0ScanRows(&s, aMask);
+  rWorst = vec0HeapWorst(pTop);
+  if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, 0, pTop);
+  if( rc==SQLITE_OK ) rc = vec0Certify(&s, k, rWorst, aMask);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
 }
@@ -399,15 +616,15 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
 /* The bit scan: the Hamming distance of every live row that passes aMask, then the rows
 ** nearer than the distance at which nWide rows are reached, and as many at that distance
 ** as fit, go into pWide. Distances are small integers: a histogram finds that distance
-** in one pass, with no heap to keep while scanning. */
+** in one pass, with no heap to keep while scanning. *pnOffered: the rows that passed. */
 static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsigned char *aMask,
-                             sqlite3_int64 nWide, VsTopK *pWide){
+                             sqlite3_int64 nWide, VsTopK *pWide, sqlite3_int64 *pnOffered){
   const Vec0Snapshot *v = p->pView;
   /* Distances go up to 8*nCode (a damaged file's codes may set the padding bits). */
   int nChunk = p->cfg.nChunk, nMax = 8*pQ->nCode;
   sqlite3_int64 *aCount = sqlite3_malloc64(sizeof(sqlite3_int64)*((size_t)nMax + 1));
   float *aDist = sqlite3_malloc64(sizeof(float)*(size_t)(v->nSlot ? v->nSlot : 1));
-  sqlite3_int64 iSlot, nBelow = 0, nAtEdge;
+  sqlite3_int64 iSlot, nBelow = 0;
   int b, iEdge = nMax;
   if( aCount==0 || aDist==0 ){
     sqlite3_free(aCount);
@@ -434,41 +651,37 @@ static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsig
     if( nBelow + aCount[b]>=nWide ){ iEdge = b; break; }
     nBelow += aCount[b];
   }
-  nAtEdge = nWide - nBelow;
+  /* Every row up to the edge is offered: pWide keeps nWide of them, those at the edge
+  ** by ascending rowid, as the answer breaks ties. */
   for(iSlot=0; iSlot<v->nSlot; iSlot++){
     float d = aDist[iSlot];
     const Vec0Chunk *c;
     if( d<0.0f || d>(float)iEdge ) continue;
-    if( d==(float)iEdge ){
-      if( nAtEdge<=0 ) continue;
-      nAtEdge--;
-    }
     c = v->apChunk[iSlot/nChunk];
     vsTopKPush(pWide, d, c->aRowid[iSlot%nChunk], iSlot);
   }
+  *pnOffered = nBelow;
+  for(; b<=nMax; b++) *pnOffered += aCount[b];
   sqlite3_free(aCount);
   sqlite3_free(aDist);
   return SQLITE_OK;
 }
 
-/* The scan of a quantized copy: every live row's code is scored against the query's, the
-** best k*oversample by that coarse distance are kept, and vec0Rerank re-scores them from
-** the stored vectors. A distance range applies to the exact distances only. */
-static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
-                           const unsigned char *aMask, const Vec0Range *pRange,
-                           VsTopK *pTop){
+/* The candidates of a quantized scan: every live row's code that passes aMask is scored
+** against the query's, and the best nCand by that coarse distance (ties by rowid) go to
+** pTop; *pnOffered counts the rows that passed. */
+static int vec0CodedCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, sqlite3_int64 nCand,
+                               const unsigned char *aMask, VsTopK *pTop,
+                               sqlite3_int64 *pnOffered){
   const Vec0Snapshot *v = p->pView;
-  int nChunk = p->cfg.nChunk, nCode = vec0QuantCodeBytes(&p->cfg);
-  sqlite3_int64 nCand = k > 0x7fffffffffffffffLL/p->cfg.nOversample ? k : k*p->cfg.nOversample;
-  Vec0QuantQuery qq;
+  int nChunk = p->cfg.nChunk, nCode = pQ->nCode;
   VsTopK wide;                /* bit: the Hamming scan's candidates, refined into pTop */
   VsTopK *pScan = pTop;       /* the heap the scan fills */
   float *aDist = 0;
   int rc, b;
 
-  memset(&qq, 0, sizeof(qq));
   memset(&wide, 0, sizeof(wide));
-  if( nCand<vec0CandidateCap(k) ) nCand = vec0CandidateCap(k);
+  *pnOffered = 0;
   rc = vsTopKInit(pTop, nCand, v->nLive);
   if( rc==SQLITE_OK && p->cfg.eQuant==VEC0_QUANT_BIT ){
     sqlite3_int64 nWide = nCand > 0x7fffffffffffffffLL/VEC0_BIT_WIDEN ? nCand
@@ -476,12 +689,13 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
     rc = vsTopKInit(&wide, nWide, v->nLive);
     pScan = &wide;
   }
-  if( rc==SQLITE_OK ) rc = vec0QuantQueryInit(&p->cfg, q, &qq);
   if( rc==SQLITE_OK ){
     aDist = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
     if( aDist==0 ) rc = SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK && pScan==&wide ) rc = vec0BitCandidates(p, &qq, aMask, wide.nCap, &wide);
+  if( rc==SQLITE_OK && pScan==&wide ){
+    rc = vec0BitCandidates(p, pQ, aMask, wide.nCap, &wide, pnOffered);
+  }
   for(b=0; rc==SQLITE_OK && pScan!=&wide && b<v->nChunkAlloc; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
@@ -495,19 +709,22 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
       if( nPass*8 < nRow ){
         for(i=0; i<nRow; i++){
           if( aMask[iBase+i] && c->aLive[i] ){
-            float d = vec0QuantScoreOne(&qq, c->aCode + (size_t)i*nCode,
+            float d = vec0QuantScoreOne(pQ, c->aCode + (size_t)i*nCode,
                                         c->aScale ? c->aScale[i] : 0.0f, c->aNorm[i]);
             vsTopKPush(pScan, d, c->aRowid[i], iBase+i);
+            (*pnOffered)++;
           }
         }
         continue;
       }
     }
-    vec0QuantScore(&qq, c->aCode, c->aScale, c->aNorm, nRow, aDist);
+    vec0QuantScore(pQ, c->aCode, c->aScale, c->aNorm, nRow, aDist);
     for(i=0; i<nRow; i++){
-      /* Coarse distances tie often (a Hamming distance is a small integer): a tie with the
-      ** worst kept candidate is passed over, the first one seen stays. */
-      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || !(aDist[i]<rBound) ) continue;
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
+      (*pnOffered)++;
+      /* Coarse distances tie often (duplicates have one code): a tie with the worst kept
+      ** candidate goes to the heap, which keeps the smaller rowid, as the answer does. */
+      if( aDist[i]>rBound ) continue;
       vsTopKPush(pScan, aDist[i], c->aRowid[i], iBase+i);
       rBound = vsTopKBound(pScan);
     }
@@ -518,14 +735,53 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
       const VsHit *h = &wide.a[i];
       const Vec0Chunk *c = v->apChunk[h->iSlot/nChunk];
       int iRow = (int)(h->iSlot%nChunk);
-      vsTopKPush(pTop, vec0QuantRefineBits(&qq, c->aCode + (size_t)iRow*nCode, c->aNorm[iRow]),
+      vsTopKPush(pTop, vec0QuantRefineBits(pQ, c->aCode + (size_t)iRow*nCode, c->aNorm[iRow]),
                  h->iRowid, h->iSlot);
     }
   }
-  if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, pTop);
   vsTopKFree(&wide);
-  vec0QuantQueryClear(&qq);
   sqlite3_free(aDist);
+  return rc;
+}
+
+/* The scan of a quantized copy: the best k*oversample rows by coarse distance
+** (vec0CodedCandidates) are re-scored from the stored vectors by vec0Rerank. A distance
+** range applies to the exact figures: when fewer than k candidates are inside it while
+** rows were left out, the scan runs again without the rows found outside, for twice as
+** many candidates, until k are found or no row is left out. */
+static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
+                           const unsigned char *aMask, const Vec0Range *pRange,
+                           VsTopK *pTop){
+  const Vec0Snapshot *v = p->pView;
+  sqlite3_int64 nCand = k > 0x7fffffffffffffffLL/p->cfg.nOversample ? k : k*p->cfg.nOversample;
+  sqlite3_int64 nOffered = 0;
+  Vec0QuantQuery qq;
+  unsigned char *aLeft = 0;   /* with a range: rows not yet found outside it */
+  int rc;
+
+  memset(&qq, 0, sizeof(qq));
+  memset(pTop, 0, sizeof(*pTop));
+  if( nCand<vec0CandidateCap(k) ) nCand = vec0CandidateCap(k);
+  rc = vec0QuantQueryInit(&p->cfg, q, &qq);
+  if( rc==SQLITE_OK && pRange ){
+    aLeft = sqlite3_malloc64((size_t)(v->nSlot>0 ? v->nSlot : 1));
+    if( aLeft==0 ){
+      rc = SQLITE_NOMEM;
+    }else if( aMask ){
+      memcpy(aLeft, aMask, (size_t)v->nSlot);
+    }else{
+      memset(aLeft, 1, (size_t)v->nSlot);
+    }
+  }
+  while( rc==SQLITE_OK ){
+    rc = vec0CodedCandidates(p, &qq, nCand, aLeft ? aLeft : aMask, pTop, &nOffered);
+    if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, aLeft, pTop);
+    if( rc!=SQLITE_OK || pRange==0 || pTop->n>=k || nOffered<=pTop->nCap ) break;
+    vsTopKFree(pTop);
+    if( nCand<=0x7fffffffffffffffLL/2 ) nCand *= 2;
+  }
+  vec0QuantQueryClear(&qq);
+  sqlite3_free(aLeft);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
 }
@@ -541,37 +797,64 @@ static int vec0TypedInRange(Vec0Table *p, const unsigned char *q, const unsigned
   return d==d && vec0InRange(pRange, d);
 }
 
+/* The lowest figure (vec0TypedFigure) a row whose key (vec0TypedScore) is rKey may
+** report: the key itself for L1 and Hamming (integers both); under L2 and cosine the
+** figure comes from float32 sums of the exact integer terms, within rGamma of the key. */
+static double vec0TypedLowest(const Vec0Scan *s, double rKey){
+  const Vec0Config *pCfg = &s->p->cfg;
+  if( pCfg->eElem==VS_BIT || pCfg->eMetric==VS_METRIC_L1 ) return rKey;
+  if( pCfg->eMetric==VS_METRIC_COSINE ) return rKey - 2.0*s->rGamma;
+  return sqrt(rKey>0.0 ? rKey : 0.0)*(1.0 - s->rGamma);
+}
+
+/* Offer one row of an int8 or bit column (key rKey, stored bytes v) to the scan: pass 1
+** pushes its key when its figure is in range; pass 2 its figure (HUGE_VAL for none, a
+** zero vector under cosine) when its lowest figure is within the k-th figure known. */
+static void vec0TypedOffer(Vec0Scan *s, double rKey, const unsigned char *v,
+                           sqlite3_int64 iRowid, sqlite3_int64 iSlot){
+  const unsigned char *qb = (const unsigned char*)s->q;
+  if( s->bExact ){
+    double rTau = vsTopKBound(s->pTop), d;
+    if( s->rTau<rTau ) rTau = s->rTau;
+    if( vec0TypedLowest(s, rKey) > rTau ) return;
+    d = vec0TypedFigure(&s->p->cfg, qb, v);
+    if( d!=d ){
+      if( s->pRange ) return;
+      d = HUGE_VAL;
+    }else if( !vec0InRange(s->pRange, d) ){
+      return;
+    }
+    vsTopKPush(s->pTop, d, iRowid, iSlot);
+    return;
+  }
+  if( !vec0TypedInRange(s->p, qb, v, s->pRange) ) return;
+  s->nOffered++;
+  if( rKey<=vsTopKBound(s->pTop) ) vsTopKPush(s->pTop, rKey, iRowid, iSlot);
+}
+
 /* The scan of an int8[N] or bit[N] column: every live row that passes aMask gets its exact
 ** key (vec0TypedScore: integer sums, AVX2 for int8, POPCNT for bits) from the copy, or
-** from T_vectors a chunk at a time when the copy is streamed (with a distance range, only
-** rows whose reported figure is inside it); the best k +
-** VEC0_RERANK_EXTRA by key then get the figure sqlite-vec reports (vec0TypedFigure), the
-** range is applied to it, and they are sorted by (figure, rowid) and cut to k. */
-static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
-                           const unsigned char *aMask, const Vec0Range *pRange,
-                           VsTopK *pTop){
+** from T_vectors a chunk at a time when the copy is streamed. */
+static int vec0ScanTyped(Vec0Scan *s, const unsigned char *aMask){
+  Vec0Table *p = s->p;
   const Vec0Snapshot *v = p->pView;
-  const unsigned char *qb = (const unsigned char*)q;
+  const unsigned char *qb = (const unsigned char*)s->q;
   int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nStride = 4*p->cfg.nWord;
   int nPer = p->nPerBlob;
   double *aKey = 0;
   float *A = 0;               /* streamed: one chunk's vectors, read from T_vectors */
   Vec0Reader r;
-  int rc, b, i, n = 0;
+  int rc = SQLITE_OK, b, i;
 
   memset(&r, 0, sizeof(r));
-  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
-  if( rc==SQLITE_OK ){
-    aKey = sqlite3_malloc64(sizeof(double)*(size_t)nChunk);
-    if( v->bStreamed ) A = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*(size_t)nWord);
-    if( aKey==0 || (v->bStreamed && A==0) ) rc = SQLITE_NOMEM;
-  }
+  aKey = sqlite3_malloc64(sizeof(double)*(size_t)nChunk);
+  if( v->bStreamed ) A = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*(size_t)nWord);
+  if( aKey==0 || (v->bStreamed && A==0) ) rc = SQLITE_NOMEM;
   for(b=0; rc==SQLITE_OK && b<v->nChunkAlloc; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b), nPass = nRow;
     const unsigned char *aRow;
-    double rBound;
     if( nRow<=0 ) break;
     if( aMask ){
       nPass = vec0MaskPass(aMask, c, iBase, nRow);
@@ -590,30 +873,49 @@ static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
     }else{
       aRow = (const unsigned char*)c->aVec;
     }
-    if( nPass*8 < nRow ){
-      /* A selective filter (or a chunk of few rows): its rows one by one. */
-      for(i=0; i<nRow; i++){
-        if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
-        if( !vec0TypedInRange(p, qb, aRow + (size_t)i*nStride, pRange) ) continue;
-        vec0TypedScore(&p->cfg, qb, aRow + (size_t)i*nStride, nStride, 1, &aKey[i]);
-        vsTopKPush(pTop, aKey[i], c->aRowid[i], iBase+i);
-      }
-      continue;
-    }
-    vec0TypedScore(&p->cfg, qb, aRow, nStride, nRow, aKey);
-    rBound = vsTopKBound(pTop);
+    if( nPass*8 >= nRow ) vec0TypedScore(&p->cfg, qb, aRow, nStride, nRow, aKey);
     for(i=0; i<nRow; i++){
-      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || aKey[i]>rBound ) continue;
-      if( !vec0TypedInRange(p, qb, aRow + (size_t)i*nStride, pRange) ) continue;
-      vsTopKPush(pTop, aKey[i], c->aRowid[i], iBase+i);
-      rBound = vsTopKBound(pTop);
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
+      if( nPass*8 < nRow ){
+        /* A selective filter (or a chunk of few rows): its rows one by one. */
+        vec0TypedScore(&p->cfg, qb, aRow + (size_t)i*nStride, nStride, 1, &aKey[i]);
+      }
+      vec0TypedOffer(s, aKey[i], aRow + (size_t)i*nStride, c->aRowid[i], iBase+i);
     }
   }
   vec0ReaderClose(&r);
+  sqlite3_free(aKey);
+  sqlite3_free(A);
+  return rc;
+}
+
+/* The search of an int8[N] or bit[N] column: the best k + VEC0_RERANK_EXTRA rows by key
+** (vec0ScanTyped; with a distance range, only rows whose figure is inside it) get the
+** figure sqlite-vec reports (vec0TypedFigure), are sorted by (figure, rowid) and cut to
+** k; when a row was left out whose figure may be within the k-th, a second pass computes
+** the figure of every row whose key allows it (vec0TypedLowest), so the answer is exact. */
+static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
+                           const unsigned char *aMask, const Vec0Range *pRange,
+                           VsTopK *pTop){
+  const Vec0Snapshot *v = p->pView;
+  const unsigned char *qb = (const unsigned char*)q;
+  float *A = 0;               /* a vector read from T_vectors */
+  Vec0Scan s;
+  Vec0Reader r;
+  double rWorst, rTau;
+  int rc, i, n = 0;
+
+  memset(&r, 0, sizeof(r));
+  vec0ScanInit(&s, p, q, pRange, pTop);
+  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
+  if( rc==SQLITE_OK ) rc = vec0ScanTyped(&s, aMask);
+  rWorst = vec0HeapWorst(pTop);
 
   /* The figures, from the copy or (streamed) T_vectors, in slot order. */
   if( rc==SQLITE_OK && v->bStreamed ){
     qsort(pTop->a, (size_t)pTop->n, sizeof(VsHit), vec0HitBySlot);
+    A = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nWord);
+    if( A==0 ) rc = SQLITE_NOMEM;
   }
   for(i=0; rc==SQLITE_OK && i<pTop->n; i++){
     const float *pVec = vec0CacheVector(p, pTop->a[i].iSlot);
@@ -640,11 +942,24 @@ static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
     pTop->n = n;
     vsTopKSort(pTop);
     if( pTop->n>k ) pTop->n = (int)k;
+    rTau = pTop->n>=k ? pTop->a[pTop->n-1].rDist : INFINITY;
+    if( s.nOffered>pTop->nCap && !(vec0TypedLowest(&s, rWorst) > rTau) ){
+      vsTopKFree(pTop);
+      rc = vsTopKInit(pTop, k, v->nLive);
+      s.bExact = 1;
+      s.rTau = rTau;
+      if( rc==SQLITE_OK ) rc = vec0ScanTyped(&s, aMask);
+      if( rc==SQLITE_OK ){
+        vsTopKSort(pTop);
+        if( pTop->n>k ) pTop->n = (int)k;
+      }
+    }
+  }
+  if( rc==SQLITE_OK ){
     for(i=0; i<pTop->n; i++){
       if( pTop->a[i].rDist==HUGE_VAL ) pTop->a[i].rDist = NAN;
     }
   }
-  sqlite3_free(aKey);
   sqlite3_free(A);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
@@ -652,54 +967,12 @@ static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
 
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
-  const Vec0Snapshot *v = p->pView;
-  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
-  float qNorm;
-  float *aScore = 0;
-  int rc, b;
-
   /* An int8 or bit query is nWord words of bytes: no float norm, its own scan. */
   if( p->cfg.eElem!=VS_F32 ) return vec0SearchTyped(p, q, k, aMask, pRange, pTop);
-  qNorm = vsNormF32(q, nDim);
-  if( v->bStreamed ) return vec0SearchStreamed(p, q, k, aMask, pRange, pTop);
-  if( p->cfg.eQuant!=VEC0_QUANT_NONE ) return vec0SearchCoded(p, q, k, aMask, pRange, pTop);
-  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
-  if( rc!=SQLITE_OK ) goto cleanup;
-  aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
-  if( aScore==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-
-  for(b=0; b<v->nChunkAlloc; b++){
-    const Vec0Chunk *c = v->apChunk[b];
-    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
-    int nRow = vec0ChunkRows(p, b);
-    int i;
-    if( nRow<=0 ) break;
-    if( aMask ){
-      /* A selective filter scores its few rows one by one; a broad one, the chunk. */
-      int nPass = vec0MaskPass(aMask, c, iBase, nRow);
-      if( nPass==0 ) continue;
-      if( nPass*8 < nRow ){
-        for(i=0; i<nRow; i++){
-          if( aMask[iBase+i] && c->aLive[i] ){
-            float dot;
-            double d;
-            vec0ScoreRows(p, c->aVec + (size_t)i*nDim, 1, q, &dot);
-            d = vsScoreDistance(eMetric, dot, qNorm, c->aNorm[i]);
-            if( vec0MaybeInRange(pRange, eMetric, d) ) vsTopKPush(pTop, d, c->aRowid[i], iBase+i);
-          }
-        }
-        continue;
-      }
-    }
-    vec0ScoreRows(p, c->aVec, nRow, q, aScore);
-    vec0PushScores(p, c, aScore, iBase, nRow, qNorm, aMask, pRange, pTop);
+  if( !p->pView->bStreamed && p->cfg.eQuant!=VEC0_QUANT_NONE ){
+    return vec0SearchCoded(p, q, k, aMask, pRange, pTop);
   }
-  rc = vec0Rerank(p, q, k, pRange, pTop);
-
-cleanup:
-  sqlite3_free(aScore);
-  if( rc!=SQLITE_OK ) vsTopKFree(pTop);
-  return rc;
+  return vec0SearchF32(p, q, k, aMask, pRange, pTop);
 }
 
 /* ---- 5. report ------------------------------------------------------------------------ */
@@ -852,43 +1125,13 @@ cleanup:
 /* Queries scored against a chunk together, bounding the score matrix's size. */
 #define VEC0_BATCH_GROUP 256
 
-/*
-** Whether a batch query's answer may differ from its MATCH query's. The batch ranks its
-** candidates by sgemm's float32 scores, which are not the scan's: where more rows than the
-** heap keeps sit within float32 error of the k-th exact distance (duplicates, ties,
-** near-ties), the rows it left out may include one that ranks before a row it kept (a
-** smaller exact distance, or the same one with a smaller rowid). That is possible only when
-** the heap was full and its worst candidate, rWorst (approximate, on vsScoreDistance's
-** scale, where every row left out is at least as far), is not clearly beyond the k-th
-** exact distance: a float32 sum of n terms is within
-** gamma(n) = n*u/(1-n*u) of the real sum times the sum of the terms' magnitudes (u =
-** 2^-24), doubled here for the float32 norms; vMax is the largest norm of a row scanned.
-** pTop holds the re-ranked hits, nearest first.
-*/
-static int vec0BatchUnsure(const Vec0Table *p, const VsTopK *pTop, sqlite3_int64 k,
-                           double rWorst, float qNorm, float vMax){
-  double nu = (double)(p->cfg.nDim + 4)/16777216.0;
-  double g = 2.0*nu/(1.0 - nu), dk, e;
-  if( rWorst==INFINITY ) return 0;        /* every row was a candidate */
-  if( pTop->n<k || pTop->n==0 ) return 1;
-  dk = pTop->a[pTop->n-1].rDist;
-  switch( p->cfg.eMetric ){
-    case VS_METRIC_COSINE: e = 2.0*g; break;
-    case VS_METRIC_DOT:    e = g*(double)qNorm*vMax*(1.0 + g); break;
-    default:               /* L2: scores are squared distances */
-      dk = dk*dk;
-      e = g*((double)qNorm + vMax)*((double)qNorm + vMax)*(1.0 + g);
-      break;
-  }
-  return !(rWorst - 2.0*e > dk);
-}
-
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop){
   const Vec0Snapshot *v = p->pView;
   int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim;
-  float *aScore = 0, *aQNorm = 0;
-  float vMax = 0.0f;                      /* the largest norm of a live row scanned */
+  float *aScore = 0;
+  Vec0Scan *aScan = 0;        /* one scan a query */
+  double *aWorst = 0;         /* each query's worst candidate, before its re-rank */
   int rc = SQLITE_OK, j, b;
 
   memset(aTop, 0, sizeof(VsTopK)*(size_t)nQuery);
@@ -902,10 +1145,11 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
     goto cleanup;
   }
   aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*VEC0_BATCH_GROUP);
-  aQNorm = sqlite3_malloc64(sizeof(float)*(size_t)(nQuery ? nQuery : 1));
-  if( aScore==0 || aQNorm==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  aScan = sqlite3_malloc64(sizeof(Vec0Scan)*(size_t)(nQuery ? nQuery : 1));
+  aWorst = sqlite3_malloc64(sizeof(double)*(size_t)(nQuery ? nQuery : 1));
+  if( aScore==0 || aScan==0 || aWorst==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   for(j=0; j<nQuery && rc==SQLITE_OK; j++){
-    aQNorm[j] = vsNormF32(Q + (size_t)j*nDim, nDim);
+    vec0ScanInit(&aScan[j], p, Q + (size_t)j*nDim, 0, &aTop[j]);
     rc = vsTopKInit(&aTop[j], vec0CandidateCap(k), v->nLive);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -914,33 +1158,26 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
-    int j0, i;
+    int j0;
     if( nRow<=0 ) break;
-    for(i=0; i<nRow; i++){
-      if( c->aLive[i] && c->aNorm[i]>vMax ) vMax = c->aNorm[i];
-    }
     for(j0=0; j0<nQuery; j0+=VEC0_BATCH_GROUP){
       int nGroup = nQuery-j0 < VEC0_BATCH_GROUP ? nQuery-j0 : VEC0_BATCH_GROUP;
       vsScoreBlockBatch(c->aVec, nRow, nDim, Q + (size_t)j0*nDim, nGroup, aScore);
       for(j=0; j<nGroup; j++){
-        vec0PushScores(p, c, aScore + (size_t)j*nRow, iBase, nRow, aQNorm[j0+j], 0, 0, &aTop[j0+j]);
+        vec0PushScores(&aScan[j0+j], c, aScore + (size_t)j*nRow, iBase, nRow, 0);
       }
     }
   }
   for(j=0; j<nQuery && rc==SQLITE_OK; j++){
-    const float *q = Q + (size_t)j*nDim;
-    double rWorst = vsTopKBound(&aTop[j]);   /* no row left out is nearer, approximately */
-    rc = vec0Rerank(p, q, k, 0, &aTop[j]);
-    if( rc==SQLITE_OK && vec0BatchUnsure(p, &aTop[j], k, rWorst, aQNorm[j], vMax) ){
-      /* Near-ties across the cut: this query alone, as MATCH answers it (ties by rowid). */
-      vsTopKFree(&aTop[j]);
-      rc = vec0Search(p, q, k, 0, 0, &aTop[j]);
-    }
+    aWorst[j] = vec0HeapWorst(&aTop[j]);
+    rc = vec0Rerank(p, Q + (size_t)j*nDim, k, 0, 0, &aTop[j]);
+    if( rc==SQLITE_OK ) rc = vec0Certify(&aScan[j], k, aWorst[j], 0);
   }
 
 cleanup:
   sqlite3_free(aScore);
-  sqlite3_free(aQNorm);
+  sqlite3_free(aScan);
+  sqlite3_free(aWorst);
   if( rc!=SQLITE_OK ){
     for(j=0; j<nQuery; j++) vsTopKFree(&aTop[j]);
   }

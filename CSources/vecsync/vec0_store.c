@@ -483,11 +483,18 @@ int vec0StorageCheck(Vec0Table *p){
   sqlite3_int64 iFormat = -1, nDim = -1, nChunk = -1, nPer = -1, nBits = 32, nVecCol = 1;
   int rc = SQLITE_OK, bRows = 0, bForeign = 0;
   const char *zWhat = 0;
+  char *zBlock = 0;           /* why a block of the declaration is too large */
 
   if( p->bStorageChecked ){
     if( vec0CopyCurrent(p) ) return SQLITE_OK;
     /* The file changed under the copy of a sqlite-vec table: read it again. */
     vec0CopyClose(p);
+  }
+  if( vec0BlockCheck(&p->cfg, p->zName, &zBlock)!=SQLITE_OK ){
+    /* Declared before the block limit: every statement is refused, DROP TABLE works. */
+    vec0SetError(p, "%s", zBlock ? zBlock : "out of memory");
+    sqlite3_free(zBlock);
+    return SQLITE_ERROR;
   }
   rc = vec0ShadowExists(p, "rows", &bRows);
   if( rc==SQLITE_OK && bRows ){

@@ -180,6 +180,16 @@ void vsTopKSort(VsTopK *p);
 #define VEC0_MAX_COLUMNS     64
 #define VEC0_DEFAULT_CHUNK   1024
 
+/* The most bytes one block of a vec0 table may take: chunk_size vectors of 4*nWord bytes
+** (float[D]: 4*D), the unit the in-memory copy allocates, scans and streams. Every other
+** allocation sized by a declaration, a stored value or a statement's arguments is bounded
+** by it or by the rows there are. The largest default block (1024 vectors of float[65536])
+** fits; a declaration whose block exceeds it is refused at CREATE (vec0BlockCheck), and a
+** table declared before the limit existed answers every statement with that error. */
+#ifndef VEC0_MAX_BLOCK_BYTES
+# define VEC0_MAX_BLOCK_BYTES ((sqlite3_int64)256*1024*1024)
+#endif
+
 typedef struct Vec0Column Vec0Column;
 struct Vec0Column {
   char *zName;          /* Column name as declared (unquoted) */
@@ -232,6 +242,9 @@ int vec0IsStored(const Vec0Config *pCfg, int i);
 ** nWord, eMetric) describe iCol, and it has no quantizer. For checks and figures. */
 void vec0ColumnConfig(const Vec0Config *pCfg, int iCol, Vec0Config *pOut);
 void vec0ConfigClear(Vec0Config *pCfg);
+/* SQLITE_OK when a block of table zTable's declaration fits VEC0_MAX_BLOCK_BYTES, else
+** SQLITE_ERROR and *pzErr says by how much and which chunk_size would fit. */
+int vec0BlockCheck(const Vec0Config *pCfg, const char *zTable, char **pzErr);
 const char *vec0MetricName(int eMetric);
 
 /* ---- vec0: the table ------------------------------------------------------------------- */

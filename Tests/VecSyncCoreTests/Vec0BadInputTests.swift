@@ -50,9 +50,9 @@ struct Vec0BadInputTests {
             tableWithAux + "select rowid from a where embedding match '[1, 0]' and k = 1 and caption = 'c1';",
             error: ["auxiliary column \"caption\" cannot be filtered"]),
         SQLCase(
-            "ORDER BY distance DESC in a KNN query is refused",
-            table + "select id from t where embedding match '[1, 0, 0, 0]' and k = 2 order by distance desc;",
-            error: ["ordered by distance ascending only"]),
+            "ORDER BY distance DESC in a KNN query without k is refused (LIMIT would pick the nearest)",
+            table + "select id from t where embedding match '[1, 0, 0, 0]' order by distance desc limit 2;",
+            error: ["without \"k = ?\"", "ordered by distance ascending only"]),
         SQLCase(
             "a value for the hidden distance column is refused",
             table + "insert into t(id, embedding, distance) values ('c', '[0, 0, 1, 0]', 0.5);",
