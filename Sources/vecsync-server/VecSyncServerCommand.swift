@@ -14,7 +14,7 @@ struct VecSyncServerCommand: AsyncParsableCommand {
               vecsync-server token issue --space family --label "Ana's phone"
               vecsync-server serve --port 8080
             then, on each device:
-              vecsync-cli sync --db photos.db --server http://HOST:8080 --space family --token vst_…
+              VECSYNC_TOKEN=vst_… vecsync-cli sync --db photos.db --server http://HOST:8080 --space family
 
             The server speaks plain HTTP: put it behind a reverse proxy that terminates TLS \
             (or keep it on loopback). With --postgres every command uses that database \
