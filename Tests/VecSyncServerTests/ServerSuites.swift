@@ -49,6 +49,9 @@ struct SQLiteServerTests {
     @Test func stalledClientsAreDropped() async throws {
         try await ServerScenarios.stalledClientsAreDropped(.sqlite)
     }
+    @Test func invalidNamesAreRefused() async throws {
+        try await ServerScenarios.invalidNamesAreRefused(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -101,5 +104,8 @@ struct PostgresServerTests {
     }
     @Test func stalledClientsAreDropped() async throws {
         try await ServerScenarios.stalledClientsAreDropped(.postgres)
+    }
+    @Test func invalidNamesAreRefused() async throws {
+        try await ServerScenarios.invalidNamesAreRefused(.postgres)
     }
 }
