@@ -9,7 +9,7 @@ enum ServerEnvironment {
     /// The variables holding numbers, checked by ``check()``.
     static let numbers = [
         "VECSYNC_PORT", "VECSYNC_MAX_BODY_MIB", "VECSYNC_RATE", "VECSYNC_BURST", "VECSYNC_IDLE_TIMEOUT",
-        "VECSYNC_STORE_TIMEOUT",
+        "VECSYNC_STORE_TIMEOUT", "VECSYNC_MAX_CONNECTIONS",
     ]
 
     /// A variable's value; nil when unset or empty.

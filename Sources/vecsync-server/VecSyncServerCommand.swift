@@ -102,6 +102,9 @@ struct ServeCommand: AsyncParsableCommand {
         name: .long, help: "Seconds one store call may take before the request is answered 503 (env VECSYNC_STORE_TIMEOUT).")
     var storeTimeout = ServerEnvironment.number("VECSYNC_STORE_TIMEOUT", 30)
 
+    @Option(name: .long, help: "The most connections served at once; more are closed (env VECSYNC_MAX_CONNECTIONS).")
+    var maxConnections = ServerEnvironment.number("VECSYNC_MAX_CONNECTIONS", 1000)
+
     func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be in 0...65535") }
         if maxBodyMib < 1 { throw ValidationError("--max-body-mib must be at least 1") }
@@ -109,6 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
         if burst < 1 { throw ValidationError("--burst must be at least 1") }
         if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1") }
         if storeTimeout < 1 { throw ValidationError("--store-timeout must be at least 1") }
+        if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
     }
 
     func run() async throws {
@@ -116,6 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
         var limits = SyncServer.Limits(maximumBodyBytes: maxBodyMib << 20, requestsPerSecond: rate, burst: burst)
         limits.idleTimeout = .seconds(idleTimeout)
         limits.storeTimeout = .seconds(storeTimeout)
+        limits.maximumConnections = maxConnections
         let server = SyncServer(store: store, limits: limits)
         let backEnd = self.store.postgres.map { _ in "PostgreSQL" } ?? "SQLite in \(self.store.data)"
         do {

@@ -52,6 +52,9 @@ struct SQLiteServerTests {
     @Test func invalidNamesAreRefused() async throws {
         try await ServerScenarios.invalidNamesAreRefused(.sqlite)
     }
+    @Test func connectionsPastTheCapAreClosed() async throws {
+        try await ServerScenarios.connectionsPastTheCapAreClosed(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -107,5 +110,8 @@ struct PostgresServerTests {
     }
     @Test func invalidNamesAreRefused() async throws {
         try await ServerScenarios.invalidNamesAreRefused(.postgres)
+    }
+    @Test func connectionsPastTheCapAreClosed() async throws {
+        try await ServerScenarios.connectionsPastTheCapAreClosed(.postgres)
     }
 }
