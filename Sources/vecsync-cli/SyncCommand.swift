@@ -39,7 +39,7 @@ struct SyncCommand: ParsableCommand {
 
             Examples:
               vecsync-cli sync --db phone.db --folder ~/Drive/photos-sync
-              vecsync-cli sync --db phone.db --server https://sync.example.com --space family --token vst_…
+              VECSYNC_TOKEN=vst_… vecsync-cli sync --db phone.db --server https://sync.example.com --space family
             """)
 
     @Option(name: .long, help: "The database file (tracked with `vecsync-cli track`).")

@@ -21,10 +21,14 @@ public final class SQLiteServerStore: ServerStore {
     public init(directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("vecsync-server.sqlite").path
+        let isNew = !FileManager.default.fileExists(atPath: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
         pool = try DatabasePool(path: path, configuration: configuration)
+        // Tokens' hashes and every space's data: readable by the server's user only (SQLite
+        // gives the WAL and shared-memory files the database file's permissions).
+        if isNew { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
     }
 
     public func prepare() async throws {

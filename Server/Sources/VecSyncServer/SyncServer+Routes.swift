@@ -3,8 +3,9 @@ import HTTPTypes
 import Hummingbird
 import VecSyncReplication
 
-/// The routes. Every one is under `/v1/spaces/{space}` and needs `Authorization: Bearer
-/// <token>` with a live token of that space; `openapi.yaml` documents them.
+/// The routes. Every one but `/health`, `/ready` and `/version` is under `/v1/spaces/{space}`
+/// and needs `Authorization: Bearer <token>` with a live token of that space;
+/// `openapi.yaml` documents them.
 extension SyncServer {
     /// The header carrying a body's hex SHA-256, both ways.
     static let sha256Header = HTTPField.Name("X-VecSync-SHA256")!
@@ -22,6 +23,9 @@ extension SyncServer {
 
     /// Every route the server answers; `docs/openapi.yaml` documents exactly these.
     public static let routes: [Route] = [
+        Route(method: .get, path: "/health") { _, _, _ in try JSONResponse.make(["status": "ok"]) },
+        Route(method: .get, path: "/ready") { try await $0.ready($1, $2) },
+        Route(method: .get, path: "/version") { _, _, _ in try JSONResponse.make(["version": SyncServer.version]) },
         Route(method: .post, path: "/v1/spaces/{space}/devices") { try await $0.registerDevice($1, $2) },
         Route(method: .post, path: "/v1/spaces/{space}/changesets") { try await $0.pushChangeSet($1, $2) },
         Route(method: .get, path: "/v1/spaces/{space}/changesets") { try await $0.listChangeSets($1, $2) },
@@ -74,6 +78,12 @@ extension SyncServer {
                 headers: [.retryAfter: "1"])
         }
         return grant
+    }
+
+    /// Refuses text the stores cannot hold (PostgreSQL's text has no NUL character) as 400,
+    /// the same on both back ends, before it reaches a query.
+    static func checkText(_ value: String, _ field: String) throws {
+        if value.utf8.contains(0) { throw APIError.malformed("\(field) contains a NUL character") }
     }
 
     /// Refuses a device token acting as another device (403 `wrong-device`).
@@ -158,6 +168,9 @@ extension SyncServer {
         else {
             throw APIError.malformed("site and name must have 1 to 200 bytes, platform 1 to 64")
         }
+        try Self.checkText(registration.site, "site")
+        try Self.checkText(registration.name, "name")
+        try Self.checkText(registration.platform, "platform")
         try requireDevice(registration.site, allowedBy: grant, to: "register")
         guard
             let device = try await store.registerDevice(
@@ -201,6 +214,7 @@ extension SyncServer {
             throw APIError.malformed(
                 "a change set must cover a non-empty range, not (\(changeSet.since), \(changeSet.through)]")
         }
+        try Self.checkText(changeSet.origin.rawValue, "the change set's origin")
         try requireDevice(changeSet.origin.rawValue, allowedBy: grant, to: "push")
         try await requireOwnership(of: changeSet.origin.rawValue, by: grant, to: "push", inSpace: grant.spaceID)
         let incoming = IncomingChangeSet(
@@ -270,6 +284,7 @@ extension SyncServer {
         let limit = try Self.integer(
             query.get("limit"), name: "limit", default: 100, range: 1...Int64(limits.maximumPageSize))
         if let site = query.get("site") {
+            try Self.checkText(site, "site")
             try requireDevice(site, allowedBy: grant, to: "record a pull")
             try await requireOwnership(of: site, by: grant, to: "record a pull", inSpace: grant.spaceID)
             try await store.recordPull(bySite: site, inSpace: grant.spaceID, after: after, at: Self.now())
@@ -387,6 +402,22 @@ extension SyncServer {
     }
 
     // MARK: - Status
+
+    /// Readiness: the store answers within 5 s (one cheap read), or 503.
+    func ready(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = self.store
+        do {
+            _ = try await Deadline.run(
+                within: .seconds(5), failing: { ServerStoreError.unavailable("no answer within 5 s") }
+            ) { try await store.storeID() }
+        } catch {
+            logger.error("not ready: the store does not answer: \(error)")
+            throw APIError(
+                status: .serviceUnavailable, code: "not-ready", message: "the store does not answer: \(error)",
+                headers: [.retryAfter: "5"])
+        }
+        return try JSONResponse.make(["status": "ready"])
+    }
 
     /// What `GET …/status` answers.
     struct StatusResponse: Codable {

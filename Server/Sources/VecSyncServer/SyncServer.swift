@@ -35,6 +35,9 @@ public final class SyncServer: Sendable {
         /// closed (``IdleConnectionCloser``): idle keep-alive connections, stalled uploads,
         /// half-sent headers.
         public var idleTimeout: Duration = .seconds(60)
+        /// The most connections served at once (``ConnectionLimiter``); one past it is
+        /// closed when accepted.
+        public var maximumConnections: Int = 1000
 
         /// 64 MiB bodies (a change set is at most about 1 MB plus one large row), 50 requests a
         /// second with bursts of 400, pages of up to 1,000 change sets.
@@ -78,10 +81,12 @@ public final class SyncServer: Sendable {
     ) async throws {
         try await unlimitedStore.prepare()
         let idleTimeout = limits.idleTimeout
+        let connections = ConnectionLimiter(maximum: max(1, limits.maximumConnections))
         let app = Application(
             router: makeRouter(),
             server: .http1(
-                configuration: .init(additionalChannelHandlers: IdleConnectionCloser.handlers(after: idleTimeout))),
+                configuration: .init(
+                    additionalChannelHandlers: [connections.handler()] + IdleConnectionCloser.handlers(after: idleTimeout))),
             configuration: .init(address: .hostname(host, port: port), serverName: "vecsync-server/\(Self.version)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)

@@ -14,7 +14,7 @@ struct VecSyncServerCommand: AsyncParsableCommand {
               vecsync-server token issue --space family --label "Ana's phone"
               vecsync-server serve --port 8080
             then, on each device:
-              vecsync-cli sync --db photos.db --server http://HOST:8080 --space family --token vst_…
+              VECSYNC_TOKEN=vst_… vecsync-cli sync --db photos.db --server http://HOST:8080 --space family
 
             The server speaks plain HTTP: put it behind a reverse proxy that terminates TLS \
             (or keep it on loopback). With --postgres every command uses that database \
@@ -28,25 +28,26 @@ struct VecSyncServerCommand: AsyncParsableCommand {
 
 /// Where the server keeps its data: `--data DIR` (SQLite, the default) or `--postgres URL`.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: "The folder of the SQLite store (created when missing).")
-    var data: String = "./server-data"
+    @Option(name: .long, help: "The folder of the SQLite store (created when missing; env VECSYNC_DATA).")
+    var data: String = ServerEnvironment.value("VECSYNC_DATA") ?? "./server-data"
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "A PostgreSQL URL, postgres://user:password@host:port/database; used instead of --data.",
+            "A PostgreSQL URL, postgres://user@host:port/database; used instead of --data (env VECSYNC_POSTGRES_URL; the password from VECSYNC_POSTGRES_PASSWORD or the file VECSYNC_POSTGRES_PASSWORD_FILE names).",
             valueName: "url"))
-    var postgres: String?
+    var postgres: String? = ServerEnvironment.value("VECSYNC_POSTGRES_URL")
 
     func validate() throws {
         if data.isEmpty { throw ValidationError("--data cannot be empty") }
+        try ServerEnvironment.check()
     }
 
     /// The store, prepared (tables created when missing).
     func open() async throws -> any ServerStore {
         let store: any ServerStore
         if let postgres {
-            store = try PostgresServerStore(url: postgres)
+            store = try PostgresServerStore(url: try ServerEnvironment.postgresURL(postgres))
         } else {
             store = try SQLiteServerStore(directory: URL(fileURLWithPath: data))
         }
@@ -77,26 +78,32 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(name: .long, help: "The address to listen on.")
-    var host = "127.0.0.1"
+    @Option(name: .long, help: "The address to listen on (env VECSYNC_HOST).")
+    var host = ServerEnvironment.value("VECSYNC_HOST") ?? "127.0.0.1"
 
-    @Option(name: .long, help: "The port to listen on (0: any free port, printed).")
-    var port = 8080
+    @Option(name: .long, help: "The port to listen on (0: any free port, printed; env VECSYNC_PORT).")
+    var port = ServerEnvironment.number("VECSYNC_PORT", 8080)
 
-    @Option(name: .long, help: "The largest request body, in MiB.")
-    var maxBodyMib = 64
+    @Option(name: .long, help: "The largest request body, in MiB (env VECSYNC_MAX_BODY_MIB).")
+    var maxBodyMib = ServerEnvironment.number("VECSYNC_MAX_BODY_MIB", 64)
 
-    @Option(name: .long, help: "Requests a second per token (0: no limit).")
-    var rate: Double = 50
+    @Option(name: .long, help: "Requests a second per token (0: no limit; env VECSYNC_RATE).")
+    var rate: Double = ServerEnvironment.number("VECSYNC_RATE", 50.0)
 
-    @Option(name: .long, help: "Requests a token may make in one burst.")
-    var burst = 400
+    @Option(name: .long, help: "Requests a token may make in one burst (env VECSYNC_BURST).")
+    var burst = ServerEnvironment.number("VECSYNC_BURST", 400)
 
-    @Option(name: .long, help: "Seconds a connection may stay without a byte read or written before it is closed.")
-    var idleTimeout = 60
+    @Option(
+        name: .long,
+        help: "Seconds a connection may stay without a byte read or written before it is closed (env VECSYNC_IDLE_TIMEOUT).")
+    var idleTimeout = ServerEnvironment.number("VECSYNC_IDLE_TIMEOUT", 60)
 
-    @Option(name: .long, help: "Seconds one store call may take before the request is answered 503.")
-    var storeTimeout = 30
+    @Option(
+        name: .long, help: "Seconds one store call may take before the request is answered 503 (env VECSYNC_STORE_TIMEOUT).")
+    var storeTimeout = ServerEnvironment.number("VECSYNC_STORE_TIMEOUT", 30)
+
+    @Option(name: .long, help: "The most connections served at once; more are closed (env VECSYNC_MAX_CONNECTIONS).")
+    var maxConnections = ServerEnvironment.number("VECSYNC_MAX_CONNECTIONS", 1000)
 
     func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be in 0...65535") }
@@ -105,6 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
         if burst < 1 { throw ValidationError("--burst must be at least 1") }
         if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1") }
         if storeTimeout < 1 { throw ValidationError("--store-timeout must be at least 1") }
+        if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
     }
 
     func run() async throws {
@@ -112,6 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
         var limits = SyncServer.Limits(maximumBodyBytes: maxBodyMib << 20, requestsPerSecond: rate, burst: burst)
         limits.idleTimeout = .seconds(idleTimeout)
         limits.storeTimeout = .seconds(storeTimeout)
+        limits.maximumConnections = maxConnections
         let server = SyncServer(store: store, limits: limits)
         let backEnd = self.store.postgres.map { _ in "PostgreSQL" } ?? "SQLite in \(self.store.data)"
         do {

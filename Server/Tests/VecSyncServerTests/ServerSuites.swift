@@ -49,6 +49,12 @@ struct SQLiteServerTests {
     @Test func stalledClientsAreDropped() async throws {
         try await ServerScenarios.stalledClientsAreDropped(.sqlite)
     }
+    @Test func invalidNamesAreRefused() async throws {
+        try await ServerScenarios.invalidNamesAreRefused(.sqlite)
+    }
+    @Test func connectionsPastTheCapAreClosed() async throws {
+        try await ServerScenarios.connectionsPastTheCapAreClosed(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -101,5 +107,11 @@ struct PostgresServerTests {
     }
     @Test func stalledClientsAreDropped() async throws {
         try await ServerScenarios.stalledClientsAreDropped(.postgres)
+    }
+    @Test func invalidNamesAreRefused() async throws {
+        try await ServerScenarios.invalidNamesAreRefused(.postgres)
+    }
+    @Test func connectionsPastTheCapAreClosed() async throws {
+        try await ServerScenarios.connectionsPastTheCapAreClosed(.postgres)
     }
 }
