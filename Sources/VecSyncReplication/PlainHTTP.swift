@@ -37,7 +37,8 @@
             return try readAnswer(from: socket, url: urlText)
         }
 
-        private static func connect(host: String, port: Int, timeout: TimeInterval, url: String) throws(HTTPTransportError)
+        private static func connect(host: String, port: Int, timeout: TimeInterval, url: String)
+            throws(HTTPTransportError)
             -> Int32
         {
             var hints = addrinfo()
@@ -73,7 +74,8 @@
                     send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
                 }
                 guard sent > 0 else {
-                    throw .unreachable(url: url, reason: "the connection broke while sending: \(String(cString: strerror(errno)))")
+                    throw .unreachable(
+                        url: url, reason: "the connection broke while sending: \(String(cString: strerror(errno)))")
                 }
                 offset += sent
             }
@@ -94,7 +96,8 @@
             }
             func find(_ pattern: [UInt8], from start: Int) -> Int? {
                 guard buffer.count >= pattern.count + start else { return nil }
-                for index in start...(buffer.count - pattern.count) where Array(buffer[index..<index + pattern.count]) == pattern {
+                for index in start...(buffer.count - pattern.count)
+                where Array(buffer[index..<index + pattern.count]) == pattern {
                     return index
                 }
                 return nil
@@ -129,7 +132,8 @@
                         lineEnd = find(crlf, from: position)
                     }
                     guard let sizeEnd = lineEnd else { break }
-                    let sizeText = String(decoding: buffer[position..<sizeEnd], as: UTF8.self)
+                    let sizeText =
+                        String(decoding: buffer[position..<sizeEnd], as: UTF8.self)
                         .split(separator: ";").first.map(String.init) ?? ""
                     guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
                         throw .protocolViolation(url: url, reason: "a bad chunk size '\(sizeText.prefix(20))'")

@@ -7,7 +7,7 @@ enum Deadline {
     /// The result of `work`, or `failure()` thrown after `limit`; the work is cancelled then,
     /// and left to end on its own.
     static func run<T: Sendable>(
-        within limit: Duration, failing failure: @escaping @Sendable () -> any Error,
+        within limit: Duration, failing failure: @escaping @Sendable @autoclosure () -> any Error,
         _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let once = Once<T>()

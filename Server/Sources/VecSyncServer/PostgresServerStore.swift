@@ -30,7 +30,8 @@ public final class PostgresServerStore: ServerStore {
     /// `statementTimeout`; connections dropped by a restart of the database are replaced.
     public init(url: String, statementTimeout: Duration = .seconds(30)) throws {
         var configuration = try Self.configuration(url)
-        let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds =
+            statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
         configuration.options.additionalStartupParameters = [("statement_timeout", String(max(1, milliseconds)))]
         configuration.options.connectTimeout = Self.connectTimeout
         client = PostgresClient(configuration: configuration)
@@ -60,11 +61,9 @@ public final class PostgresServerStore: ServerStore {
         let logger = self.logger
         try await Deadline.run(
             within: Self.connectTimeout + .seconds(5),
-            failing: {
-                ServerConfigurationError(
-                    "PostgreSQL at \(endpoint) did not answer within \(Self.connectTimeout): is it running, and is the address right?"
-                )
-            }
+            failing: ServerConfigurationError(
+                "PostgreSQL at \(endpoint) did not answer within \(Self.connectTimeout): is it running, and is the address right?"
+            )
         ) {
             do {
                 let connection = try await PostgresConnection.connect(

@@ -202,7 +202,8 @@ public final class SQLiteServerStore: ServerStore {
         let epoch = Self.makeEpoch()
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO store (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                sql:
+                    "INSERT INTO store (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 arguments: [String(epoch)])
         }
         return epoch

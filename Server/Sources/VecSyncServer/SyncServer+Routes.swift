@@ -253,7 +253,8 @@ extension SyncServer {
                 head: head)
         case .forged(let reason):
             logger.warning(
-                "push of '\(incoming.origin)' (\(incoming.since)-\(incoming.through)) to space \(grant.spaceName) refused: \(reason)")
+                "push of '\(incoming.origin)' (\(incoming.since)-\(incoming.through)) to space \(grant.spaceName) refused: \(reason)"
+            )
             throw APIError(
                 status: .unprocessableContent, code: "forged-write",
                 message: "a row of this change set is not '\(incoming.origin)''s to push: \(reason); nothing stored")
@@ -408,7 +409,7 @@ extension SyncServer {
         let store = self.store
         do {
             _ = try await Deadline.run(
-                within: .seconds(5), failing: { ServerStoreError.unavailable("no answer within 5 s") }
+                within: .seconds(5), failing: ServerStoreError.unavailable("no answer within 5 s")
             ) { try await store.storeID() }
         } catch {
             logger.error("not ready: the store does not answer: \(error)")

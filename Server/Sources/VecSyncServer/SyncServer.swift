@@ -86,7 +86,8 @@ public final class SyncServer: Sendable {
             router: makeRouter(),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [connections.handler()] + IdleConnectionCloser.handlers(after: idleTimeout))),
+                    additionalChannelHandlers: [connections.handler()]
+                        + IdleConnectionCloser.handlers(after: idleTimeout))),
             configuration: .init(address: .hostname(host, port: port), serverName: "vecsync-server/\(Self.version)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)

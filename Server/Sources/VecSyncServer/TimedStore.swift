@@ -24,11 +24,13 @@ public struct TimedStore: ServerStore {
     {
         let limit = self.limit
         return try await Deadline.run(
-            within: limit, failing: { ServerStoreError.unavailable("\(what) took more than \(limit)") }, work)
+            within: limit, failing: ServerStoreError.unavailable("\(what) took more than \(limit)"), work)
     }
 
     public func prepare() async throws { try await timed("preparing the store") { try await base.prepare() } }
-    public func storeID() async throws -> String { try await timed("reading the store id") { try await base.storeID() } }
+    public func storeID() async throws -> String {
+        try await timed("reading the store id") { try await base.storeID() }
+    }
     public func epoch() async throws -> Int64 { try await timed("reading the epoch") { try await base.epoch() } }
     public func newEpoch() async throws -> Int64 { try await timed("a new epoch") { try await base.newEpoch() } }
     public func lastSequence(inSpace spaceID: Int64) async throws -> Int64 {

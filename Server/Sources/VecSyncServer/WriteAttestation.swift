@@ -63,10 +63,12 @@ public struct WriteAttestation: Sendable, Hashable {
             // The row's incarnation.
             let rowDigest = Self.digest([
                 Data("row".utf8), Self.text(table.name), key, Self.integer(record.causalLength),
-                Self.integer(record.authorityCount), Self.text(record.authorityCount > 0 ? authority?.rawValue ?? "" : ""),
+                Self.integer(record.authorityCount),
+                Self.text(record.authorityCount > 0 ? authority?.rawValue ?? "" : ""),
                 Self.integer(record.rowVersion.rawValue), Self.text(record.rowSite.rawValue),
             ])
-            let rowText = "\(table.name) key \(record.key) row state by '\(record.rowSite)' at \(record.rowVersion.rawValue)"
+            let rowText =
+                "\(table.name) key \(record.key) row state by '\(record.rowSite)' at \(record.rowVersion.rawValue)"
             if record.rowSite != origin {
                 relayed.append(Claim(digest: rowDigest, count: record.authorityCount, description: rowText))
             } else {
@@ -79,17 +81,21 @@ public struct WriteAttestation: Sendable, Hashable {
             for (index, column) in record.presentColumns where table.columns.indices.contains(index) {
                 let name = table.columns[index]
                 let digest = Self.digest([
-                    Data("column".utf8), Self.text(table.name), key, Self.text(name), Self.integer(column.authorityCount),
+                    Data("column".utf8), Self.text(table.name), key, Self.text(name),
+                    Self.integer(column.authorityCount),
                     Self.text(column.authorityCount > 0 ? authority?.rawValue ?? "" : ""),
-                    Self.integer(column.version.rawValue), Self.text(column.site.rawValue), Self.canonical(column.value),
+                    Self.integer(column.version.rawValue), Self.text(column.site.rawValue),
+                    Self.canonical(column.value),
                 ])
-                let text = "\(table.name) key \(record.key) column \(name) by '\(column.site)' at \(column.version.rawValue)"
+                let text =
+                    "\(table.name) key \(record.key) column \(name) by '\(column.site)' at \(column.version.rawValue)"
                 if column.site != origin {
                     relayed.append(Claim(digest: digest, count: column.authorityCount, description: text))
                 } else {
                     own.insert(digest)
                     let cell = Self.digest([
-                        Data("cell".utf8), Self.text(table.name), key, Self.text(name), Self.text(authority?.rawValue ?? ""),
+                        Data("cell".utf8), Self.text(table.name), key, Self.text(name),
+                        Self.text(authority?.rawValue ?? ""),
                     ])
                     Self.sort(
                         count: column.authorityCount, cell: cell, origin: origin, authority: authority,

@@ -27,7 +27,8 @@ struct BackupCommand: AsyncParsableCommand {
 
     func validate() throws {
         if store.postgres != nil {
-            throw ValidationError("backup copies a SQLite store; for PostgreSQL use pg_dump, then new-epoch after a restore")
+            throw ValidationError(
+                "backup copies a SQLite store; for PostgreSQL use pg_dump, then new-epoch after a restore")
         }
         if FileManager.default.fileExists(atPath: to) { throw ValidationError("'\(to)' exists: give a new file") }
     }

@@ -43,7 +43,8 @@ enum ServerEnvironment {
             do {
                 password = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .newlines)
             } catch {
-                throw ValidationError("cannot read VECSYNC_POSTGRES_PASSWORD_FILE '\(file)': \(error.localizedDescription)")
+                throw ValidationError(
+                    "cannot read VECSYNC_POSTGRES_PASSWORD_FILE '\(file)': \(error.localizedDescription)")
             }
         } else {
             password = nil

@@ -95,11 +95,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Seconds a connection may stay without a byte read or written before it is closed (env VECSYNC_IDLE_TIMEOUT).")
+        help:
+            "Seconds a connection may stay without a byte read or written before it is closed (env VECSYNC_IDLE_TIMEOUT)."
+    )
     var idleTimeout = ServerEnvironment.number("VECSYNC_IDLE_TIMEOUT", 60)
 
     @Option(
-        name: .long, help: "Seconds one store call may take before the request is answered 503 (env VECSYNC_STORE_TIMEOUT).")
+        name: .long,
+        help: "Seconds one store call may take before the request is answered 503 (env VECSYNC_STORE_TIMEOUT).")
     var storeTimeout = ServerEnvironment.number("VECSYNC_STORE_TIMEOUT", 30)
 
     @Option(name: .long, help: "The most connections served at once; more are closed (env VECSYNC_MAX_CONNECTIONS).")

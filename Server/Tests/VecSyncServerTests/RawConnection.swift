@@ -111,11 +111,12 @@ final class RawConnection: @unchecked Sendable {
                 guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else {
                     return .closed
                 }
-                let length = lines.dropFirst().compactMap { line -> Int? in
-                    let pair = line.split(separator: ":", maxSplits: 1)
-                    guard pair.count == 2, pair[0].lowercased() == "content-length" else { return nil }
-                    return Int(pair[1].trimmingCharacters(in: .whitespaces))
-                }.first ?? 0
+                let length =
+                    lines.dropFirst().compactMap { line -> Int? in
+                        let pair = line.split(separator: ":", maxSplits: 1)
+                        guard pair.count == 2, pair[0].lowercased() == "content-length" else { return nil }
+                        return Int(pair[1].trimmingCharacters(in: .whitespaces))
+                    }.first ?? 0
                 while received.count < end + 4 + length {
                     if !readMore() { break }
                 }

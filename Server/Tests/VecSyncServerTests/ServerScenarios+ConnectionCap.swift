@@ -13,7 +13,8 @@ extension ServerScenarios {
         let server = try await RunningServer.start(test.store, limits: limits)
         let (space, tokens) = try await makeSpace(test.store, "cap")
         let port = server.url.port ?? 0
-        let request = "GET /v1/spaces/\(space)/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\n"
+        let request =
+            "GET /v1/spaces/\(space)/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\n"
         // Three clients, each served once and then idle, connection kept.
         var held: [RawConnection] = []
         for _ in 0..<3 {

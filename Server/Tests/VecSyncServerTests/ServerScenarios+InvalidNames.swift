@@ -23,7 +23,8 @@ extension ServerScenarios {
             #expect(answer.status == 400, "\(backEnd), NUL in the \(field): \(answer.status)")
         }
         let pull = try await raw(
-            "GET", base.appendingPathComponent("changesets").appending(queryItems: [.init(name: "site", value: "x\u{0}")]),
+            "GET",
+            base.appendingPathComponent("changesets").appending(queryItems: [.init(name: "site", value: "x\u{0}")]),
             token: tokens[0])
         #expect(pull.status == 400, "\(backEnd), NUL in a pull's site: \(pull.status)")
         let changeSet = ChangeSet(origin: SiteID("ph\u{0}one"), since: 0, through: 1)

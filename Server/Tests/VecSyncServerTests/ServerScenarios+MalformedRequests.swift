@@ -39,7 +39,8 @@ extension ServerScenarios {
                 while sent < bodyBytes {
                     let ok =
                         chunked
-                        ? connection.send(Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8))
+                        ? connection.send(
+                            Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8))
                         : connection.send(chunk)
                     if !ok { break }
                     sent += chunk.count
@@ -54,10 +55,35 @@ extension ServerScenarios {
         let clientHello = hello
 
         let cases: [(String, @Sendable (RawConnection) -> RawConnection.Answer?)] = [
-            ("garbage request line", { $0.send("GARBAGE\r\n\r\n"); return $0.answer() }),
-            ("binary garbage", { $0.send((0..<512).map { UInt8(truncatingIfNeeded: $0 &* 131) }); return $0.answer() }),
-            ("TLS ClientHello on the plain port", { $0.send(clientHello); return $0.answer() }),
-            ("request line cut, then closed", { $0.send("GET /v1/spa"); $0.closeWrite(); return $0.answer() }),
+            (
+                "garbage request line",
+                {
+                    $0.send("GARBAGE\r\n\r\n")
+                    return $0.answer()
+                }
+            ),
+            (
+                "binary garbage",
+                {
+                    $0.send((0..<512).map { UInt8(truncatingIfNeeded: $0 &* 131) })
+                    return $0.answer()
+                }
+            ),
+            (
+                "TLS ClientHello on the plain port",
+                {
+                    $0.send(clientHello)
+                    return $0.answer()
+                }
+            ),
+            (
+                "request line cut, then closed",
+                {
+                    $0.send("GET /v1/spa")
+                    $0.closeWrite()
+                    return $0.answer()
+                }
+            ),
             (
                 "body cut, then closed",
                 { connection in
@@ -69,7 +95,10 @@ extension ServerScenarios {
             ),
             (
                 "header without a colon",
-                { $0.send("GET \(status) HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColonHere\r\n\r\n"); return $0.answer() }
+                {
+                    $0.send("GET \(status) HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColonHere\r\n\r\n")
+                    return $0.answer()
+                }
             ),
             (
                 "Content-Length with Transfer-Encoding",
@@ -104,7 +133,8 @@ extension ServerScenarios {
                 "garbage pipelined after a good request",
                 { connection in
                     connection.send(
-                        "GET \(status) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\nBAD\r\n\r\n")
+                        "GET \(status) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\nBAD\r\n\r\n"
+                    )
                     let first = connection.answer()
                     return first == .status(200) ? connection.answer() : .status(first == .closed ? 599 : 598)
                 }
@@ -117,7 +147,8 @@ extension ServerScenarios {
             }
             if let answer { #expect(answer.isRefusal, "\(backEnd), \(name): \(answer)") }
             let after = try await raw(
-                "GET", server.url.appendingPathComponent(status), token: tokens[0], headers: ["Accept-Encoding": "gzip"])
+                "GET", server.url.appendingPathComponent(status), token: tokens[0], headers: ["Accept-Encoding": "gzip"]
+            )
             #expect(after.status == 200, "\(backEnd), after '\(name)' the server answers \(after.status)")
         }
         await server.stop()

@@ -13,17 +13,21 @@ extension ServerScenarios {
         let server = try await RunningServer.start(test.store, limits: limits)
         let (space, tokens) = try await makeSpace(test.store, "stalled")
         let port = server.url.port ?? 0
-        let status = "GET /v1/spaces/\(space)/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\n"
+        let status =
+            "GET /v1/spaces/\(space)/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\n"
         let upload =
             "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n"
             + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: 100000\r\n\r\n"
         let cases: [(String, @Sendable (RawConnection) -> Void)] = [
             ("half a header", { $0.send("GET /v1/spa") }),
             ("an upload stopped half way", { $0.send(upload + String(repeating: "x", count: 1000)) }),
-            ("an idle keep-alive connection", { connection in
-                connection.send(status)
-                _ = connection.answer()
-            }),
+            (
+                "an idle keep-alive connection",
+                { connection in
+                    connection.send(status)
+                    _ = connection.answer()
+                }
+            ),
         ]
         for (name, start) in cases {
             let (closed, elapsed) = try await blocking {
