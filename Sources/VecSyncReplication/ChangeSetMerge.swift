@@ -236,7 +236,7 @@ struct ChangeSetMerge {
         try readConstraints()
         let retired = try Replica.retiredColumns(db)
         for remote in changeSet.tables {
-            guard let local = localTables[remote.name] else {
+            guard let local = localTables[remote.name] ?? Self.renamedTable(remote.name, retired, localTables) else {
                 statements.append(nil)
                 if retired[remote.name]?[""] != nil {
                     matches.append(.retired)
@@ -274,6 +274,21 @@ struct ChangeSetMerge {
                 matches.append(.quarantine("\(mismatch.description) (\(reason))"))
             }
         }
+    }
+
+    /// The local table a table of another name became here with `Replica.alter` (`ALTER
+    /// TABLE … RENAME TO`, recorded in `vecsync_retired` with an empty column), following
+    /// renames of renames; nil when `name` was not renamed here.
+    private static func renamedTable(
+        _ name: String, _ retired: [String: [String: String?]], _ tables: [String: TrackedTable]
+    ) -> TrackedTable? {
+        var current = name
+        for _ in 0..<8 {
+            guard case .some(.some(let next)) = retired[current]?[""] else { return nil }
+            if let table = tables[next] { return table }
+            current = next
+        }
+        return nil
     }
 
     /// A reason a change set's table cannot merge into the local one.

@@ -3,26 +3,35 @@ import GRDB
 import VecSyncCore
 
 extension Replica {
-    /// The rows that changed on this replica after local sequence number `since`, in one
-    /// batch of at most ``Options/maximumBatchRows`` rows and about
-    /// ``Options/maximumBatchBytes`` bytes (a single larger row travels alone). A row carries
-    /// the columns that changed after `since`, so `since` must be what the receiver has
-    /// merged of this replica's changes (its cursor for this site).
+    /// The rows that changed on this replica after local sequence number `since`: every one
+    /// of them, in one change set, unless `maximumRows` or `maximumBytes` is given; then one
+    /// batch of at most that many rows and about that many bytes (a single larger row travels
+    /// alone). A row carries the columns that changed after `since`, so `since` must be what
+    /// the receiver has merged of this replica's changes (its cursor for this site).
     ///
-    /// Pass the returned ``ChangeSet/through`` as the next `since` until the change set is
-    /// empty — or use ``forEachChangeSet(since:excluding:maximumRows:maximumBytes:_:)``,
-    /// which makes every batch from one scan. Rows whose every column carried was last written
-    /// by a site in `excluding` (a tombstone: deleted by one) are left out (the peer already
-    /// has them), but the cursor still moves past them.
+    /// The cursor to pass next is the returned ``ChangeSet/through``, never
+    /// ``currentSequence()``: a bounded batch runs through the last change it holds, and
+    /// changes after it come with the next call. (Ported from CRDT-SQLite, `changes =
+    /// getChangesSince(last); last = getClock()` is safe here only because the call without
+    /// limits returns everything.) For bounded batches, pass `through` as the next `since`
+    /// until the change set is empty, or use ``changeSets(since:excluding:maximumRows:maximumBytes:)``
+    /// or ``forEachChangeSet(since:excluding:maximumRows:maximumBytes:_:)`` (one scan, the
+    /// batches of ``Options/maximumBatchRows`` and ``Options/maximumBatchBytes``, what
+    /// transports push). Rows whose every column carried was last written by a site in
+    /// `excluding` (a tombstone: deleted by one) are left out (the peer already has them),
+    /// but the cursor still moves past them.
     ///
     /// ```swift
-    /// let batch = try replica.changes(since: 0, excluding: ["phone"])
+    /// let everything = try replica.changes(since: cursor)
+    /// let batch = try replica.changes(since: cursor, maximumRows: 400)
+    /// cursor = batch.through                    // not currentSequence()
     /// ```
     public func changes(
         since: Int64, excluding: Set<SiteID> = [], maximumRows: Int? = nil,
         maximumBytes: Int? = nil
     ) throws -> ChangeSet {
-        let limits = batchLimits(maximumRows, maximumBytes)
+        let bounded = maximumRows != nil || maximumBytes != nil
+        let limits = bounded ? (rows: max(1, maximumRows ?? .max), bytes: max(1, maximumBytes ?? .max)) : (.max, .max)
         try adoptSchemaChangesIfNeeded()
         return try SyncError.wrap {
             try writer.read { db in
@@ -32,7 +41,7 @@ extension Replica {
                 while true {
                     var scan = try ChangeScan(
                         db, origin: site, since: start, excluding: excluding,
-                        rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: true)
+                        rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: limits.rows < .max)
                     let batch = try scan.nextBatch()
                     if !batch.isEmpty || scan.isFinished || batch.through == start {
                         return ChangeSet(
@@ -184,7 +193,7 @@ struct ChangeScan {
 
         // A batch never holds more than rowLimit rows, but rows of excluded sites are
         // skipped without counting, so a single batch reads a little further.
-        let limit: Int? = singleBatch ? (excluding.isEmpty ? rowLimit : rowLimit * 4) : nil
+        let limit: Int? = singleBatch ? (excluding.isEmpty || rowLimit > Int.max / 4 ? rowLimit : rowLimit * 4) : nil
         let tables = try Replica.trackedTables(db)
         for table in tables {
             let clock = table.clockTable
