@@ -484,6 +484,17 @@ struct ChangeSetMerge {
                     waitingFor: (table.table.name, key))
                 return
             }
+            if lacksColumns(record, table: table), record.rowSite != changeSet.origin, changeSet.origin != localSite {
+                // An edit of a row another site created (its origin sends only the columns
+                // it changed): the row comes with its creator's change sets, and the edit
+                // waits for it here.
+                try quarantine(
+                    original,
+                    reason:
+                        "it edits a row \(record.rowSite) created, which has not arrived here yet; it merges when that row does",
+                    waitingFor: (table.table.name, key))
+                return
+            }
             if changeSet.origin == localSite && lacksColumns(record, table: table) {
                 // A lost change of this site's own to a row whose incarnation it had merged
                 // from another site: that site's change comes with its own change sets, and

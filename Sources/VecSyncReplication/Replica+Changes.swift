@@ -19,7 +19,8 @@ extension Replica {
     /// batches of ``Options/maximumBatchRows`` and ``Options/maximumBatchBytes``, what
     /// transports push). Rows whose every column carried was last written by a site in
     /// `excluding` (a tombstone: deleted by one) are left out (the peer already has them),
-    /// but the cursor still moves past them.
+    /// but the cursor still moves past them; a row one of them created carries only the
+    /// columns others wrote (an edit made here travels as an edit).
     ///
     /// ```swift
     /// let everything = try replica.changes(since: cursor)
@@ -265,6 +266,7 @@ struct ChangeScan {
                     let record = try record(in: lists[best], key: current.key),
                     excluding.isEmpty || !Self.writers(of: record).allSatisfy(excluding.contains)
                 {
+                    let record = Self.withoutHeldColumns(record, excluding: excluding)
                     sent = try parentsAhead(of: record, in: best, at: current.seq) + [(best, record)]
                 }
                 next = (best, current.seq, sent)
@@ -329,9 +331,24 @@ struct ChangeScan {
             }
             lists[parentList].sentAhead.insert(key)
             if !excluding.isEmpty && Self.writers(of: parent).allSatisfy(excluding.contains) { continue }
-            result += try parentsAhead(of: parent, in: parentList, at: seq) + [(parentList, parent)]
+            let sentParent = Self.withoutHeldColumns(parent, excluding: excluding)
+            result += try parentsAhead(of: sentParent, in: parentList, at: seq) + [(parentList, sentParent)]
         }
         return result
+    }
+
+    /// `record` without the columns last written by a site in `excluding`, when its row's
+    /// incarnation came from one of them (its row site): the receiver holds every change of
+    /// those sites this replica has, that incarnation and those writes included, so only the
+    /// columns written by others travel — an edit made here after a download travels as an
+    /// edit, not as the whole row. A row created (or re-created) here travels whole.
+    static func withoutHeldColumns(_ record: ChangeSet.Record, excluding: Set<SiteID>) -> ChangeSet.Record {
+        guard !excluding.isEmpty, record.isLive, excluding.contains(record.rowSite) else { return record }
+        var sent = record
+        for (index, column) in record.presentColumns where excluding.contains(column.site) {
+            sent.columns[index] = nil
+        }
+        return sent
     }
 
     /// The sites whose writes `record` carries: its columns' writers, or, for a tombstone or
