@@ -614,7 +614,9 @@ struct ChangeSetMerge {
         let written = Set(columns)
         for (column, index) in vectorColumns[table.name] ?? [] where written.contains(column) {
             guard let value = record.columns[column]?.value else { continue }
-            if let reason = Self.vectorRefusal(value, index: index, column: table.columns[column]) { return (reason, nil) }
+            if let reason = Self.vectorRefusal(value, index: index, column: table.columns[column]) {
+                return (reason, nil)
+            }
         }
         for foreignKey in foreignKeys[table.name] ?? [] where written.contains(foreignKey.column) {
             guard let value = record.columns[foreignKey.column]?.value, value != .null else { continue }
@@ -934,7 +936,9 @@ struct ChangeSetMerge {
         if let contributions = changedKeys[CounterSQL.contributions] {
             let statement = try db.cachedStatement(sql: "SELECT tbl, pk FROM \(CounterSQL.contributions) WHERE id = ?")
             for id in contributions {
-                if let row = try Row.fetchOne(statement, arguments: [id]) { rows[row["tbl"], default: []].append(row["pk"]) }
+                if let row = try Row.fetchOne(statement, arguments: [id]) {
+                    rows[row["tbl"], default: []].append(row["pk"])
+                }
             }
         }
         for (name, keys) in changedKeys where name != CounterSQL.contributions { rows[name, default: []] += keys }

@@ -87,7 +87,9 @@ extension Replica {
         for (table, tableKeys) in keys.sorted(by: { $0.key < $1.key }) {
             var seen = Set<DatabaseValue>()
             for key in tableKeys where seen.insert(key).inserted {
-                for row in try Row.fetchAll(statement, arguments: [table, key]) { rows.append([row["tbl"], row["pk"]]) }
+                for row in try Row.fetchAll(statement, arguments: [table, key]) {
+                    rows.append([row["tbl"], row["pk"]])
+                }
             }
         }
         return rows
@@ -239,7 +241,8 @@ extension Replica {
 
     /// Counts the groups a retry merged (those whose row was not quarantined again) as
     /// released, and gathers what the merge changed.
-    private static func record(_ merge: ChangeSetMerge, of groups: [QuarantineGroup], into outcome: inout RetryOutcome) {
+    private static func record(_ merge: ChangeSetMerge, of groups: [QuarantineGroup], into outcome: inout RetryOutcome)
+    {
         let kept = Set(merge.report.quarantined.map { [$0.table.databaseValue, $0.key.databaseValue] })
         for group in groups where !kept.contains([group.table.databaseValue, group.key]) {
             outcome.changes += group.rows.count

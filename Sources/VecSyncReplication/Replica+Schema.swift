@@ -164,7 +164,8 @@ extension Replica {
         guard try !db.tableExists(table.name) else { return nil }
         let made = try tableNames(db).subtracting(tablesBefore)
         guard made.count == 1, let name = made.first,
-            let live = try? TrackedTable.introspect(db, table: name, authority: table.authority, checkingKeyKind: false),
+            let live = try? TrackedTable.introspect(
+                db, table: name, authority: table.authority, checkingKeyKind: false),
             live.primaryKey.lowercased() == table.primaryKey.lowercased(), live.keyKind == table.keyKind
         else { return nil }
         return live.name
@@ -184,7 +185,8 @@ extension Replica {
         try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [table.name])
         try record(renamed, db)
         for engineTable in ["vecsync_pending", "vecsync_quarantine", "vecsync_unverified", "vecsync_suspended"] {
-            try db.execute(sql: "UPDATE OR REPLACE \(engineTable) SET tbl = ? WHERE tbl = ?", arguments: [name, table.name])
+            try db.execute(
+                sql: "UPDATE OR REPLACE \(engineTable) SET tbl = ? WHERE tbl = ?", arguments: [name, table.name])
         }
         try db.execute(
             sql: "UPDATE OR REPLACE vecsync_retired SET tbl = ? WHERE tbl = ? AND col <> ''",

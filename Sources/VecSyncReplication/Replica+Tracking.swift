@@ -99,7 +99,8 @@ extension Replica {
                 else { throw SyncError.tableNotTracked(table: table) }
                 let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: TriggerSQL.drop(sql.triggerNames + sql.guardTriggerNames))
-                try db.execute(sql: TriggerSQL.drop(CounterSQL(table: definition, columns: [], site: site).triggerNames))
+                try db.execute(
+                    sql: TriggerSQL.drop(CounterSQL(table: definition, columns: [], site: site).triggerNames))
                 try db.execute(sql: definition.clockTable.dropSQL)
                 try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [definition.name])
                 try db.execute(sql: "DELETE FROM vecsync_pending WHERE tbl = ?", arguments: [definition.name])

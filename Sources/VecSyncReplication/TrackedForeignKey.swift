@@ -20,7 +20,8 @@ struct TrackedForeignKey {
         for child in tables {
             let rows = try Row.fetchAll(
                 db,
-                sql: "SELECT id, \"table\" AS parent, \"from\" AS source, \"to\" AS target FROM pragma_foreign_key_list(?)",
+                sql:
+                    "SELECT id, \"table\" AS parent, \"from\" AS source, \"to\" AS target FROM pragma_foreign_key_list(?)",
                 arguments: [child.name])
             let byConstraint = Dictionary(grouping: rows) { $0["id"] as Int64 }
             for id in byConstraint.keys.sorted() {

@@ -49,7 +49,9 @@ struct CounterTests {
         #expect(threads[0].parameters == threads[1].parameters)
     }
 
-    @Test("increments and decrements of a declared counter column from three sites add up; other columns stay last-writer-wins")
+    @Test(
+        "increments and decrements of a declared counter column from three sites add up; other columns stay last-writer-wins"
+    )
     func countersFromThreeSites() throws {
         let replicas = try ["a", "b", "c"].map { site -> Replica in
             let queue = try StoreSchemaSyncTests.database()

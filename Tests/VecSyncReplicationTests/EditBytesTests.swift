@@ -19,7 +19,8 @@ struct EditBytesTests {
         try queue.write { db in
             try db.execute(
                 sql:
-                    "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, tags TEXT, embedding F32_BLOB(\(dimensions)))")
+                    "CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT, tags TEXT, embedding F32_BLOB(\(dimensions)))"
+            )
         }
         let replica = try Replica(queue, site: site)
         try replica.track("photos")

@@ -96,7 +96,9 @@ struct PortPitfallTests {
             try alice.merge(bob.changes(since: 0))
         }
         func names(_ replica: Replica, _ table: String) throws -> [String] {
-            try replica.writer.read { db in try String.fetchAll(db, sql: "SELECT id || ':' || name FROM \(table) ORDER BY id") }
+            try replica.writer.read { db in
+                try String.fetchAll(db, sql: "SELECT id || ':' || name FROM \(table) ORDER BY id")
+            }
         }
         try Self.write(alice, "INSERT INTO users VALUES ('u1', 'Alice')")
         try Self.write(bob, "INSERT INTO users VALUES ('u2', 'Bob')")
@@ -106,7 +108,8 @@ struct PortPitfallTests {
         #expect(report.renamedTables == ["users": "people"], "\(report)")
         #expect(try alice.trackedTables().map(\.name) == ["people"])
         // Alice writes under the new name, Bob (not migrated yet) under the old one.
-        try Self.write(alice, "INSERT INTO people VALUES ('u3', 'Carol'); UPDATE people SET name = 'Alice B' WHERE id = 'u1'")
+        try Self.write(
+            alice, "INSERT INTO people VALUES ('u3', 'Carol'); UPDATE people SET name = 'Alice B' WHERE id = 'u1'")
         try Self.write(bob, "INSERT INTO users VALUES ('u4', 'Dan')")
         try exchange()
         #expect(try names(alice, "people") == ["u1:Alice B", "u2:Bob", "u3:Carol", "u4:Dan"])
