@@ -103,6 +103,18 @@ struct ParentOrderTests {
         #expect(first.quarantined.count == 30)
         let kept = try Self.quarantineIDs(phone)
         #expect(kept.count == 30)
+        // Every kept change a retry takes out of the quarantine is counted.
+        try phone.writer.writeWithoutTransaction { db in
+            try db.execute(
+                sql: """
+                    CREATE TEMP TABLE taken_out (n INTEGER NOT NULL); INSERT INTO taken_out VALUES (0);
+                    CREATE TEMP TRIGGER count_taken_out AFTER DELETE ON vecsync_quarantine
+                    BEGIN UPDATE taken_out SET n = n + 1; END;
+                    """)
+        }
+        func takenOut() throws -> Int {
+            try phone.writer.read { db in try Int.fetchOne(db, sql: "SELECT n FROM taken_out") ?? -1 }
+        }
 
         // A change no quarantined row waits for leaves the quarantine untouched (the rows
         // are not taken out and kept again).
@@ -110,6 +122,7 @@ struct ParentOrderTests {
         let unrelated = try mac.changes(since: all.through)
         let second = try phone.merge(unrelated)
         #expect(second.releasedFromQuarantine == 0)
+        #expect(try takenOut() == 0)
         #expect(try Self.quarantineIDs(phone) == kept)
 
         // One drive arrives: its 10 files are released, the other 20 stay as they were.
@@ -120,6 +133,7 @@ struct ParentOrderTests {
         let third = try phone.merge(oneDrive)
         #expect(third.releasedFromQuarantine == 10, "\(third)")
         #expect(third.released.count == 10)
+        #expect(try takenOut() == 10)
         #expect(try Self.rows(phone, "SELECT count(*) FROM files") == ["10"])
         let left = try Self.quarantineIDs(phone)
         #expect(left.count == 20)
