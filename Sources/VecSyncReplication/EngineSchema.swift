@@ -145,7 +145,8 @@ enum EngineSchema {
     }
 
     /// The quarantine's `waits_tbl`/`waits_pk` (NULL for rows kept before: retried at every
-    /// merge, as then) and its indexes by row and by what a row waits for.
+    /// merge, as then) and its indexes by row, by what a row waits for, and of the rows that
+    /// wait for nothing named (a merge reads those alone, not the whole quarantine).
     private static func addQuarantineWaits(_ db: Database) throws {
         if try !db.columns(in: "vecsync_quarantine").contains(where: { $0.name == "waits_tbl" }) {
             try db.execute(sql: "ALTER TABLE vecsync_quarantine ADD COLUMN waits_tbl TEXT")
@@ -156,6 +157,8 @@ enum EngineSchema {
                 CREATE INDEX IF NOT EXISTS vecsync_quarantine_row ON vecsync_quarantine (tbl, pk);
                 CREATE INDEX IF NOT EXISTS vecsync_quarantine_waits ON vecsync_quarantine (waits_tbl, waits_pk)
                   WHERE waits_tbl IS NOT NULL;
+                CREATE INDEX IF NOT EXISTS vecsync_quarantine_unnamed ON vecsync_quarantine (tbl, pk)
+                  WHERE waits_tbl IS NULL;
                 """)
     }
 
