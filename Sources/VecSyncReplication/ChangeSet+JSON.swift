@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```json
 /// {
-///   "formatVersion" : 3, "origin" : "mac", "since" : 0, "through" : 2,
+///   "formatVersion" : 3, "origin" : "mac", "since" : 0, "through" : 2, "checksum" : "5c1e07d2",
 ///   "schemaFingerprint" : "…", "acknowledgements" : { "phone" : 7 },
 ///   "tables" : [ { "name" : "photos", "primaryKey" : "id", "columns" : [ "title", "score" ],
 ///                  "fingerprint" : "…", "keyKind" : "text", "declaredTypes" : [ "TEXT", "REAL" ] } ],
@@ -21,12 +21,15 @@ import Foundation
 /// string of digits is accepted too), `{"real": 1}` — a REAL stays REAL even when whole,
 /// and the shortest decimal that reads back to the same double is written (`"nan"`,
 /// `"inf"`, `"-inf"` as strings) — `{"text": "…"}`, and `{"base64": "…", "bytes": 8}` for
-/// blobs. A record names its table and its columns. Decoding checks what the binary
-/// decoder checks (keys, causal lengths, ranges, fingerprints) and throws
+/// blobs. A record names its table and its columns. `checksum` is the CRC-32C of the
+/// change set's binary form: decoding checks it as well as what the binary decoder checks
+/// (keys, causal lengths, ranges, fingerprints), so a change set whose `since`, `through`,
+/// origin or rows were edited is refused — a moved `through` would otherwise move the
+/// receiver's cursor past changes it never gets. Errors are
 /// ``SyncError/corruptChangeSet(reason:offset:)`` naming the problem.
 extension ChangeSet: Codable {
     private enum CodingKeys: String, CodingKey {
-        case formatVersion, origin, since, through, schemaFingerprint, acknowledgements, tables, records
+        case formatVersion, origin, since, through, schemaFingerprint, acknowledgements, tables, records, checksum
     }
 
     private enum TableKeys: String, CodingKey {
@@ -49,6 +52,7 @@ extension ChangeSet: Codable {
         try container.encode(since, forKey: .since)
         try container.encode(through, forKey: .through)
         try container.encode(FNV1a.hex(schemaFingerprint), forKey: .schemaFingerprint)
+        try container.encode(Self.hex(contentChecksum), forKey: .checksum)
         try container.encode(
             Dictionary(uniqueKeysWithValues: acknowledgements.map { ($0.key.rawValue, $0.value) }),
             forKey: .acknowledgements)
@@ -186,6 +190,28 @@ extension ChangeSet: Codable {
             throw Self.corrupt("schema fingerprint \(stated) does not match the table definitions")
         }
         guard since <= through else { throw Self.corrupt("range \(since)...\(through) is reversed") }
+        // The checksum covers what the binary form carries: a range, origin or row edited
+        // by hand (a `through` moved past changes the receiver never gets) is refused.
+        guard let stated = try container.decodeIfPresent(String.self, forKey: .checksum) else {
+            throw Self.corrupt("no checksum (the JSON form carries the CRC-32C of the change set's binary form)")
+        }
+        guard stated.lowercased() == Self.hex(contentChecksum) else {
+            throw Self.corrupt(
+                "checksum \(stated) does not match the change set's content (\(Self.hex(contentChecksum))): "
+                    + "its range, origin or rows were changed after it was made")
+        }
+    }
+
+    /// The CRC-32C of the binary form (its last four bytes): what the JSON form's `checksum`
+    /// states, so both forms are checked alike.
+    private var contentChecksum: UInt32 {
+        serialized().suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
+    /// Eight lower-case hexadecimal digits.
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     /// The change set as JSON text (keys sorted): its `Codable` form, which

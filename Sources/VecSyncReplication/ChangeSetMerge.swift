@@ -138,20 +138,17 @@ struct ChangeSetMerge {
     private var otherStatements: [String: TableStatements] = [:]
     /// Every tracked table, by lower-cased name.
     private var trackedTables: [String: TrackedTable] = [:]
-    /// A foreign key from a column of a tracked table to the key of a tracked table.
-    private struct ForeignKey {
-        /// The referencing column's index in the child table's columns.
-        let column: Int
-        /// The referenced table.
-        let parent: TrackedTable
-    }
     /// Foreign keys between tracked tables, by child table name; empty when SQLite does not
     /// enforce foreign keys on this connection.
-    private var foreignKeys: [String: [ForeignKey]] = [:]
+    private var foreignKeys: [String: [TrackedForeignKey]] = [:]
     /// The vec0 indexes of each table: the embedding column's index and the index.
     private var vectorColumns: [String: [(column: Int, index: VectorIndex)]] = [:]
     /// Keys of live rows in the change set, by table name: parents that arrive with their children.
     private var liveKeys: [String: Set<DatabaseValue>] = [:]
+    /// Whether this merge deleted a row (then orphans are looked for in whole tables, and
+    /// rows SQLite deleted by a cascade are recorded; otherwise only the rows it wrote can
+    /// lack their parent).
+    private var deletedRows = false
     /// Records that created their row here in this merge, by table name and key: a child
     /// whose parent turns out not to be here after all goes back to quarantine.
     private var createdRows: [String: [DatabaseValue: ChangeSet.Record]] = [:]
@@ -186,11 +183,30 @@ struct ChangeSetMerge {
         if try readCursor() == .merged { return }
         try checkClocks()
         try beginMerging()
-        for record in changeSet.records {
+        for record in recordsInMergeOrder() {
             try merge(record)
         }
         try deleteOrphans()
+        try recomputeCounters()
         try recordCursor()
+    }
+
+    /// The change set's records with parents before children: by the depth of their table
+    /// in the graph of foreign keys between tracked tables (``TrackedForeignKey``), in the
+    /// change set's order within one depth. A change set whose tables are not related keeps
+    /// its order.
+    private func recordsInMergeOrder() -> [ChangeSet.Record] {
+        guard !foreignKeys.isEmpty, changeSet.tables.count > 1 else { return changeSet.records }
+        let depths = TrackedForeignKey.depths(of: Array(foreignKeys.keys), links: foreignKeys)
+        let tableDepth = changeSet.tables.map { table in
+            trackedTables[table.name.lowercased()].flatMap { depths[$0.name] } ?? 0
+        }
+        guard Set(tableDepth).count > 1 else { return changeSet.records }
+        return changeSet.records.enumerated().sorted { a, b in
+            let da = tableDepth.indices.contains(a.element.table) ? tableDepth[a.element.table] : 0
+            let db = tableDepth.indices.contains(b.element.table) ? tableDepth[b.element.table] : 0
+            return da != db ? da < db : a.offset < b.offset
+        }.map(\.element)
     }
 
     // MARK: Checks before writing
@@ -221,7 +237,7 @@ struct ChangeSetMerge {
         try readConstraints()
         let retired = try Replica.retiredColumns(db)
         for remote in changeSet.tables {
-            guard let local = localTables[remote.name] else {
+            guard let local = localTables[remote.name] ?? Self.renamedTable(remote.name, retired, localTables) else {
                 statements.append(nil)
                 if retired[remote.name]?[""] != nil {
                     matches.append(.retired)
@@ -259,6 +275,21 @@ struct ChangeSetMerge {
                 matches.append(.quarantine("\(mismatch.description) (\(reason))"))
             }
         }
+    }
+
+    /// The local table a table of another name became here with `Replica.alter` (`ALTER
+    /// TABLE … RENAME TO`, recorded in `vecsync_retired` with an empty column), following
+    /// renames of renames; nil when `name` was not renamed here.
+    private static func renamedTable(
+        _ name: String, _ retired: [String: [String: String?]], _ tables: [String: TrackedTable]
+    ) -> TrackedTable? {
+        var current = name
+        for _ in 0..<8 {
+            guard case .some(.some(let next)) = retired[current]?[""] else { return nil }
+            if let table = tables[next] { return table }
+            current = next
+        }
+        return nil
     }
 
     /// A reason a change set's table cannot merge into the local one.
@@ -331,24 +362,7 @@ struct ChangeSetMerge {
             vectorColumns[table.name, default: []].append((column, index))
         }
         guard try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == true else { return }
-        for child in trackedTables.values {
-            let rows = try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT id, \"table\" AS parent, \"from\" AS source, \"to\" AS target FROM pragma_foreign_key_list(?)",
-                arguments: [child.name])
-            let byConstraint = Dictionary(grouping: rows) { $0["id"] as Int64 }
-            for (_, parts) in byConstraint where parts.count == 1 {
-                let row = parts[0]
-                let source: String = row["source"]
-                guard let parent = trackedTables[(row["parent"] as String).lowercased()],
-                    let column = child.columns.firstIndex(where: { $0.lowercased() == source.lowercased() })
-                else { continue }
-                let target: String? = row["target"]
-                guard target == nil || target?.lowercased() == parent.primaryKey.lowercased() else { continue }
-                foreignKeys[child.name, default: []].append(ForeignKey(column: column, parent: parent))
-            }
-        }
+        foreignKeys = try TrackedForeignKey.read(db, tables: trackedTables.values.sorted { $0.name < $1.name })
     }
 
     private enum CursorState { case merged, new }
@@ -466,14 +480,29 @@ struct ChangeSetMerge {
         case .newer:
             if lacksColumns(record, table: table), try isQuarantined(table.table, key: key) {
                 // The rest of this incarnation is in quarantine: they are retried together.
-                try quarantine(original, reason: "an earlier change of this row is in quarantine; they merge together")
+                try quarantine(
+                    original, reason: "an earlier change of this row is in quarantine; they merge together",
+                    waitingFor: (table.table.name, key))
+                return
+            }
+            if lacksColumns(record, table: table), record.rowSite != changeSet.origin, changeSet.origin != localSite {
+                // An edit of a row another site created (its origin sends only the columns
+                // it changed): the row comes with its creator's change sets, and the edit
+                // waits for it here.
+                try quarantine(
+                    original,
+                    reason:
+                        "it edits a row \(record.rowSite) created, which has not arrived here yet; it merges when that row does",
+                    waitingFor: (table.table.name, key))
                 return
             }
             if changeSet.origin == localSite && lacksColumns(record, table: table) {
                 // A lost change of this site's own to a row whose incarnation it had merged
                 // from another site: that site's change comes with its own change sets, and
                 // this one waits for it.
-                try quarantine(original, reason: "the change this row's incarnation began with has not arrived")
+                try quarantine(
+                    original, reason: "the change this row's incarnation began with has not arrived",
+                    waitingFor: (table.table.name, key))
                 return
             }
             try adoptIncarnation(record, table: table, rowSite: incomingRowSite, into: &outcome)
@@ -492,8 +521,8 @@ struct ChangeSetMerge {
         }
         if outcome.clock.isLive {
             let written = outcome.replaceAll || !local.isLive ? record.presentColumns.map(\.index) : outcome.winners
-            if let reason = try refusal(record, table: table, columns: written) {
-                try quarantine(original, reason: reason)
+            if let refusal = try refusal(record, table: table, columns: written) {
+                try quarantine(original, reason: refusal.reason, waitingFor: refusal.parent)
                 return
             }
         }
@@ -579,13 +608,15 @@ struct ChangeSetMerge {
     /// tables) that has not arrived. A parent that was deleted is not a refusal: the child
     /// is written, then follows its parent (``deleteOrphans()``).
     private func refusal(_ record: ChangeSet.Record, table statements: TableStatements, columns: [Int]) throws
-        -> String?
+        -> (reason: String, parent: (table: String, key: DatabaseValue)?)?
     {
         let table = statements.table
         let written = Set(columns)
         for (column, index) in vectorColumns[table.name] ?? [] where written.contains(column) {
             guard let value = record.columns[column]?.value else { continue }
-            if let reason = Self.vectorRefusal(value, index: index, column: table.columns[column]) { return reason }
+            if let reason = Self.vectorRefusal(value, index: index, column: table.columns[column]) {
+                return (reason, nil)
+            }
         }
         for foreignKey in foreignKeys[table.name] ?? [] where written.contains(foreignKey.column) {
             guard let value = record.columns[foreignKey.column]?.value, value != .null else { continue }
@@ -604,9 +635,11 @@ struct ChangeSetMerge {
                     db, sql: "SELECT 1 FROM \(parent.clockTable.quotedName) WHERE pk = ?",
                     arguments: [parentKey]) ?? false
             if known { continue }
-            return
+            return (
                 "its \(table.columns[foreignKey.column]) refers to a row of \(parent.name) that has not arrived here yet; "
-                + "it merges when that row does"
+                    + "it merges when that row does",
+                (parent.name, parentKey)
+            )
         }
         return nil
     }
@@ -639,15 +672,25 @@ struct ChangeSetMerge {
     }
 
     /// Keeps `record` aside with `reason` (see ``QuarantinedRecord``), as a one-row change
-    /// set that later merges try again.
-    private mutating func quarantine(_ record: ChangeSet.Record, reason: String) throws {
+    /// set that later merges try again: when the row it waits for (`waitingFor`: a parent
+    /// row, or its own row's earlier change) changes here, or, when it waits for nothing
+    /// named, at every merge.
+    private mutating func quarantine(
+        _ record: ChangeSet.Record, reason: String, waitingFor: (table: String, key: DatabaseValue)? = nil
+    ) throws {
         let table = changeSet.tables[record.table]
         var single = record
         single.table = 0
         let kept = ChangeSet(origin: changeSet.origin, since: 0, through: 0, tables: [table], records: [single])
         try db.execute(
-            sql: "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
-            arguments: [changeSet.origin.rawValue, table.name, record.key.databaseValue, reason, kept.serialized()])
+            sql: """
+                INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set, waits_tbl, waits_pk)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                changeSet.origin.rawValue, table.name, record.key.databaseValue, reason, kept.serialized(),
+                waitingFor?.table, waitingFor?.key ?? .null,
+            ])
         report.quarantined.append(
             QuarantinedRecord(origin: changeSet.origin, table: table.name, key: record.key, reason: reason))
     }
@@ -791,6 +834,7 @@ struct ChangeSetMerge {
             return true
         }
         if !isLive && wasLive {
+            deletedRows = true
             try execute(table.deleteRow, [key])
             report.deleted += 1
             return true
@@ -837,12 +881,20 @@ struct ChangeSetMerge {
                 let key = child.primaryKey.quotedSQLIdentifier
                 for link in links {
                     let column = child.columns[link.column].quotedSQLIdentifier
-                    let orphans = try Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT c.\(key) AS child, c.\(column) AS parent FROM \(t) AS c WHERE c.\(column) IS NOT NULL AND NOT EXISTS
-                            (SELECT 1 FROM \(link.parent.name.quotedSQLIdentifier) AS p WHERE p.\(link.parent.primaryKey.quotedSQLIdentifier) = c.\(column))
-                            """)
+                    let orphanSQL = """
+                        SELECT c.\(key) AS child, c.\(column) AS parent FROM \(t) AS c WHERE c.\(column) IS NOT NULL AND NOT EXISTS
+                        (SELECT 1 FROM \(link.parent.name.quotedSQLIdentifier) AS p WHERE p.\(link.parent.primaryKey.quotedSQLIdentifier) = c.\(column))
+                        """
+                    var orphans: [Row] = []
+                    if deletedRows {
+                        orphans = try Row.fetchAll(db, sql: orphanSQL)
+                    } else {
+                        // Nothing was deleted: only a row this merge wrote can lack its parent.
+                        let statement = try db.cachedStatement(sql: orphanSQL + " AND c.\(key) = ?")
+                        for childKey in changedKeys[child.name] ?? [] {
+                            orphans += try Row.fetchAll(statement, arguments: [childKey])
+                        }
+                    }
                     for orphan in orphans {
                         let childKey: DatabaseValue = orphan["child"]
                         let parentKnown =
@@ -852,13 +904,17 @@ struct ChangeSetMerge {
                         if !parentKnown, let record = createdRows[child.name]?[childKey] {
                             // Its parent arrived in this change set but was not merged
                             // (quarantined): the child waits with it instead.
-                            try unmerge(child, key: childKey, record: record)
+                            try unmerge(
+                                child, key: childKey, record: record,
+                                parent: (link.parent.name, orphan["parent"] as DatabaseValue))
+                            deleted += 1
                             continue
                         }
                         try db.execute(sql: "DELETE FROM \(t) WHERE \(key) = ?", arguments: [childKey])
                         deleted += try recordLocalDelete(child, key: childKey) ? 1 : 0
                     }
                 }
+                guard deletedRows else { continue }
                 let cascaded = try DatabaseValue.fetchAll(
                     db,
                     sql: """
@@ -873,16 +929,46 @@ struct ChangeSetMerge {
         }
     }
 
+    /// Step 6b: sets the counter columns (``CounterSQL``) of every row whose contributions or
+    /// values this merge changed to the sum of the contributions.
+    private mutating func recomputeCounters() throws {
+        var rows: [String: [DatabaseValue]] = [:]
+        if let contributions = changedKeys[CounterSQL.contributions] {
+            let statement = try db.cachedStatement(sql: "SELECT tbl, pk FROM \(CounterSQL.contributions) WHERE id = ?")
+            for id in contributions {
+                if let row = try Row.fetchOne(statement, arguments: [id]) {
+                    rows[row["tbl"], default: []].append(row["pk"])
+                }
+            }
+        }
+        for (name, keys) in changedKeys where name != CounterSQL.contributions { rows[name, default: []] += keys }
+        for (name, keys) in rows.sorted(by: { $0.key < $1.key }) {
+            guard let table = trackedTables[name.lowercased()] else { continue }
+            let columns = try Replica.counterColumns(db, of: table)
+            guard !columns.isEmpty else { continue }
+            var seen = Set<DatabaseValue>()
+            for key in keys where seen.insert(key).inserted {
+                try CounterSQL.recompute(db, table: table, columns: columns, key: key)
+                changedKeys[table.name, default: []].append(key)
+            }
+        }
+    }
+
     /// Takes back a row this merge created (its row and clock row) and quarantines its record.
-    private mutating func unmerge(_ table: TrackedTable, key: DatabaseValue, record: ChangeSet.Record) throws {
+    private mutating func unmerge(
+        _ table: TrackedTable, key: DatabaseValue, record: ChangeSet.Record, parent: (table: String, key: DatabaseValue)
+    ) throws {
         try db.execute(
             sql: "DELETE FROM \(table.name.quotedSQLIdentifier) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?",
             arguments: [key])
         try db.execute(sql: "DELETE FROM \(table.clockTable.quotedName) WHERE pk = ?", arguments: [key])
         createdRows[table.name]?[key] = nil
+        deletedRows = true
         report.inserted -= 1
         report.applied -= 1
-        try quarantine(record, reason: "its parent row arrived with it but was not merged here; it waits for that row")
+        try quarantine(
+            record, reason: "its parent row arrived with it but was not merged here; it waits for that row",
+            waitingFor: parent)
     }
 
     /// Records the delete of `key` in `table` as this site's own, made now: the next causal
@@ -900,6 +986,7 @@ struct ChangeSetMerge {
         if table.authority == localSite { clock.rowAuthority += 1 }
         clock.sequence = seq
         try db.execute(sql: clockTable.writeRowSQL, arguments: clockTable.arguments(clock))
+        deletedRows = true
         changedKeys[table.name, default: []].append(key)
         report.orphansDeleted[table.name, default: 0] += 1
         report.deleted += 1

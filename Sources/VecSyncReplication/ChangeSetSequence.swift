@@ -1,6 +1,7 @@
-/// Every change of a replica after a sequence number, as change sets in order: the batches
-/// of ``Replica/changes(since:excluding:maximumRows:maximumBytes:)`` one after another,
-/// each read when the loop asks for it (CRDT-SQLite's "changes since").
+/// Every change of a replica after a sequence number, as change sets in order: the bounded
+/// batches of ``Replica/changes(since:excluding:maximumRows:maximumBytes:)`` one after another
+/// (``Replica/Options/maximumBatchRows`` and ``Replica/Options/maximumBatchBytes`` unless
+/// given), each read when the loop asks for it (CRDT-SQLite's "changes since").
 ///
 /// ```swift
 /// var cursor = peerCursor
@@ -33,9 +34,11 @@ public struct ChangeSetSequence: AsyncSequence, Sendable {
         /// The next batch, or nil once every change has been handed out.
         public mutating func next() async throws -> ChangeSet? {
             guard !finished else { return nil }
+            let options = sequence.replica.options
             let batch = try sequence.replica.changes(
-                since: cursor, excluding: sequence.excluding, maximumRows: sequence.maximumRows,
-                maximumBytes: sequence.maximumBytes)
+                since: cursor, excluding: sequence.excluding,
+                maximumRows: sequence.maximumRows ?? options.maximumBatchRows,
+                maximumBytes: sequence.maximumBytes ?? options.maximumBatchBytes)
             if batch.isEmpty {
                 finished = true
                 return nil

@@ -22,7 +22,9 @@ import VecSyncCore
 ///   database restored from a backup re-publishes what it may have lost.
 /// - `vecsync_quarantine`: rows of change sets that could not be merged here (see
 ///   `QuarantinedRecord`), each kept as a one-row change set with its reason, in arrival
-///   order, until a later merge releases it.
+///   order, until a later merge releases it; `waits_tbl`/`waits_pk` name the row it waits
+///   for (a parent row, or its own row's earlier change), so a merge retries it only when
+///   that row changes (NULL: retried at every merge).
 /// - `vecsync_unchanged(tbl, pk)`: keys an `INSERT OR REPLACE` is about to rewrite with
 ///   the values they already hold, noted by a BEFORE INSERT trigger so the capture
 ///   trigger records no change for them.
@@ -82,7 +84,9 @@ enum EngineSchema {
                   tbl TEXT NOT NULL,
                   pk,
                   reason TEXT NOT NULL,
-                  change_set BLOB NOT NULL);
+                  change_set BLOB NOT NULL,
+                  waits_tbl TEXT,
+                  waits_pk);
                 CREATE TABLE IF NOT EXISTS vecsync_pending (
                   tbl TEXT NOT NULL,
                   pk NOT NULL,
@@ -137,6 +141,25 @@ enum EngineSchema {
     private static func upgrade(_ db: Database, site: SiteID) throws {
         try addUnchangedAndClockColumns(db, site: site)
         try dropMergingColumn(db, site: site)
+        try addQuarantineWaits(db)
+    }
+
+    /// The quarantine's `waits_tbl`/`waits_pk` (NULL for rows kept before: retried at every
+    /// merge, as then) and its indexes by row, by what a row waits for, and of the rows that
+    /// wait for nothing named (a merge reads those alone, not the whole quarantine).
+    private static func addQuarantineWaits(_ db: Database) throws {
+        if try !db.columns(in: "vecsync_quarantine").contains(where: { $0.name == "waits_tbl" }) {
+            try db.execute(sql: "ALTER TABLE vecsync_quarantine ADD COLUMN waits_tbl TEXT")
+            try db.execute(sql: "ALTER TABLE vecsync_quarantine ADD COLUMN waits_pk")
+        }
+        try db.execute(
+            sql: """
+                CREATE INDEX IF NOT EXISTS vecsync_quarantine_row ON vecsync_quarantine (tbl, pk);
+                CREATE INDEX IF NOT EXISTS vecsync_quarantine_waits ON vecsync_quarantine (waits_tbl, waits_pk)
+                  WHERE waits_tbl IS NOT NULL;
+                CREATE INDEX IF NOT EXISTS vecsync_quarantine_unnamed ON vecsync_quarantine (tbl, pk)
+                  WHERE waits_tbl IS NULL;
+                """)
     }
 
     /// `vecsync_unchanged`, `ra_floor` and the clock tables' authority and change columns.

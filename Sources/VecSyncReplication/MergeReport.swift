@@ -46,8 +46,16 @@ public struct MergeReport: Sendable, Hashable, CustomStringConvertible {
     /// Rows of the change set not merged here, each with its reason; the rest merged. They
     /// are tried again by later merges (see ``QuarantinedRecord``).
     public var quarantined: [QuarantinedRecord] = []
-    /// Rows quarantined by earlier merges that merged (or turned out superseded) this time.
+    /// Changes quarantined by earlier merges that merged (or turned out superseded) this time.
     public var releasedFromQuarantine: Int = 0
+    /// The rows those changes belong to, one each (with the reason they had been kept for).
+    public var released: [QuarantinedRecord] = []
+    /// Rows of the change set now in their tables (or deleted, as it said): those it
+    /// carried, less those quarantined, plus the rows released from quarantine. What a
+    /// sync's progress counts as merged.
+    public var rowsMerged: Int {
+        alreadyMerged ? records : max(0, records - Set(quarantined.map(\.rowID)).count) + released.count
+    }
     /// Rows deleted here, per table, because the row their foreign key refers to (in a
     /// tracked table) was deleted: a child follows its deleted parent, on every replica,
     /// and the delete syncs like a local one.

@@ -6,8 +6,10 @@ import Foundation
 /// NOT NULL, UNIQUE, a trigger's RAISE), or a row whose parent row (a foreign key between
 /// tracked tables) has not arrived yet.
 ///
-/// Every later merge tries quarantined rows again, folded with any later change of the same
-/// row, so a fix made at the origin, or a parent that arrives, releases them
+/// A later merge tries a quarantined row again, folded with any later change of the same
+/// row, when what it waits for changes here (its parent row arrives, an earlier change of
+/// its own row merges) or, for a row that waits for nothing named, at every merge; so a fix
+/// made at the origin, or a parent that arrives, releases it
 /// (``MergeReport/releasedFromQuarantine``). ``Replica/quarantinedRecords()`` lists them.
 public struct QuarantinedRecord: Sendable, Hashable, CustomStringConvertible {
     /// The site whose change set carried the row.
@@ -26,6 +28,9 @@ public struct QuarantinedRecord: Sendable, Hashable, CustomStringConvertible {
         self.key = key
         self.reason = reason
     }
+
+    /// The row it is about: its table and key.
+    var rowID: [SyncValue] { [.text(table), key] }
 
     /// `notes 'n1' from phone: <reason>`.
     public var description: String {

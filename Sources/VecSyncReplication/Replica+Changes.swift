@@ -3,26 +3,36 @@ import GRDB
 import VecSyncCore
 
 extension Replica {
-    /// The rows that changed on this replica after local sequence number `since`, in one
-    /// batch of at most ``Options/maximumBatchRows`` rows and about
-    /// ``Options/maximumBatchBytes`` bytes (a single larger row travels alone). A row carries
-    /// the columns that changed after `since`, so `since` must be what the receiver has
-    /// merged of this replica's changes (its cursor for this site).
+    /// The rows that changed on this replica after local sequence number `since`: every one
+    /// of them, in one change set, unless `maximumRows` or `maximumBytes` is given; then one
+    /// batch of at most that many rows and about that many bytes (a single larger row travels
+    /// alone). A row carries the columns that changed after `since`, so `since` must be what
+    /// the receiver has merged of this replica's changes (its cursor for this site).
     ///
-    /// Pass the returned ``ChangeSet/through`` as the next `since` until the change set is
-    /// empty — or use ``forEachChangeSet(since:excluding:maximumRows:maximumBytes:_:)``,
-    /// which makes every batch from one scan. Rows whose every column carried was last written
-    /// by a site in `excluding` (a tombstone: deleted by one) are left out (the peer already
-    /// has them), but the cursor still moves past them.
+    /// The cursor to pass next is the returned ``ChangeSet/through``, never
+    /// ``currentSequence()``: a bounded batch runs through the last change it holds, and
+    /// changes after it come with the next call. (Ported from CRDT-SQLite, `changes =
+    /// getChangesSince(last); last = getClock()` is safe here only because the call without
+    /// limits returns everything.) For bounded batches, pass `through` as the next `since`
+    /// until the change set is empty, or use ``changeSets(since:excluding:maximumRows:maximumBytes:)``
+    /// or ``forEachChangeSet(since:excluding:maximumRows:maximumBytes:_:)`` (one scan, the
+    /// batches of ``Options/maximumBatchRows`` and ``Options/maximumBatchBytes``, what
+    /// transports push). Rows whose every column carried was last written by a site in
+    /// `excluding` (a tombstone: deleted by one) are left out (the peer already has them),
+    /// but the cursor still moves past them; a row one of them created carries only the
+    /// columns others wrote (an edit made here travels as an edit).
     ///
     /// ```swift
-    /// let batch = try replica.changes(since: 0, excluding: ["phone"])
+    /// let everything = try replica.changes(since: cursor)
+    /// let batch = try replica.changes(since: cursor, maximumRows: 400)
+    /// cursor = batch.through                    // not currentSequence()
     /// ```
     public func changes(
         since: Int64, excluding: Set<SiteID> = [], maximumRows: Int? = nil,
         maximumBytes: Int? = nil
     ) throws -> ChangeSet {
-        let limits = batchLimits(maximumRows, maximumBytes)
+        let bounded = maximumRows != nil || maximumBytes != nil
+        let limits = bounded ? (rows: max(1, maximumRows ?? .max), bytes: max(1, maximumBytes ?? .max)) : (.max, .max)
         try adoptSchemaChangesIfNeeded()
         return try SyncError.wrap {
             try writer.read { db in
@@ -32,7 +42,7 @@ extension Replica {
                 while true {
                     var scan = try ChangeScan(
                         db, origin: site, since: start, excluding: excluding,
-                        rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: true)
+                        rowLimit: limits.rows, byteLimit: limits.bytes, singleBatch: limits.rows < .max)
                     let batch = try scan.nextBatch()
                     if !batch.isEmpty || scan.isFinished || batch.through == start {
                         return ChangeSet(
@@ -106,6 +116,13 @@ extension Replica {
 /// table's changed keys are sorted once by that first change, limited to one batch's worth
 /// of rows when only one batch is wanted. The keys of all tables are merged in that order,
 /// and each row is then read by its key.
+///
+/// Parents travel before their children whatever order the tables were tracked in: a row
+/// whose foreign key (``TrackedForeignKey``) refers to a row whose first change comes later
+/// takes that parent row with it, ahead of it in the same change set (and its parent's
+/// parent, and so on); the parent is then not sent again at its own place in this scan. A
+/// change set may so carry a few changes past its `through`: they are changes of its
+/// origin, which merge the same whenever they arrive.
 struct ChangeScan {
     /// One table's changed keys, in sequence order.
     private struct TableKeys {
@@ -129,6 +146,15 @@ struct ChangeScan {
 
         /// True when the list ended at its LIMIT, so more keys may follow.
         var isCut: Bool { current == nil && limit.map { read >= $0 } == true }
+        /// This table's foreign keys to tracked tables: the column and the parent's list.
+        var parents: [(column: Int, list: Int)] = []
+        /// A row's first change after the scan's start, by key (nil: none after it).
+        var firstChange: Statement?
+        /// Keys sent ahead of their place, with a child: skipped when their place comes.
+        var sentAhead = Set<DatabaseValue>()
+        /// Keys whose first change is known to be at or before the place of a child that
+        /// was sent: sent already, or before the scan's start.
+        var sentBefore = Set<DatabaseValue>()
     }
 
     private let origin: SiteID
@@ -139,11 +165,14 @@ struct ChangeScan {
     private let latest: Int64
     private let acknowledgements: [SiteID: Int64]
     private var lists: [TableKeys] = []
+    /// The `since` the scan started from, which orders every table's keys.
+    private let scanStart: Int64
     private var since: Int64
     /// True once a batch has run through the last change.
     private(set) var isFinished = false
-    /// A record read but left for the next batch, which it starts.
-    private var pending: (list: Int, seq: Int64, record: ChangeSet.Record?)?
+    /// Records read but left for the next batch, which they start: a row and the parent rows
+    /// sent ahead with it (parents first).
+    private var pending: (list: Int, seq: Int64, records: [(list: Int, record: ChangeSet.Record)])?
 
     init(
         _ db: Database, origin: SiteID, since: Int64, excluding: Set<SiteID>, rowLimit: Int,
@@ -151,6 +180,7 @@ struct ChangeScan {
     ) throws {
         self.origin = origin
         self.since = since
+        scanStart = since
         self.excluding = excluding
         self.rowLimit = rowLimit
         self.byteLimit = byteLimit
@@ -164,8 +194,9 @@ struct ChangeScan {
 
         // A batch never holds more than rowLimit rows, but rows of excluded sites are
         // skipped without counting, so a single batch reads a little further.
-        let limit: Int? = singleBatch ? (excluding.isEmpty ? rowLimit : rowLimit * 4) : nil
-        for table in try Replica.trackedTables(db) {
+        let limit: Int? = singleBatch ? (excluding.isEmpty || rowLimit > Int.max / 4 ? rowLimit : rowLimit * 4) : nil
+        let tables = try Replica.trackedTables(db)
+        for table in tables {
             let clock = table.clockTable
             let key = table.primaryKey.quotedSQLIdentifier
             let values = table.columns.map { ", t.\($0.quotedSQLIdentifier)" }.joined()
@@ -192,8 +223,16 @@ struct ChangeScan {
                     WHERE c.pk = ?
                     """)
             var list = TableKeys(table: table, keys: keys, fetch: fetch, current: nil, limit: limit)
+            list.firstChange = try db.makeStatement(
+                sql: "SELECT \(firstChange) FROM \(clock.quotedName) WHERE pk = :key AND seq > :since")
             try list.advance()
             lists.append(list)
+        }
+        let links = try TrackedForeignKey.read(db, tables: tables)
+        for index in lists.indices {
+            lists[index].parents = (links[lists[index].table.name] ?? []).compactMap { link in
+                tables.firstIndex { $0.name == link.parent.name }.map { (link.column, $0) }
+            }
         }
     }
 
@@ -206,7 +245,7 @@ struct ChangeScan {
         var through = since
         var complete = true
         while true {
-            let next: (list: Int, seq: Int64, record: ChangeSet.Record?)
+            let next: (list: Int, seq: Int64, records: [(list: Int, record: ChangeSet.Record)])
             if let pending {
                 next = pending
                 self.pending = nil
@@ -222,28 +261,36 @@ struct ChangeScan {
                     if best.map({ current.seq < lists[$0].current!.seq }) ?? true { best = index }
                 }
                 guard let best, let current = lists[best].current else { break }
-                next = (best, current.seq, try record(in: lists[best], key: current.key))
+                var sent: [(list: Int, record: ChangeSet.Record)] = []
+                if lists[best].sentAhead.remove(current.key) == nil,
+                    let record = try record(in: lists[best], key: current.key),
+                    excluding.isEmpty || !Self.writers(of: record).allSatisfy(excluding.contains)
+                {
+                    let record = Self.withoutHeldColumns(record, excluding: excluding)
+                    sent = try parentsAhead(of: record, in: best, at: current.seq) + [(best, record)]
+                }
+                next = (best, current.seq, sent)
                 try lists[best].advance()
             }
-            let size = next.record.map(Replica.estimatedSize) ?? 0
+            let size = next.records.reduce(0) { $0 + Replica.estimatedSize($1.record) }
             if !records.isEmpty && (records.count >= rowLimit || bytes + size > byteLimit) {
                 pending = next
                 complete = false
                 break
             }
-            if var record = next.record, excluding.isEmpty || !Self.writers(of: record).allSatisfy(excluding.contains) {
+            for (list, var record) in next.records {
                 let tableIndex: Int
-                if let known = usedTables[next.list] {
+                if let known = usedTables[list] {
                     tableIndex = known
                 } else {
                     tableIndex = outTables.count
-                    usedTables[next.list] = tableIndex
-                    outTables.append(lists[next.list].table.changeSetTable)
+                    usedTables[list] = tableIndex
+                    outTables.append(lists[list].table.changeSetTable)
                 }
                 record.table = tableIndex
                 records.append(record)
-                bytes += size
             }
+            bytes += size
             through = next.seq
         }
         if complete {
@@ -255,6 +302,53 @@ struct ChangeScan {
         return ChangeSet(
             origin: origin, since: start, through: through, acknowledgements: acknowledgements,
             tables: outTables, records: records)
+    }
+
+    /// The parent rows `record` (of list `list`, placed at sequence number `seq`) refers to
+    /// whose first change comes after that place, parents first, each marked as sent ahead
+    /// so it is not sent again at its own place; recursively for their own parents.
+    private mutating func parentsAhead(of record: ChangeSet.Record, in list: Int, at seq: Int64) throws
+        -> [(list: Int, record: ChangeSet.Record)]
+    {
+        guard record.isLive else { return [] }
+        var result: [(list: Int, record: ChangeSet.Record)] = []
+        for (column, parentList) in lists[list].parents {
+            guard record.columns.indices.contains(column), let value = record.columns[column]?.value, value != .null
+            else { continue }
+            let key = value.databaseValue
+            if lists[parentList].sentAhead.contains(key) || lists[parentList].sentBefore.contains(key) { continue }
+            if parentList == list && key == record.key.databaseValue { continue }
+            guard let statement = lists[parentList].firstChange,
+                let first = try Int64.fetchOne(statement, arguments: ["key": key, "since": scanStart]),
+                first > seq
+            else {
+                lists[parentList].sentBefore.insert(key)
+                continue
+            }
+            guard let parent = try self.record(in: lists[parentList], key: key) else {
+                lists[parentList].sentBefore.insert(key)
+                continue
+            }
+            lists[parentList].sentAhead.insert(key)
+            if !excluding.isEmpty && Self.writers(of: parent).allSatisfy(excluding.contains) { continue }
+            let sentParent = Self.withoutHeldColumns(parent, excluding: excluding)
+            result += try parentsAhead(of: sentParent, in: parentList, at: seq) + [(parentList, sentParent)]
+        }
+        return result
+    }
+
+    /// `record` without the columns last written by a site in `excluding`, when its row's
+    /// incarnation came from one of them (its row site): the receiver holds every change of
+    /// those sites this replica has, that incarnation and those writes included, so only the
+    /// columns written by others travel — an edit made here after a download travels as an
+    /// edit, not as the whole row. A row created (or re-created) here travels whole.
+    static func withoutHeldColumns(_ record: ChangeSet.Record, excluding: Set<SiteID>) -> ChangeSet.Record {
+        guard !excluding.isEmpty, record.isLive, excluding.contains(record.rowSite) else { return record }
+        var sent = record
+        for (index, column) in record.presentColumns where excluding.contains(column.site) {
+            sent.columns[index] = nil
+        }
+        return sent
     }
 
     /// The sites whose writes `record` carries: its columns' writers, or, for a tombstone or

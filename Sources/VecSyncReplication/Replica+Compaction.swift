@@ -33,13 +33,15 @@ extension Replica {
     /// went can bring the row back, so the number must be what every peer has merged of
     /// this replica's changes (a cursor `changes(since:)` returned to all of them).
     /// Throws ``SyncError/invalidArgument(name:value:reason:)`` for a negative number or one
-    /// beyond ``currentSequence()``.
+    /// beyond ``currentSequence()``, and — unless `force` is true — for one past what a peer
+    /// this replica knows (``peers()``) has acknowledged merging: its tombstones would go
+    /// before that peer has the deletes, and the two would stay different for good.
     ///
     /// ```swift
     /// try replica.compactTombstones(acknowledgedThrough: server.lowestCursor(of: replica.site))
     /// ```
     @discardableResult
-    public func compactTombstones(acknowledgedThrough acknowledged: Int64) throws -> Int {
+    public func compactTombstones(acknowledgedThrough acknowledged: Int64, force: Bool = false) throws -> Int {
         try SyncError.wrap {
             try writer.write { db in
                 let current = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
@@ -49,6 +51,18 @@ extension Replica {
                         reason:
                             "an acknowledged sequence number lies between 0 and the replica's current sequence, \(current)"
                     )
+                }
+                let behind = try Row.fetchAll(
+                    db, sql: "SELECT site, acknowledged FROM vecsync_peers WHERE acknowledged < ? ORDER BY site",
+                    arguments: [acknowledged])
+                if !force, !behind.isEmpty {
+                    let peers = behind.map { "\($0["site"] as String) (through \($0["acknowledged"] as Int64))" }
+                    throw SyncError.invalidArgument(
+                        name: "acknowledgedThrough", value: "\(acknowledged)",
+                        reason:
+                            "known peers have acknowledged less of this replica's changes: \(peers.joined(separator: ", ")); "
+                            + "a tombstone they have not merged would go, and they would keep the row for good "
+                            + "(pass force: true if they have merged it all the same)")
                 }
                 return try Self.compact(db, through: acknowledged)
             }

@@ -23,10 +23,13 @@ extension Replica {
         guard changeSet.origin != site else { throw SyncError.ownChangeSet(site: site) }
         return try SyncError.wrap {
             try writer.write { db in
+                let wroteLocally = try Self.wroteLocallySinceRetry(db)
                 var (report, changedKeys) = try Self.apply(db, changeSet, localSite: site, options: options)
-                report.releasedFromQuarantine = try Self.retryQuarantine(
-                    db, localSite: site, options: options,
+                let released = try Self.retryQuarantine(
+                    db, localSite: site, options: options, after: [report], wroteLocally: wroteLocally,
                     changedKeys: &changedKeys)
+                report.releasedFromQuarantine = released.changes
+                report.released = released.rows
                 report.refreshedIndexes = try Self.finishMerge(db, changedKeys: changedKeys)
                 return report
             }
@@ -73,6 +76,7 @@ extension Replica {
         guard !changeSets.isEmpty else { return [] }
         return try SyncError.wrap {
             try writer.write { db in
+                let wroteLocally = try Self.wroteLocallySinceRetry(db)
                 var reports: [MergeReport] = []
                 var changedKeys: [String: [DatabaseValue]] = [:]
                 for changeSet in changeSets {
@@ -80,8 +84,11 @@ extension Replica {
                     reports.append(report)
                     changedKeys.merge(changed) { $0 + $1 }
                 }
-                reports[reports.count - 1].releasedFromQuarantine = try Self.retryQuarantine(
-                    db, localSite: site, options: options, changedKeys: &changedKeys)
+                let released = try Self.retryQuarantine(
+                    db, localSite: site, options: options, after: reports, wroteLocally: wroteLocally,
+                    changedKeys: &changedKeys)
+                reports[reports.count - 1].releasedFromQuarantine = released.changes
+                reports[reports.count - 1].released = released.rows
                 let refreshed = try Self.finishMerge(db, changedKeys: changedKeys)
                 reports[reports.count - 1].refreshedIndexes = refreshed
                 return reports
@@ -102,61 +109,6 @@ extension Replica {
                     }
             }
         }
-    }
-
-    /// Tries the quarantined rows again, inside the merge's transaction: the changes of one
-    /// row are joined into one record (``joined(_:)``), merged as a change set of their own,
-    /// and kept again, with the new reason, if they still cannot be merged. Returns how many
-    /// kept changes were released.
-    static func retryQuarantine(
-        _ db: Database, localSite: SiteID, options: Options,
-        changedKeys: inout [String: [DatabaseValue]]
-    ) throws -> Int {
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT tbl, pk, reason, origin, change_set FROM vecsync_quarantine ORDER BY id")
-        guard !rows.isEmpty else { return 0 }
-        try db.execute(sql: "DELETE FROM vecsync_quarantine")
-        // The changes of each row, in arrival order.
-        var order: [[DatabaseValue]] = []
-        var groups: [[DatabaseValue]: [Row]] = [:]
-        for row in rows {
-            let id: [DatabaseValue] = [row["tbl"], row["pk"]]
-            if groups[id] == nil { order.append(id) }
-            groups[id, default: []].append(row)
-        }
-        var released = 0
-        for id in order {
-            guard let group = groups[id] else { continue }
-            let changeSets = try group.map { try ChangeSet(serialized: $0["change_set"] as Data) }
-            guard let joined = joined(changeSets) else {
-                // Changes that cannot be joined stay as they were.
-                for row in group {
-                    try db.execute(
-                        sql:
-                            "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
-                        arguments: [row["origin"], row["tbl"], row["pk"], row["reason"], row["change_set"]])
-                }
-                continue
-            }
-            do {
-                var merge = ChangeSetMerge(db, joined, localSite: localSite, options: options)
-                try db.inSavepoint {
-                    try merge.run()
-                    return .commit
-                }
-                if merge.report.quarantined.isEmpty { released += group.count }
-                changedKeys.merge(merge.changedKeys) { $0 + $1 }
-            } catch let error as VecSyncError {
-                // The row's table changed or is no longer tracked: keep the changes as they were.
-                for row in group {
-                    try db.execute(
-                        sql:
-                            "INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set) VALUES (?, ?, ?, ?, ?)",
-                        arguments: [row["origin"], row["tbl"], row["pk"], error.description, row["change_set"]])
-                }
-            }
-        }
-        return released
     }
 
     /// One change set holding the join of the records of `changeSets` (changes of one row):

@@ -39,9 +39,11 @@ extension Replica {
         }
         var rows = 0
         var merged = 0
-        for (changeSet, result) in zip(changeSets, results) {
-            if case .success = result {
-                rows += changeSet.records.count
+        for result in results {
+            if case .success(let report) = result {
+                // A row counts as merged once it is in its table: not while quarantined,
+                // and when a later merge releases it.
+                rows += report.rowsMerged
                 merged += 1
             }
         }

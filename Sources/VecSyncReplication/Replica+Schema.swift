@@ -120,12 +120,21 @@ extension Replica {
                     try Self.noteUnverified(db, table: before, report: &report)
                 }
                 let snapshot = try Self.snapshot(db, of: before)
+                let tablesBefore = try Self.tableNames(db)
                 try db.execute(sql: TriggerSQL.drop(triggers.triggerNames + triggers.guardTriggerNames))
+                try db.execute(sql: TriggerSQL.drop(CounterSQL(table: before, columns: [], site: site).triggerNames))
                 try body(db)
+                var current = before
+                if let renamed = try Self.renamedTable(db, before, tablesBefore: tablesBefore) {
+                    current = try Self.recordRename(db, of: before, to: renamed, report: &report)
+                }
                 try Self.commitAlter(
-                    db, before: before, renames: renames, snapshot: snapshot, site: site, report: &report)
-                try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [before.name])
-                if wasSuspended, let after = try Self.recordedTables(db).first(where: { $0.name == before.name }) {
+                    db, before: current, renames: renames, snapshot: snapshot, site: site, report: &report)
+                try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [current.name])
+                if let after = try Self.recordedTables(db).first(where: { $0.name == current.name }) {
+                    try Self.installCounters(db, table: after, site: site)
+                }
+                if wasSuspended, let after = try Self.recordedTables(db).first(where: { $0.name == current.name }) {
                     try Self.resendAll(db, table: after)
                     report.resumedTables.append(after.name)
                 }
@@ -134,6 +143,60 @@ extension Replica {
                 return report
             }
         }
+    }
+
+    /// The application's tables (not the engine's or SQLite's), by name.
+    private static func tableNames(_ db: Database) throws -> Set<String> {
+        Set(
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table'
+                    AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'vecsync\\_%' ESCAPE '\\'
+                    """))
+    }
+
+    /// The name `table` took in an `alter` body that renamed it (`ALTER TABLE … RENAME TO`):
+    /// the one table the body made, when `table` is gone and that table has the same key.
+    private static func renamedTable(_ db: Database, _ table: TrackedTable, tablesBefore: Set<String>) throws
+        -> String?
+    {
+        guard try !db.tableExists(table.name) else { return nil }
+        let made = try tableNames(db).subtracting(tablesBefore)
+        guard made.count == 1, let name = made.first,
+            let live = try? TrackedTable.introspect(
+                db, table: name, authority: table.authority, checkingKeyKind: false),
+            live.primaryKey.lowercased() == table.primaryKey.lowercased(), live.keyKind == table.keyKind
+        else { return nil }
+        return live.name
+    }
+
+    /// Moves what the engine keeps of `table` to its new name `name`: the clock table, the
+    /// record, kept values, quarantined rows and retired columns; and notes the rename in
+    /// `vecsync_retired` (`col` empty, `renamed_to` the new name), so change sets that still
+    /// name the old table merge into the new one. Returns the table under its new name.
+    private static func recordRename(
+        _ db: Database, of table: TrackedTable, to name: String, report: inout SchemaReport
+    ) throws -> TrackedTable {
+        let renamed = TrackedTable(
+            name: name, primaryKey: table.primaryKey, keyKind: table.keyKind, columns: table.columns,
+            declaredTypes: table.declaredTypes, authority: table.authority)
+        try db.execute(sql: "ALTER TABLE \(table.clockTable.quotedName) RENAME TO \(renamed.clockTable.quotedName)")
+        try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [table.name])
+        try record(renamed, db)
+        for engineTable in ["vecsync_pending", "vecsync_quarantine", "vecsync_unverified", "vecsync_suspended"] {
+            try db.execute(
+                sql: "UPDATE OR REPLACE \(engineTable) SET tbl = ? WHERE tbl = ?", arguments: [name, table.name])
+        }
+        try db.execute(
+            sql: "UPDATE OR REPLACE vecsync_retired SET tbl = ? WHERE tbl = ? AND col <> ''",
+            arguments: [name, table.name])
+        try db.execute(sql: "DELETE FROM vecsync_retired WHERE tbl = ? COLLATE NOCASE AND col = ''", arguments: [name])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, '', ?)",
+            arguments: [table.name, name])
+        report.renamedTables[table.name] = name
+        return renamed
     }
 
     // MARK: Checking
@@ -673,6 +736,7 @@ extension SchemaReport {
         droppedColumns.merge(other.droppedColumns) { $0 + $1 }
         renamedColumns.merge(other.renamedColumns) { $0.merging($1) { $1 } }
         droppedTables += other.droppedTables
+        renamedTables.merge(other.renamedTables) { $1 }
         restoredTables += other.restoredTables
         unverifiedTables.merge(other.unverifiedTables) { $1 }
         recordedRows += other.recordedRows

@@ -10,6 +10,9 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
     public var renamedColumns: [String: [String: String]] = [:]
     /// Tables dropped by an `alter` call: no longer tracked, their incoming changes ignored.
     public var droppedTables: [String] = []
+    /// Tables renamed by an `alter` call: old name to new name. They sync under the new name;
+    /// changes peers still make under the old one merge into it.
+    public var renamedTables: [String: String] = [:]
     /// Tables whose capture triggers had vanished (the table was dropped and re-created, as
     /// SQLite's 12-step rebuild does) and were put back.
     public var restoredTables: [String] = []
@@ -61,6 +64,7 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
             lines.append("\(table): columns renamed \(pairs.joined(separator: ", "))")
         }
         for table in droppedTables { lines.append("\(table): dropped, no longer tracked") }
+        for (old, new) in renamedTables.sorted(by: { $0.key < $1.key }) { lines.append("\(old): renamed \(new)") }
         for table in restoredTables { lines.append("\(table): capture restored after the table was re-created") }
         for (table, reason) in unverifiedTables.sorted(by: { $0.key < $1.key }) {
             lines.append("\(table): values may have changed without capture: \(reason)")

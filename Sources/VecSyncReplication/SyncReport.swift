@@ -32,8 +32,21 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     public var ignored: Int { merges.reduce(0) { $0 + $1.ignored } }
     /// Conflicts over all merges.
     public var conflicts: Int { merges.reduce(0) { $0 + $1.conflicts } }
-    /// Rows quarantined by this sync's merges, each with its reason.
-    public var quarantined: [QuarantinedRecord] { merges.flatMap(\.quarantined) }
+    /// Rows quarantined by this sync's merges and still in quarantine when it ended, each
+    /// with its reason (the last one, for a row quarantined twice); a row a later merge of
+    /// the same sync released is not among them.
+    public var quarantined: [QuarantinedRecord] {
+        var order: [[SyncValue]] = []
+        var kept: [[SyncValue]: QuarantinedRecord] = [:]
+        for merge in merges {
+            for record in merge.quarantined {
+                if kept[record.rowID] == nil { order.append(record.rowID) }
+                kept[record.rowID] = record
+            }
+            for record in merge.released { kept[record.rowID] = nil }
+        }
+        return order.compactMap { kept[$0] }
+    }
     /// Rows released from quarantine over all merges.
     public var releasedFromQuarantine: Int { merges.reduce(0) { $0 + $1.releasedFromQuarantine } }
     /// Rows deleted because their parent row was deleted, over all merges.

@@ -2,6 +2,12 @@ import Foundation
 import VecSyncCore
 
 extension PhotoStore {
+    /// Creates the tables, indexes and triggers when missing. Notes and album entries declare
+    /// their relations (`REFERENCES … ON DELETE CASCADE`): deleting a photo or an album takes
+    /// them along, and the sync engine, which follows declared foreign keys between tracked
+    /// tables, deletes a note or an album entry added on one device to a photo deleted
+    /// concurrently on another, on every device. (A database made before the relations were
+    /// declared keeps its tables as they are.)
     static func createSchema(_ db: Database, dimensions: Int, index: VectorIndex) throws {
         try db.execute(
             sql: """
@@ -23,7 +29,7 @@ extension PhotoStore {
                 );
                 CREATE TABLE IF NOT EXISTS notes (
                   id TEXT PRIMARY KEY,
-                  photo_id TEXT NOT NULL,
+                  photo_id TEXT NOT NULL REFERENCES photos(source_id) ON DELETE CASCADE,
                   content TEXT NOT NULL DEFAULT '',
                   created_at INTEGER NOT NULL DEFAULT 0,
                   updated_at INTEGER NOT NULL DEFAULT 0
@@ -38,8 +44,8 @@ extension PhotoStore {
                 CREATE INDEX IF NOT EXISTS albums_name_idx ON albums(name);
                 CREATE TABLE IF NOT EXISTS album_photos (
                   id TEXT PRIMARY KEY,              -- json_array(album_id, photo_id): the same on every device
-                  album_id TEXT NOT NULL,
-                  photo_id TEXT NOT NULL,
+                  album_id TEXT NOT NULL REFERENCES albums(id) ON DELETE CASCADE,
+                  photo_id TEXT NOT NULL REFERENCES photos(source_id) ON DELETE CASCADE,
                   added_at INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE INDEX IF NOT EXISTS album_photos_album_idx ON album_photos(album_id, photo_id);

@@ -87,14 +87,14 @@ struct ChangeSetFormatTests {
         #expect(try b.merge(serialized: old).inserted == 3)
     }
 
-    @Test("batches hold at most 400 rows and about 1 MB, and together hold every row once")
+    @Test("bounded batches hold at most 400 rows and about 1 MB, and together hold every row once")
     func batchesAreBounded() throws {
         let replica = try Self.replicaWithPhotos(1_000, dimensions: 768)
         var cursor: Int64 = 0
         var seen = Set<SyncValue>()
         var batches = 0
         while true {
-            let batch = try replica.changes(since: cursor)
+            let batch = try replica.changes(since: cursor, maximumRows: 400, maximumBytes: 1_000_000)
             if batch.isEmpty { break }
             batches += 1
             #expect(batch.records.count <= 400)

@@ -1,0 +1,258 @@
+import Foundation
+import GRDB
+import VecSyncCore
+
+extension Replica {
+    /// The key in `vecsync_state` holding the local sequence number at the end of the last
+    /// retry of the quarantine: a replica whose sequence moved past it between merges wrote
+    /// rows of its own, which may be parents that quarantined rows wait for.
+    static let quarantineCheckedKey = "quarantine_checked"
+
+    /// Whether this replica wrote rows of its own since the last retry of the quarantine
+    /// (its sequence number moved outside a merge). Read before a merge writes anything.
+    static func wroteLocallySinceRetry(_ db: Database) throws -> Bool {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM vecsync_quarantine LIMIT 1") == true else { return false }
+        let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
+        let checked = try Int64.fetchOne(
+            db, sql: "SELECT value FROM vecsync_state WHERE key = ?", arguments: [quarantineCheckedKey])
+        return checked.map { seq > $0 } ?? true
+    }
+
+    /// Tries quarantined rows again, inside the merge's transaction, at the cost of the rows
+    /// tried: those that wait for a row this transaction changed (a parent that arrived, or
+    /// an earlier change of their own row: `waits_tbl`/`waits_pk`), those that wait for
+    /// nothing named (a table not tracked yet, a schema that differs, a local constraint),
+    /// and, when the replica wrote rows of its own since the last retry (`wroteLocally`),
+    /// those whose parent is now here. Rows released this way are parents in their turn, so
+    /// the retry goes on with the rows that wait for them (grandchildren) until nothing more
+    /// is released.
+    ///
+    /// The changes of one row are joined into one record (``joined(_:)``); the records of
+    /// one origin are merged as one change set, parents first; a record that still cannot
+    /// merge is kept again with its new reason. Returns how many kept changes were released
+    /// and the rows they belong to.
+    static func retryQuarantine(
+        _ db: Database, localSite: SiteID, options: Options, after reports: [MergeReport], wroteLocally: Bool,
+        changedKeys: inout [String: [DatabaseValue]]
+    ) throws -> (changes: Int, rows: [QuarantinedRecord]) {
+        defer { try? markQuarantineChecked(db) }
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM vecsync_quarantine LIMIT 1") == true else { return (0, []) }
+        var arrivals = changedKeys
+        for report in reports {
+            for change in report.accepted { arrivals[change.table, default: []].append(change.key.databaseValue) }
+        }
+        var candidates = try rowsWaitingForNothing(db)
+        if wroteLocally { candidates += try rowsWhoseParentIsHere(db) }
+        var tried = Set<[DatabaseValue]>()
+        var releasedChanges = 0
+        var releasedRows: [QuarantinedRecord] = []
+        while true {
+            candidates += try rowsWaiting(for: arrivals, db)
+            let ids = candidates.filter { tried.insert($0).inserted }
+            candidates = []
+            guard !ids.isEmpty else { break }
+            let groups = try takeQuarantined(ids, db)
+            let outcome = try mergeQuarantined(groups, db, localSite: localSite, options: options)
+            releasedChanges += outcome.changes
+            releasedRows += outcome.rows
+            changedKeys.merge(outcome.changedKeys) { $0 + $1 }
+            arrivals = outcome.changedKeys
+            for change in outcome.accepted { arrivals[change.table, default: []].append(change.key.databaseValue) }
+        }
+        return (releasedChanges, releasedRows)
+    }
+
+    /// Notes the local sequence number the quarantine was last tried at.
+    private static func markQuarantineChecked(_ db: Database) throws {
+        let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO vecsync_state (key, value) VALUES (?, ?)",
+            arguments: [quarantineCheckedKey, seq])
+    }
+
+    /// The rows (table and key) with a change in quarantine that waits for nothing named,
+    /// in arrival order.
+    private static func rowsWaitingForNothing(_ db: Database) throws -> [[DatabaseValue]] {
+        try Row.fetchAll(
+            db, sql: "SELECT tbl, pk FROM vecsync_quarantine WHERE waits_tbl IS NULL GROUP BY tbl, pk ORDER BY min(id)"
+        ).map { [$0["tbl"], $0["pk"]] }
+    }
+
+    /// The rows with a change in quarantine that waits for one of `keys` (by table).
+    private static func rowsWaiting(for keys: [String: [DatabaseValue]], _ db: Database) throws -> [[DatabaseValue]] {
+        guard !keys.isEmpty else { return [] }
+        let statement = try db.cachedStatement(
+            sql: "SELECT tbl, pk FROM vecsync_quarantine WHERE waits_tbl = ? AND waits_pk = ? ORDER BY id")
+        var rows: [[DatabaseValue]] = []
+        for (table, tableKeys) in keys.sorted(by: { $0.key < $1.key }) {
+            var seen = Set<DatabaseValue>()
+            for key in tableKeys where seen.insert(key).inserted {
+                for row in try Row.fetchAll(statement, arguments: [table, key]) {
+                    rows.append([row["tbl"], row["pk"]])
+                }
+            }
+        }
+        return rows
+    }
+
+    /// The rows with a change in quarantine that waits for a row that is now in its table
+    /// (written here outside any merge).
+    private static func rowsWhoseParentIsHere(_ db: Database) throws -> [[DatabaseValue]] {
+        let waited = try String.fetchAll(
+            db, sql: "SELECT DISTINCT waits_tbl FROM vecsync_quarantine WHERE waits_tbl IS NOT NULL")
+        let tables = try recordedTables(db)
+        var rows: [[DatabaseValue]] = []
+        for name in waited {
+            guard let table = tables.first(where: { $0.name == name }) else { continue }
+            rows += try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT q.tbl, q.pk FROM vecsync_quarantine AS q WHERE q.waits_tbl = ? AND EXISTS
+                    (SELECT 1 FROM \(table.name.quotedSQLIdentifier) AS p WHERE p.\(table.primaryKey.quotedSQLIdentifier) = q.waits_pk)
+                    ORDER BY q.id
+                    """, arguments: [name]
+            ).map { [$0["tbl"], $0["pk"]] }
+        }
+        return rows
+    }
+
+    /// One row's kept changes, in arrival order, taken out of the quarantine.
+    private struct QuarantineGroup {
+        let rows: [Row]
+        var table: String { rows[0]["tbl"] }
+        var key: DatabaseValue { rows[0]["pk"] }
+    }
+
+    /// Takes every kept change of the rows `ids` (table and key) out of the quarantine.
+    private static func takeQuarantined(_ ids: [[DatabaseValue]], _ db: Database) throws -> [QuarantineGroup] {
+        let select = try db.cachedStatement(
+            sql: """
+                SELECT tbl, pk, reason, origin, change_set, waits_tbl, waits_pk FROM vecsync_quarantine
+                WHERE tbl = ? AND pk = ? ORDER BY id
+                """)
+        let delete = try db.cachedStatement(sql: "DELETE FROM vecsync_quarantine WHERE tbl = ? AND pk = ?")
+        var groups: [QuarantineGroup] = []
+        for id in ids {
+            let rows = try Row.fetchAll(select, arguments: StatementArguments(id))
+            guard !rows.isEmpty else { continue }
+            try delete.execute(arguments: StatementArguments(id))
+            groups.append(QuarantineGroup(rows: rows))
+        }
+        return groups
+    }
+
+    /// Puts a group's kept changes back as they were (with `reason` instead, when given).
+    private static func keepAgain(_ group: QuarantineGroup, reason: String? = nil, _ db: Database) throws {
+        for row in group.rows {
+            try db.execute(
+                sql: """
+                    INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set, waits_tbl, waits_pk)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    row["origin"], row["tbl"], row["pk"], reason ?? row["reason"], row["change_set"], row["waits_tbl"],
+                    row["waits_pk"],
+                ])
+        }
+    }
+
+    /// What merging taken-out groups did.
+    private struct RetryOutcome {
+        var changes = 0
+        var rows: [QuarantinedRecord] = []
+        var changedKeys: [String: [DatabaseValue]] = [:]
+        var accepted: [MergeReport.AcceptedChange] = []
+    }
+
+    /// Merges the groups: the joined records of each origin as one change set; when that
+    /// change set fails as a whole (a table that changed or is no longer tracked), each
+    /// group alone, so the others still merge.
+    private static func mergeQuarantined(
+        _ groups: [QuarantineGroup], _ db: Database, localSite: SiteID, options: Options
+    ) throws -> RetryOutcome {
+        var outcome = RetryOutcome()
+        // Joined records by origin, in the order the groups came.
+        var origins: [SiteID] = []
+        var byOrigin: [SiteID: [(group: QuarantineGroup, changeSet: ChangeSet)]] = [:]
+        for group in groups {
+            let changeSets = try group.rows.map { try ChangeSet(serialized: $0["change_set"] as Data) }
+            guard let joined = joined(changeSets) else {
+                // Changes that cannot be joined stay as they were.
+                try keepAgain(group, db)
+                continue
+            }
+            if byOrigin[joined.origin] == nil { origins.append(joined.origin) }
+            byOrigin[joined.origin, default: []].append((group, joined))
+        }
+        for origin in origins {
+            guard let members = byOrigin[origin] else { continue }
+            if let merged = try mergeTogether(members.map(\.changeSet), db, localSite: localSite, options: options) {
+                record(merged, of: members.map(\.group), into: &outcome)
+                continue
+            }
+            for member in members {
+                do {
+                    var merge = ChangeSetMerge(db, member.changeSet, localSite: localSite, options: options)
+                    try db.inSavepoint {
+                        try merge.run()
+                        return .commit
+                    }
+                    record(merge, of: [member.group], into: &outcome)
+                } catch let error as VecSyncError {
+                    // The row's table changed or is no longer tracked: keep the changes as they were.
+                    try keepAgain(member.group, reason: error.description, db)
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// Merges one-record change sets of one origin as one change set, in a savepoint; nil
+    /// (and nothing written) when it fails as a whole.
+    private static func mergeTogether(
+        _ changeSets: [ChangeSet], _ db: Database, localSite: SiteID, options: Options
+    ) throws -> ChangeSetMerge? {
+        guard var combined = changeSets.first else { return nil }
+        var tables: [ChangeSet.Table] = []
+        var records: [ChangeSet.Record] = []
+        for changeSet in changeSets {
+            guard let table = changeSet.tables.first, var record = changeSet.records.first else { continue }
+            if let index = tables.firstIndex(of: table) {
+                record.table = index
+            } else {
+                record.table = tables.count
+                tables.append(table)
+            }
+            records.append(record)
+        }
+        combined.tables = tables
+        combined.records = records
+        var merge = ChangeSetMerge(db, combined, localSite: localSite, options: options)
+        do {
+            try db.inSavepoint {
+                try merge.run()
+                return .commit
+            }
+        } catch is VecSyncError {
+            return nil
+        }
+        return merge
+    }
+
+    /// Counts the groups a retry merged (those whose row was not quarantined again) as
+    /// released, and gathers what the merge changed.
+    private static func record(_ merge: ChangeSetMerge, of groups: [QuarantineGroup], into outcome: inout RetryOutcome)
+    {
+        let kept = Set(merge.report.quarantined.map { [$0.table.databaseValue, $0.key.databaseValue] })
+        for group in groups where !kept.contains([group.table.databaseValue, group.key]) {
+            outcome.changes += group.rows.count
+            let last = group.rows[group.rows.count - 1]
+            outcome.rows.append(
+                QuarantinedRecord(
+                    origin: SiteID(last["origin"] as String), table: group.table, key: SyncValue(group.key),
+                    reason: last["reason"]))
+        }
+        outcome.changedKeys.merge(merge.changedKeys) { $0 + $1 }
+        outcome.accepted += merge.report.accepted
+    }
+}
