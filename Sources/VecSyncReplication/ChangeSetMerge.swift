@@ -187,7 +187,6 @@ struct ChangeSetMerge {
             try merge(record)
         }
         try deleteOrphans()
-        try recomputeCounters()
         try recordCursor()
     }
 
@@ -926,31 +925,6 @@ struct ChangeSetMerge {
                 }
             }
             if deleted == 0 { return }
-        }
-    }
-
-    /// Step 6b: sets the counter columns (``CounterSQL``) of every row whose contributions or
-    /// values this merge changed to the sum of the contributions.
-    private mutating func recomputeCounters() throws {
-        var rows: [String: [DatabaseValue]] = [:]
-        if let contributions = changedKeys[CounterSQL.contributions] {
-            let statement = try db.cachedStatement(sql: "SELECT tbl, pk FROM \(CounterSQL.contributions) WHERE id = ?")
-            for id in contributions {
-                if let row = try Row.fetchOne(statement, arguments: [id]) {
-                    rows[row["tbl"], default: []].append(row["pk"])
-                }
-            }
-        }
-        for (name, keys) in changedKeys where name != CounterSQL.contributions { rows[name, default: []] += keys }
-        for (name, keys) in rows.sorted(by: { $0.key < $1.key }) {
-            guard let table = trackedTables[name.lowercased()] else { continue }
-            let columns = try Replica.counterColumns(db, of: table)
-            guard !columns.isEmpty else { continue }
-            var seen = Set<DatabaseValue>()
-            for key in keys where seen.insert(key).inserted {
-                try CounterSQL.recompute(db, table: table, columns: columns, key: key)
-                changedKeys[table.name, default: []].append(key)
-            }
         }
     }
 
