@@ -315,6 +315,32 @@ static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
 
 /* ---- 2. scan ------------------------------------------------------------------------------ */
 
+/* What every part of a block scan reads (vec0ScanRun runs the parts, on helper threads
+** when the table is large): the query and its restrictions, never written while they run. */
+typedef struct Vec0ScanQuery Vec0ScanQuery;
+struct Vec0ScanQuery {
+  Vec0Table *p;               /* The table: its declaration and copy */
+  const float *q;             /* The query: float32, or an int8/bit column's bytes */
+  float qNorm;                /* float32: its L2 norm */
+  const unsigned char *aMask; /* Slots the filters pass, or NULL */
+  const Vec0Range *pRange;    /* A distance range, or NULL */
+  const Vec0QuantQuery *pQQ;  /* Quantized tables: the query's code */
+  float *aDist;               /* bit codes: every slot's Hamming distance (parts write theirs) */
+  sqlite3_int64 *aCount;      /* bit codes: how many rows at each distance (folded) */
+  int nMax;                   /* bit codes: the largest distance */
+  float *A;                   /* int8/bit columns, streamed: one chunk's vectors */
+  Vec0Reader *pReader;        /* int8/bit columns, streamed: reads them (bSerial) */
+};
+
+static void vec0ScanQueryInit(Vec0ScanQuery *s, Vec0Table *p, const float *q,
+                              const unsigned char *aMask, const Vec0Range *pRange){
+  memset(s, 0, sizeof(*s));
+  s->p = p;
+  s->q = q;
+  s->aMask = aMask;
+  s->pRange = pRange;
+}
+
 /* Live rows of chunk c (its first slot iBase, nRow rows) that pass aMask. */
 static int vec0MaskPass(const unsigned char *aMask, const Vec0Chunk *c, sqlite3_int64 iBase,
                         int nRow){
@@ -396,31 +422,23 @@ static int vec0SearchStreamed(Vec0Table *p, const float *q, sqlite3_int64 k,
   return rc;
 }
 
-/* The bit scan: the Hamming distance of every live row that passes aMask, then the rows
-** nearer than the distance at which nWide rows are reached, and as many at that distance
-** as fit, go into pWide. Distances are small integers: a histogram finds that distance
-** in one pass, with no heap to keep while scanning. */
-static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsigned char *aMask,
-                             sqlite3_int64 nWide, VsTopK *pWide){
+/* The bit scan of chunks iFirst..iEnd-1: each slot's Hamming distance into aDist (-1 for
+** a row that is gone or filtered out), the distances counted in the part's histogram. */
+static int vec0ScanBitPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
+  const Vec0ScanQuery *s = (const Vec0ScanQuery*)pJob->pCtx;
+  Vec0Table *p = s->p;
   const Vec0Snapshot *v = p->pView;
-  /* Distances go up to 8*nCode (a damaged file's codes may set the padding bits). */
-  int nChunk = p->cfg.nChunk, nMax = 8*pQ->nCode;
-  sqlite3_int64 *aCount = sqlite3_malloc64(sizeof(sqlite3_int64)*((size_t)nMax + 1));
-  float *aDist = sqlite3_malloc64(sizeof(float)*(size_t)(v->nSlot ? v->nSlot : 1));
-  sqlite3_int64 iSlot, nBelow = 0, nAtEdge;
-  int b, iEdge = nMax;
-  if( aCount==0 || aDist==0 ){
-    sqlite3_free(aCount);
-    sqlite3_free(aDist);
-    return SQLITE_NOMEM;
-  }
-  memset(aCount, 0, sizeof(sqlite3_int64)*((size_t)nMax + 1));
-  for(b=0; b<v->nChunkAlloc; b++){
+  const unsigned char *aMask = s->aMask;
+  sqlite3_int64 *aCount = (sqlite3_int64*)pPart->pScratch;
+  float *aDist = s->aDist;
+  int nChunk = p->cfg.nChunk, b;
+  memset(aCount, 0, sizeof(sqlite3_int64)*((size_t)s->nMax + 1));
+  for(b=pPart->iFirst; b<pPart->iEnd; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b), i;
     if( nRow<=0 ) break;
-    vec0QuantScore(pQ, c->aCode, 0, c->aNorm, nRow, aDist + iBase);
+    vec0QuantScore(s->pQQ, c->aCode, 0, c->aNorm, nRow, aDist + iBase);
     for(i=0; i<nRow; i++){
       if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ){
         aDist[iBase+i] = -1.0f;
@@ -429,25 +447,108 @@ static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsig
       }
     }
   }
+  return SQLITE_OK;
+}
+
+/* Add a part's histogram to the scan's. */
+static void vec0FoldBitCounts(const Vec0ScanJob *pJob, const Vec0ScanPart *pPart){
+  const Vec0ScanQuery *s = (const Vec0ScanQuery*)pJob->pCtx;
+  const sqlite3_int64 *aPart = (const sqlite3_int64*)pPart->pScratch;
+  int d;
+  for(d=0; d<=s->nMax; d++) s->aCount[d] += aPart[d];
+}
+
+/* The bit scan: the Hamming distance of every live row that passes aMask, then the rows
+** nearer than the distance at which nWide rows are reached, and as many at that distance
+** as fit (the smallest rowids: pWide ranks by (distance, rowid)), go into pWide. Distances
+** are small integers: a histogram finds that distance in one pass, with no heap to keep
+** while scanning. */
+static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsigned char *aMask,
+                             sqlite3_int64 nWide, VsTopK *pWide){
+  const Vec0Snapshot *v = p->pView;
+  /* Distances go up to 8*nCode (a damaged file's codes may set the padding bits). */
+  int nChunk = p->cfg.nChunk, nMax = 8*pQ->nCode;
+  Vec0ScanQuery s;
+  Vec0ScanJob job;
+  sqlite3_int64 iSlot, nBelow = 0;
+  int b, rc, iEdge = nMax;
+
+  vec0ScanQueryInit(&s, p, 0, aMask, 0);
+  s.pQQ = pQ;
+  s.nMax = nMax;
+  s.aCount = sqlite3_malloc64(sizeof(sqlite3_int64)*((size_t)nMax + 1));
+  s.aDist = sqlite3_malloc64(sizeof(float)*(size_t)(v->nSlot ? v->nSlot : 1));
+  if( s.aCount==0 || s.aDist==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  memset(s.aCount, 0, sizeof(sqlite3_int64)*((size_t)nMax + 1));
+  memset(&job, 0, sizeof(job));
+  job.xPart = vec0ScanBitPart;
+  job.pCtx = &s;
+  job.nScratch = sizeof(sqlite3_int64)*((size_t)nMax + 1);   /* the part's histogram */
+  job.xFold = vec0FoldBitCounts;
+  rc = vec0ScanRun(p, &job, 0);
+  if( rc!=SQLITE_OK ) goto cleanup;
+
   /* The edge: the smallest distance at which the count reaches nWide. */
   for(b=0; b<=nMax; b++){
-    if( nBelow + aCount[b]>=nWide ){ iEdge = b; break; }
-    nBelow += aCount[b];
+    if( nBelow + s.aCount[b]>=nWide ){ iEdge = b; break; }
+    nBelow += s.aCount[b];
   }
-  nAtEdge = nWide - nBelow;
   for(iSlot=0; iSlot<v->nSlot; iSlot++){
-    float d = aDist[iSlot];
+    float d = s.aDist[iSlot];
     const Vec0Chunk *c;
     if( d<0.0f || d>(float)iEdge ) continue;
-    if( d==(float)iEdge ){
-      if( nAtEdge<=0 ) continue;
-      nAtEdge--;
-    }
     c = v->apChunk[iSlot/nChunk];
     vsTopKPush(pWide, d, c->aRowid[iSlot%nChunk], iSlot);
   }
-  sqlite3_free(aCount);
-  sqlite3_free(aDist);
+
+cleanup:
+  sqlite3_free(s.aCount);
+  sqlite3_free(s.aDist);
+  return rc;
+}
+
+/* The int8-code scan of chunks iFirst..iEnd-1 into the part's heap. */
+static int vec0ScanCodedPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
+  const Vec0ScanQuery *s = (const Vec0ScanQuery*)pJob->pCtx;
+  Vec0Table *p = s->p;
+  const Vec0Snapshot *v = p->pView;
+  const Vec0QuantQuery *pQQ = s->pQQ;
+  const unsigned char *aMask = s->aMask;
+  VsTopK *pScan = pPart->pTop;
+  float *aDist = (float*)pPart->pScratch;
+  int nChunk = p->cfg.nChunk, nCode = vec0QuantCodeBytes(&p->cfg);
+  int b;
+  for(b=pPart->iFirst; b<pPart->iEnd; b++){
+    const Vec0Chunk *c = v->apChunk[b];
+    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
+    int nRow = vec0ChunkRows(p, b);
+    double rBound = vsTopKBound(pScan);
+    int i;
+    if( nRow<=0 ) break;
+    if( aMask ){
+      int nPass = vec0MaskPass(aMask, c, iBase, nRow);
+      if( nPass==0 ) continue;
+      if( nPass*8 < nRow ){
+        for(i=0; i<nRow; i++){
+          if( aMask[iBase+i] && c->aLive[i] ){
+            float d = vec0QuantScoreOne(pQQ, c->aCode + (size_t)i*nCode,
+                                        c->aScale ? c->aScale[i] : 0.0f, c->aNorm[i]);
+            vsTopKPush(pScan, d, c->aRowid[i], iBase+i);
+          }
+        }
+        continue;
+      }
+    }
+    vec0QuantScore(pQQ, c->aCode, c->aScale, c->aNorm, nRow, aDist);
+    for(i=0; i<nRow; i++){
+      /* A tie with the worst kept candidate goes to the heap, which keeps the smaller
+      ** rowid: the candidates are the best by (coarse distance, rowid) whatever order
+      ** the chunks are scanned in, on one thread or several. */
+      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || !(aDist[i]<=rBound) ) continue;
+      vsTopKPush(pScan, aDist[i], c->aRowid[i], iBase+i);
+      rBound = vsTopKBound(pScan);
+    }
+  }
   return SQLITE_OK;
 }
 
@@ -462,70 +563,40 @@ static int vec0SearchCoded(Vec0Table *p, const float *q, sqlite3_int64 k,
   sqlite3_int64 nCand = k > 0x7fffffffffffffffLL/p->cfg.nOversample ? k : k*p->cfg.nOversample;
   Vec0QuantQuery qq;
   VsTopK wide;                /* bit: the Hamming scan's candidates, refined into pTop */
-  VsTopK *pScan = pTop;       /* the heap the scan fills */
-  float *aDist = 0;
-  int rc, b;
+  Vec0ScanQuery s;
+  Vec0ScanJob job;
+  int rc;
 
   memset(&qq, 0, sizeof(qq));
   memset(&wide, 0, sizeof(wide));
   if( nCand<vec0CandidateCap(k) ) nCand = vec0CandidateCap(k);
   rc = vsTopKInit(pTop, nCand, v->nLive);
+  if( rc==SQLITE_OK ) rc = vec0QuantQueryInit(&p->cfg, q, &qq);
   if( rc==SQLITE_OK && p->cfg.eQuant==VEC0_QUANT_BIT ){
     sqlite3_int64 nWide = nCand > 0x7fffffffffffffffLL/VEC0_BIT_WIDEN ? nCand
                         : nCand*VEC0_BIT_WIDEN;
+    int i;
     rc = vsTopKInit(&wide, nWide, v->nLive);
-    pScan = &wide;
-  }
-  if( rc==SQLITE_OK ) rc = vec0QuantQueryInit(&p->cfg, q, &qq);
-  if( rc==SQLITE_OK ){
-    aDist = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
-    if( aDist==0 ) rc = SQLITE_NOMEM;
-  }
-  if( rc==SQLITE_OK && pScan==&wide ) rc = vec0BitCandidates(p, &qq, aMask, wide.nCap, &wide);
-  for(b=0; rc==SQLITE_OK && pScan!=&wide && b<v->nChunkAlloc; b++){
-    const Vec0Chunk *c = v->apChunk[b];
-    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
-    int nRow = vec0ChunkRows(p, b);
-    double rBound = vsTopKBound(pScan);
-    int i;
-    if( nRow<=0 ) break;
-    if( aMask ){
-      int nPass = vec0MaskPass(aMask, c, iBase, nRow);
-      if( nPass==0 ) continue;
-      if( nPass*8 < nRow ){
-        for(i=0; i<nRow; i++){
-          if( aMask[iBase+i] && c->aLive[i] ){
-            float d = vec0QuantScoreOne(&qq, c->aCode + (size_t)i*nCode,
-                                        c->aScale ? c->aScale[i] : 0.0f, c->aNorm[i]);
-            vsTopKPush(pScan, d, c->aRowid[i], iBase+i);
-          }
-        }
-        continue;
-      }
-    }
-    vec0QuantScore(&qq, c->aCode, c->aScale, c->aNorm, nRow, aDist);
-    for(i=0; i<nRow; i++){
-      /* Coarse distances tie often (a Hamming distance is a small integer): a tie with the
-      ** worst kept candidate is passed over, the first one seen stays. */
-      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) || !(aDist[i]<rBound) ) continue;
-      vsTopKPush(pScan, aDist[i], c->aRowid[i], iBase+i);
-      rBound = vsTopKBound(pScan);
-    }
-  }
-  if( rc==SQLITE_OK && pScan==&wide ){
-    int i;
-    for(i=0; i<wide.n; i++){
+    if( rc==SQLITE_OK ) rc = vec0BitCandidates(p, &qq, aMask, wide.nCap, &wide);
+    for(i=0; rc==SQLITE_OK && i<wide.n; i++){
       const VsHit *h = &wide.a[i];
       const Vec0Chunk *c = v->apChunk[h->iSlot/nChunk];
       int iRow = (int)(h->iSlot%nChunk);
       vsTopKPush(pTop, vec0QuantRefineBits(&qq, c->aCode + (size_t)iRow*nCode, c->aNorm[iRow]),
                  h->iRowid, h->iSlot);
     }
+  }else if( rc==SQLITE_OK ){
+    vec0ScanQueryInit(&s, p, q, aMask, pRange);
+    s.pQQ = &qq;
+    memset(&job, 0, sizeof(job));
+    job.xPart = vec0ScanCodedPart;
+    job.pCtx = &s;
+    job.nScratch = sizeof(float)*(size_t)nChunk;   /* aDist */
+    rc = vec0ScanRun(p, &job, pTop);
   }
   if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, pTop);
   vsTopKFree(&wide);
   vec0QuantQueryClear(&qq);
-  sqlite3_free(aDist);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
 }
@@ -541,32 +612,22 @@ static int vec0TypedInRange(Vec0Table *p, const unsigned char *q, const unsigned
   return d==d && vec0InRange(pRange, d);
 }
 
-/* The scan of an int8[N] or bit[N] column: every live row that passes aMask gets its exact
-** key (vec0TypedScore: integer sums, AVX2 for int8, POPCNT for bits) from the copy, or
-** from T_vectors a chunk at a time when the copy is streamed (with a distance range, only
-** rows whose reported figure is inside it); the best k +
-** VEC0_RERANK_EXTRA by key then get the figure sqlite-vec reports (vec0TypedFigure), the
-** range is applied to it, and they are sorted by (figure, rowid) and cut to k. */
-static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
-                           const unsigned char *aMask, const Vec0Range *pRange,
-                           VsTopK *pTop){
+/* The scan of an int8[N] or bit[N] column's chunks iFirst..iEnd-1 into the part's heap
+** (streamed: read from T_vectors into s->A, on the calling thread only). */
+static int vec0ScanTypedPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
+  const Vec0ScanQuery *s = (const Vec0ScanQuery*)pJob->pCtx;
+  Vec0Table *p = s->p;
   const Vec0Snapshot *v = p->pView;
-  const unsigned char *qb = (const unsigned char*)q;
+  const unsigned char *qb = (const unsigned char*)s->q;
+  const unsigned char *aMask = s->aMask;
+  const Vec0Range *pRange = s->pRange;
+  VsTopK *pTop = pPart->pTop;
+  double *aKey = (double*)pPart->pScratch;
   int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nStride = 4*p->cfg.nWord;
   int nPer = p->nPerBlob;
-  double *aKey = 0;
-  float *A = 0;               /* streamed: one chunk's vectors, read from T_vectors */
-  Vec0Reader r;
-  int rc, b, i, n = 0;
+  int rc = SQLITE_OK, b, i;
 
-  memset(&r, 0, sizeof(r));
-  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
-  if( rc==SQLITE_OK ){
-    aKey = sqlite3_malloc64(sizeof(double)*(size_t)nChunk);
-    if( v->bStreamed ) A = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*(size_t)nWord);
-    if( aKey==0 || (v->bStreamed && A==0) ) rc = SQLITE_NOMEM;
-  }
-  for(b=0; rc==SQLITE_OK && b<v->nChunkAlloc; b++){
+  for(b=pPart->iFirst; rc==SQLITE_OK && b<pPart->iEnd; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b), nPass = nRow;
@@ -583,10 +644,10 @@ static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
     if( v->bStreamed ){
       int j;
       for(j=0; rc==SQLITE_OK && j*nPer<nRow; j++){
-        rc = vec0ReaderBlob(p, &r, iBase/nPer + j, A + (size_t)j*nPer*nWord);
+        rc = vec0ReaderBlob(p, s->pReader, iBase/nPer + j, s->A + (size_t)j*nPer*nWord);
       }
       if( rc!=SQLITE_OK ) break;
-      aRow = (const unsigned char*)A;
+      aRow = (const unsigned char*)s->A;
     }else{
       aRow = (const unsigned char*)c->aVec;
     }
@@ -608,6 +669,44 @@ static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
       vsTopKPush(pTop, aKey[i], c->aRowid[i], iBase+i);
       rBound = vsTopKBound(pTop);
     }
+  }
+  return rc;
+}
+
+/* The scan of an int8[N] or bit[N] column: every live row that passes aMask gets its exact
+** key (vec0TypedScore: integer sums, AVX2 for int8, POPCNT for bits) from the copy, or
+** from T_vectors a chunk at a time when the copy is streamed (with a distance range, only
+** rows whose reported figure is inside it); the best k +
+** VEC0_RERANK_EXTRA by key then get the figure sqlite-vec reports (vec0TypedFigure), the
+** range is applied to it, and they are sorted by (figure, rowid) and cut to k. */
+static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
+                           const unsigned char *aMask, const Vec0Range *pRange,
+                           VsTopK *pTop){
+  const Vec0Snapshot *v = p->pView;
+  const unsigned char *qb = (const unsigned char*)q;
+  int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord;
+  float *A = 0;               /* streamed: one chunk's vectors, read from T_vectors */
+  Vec0Reader r;
+  Vec0ScanQuery s;
+  Vec0ScanJob job;
+  int rc, i, n = 0;
+
+  memset(&r, 0, sizeof(r));
+  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
+  if( rc==SQLITE_OK && v->bStreamed ){
+    A = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*(size_t)nWord);
+    if( A==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ){
+    vec0ScanQueryInit(&s, p, q, aMask, pRange);
+    s.A = A;
+    s.pReader = &r;
+    memset(&job, 0, sizeof(job));
+    job.xPart = vec0ScanTypedPart;
+    job.pCtx = &s;
+    job.nScratch = sizeof(double)*(size_t)nChunk;   /* aKey */
+    job.bSerial = v->bStreamed;
+    rc = vec0ScanRun(p, &job, pTop);
   }
   vec0ReaderClose(&r);
 
@@ -644,31 +743,26 @@ static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
       if( pTop->a[i].rDist==HUGE_VAL ) pTop->a[i].rDist = NAN;
     }
   }
-  sqlite3_free(aKey);
   sqlite3_free(A);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
 }
 
-int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
-               const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
+/* The float32 scan of chunks iFirst..iEnd-1 (one part of vec0ScanRun's). */
+static int vec0ScanF32Part(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
+  const Vec0ScanQuery *s = (const Vec0ScanQuery*)pJob->pCtx;
+  Vec0Table *p = s->p;
   const Vec0Snapshot *v = p->pView;
+  const float *q = s->q;
+  const unsigned char *aMask = s->aMask;
+  const Vec0Range *pRange = s->pRange;
+  VsTopK *pTop = pPart->pTop;
+  float *aScore = (float*)pPart->pScratch;
+  float qNorm = s->qNorm;
   int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
-  float qNorm;
-  float *aScore = 0;
-  int rc, b;
+  int b;
 
-  /* An int8 or bit query is nWord words of bytes: no float norm, its own scan. */
-  if( p->cfg.eElem!=VS_F32 ) return vec0SearchTyped(p, q, k, aMask, pRange, pTop);
-  qNorm = vsNormF32(q, nDim);
-  if( v->bStreamed ) return vec0SearchStreamed(p, q, k, aMask, pRange, pTop);
-  if( p->cfg.eQuant!=VEC0_QUANT_NONE ) return vec0SearchCoded(p, q, k, aMask, pRange, pTop);
-  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
-  if( rc!=SQLITE_OK ) goto cleanup;
-  aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
-  if( aScore==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-
-  for(b=0; b<v->nChunkAlloc; b++){
+  for(b=pPart->iFirst; b<pPart->iEnd; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
@@ -694,10 +788,34 @@ int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
     vec0ScoreRows(p, c->aVec, nRow, q, aScore);
     vec0PushScores(p, c, aScore, iBase, nRow, qNorm, aMask, pRange, pTop);
   }
-  rc = vec0Rerank(p, q, k, pRange, pTop);
+  return SQLITE_OK;
+}
+
+int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
+               const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
+  const Vec0Snapshot *v = p->pView;
+  Vec0ScanQuery s;
+  Vec0ScanJob job;
+  int rc;
+
+  p->nScanThreads = 1;        /* until vec0ScanRun says otherwise */
+  /* An int8 or bit query is nWord words of bytes: no float norm, its own scan. */
+  if( p->cfg.eElem!=VS_F32 ) return vec0SearchTyped(p, q, k, aMask, pRange, pTop);
+  if( v->bStreamed ) return vec0SearchStreamed(p, q, k, aMask, pRange, pTop);
+  if( p->cfg.eQuant!=VEC0_QUANT_NONE ) return vec0SearchCoded(p, q, k, aMask, pRange, pTop);
+  rc = vsTopKInit(pTop, vec0CandidateCap(k), v->nLive);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  vec0ScanQueryInit(&s, p, q, aMask, pRange);
+  s.qNorm = vsNormF32(q, p->cfg.nDim);
+  memset(&job, 0, sizeof(job));
+  job.xPart = vec0ScanF32Part;
+  job.pCtx = &s;
+  job.nScratch = sizeof(float)*(size_t)p->cfg.nChunk;   /* aScore */
+  job.bBlas = p->cfg.eMetric!=VS_METRIC_L1;
+  rc = vec0ScanRun(p, &job, pTop);
+  if( rc==SQLITE_OK ) rc = vec0Rerank(p, q, k, pRange, pTop);
 
 cleanup:
-  sqlite3_free(aScore);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
 }
@@ -782,6 +900,7 @@ int vec0SearchColumn(Vec0Table *p, int iCol, const float *q, sqlite3_int64 k,
   sqlite3_int64 nLive = p->pView ? p->pView->nLive : 0;
   int i, rc;
 
+  p->nScanThreads = 1;        /* rows read from T_rows, on this thread */
   rc = vsTopKInit(pTop, k, nLive>0 ? nLive : 1);
   if( rc!=SQLITE_OK ) goto cleanup;
   pCfg = sqlite3_malloc64(sizeof(*pCfg));
