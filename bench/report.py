@@ -84,8 +84,7 @@ def threads_table(entries, load) -> list[str]:
          "The same queries timed at each thread count in turn (query by query, so that other work "
          "on the machine weighs on every count alike), in the process of the rows above: ours with "
          "`PRAGMA threads = t - 1` (the scan's chunks cut into t runs, one a thread), faiss with "
-         "`omp_set_num_threads(t)` (faiss spreads a search over queries, so one query at a time "
-         "keeps one thread). Medians; **bar (issue 24): 2 threads ≤ 0.6× one thread**. "
+         "`omp_set_num_threads(t)`, both answering one query per call as everywhere here. Medians; **bar (issue 24): 2 threads ≤ 0.6× one thread**. "
          f"Load average {load}.", "",
          f"| System | {head} | {ratios} | Threads used | Same answers |",
          "|---|" + "---:|" * (len(counts) + len(counts) - 1) + "---|---|"]
