@@ -151,8 +151,11 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
             f"{ms(_g(r, 'warm', 'open_and_first_ms'))} | {ms(warm)} | {times(_ratio(warm, ours_warm))} | "
             f"{times(_ratio(warm, flat_warm))} | {'—' if rss is None else f'{rss:,.0f}'} | "
             f"{recall(r.get('recall'))} |")
-    lines += [""] + threads_table([(r["label"], _g(r, "warm", "threads")) for r in res if _ok(r)],
-                                  f"{m['load_at_start']} at the start, {m['load_at_end']} at the end")
+    threaded = [r for r in res if _ok(r) and _g(r, "warm", "threads")]
+    load = (threaded[0].get("load") or {}) if threaded else {}
+    lines += [""] + threads_table([(r["label"], _g(r, "warm", "threads")) for r in threaded],
+                                  f"{load.get('start', '?')} at the start of the run that measured "
+                                  f"them, {load.get('end', '?')} at its end")
     if chart:
         lines += ["", f"![Cold and warm queries]({chart})", ""]
     with open(path, "w") as f:
