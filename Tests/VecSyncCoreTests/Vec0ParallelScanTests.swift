@@ -1,4 +1,7 @@
+import Foundation
+import GRDB
 import Testing
+import VecSyncCore
 
 /// A vec0 KNN scan of a large table runs on up to `1 + PRAGMA threads` threads, each over
 /// its own run of chunks, and answers exactly as one thread does: the same rows, in the same
@@ -159,6 +162,28 @@ struct Vec0ParallelScanTests {
     @Test(arguments: SQLPath.allCases, smallAndStreamed)
     func threadsOnlyWhereTheyPay(path: SQLPath, sqlCase: SQLCase) {
         sqlCase.verify(path)
+    }
+
+    @Test("Connections opened with Configuration.vecSync() scan a large table on every core")
+    func vecSyncConfigurationUsesEveryCore() throws {
+        let dbQueue = try DatabaseQueue(configuration: .vecSync())
+        // 70,000 rows: at most four threads; this machine's cores, at most.
+        let expected = min(1 + VecSyncExtension.helperThreads, 4)
+        try dbQueue.write { db in
+            #expect(try Int.fetchOne(db, sql: "PRAGMA threads") == VecSyncExtension.helperThreads)
+            try db.execute(
+                sql: """
+                    create virtual table t using vec0(e float[64]);
+                    with recursive n(i) as (select 0 union all select i + 1 from n where i < \(Self.rowCount - 1))
+                    insert into t(rowid, e) select i * 7919 % \(Self.rowCount) + 1, \(Self.floatValue) from n;
+                    """)
+            let rowids = try Int.fetchAll(
+                db, sql: "select rowid from t where e match \(Self.floatQuery) and k = 30")
+            #expect(rowids.map(String.init).joined(separator: " ") == Self.expectedRowids(Self.columns[0], k: 30))
+            let used = try Int.fetchOne(
+                db, sql: "select json_extract(vecsync_cache_info('t'), '$.scan_threads')")
+            #expect(used == expected, "cores: \(ProcessInfo.processInfo.activeProcessorCount)")
+        }
     }
 
     /// The budget is process-wide: this runs in the sqlite3 shell, a process of its own.
