@@ -49,8 +49,11 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 
 /* Slots each thread of a scan must have at least: a thread is started and joined in tens
-** of microseconds, and the fastest scan (1-bit codes) reads 16,384 rows in about as long. */
-#define VEC0_PARALLEL_MIN_ROWS 16384
+** of microseconds, and the fastest scan (1-bit codes) reads 16,384 rows in about as long.
+** The fuzz build sets 1, so that its small tables are scanned in parts too. */
+#ifndef VEC0_PARALLEL_MIN_ROWS
+# define VEC0_PARALLEL_MIN_ROWS 16384
+#endif
 
 /* A part and the helper thread that runs it. */
 typedef struct Vec0ScanWorker Vec0ScanWorker;
