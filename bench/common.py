@@ -88,3 +88,46 @@ def rerender(report, stem: str, chart: str, markdown: str) -> None:
     out = os.path.dirname(os.path.abspath(src))
     report.chart(data, os.path.join(out, chart))
     report.markdown(data, os.path.join(out, markdown), chart=chart)
+
+
+def parse_threads(text: str) -> list[int]:
+    """--threads "1,2" as [1, 2]: thread counts, the first (one thread) the reference."""
+    counts = [int(x) for x in text.split(",") if x.strip()]
+    if not counts or any(c < 1 for c in counts):
+        raise SystemExit(f"--threads {text!r}: give thread counts such as 1,2")
+    return counts
+
+
+def time_threads(search, set_threads, queries, counts: list[int], note=None) -> dict:
+    """Times search(q) for every query at each thread count in `counts`, interleaved (each
+    query at every count before the next query), so that other work on the machine weighs
+    on every count alike. set_threads(t) switches the system to t threads; note(t), when
+    given, returns what the system says it ran on. Returns per count the median, min and max
+    milliseconds, each count's median as a ratio to the first count's, and whether every
+    count answered every query with the same rows."""
+    import statistics
+
+    lat = {t: [] for t in counts}
+    answers = {t: [] for t in counts}
+    notes = {}
+    for t in counts:  # one untimed query at each count: threads and caches started
+        set_threads(t)
+        search(queries[0])
+    for q in queries:
+        for t in counts:
+            set_threads(t)
+            t0 = time.perf_counter_ns()
+            answers[t].append(search(q))
+            lat[t].append((time.perf_counter_ns() - t0) / 1e6)
+            if note and t not in notes:
+                notes[t] = note(t)
+    set_threads(counts[0])
+    base = statistics.median(lat[counts[0]])
+    out = {"counts": counts, "queries": len(queries), "by_threads": {}}
+    for t in counts:
+        med = statistics.median(lat[t])
+        out["by_threads"][str(t)] = {"median_ms": med, "min_ms": min(lat[t]), "max_ms": max(lat[t]),
+                                     "ratio": med / base if base else None,
+                                     "note": notes.get(t)}
+    out["same_answers"] = all(answers[t] == answers[counts[0]] for t in counts)
+    return out

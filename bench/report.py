@@ -71,6 +71,32 @@ def _ratio(a, b):
     return a / b if a is not None and b else None
 
 
+def threads_table(entries, load) -> list[str]:
+    """The "one and two threads" section: entries are (label, time_threads() result); load
+    the machine's load averages. Each system's queries were timed at every count in turn."""
+    entries = [(label, t) for label, t in entries if t]
+    if not entries:
+        return []
+    counts = entries[0][1]["counts"]
+    head = " | ".join(f"{c} thread{'s' if c > 1 else ''} (ms)" for c in counts)
+    ratios = " | ".join(f"{c} ÷ {counts[0]}" for c in counts[1:])
+    L = ["## One and two threads", "",
+         "The same queries timed at each thread count in turn (query by query, so that other work "
+         "on the machine weighs on every count alike), in the process of the rows above: ours with "
+         "`PRAGMA threads = t - 1` (the scan's chunks cut into t runs, one a thread), faiss with "
+         "`omp_set_num_threads(t)`, both answering one query per call as everywhere here. Medians; **bar (issue 24): 2 threads ≤ 0.6× one thread**. "
+         f"Load average {load}.", "",
+         f"| System | {head} | {ratios} | Threads used | Same answers |",
+         "|---|" + "---:|" * (len(counts) + len(counts) - 1) + "---|---|"]
+    for label, t in entries:
+        by = t["by_threads"]
+        cells = " | ".join(ms(by[str(c)]["median_ms"]) for c in counts)
+        rat = " | ".join(times(by[str(c)]["ratio"]) for c in counts[1:])
+        used = ", ".join(str(by[str(c)].get("note") or "—") for c in counts)
+        L.append(f"| {label} | {cells} | {rat} | {used} | {'yes' if t['same_answers'] else '**no**'} |")
+    return L + [""]
+
+
 def _scan_gbps(r):
     med = _median(r)
     return r["n"] * BYTES_PER_ROW / (med / 1e3) / 1e9 if med else None
@@ -446,6 +472,13 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         L += [f"## N = {count(n)}", ""] + _results_table(results, n) + [""]
         L += _ratio_tables(results, n)
     L += ["## Performance bars (issues 3 and 4)", ""] + _bars(run) + [""]
+    big = max(s["sizes"])
+    L += threads_table([(f"{r['label']}, N = {count(r['n'])}", (r.get("extra") or {}).get("threads"))
+                        for r in run.get("threads", []) if _ok(r)],
+                       f"{run['machine'].get('load_at_start', '?')} at the start of the run, "
+                       f"{run['machine'].get('load_at_end', '?')} at its end")
+    L += [f"- {r['label']}, N = {count(r['n'])}, threads: {r['status']}: {r.get('error')}"
+          for r in run.get("threads", []) if not _ok(r) and r.get("n") == big]
     L += _isotropic(every)
     if chart:
         L += ["## Latency against N", "", f"![Query latency against N for each system]({chart})", ""]

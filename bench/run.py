@@ -22,6 +22,10 @@ N = 10,000 only unless ``--libsql-100k`` is given. Since an approximate index's 
 depends on the data, libSQL (and our vector_top_k beside it) runs a second time on
 isotropic gaussian clusters, the hard case (skip with ``--no-isotropic``).
 
+At the largest N, our float32, int8 and bit (``rescore``) tables and faiss (flat and SQ8)
+run once more, each timing its queries at one thread and at two (``--threads``):
+``PRAGMA threads`` for ours, ``omp_set_num_threads`` for faiss, interleaved query by query.
+
 Writes RESULTS.md, latency.png and results.json to bench/ (``--quick``: to
 bench/data/quick/, so a smoke test does not replace the published figures).
 Each system runs in a process of its own (bench/worker.py); progress goes to stderr.
@@ -58,6 +62,14 @@ OURS = [
     ("vecsync-topk", "vecsync vector_top_k"),
 ]
 LIBSQL = ("libsql", "libSQL vector_top_k (DiskANN)")
+# Timed at one and two threads (--threads), at the largest N.
+THREADED = [
+    ("vecsync-vec0", "vecsync vec0 float32"),
+    ("vecsync-int8", "vecsync vec0 int8 rescore"),
+    ("vecsync-bit", "vecsync vec0 bit rescore"),
+    ("faiss", "faiss IndexFlatIP"),
+    ("faiss-sq8", "faiss IndexScalarQuantizer 8-bit"),
+]
 
 
 log = common.log
@@ -225,6 +237,8 @@ def main() -> int:
                    help="in-memory databases instead of files (default: files under bench/data/db)")
     p.add_argument("--timeout", type=float, help="seconds allowed per system and N")
     p.add_argument("--out-dir", help="where to write RESULTS.md, latency.png, results.json")
+    p.add_argument("--threads", default="1,2",
+                   help="thread counts compared at the largest N (default 1,2; 1: skip)")
     args = p.parse_args()
     # On SIGTERM, unwind like Ctrl-C, so that subprocess.run kills the running worker.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -274,6 +288,18 @@ def main() -> int:
         iso_dir = prepare_data(n, n_queries, args.seed, kind="isotropic")
         results += measure(n, plan, None, iso_dir, "isotropic", args)
 
+    # One and two threads: our scans and faiss, the same queries at each count.
+    threads = []
+    counts = common.parse_threads(args.threads)
+    if len(counts) > 1:
+        n = max(sizes)
+        plan = [(s, label, None, None) for s, label in THREADED
+                if wanted is None or s in wanted or s.split("-")[0] in wanted]
+        for system, label, _env, _reason in plan:
+            r = run_worker(system, label, n, args, data_dir, None,
+                           ["--threads", args.threads, "--batch", "0"])
+            threads.append({k: r.get(k) for k in ("system", "label", "n", "status", "error", "extra")})
+
     membw.append(run_worker("membw", "memory bandwidth", 1, args, data_dir))
     shutil.rmtree(db_dir, ignore_errors=True)
     info["load_at_end"] = machine.load_average()
@@ -286,10 +312,12 @@ def main() -> int:
                      "rank": datasets.RANK, "noise": datasets.NOISE, "k": args.k,
                      "queries": args.queries, "warmup": args.warmup,
                      "batch": args.batch, "seed": args.seed, "metric": "cosine",
+                     "threads": counts,
                      "storage": "in-memory databases" if args.memory else "database files",
                      "extension": rel(args.extension) if args.extension else None,
                      "quick": args.quick},
         "results": results,
+        "threads": threads,
         "wall_s": time.perf_counter() - started,
         "date": time.strftime("%Y-%m-%d"),
     }

@@ -19,7 +19,9 @@ For each system, three processes of their own:
    page cache, and the report says which. Then: open (connection + extension, or
    ``read_index``), first query, each timed, and the time from the process's start.
 3. **warm**: a new process again (the file now in the page cache): open, first query,
-   then the median of 20 more queries; resident memory after them.
+   then the median of 20 more queries; resident memory after them. Then the same queries
+   at each count of --threads (default 1,2), interleaved, for the systems that can scan on
+   several threads: ours (``PRAGMA threads = t - 1``) and faiss (``omp_set_num_threads(t)``).
 
 Recall@10 of the warm queries against exact float64 search. Writes SCALE.md, scale.png
 and scale.json to bench/ (``--quick``: bench/data/quick/).
@@ -210,6 +212,8 @@ def do_query(a, out: dict) -> None:
     out["first_ids"] = first
     if a.warm:
         lat, ids = [], []
+        if a.kind == "vec0":
+            db.rows("pragma threads = 0")
         for q in Q[1 : 1 + a.warm]:
             t1 = time.perf_counter()
             ids.append(search(q))
@@ -218,6 +222,24 @@ def do_query(a, out: dict) -> None:
         out["warm_min_ms"] = min(lat)
         out["warm_max_ms"] = max(lat)
         out["warm_ids"] = ids
+        counts = common.parse_threads(a.threads)
+        if len(counts) > 1 and a.kind in ("vec0", "faiss"):
+            if a.kind == "vec0":
+                def set_threads(t):
+                    db.rows(f"pragma threads = {t - 1}")
+
+                def note(t):
+                    return db.rows("select json_extract(vecsync_cache_info('v'), '$.scan_threads')")[0][0]
+            else:
+                def set_threads(t):
+                    faiss.omp_set_num_threads(t)
+
+                note = None
+            out["threads"] = common.time_threads(search, set_threads, Q[1 : 1 + a.warm], counts, note)
+            log(f"{a.label}: " + ", ".join(
+                f"{t} thread{'s' if int(t) > 1 else ''} {v['median_ms']:.1f} ms ({v['ratio']:.2f}x)"
+                for t, v in out["threads"]["by_threads"].items())
+                + ("" if out["threads"]["same_answers"] else " -- ANSWERS DIFFER"))
     out["rss_mib"] = rss_mib()
     if a.kind == "vec0":
         out["cache_info"] = json.loads(db.rows("select vecsync_cache_info('v')")[0][0])
@@ -272,7 +294,7 @@ def run_phase(args, system, label, kind, option, phase, db, data_dir, timeout, e
            "--system", system, "--label", label, "--kind", kind, "--option", option,
            "--db", db, "--data", data_dir, "--n", str(args.n), "--k", str(args.k),
            "--warm", str(args.warm if phase == "warm" else 0),
-           "--import-budget", str(args.import_budget), "--out", out,
+           "--import-budget", str(args.import_budget), "--threads", args.threads, "--out", out,
            "--spawned", repr(time.time())]
     if args.extension:
         cmd += ["--extension", args.extension]
@@ -304,6 +326,9 @@ def main() -> int:
     p.add_argument("--no-drop-cache", action="store_true",
                    help="never drop the page cache: cold means a new process only")
     p.add_argument("--out-dir")
+    p.add_argument("--threads", default="1,2",
+                   help="thread counts the warm queries are timed at, beside one thread "
+                        "(ours: PRAGMA threads; faiss: omp_set_num_threads; default 1,2)")
     # Worker mode (one phase of one system).
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     for opt in ("--phase", "--system", "--label", "--kind", "--option", "--db", "--data", "--out"):
@@ -398,6 +423,7 @@ def main() -> int:
     info["load_at_end"] = machine.load_average()
     run = {"machine": info,
            "settings": {"n": args.n, "dim": args.dim, "k": args.k, "warm": args.warm, "seed": args.seed,
+                        "threads": common.parse_threads(args.threads),
                         "clusters": datasets.CLUSTERS, "rank": datasets.RANK, "noise": datasets.NOISE,
                         "import_budget_s": args.import_budget, "page_cache_dropped": can_drop,
                         "extension": os.path.relpath(args.extension, REPO) if args.extension else None,

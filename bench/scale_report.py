@@ -5,7 +5,7 @@
 
 import sys
 
-from report import ms, recall, secs, times
+from report import ms, recall, secs, threads_table, times
 
 COLD_BAR_MS = 1000
 WARM_BAR_MS = 83  # 0.3 x the 278 ms measured before issue 11
@@ -151,6 +151,11 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
             f"{ms(_g(r, 'warm', 'open_and_first_ms'))} | {ms(warm)} | {times(_ratio(warm, ours_warm))} | "
             f"{times(_ratio(warm, flat_warm))} | {'—' if rss is None else f'{rss:,.0f}'} | "
             f"{recall(r.get('recall'))} |")
+    threaded = [r for r in res if _ok(r) and _g(r, "warm", "threads")]
+    load = (threaded[0].get("load") or {}) if threaded else {}
+    lines += [""] + threads_table([(r["label"], _g(r, "warm", "threads")) for r in threaded],
+                                  f"{load.get('start', '?')} at the start of the run that measured "
+                                  f"them, {load.get('end', '?')} at its end")
     if chart:
         lines += ["", f"![Cold and warm queries]({chart})", ""]
     with open(path, "w") as f:

@@ -63,6 +63,7 @@ class Config:
     batch_repeats: int = 5
     oversample: int | None = None  # quantized systems: candidates re-scored = k x this
     pragmas: tuple = ()  # "name=value" run as PRAGMA on each SQLite connection when it opens
+    threads: tuple = ()  # thread counts to time the queries at again (worker.py --threads)
 
 
 @dataclasses.dataclass
@@ -129,8 +130,10 @@ def _ms_since(t0: int) -> float:
     return (time.perf_counter_ns() - t0) / 1e6
 
 
-def _run_queries(r: Result, cfg: Config, search) -> None:
-    """First query, warm-up, then timed single queries. search(q) -> [(row, dist|None)]."""
+def _run_queries(r: Result, cfg: Config, search, set_threads=None, note=None) -> None:
+    """First query, warm-up, then timed single queries. search(q) -> [(row, dist|None)].
+    With cfg.threads and a system that can scan on several threads (set_threads(t)), the
+    same queries again at each thread count, interleaved (extra["threads"])."""
     t0 = time.perf_counter_ns()
     search(cfg.warmup[0] if len(cfg.warmup) else cfg.queries[0])
     r.first_query_ms = _ms_since(t0)
@@ -150,6 +153,13 @@ def _run_queries(r: Result, cfg: Config, search) -> None:
         r.single_dists = dists
     log(f"{r.label} N={r.n}: query median {r.single['median_ms']:.3f} ms, "
         f"p99 {r.single['p99_ms']:.3f} ms ({len(lat)} queries)")
+    if len(cfg.threads) > 1 and set_threads:
+        t = common.time_threads(lambda q: [h[0] for h in search(q)], set_threads, cfg.queries,
+                                list(cfg.threads), note)
+        r.extra["threads"] = t
+        log(f"{r.label} N={r.n}: " + ", ".join(
+            f"{c} thread(s) {v['median_ms']:.2f} ms ({v['ratio']:.2f}x)" for c, v in t["by_threads"].items())
+            + ("" if t["same_answers"] else " -- ANSWERS DIFFER"))
 
 
 def _run_batch(r: Result, cfg: Config, search_batch) -> None:
@@ -310,7 +320,8 @@ VEC0_INSERT = "insert into v(id, embedding) values (?, ?)"
 VEC0_QUERY = "select id, distance from v where embedding match ? and k = {k} order by distance"
 
 
-def _vec0(db: _Database, X: np.ndarray, cfg: Config, r: Result, index: str = "") -> None:
+def _vec0(db: _Database, X: np.ndarray, cfg: Config, r: Result, index: str = "",
+          ours: bool = True) -> None:
     try:
         db.execute(VEC0_CREATE.format(dim=X.shape[1], index=index))
     except Exception as e:
@@ -318,7 +329,15 @@ def _vec0(db: _Database, X: np.ndarray, cfg: Config, r: Result, index: str = "")
     r.build_note = "inserts, one transaction"
     db.insert_all(r, VEC0_INSERT, X)
     sql = VEC0_QUERY.format(k=cfg.k)
-    _run_queries(r, cfg, lambda q: [(i - 1, d) for i, d in db.rows(sql, (q.tobytes(),))])
+    set_threads = note = None
+    if ours:  # sqlite-vec scans on one thread: nothing to set
+        def set_threads(t):
+            db.rows(f"pragma threads = {t - 1}")
+
+        def note(t):
+            return db.scalar("select json_extract(vecsync_cache_info('v'), '$.scan_threads')")
+    _run_queries(r, cfg, lambda q: [(i - 1, d) for i, d in db.rows(sql, (q.tobytes(),))],
+                 set_threads, note)
 
 
 def vecsync_vec0(X, cfg: Config, r: Result) -> None:
@@ -381,7 +400,7 @@ def sqlite_vec(X, cfg: Config, r: Result) -> None:
         r.versions["sqlite"] = db.scalar("select sqlite_version()")
         r.versions["sqlite-vec"] = db.scalar("select vec_version()")
         r.versions["pip sqlite-vec"] = version("sqlite-vec")
-        _vec0(db, X, cfg, r)
+        _vec0(db, X, cfg, r, ours=False)
     finally:
         db.close(r)
 
@@ -604,7 +623,7 @@ def _faiss(make_index, note: str):
             faiss.normalize_L2(Qn)
             return index.search(Qn, k)[1]
 
-        _run_queries(r, cfg, search)
+        _run_queries(r, cfg, search, faiss.omp_set_num_threads)
         _run_batch(r, cfg, search_batch)
 
     return run

@@ -39,6 +39,9 @@ def main() -> int:
                    help="name=value: a PRAGMA run on each SQLite connection it opens (repeatable)")
     p.add_argument("--oversample", type=int,
                    help="quantized systems: re-score k x this many candidates (default: theirs)")
+    p.add_argument("--threads", default="1",
+                   help="thread counts to time the single queries at again, e.g. 1,2 (systems "
+                        "that can scan on several threads: ours, faiss)")
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--extension", help="path of libvecsync.so (vecsync systems)")
     p.add_argument("--db-dir", help="directory for database files; in memory if omitted")
@@ -62,6 +65,7 @@ def main() -> int:
         tag=f"{args.system}-{args.n}-{os.getpid()}",
         oversample=args.oversample,
         pragmas=tuple(args.pragma),
+        threads=tuple(int(t) for t in args.threads.split(",") if t),
     )
     result = systems.Result(system=args.system, label=args.label or args.system, n=args.n)
     result.extra["rss_before_mib"] = systems.rss_mib()

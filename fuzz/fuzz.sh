@@ -36,8 +36,10 @@ JOBS=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 RSS_LIMIT_MB=${FUZZ_RSS_LIMIT_MB:-1536}
 MALLOC_LIMIT_MB=${FUZZ_MALLOC_LIMIT_MB:-320}
 
+# VEC0_PARALLEL_MIN_ROWS=1: a KNN scan of a table of two chunks or more runs on as many
+# threads as its connection allows (fuzz_vec0 sets 0 to 3 helpers), however small.
 CFLAGS=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-        -I"$SRC_DIR" -I"$SRC_DIR/include" -Ifuzz)
+        -DVEC0_PARALLEL_MIN_ROWS=1 -I"$SRC_DIR" -I"$SRC_DIR/include" -Ifuzz)
 LIBS=(-lsqlite3 -lblas -lm -lpthread)
 
 # Sanitizer settings for every run: stop at the first report, with a stack.

@@ -29,6 +29,10 @@
 ** An operation may arm an interrupt: the progress handler calls sqlite3_interrupt after
 ** an input-chosen number of steps.
 **
+** The KNN scans run on 1 to 4 threads (the connection's worker-thread limit, from the
+** input's length; fuzz.sh builds with VEC0_PARALLEL_MIN_ROWS=1, so that a table of two
+** chunks is cut into parts): the oracle checks the answer of several threads.
+**
 ** Bounds: at most 96 operations, 64 rows copied per INSERT ... SELECT, the connection's
 ** step budget and heap limit (fuzz_common.h).
 */
@@ -1027,6 +1031,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   db = fuzzOpen(&budget);
   if( db==0 ) return 0;
 #endif
+  /* 0 to 3 helper threads for the KNN scan (the build cuts even small tables into parts),
+  ** chosen by the input's length so that the bytes decode as they always did: the oracle
+  ** checks the answers of several threads too. */
+  sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, (int)(size%4));
+  if( db2 ) sqlite3_limit(db2, SQLITE_LIMIT_WORKER_THREADS, (int)((size/4)%4));
   aDb[0] = db;
   aDb[1] = db2 ? db2 : db;
   if( !createTable(db, &in, &m) ) goto done;

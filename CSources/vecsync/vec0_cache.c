@@ -897,13 +897,13 @@ void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       "\"chunks_shared\":%d,\"process_wide\":%s,\"snapshots_kept\":%d,"
       "\"private\":%s,\"change_log\":%s,\"streamed\":%s,\"budget\":%lld,"
       "\"taken\":%lld,\"replayed\":%lld,\"loaded\":%lld,\"quantizer\":\"%s\","
-      "\"bytes_per_row\":%lld}",
+      "\"bytes_per_row\":%lld,\"scan_threads\":%d}",
       p->pView->iGeneration, p->pView->nLive, p->pView->nSlot, p->pView->nChunkAlloc,
       nShared, p->pShared ? "true" : "false", nSnap, p->bViewPrivate ? "true" : "false",
       p->bChangeLog ? "true" : "false", p->pView->bStreamed ? "true" : "false",
       vec0MemoryBudget(-1), p->aBuild[0], p->aBuild[1], p->aBuild[2],
       p->cfg.eQuant==VEC0_QUANT_INT8 ? "int8" : p->cfg.eQuant==VEC0_QUANT_BIT ? "bit" : "none",
-      vec0CopyBytesPerSlot(p, p->pView->bStreamed));
+      vec0CopyBytesPerSlot(p, p->pView->bStreamed), p->nScanThreads);
   if( zOut==0 ){
     sqlite3_result_error_nomem(ctx);
     return;

@@ -27,6 +27,11 @@
 **   5. report  a KNN query on a vec0 table reports l2 and cosine distances as sqlite-vec
 **              computes them (float32 sums), in the order of step 4
 **              (vec0ReportDistances; vector_top_k and the batch function keep step 4's).
+** Steps 2-3 over the in-memory copy (and each pass of vec0Certify) run on up to
+** 1 + PRAGMA threads threads for a large table (vec0ScanRun, vec0_parallel.c): each thread
+** scans a run of chunks into a heap of its own, the heaps are merged before step 4, and
+** the answer is the one-thread answer (see Vec0ScanCtx). A streamed copy is scanned on the
+** calling thread.
 ** A distance range ("distance > ?" for paging) bounds the figure step 5 reports; it is
 ** applied at step 3 from the error interval, computing the figure only of a row that
 ** straddles a bound (vec0RangeClass), so no row outside takes a candidate's place.
@@ -467,6 +472,52 @@ static int vec0ChunkRows(Vec0Table *p, int b){
   return (int)(nLeft < p->cfg.nChunk ? nLeft : p->cfg.nChunk);
 }
 
+/*
+** The scans of the in-memory copy run as a job of vec0ScanRun (vec0_parallel.c): the chunks
+** are cut into parts, on helper threads when the table is large and PRAGMA threads allows.
+** Each part scans with a copy of the scan (Vec0Scan: the query, its error bounds, the
+** range, the pass) whose heap and count are the part's own; the parts' heaps are merged
+** into the scan's and their counts added, on the calling thread, before the re-rank and
+** vec0Certify read them. A heap keeps the best by (bound, rowid), a total order, so the
+** merged heap, its worst bound and the count are those of one thread scanning every chunk:
+** pass 1's candidates, the decision to run pass 2 and pass 2's answer do not depend on the
+** number of threads. In pass 2 a part prunes by its own heap's bound, never smaller than
+** the merged heap's: it keeps every row that one thread would.
+*/
+typedef struct Vec0ScanCtx Vec0ScanCtx;
+struct Vec0ScanCtx {
+  Vec0Table *p;
+  const Vec0Scan *s;          /* float32, int8/bit columns: the scan each part copies */
+  const unsigned char *aMask; /* Slots the filters pass, or NULL */
+  const Vec0QuantQuery *pQQ;  /* Quantized tables: the query's code */
+  float *aDist;               /* bit codes: every slot's Hamming distance (parts write theirs) */
+  sqlite3_int64 *aCount;      /* bit codes: rows at each distance (parts' histograms added) */
+  int nMax;                   /* bit codes: the largest distance */
+  float *A;                   /* int8/bit columns, streamed: one chunk's vectors (bSerial) */
+  Vec0Reader *pReader;        /* int8/bit columns, streamed: reads them (bSerial) */
+  sqlite3_int64 nOffered;     /* Rows the parts offered (added up) */
+};
+
+static void vec0ScanCtxInit(Vec0ScanCtx *x, Vec0Table *p, const Vec0Scan *s,
+                            const unsigned char *aMask){
+  memset(x, 0, sizeof(*x));
+  x->p = p;
+  x->s = s;
+  x->aMask = aMask;
+}
+
+/* After the parts, on the calling thread, in part order: their counts (and bit codes'
+** histograms) added to the scan's. */
+static void vec0ScanFold(const Vec0ScanJob *pJob, const Vec0ScanPart *pPart){
+  Vec0ScanCtx *x = (Vec0ScanCtx*)pJob->pCtx;
+  x->nOffered += pPart->nOffered;
+  if( x->aCount ){
+    const sqlite3_int64 *aPart = (const sqlite3_int64*)pPart->pScratch;
+    int d;
+    for(d=0; d<=x->nMax; d++) x->aCount[d] += aPart[d];
+  }
+}
+
 /* The scan of a streamed copy (over the memory budget): each blob of T_vectors is read
 ** in turn, straight from the file's pages into one buffer, and scored; the copy gives
 ** liveness and rowids, the norms are computed from the vectors read. */
@@ -528,16 +579,22 @@ static int vec0ScanStreamed(Vec0Scan *s, const unsigned char *aMask){
   return rc;
 }
 
-/* The scan of the in-memory copy: each chunk scored by one block product, or row by row
-** where a selective filter leaves few rows of it. */
-static int vec0ScanCopy(Vec0Scan *s, const unsigned char *aMask){
-  Vec0Table *p = s->p;
+/* The scan of chunks iFirst..iEnd-1 of the in-memory copy (one part of vec0ScanCopy's):
+** each chunk scored by one block product, or row by row where a selective filter leaves
+** few rows of it. */
+static int vec0ScanCopyPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
+  const Vec0ScanCtx *x = (const Vec0ScanCtx*)pJob->pCtx;
+  Vec0Table *p = x->p;
   const Vec0Snapshot *v = p->pView;
+  const unsigned char *aMask = x->aMask;
   int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
-  float *aScore = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
+  float *aScore = (float*)pPart->pScratch;
+  Vec0Scan part = *x->s;      /* the scan, with the part's heap and count */
+  Vec0Scan *s = &part;
   int b;
-  if( aScore==0 ) return SQLITE_NOMEM;
-  for(b=0; b<v->nChunkAlloc; b++){
+  part.pTop = pPart->pTop;
+  part.nOffered = 0;
+  for(b=pPart->iFirst; b<pPart->iEnd; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
@@ -563,8 +620,25 @@ static int vec0ScanCopy(Vec0Scan *s, const unsigned char *aMask){
     vec0ScoreRows(p, c->aVec, nRow, s->q, aScore);
     vec0PushScores(s, c, aScore, iBase, nRow, aMask);
   }
-  sqlite3_free(aScore);
+  pPart->nOffered = part.nOffered;
   return SQLITE_OK;
+}
+
+/* The scan of the in-memory copy, on one thread or several (vec0ScanRun). */
+static int vec0ScanCopy(Vec0Scan *s, const unsigned char *aMask){
+  Vec0ScanCtx x;
+  Vec0ScanJob job;
+  int rc;
+  vec0ScanCtxInit(&x, s->p, s, aMask);
+  memset(&job, 0, sizeof(job));
+  job.xPart = vec0ScanCopyPart;
+  job.pCtx = &x;
+  job.nScratch = sizeof(float)*(size_t)s->p->cfg.nChunk;   /* aScore */
+  job.bBlas = s->p->cfg.eMetric!=VS_METRIC_L1;
+  job.xFold = vec0ScanFold;
+  rc = vec0ScanRun(s->p, &job, s->pTop);
+  if( rc==SQLITE_OK ) s->nOffered += x.nOffered;
+  return rc;
 }
 
 static int vec0ScanRows(Vec0Scan *s, const unsigned char *aMask){
@@ -613,31 +687,23 @@ static int vec0SearchF32(Vec0Table *p, const float *q, sqlite3_int64 k,
   return rc;
 }
 
-/* The bit scan: the Hamming distance of every live row that passes aMask, then the rows
-** nearer than the distance at which nWide rows are reached, and as many at that distance
-** as fit, go into pWide. Distances are small integers: a histogram finds that distance
-** in one pass, with no heap to keep while scanning. *pnOffered: the rows that passed. */
-static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsigned char *aMask,
-                             sqlite3_int64 nWide, VsTopK *pWide, sqlite3_int64 *pnOffered){
+/* The bit scan of chunks iFirst..iEnd-1: each slot's Hamming distance into aDist (-1 for
+** a row that is gone or filtered out), the distances counted in the part's histogram. */
+static int vec0BitPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
+  const Vec0ScanCtx *x = (const Vec0ScanCtx*)pJob->pCtx;
+  Vec0Table *p = x->p;
   const Vec0Snapshot *v = p->pView;
-  /* Distances go up to 8*nCode (a damaged file's codes may set the padding bits). */
-  int nChunk = p->cfg.nChunk, nMax = 8*pQ->nCode;
-  sqlite3_int64 *aCount = sqlite3_malloc64(sizeof(sqlite3_int64)*((size_t)nMax + 1));
-  float *aDist = sqlite3_malloc64(sizeof(float)*(size_t)(v->nSlot ? v->nSlot : 1));
-  sqlite3_int64 iSlot, nBelow = 0;
-  int b, iEdge = nMax;
-  if( aCount==0 || aDist==0 ){
-    sqlite3_free(aCount);
-    sqlite3_free(aDist);
-    return SQLITE_NOMEM;
-  }
-  memset(aCount, 0, sizeof(sqlite3_int64)*((size_t)nMax + 1));
-  for(b=0; b<v->nChunkAlloc; b++){
+  const unsigned char *aMask = x->aMask;
+  sqlite3_int64 *aCount = (sqlite3_int64*)pPart->pScratch;
+  float *aDist = x->aDist;
+  int nChunk = p->cfg.nChunk, b;
+  memset(aCount, 0, sizeof(sqlite3_int64)*((size_t)x->nMax + 1));
+  for(b=pPart->iFirst; b<pPart->iEnd; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b), i;
     if( nRow<=0 ) break;
-    vec0QuantScore(pQ, c->aCode, 0, c->aNorm, nRow, aDist + iBase);
+    vec0QuantScore(x->pQQ, c->aCode, 0, c->aNorm, nRow, aDist + iBase);
     for(i=0; i<nRow; i++){
       if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ){
         aDist[iBase+i] = -1.0f;
@@ -646,6 +712,39 @@ static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsig
       }
     }
   }
+  return SQLITE_OK;
+}
+
+/* The bit scan: the Hamming distance of every live row that passes aMask (vec0BitPart, on
+** one thread or several), then the rows nearer than the distance at which nWide rows are
+** reached, and as many at that distance as fit, go into pWide. Distances are small
+** integers: a histogram finds that distance in one pass, with no heap to keep while
+** scanning. *pnOffered: the rows that passed. */
+static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsigned char *aMask,
+                             sqlite3_int64 nWide, VsTopK *pWide, sqlite3_int64 *pnOffered){
+  const Vec0Snapshot *v = p->pView;
+  /* Distances go up to 8*nCode (a damaged file's codes may set the padding bits). */
+  int nChunk = p->cfg.nChunk, nMax = 8*pQ->nCode;
+  sqlite3_int64 *aCount = sqlite3_malloc64(sizeof(sqlite3_int64)*((size_t)nMax + 1));
+  float *aDist = sqlite3_malloc64(sizeof(float)*(size_t)(v->nSlot ? v->nSlot : 1));
+  sqlite3_int64 iSlot, nBelow = 0;
+  Vec0ScanCtx x;
+  Vec0ScanJob job;
+  int b, rc, iEdge = nMax;
+  if( aCount==0 || aDist==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  memset(aCount, 0, sizeof(sqlite3_int64)*((size_t)nMax + 1));
+  vec0ScanCtxInit(&x, p, 0, aMask);
+  x.pQQ = pQ;
+  x.aDist = aDist;
+  x.aCount = aCount;
+  x.nMax = nMax;
+  memset(&job, 0, sizeof(job));
+  job.xPart = vec0BitPart;
+  job.pCtx = &x;
+  job.nScratch = sizeof(sqlite3_int64)*((size_t)nMax + 1);   /* the part's histogram */
+  job.xFold = vec0ScanFold;
+  rc = vec0ScanRun(p, &job, 0);
+  if( rc!=SQLITE_OK ) goto cleanup;
   /* The edge: the smallest distance at which the count reaches nWide. */
   for(b=0; b<=nMax; b++){
     if( nBelow + aCount[b]>=nWide ){ iEdge = b; break; }
@@ -662,41 +761,27 @@ static int vec0BitCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, const unsig
   }
   *pnOffered = nBelow;
   for(; b<=nMax; b++) *pnOffered += aCount[b];
+
+cleanup:
   sqlite3_free(aCount);
   sqlite3_free(aDist);
-  return SQLITE_OK;
+  return rc;
 }
 
-/* The candidates of a quantized scan: every live row's code that passes aMask is scored
-** against the query's, and the best nCand by that coarse distance (ties by rowid) go to
-** pTop; *pnOffered counts the rows that passed. */
-static int vec0CodedCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, sqlite3_int64 nCand,
-                               const unsigned char *aMask, VsTopK *pTop,
-                               sqlite3_int64 *pnOffered){
+/* The int8-code scan of chunks iFirst..iEnd-1 into the part's heap, ranked by (coarse
+** distance, rowid): a tie with the worst kept candidate goes to the heap, which keeps the
+** smaller rowid, as the answer does, whatever part scans the rows. */
+static int vec0CodedPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
+  const Vec0ScanCtx *x = (const Vec0ScanCtx*)pJob->pCtx;
+  Vec0Table *p = x->p;
   const Vec0Snapshot *v = p->pView;
-  int nChunk = p->cfg.nChunk, nCode = pQ->nCode;
-  VsTopK wide;                /* bit: the Hamming scan's candidates, refined into pTop */
-  VsTopK *pScan = pTop;       /* the heap the scan fills */
-  float *aDist = 0;
-  int rc, b;
-
-  memset(&wide, 0, sizeof(wide));
-  *pnOffered = 0;
-  rc = vsTopKInit(pTop, nCand, v->nLive);
-  if( rc==SQLITE_OK && p->cfg.eQuant==VEC0_QUANT_BIT ){
-    sqlite3_int64 nWide = nCand > 0x7fffffffffffffffLL/VEC0_BIT_WIDEN ? nCand
-                        : nCand*VEC0_BIT_WIDEN;
-    rc = vsTopKInit(&wide, nWide, v->nLive);
-    pScan = &wide;
-  }
-  if( rc==SQLITE_OK ){
-    aDist = sqlite3_malloc64(sizeof(float)*(size_t)nChunk);
-    if( aDist==0 ) rc = SQLITE_NOMEM;
-  }
-  if( rc==SQLITE_OK && pScan==&wide ){
-    rc = vec0BitCandidates(p, pQ, aMask, wide.nCap, &wide, pnOffered);
-  }
-  for(b=0; rc==SQLITE_OK && pScan!=&wide && b<v->nChunkAlloc; b++){
+  const Vec0QuantQuery *pQ = x->pQQ;
+  const unsigned char *aMask = x->aMask;
+  VsTopK *pScan = pPart->pTop;
+  float *aDist = (float*)pPart->pScratch;
+  int nChunk = p->cfg.nChunk, nCode = pQ->nCode, b;
+  sqlite3_int64 nOffered = 0;
+  for(b=pPart->iFirst; b<pPart->iEnd; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b);
@@ -712,7 +797,7 @@ static int vec0CodedCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, sqlite3_i
             float d = vec0QuantScoreOne(pQ, c->aCode + (size_t)i*nCode,
                                         c->aScale ? c->aScale[i] : 0.0f, c->aNorm[i]);
             vsTopKPush(pScan, d, c->aRowid[i], iBase+i);
-            (*pnOffered)++;
+            nOffered++;
           }
         }
         continue;
@@ -721,13 +806,52 @@ static int vec0CodedCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, sqlite3_i
     vec0QuantScore(pQ, c->aCode, c->aScale, c->aNorm, nRow, aDist);
     for(i=0; i<nRow; i++){
       if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
-      (*pnOffered)++;
-      /* Coarse distances tie often (duplicates have one code): a tie with the worst kept
-      ** candidate goes to the heap, which keeps the smaller rowid, as the answer does. */
+      nOffered++;
+      /* Coarse distances tie often (duplicates have one code). */
       if( aDist[i]>rBound ) continue;
       vsTopKPush(pScan, aDist[i], c->aRowid[i], iBase+i);
       rBound = vsTopKBound(pScan);
     }
+  }
+  pPart->nOffered = nOffered;
+  return SQLITE_OK;
+}
+
+/* The candidates of a quantized scan: every live row's code that passes aMask is scored
+** against the query's, and the best nCand by that coarse distance (ties by rowid) go to
+** pTop; *pnOffered counts the rows that passed. */
+static int vec0CodedCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, sqlite3_int64 nCand,
+                               const unsigned char *aMask, VsTopK *pTop,
+                               sqlite3_int64 *pnOffered){
+  const Vec0Snapshot *v = p->pView;
+  int nChunk = p->cfg.nChunk, nCode = pQ->nCode;
+  VsTopK wide;                /* bit: the Hamming scan's candidates, refined into pTop */
+  VsTopK *pScan = pTop;       /* the heap the scan fills */
+  int rc;
+
+  memset(&wide, 0, sizeof(wide));
+  *pnOffered = 0;
+  rc = vsTopKInit(pTop, nCand, v->nLive);
+  if( rc==SQLITE_OK && p->cfg.eQuant==VEC0_QUANT_BIT ){
+    sqlite3_int64 nWide = nCand > 0x7fffffffffffffffLL/VEC0_BIT_WIDEN ? nCand
+                        : nCand*VEC0_BIT_WIDEN;
+    rc = vsTopKInit(&wide, nWide, v->nLive);
+    pScan = &wide;
+  }
+  if( rc==SQLITE_OK && pScan==&wide ){
+    rc = vec0BitCandidates(p, pQ, aMask, wide.nCap, &wide, pnOffered);
+  }else if( rc==SQLITE_OK ){
+    Vec0ScanCtx x;
+    Vec0ScanJob job;
+    vec0ScanCtxInit(&x, p, 0, aMask);
+    x.pQQ = pQ;
+    memset(&job, 0, sizeof(job));
+    job.xPart = vec0CodedPart;
+    job.pCtx = &x;
+    job.nScratch = sizeof(float)*(size_t)nChunk;   /* aDist */
+    job.xFold = vec0ScanFold;
+    rc = vec0ScanRun(p, &job, pTop);
+    *pnOffered = x.nOffered;
   }
   if( rc==SQLITE_OK && pScan==&wide ){
     int i;
@@ -740,7 +864,6 @@ static int vec0CodedCandidates(Vec0Table *p, const Vec0QuantQuery *pQ, sqlite3_i
     }
   }
   vsTopKFree(&wide);
-  sqlite3_free(aDist);
   return rc;
 }
 
@@ -832,25 +955,27 @@ static void vec0TypedOffer(Vec0Scan *s, double rKey, const unsigned char *v,
   if( rKey<=vsTopKBound(s->pTop) ) vsTopKPush(s->pTop, rKey, iRowid, iSlot);
 }
 
-/* The scan of an int8[N] or bit[N] column: every live row that passes aMask gets its exact
-** key (vec0TypedScore: integer sums, AVX2 for int8, POPCNT for bits) from the copy, or
-** from T_vectors a chunk at a time when the copy is streamed. */
-static int vec0ScanTyped(Vec0Scan *s, const unsigned char *aMask){
-  Vec0Table *p = s->p;
+/* The scan of an int8[N] or bit[N] column's chunks iFirst..iEnd-1 (one part of
+** vec0ScanTyped's): every live row that passes aMask gets its exact key (vec0TypedScore:
+** integer sums, AVX2 for int8, POPCNT for bits) from the copy, or from T_vectors a chunk
+** at a time when the copy is streamed (then on the calling thread only). */
+static int vec0ScanTypedPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
+  const Vec0ScanCtx *x = (const Vec0ScanCtx*)pJob->pCtx;
+  Vec0Table *p = x->p;
   const Vec0Snapshot *v = p->pView;
-  const unsigned char *qb = (const unsigned char*)s->q;
+  const unsigned char *qb = (const unsigned char*)x->s->q;
+  const unsigned char *aMask = x->aMask;
   int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nStride = 4*p->cfg.nWord;
   int nPer = p->nPerBlob;
-  double *aKey = 0;
-  float *A = 0;               /* streamed: one chunk's vectors, read from T_vectors */
-  Vec0Reader r;
+  double *aKey = (double*)pPart->pScratch;
+  float *A = x->A;            /* streamed: one chunk's vectors, read from T_vectors */
+  Vec0Scan part = *x->s;      /* the scan, with the part's heap and count */
+  Vec0Scan *s = &part;
   int rc = SQLITE_OK, b, i;
 
-  memset(&r, 0, sizeof(r));
-  aKey = sqlite3_malloc64(sizeof(double)*(size_t)nChunk);
-  if( v->bStreamed ) A = sqlite3_malloc64(sizeof(float)*(size_t)nChunk*(size_t)nWord);
-  if( aKey==0 || (v->bStreamed && A==0) ) rc = SQLITE_NOMEM;
-  for(b=0; rc==SQLITE_OK && b<v->nChunkAlloc; b++){
+  part.pTop = pPart->pTop;
+  part.nOffered = 0;
+  for(b=pPart->iFirst; rc==SQLITE_OK && b<pPart->iEnd; b++){
     const Vec0Chunk *c = v->apChunk[b];
     sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
     int nRow = vec0ChunkRows(p, b), nPass = nRow;
@@ -866,7 +991,7 @@ static int vec0ScanTyped(Vec0Scan *s, const unsigned char *aMask){
     if( v->bStreamed ){
       int j;
       for(j=0; rc==SQLITE_OK && j*nPer<nRow; j++){
-        rc = vec0ReaderBlob(p, &r, iBase/nPer + j, A + (size_t)j*nPer*nWord);
+        rc = vec0ReaderBlob(p, x->pReader, iBase/nPer + j, A + (size_t)j*nPer*nWord);
       }
       if( rc!=SQLITE_OK ) break;
       aRow = (const unsigned char*)A;
@@ -883,8 +1008,40 @@ static int vec0ScanTyped(Vec0Scan *s, const unsigned char *aMask){
       vec0TypedOffer(s, aKey[i], aRow + (size_t)i*nStride, c->aRowid[i], iBase+i);
     }
   }
+  pPart->nOffered = part.nOffered;
+  return rc;
+}
+
+/* The scan of an int8[N] or bit[N] column, on one thread or several (vec0ScanRun; a
+** streamed copy reads T_vectors, on the calling thread only). */
+static int vec0ScanTyped(Vec0Scan *s, const unsigned char *aMask){
+  Vec0Table *p = s->p;
+  const Vec0Snapshot *v = p->pView;
+  Vec0ScanCtx x;
+  Vec0ScanJob job;
+  Vec0Reader r;
+  float *A = 0;
+  int rc = SQLITE_OK;
+
+  memset(&r, 0, sizeof(r));
+  if( v->bStreamed ){
+    A = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nChunk*(size_t)p->cfg.nWord);
+    if( A==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  }
+  vec0ScanCtxInit(&x, p, s, aMask);
+  x.A = A;
+  x.pReader = &r;
+  memset(&job, 0, sizeof(job));
+  job.xPart = vec0ScanTypedPart;
+  job.pCtx = &x;
+  job.nScratch = sizeof(double)*(size_t)p->cfg.nChunk;   /* aKey */
+  job.bSerial = v->bStreamed;
+  job.xFold = vec0ScanFold;
+  rc = vec0ScanRun(p, &job, s->pTop);
+  if( rc==SQLITE_OK ) s->nOffered += x.nOffered;
+
+cleanup:
   vec0ReaderClose(&r);
-  sqlite3_free(aKey);
   sqlite3_free(A);
   return rc;
 }
@@ -967,6 +1124,7 @@ static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
 
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
+  p->nScanThreads = 1;        /* until vec0ScanRun says otherwise */
   /* An int8 or bit query is nWord words of bytes: no float norm, its own scan. */
   if( p->cfg.eElem!=VS_F32 ) return vec0SearchTyped(p, q, k, aMask, pRange, pTop);
   if( !p->pView->bStreamed && p->cfg.eQuant!=VEC0_QUANT_NONE ){
@@ -1055,6 +1213,7 @@ int vec0SearchColumn(Vec0Table *p, int iCol, const float *q, sqlite3_int64 k,
   sqlite3_int64 nLive = p->pView ? p->pView->nLive : 0;
   int i, rc;
 
+  p->nScanThreads = 1;        /* rows read from T_rows, on this thread */
   rc = vsTopKInit(pTop, k, nLive>0 ? nLive : 1);
   if( rc!=SQLITE_OK ) goto cleanup;
   pCfg = sqlite3_malloc64(sizeof(*pCfg));

@@ -11,6 +11,7 @@
 **   vec0_config.c      a vec0 declaration: columns, types, options
 **   vec0_plan.c        KNN, point and scan plans: xBestIndex, idxStr, the filter mask
 **   vec0_search.c      query checks, the block scan, the top-k heap feed, exact re-rank
+**   vec0_parallel.c    the block scan cut into parts, on helper threads (PRAGMA threads)
 **   vec0_quant.c       int8 and bit codes of a quantized table, and their scorers
 **   vec0_store.c       shadow tables, their statements, slots, the change log
 **   vec0_cache.c       the in-memory copy: snapshots shared by the process, the budget
@@ -127,6 +128,9 @@ void vsScoreBlock(const float *A, int nRow, int nDim, const float *q, float *out
 /* out[j*nRow + i] = dot(A[i], Q[j]) for nQuery queries: one sgemm. */
 void vsScoreBlockBatch(const float *A, int nRow, int nDim,
                        const float *Q, int nQuery, float *out);
+/* Threads one vsScoreBlock call already runs on: more than 1 only when BLAS scores the
+** blocks and threads its sgemv itself (OpenBLAS, openblas_get_num_threads()). */
+int vsScoreBlockThreads(void);
 
 /* Which BLAS and SIMD this build uses, for vecsync_debug(). */
 const char *vsBlasName(void);
@@ -365,6 +369,7 @@ struct Vec0Table {
   int nLogged;                /* T_changes rows this generation wrote; -1: marked "reload" */
   sqlite3_int64 iWriteGen;    /* The generation this write transaction bumped to */
   sqlite3_int64 aBuild[3];    /* Views taken from the process (0), replayed (1), loaded (2) */
+  int nScanThreads;           /* Threads the last KNN scan ran on (vec0_parallel.c) */
   sqlite3_stmt *aStmt[VEC0_STMT_COUNT];       /* By VEC0_STMT_*, prepared on first use */
   unsigned char aStmtBusy[VEC0_STMT_COUNT];   /* aStmt[i] is lent to an open cursor */
   int bGenerationBumped;      /* This write transaction's bump of 'generation' stands */
@@ -583,6 +588,36 @@ int vec0ReportDistances(Vec0Table *p, const float *q, VsTopK *pTop);
 /* The same for nQuery queries at once (one sgemm per chunk); aTop[j] for query j. */
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop);
+
+/* ---- vec0: the scan on several threads (vec0_parallel.c) ------------------------------ */
+
+/* A block scan cut into parts, runs of consecutive chunks, each scanned by one thread into
+** a heap of its own; vec0ScanRun merges them into the scan's heap, a result that does not
+** depend on how many threads ran (1 + PRAGMA threads at most, for large tables). */
+typedef struct Vec0ScanJob Vec0ScanJob;
+typedef struct Vec0ScanPart Vec0ScanPart;
+struct Vec0ScanPart {
+  const Vec0ScanJob *pJob;    /* The scan it belongs to */
+  int iFirst, iEnd;           /* Chunks iFirst .. iEnd-1 of the copy */
+  VsTopK *pTop;               /* Where its candidates go (NULL when the scan keeps none) */
+  VsTopK top;                 /* Its own heap, when the scan has several parts */
+  void *pScratch;             /* pJob->nScratch bytes of its own */
+  sqlite3_int64 nOffered;     /* Rows the part offered to its heap (xPart sets it) */
+};
+struct Vec0ScanJob {
+  /* Scan one part's chunks into pPart->pTop. It runs on a helper thread: it may not
+  ** allocate, call SQLite, or write what another part reads (unless bSerial). */
+  int (*xPart)(const Vec0ScanJob *pJob, Vec0ScanPart *pPart);
+  void *pCtx;                 /* What the parts read: the query, mask, range */
+  size_t nScratch;            /* Bytes of scratch memory a part needs */
+  int bBlas;                  /* xPart scores blocks with vsScoreBlock */
+  int bSerial;                /* xPart reads SQLite (a streamed copy): one thread only */
+  /* After every part is done, on the calling thread, in part order (or NULL). */
+  void (*xFold)(const Vec0ScanJob *pJob, const Vec0ScanPart *pPart);
+};
+/* Run the job over every chunk of p's copy; pTop (initialised, or NULL) gets the best of
+** the parts' candidates. Sets p->nScanThreads. */
+int vec0ScanRun(Vec0Table *p, const Vec0ScanJob *pJob, VsTopK *pTop);
 
 /* ---- vec0: plans (vec0_plan.c) --------------------------------------------------------- */
 

@@ -366,6 +366,33 @@ void vsScoreBlockBatch(const float *A, int nRow, int nDim,
               1.0f, Q, nDim, A, nDim, 0.0f, out, nRow);
 }
 
+/* OpenBLAS's pthread build scores an sgemv of a block (1024 rows of a few hundred floats
+** are far above its threshold) on all its threads; a scan that starts threads of its own
+** around it would run twice as many as there are cores. Its documented
+** openblas_get_num_threads() says how many; it is looked up in the library that holds
+** cblas_sgemv and its dependencies (Debian's libblas.so.3 alternative is a wrapper of
+** libopenblas.so.0), since a library loaded by a host's dlopen() is not in the global
+** scope. Other BLAS libraries (the reference one, BLIS as Debian sets it up, Accelerate)
+** are counted as one thread. */
+int vsScoreBlockThreads(void){
+  int n = 1;
+#if !defined(_WIN32) && !defined(VECSYNC_ACCELERATE)
+  Dl_info info;
+  if( vsScoreRowsImpl ) return 1;   /* our own kernel scores the blocks */
+  memset(&info, 0, sizeof(info));
+  if( dladdr((void*)cblas_sgemv, &info) && info.dli_fname ){
+    void *pLib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if( pLib ){
+      int (*xThreads)(void) = 0;
+      *(void**)&xThreads = dlsym(pLib, "openblas_get_num_threads");
+      if( xThreads ) n = xThreads();
+      dlclose(pLib);
+    }
+  }
+#endif
+  return n<1 ? 1 : n;
+}
+
 /* ---- which BLAS ---------------------------------------------------------------------- */
 
 static char zBlas[256];

@@ -1,4 +1,5 @@
 import CVecSync
+import Foundation
 import GRDBSQLite
 
 /// Registers the VecSync SQLite extension with the SQLite library linked into the process.
@@ -30,6 +31,14 @@ public enum VecSyncExtension {
     }
 
     private static let registration: Int32 = sqlite3_auto_extension(vecsync_auto_extension_entry())
+
+    /// The helper threads a statement may start (`PRAGMA threads`) on the connections
+    /// ``Configuration/vecSync(_:)`` opens: one for each core after the first, at most 8
+    /// (SQLite's limit). A vec0 search of a table of 32,768 rows or more then scans on up to
+    /// `1 + helperThreads` threads; stock SQLite's default is 0, one thread.
+    public static var helperThreads: Int {
+        max(0, min(8, ProcessInfo.processInfo.activeProcessorCount - 1))
+    }
 
     /// The memory, in bytes, the process may spend on the in-memory copies of vec0 tables
     /// that searches scan; `0` (the default) means no limit.
