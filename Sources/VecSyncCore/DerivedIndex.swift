@@ -11,11 +11,15 @@ import GRDB
 /// ```swift
 /// // CREATE VIRTUAL TABLE notes_fts USING fts5(body, title)   -- rowid = notes.id
 /// try replica.register(DerivedIndex(fts5: "notes_fts", on: "notes", columns: ["body", "title"]))
+/// // CREATE VIRTUAL TABLE files_fts USING fts5(name, path, content='files', content_rowid='id')
+/// try replica.register(DerivedIndex(fts5: "files_fts", on: "files", columns: ["name", "path"]))
 /// ```
 public struct DerivedIndex: Sendable, Hashable {
     /// The kind of index.
     public enum Kind: String, Sendable, Hashable {
-        /// A self-contained FTS5 table holding copies of the source columns.
+        /// An FTS5 table over the source columns: self-contained (holding copies of them, the
+        /// merge refreshes it for the rows it changed) or external-content (`content=` the
+        /// source table, kept current by triggers on the source: ``ExternalContentFTS``).
         case fts5
         /// A libSQL vector index (`CREATE INDEX … (libsql_vector_idx(col))`). The extension
         /// keeps it current by itself — its triggers run during a merge for exactly the rows
@@ -54,6 +58,17 @@ public struct DerivedIndex: Sendable, Hashable {
         self.columns = columns
     }
 
+    /// The index's external-content declaration, when it has one whose content table is the
+    /// source table (nil for a self-contained index).
+    func externalContent(_ db: Database) throws -> ExternalContentFTS? {
+        guard kind == .fts5, let external = try ExternalContentFTS.declared(name, in: db) else { return nil }
+        guard external.contentTable.lowercased() == table.lowercased() else {
+            throw VecSyncError.derivedIndex(
+                name: name, reason: "its content= table is \(external.contentTable), not \(table)")
+        }
+        return external
+    }
+
     private var columnList: String { columns.map(\.quotedSQLIdentifier).joined(separator: ", ") }
 
     /// The key column of the source table that `keyColumn` holds: its single-column
@@ -66,8 +81,9 @@ public struct DerivedIndex: Sendable, Hashable {
 
     /// Brings the index up to date for these source keys: each is removed, then re-added
     /// from its source row if that row exists.
+    /// An external-content index is current already: its triggers saw every write.
     func refresh(_ db: Database, keys: [DatabaseValue]) throws {
-        guard kind == .fts5, !keys.isEmpty else { return }
+        guard kind == .fts5, !keys.isEmpty, try externalContent(db) == nil else { return }
         let index = name.quotedSQLIdentifier
         let key = keyColumn.quotedSQLIdentifier
         let sourceKey = try sourceKey(db).quotedSQLIdentifier
@@ -95,6 +111,16 @@ public struct DerivedIndex: Sendable, Hashable {
             let report = try index.verify(db)
             return report.exists ? report.missing.count + report.stale.count + report.extra.count : 0
         }
+        if let external = try externalContent(db) {
+            if let count = try external.outOfStep(db) { return count }
+            // No _docsize to count with: FTS5's own check of the index.
+            do {
+                try db.execute(sql: "INSERT INTO \(name.quotedSQLIdentifier) (\(name.quotedSQLIdentifier)) VALUES ('integrity-check')")
+                return 0
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+                return 1
+            }
+        }
         let sourceRows =
             "SELECT \(try sourceKey(db).quotedSQLIdentifier), \(columnList) FROM \(table.quotedSQLIdentifier)"
         let indexRows = "SELECT \(keyColumn.quotedSQLIdentifier), \(columnList) FROM \(name.quotedSQLIdentifier)"
@@ -107,6 +133,10 @@ public struct DerivedIndex: Sendable, Hashable {
     func rebuild(_ db: Database) throws {
         switch kind {
         case .fts5:
+            if let external = try externalContent(db) {
+                try external.rebuild(db)
+                return
+            }
             try db.execute(sql: "DELETE FROM \(name.quotedSQLIdentifier)")
             try db.execute(
                 sql: """

@@ -58,8 +58,17 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
     }
 
     /// Records `index` (replacing an index of the same name), so merges refresh it and
-    /// verify and rebuild include it.
+    /// verify and rebuild include it. An external-content FTS5 index gets the triggers that
+    /// keep it current (``ExternalContentFTS``) unless the application's triggers do; its key
+    /// is the `content_rowid` column.
     public static func register(_ index: DerivedIndex, in db: Database) throws {
+        if let external = try index.externalContent(db) {
+            guard index.keyColumn.lowercased() == "rowid" else {
+                throw VecSyncError.derivedIndex(
+                    name: index.name, reason: "an external-content FTS5 table is keyed by its rowid, not \(index.keyColumn)")
+            }
+            try external.install(db, columns: index.columns)
+        }
         try createTables(db)
         try db.execute(
             sql:

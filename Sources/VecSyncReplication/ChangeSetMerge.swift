@@ -187,6 +187,7 @@ struct ChangeSetMerge {
             try merge(record)
         }
         try deleteOrphans()
+        try recomputeCounters()
         try recordCursor()
     }
 
@@ -925,6 +926,37 @@ struct ChangeSetMerge {
                 }
             }
             if deleted == 0 { return }
+        }
+    }
+
+    /// Step 6b: sets the counter columns (``CounterSQL``) of every row whose contributions or
+    /// values this merge changed to the sum of the contributions.
+    private mutating func recomputeCounters() throws {
+        var rows: [String: [DatabaseValue]] = [:]
+        if let contributions = changedKeys[CounterSQL.contributions] {
+            // The row names its table and key in its id (a JSON array), which outlives the row.
+            // An id that is not such an array names no row.
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT json_extract(?1, '$[0]') AS tbl, json_extract(?1, '$[1]') AS pk
+                    WHERE json_valid(?1) AND json_type(?1) = 'array'
+                    """)
+            for id in contributions {
+                if let row = try Row.fetchOne(statement, arguments: [id]), let table: String = row["tbl"] {
+                    rows[table, default: []].append(row["pk"])
+                }
+            }
+        }
+        for (name, keys) in changedKeys where name != CounterSQL.contributions { rows[name, default: []] += keys }
+        for (name, keys) in rows.sorted(by: { $0.key < $1.key }) {
+            guard let table = trackedTables[name.lowercased()] else { continue }
+            let columns = try Replica.counterColumns(db, of: table)
+            guard !columns.isEmpty else { continue }
+            var seen = Set<DatabaseValue>()
+            for key in keys where seen.insert(key).inserted {
+                try CounterSQL.recompute(db, table: table, columns: columns, key: key)
+                changedKeys[table.name, default: []].append(key)
+            }
         }
     }
 

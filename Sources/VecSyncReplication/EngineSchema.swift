@@ -44,8 +44,10 @@ import VecSyncCore
 /// - `vecsync_gaps(origin, since, through, reason, noted)`: per origin, the range after its
 ///   cursor that could not be merged in order (damaged, refused or absent), until it merges
 ///   (see `SyncGap`); what `vecsync-cli sync` and `Replica.syncStatus()` say they wait for.
-/// - `vecsync_sync_log(destination, finished, succeeded, summary)`: per destination, how the
-///   last sync through it ended, for `Replica.syncStatus()`.
+/// - `vecsync_sync_log(destination, finished, succeeded, summary, runs, rows_merged,
+///   first_caught_up, first_started)`: per destination, how the last sync through it ended,
+///   how many ran and merged how many rows, and when the first sync started and finished
+///   (caught up), for `Replica.syncStatus()`.
 /// - `vecsync_derived_indexes`: created here, owned by VecSyncCore's `DerivedIndexCatalogue`
 ///   (FTS5 indexes registered with the engine; vec0 indexes are in `vecsync_vector_indexes`).
 enum EngineSchema {
@@ -115,7 +117,11 @@ enum EngineSchema {
                   destination TEXT PRIMARY KEY,
                   finished INTEGER NOT NULL,
                   succeeded INTEGER NOT NULL,
-                  summary TEXT NOT NULL);
+                  summary TEXT NOT NULL,
+                  runs INTEGER NOT NULL DEFAULT 1,
+                  rows_merged INTEGER NOT NULL DEFAULT 0,
+                  first_caught_up INTEGER,
+                  first_started INTEGER);
                 """)
         if let stored = try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1") {
             guard stored == site.rawValue else {
@@ -142,6 +148,22 @@ enum EngineSchema {
         try addUnchangedAndClockColumns(db, site: site)
         try dropMergingColumn(db, site: site)
         try addQuarantineWaits(db)
+        try addSyncHistory(db)
+    }
+
+    /// The sync log's run count, rows merged and first sync's start and end (for a
+    /// database from before them: one run, none merged, first sync unknown until the next
+    /// sync that catches up).
+    private static func addSyncHistory(_ db: Database) throws {
+        let columns = Set(try db.columns(in: "vecsync_sync_log").map(\.name))
+        guard !columns.contains("runs") else { return }
+        try db.execute(
+            sql: """
+                ALTER TABLE vecsync_sync_log ADD COLUMN runs INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE vecsync_sync_log ADD COLUMN rows_merged INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE vecsync_sync_log ADD COLUMN first_caught_up INTEGER;
+                ALTER TABLE vecsync_sync_log ADD COLUMN first_started INTEGER;
+                """)
     }
 
     /// The quarantine's `waits_tbl`/`waits_pk` (NULL for rows kept before: retried at every

@@ -122,6 +122,7 @@ extension Replica {
                 let snapshot = try Self.snapshot(db, of: before)
                 let tablesBefore = try Self.tableNames(db)
                 try db.execute(sql: TriggerSQL.drop(triggers.triggerNames + triggers.guardTriggerNames))
+                try db.execute(sql: TriggerSQL.drop(CounterSQL(table: before, columns: [], site: site).triggerNames))
                 try body(db)
                 var current = before
                 if let renamed = try Self.renamedTable(db, before, tablesBefore: tablesBefore) {
@@ -130,6 +131,9 @@ extension Replica {
                 try Self.commitAlter(
                     db, before: current, renames: renames, snapshot: snapshot, site: site, report: &report)
                 try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [current.name])
+                if let after = try Self.recordedTables(db).first(where: { $0.name == current.name }) {
+                    try Self.installCounters(db, table: after, site: site)
+                }
                 if wasSuspended, let after = try Self.recordedTables(db).first(where: { $0.name == current.name }) {
                     try Self.resendAll(db, table: after)
                     report.resumedTables.append(after.name)

@@ -49,15 +49,22 @@ extension Replica {
                 }
                 let pending =
                     destinations.isEmpty ? try changedRows(after: 0) : destinations.map(\.pendingRows).max() ?? 0
+                func date(_ milliseconds: Int64?) -> Date? {
+                    milliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+                }
                 let lastSyncs = try Row.fetchAll(
                     db,
-                    sql:
-                        "SELECT destination, finished, succeeded, summary FROM vecsync_sync_log ORDER BY finished DESC, destination"
+                    sql: """
+                        SELECT destination, finished, succeeded, summary, runs, rows_merged, first_caught_up, first_started
+                        FROM vecsync_sync_log ORDER BY finished DESC, destination
+                        """
                 ).map { row in
                     SyncStatus.LastSync(
                         destination: row["destination"],
                         finished: Date(timeIntervalSince1970: Double(row["finished"] as Int64) / 1000),
-                        succeeded: row["succeeded"], summary: row["summary"])
+                        succeeded: row["succeeded"], summary: row["summary"], runs: row["runs"],
+                        rowsMerged: row["rows_merged"], firstCaughtUp: date(row["first_caught_up"]),
+                        firstStarted: date(row["first_started"]))
                 }
                 let gaps = Dictionary(
                     try Self.gaps(db).map { ($0.origin, $0) }, uniquingKeysWith: { first, _ in first })
@@ -119,17 +126,30 @@ extension Replica {
         }
     }
 
-    /// Records how a sync through `destination` ended.
-    func recordSync(to destination: String, succeeded: Bool, summary: String) throws {
+    /// Records how a sync through `destination` that started at `started` ended: its line,
+    /// one run more, the rows it merged (committed, interrupted or not), and, the first time a sync catches up, when.
+    func recordSync(
+        to destination: String, started: Date, succeeded: Bool, summary: String, merged: Int = 0,
+        caughtUp: Bool = false
+    ) throws {
         try SyncError.wrap {
             try writer.write { db in
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
                 try db.execute(
                     sql: """
-                        INSERT INTO vecsync_sync_log (destination, finished, succeeded, summary) VALUES (?, ?, ?, ?)
+                        INSERT INTO vecsync_sync_log
+                          (destination, finished, succeeded, summary, runs, rows_merged, first_caught_up, first_started)
+                        VALUES (?1, ?2, ?3, ?4, 1, ?5, CASE WHEN ?6 THEN ?2 END, ?7)
                         ON CONFLICT(destination) DO UPDATE SET finished = excluded.finished,
-                          succeeded = excluded.succeeded, summary = excluded.summary
+                          succeeded = excluded.succeeded, summary = excluded.summary, runs = runs + 1,
+                          rows_merged = rows_merged + excluded.rows_merged,
+                          first_caught_up = coalesce(first_caught_up, excluded.first_caught_up),
+                          first_started = coalesce(first_started, excluded.first_started)
                         """,
-                    arguments: [destination, Int64(Date().timeIntervalSince1970 * 1000), succeeded, summary])
+                    arguments: [
+                        destination, now, succeeded, summary, merged, caughtUp,
+                        Int64(started.timeIntervalSince1970 * 1000),
+                    ])
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import VecSyncCore
 
 extension Replica {
     /// Starts replicating `table`: creates its clock table and capture triggers, and gives
@@ -27,40 +28,70 @@ extension Replica {
     @discardableResult
     public func track(_ table: String, authority: SiteID? = nil) throws -> TrackedTable {
         try SyncError.wrap {
-            try writer.write { db in
-                let definition = try TrackedTable.introspect(db, table: table, authority: authority)
-                if let existing = try Self.recordedTables(db).first(where: { $0.name == definition.name }) {
-                    return existing
-                }
-                let key = definition.primaryKey.quotedSQLIdentifier
-                let misfits =
-                    try Int.fetchOne(
-                        db,
-                        sql: "SELECT count(*) FROM \(definition.name.quotedSQLIdentifier) WHERE typeof(\(key)) <> ?",
-                        arguments: [definition.keyKind.storageClass]) ?? 0
-                if misfits > 0 {
-                    throw SyncError.untrackableTable(
-                        table: definition.name,
-                        reason:
-                            "\(misfits) rows have a NULL key or a key that is not \(definition.keyKind.storageClass.uppercased()) "
-                            + "in column \(definition.primaryKey); they would match no row on another replica: give them proper keys first"
-                    )
-                }
-                let sql = TriggerSQL(table: definition, site: site)
-                try db.execute(sql: definition.clockTable.createSQL)
-                try sql.install(db)
-                try db.execute(sql: sql.backfill)
-                try Self.record(definition, db)
-                // A table dropped here earlier with `alter` and tracked again syncs again.
-                try db.execute(
-                    sql: "DELETE FROM vecsync_retired WHERE tbl = ? COLLATE NOCASE AND col = ''",
-                    arguments: [definition.name])
-                if try Self.isReadOnly(db) {
-                    try db.execute(sql: sql.createGuardTriggers(site: site))
-                }
-                return definition
-            }
+            try writer.write { db in try Self.track(db, table: table, authority: authority, site: site) }
         }
+    }
+
+    /// ``track(_:authority:)`` inside the caller's transaction; then the table's counter
+    /// columns, when it has some (``CounterColumns``), sync as counters (``CounterSQL``).
+    static func track(_ db: Database, table: String, authority: SiteID?, site: SiteID) throws -> TrackedTable {
+        let definition = try TrackedTable.introspect(db, table: table, authority: authority)
+        if let existing = try recordedTables(db).first(where: { $0.name == definition.name }) {
+            return existing
+        }
+        let key = definition.primaryKey.quotedSQLIdentifier
+        let misfits =
+            try Int.fetchOne(
+                db,
+                sql: "SELECT count(*) FROM \(definition.name.quotedSQLIdentifier) WHERE typeof(\(key)) <> ?",
+                arguments: [definition.keyKind.storageClass]) ?? 0
+        if misfits > 0 {
+            throw SyncError.untrackableTable(
+                table: definition.name,
+                reason:
+                    "\(misfits) rows have a NULL key or a key that is not \(definition.keyKind.storageClass.uppercased()) "
+                    + "in column \(definition.primaryKey); they would match no row on another replica: give them proper keys first"
+            )
+        }
+        let sql = TriggerSQL(table: definition, site: site)
+        try db.execute(sql: definition.clockTable.createSQL)
+        try sql.install(db)
+        try db.execute(sql: sql.backfill)
+        try record(definition, db)
+        // A table dropped here earlier with `alter` and tracked again syncs again.
+        try db.execute(
+            sql: "DELETE FROM vecsync_retired WHERE tbl = ? COLLATE NOCASE AND col = ''",
+            arguments: [definition.name])
+        if try isReadOnly(db) {
+            try db.execute(sql: sql.createGuardTriggers(site: site))
+        }
+        try installCounters(db, table: definition, site: site)
+        return definition
+    }
+
+    /// Makes the declared counter columns of `table` sync as counters: tracks the table of
+    /// contributions, installs the triggers that add local writes to this site's
+    /// contribution, and counts the values already there as this site's.
+    static func installCounters(_ db: Database, table: TrackedTable, site: SiteID) throws {
+        let columns = try counterColumns(db, of: table)
+        guard !columns.isEmpty else { return }
+        guard table.keyKind != .blob else {
+            throw SyncError.untrackableTable(
+                table: table.name,
+                reason: "counter columns need an INTEGER or TEXT primary key (a contribution names its row in JSON, which holds no BLOB)")
+        }
+        try db.execute(sql: CounterSQL.createTableSQL)
+        _ = try track(db, table: CounterSQL.contributions, authority: nil, site: site)
+        let sql = CounterSQL(table: table, columns: columns, site: site)
+        try db.execute(sql: TriggerSQL.drop(sql.triggerNames))
+        try db.execute(sql: sql.createTriggersSQL)
+        try db.execute(sql: sql.seedSQL)
+    }
+
+    /// The counter columns of `table` that sync as counters here (declared and present).
+    static func counterColumns(_ db: Database, of table: TrackedTable) throws -> [String] {
+        let declared = try CounterColumns.declared(db, table: table.name).map { $0.lowercased() }
+        return declared.isEmpty ? [] : table.columns.filter { declared.contains($0.lowercased()) }
     }
 
     /// Stops replicating `table`: drops its triggers and clock table. Its rows stay.
@@ -73,6 +104,8 @@ extension Replica {
                 else { throw SyncError.tableNotTracked(table: table) }
                 let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: TriggerSQL.drop(sql.triggerNames + sql.guardTriggerNames))
+                try db.execute(
+                    sql: TriggerSQL.drop(CounterSQL(table: definition, columns: [], site: site).triggerNames))
                 try db.execute(sql: definition.clockTable.dropSQL)
                 try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [definition.name])
                 try db.execute(sql: "DELETE FROM vecsync_pending WHERE tbl = ?", arguments: [definition.name])

@@ -52,6 +52,15 @@ public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
     /// Rows deleted because their parent row was deleted, over all merges.
     public var orphansDeleted: Int { merges.reduce(0) { $0 + $1.orphansDeleted.values.reduce(0, +) } }
 
+    /// True when the pull brought everything there was: no file skipped, no range waited
+    /// for. (A sync interrupted before its end returns no report.)
+    public var isCaughtUp: Bool { problems.isEmpty && waiting.isEmpty }
+
+    /// True when this sync changed nothing on either side: nothing pushed, nothing applied,
+    /// nothing released from quarantine, and caught up. `vecsync-cli sync --until-quiet`
+    /// syncs again until a sync is quiet.
+    public var isQuiet: Bool { pushedRows == 0 && applied == 0 && releasedFromQuarantine == 0 && isCaughtUp }
+
     /// One line, as `vecsync-cli sync` prints it.
     public var description: String {
         let origins = Set(merges.filter { !$0.alreadyMerged }.map(\.origin)).count

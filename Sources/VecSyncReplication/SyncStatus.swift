@@ -16,6 +16,18 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
         public var succeeded: Bool
         /// Its report's line, or its error.
         public var summary: String
+        /// Syncs through the destination that ended so far (with or without an error), this one
+        /// included; one the process did not live to finish is not counted.
+        public var runs: Int = 1
+        /// Rows they merged into their tables, interrupted syncs' committed transactions
+        /// included.
+        public var rowsMerged: Int = 0
+        /// The end of the first sync that caught up (pulled everything there was, skipping
+        /// nothing, waiting for nothing): when the first sync finished, however many runs it
+        /// took. Nil while it has not.
+        public var firstCaughtUp: Date?
+        /// The start of the first sync through the destination.
+        public var firstStarted: Date?
     }
 
     /// A push cursor and what lies after it.
@@ -68,6 +80,17 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
             lines.append(
                 "\(site): last sync \(format.string(from: last.finished)) through \(last.destination): "
                     + (last.succeeded ? "" : "failed: ") + last.summary)
+            for sync in lastSyncs {
+                let runs = sync.runs == 1 ? "1 run" : "\(sync.runs) runs"
+                if let caughtUp = sync.firstCaughtUp {
+                    lines.append(
+                        "  first sync through \(sync.destination): finished \(format.string(from: caughtUp)); "
+                            + "\(runs), \(sync.rowsMerged) rows merged in all")
+                } else {
+                    lines.append(
+                        "  first sync through \(sync.destination): not finished yet (\(runs), \(sync.rowsMerged) rows merged so far)")
+                }
+            }
         } else {
             lines.append("\(site): never synced")
         }

@@ -63,6 +63,7 @@ extension Replica {
     public func sync<Transport: SyncTransport>(through transport: Transport, sink events: SyncEventSink) throws
         -> SyncReport
     {
+        let started = Date()
         do {
             var report = SyncReport(site: site)
             if try isReadOnly() {
@@ -81,11 +82,15 @@ extension Replica {
             report.problems = pulled.problems
             report.unknownFiles = pulled.unknownFiles
             report.waiting = try gaps()
-            try? recordSync(to: transport.destination, succeeded: true, summary: report.description)
+            try? recordSync(
+                to: transport.destination, started: started, succeeded: true, summary: report.description,
+                merged: events.merged.rows, caughtUp: report.isCaughtUp)
             try events.send(.finished(report))
             return report
         } catch {
-            try? recordSync(to: transport.destination, succeeded: false, summary: "\(error)")
+            try? recordSync(
+                to: transport.destination, started: started, succeeded: false, summary: "\(error)",
+                merged: events.merged.rows)
             throw error
         }
     }

@@ -3,9 +3,13 @@ import VecSyncCore
 
 extension MessageStore {
     /// Creates the Choir tables and the vector index if they are missing, and checks that
-    /// an existing `messages.embedding` column has `dimensions` elements.
+    /// an existing `messages.embedding` column has `dimensions` elements. A thread's `k0`,
+    /// `alpha` and `m` are declared counters (``CounterColumns``): every approval or refusal
+    /// moves them by a step, so when the threads table syncs, the steps taken on each device
+    /// add up instead of the last device's value winning. (The schema itself is unchanged.)
     static func createSchema(_ db: Database, dimensions: Int) throws {
         try db.execute(sql: schemaSQL(dimensions: dimensions))
+        try CounterColumns.declare(db, table: "threads", columns: ["k0", "alpha", "m"])
         let declared = try db.columns(in: "messages").first { $0.name.lowercased() == "embedding" }?.type ?? ""
         let expected = "F32_BLOB(\(dimensions))"
         if declared.replacingOccurrences(of: " ", with: "").uppercased() != expected {

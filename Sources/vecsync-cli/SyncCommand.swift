@@ -37,8 +37,15 @@ struct SyncCommand: ParsableCommand {
             them again (the replica does on its next sync), through a server it downloads \
             them again on the next sync. `vecsync-cli status` shows the same without syncing.
 
+            --until-quiet syncs again until a sync changes nothing on either side (pushes \
+            nothing, applies nothing, skips no file, waits for nothing), at most --max-runs \
+            times, printing each run's line; it exits with status 3 when the last run was \
+            still not quiet. Scripts use it instead of a loop. `vecsync-cli status` says when \
+            the first sync through a destination finished, however many runs it took.
+
             Examples:
               vecsync-cli sync --db phone.db --folder ~/Drive/photos-sync
+              vecsync-cli sync --db phone.db --folder ~/Drive/photos-sync --until-quiet
               VECSYNC_TOKEN=vst_… vecsync-cli sync --db phone.db --server https://sync.example.com --space family
             """)
 
@@ -69,12 +76,19 @@ struct SyncCommand: ParsableCommand {
     @Flag(name: .long, help: "Never draw the progress bar.")
     var noProgress = false
 
+    @Flag(name: .long, help: "Sync again until a sync changes nothing on either side (at most --max-runs times).")
+    var untilQuiet = false
+
+    @Option(name: .long, help: "With --until-quiet, the most syncs to run (default 20).")
+    var maxRuns = 20
+
     /// The token from --token or VECSYNC_TOKEN.
     var resolvedToken: String? {
         token ?? ProcessInfo.processInfo.environment["VECSYNC_TOKEN"]
     }
 
     func validate() throws {
+        if maxRuns < 1 { throw ValidationError("--max-runs must be at least 1") }
         switch (folder, server) {
         case (nil, nil):
             throw ValidationError("give --folder, or --server with --space and --token")
@@ -108,24 +122,36 @@ struct SyncCommand: ParsableCommand {
                 bar?.update(progress.bytes)
             }
         }
-        let report: SyncReport
-        if let server, let url = URL(string: server), let space, let token = resolvedToken {
-            report = try replica.sync(
-                through: HTTPTransport(server: url, space: space, token: token, deviceName: deviceName),
-                events: handler)
-        } else {
-            report = try replica.sync(through: FolderTransport(path: folder ?? ""), events: handler)
+        var runs = 0
+        while true {
+            runs += 1
+            let report: SyncReport
+            if let server, let url = URL(string: server), let space, let token = resolvedToken {
+                report = try replica.sync(
+                    through: HTTPTransport(server: url, space: space, token: token, deviceName: deviceName),
+                    events: handler)
+            } else {
+                report = try replica.sync(through: FolderTransport(path: folder ?? ""), events: handler)
+            }
+            bar?.finish()
+            bar = nil
+            print(untilQuiet ? "run \(runs): \(report)" : "\(report)")
+            for problem in report.problems { print("  \(problem)") }
+            for record in report.quarantined { print("  quarantined: \(record)") }
+            for gap in report.waiting {
+                let asked =
+                    server == nil
+                    ? "asked '\(gap.origin)' to publish them again" : "the next sync downloads them again"
+                print("  \(gap); \(asked)")
+            }
+            guard untilQuiet, !report.isQuiet else { break }
+            if runs >= maxRuns {
+                print("still not quiet after \(runs) runs")
+                if compact { print("compacted \(try replica.compactTombstones()) tombstones") }
+                throw ExitCode(3)
+            }
         }
-        bar?.finish()
-        print(report)
-        for problem in report.problems { print("  \(problem)") }
-        for record in report.quarantined { print("  quarantined: \(record)") }
-        for gap in report.waiting {
-            let asked =
-                server == nil
-                ? "asked '\(gap.origin)' to publish them again" : "the next sync downloads them again"
-            print("  \(gap); \(asked)")
-        }
+        if untilQuiet { print("quiet after \(runs) runs") }
         if compact {
             print("compacted \(try replica.compactTombstones()) tombstones")
         }

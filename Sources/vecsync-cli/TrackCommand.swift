@@ -25,8 +25,16 @@ struct TrackCommand: ParsableCommand {
             or not) is tracked only with --authority: that site alone inserts its rows, and \
             the other replicas refuse inserts, since every device would assign the same ids.
 
+            --fts NAME registers the FTS5 table NAME as a derived index of the one table named \
+            with --table: never synced, kept current after every merge. Its columns must be \
+            columns of that table. An external-content table (content='files', \
+            content_rowid='id') is kept by triggers on the table: the application's own when it \
+            has them, else three the command creates; a self-contained one is keyed by its \
+            column named like the table's key, or by its rowid.
+
             Examples:
               vecsync-cli track --db phone.db --table photos --table notes --site phone
+              vecsync-cli track --db mac.db --table files --fts files_fts --site mac --authority mac
               vecsync-cli track --db mac.db --table files --site mac --authority mac
               vecsync-cli track --db phone.db --table files --site phone --authority mac
               vecsync-cli track --db ipad.db --table photos --read-only
@@ -44,6 +52,9 @@ struct TrackCommand: ParsableCommand {
     @Option(name: .long, help: "The site whose writes win in the tables named with --table.")
     var authority: String?
 
+    @Option(name: .long, help: "An FTS5 table to keep as a derived index of the --table (repeat for several).")
+    var fts: [String] = []
+
     @Flag(
         name: .long,
         help: "Make the replica read-only: it pulls, never pushes, and refuses local writes to tracked tables.")
@@ -57,6 +68,7 @@ struct TrackCommand: ParsableCommand {
         if table.isEmpty && !readOnly && !writable {
             throw ValidationError("name at least one --table, or --read-only / --writable")
         }
+        if !fts.isEmpty && table.count != 1 { throw ValidationError("--fts needs exactly one --table, its source") }
         if readOnly && writable { throw ValidationError("--read-only and --writable exclude each other") }
         if let site, site.isEmpty { throw ValidationError("--site cannot be empty") }
         if let authority, authority.isEmpty { throw ValidationError("--authority cannot be empty") }
@@ -80,6 +92,11 @@ struct TrackCommand: ParsableCommand {
                 }
                 print("site '\(authority)' is authoritative for \(tracked.name)")
             }
+        }
+        for name in fts {
+            let index = try database.writer.read { db in try DerivedIndex.fts5(reading: name, on: table[0], in: db) }
+            try replica.register(index)
+            print("\(name) (FTS5 over \(index.columns.joined(separator: ", ")) of \(index.table), key \(index.keyColumn)) is a derived index")
         }
         if readOnly || writable {
             try replica.setReadOnly(readOnly)

@@ -159,6 +159,47 @@ struct CLICommandTests {
         #expect(throws: (any Error).self) { try run(["verify", "--db", path("fts.db"), "--index", "nothing"]) }
     }
 
+    @Test func trackRegistersAnExternalContentFTSAndSyncRunsUntilQuiet() throws {
+        for name in ["mac.db", "phone.db"] {
+            let db = try VecSyncDatabase(path: path(name))
+            try db.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE files (id INTEGER PRIMARY KEY, name TEXT, size INTEGER);
+                        CREATE VIRTUAL TABLE files_fts USING fts5(name, content='files', content_rowid='id');
+                        """)
+            }
+        }
+        let mac = try VecSyncDatabase(path: path("mac.db"))
+        try mac.write { db in
+            for index in 1...250 {
+                try db.execute(
+                    sql: "INSERT INTO files (id, name, size) VALUES (?, ?, ?)",
+                    arguments: [index, "report \(index) draft.pdf", index])
+            }
+        }
+        for (name, site) in [("mac.db", "mac"), ("phone.db", "phone")] {
+            try run([
+                "track", "--db", path(name), "--table", "files", "--fts", "files_fts", "--site", site, "--authority",
+                "mac",
+            ])
+        }
+        #expect(throws: (any Error).self) {
+            try run(["track", "--db", path("mac.db"), "--table", "files", "--table", "x", "--fts", "files_fts"])
+        }
+        let shared = path("shared")
+        try run(["sync", "--db", path("mac.db"), "--folder", shared])
+        try run(["sync", "--db", path("phone.db"), "--folder", shared, "--until-quiet", "--max-runs", "3"])
+        let phone = try VecSyncDatabase(path: path("phone.db"))
+        #expect(
+            try phone.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM files_fts WHERE files_fts MATCH 'draft'") }
+                == 250)
+        let status = try Replica(opening: phone.writer).syncStatus()
+        #expect(status.lastSyncs.first?.runs == 2, "the first sync merged, the second was quiet")
+        #expect(status.lastSyncs.first?.firstCaughtUp != nil)
+        try run(["verify", "--db", path("phone.db"), "--index", "files_fts"])
+    }
+
     @Test func demoRunsAndItsSearchesFindTheirTopics() throws {
         try run(["demo", "--db", path("demo.db")])
         let db = try VecSyncDatabase(path: path("demo.db"))

@@ -33,6 +33,18 @@ struct ConvergencePropertyTests {
         }
     }
 
+    /// Photos and notes on them, written before the tables are tracked.
+    static func writeBeforeTracking(_ db: Database) throws {
+        for index in 0..<3 {
+            try db.execute(
+                sql: "INSERT INTO photos (id, title, rating) VALUES (?, ?, ?)",
+                arguments: ["early-\(index)", "early \(index)", index])
+            try db.execute(
+                sql: "INSERT INTO notes (id, photo, body) VALUES (?, ?, ?)",
+                arguments: ["early-note-\(index)", "early-\(index)", "note \(index)"])
+        }
+    }
+
     /// The name of the shared log in each replica's `vecsync_published`: its push cursor.
     static let logDestination = "log"
 
@@ -74,11 +86,22 @@ struct ConvergencePropertyTests {
         let batchRows = Int.random(in: 1...6, using: &random)
         // Clocks: all equal (every write ties with the others' on version), or skewed.
         let tie = Bool.random(using: &random)
-        var replicas = try (0..<count).map { index in
+        // Some histories track notes (whose foreign key refers to photos) before photos, with
+        // rows written on the first replica before it tracks them (its backfill numbers the
+        // notes first); some make photos.rating a counter (a PN-counter, not last writer wins).
+        let childrenFirst = Bool.random(using: &random)
+        let counters: [String: [String]] = Bool.random(using: &random) ? ["photos": ["rating"]] : [:]
+        let trackingOrder: [String] = childrenFirst ? Fixture.trackedTables.reversed() : Fixture.trackedTables
+        var replicas: [Replica] = []
+        for index in 0..<count {
             let skew = tie ? 0 : Int64.random(in: 0...5_000, using: &random) * Int64(index)
-            return try Fixture.replica(
-                "site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
-                wallClock: 1_700_000_000_000 + skew)
+            var before: ((Database) throws -> Void)?
+            if childrenFirst && index == 0 { before = { db in try Self.writeBeforeTracking(db) } }
+            replicas.append(
+                try Fixture.replica(
+                    "site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
+                    wallClock: 1_700_000_000_000 + skew, trackingOrder: trackingOrder, counters: counters,
+                    before: before))
         }
 
         for replica in replicas {

@@ -139,6 +139,8 @@ struct ProgressiveSyncTests {
             let status = try receiver.syncStatus()
             #expect(status.lastSyncs.first?.succeeded == false)
             #expect(status.lastSyncs.first?.summary.contains("Killed") == true)
+            #expect(status.lastSyncs.first?.firstCaughtUp == nil)
+            #expect(status.description.contains("first sync through \(folder.destination): not finished yet (1 run, \(cut * 40) rows merged so far)"))
 
             // The next sync merges the rest, and nothing twice.
             var resumed: SyncProgress?
@@ -150,7 +152,17 @@ struct ProgressiveSyncTests {
             #expect(resumed?.rows == 600 - cut * 40)
             #expect(try Fixture.snapshot(receiver) == Fixture.snapshot(origin), "seed \(seed), cut \(cut)")
             #expect(try receiver.verifyDerivedIndexes().values.allSatisfy { $0 == 0 })
-            #expect(try receiver.syncStatus().lastSyncs.first?.succeeded == true)
+            let finished = try #require(try receiver.syncStatus().lastSyncs.first)
+            #expect(finished.succeeded)
+            // The first sync took two runs, and is finished.
+            #expect(finished.runs == 2)
+            #expect(finished.rowsMerged == 600)
+            #expect(finished.firstCaughtUp != nil)
+            #expect(try receiver.syncStatus().description.contains("2 runs, 600 rows merged in all"))
+            // Nothing left: the next sync is quiet, and the first sync's end stays.
+            let again = try receiver.sync(through: folder)
+            #expect(again.isQuiet)
+            #expect(try receiver.syncStatus().lastSyncs.first?.firstCaughtUp == finished.firstCaughtUp)
         }
     }
 

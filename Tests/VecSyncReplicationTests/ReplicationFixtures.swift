@@ -63,13 +63,22 @@ enum Fixture {
 
     /// A replica of a fresh database, tracking photos, albums, tags and notes.
     /// `wallClock` fixes the replica's wall clock (milliseconds) before anything is tracked.
+    /// `before` writes rows before anything is tracked, `counters` declares counter columns
+    /// (``CounterColumns``) by table, and `trackingOrder` is the order tables are tracked in
+    /// (notes before photos tracks a child before its parent).
     static func replica(
         _ site: String, options: Replica.Options = Replica.Options(),
-        wallClock: Int64? = nil
+        wallClock: Int64? = nil, trackingOrder: [String] = trackedTables,
+        counters: [String: [String]] = [:], before: ((Database) throws -> Void)? = nil
     ) throws -> Replica {
-        let replica = try Replica(try database(), site: SiteID(site), options: options)
+        let queue = try database()
+        try queue.write { db in
+            for (table, columns) in counters { try CounterColumns.declare(db, table: table, columns: columns) }
+            try before?(db)
+        }
+        let replica = try Replica(queue, site: SiteID(site), options: options)
         if let wallClock { try replica.setWallClockOverride(milliseconds: wallClock) }
-        for table in trackedTables { try replica.track(table) }
+        for table in trackingOrder { try replica.track(table) }
         return replica
     }
 
