@@ -35,11 +35,11 @@ struct CounterSQL {
     /// This site, baked into the triggers.
     let site: SiteID
 
-    /// The trigger names (for ``TriggerSQL/drop(_:)``): insert, the update of one column
-    /// (one per counter column, after the first three); "update" and "delete" are names
-    /// earlier versions installed, dropped with the others.
+    /// The trigger names (for ``TriggerSQL/drop(_:)``): insert, a key change, the update of
+    /// one column (one per counter column, after the first four); "update" and "delete" are
+    /// names earlier versions installed, dropped with the others.
     var triggerNames: [String] {
-        ["insert", "update", "delete"].map { "vecsync_\(table.name)_count_\($0)" }
+        ["insert", "update", "delete", "rekey"].map { "vecsync_\(table.name)_count_\($0)" }
             + columns.map { "vecsync_\(table.name)_count_update_\($0)" }
     }
 
@@ -91,9 +91,11 @@ struct CounterSQL {
     }
 
     /// The triggers, silent inside a merge. An `INSERT OR REPLACE` counts as setting the
-    /// value, as an update does.
+    /// value, as an update does; so does a change of the row's key (the row at its new key
+    /// holds the value it carried there).
     var createTriggersSQL: String {
         let t = table.name.quotedSQLIdentifier
+        let key = table.primaryKey.quotedSQLIdentifier
         let names = triggerNames.map(\.quotedSQLIdentifier)
         let quiet = DerivedIndexCatalogue.notMergingCondition
         let updates = columns.map { column -> String in
@@ -103,6 +105,9 @@ struct CounterSQL {
         }
         return """
             CREATE TRIGGER \(names[0]) AFTER INSERT ON \(t) WHEN \(quiet) BEGIN
+            \(columns.map(record).joined(separator: "\n"))
+            END;
+            CREATE TRIGGER \(names[3]) AFTER UPDATE OF \(key) ON \(t) WHEN \(quiet) AND new.\(key) IS NOT old.\(key) BEGIN
             \(columns.map(record).joined(separator: "\n"))
             END;
             \(updates.joined(separator: "\n"))

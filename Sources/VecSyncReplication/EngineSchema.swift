@@ -48,6 +48,10 @@ import VecSyncCore
 ///   first_caught_up, first_started)`: per destination, how the last sync through it ended,
 ///   how many ran and merged how many rows, and when the first sync started and finished
 ///   (caught up), for `Replica.syncStatus()`.
+/// - `vecsync_forced_compactions(peer, acknowledged, horizon, compacted)`: per known peer
+///   that a forced `compactTombstones(acknowledgedThrough:force:)` passed, what it had
+///   acknowledged, the horizon compacted and when: that peer may keep rows deleted here, for
+///   good; `Replica.syncStatus()` reports it.
 /// - `vecsync_derived_indexes`: created here, owned by VecSyncCore's `DerivedIndexCatalogue`
 ///   (FTS5 indexes registered with the engine; vec0 indexes are in `vecsync_vector_indexes`).
 enum EngineSchema {
@@ -113,6 +117,11 @@ enum EngineSchema {
                   through INTEGER NOT NULL,
                   reason TEXT NOT NULL,
                   noted INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS vecsync_forced_compactions (
+                  peer TEXT PRIMARY KEY,
+                  acknowledged INTEGER NOT NULL,
+                  horizon INTEGER NOT NULL,
+                  compacted INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS vecsync_sync_log (
                   destination TEXT PRIMARY KEY,
                   finished INTEGER NOT NULL,

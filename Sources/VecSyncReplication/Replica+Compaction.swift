@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import VecSyncCore
 
@@ -35,7 +36,9 @@ extension Replica {
     /// Throws ``SyncError/invalidArgument(name:value:reason:)`` for a negative number or one
     /// beyond ``currentSequence()``, and — unless `force` is true — for one past what a peer
     /// this replica knows (``peers()``) has acknowledged merging: its tombstones would go
-    /// before that peer has the deletes, and the two would stay different for good.
+    /// before that peer has the deletes, and the two would stay different for good. A forced
+    /// compaction records each such peer, and ``syncStatus()`` reports it from then on
+    /// (``SyncStatus/peersMayKeepDeletedRows``): no later sync can take the deletes there.
     ///
     /// ```swift
     /// try replica.compactTombstones(acknowledgedThrough: server.lowestCursor(of: replica.site))
@@ -63,6 +66,20 @@ extension Replica {
                             "known peers have acknowledged less of this replica's changes: \(peers.joined(separator: ", ")); "
                             + "a tombstone they have not merged would go, and they would keep the row for good "
                             + "(pass force: true if they have merged it all the same)")
+                }
+                // Forced past peers: what they may keep for good is on record, for the status.
+                for peer in behind {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO vecsync_forced_compactions (peer, acknowledged, horizon, compacted)
+                            VALUES (?, ?, ?, ?)
+                            ON CONFLICT(peer) DO UPDATE SET acknowledged = min(acknowledged, excluded.acknowledged),
+                              horizon = max(horizon, excluded.horizon), compacted = excluded.compacted
+                            """,
+                        arguments: [
+                            peer["site"] as String, peer["acknowledged"] as Int64, acknowledged,
+                            Int64(Date().timeIntervalSince1970 * 1000),
+                        ])
                 }
                 return try Self.compact(db, through: acknowledged)
             }

@@ -83,9 +83,17 @@ extension Replica {
                 }
                 peers.sort { $0.site < $1.site }
                 let quarantined = try Int.fetchOne(db, sql: "SELECT count(*) FROM vecsync_quarantine") ?? 0
+                let forced = try Row.fetchAll(
+                    db, sql: "SELECT peer, acknowledged, horizon, compacted FROM vecsync_forced_compactions ORDER BY peer"
+                ).map { row in
+                    SyncStatus.ForcedCompaction(
+                        peer: SiteID(row["peer"] as String), acknowledged: row["acknowledged"], horizon: row["horizon"],
+                        compacted: date(row["compacted"]) ?? Date(timeIntervalSince1970: 0))
+                }
                 return SyncStatus(
                     site: site, sequence: sequence, lastSyncs: lastSyncs, destinations: destinations,
-                    pendingLocalChanges: pending, peers: peers, quarantined: quarantined)
+                    pendingLocalChanges: pending, peers: peers, quarantined: quarantined,
+                    peersMayKeepDeletedRows: forced)
             }
         }
     }

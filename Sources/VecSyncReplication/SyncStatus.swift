@@ -53,6 +53,20 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
         public var waitingFor: SyncGap?
     }
 
+    /// A peer a forced compaction passed (``Replica/compactTombstones(acknowledgedThrough:force:)``
+    /// with `force: true`): tombstones through `horizon` went while it had acknowledged only
+    /// `acknowledged`, so it may keep rows deleted here, and no sync will take the deletes there.
+    public struct ForcedCompaction: Sendable, Hashable {
+        /// The peer.
+        public var peer: SiteID
+        /// Our sequence number through which it had merged our changes then.
+        public var acknowledged: Int64
+        /// The sequence number through which tombstones were removed.
+        public var horizon: Int64
+        /// When.
+        public var compacted: Date
+    }
+
     /// This replica.
     public var site: SiteID
     /// The local sequence number.
@@ -68,6 +82,9 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
     public var peers: [Peer]
     /// Rows kept in quarantine.
     public var quarantined: Int
+    /// Peers that may keep rows deleted here, because a forced compaction removed tombstones
+    /// they had not merged (empty unless compaction was ever forced past a peer).
+    public var peersMayKeepDeletedRows: [ForcedCompaction] = []
 
     /// The latest sync's end, or nil when this replica never synced.
     public var lastSync: Date? { lastSyncs.first?.finished }
@@ -106,6 +123,12 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
             lines.append(line)
         }
         if quarantined > 0 { lines.append("quarantined: \(quarantined) rows") }
+        for forced in peersMayKeepDeletedRows {
+            lines.append(
+                "peer \(forced.peer) may keep rows deleted here: tombstones through \(forced.horizon) were compacted "
+                    + "(forced, \(format.string(from: forced.compacted))) while it had merged our changes through "
+                    + "\(forced.acknowledged) only; a fresh copy of this replica mends it")
+        }
         return lines.joined(separator: "\n")
     }
 }

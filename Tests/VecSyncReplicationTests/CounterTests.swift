@@ -147,6 +147,24 @@ struct CounterTests {
         }
     }
 
+    @Test("a row moved to another key takes its counter there, where earlier contributions were")
+    func rekeyedRowKeepsItsCounter() throws {
+        let replicas = try Self.itemReplicas(["a", "b"])
+        try replicas[0].writer.write { db in
+            try db.execute(sql: "INSERT INTO items VALUES ('old', 'pen', 5), ('gone', 'cup', 3)")
+        }
+        try Self.exchange(replicas[0], replicas[1])
+        // 'gone' keeps a's contribution of 3 after its row goes; 'old' then moves there.
+        try replicas[0].writer.write { db in
+            try db.execute(sql: "DELETE FROM items WHERE id = 'gone'")
+            try db.execute(sql: "UPDATE items SET id = 'gone' WHERE id = 'old'")
+        }
+        try Self.exchange(replicas[0], replicas[1])
+        for replica in replicas {
+            #expect(try Self.items(replica) == [["gone".databaseValue, "pen".databaseValue, 5.databaseValue]])
+        }
+    }
+
     @Test("counter columns of a BLOB-keyed table are refused when it is tracked, with the reason")
     func blobKeyedCountersAreRefused() throws {
         let queue = try StoreSchemaSyncTests.database()

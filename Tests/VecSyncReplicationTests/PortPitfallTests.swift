@@ -146,7 +146,16 @@ struct PortPitfallTests {
         #expect(try a.tombstoneCount() == 1)
         // Up to what every known peer acknowledged is allowed; past it, only when forced.
         #expect(try a.compactTombstones(acknowledgedThrough: acknowledged) == 0)
+        #expect(try a.syncStatus().peersMayKeepDeletedRows.isEmpty)
         #expect(try a.compactTombstones(acknowledgedThrough: current, force: true) == 1)
+        // Forced: the divergence it may leave is reported, and stays reported.
+        let forced = try a.syncStatus().peersMayKeepDeletedRows
+        #expect(forced.map(\.peer) == ["b"])
+        #expect(forced.first?.acknowledged == acknowledged)
+        #expect(forced.first?.horizon == current)
+        try b.merge(a.changes(since: acknowledged))
+        #expect(try Self.count(b, "photos") == 3, "b keeps the row: the delete went with its tombstone")
+        #expect(try a.syncStatus().description.contains("peer b may keep rows deleted here"))
     }
 
     @Test("a photo-store note added to a photo deleted on another device is deleted on both")

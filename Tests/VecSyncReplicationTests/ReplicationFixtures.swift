@@ -92,6 +92,12 @@ enum Fixture {
                     row.databaseValues.map(render).joined(separator: "|")
                 }
             }
+            // Counter contributions converge too, not only the sums.
+            if try db.tableExists("vecsync_counters") {
+                tables["vecsync_counters"] = try Row.fetchAll(
+                    db, sql: "SELECT id, value FROM vecsync_counters ORDER BY id"
+                ).map { row in row.databaseValues.map(render).joined(separator: "|") }
+            }
             return tables
         }
     }
