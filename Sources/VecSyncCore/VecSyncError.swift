@@ -5,10 +5,14 @@ import GRDB
 /// dimensions, the offending input, the table or site, or the SQL that failed and SQLite's
 /// message.
 ///
-/// Every public API of the package throws this one type (sync's `SyncError` is another name
-/// for it), so a caller pattern-matches one set of cases whichever layer failed: a merge's
-/// SQLite failure is ``sqlite(message:resultCode:sql:)`` whether it came from the engine or
-/// from an index refresh.
+/// The package's APIs throw this one type (sync's `SyncError` is another name for it), so a
+/// caller pattern-matches one set of cases whichever layer failed: a merge's SQLite failure
+/// is ``sqlite(message:resultCode:sql:)`` whether it came from the engine or from an index
+/// refresh. Three kinds of error pass through as they are: `HTTPTransportError` (what a sync
+/// server answered, or that it could not be reached), `CancellationError` (a sync whose
+/// `SyncEventSink` was cancelled) and whatever your own event handler throws; and the
+/// `Decodable` conformances (`Vector`, `ChangeSet`'s JSON) throw `DecodingError`, as
+/// `Decoder`s expect.
 ///
 /// ```swift
 /// do {
