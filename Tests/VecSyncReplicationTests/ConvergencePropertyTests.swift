@@ -82,7 +82,13 @@ struct ConvergencePropertyTests {
             let replica = try Fixture.replica(
                 "site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
                 wallClock: 1_700_000_000_000 + skew)
-            try replica.writer.write { db in try db.execute(sql: integerSchema) }
+            // Every replica starts with rows of its own there, ids 1 and 2 everywhere.
+            try replica.writer.write { db in
+                try db.execute(sql: integerSchema)
+                try db.execute(
+                    sql: "INSERT INTO people (name) VALUES (?), (?); INSERT INTO visits (person, place) VALUES (2, ?)",
+                    arguments: ["first \(index)", "second \(index)", "start \(index)"])
+            }
             for table in childrenFirst ? integerTables.reversed() : integerTables { try replica.track(table) }
             return replica
         }
@@ -504,7 +510,7 @@ struct ConvergencePropertyTests {
         let (sql, arguments) =
             altered && Int.random(in: 0..<4, using: &random) == 0
             ? added[Int.random(in: 0..<added.count, using: &random)]
-            : Int.random(in: 0..<4, using: &random) == 0
+            : Int.random(in: 0..<3, using: &random) == 0
                 ? integer
                 : Int.random(in: 0..<3, using: &random) == 0
                     ? notes[Int.random(in: 0..<notes.count, using: &random)]
