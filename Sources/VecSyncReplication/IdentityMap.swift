@@ -162,10 +162,10 @@ enum IdentityMap {
             // Rows written meanwhile (a user trigger during the merge) count too.
             let rows =
                 try Int64.fetchOne(
-                    db,
-                    sql:
-                        "SELECT max(\(table.primaryKey.quotedSQLIdentifier)) FROM \(table.name.quotedSQLIdentifier)")
-                ?? 0
+                    db.cachedStatement(
+                        sql:
+                            "SELECT max(\(table.primaryKey.quotedSQLIdentifier)) FROM \(table.name.quotedSQLIdentifier)"
+                    )) ?? 0
             let highest = max(floor, rows, 0)
             guard highest < Int64.max else {
                 throw SyncError.schemaChanged(
