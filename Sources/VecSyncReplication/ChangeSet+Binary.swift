@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```
 /// offset 0   "VSCS"                       magic
-///        4   u16 format version           (3; 1 and 2 are still read)
+///        4   u16 format version           (4 when a table has local keys, else 3; 1 and 2 are still read)
 ///        6   u16 flags                    (0)
 ///        8   u32 body length
 ///       12   body
@@ -13,21 +13,23 @@ import Foundation
 /// The body holds, as LEB128 varints and length-prefixed UTF-8: the origin site, `since`,
 /// `through`, the schema fingerprint (u64), the site table, the acknowledgements, the table
 /// definitions (name, key, fingerprint, columns, and from format 3 the key kind, each
-/// column's declared type and the authority, empty for none), and the records. A record is its table index, its key, its causal length,
+/// column's declared type and the authority, empty for none, and from format 4 a varint that
+/// is 1 for a table with local keys), and the records. A record is its table index, its key, its causal length,
 /// its authority count, its row version and site, and for a live row the number of columns
 /// it carries (followed by their positions when it is not all of them) and each carried
 /// column's authority count, version (as a zigzag delta from the row version, usually one
 /// byte), site index and value. Format 1 had no authority counts (they read as 0) and
 /// carried every column. A value is a type byte
-/// (0 null, 1 integer, 2 real, 3 text, 4 blob) and its bytes: blobs raw, reals as their
-/// IEEE-754 bits.
+/// (0 null, 1 integer, 2 real, 3 text, 4 blob, and from format 4: 5 identity) and its bytes:
+/// blobs raw, reals as their IEEE-754 bits, an identity as its site's index in the site table
+/// and the id (zigzag varint).
 extension ChangeSet {
     /// The four bytes every change set starts with.
     static let magic: [UInt8] = Array("VSCS".utf8)
 
-    /// Encodes the change set.
+    /// Encodes the change set, in ``writtenFormatVersion``.
     public func serialized() -> Data {
-        serialized(formatVersion: Self.formatVersion)
+        serialized(formatVersion: writtenFormatVersion)
     }
 
     /// Encodes the change set in `formatVersion`. Format 1 has no authority counts and
@@ -36,6 +38,7 @@ extension ChangeSet {
     func serialized(formatVersion: UInt16) -> Data {
         let hasAuthority = formatVersion >= 2
         let hasDefinition = formatVersion >= 3
+        let hasIdentities = formatVersion >= 4
         var sites: [SiteID] = [origin]
         var siteIndex: [SiteID: Int] = [origin: 0]
         func index(_ site: SiteID) -> Int {
@@ -46,7 +49,11 @@ extension ChangeSet {
         }
         for record in records {
             _ = index(record.rowSite)
-            for case let column? in record.columns { _ = index(column.site) }
+            if case .identity(let site, _) = record.key { _ = index(site) }
+            for case let column? in record.columns {
+                _ = index(column.site)
+                if case .identity(let site, _) = column.value { _ = index(site) }
+            }
         }
         for site in acknowledgements.keys.sorted() { _ = index(site) }
 
@@ -78,12 +85,13 @@ extension ChangeSet {
                 body.count(types.count)
                 for type in types { body.string(type) }
                 body.string(definition?.authority?.rawValue ?? "")
+                if hasIdentities { body.count(definition?.hasLocalKeys == true ? 1 : 0) }
             }
         }
         body.count(records.count)
         for record in records {
             body.count(record.table)
-            Self.write(record.key, to: &body)
+            Self.write(record.key, to: &body, site: index)
             body.varint(UInt64(max(0, record.causalLength)))
             if hasAuthority { body.varint(UInt64(max(0, record.authorityCount))) }
             body.varint(UInt64(max(0, record.rowVersion.rawValue)))
@@ -100,7 +108,7 @@ extension ChangeSet {
                     if hasAuthority { body.varint(UInt64(max(0, column.authorityCount))) }
                     body.signed(column.version.rawValue &- record.rowVersion.rawValue)
                     body.count(index(column.site))
-                    Self.write(column.value, to: &body)
+                    Self.write(column.value, to: &body, site: index)
                 }
             }
         }
@@ -137,6 +145,7 @@ extension ChangeSet {
         }
         let hasAuthority = version >= 2
         let hasDefinition = version >= 3
+        let hasIdentities = version >= 4
         _ = try header.uint16()
         let bodyLength = Int(try header.uint32())
         guard bytes.count == 12 + bodyLength + 4 else {
@@ -186,6 +195,8 @@ extension ChangeSet {
                     types.append(try reader.string("declared type"))
                 }
                 let authority = try reader.string("authority")
+                let localKeys = hasIdentities ? try reader.count(what: "flag") : 0
+                guard localKeys <= 1 else { throw reader.corrupt("table \(name) has local-keys flag \(localKeys)") }
                 if !kindName.isEmpty {
                     guard let kind = TrackedTable.KeyKind(rawValue: kindName) else {
                         throw reader.corrupt("table \(name) has an unknown key kind '\(kindName)'")
@@ -195,7 +206,8 @@ extension ChangeSet {
                             "table \(name) has \(columns.count) columns and \(types.count) declared types")
                     }
                     definition = Table.Definition(
-                        keyKind: kind, declaredTypes: types, authority: authority.isEmpty ? nil : SiteID(authority))
+                        keyKind: kind, declaredTypes: types, authority: authority.isEmpty ? nil : SiteID(authority),
+                        hasLocalKeys: localKeys == 1)
                 }
             }
             let table = Table(
@@ -210,9 +222,9 @@ extension ChangeSet {
         records.reserveCapacity(recordCount)
         for _ in 0..<recordCount {
             let table = try reader.index(below: tables.count, what: "table")
-            let key = try Self.readValue(&reader)
+            let key = try Self.readValue(&reader, sites: hasIdentities ? sites : nil)
             switch key {
-            case .integer, .text, .blob: break
+            case .integer, .text, .blob, .identity: break
             default: throw reader.corrupt("a primary key must be an integer, text or blob, not \(key)")
             }
             let causalLength = try reader.nonNegative("causal length")
@@ -249,7 +261,7 @@ extension ChangeSet {
                     let site = sites[try reader.index(below: sites.count, what: "site")]
                     columns[position] = Column(
                         authorityCount: columnAuthority, version: HybridLogicalClock(rawValue: version),
-                        site: site, value: try Self.readValue(&reader))
+                        site: site, value: try Self.readValue(&reader, sites: hasIdentities ? sites : nil))
                 }
             }
             records.append(
@@ -272,7 +284,7 @@ extension ChangeSet {
         }
     }
 
-    private static func write(_ value: SyncValue, to writer: inout ByteWriter) {
+    private static func write(_ value: SyncValue, to writer: inout ByteWriter, site index: (SiteID) -> Int) {
         switch value {
         case .null:
             writer.bytes.append(0)
@@ -288,16 +300,25 @@ extension ChangeSet {
         case .blob(let blob):
             writer.bytes.append(4)
             writer.data(blob)
+        case .identity(let site, let id):
+            writer.bytes.append(5)
+            writer.count(index(site))
+            writer.signed(id)
         }
     }
 
-    private static func readValue(_ reader: inout ByteReader) throws -> SyncValue {
+    /// Reads a value; `sites` is the site table when identities may occur (format 4).
+    private static func readValue(_ reader: inout ByteReader, sites: [SiteID]?) throws -> SyncValue {
         switch try reader.byte() {
         case 0: return .null
         case 1: return .integer(try reader.signed())
         case 2: return .real(Double(bitPattern: try reader.uint64()))
         case 3: return .text(try reader.string("text value"))
         case 4: return .blob(Data(try reader.data()))
+        case 5 where sites != nil:
+            let sites = sites ?? []
+            let site = sites[try reader.index(below: sites.count, what: "site")]
+            return .identity(site: site, id: try reader.signed())
         case let tag: throw reader.corrupt("unknown value type \(tag)")
         }
     }

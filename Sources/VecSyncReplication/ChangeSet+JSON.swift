@@ -21,7 +21,9 @@ import Foundation
 /// string of digits is accepted too), `{"real": 1}` — a REAL stays REAL even when whole,
 /// and the shortest decimal that reads back to the same double is written (`"nan"`,
 /// `"inf"`, `"-inf"` as strings) — `{"text": "…"}`, and `{"base64": "…", "bytes": 8}` for
-/// blobs. A record names its table and its columns. `checksum` is the CRC-32C of the
+/// blobs; from format 4, `{"identity": 7, "site": "mac"}` names a row of a table with local
+/// keys (`"localKeys": true`) by the site that created it and its id there. A record names its
+/// table and its columns. `checksum` is the CRC-32C of the
 /// change set's binary form: decoding checks it as well as what the binary decoder checks
 /// (keys, causal lengths, ranges, fingerprints), so a change set whose `since`, `through`,
 /// origin or rows were edited is refused — a moved `through` would otherwise move the
@@ -33,7 +35,7 @@ extension ChangeSet: Codable {
     }
 
     private enum TableKeys: String, CodingKey {
-        case name, primaryKey, columns, fingerprint, keyKind, declaredTypes, authority
+        case name, primaryKey, columns, fingerprint, keyKind, declaredTypes, authority, localKeys
     }
 
     private enum RecordKeys: String, CodingKey {
@@ -47,7 +49,7 @@ extension ChangeSet: Codable {
     /// Encodes the change set in its JSON form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Int(Self.formatVersion), forKey: .formatVersion)
+        try container.encode(Int(writtenFormatVersion), forKey: .formatVersion)
         try container.encode(origin.rawValue, forKey: .origin)
         try container.encode(since, forKey: .since)
         try container.encode(through, forKey: .through)
@@ -67,6 +69,7 @@ extension ChangeSet: Codable {
                 try entry.encode(definition.keyKind, forKey: .keyKind)
                 try entry.encode(definition.declaredTypes, forKey: .declaredTypes)
                 try entry.encodeIfPresent(definition.authority?.rawValue, forKey: .authority)
+                if definition.hasLocalKeys { try entry.encode(true, forKey: .localKeys) }
             }
         }
         var recordList = container.nestedUnkeyedContainer(forKey: .records)
@@ -124,9 +127,14 @@ extension ChangeSet: Codable {
                 guard types.count == columns.count else {
                     throw Self.corrupt("table \(name) has \(columns.count) columns and \(types.count) declared types")
                 }
+                let localKeys = try entry.decodeIfPresent(Bool.self, forKey: .localKeys) ?? false
+                guard !localKeys || version >= 4 else {
+                    throw Self.corrupt("table \(name) has local keys, which format \(version) cannot carry")
+                }
                 definition = Table.Definition(
                     keyKind: kind, declaredTypes: types,
-                    authority: try entry.decodeIfPresent(String.self, forKey: .authority).map { SiteID($0) })
+                    authority: try entry.decodeIfPresent(String.self, forKey: .authority).map { SiteID($0) },
+                    hasLocalKeys: localKeys)
             }
             let table = Table(
                 name: name, primaryKey: try entry.decode(String.self, forKey: .primaryKey), columns: columns,
@@ -146,7 +154,7 @@ extension ChangeSet: Codable {
             }
             let key = try entry.decode(SyncValue.self, forKey: .key)
             switch key {
-            case .integer, .text, .blob: break
+            case .integer, .text, .blob, .identity: break
             default: throw Self.corrupt("a primary key of \(tableName) must be an integer, text or blob, not \(key)")
             }
             let causalLength = try Self.integer(entry, .causalLength)
@@ -277,11 +285,11 @@ extension ChangeSet: Codable {
 /// JSON form).
 extension SyncValue: Codable {
     private enum CodingKeys: String, CodingKey {
-        case integer, real, text, base64, bytes
+        case integer, real, text, base64, bytes, identity, site
     }
 
-    /// Encodes the value: `null`, `{"integer": n}`, `{"real": x}`, `{"text": s}` or
-    /// `{"base64": s, "bytes": n}`.
+    /// Encodes the value: `null`, `{"integer": n}`, `{"real": x}`, `{"text": s}`,
+    /// `{"base64": s, "bytes": n}` or `{"identity": n, "site": s}`.
     public func encode(to encoder: any Encoder) throws {
         if case .null = self {
             var single = encoder.singleValueContainer()
@@ -304,6 +312,9 @@ extension SyncValue: Codable {
         case .blob(let value):
             try container.encode(value.base64EncodedString(), forKey: .base64)
             try container.encode(value.count, forKey: .bytes)
+        case .identity(let site, let id):
+            try container.encode(id, forKey: .identity)
+            try container.encode(site.rawValue, forKey: .site)
         }
     }
 
@@ -338,6 +349,19 @@ extension SyncValue: Codable {
             } else {
                 self = .real(try container.decode(Double.self, forKey: .real))
             }
+        } else if container.contains(.identity) {
+            let id: Int64
+            if let number = try? container.decode(Int64.self, forKey: .identity) {
+                id = number
+            } else {
+                let text = try container.decode(String.self, forKey: .identity)
+                guard let number = Int64(text) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .identity, in: container, debugDescription: "'\(text)' is not a 64-bit integer")
+                }
+                id = number
+            }
+            self = .identity(site: SiteID(try container.decode(String.self, forKey: .site)), id: id)
         } else if container.contains(.text) {
             self = .text(try container.decode(String.self, forKey: .text))
         } else if container.contains(.base64) {

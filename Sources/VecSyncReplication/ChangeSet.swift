@@ -25,8 +25,13 @@ import Foundation
 /// }
 /// ```
 public struct ChangeSet: Sendable, Hashable {
-    /// The binary format this build writes and reads.
-    public static let formatVersion: UInt16 = 3
+    /// The newest binary format this build writes and reads. A change set is written in it
+    /// only when it needs it (``writtenFormatVersion``): format 4 adds tables with local keys
+    /// and their row identities (``SyncValue/identity(site:id:)``); other change sets are
+    /// written in format 3, which earlier builds read.
+    public static let formatVersion: UInt16 = 4
+    /// The format of change sets that carry no table with local keys.
+    static let formatWithoutIdentities: UInt16 = 3
     /// The oldest binary format this build still reads (its rows carry no authority counts).
     public static let oldestReadableFormatVersion: UInt16 = 1
 
@@ -60,6 +65,22 @@ public struct ChangeSet: Sendable, Hashable {
 
     /// True when the change set carries no rows.
     public var isEmpty: Bool { records.isEmpty }
+
+    /// The format ``serialized()`` and the JSON form write: ``formatVersion`` when a table
+    /// has local keys or a value is an identity (a foreign key to such a table), format 3
+    /// otherwise.
+    public var writtenFormatVersion: UInt16 {
+        func isIdentity(_ value: SyncValue) -> Bool {
+            if case .identity = value { return true }
+            return false
+        }
+        let needsIdentities =
+            tables.contains { $0.definition?.hasLocalKeys == true }
+            || records.contains { record in
+                isIdentity(record.key) || record.columns.contains { $0.map { isIdentity($0.value) } ?? false }
+            }
+        return needsIdentities ? Self.formatVersion : Self.formatWithoutIdentities
+    }
 
     /// A fingerprint of the schemas of all the tables the change set refers to.
     public var schemaFingerprint: UInt64 {
@@ -103,12 +124,18 @@ public struct ChangeSet: Sendable, Hashable {
             public var declaredTypes: [String]
             /// The table's authoritative site, if any.
             public var authority: SiteID?
+            /// Whether each replica keeps its own integer ids (``TrackedTable/hasLocalKeys``):
+            /// the records' keys are then identities (format 4).
+            public var hasLocalKeys: Bool
 
             /// Creates a definition.
-            public init(keyKind: TrackedTable.KeyKind, declaredTypes: [String], authority: SiteID?) {
+            public init(
+                keyKind: TrackedTable.KeyKind, declaredTypes: [String], authority: SiteID?, hasLocalKeys: Bool = false
+            ) {
                 self.keyKind = keyKind
                 self.declaredTypes = declaredTypes
                 self.authority = authority
+                self.hasLocalKeys = hasLocalKeys
             }
         }
 
@@ -128,7 +155,8 @@ public struct ChangeSet: Sendable, Hashable {
             guard let definition, definition.declaredTypes.count == columns.count else { return nil }
             return TrackedTable(
                 name: name, primaryKey: primaryKey, keyKind: definition.keyKind, columns: columns,
-                declaredTypes: definition.declaredTypes, authority: definition.authority)
+                declaredTypes: definition.declaredTypes, authority: definition.authority,
+                hasLocalKeys: definition.hasLocalKeys)
         }
     }
 
@@ -136,7 +164,8 @@ public struct ChangeSet: Sendable, Hashable {
     public struct Record: Sendable, Hashable {
         /// Index of the row's table in ``ChangeSet/tables``.
         public var table: Int
-        /// The row's primary key.
+        /// The row's primary key: an identity (``SyncValue/identity(site:id:)``) in a table
+        /// with local keys.
         public var key: SyncValue
         /// The causal length: odd while the row exists, even once deleted.
         public var causalLength: Int64

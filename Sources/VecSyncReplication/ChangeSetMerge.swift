@@ -13,6 +13,9 @@ import VecSyncCore
 /// 3. ``checkClocks()``: no version comes from a clock too far in the future (nothing is
 ///    written before these checks pass);
 /// 4. ``beginMerging()``: the capture and index triggers fall silent;
+///    ``translateKeys()``: the keys of tables with local keys, which travel as identities,
+///    become local ids (``IdentityMap``); the values of foreign keys that refer to such
+///    tables are translated with each record (``translateValues(_:table:)``);
 /// 5. for each record (``merge(_:)``): read the local ``ClockRow``, decide the row's
 ///    incarnation (``decideIncarnation(_:local:)``), merge its columns
 ///    (``mergeColumns(_:table:into:)``), check what will be written (``refusal(_:columns:)``),
@@ -145,6 +148,15 @@ struct ChangeSetMerge {
     private var vectorColumns: [String: [(column: Int, index: VectorIndex)]] = [:]
     /// Keys of live rows in the change set, by table name: parents that arrive with their children.
     private var liveKeys: [String: Set<DatabaseValue>] = [:]
+    /// The change set's records with local keys (``translateKeys()``), by position; a record
+    /// whose key cannot be translated keeps its own, and ``untranslatable`` says why.
+    private var records: [ChangeSet.Record] = []
+    /// Why a record's key has no local id here, by position.
+    private var untranslatable: [Int: String] = [:]
+    /// Identities to local ids, when a tracked table has local keys.
+    private var identities: IdentityMap.Incoming?
+    /// Foreign keys of tracked tables whose parent has local keys, by child table name.
+    private var identityLinks: [String: [TrackedForeignKey]] = [:]
     /// Whether this merge deleted a row (then orphans are looked for in whole tables, and
     /// rows SQLite deleted by a cascade are recorded; otherwise only the rows it wrote can
     /// lack their parent).
@@ -183,8 +195,9 @@ struct ChangeSetMerge {
         if try readCursor() == .merged { return }
         try checkClocks()
         try beginMerging()
-        for record in recordsInMergeOrder() {
-            try merge(record)
+        try translateKeys()
+        for index in recordsInMergeOrder() {
+            try merge(index)
         }
         try deleteOrphans()
         try recomputeCounters()
@@ -194,19 +207,20 @@ struct ChangeSetMerge {
     /// The change set's records with parents before children: by the depth of their table
     /// in the graph of foreign keys between tracked tables (``TrackedForeignKey``), in the
     /// change set's order within one depth. A change set whose tables are not related keeps
-    /// its order.
-    private func recordsInMergeOrder() -> [ChangeSet.Record] {
-        guard !foreignKeys.isEmpty, changeSet.tables.count > 1 else { return changeSet.records }
+    /// its order. Returns the records' positions.
+    private func recordsInMergeOrder() -> [Int] {
+        let inOrder = Array(changeSet.records.indices)
+        guard !foreignKeys.isEmpty, changeSet.tables.count > 1 else { return inOrder }
         let depths = TrackedForeignKey.depths(of: Array(foreignKeys.keys), links: foreignKeys)
         let tableDepth = changeSet.tables.map { table in
             trackedTables[table.name.lowercased()].flatMap { depths[$0.name] } ?? 0
         }
-        guard Set(tableDepth).count > 1 else { return changeSet.records }
+        guard Set(tableDepth).count > 1 else { return inOrder }
         return changeSet.records.enumerated().sorted { a, b in
             let da = tableDepth.indices.contains(a.element.table) ? tableDepth[a.element.table] : 0
             let db = tableDepth.indices.contains(b.element.table) ? tableDepth[b.element.table] : 0
             return da != db ? da < db : a.offset < b.offset
-        }.map(\.element)
+        }.map(\.offset)
     }
 
     // MARK: Checks before writing
@@ -311,6 +325,13 @@ struct ChangeSetMerge {
         }
         guard origin.authority == local.authority else {
             return .failure(Incompatible(reason: "the authorities differ"))
+        }
+        guard origin.hasLocalKeys == local.hasLocalKeys else {
+            return .failure(
+                Incompatible(
+                    reason: local.hasLocalKeys
+                        ? "its integer ids are local to each replica here and the same on every replica there"
+                        : "its integer ids are the same on every replica here and local to each replica there"))
         }
         var positions: [String: Int] = [:]
         for (index, name) in local.columns.enumerated() { positions[name.lowercased()] = index }
@@ -420,7 +441,6 @@ struct ChangeSetMerge {
                 }
                 newest = max(newest, version.rawValue)
             }
-            if record.isLive { liveKeys[table.name, default: []].insert(record.key.databaseValue) }
         }
     }
 
@@ -432,6 +452,75 @@ struct ChangeSetMerge {
         readOnly = try Replica.isReadOnly(db)
         sites = try Replica.siteNames(db)
         for (ordinal, site) in sites { ordinals[site] = ordinal }
+    }
+
+    /// Step 4b: gives every record of a table with local keys the local id of its identity
+    /// (a new identity gets a new id and an entry in the map), before any record merges, so a
+    /// child translated later finds the parents of the same change set; and notes the keys of
+    /// live rows (``liveKeys``). A key of the wrong form (an integer where an identity is
+    /// due, an identity in a table whose ids are the same everywhere) leaves its record
+    /// untranslated, to be quarantined.
+    private mutating func translateKeys() throws {
+        let tracked = trackedTables.values.sorted { $0.name < $1.name }
+        if tracked.contains(where: \.hasLocalKeys) {
+            identities = try IdentityMap.Incoming(db, localSite: localSite)
+            identityLinks = try IdentityMap.links(db, tables: tracked)
+        }
+        records = changeSet.records
+        for index in records.indices {
+            let record = records[index]
+            let remote = changeSet.tables[record.table]
+            if let table = statements[record.table]?.table {
+                switch (record.key, table.hasLocalKeys) {
+                case (.identity(let site, let id), true):
+                    records[index].key = .integer(try localID(site: site, id: id, in: table))
+                case (.identity, false):
+                    untranslatable[index] =
+                        "its key \(record.key.databaseValue) names a row by identity, but \(table.name) keeps ids the same on every replica here"
+                case (_, true):
+                    untranslatable[index] =
+                        "its key is not an identity, but \(table.name) has ids local to each replica here"
+                default:
+                    break
+                }
+            }
+            if record.isLive && untranslatable[index] == nil {
+                liveKeys[remote.name, default: []].insert(records[index].key.databaseValue)
+            }
+        }
+    }
+
+    /// The local id of the identity `site`, `id` in `table` (see ``IdentityMap/Incoming``).
+    private mutating func localID(site: SiteID, id: Int64, in table: TrackedTable) throws -> Int64 {
+        guard var map = identities else {
+            throw SyncError.schemaChanged(table: table.name, reason: "an identity reached a table without local keys")
+        }
+        let origin = site == localSite ? 0 : try ordinal(site)
+        let local = try map.localID(site: site, id: id, ordinal: origin, in: table)
+        identities = map
+        return local
+    }
+
+    /// The values of `record` (laid out as the local `table`) in foreign keys that refer to a
+    /// table with local keys, translated from identities to local ids (a parent not here
+    /// yet gets its id reserved, and the record waits for it as for any parent); nil, or why
+    /// a value stays an identity: a column that refers to no table with local keys here.
+    private mutating func translateValues(_ record: inout ChangeSet.Record, table: TrackedTable) throws -> String? {
+        guard record.isLive else { return nil }
+        for link in identityLinks[table.name] ?? [] where record.columns.indices.contains(link.column) {
+            guard var column = record.columns[link.column], case .identity(let site, let id) = column.value
+            else { continue }
+            column.value = .integer(try localID(site: site, id: id, in: link.parent))
+            record.columns[link.column] = column
+        }
+        for (index, column) in record.presentColumns {
+            if case .identity = column.value {
+                return
+                    "its \(table.columns[index]) names a row by identity (\(column.value.databaseValue)), but here it is "
+                    + "no foreign key to a table with ids local to each replica"
+            }
+        }
+        return nil
     }
 
     /// The local ordinal of `site`, recorded in `vecsync_sites` when new.
@@ -447,19 +536,27 @@ struct ChangeSetMerge {
     // MARK: One record
 
     /// Step 5: merges one record: decide, merge columns, check, write the row, write the clock.
-    private mutating func merge(_ original: ChangeSet.Record) throws {
+    private mutating func merge(_ position: Int) throws {
+        // The record as it came (kept so in quarantine, where it is translated again when
+        // retried), and with a local key.
+        let original = changeSet.records[position]
+        let key = records[position].key.databaseValue
         switch matches[original.table] {
         case .merge: break
         case .quarantine(let reason):
-            try quarantine(original, reason: reason)
+            try quarantine(original, key: key, reason: reason)
             return
         case .retired:
             report.ignored += 1
             return
         }
         guard let table = statements[original.table] else { return }
+        if let reason = untranslatable[position] {
+            try quarantine(original, key: key, reason: reason)
+            return
+        }
         // A record of a table whose columns differ here, laid out as the local table.
-        var record = original
+        var record = records[position]
         if let mapping = table.mapping {
             var columns = [ChangeSet.Column?](repeating: nil, count: table.table.columns.count)
             if original.isLive {
@@ -469,7 +566,10 @@ struct ChangeSetMerge {
                 record.columns = columns
             }
         }
-        let key = record.key.databaseValue
+        if let reason = try translateValues(&record, table: table.table) {
+            try quarantine(original, key: key, reason: reason)
+            return
+        }
         let local =
             try Row.fetchOne(table.selectClock, arguments: [key]).map { table.table.clockTable.decode($0) }
             ?? ClockRow(key: key, columnCount: table.table.columns.count)
@@ -481,7 +581,7 @@ struct ChangeSetMerge {
             if lacksColumns(record, table: table), try isQuarantined(table.table, key: key) {
                 // The rest of this incarnation is in quarantine: they are retried together.
                 try quarantine(
-                    original, reason: "an earlier change of this row is in quarantine; they merge together",
+                    original, key: key, reason: "an earlier change of this row is in quarantine; they merge together",
                     waitingFor: (table.table.name, key))
                 return
             }
@@ -490,7 +590,7 @@ struct ChangeSetMerge {
                 // it changed): the row comes with its creator's change sets, and the edit
                 // waits for it here.
                 try quarantine(
-                    original,
+                    original, key: key,
                     reason:
                         "it edits a row \(record.rowSite) created, which has not arrived here yet; it merges when that row does",
                     waitingFor: (table.table.name, key))
@@ -501,7 +601,7 @@ struct ChangeSetMerge {
                 // from another site: that site's change comes with its own change sets, and
                 // this one waits for it.
                 try quarantine(
-                    original, reason: "the change this row's incarnation began with has not arrived",
+                    original, key: key, reason: "the change this row's incarnation began with has not arrived",
                     waitingFor: (table.table.name, key))
                 return
             }
@@ -522,7 +622,7 @@ struct ChangeSetMerge {
         if outcome.clock.isLive {
             let written = outcome.replaceAll || !local.isLive ? record.presentColumns.map(\.index) : outcome.winners
             if let refusal = try refusal(record, table: table, columns: written) {
-                try quarantine(original, reason: refusal.reason, waitingFor: refusal.parent)
+                try quarantine(original, key: key, reason: refusal.reason, waitingFor: refusal.parent)
                 return
             }
         }
@@ -531,7 +631,7 @@ struct ChangeSetMerge {
             rowChanged = try writeRow(record, table: table, local: local, outcome: outcome)
         } catch let error as DatabaseError where Self.isRefusal(error) {
             // The statement failed whole: nothing of this row was written.
-            try quarantine(original, reason: error.message ?? "\(error.resultCode)")
+            try quarantine(original, key: key, reason: error.message ?? "\(error.resultCode)")
             return
         }
         if rowChanged {
@@ -542,7 +642,9 @@ struct ChangeSetMerge {
         if let mapping = table.mapping, !mapping.kept.isEmpty, original.isLive, outcome.clock.isLive,
             (outcome.clock.rowAuthority, outcome.clock.causalLength) == (original.authorityCount, original.causalLength)
         {
-            try keep(original, mapping: mapping, table: table.table)
+            var kept = original
+            kept.key = record.key
+            try keep(kept, mapping: mapping, table: table.table)
         }
     }
 
@@ -675,8 +777,11 @@ struct ChangeSetMerge {
     /// set that later merges try again: when the row it waits for (`waitingFor`: a parent
     /// row, or its own row's earlier change) changes here, or, when it waits for nothing
     /// named, at every merge.
+    /// `key` is the row's key here (a local id in a table with local keys, whose `record`
+    /// carries an identity).
     private mutating func quarantine(
-        _ record: ChangeSet.Record, reason: String, waitingFor: (table: String, key: DatabaseValue)? = nil
+        _ record: ChangeSet.Record, key: DatabaseValue, reason: String,
+        waitingFor: (table: String, key: DatabaseValue)? = nil
     ) throws {
         let table = changeSet.tables[record.table]
         var single = record
@@ -688,11 +793,11 @@ struct ChangeSetMerge {
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                changeSet.origin.rawValue, table.name, record.key.databaseValue, reason, kept.serialized(),
+                changeSet.origin.rawValue, table.name, key, reason, kept.serialized(),
                 waitingFor?.table, waitingFor?.key ?? .null,
             ])
         report.quarantined.append(
-            QuarantinedRecord(origin: changeSet.origin, table: table.name, key: record.key, reason: reason))
+            QuarantinedRecord(origin: changeSet.origin, table: table.name, key: SyncValue(key), reason: reason))
     }
 
     /// Whether a change of `key` in `table` is in quarantine.
@@ -973,7 +1078,7 @@ struct ChangeSetMerge {
         report.inserted -= 1
         report.applied -= 1
         try quarantine(
-            record, reason: "its parent row arrived with it but was not merged here; it waits for that row",
+            record, key: key, reason: "its parent row arrived with it but was not merged here; it waits for that row",
             waitingFor: parent)
     }
 

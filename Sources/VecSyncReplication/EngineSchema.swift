@@ -13,7 +13,10 @@ import VecSyncCore
 ///   `('merging', 1)`, present only inside a merge transaction, silences every capture
 ///   and index trigger.
 /// - `vecsync_sites`: local ordinals for site ids (0 is this site), used in clock tables.
-/// - `vecsync_tables`: the tracked tables and their definitions.
+/// - `vecsync_tables`: the tracked tables and their definitions (`local_keys`: 1 for an
+///   integer key tracked without an authority, whose ids are each replica's own).
+/// - `vecsync_ids(tbl, local, origin, oid)`: the identities of rows of tables with local keys
+///   that came from elsewhere (see `IdentityMap`).
 /// - `vecsync_peers`: per peer, how far its changes were merged (`received`) and how far it
 ///   has merged ours (`acknowledged`).
 /// - `vecsync_published(destination, through)`: per destination (a shared folder), the
@@ -154,6 +157,7 @@ enum EngineSchema {
     /// capture triggers read: such a database gets current triggers (which read the one
     /// flag in `vecsync_state`), and then the column is dropped.
     private static func upgrade(_ db: Database, site: SiteID) throws {
+        try addIdentityMap(db)  // first: the steps below read vecsync_tables
         try addUnchangedAndClockColumns(db, site: site)
         try dropMergingColumn(db, site: site)
         try addQuarantineWaits(db)
@@ -173,6 +177,16 @@ enum EngineSchema {
                 ALTER TABLE vecsync_sync_log ADD COLUMN first_caught_up INTEGER;
                 ALTER TABLE vecsync_sync_log ADD COLUMN first_started INTEGER;
                 """)
+    }
+
+    /// `vecsync_ids` and `vecsync_tables.local_keys`. Tables recorded before have 0 there: an
+    /// integer key an earlier version tracked without an authority keeps ids the same on every
+    /// replica, as then.
+    private static func addIdentityMap(_ db: Database) throws {
+        try db.execute(sql: IdentityMap.createSQL)
+        if try !db.columns(in: "vecsync_tables").contains(where: { $0.name == "local_keys" }) {
+            try db.execute(sql: "ALTER TABLE vecsync_tables ADD COLUMN local_keys INTEGER NOT NULL DEFAULT 0")
+        }
     }
 
     /// The quarantine's `waits_tbl`/`waits_pk` (NULL for rows kept before: retried at every

@@ -41,6 +41,7 @@ public struct QuarantinedRecord: Sendable, Hashable, CustomStringConvertible {
             case .real(let value): "\(value)"
             case .text(let value): "'\(value)'"
             case .blob(let value): "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
+            case .identity(let site, let id): "\(id)@\(site.rawValue)"
             }
         return "\(table) \(key) from \(origin): \(reason)"
     }

@@ -155,6 +155,8 @@ struct ChangeScan {
         /// Keys whose first change is known to be at or before the place of a child that
         /// was sent: sent already, or before the scan's start.
         var sentBefore = Set<DatabaseValue>()
+        /// This table's foreign keys to tables with local keys: values sent as identities.
+        var identityLinks: [TrackedForeignKey] = []
     }
 
     private let origin: SiteID
@@ -173,6 +175,8 @@ struct ChangeScan {
     /// Records read but left for the next batch, which they start: a row and the parent rows
     /// sent ahead with it (parents first).
     private var pending: (list: Int, seq: Int64, records: [(list: Int, record: ChangeSet.Record)])?
+    /// Local ids to identities, when a table has local keys (see ``IdentityMap``).
+    private var identities: IdentityMap.Outgoing?
 
     init(
         _ db: Database, origin: SiteID, since: Int64, excluding: Set<SiteID>, rowLimit: Int,
@@ -233,6 +237,10 @@ struct ChangeScan {
             lists[index].parents = (links[lists[index].table.name] ?? []).compactMap { link in
                 tables.firstIndex { $0.name == link.parent.name }.map { (link.column, $0) }
             }
+            lists[index].identityLinks = (links[lists[index].table.name] ?? []).filter(\.parent.hasLocalKeys)
+        }
+        if tables.contains(where: \.hasLocalKeys) {
+            identities = try IdentityMap.Outgoing(db, localSite: origin, sites: sites)
         }
     }
 
@@ -288,6 +296,12 @@ struct ChangeScan {
                     outTables.append(lists[list].table.changeSetTable)
                 }
                 record.table = tableIndex
+                if let identities {
+                    // Keys and foreign keys of tables with local keys travel as identities;
+                    // the scan above works on local ids.
+                    record = try identities.translate(
+                        record, table: lists[list].table, links: lists[list].identityLinks)
+                }
                 records.append(record)
             }
             bytes += size

@@ -176,7 +176,8 @@ extension Replica {
         for table in tables {
             guard let definition = table.definition, definition.declaredTypes.count == table.columns.count,
                 table.name == widest.name, table.primaryKey.lowercased() == widest.primaryKey.lowercased(),
-                definition.keyKind == base.keyKind, definition.authority == base.authority
+                definition.keyKind == base.keyKind, definition.authority == base.authority,
+                definition.hasLocalKeys == base.hasLocalKeys
             else { return nil }
             for (name, type) in zip(table.columns, definition.declaredTypes) {
                 if let known = position[name.lowercased()] {
@@ -191,7 +192,8 @@ extension Replica {
         return ChangeSet.Table(
             name: widest.name, primaryKey: widest.primaryKey, columns: columns, fingerprint: 0,
             definition: ChangeSet.Table.Definition(
-                keyKind: base.keyKind, declaredTypes: types, authority: base.authority))
+                keyKind: base.keyKind, declaredTypes: types, authority: base.authority,
+                hasLocalKeys: base.hasLocalKeys))
     }
 
     /// `record`, made under `source`, with its columns laid out as `target`'s (by name).

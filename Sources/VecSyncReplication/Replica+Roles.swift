@@ -35,9 +35,10 @@ extension Replica {
     /// of the table's schema fingerprint, so every replica must set the same one; change
     /// sets from a replica that disagrees are refused.
     ///
-    /// A table with integer keys always has an authority, the only site that inserts its
-    /// rows (see ``track(_:authority:)``): it may move to another site, never be removed;
-    /// removing it throws ``SyncError/untrackableTable(table:reason:)``.
+    /// A table tracked with integer keys and an authority keeps one, the only site that
+    /// inserts its rows (see ``track(_:authority:)``): it may move to another site, never be
+    /// removed; removing it throws ``SyncError/untrackableTable(table:reason:)``. A table with
+    /// local keys (``TrackedTable/hasLocalKeys``) cannot get one: its ids differ per replica.
     public func setAuthority(_ site: SiteID?, for table: String) throws {
         try SyncError.wrap {
             try writer.write { db in
@@ -45,6 +46,14 @@ extension Replica {
                     let tracked = try Self.trackedTables(db, checkingSchema: false)
                         .first(where: { $0.name.lowercased() == table.lowercased() })
                 else { throw SyncError.tableNotTracked(table: table) }
+                if site != nil && tracked.hasLocalKeys {
+                    throw SyncError.untrackableTable(
+                        table: tracked.name,
+                        reason:
+                            "its integer key \(tracked.primaryKey) is local to each replica (rows from other replicas have ids "
+                            + "of their own here), so no site can own the ids; untrack it on every replica and track it with "
+                            + "track(_:authority:) on a copy whose ids are the same everywhere")
+                }
                 if site == nil && tracked.keyKind == .integer && tracked.authority != nil {
                     throw SyncError.untrackableTable(
                         table: tracked.name,

@@ -178,13 +178,13 @@ extension Replica {
     private static func recordRename(
         _ db: Database, of table: TrackedTable, to name: String, report: inout SchemaReport
     ) throws -> TrackedTable {
-        let renamed = TrackedTable(
-            name: name, primaryKey: table.primaryKey, keyKind: table.keyKind, columns: table.columns,
-            declaredTypes: table.declaredTypes, authority: table.authority)
+        let renamed = table.with(name: name)
         try db.execute(sql: "ALTER TABLE \(table.clockTable.quotedName) RENAME TO \(renamed.clockTable.quotedName)")
         try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [table.name])
         try record(renamed, db)
-        for engineTable in ["vecsync_pending", "vecsync_quarantine", "vecsync_unverified", "vecsync_suspended"] {
+        for engineTable in [
+            "vecsync_pending", "vecsync_quarantine", "vecsync_unverified", "vecsync_suspended", IdentityMap.tableName,
+        ] {
             try db.execute(
                 sql: "UPDATE OR REPLACE \(engineTable) SET tbl = ? WHERE tbl = ?", arguments: [name, table.name])
         }

@@ -9,21 +9,24 @@ extension Replica {
     /// Tracking a table that is already tracked does nothing and returns its definition.
     /// Throws ``SyncError/untrackableTable(table:reason:)`` for tables the engine cannot
     /// track safely: no primary key, a composite, real or untyped key, virtual tables, rows
-    /// whose key is NULL or of another kind than the column's — and integer keys without an
-    /// authority.
+    /// whose key is NULL or of another kind than the column's.
     ///
-    /// Keys must never collide: rows made on two devices with the same key would merge as
-    /// one row, and one of them would be lost. TEXT and BLOB keys holding UUIDs cannot
-    /// collide. An integer key (`INTEGER PRIMARY KEY`, with or without `AUTOINCREMENT`, or
-    /// `INT PRIMARY KEY`) is assigned alike on every device (1, 2, 3…), so such a table is
-    /// tracked only with an `authority`: that site alone inserts rows (and changes keys);
-    /// the capture triggers of every other replica refuse inserts, as a catalogue scanned on
-    /// one desktop is only edited on the phone. Every replica must name the same authority
-    /// (it is part of the table's fingerprint).
+    /// Keys never collide. TEXT and BLOB keys holding UUIDs are the same on every replica.
+    /// An integer key (`INTEGER PRIMARY KEY`, with or without `AUTOINCREMENT`, or
+    /// `INT PRIMARY KEY`), which SQLite assigns alike on every device (1, 2, 3…), is local
+    /// to each replica when tracked without an `authority` (``TrackedTable/hasLocalKeys``):
+    /// every device inserts, each keeps the ids SQLite gave its rows, and a row from another
+    /// device gets an id of this replica's (``IdentityMap``); foreign keys that refer to the
+    /// table are translated with it. With an `authority`, ids are the same everywhere: that
+    /// site alone inserts rows (and changes keys), the capture triggers of every other
+    /// replica refuse inserts, as a catalogue scanned on one desktop is only edited on the
+    /// phone. Every replica must track the table the same way (it is part of the table's
+    /// fingerprint).
     ///
     /// ```swift
     /// try replica.track("photos")                          // id TEXT PRIMARY KEY: UUIDs
-    /// try replica.track("files", authority: "mac")         // id INTEGER PRIMARY KEY, inserted on the Mac
+    /// try replica.track("users")                           // id INTEGER PRIMARY KEY: ids local to each device
+    /// try replica.track("files", authority: "mac")         // id INTEGER PRIMARY KEY, the same everywhere
     /// ```
     @discardableResult
     public func track(_ table: String, authority: SiteID? = nil) throws -> TrackedTable {
@@ -79,6 +82,12 @@ extension Replica {
             throw SyncError.untrackableTable(
                 table: table.name,
                 reason: "counter columns need an INTEGER or TEXT primary key (a contribution names its row in JSON, which holds no BLOB)")
+        }
+        guard !table.hasLocalKeys else {
+            throw SyncError.untrackableTable(
+                table: table.name,
+                reason: "counter columns need keys that name the same row on every replica: a TEXT key, or an "
+                    + "INTEGER key with an authority (its ids are local to each replica without one)")
         }
         try db.execute(sql: CounterSQL.createTableSQL)
         _ = try track(db, table: CounterSQL.contributions, authority: nil, site: site)
@@ -136,7 +145,7 @@ extension Replica {
         let rows = try Row.fetchAll(
             db,
             sql:
-                "SELECT name, primary_key, key_kind, columns, declared_types, authority FROM vecsync_tables ORDER BY name"
+                "SELECT name, primary_key, key_kind, columns, declared_types, authority, local_keys FROM vecsync_tables ORDER BY name"
         )
         return try rows.map { row in
             let name: String = row["name"]
@@ -154,7 +163,8 @@ extension Replica {
             }
             return TrackedTable(
                 name: name, primaryKey: row["primary_key"], keyKind: kind, columns: columns,
-                declaredTypes: types, authority: (row["authority"] as String?).map { SiteID($0) })
+                declaredTypes: types, authority: (row["authority"] as String?).map { SiteID($0) },
+                hasLocalKeys: row["local_keys"] ?? false)
         }
     }
 
@@ -162,12 +172,12 @@ extension Replica {
     static func record(_ table: TrackedTable, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO vecsync_tables (name, primary_key, key_kind, columns, declared_types, authority)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO vecsync_tables (name, primary_key, key_kind, columns, declared_types, authority, local_keys)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 table.name, table.primaryKey, table.keyKind.rawValue, encodeList(table.columns),
-                encodeList(table.declaredTypes), table.authority?.rawValue,
+                encodeList(table.declaredTypes), table.authority?.rawValue, table.hasLocalKeys,
             ])
     }
 

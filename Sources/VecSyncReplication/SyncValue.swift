@@ -16,6 +16,11 @@ public enum SyncValue: Sendable, Hashable {
     case text(String)
     /// Raw bytes, such as an `F32_BLOB` embedding.
     case blob(Data)
+    /// A row of a table with local integer keys (``TrackedTable/hasLocalKeys``), named across
+    /// replicas: the site that created it and the id it has there. Change sets carry it for
+    /// such rows' keys and for the values of foreign keys that refer to them; a merge
+    /// translates it to the row's local id (``IdentityMap``). It is never written to a table.
+    case identity(site: SiteID, id: Int64)
 
     /// The value read from SQLite.
     init(_ dbValue: DatabaseValue) {
@@ -28,7 +33,9 @@ public enum SyncValue: Sendable, Hashable {
         }
     }
 
-    /// The value to bind to a statement.
+    /// The value to bind to a statement. An identity, which a merge translates to a local
+    /// id before it writes anything, binds as the text `id@site` (the key of a quarantined
+    /// row whose table does not merge here yet).
     var databaseValue: DatabaseValue {
         switch self {
         case .null: .null
@@ -36,6 +43,7 @@ public enum SyncValue: Sendable, Hashable {
         case .real(let value): value.databaseValue
         case .text(let value): value.databaseValue
         case .blob(let value): value.databaseValue
+        case .identity(let site, let id): "\(id)@\(site.rawValue)".databaseValue
         }
     }
 
@@ -47,12 +55,13 @@ public enum SyncValue: Sendable, Hashable {
         case .integer, .real: 8
         case .text(let value): value.utf8.count
         case .blob(let value): value.count
+        case .identity(let site, _): 8 + site.rawValue.utf8.count
         }
     }
 
     /// A total order on values, the same on every replica: NULL, then numbers (by value;
     /// an integer before a real of the same value, reals of the same value by bit pattern),
-    /// then text (by UTF-8 bytes), then blobs (by bytes). The merge uses it only to break a
+    /// then text (by UTF-8 bytes), then blobs (by bytes), then identities (by site, then id). The merge uses it only to break a
     /// tie between two different values written with the same version by the same site (see
     /// ``Replica/wins(_:over:)``).
     func precedes(_ other: SyncValue) -> Bool {
@@ -67,6 +76,8 @@ public enum SyncValue: Sendable, Hashable {
             return !a.isNaN && a < Double(b)
         case (.text(let a), .text(let b)): return a.utf8.lexicographicallyPrecedes(b.utf8)
         case (.blob(let a), .blob(let b)): return a.lexicographicallyPrecedes(b)
+        case (.identity(let siteA, let a), .identity(let siteB, let b)):
+            return siteA == siteB ? a < b : siteA.rawValue.utf8.lexicographicallyPrecedes(siteB.rawValue.utf8)
         default: return rank < other.rank
         }
     }
@@ -78,6 +89,7 @@ public enum SyncValue: Sendable, Hashable {
         case .integer, .real: 1
         case .text: 2
         case .blob: 3
+        case .identity: 4
         }
     }
 

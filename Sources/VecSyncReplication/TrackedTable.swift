@@ -13,8 +13,9 @@ public struct TrackedTable: Sendable, Hashable {
     /// write whose key is NULL or of another storage class (a blob bound into a TEXT key),
     /// naming the table and the column, so such a row never reaches another replica.
     public enum KeyKind: String, Sendable, Hashable, Codable {
-        /// An integer key (`INTEGER PRIMARY KEY` or any INTEGER-affinity key). Tracked only
-        /// with an authoritative site, which alone inserts rows (see
+        /// An integer key (`INTEGER PRIMARY KEY` or any INTEGER-affinity key). Without an
+        /// authority each replica keeps its own ids (``TrackedTable/hasLocalKeys``); with one,
+        /// that site alone inserts rows and ids are the same everywhere (see
         /// ``Replica/track(_:authority:)``).
         case integer
         /// A text key (`TEXT PRIMARY KEY`, UUIDs as text).
@@ -44,11 +45,16 @@ public struct TrackedTable: Sendable, Hashable {
     public let declaredTypes: [String]
     /// The site whose writes win in this table, if one is authoritative.
     public let authority: SiteID?
+    /// Whether each replica keeps its own integer ids for the table's rows: true for an
+    /// integer key tracked without an authority. A row's identity across replicas is then
+    /// the site that created it and the id it has there (see ``IdentityMap``); change sets
+    /// carry identities, translated to local ids on merge.
+    public let hasLocalKeys: Bool
 
     /// Creates a table description; ``introspect(_:table:authority:checkingKeyKind:)`` reads one from a database.
     init(
         name: String, primaryKey: String, keyKind: KeyKind, columns: [String], declaredTypes: [String],
-        authority: SiteID?
+        authority: SiteID?, hasLocalKeys: Bool = false
     ) {
         self.name = name
         self.primaryKey = primaryKey
@@ -56,6 +62,7 @@ public struct TrackedTable: Sendable, Hashable {
         self.columns = columns
         self.declaredTypes = declaredTypes
         self.authority = authority
+        self.hasLocalKeys = hasLocalKeys && keyKind == .integer && authority == nil
     }
 
     /// A 64-bit FNV-1a hash of the table's name, key, columns, types and authority: two
@@ -66,6 +73,8 @@ public struct TrackedTable: Sendable, Hashable {
             text += "\u{1F}\(column):\(type)"
         }
         text += "\u{1F}authority:\(authority?.rawValue ?? "")"
+        // Tables without local keys keep the fingerprint earlier versions computed.
+        if hasLocalKeys { text += "\u{1F}keys:local" }
         return FNV1a.hash(text.utf8)
     }
 
@@ -76,7 +85,8 @@ public struct TrackedTable: Sendable, Hashable {
     var changeSetTable: ChangeSet.Table {
         ChangeSet.Table(
             name: name, primaryKey: primaryKey, columns: columns, fingerprint: fingerprint,
-            definition: ChangeSet.Table.Definition(keyKind: keyKind, declaredTypes: declaredTypes, authority: authority)
+            definition: ChangeSet.Table.Definition(
+                keyKind: keyKind, declaredTypes: declaredTypes, authority: authority, hasLocalKeys: hasLocalKeys)
         )
     }
 
@@ -87,22 +97,29 @@ public struct TrackedTable: Sendable, Hashable {
     func with(authority: SiteID?) -> TrackedTable {
         TrackedTable(
             name: name, primaryKey: primaryKey, keyKind: keyKind, columns: columns,
-            declaredTypes: declaredTypes, authority: authority)
+            declaredTypes: declaredTypes, authority: authority, hasLocalKeys: hasLocalKeys)
     }
 
     /// The same table with other columns (after a schema change).
     func with(columns: [String], declaredTypes: [String]) -> TrackedTable {
         TrackedTable(
             name: name, primaryKey: primaryKey, keyKind: keyKind, columns: columns,
-            declaredTypes: declaredTypes, authority: authority)
+            declaredTypes: declaredTypes, authority: authority, hasLocalKeys: hasLocalKeys)
+    }
+
+    /// The same table under another name (after a rename).
+    func with(name: String) -> TrackedTable {
+        TrackedTable(
+            name: name, primaryKey: primaryKey, keyKind: keyKind, columns: columns,
+            declaredTypes: declaredTypes, authority: authority, hasLocalKeys: hasLocalKeys)
     }
 
     /// Reads a table's definition from the database, or throws
     /// ``SyncError/untrackableTable(table:reason:)`` saying why it cannot be tracked.
     ///
-    /// `authority` is the site that will be authoritative for the table: an integer key is
-    /// accepted only with one (see ``Replica/track(_:authority:)``), unless `checkingKeyKind`
-    /// is false, as when a tracked table's live schema is compared with the recorded one.
+    /// `authority` is the site that will be authoritative for the table. An integer key
+    /// without one gives a table with local keys when `checkingKeyKind` is true (tracking it);
+    /// false is for comparing a tracked table's live schema with the recorded one.
     static func introspect(
         _ db: Database, table requested: String, authority: SiteID?,
         checkingKeyKind: Bool = true
@@ -169,20 +186,12 @@ public struct TrackedTable: Sendable, Hashable {
         }
         let key = keyColumns[0]
         let kind = try keyKind(table: name, column: key.name, declaredType: key.type)
-        if kind == .integer && authority == nil && checkingKeyKind {
-            let assigned = upperSQL.contains("AUTOINCREMENT") || key.type == "INTEGER"
-            throw SyncError.untrackableTable(
-                table: name,
-                reason: (assigned
-                    ? "its key \(key.name) is an INTEGER PRIMARY KEY, which SQLite assigns 1, 2, 3… on every device"
-                    : "its key \(key.name) is an integer, which devices pick alike (1, 2, max + 1…)")
-                    + ": rows inserted on two devices would get the same id and one would silently replace the other; "
-                    + "use a TEXT or BLOB key holding a UUID, or make one site authoritative for the table and insert its rows "
-                    + "only there (Replica.track(_:authority:), vecsync-cli track --authority)")
-        }
+        // An integer key without an authority: each replica keeps its own ids. (When a tracked
+        // table's live schema is compared with its record, `checkingKeyKind` is false and the
+        // record says which mode the table syncs in.)
         return TrackedTable(
             name: name, primaryKey: key.name, keyKind: kind, columns: columns,
-            declaredTypes: types, authority: authority)
+            declaredTypes: types, authority: authority, hasLocalKeys: checkingKeyKind)
     }
 
     /// The kind of a key column from its declared type, by SQLite's affinity rules.
@@ -193,7 +202,7 @@ public struct TrackedTable: Sendable, Hashable {
         throw SyncError.untrackableTable(
             table: table,
             reason:
-                "its primary key \(column) has type '\(type)'; only TEXT, BLOB and (with an authority) INTEGER keys are "
+                "its primary key \(column) has type '\(type)'; only TEXT, BLOB and INTEGER keys are "
                 + "supported, because a key without a type or with REAL or NUMERIC affinity changes its storage class with "
                 + "the value written, and rows could match on one replica and not on another")
     }

@@ -34,7 +34,8 @@ import VecSyncCore
 /// table and the column: such a row would match no row on another replica, or make its
 /// change sets unreadable there. In a table with integer keys, only the authoritative site
 /// may create keys (it alone assigns them, so two devices never pick the same id); the other
-/// sites' triggers refuse inserts and key changes.
+/// sites' triggers refuse inserts and key changes. In a table with local keys every site
+/// inserts; the triggers drop a reservation of the id a row takes (see ``IdentityMap``).
 ///
 /// The triggers stay silent inside a merge: while the row `('merging', 1)` of
 /// `vecsync_state` exists, which only a merge sets, inside its own transaction, through
@@ -296,6 +297,12 @@ struct TriggerSQL {
         """
     }
 
+    /// In a table with local keys, the statement that drops a reservation of the id the row
+    /// takes (``IdentityMap/releaseReservationSQL(_:)``), with its separator; empty otherwise.
+    private var releaseReservation: String {
+        table.hasLocalKeys ? "\n  \(IdentityMap.releaseReservationSQL(table));" : ""
+    }
+
     /// The capture triggers. An `INSERT OR REPLACE` that rewrites a row with the values it
     /// holds changes nothing, so it is not captured: a BEFORE INSERT trigger notes the key,
     /// and the insert trigger skips it.
@@ -303,7 +310,7 @@ struct TriggerSQL {
         var sql =
             replaceCheck + """
                 CREATE TRIGGER \(triggerName("insert")) AFTER INSERT ON \(t) WHEN \(insertChangesRow) BEGIN
-                  \(checkNewKey);
+                  \(checkNewKey);\(releaseReservation)
                   \(Self.tick);
                   \(recordInsert);
                 END;
@@ -313,7 +320,7 @@ struct TriggerSQL {
                 END;
                 CREATE TRIGGER \(triggerName("update_key")) AFTER UPDATE ON \(t) \
                 WHEN old.\(key) IS NOT new.\(key) BEGIN
-                  \(checkNewKey);
+                  \(checkNewKey);\(releaseReservation)
                   \(Self.tick);
                   \(recordDelete);
                   \(Self.tick);

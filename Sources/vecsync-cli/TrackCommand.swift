@@ -13,17 +13,18 @@ struct TrackCommand: ParsableCommand {
             the sqlite3 shell included. The database keeps its site id: the first track gives \
             it --site, or a random one.
 
-            A table needs a single TEXT or BLOB primary key holding UUIDs, so that rows made \
-            on two devices never share a key; the command says why when a table cannot be \
-            tracked. A key that is NULL or of another type (a blob in a TEXT key) is refused \
+            A table needs a single primary key: TEXT or BLOB holding UUIDs, the same on every \
+            device, or INTEGER, whose ids are then local to each replica (a row from another \
+            device gets an id of this one's; references to it are translated); the command \
+            says why when a table cannot be tracked. A key that is NULL or of another type (a blob in a TEXT key) is refused \
             when the row is written.
 
             --authority makes one site's writes win over concurrent writes from every \
             other site in the tables named with --table (as a desktop indexer owns the file \
             catalogue it scans); every replica must name the same authority, or their change \
-            sets are refused. A table with an integer key (INTEGER PRIMARY KEY, AUTOINCREMENT \
-            or not) is tracked only with --authority: that site alone inserts its rows, and \
-            the other replicas refuse inserts, since every device would assign the same ids.
+            sets are refused. A table with an integer key tracked with --authority keeps ids the \
+            same everywhere: that site alone inserts its rows, and the other replicas refuse \
+            inserts.
 
             --fts NAME registers the FTS5 table NAME as a derived index of the one table named \
             with --table: never synced, kept current after every merge. Its columns must be \

@@ -217,11 +217,8 @@ struct CaptureTests {
         arguments: [
             ("CREATE TABLE t (a TEXT, b TEXT)", "no primary key"),
             ("CREATE TABLE t (a TEXT, b TEXT, PRIMARY KEY (a, b))", "several columns"),
-            ("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, b TEXT)", "use a TEXT or BLOB key holding a UUID"),
-            ("CREATE TABLE t (id INTEGER PRIMARY KEY, b TEXT)", "SQLite assigns 1, 2, 3… on every device"),
-            ("CREATE TABLE t (id INT PRIMARY KEY, b TEXT)", "make one site authoritative for the table"),
-            ("CREATE TABLE t (id REAL PRIMARY KEY, b TEXT)", "only TEXT, BLOB and (with an authority) INTEGER keys"),
-            ("CREATE TABLE t (id PRIMARY KEY, b TEXT)", "only TEXT, BLOB and (with an authority) INTEGER keys"),
+            ("CREATE TABLE t (id REAL PRIMARY KEY, b TEXT)", "only TEXT, BLOB and INTEGER keys"),
+            ("CREATE TABLE t (id PRIMARY KEY, b TEXT)", "only TEXT, BLOB and INTEGER keys"),
             ("CREATE VIRTUAL TABLE t USING fts5(b)", "virtual table"),
         ])
     func untrackableTablesAreRefused(sql: String, reason: String) throws {

@@ -8,7 +8,8 @@ import VecSyncTestSupport
 
 /// Replicas that have seen the same change sets hold the same rows, whatever the order,
 /// duplication, batching, loss and damage of delivery, whatever the clocks say, and when a
-/// replica is restored from a backup.
+/// replica is restored from a backup; rows of integer-keyed tables written on every site,
+/// whose ids differ per replica, by identity.
 @Suite("Convergence")
 struct ConvergencePropertyTests {
     /// Random histories a run tries: 25 by default, each from a new seed, so every run
@@ -69,11 +70,11 @@ struct ConvergencePropertyTests {
             let at = damaged.startIndex + Int.random(in: 0..<damaged.count, using: &random)
             damaged[at] ^= UInt8.random(in: 1...255, using: &random)
         }
-        let before = try Fixture.snapshot(replica)
+        let before = try snapshot(replica)
         if (try? replica.merge(serialized: damaged)) != nil {
             return "\(replica.site) merged a damaged change set (\(damaged.count) of \(data.count) bytes)"
         }
-        if try Fixture.snapshot(replica) != before {
+        if try snapshot(replica) != before {
             return "\(replica.site) changed when it refused a damaged change set"
         }
         return nil
@@ -88,7 +89,9 @@ struct ConvergencePropertyTests {
         let tie = Bool.random(using: &random)
         // Some histories track notes (whose foreign key refers to photos) before photos, with
         // rows written on the first replica before it tracks them (its backfill numbers the
-        // notes first); some make photos.rating a counter (a PN-counter, not last writer wins).
+        // notes first), and the integer-keyed visits before people; some make photos.rating a
+        // counter (a PN-counter, not last writer wins). Integer-keyed tables are written on
+        // every site.
         let childrenFirst = Bool.random(using: &random)
         let counters: [String: [String]] = Bool.random(using: &random) ? ["photos": ["rating"]] : [:]
         let trackingOrder: [String] = childrenFirst ? Fixture.trackedTables.reversed() : Fixture.trackedTables
@@ -97,11 +100,19 @@ struct ConvergencePropertyTests {
             let skew = tie ? 0 : Int64.random(in: 0...5_000, using: &random) * Int64(index)
             var before: ((Database) throws -> Void)?
             if childrenFirst && index == 0 { before = { db in try Self.writeBeforeTracking(db) } }
-            replicas.append(
-                try Fixture.replica(
-                    "site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
-                    wallClock: 1_700_000_000_000 + skew, trackingOrder: trackingOrder, counters: counters,
-                    before: before))
+            let replica = try Fixture.replica(
+                "site-\(index)", options: Replica.Options(maximumBatchRows: batchRows),
+                wallClock: 1_700_000_000_000 + skew, trackingOrder: trackingOrder, counters: counters,
+                before: before)
+            // Every replica starts with rows of its own there, ids 1 and 2 everywhere.
+            try replica.writer.write { db in
+                try db.execute(sql: integerSchema)
+                try db.execute(
+                    sql: "INSERT INTO people (name) VALUES (?), (?); INSERT INTO visits (person, place) VALUES (2, ?)",
+                    arguments: ["first \(index)", "second \(index)", "start \(index)"])
+            }
+            for table in childrenFirst ? integerTables.reversed() : integerTables { try replica.track(table) }
+            replicas.append(replica)
         }
 
         for replica in replicas {
@@ -292,9 +303,9 @@ struct ConvergencePropertyTests {
             let violations = try replica.writer.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }
             if !violations.isEmpty { return "\(replica.site) violates foreign keys: \(violations)" }
         }
-        let expected = try Fixture.snapshot(replicas[0])
+        let expected = try snapshot(replicas[0])
         for replica in replicas.dropFirst() {
-            let actual = try Fixture.snapshot(replica)
+            let actual = try snapshot(replica)
             if actual != expected {
                 return "\(replica.site) differs from \(replicas[0].site):\n\(actual)\nvs\n\(expected)"
             }
@@ -315,6 +326,91 @@ struct ConvergencePropertyTests {
             }
         }
         return nil
+    }
+
+    /// Tables with INTEGER PRIMARY KEYs and no authority, written on every site: each replica
+    /// keeps its own ids, so they are compared by identity (``identitySnapshot(_:)``). Visits
+    /// refer to people by a foreign key, translated on merge.
+    static let integerSchema = """
+        CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, score REAL);
+        CREATE TABLE visits (id INTEGER PRIMARY KEY AUTOINCREMENT, person INTEGER REFERENCES people(id), place TEXT);
+        """
+
+    /// The tables of ``integerSchema``, parents first.
+    static let integerTables = ["people", "visits"]
+
+    /// Every row of every tracked table: the fixture's as they are, and the integer-keyed
+    /// ones by identity.
+    static func snapshot(_ replica: Replica) throws -> [String: [String]] {
+        try Fixture.snapshot(replica).merging(identitySnapshot(replica)) { $1 }
+    }
+
+    /// The rows of ``integerTables`` with each key, and each person a visit refers to, as its
+    /// identity (creating site and id there, from the identity map), sorted: ids differ from
+    /// replica to replica by design, identities do not.
+    static func identitySnapshot(_ replica: Replica) throws -> [String: [String]] {
+        func identity(_ table: String, _ column: String) -> String {
+            """
+            CASE WHEN \(column) IS NULL THEN 'null' ELSE coalesce((SELECT s.site || ':' || m.oid FROM vecsync_ids AS m
+            JOIN vecsync_sites AS s ON s.ordinal = m.origin WHERE m.tbl = '\(table)' AND m.local = \(column)),
+            (SELECT site FROM vecsync_replica) || ':' || \(column)) END
+            """
+        }
+        return try replica.writer.read { db in
+            let people = try Row.fetchAll(
+                db, sql: "SELECT \(identity("people", "p.id")) AS key, name, score FROM people AS p"
+            ).map { row in
+                ([row["key"] as String] + [row["name"], row["score"]].map { Fixture.render($0 as DatabaseValue) })
+                    .joined(separator: "|")
+            }
+            let visits = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(identity("visits", "v.id")) AS key, \(identity("people", "v.person")) AS person, place
+                    FROM visits AS v
+                    """
+            ).map { row in
+                [row["key"] as String, row["person"] as String, Fixture.render(row["place"] as DatabaseValue)]
+                    .joined(separator: "|")
+            }
+            return ["people": people.sorted(), "visits": visits.sorted()]
+        }
+    }
+
+    /// A write to ``integerTables`` as an app makes it: by its own ids, chosen by position
+    /// (the ids differ between replicas), with plain inserts that take the next id (reusing
+    /// the id of a deleted last row: it comes back as that row), replaced rows and key
+    /// changes.
+    static func integerWrite(
+        _ random: inout SeededRandom
+    ) -> (String, StatementArguments) {
+        func person(_ random: inout SeededRandom) -> String {
+            "(SELECT id FROM people ORDER BY id LIMIT 1 OFFSET \(Int.random(in: 0..<5, using: &random)))"
+        }
+        func visit(_ random: inout SeededRandom) -> String {
+            "(SELECT id FROM visits ORDER BY id LIMIT 1 OFFSET \(Int.random(in: 0..<5, using: &random)))"
+        }
+        let name = ["ada", "bo", "cy", ""].randomElement(using: &random)!
+        let score: DatabaseValue = [1.0, -0.0, 2.5].randomElement(using: &random)!.databaseValue
+        let place = ["home", "park", "sea"].randomElement(using: &random)!
+        let writes: [(String, StatementArguments)] = [
+            ("INSERT INTO people (name, score) VALUES (?, ?)", [name, score]),
+            ("INSERT INTO people (name, score) VALUES (?, ?)", [name, score]),
+            ("UPDATE people SET name = ? WHERE id = \(person(&random))", [name]),
+            ("UPDATE people SET score = ? WHERE id = \(person(&random))", [score]),
+            ("INSERT OR REPLACE INTO people (id, name) SELECT id, ? FROM people WHERE id = \(person(&random))", [name]),
+            (
+                "DELETE FROM people WHERE id = \(person(&random)) AND NOT EXISTS (SELECT 1 FROM visits WHERE person = people.id)",
+                []
+            ),
+            ("INSERT INTO visits (person, place) VALUES (\(person(&random)), ?)", [place]),
+            ("INSERT INTO visits (person, place) VALUES (\(person(&random)), ?)", [place]),
+            ("UPDATE visits SET person = \(person(&random)) WHERE id = \(visit(&random))", []),
+            ("UPDATE visits SET place = ? WHERE id = \(visit(&random))", [place]),
+            ("DELETE FROM visits WHERE id = \(visit(&random))", []),
+            ("UPDATE visits SET id = (SELECT max(id) + 1 FROM visits) WHERE id = \(visit(&random))", []),
+        ]
+        return writes[Int.random(in: 0..<writes.count, using: &random)]
     }
 
     /// Whether a merge changed this replica: rows applied, released from quarantine, or
@@ -432,12 +528,15 @@ struct ConvergencePropertyTests {
                 [tag, Int64.random(in: 0...3, using: &random)]
             ),
         ]
+        let integer = integerWrite(&random)
         let (sql, arguments) =
             altered && Int.random(in: 0..<4, using: &random) == 0
             ? added[Int.random(in: 0..<added.count, using: &random)]
             : Int.random(in: 0..<3, using: &random) == 0
-                ? notes[Int.random(in: 0..<notes.count, using: &random)]
-                : statements[Int.random(in: 0..<statements.count, using: &random)]
+                ? integer
+                : Int.random(in: 0..<3, using: &random) == 0
+                    ? notes[Int.random(in: 0..<notes.count, using: &random)]
+                    : statements[Int.random(in: 0..<statements.count, using: &random)]
         do {
             try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
             if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {

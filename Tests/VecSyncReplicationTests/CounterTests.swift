@@ -19,14 +19,17 @@ struct CounterTests {
         }
     }
 
-    @Test("steps taken offline on two devices add up: 6 approvals and 10 give k0 = 1.80 on both")
+    @Test(
+        "Choir's schema as it ships, on two devices: 6 approvals and 10 give k0 = 1.80 on both, and both keep all 17 history rows"
+    )
     func choirApprovalsAddUp() throws {
         let clock = SteppingClock()
         let queues = try [StoreSchemaSyncTests.database(), StoreSchemaSyncTests.database()]
         let stores = try queues.map { try MessageStore(writer: $0, dimensions: 4, clock: { clock.now() }) }
         let replicas = try zip(["mac", "phone"], queues).map { try Replica($0.1, site: SiteID($0.0)) }
         for replica in replicas {
-            for table in ["users", "threads", "messages"] { try replica.track(table) }
+            // parameter_history has an INTEGER PRIMARY KEY AUTOINCREMENT: written on both.
+            for table in StoreSchemaSyncTests.messageTables { try replica.track(table) }
         }
         try stores[0].createThread(id: "t1", title: "choir", k0: 1.0, alpha: 0.5, m: 1.0)
         for index in 0..<16 {
@@ -47,6 +50,12 @@ struct CounterTests {
         }
         // The same value, to the bit, on both devices.
         #expect(threads[0].parameters == threads[1].parameters)
+        // The thread's creation and the 16 approvals, from both devices, on both.
+        for store in stores {
+            let history = try store.parameterHistory(ofThread: "t1")
+            #expect(history.count == 17)
+            #expect(history.filter { $0.eventType == "message_approved" }.count == 16)
+        }
     }
 
     @Test(
@@ -165,7 +174,7 @@ struct CounterTests {
         }
     }
 
-    @Test("counter columns of a BLOB-keyed table are refused when it is tracked, with the reason")
+    @Test("counter columns of a BLOB-keyed table, or of one with local integer ids, are refused when it is tracked")
     func blobKeyedCountersAreRefused() throws {
         let queue = try StoreSchemaSyncTests.database()
         try queue.write { db in
@@ -174,11 +183,24 @@ struct CounterTests {
         }
         let replica = try Replica(queue, site: SiteID("a"))
         #expect(throws: SyncError.self) { try replica.track("tags") }
-        // Nothing of the attempt stays: no clock table, no record.
-        let left = try queue.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'vecsync_clock_%'")
+        // Nothing of the attempts stays: no clock table, no record.
+        func clockTables() throws -> [String] {
+            try queue.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'vecsync_clock_%' ORDER BY name")
+            }
         }
-        #expect(left.isEmpty)
+        // Nor those of a table whose integer ids are local to each replica; with an authority
+        // they are the same ids everywhere, and sync as counters.
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE scores (id INTEGER PRIMARY KEY, points INTEGER)")
+            try CounterColumns.declare(db, table: "scores", columns: ["points"])
+        }
+        #expect(throws: SyncError.self) { try replica.track("scores") }
+        #expect(try clockTables().isEmpty)
         #expect(try replica.trackedTables().isEmpty)
+        _ = try replica.track("scores", authority: "a")
+        #expect(try clockTables() == ["vecsync_clock_scores", "vecsync_clock_vecsync_counters"])
+        #expect(try replica.trackedTables().map(\.name).sorted() == ["scores", "vecsync_counters"])
     }
 }

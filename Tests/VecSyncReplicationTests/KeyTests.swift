@@ -6,8 +6,8 @@ import VecSyncTestSupport
 
 @testable import VecSyncReplication
 
-/// Keys that cannot collide: integer keys only with the one site that assigns them, BLOB
-/// keys end to end, and keys of the wrong kind refused when the row is written.
+/// Keys that cannot collide: integer keys local to each replica, or assigned by one site,
+/// BLOB keys end to end, and keys of the wrong kind refused when the row is written.
 @Suite("Keys")
 struct KeyTests {
     static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
@@ -32,10 +32,10 @@ struct KeyTests {
         }
     }
 
-    @Test("CRDT-SQLite's two-node example: users(id INTEGER PRIMARY KEY) is refused, naming the table and the fix")
-    func autoAssignedIntegerKeysAreRefused() throws {
-        // Node 1 would insert Alice and node 2 Bob, both as id 1; after sync one of them
-        // would be gone. Tracking such a table is refused instead.
+    @Test("integer keys are tracked without an authority, as ids local to each replica")
+    func integerKeysWithoutAnAuthorityAreLocal() throws {
+        // Node 1 would insert Alice and node 2 Bob, both as id 1: each keeps its id, and
+        // the other's row gets an id of its own there (LocalKeyTests has the merges).
         for schema in [
             "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)",
             "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT)",
@@ -43,17 +43,12 @@ struct KeyTests {
             "CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL, name TEXT) WITHOUT ROWID",
         ] {
             let node = try Self.replica("node-1", schema: schema)
-            #expect(throws: SyncError.self, "\(schema)") { try node.track("users") }
-            do {
-                try node.track("users")
-            } catch let SyncError.untrackableTable(table, reason) {
-                #expect(table == "users")
-                #expect(reason.contains("TEXT or BLOB key holding a UUID"), "\(reason)")
-                #expect(reason.contains("authoritative"), "\(reason)")
-                let message = SyncError.untrackableTable(table: table, reason: reason).description
-                #expect(message.hasPrefix("cannot track table users: its key id is"), "\(message)")
-            }
-            #expect(try node.trackedTables().isEmpty)
+            let table = try node.track("users")
+            #expect(table.hasLocalKeys, "\(schema)")
+            #expect(try node.trackedTables() == [table])
+            let withAuthority = try Self.replica("node-1", schema: schema)
+            #expect(try withAuthority.track("users", authority: "node-1").hasLocalKeys == false)
+            #expect(table.fingerprint != (try withAuthority.trackedTables().first?.fingerprint))
         }
     }
 

@@ -173,6 +173,7 @@ public struct WriteAttestation: Sendable, Hashable {
         case .real(let number): Data([2]) + withUnsafeBytes(of: number.bitPattern.littleEndian) { Data($0) }
         case .text(let string): Data([3]) + Data(string.utf8)
         case .blob(let bytes): Data([4]) + bytes
+        case .identity(let site, let id): Data([5]) + integer(id) + Data(site.rawValue.utf8)
         }
     }
 }
