@@ -119,6 +119,7 @@ bench: extension
 	$(SWIFT) build -c release --product vecsync-cli
 	python3 bench/sync/run.py --build .build/release
 	python3 bench/sync/progress.py --build .build/release
+	/usr/bin/python3 bench/sync/choir.py --build .build/release --extension $(EXTENSION)
 
 # Only the quantized-scan benchmark (bench/QUANTIZED.md: int8 and bit re-scoring beside
 # faiss, sqlite-vec and sqlite-vector, on synthetic clusters and real sentence embeddings)

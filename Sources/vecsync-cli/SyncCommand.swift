@@ -151,7 +151,7 @@ struct SyncCommand: ParsableCommand {
                 throw ExitCode(3)
             }
         }
-        if untilQuiet { print("quiet after \(runs) runs") }
+        if untilQuiet { print("quiet after \(runs == 1 ? "1 run" : "\(runs) runs")") }
         if compact {
             print("compacted \(try replica.compactTombstones()) tombstones")
         }

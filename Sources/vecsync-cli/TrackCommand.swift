@@ -26,6 +26,11 @@ struct TrackCommand: ParsableCommand {
             same everywhere: that site alone inserts its rows, and the other replicas refuse \
             inserts.
 
+            --counter COLUMN makes a column of the one --table merge as a counter: the steps \
+            each device adds up, instead of the last writer's value winning (declare it on \
+            every replica, when the table is first tracked; rows already there count as this \
+            replica's contributions).
+
             --fts NAME registers the FTS5 table NAME as a derived index of the one table named \
             with --table: never synced, kept current after every merge. Its columns must be \
             columns of that table. An external-content table (content='files', \
@@ -36,6 +41,7 @@ struct TrackCommand: ParsableCommand {
             Examples:
               vecsync-cli track --db phone.db --table photos --table notes --site phone
               vecsync-cli track --db mac.db --table files --fts files_fts --site mac --authority mac
+              vecsync-cli track --db phone.db --table threads --counter k0 --counter alpha --counter m
               vecsync-cli track --db mac.db --table files --site mac --authority mac
               vecsync-cli track --db phone.db --table files --site phone --authority mac
               vecsync-cli track --db ipad.db --table photos --read-only
@@ -56,6 +62,9 @@ struct TrackCommand: ParsableCommand {
     @Option(name: .long, help: "An FTS5 table to keep as a derived index of the --table (repeat for several).")
     var fts: [String] = []
 
+    @Option(name: .long, help: "A column of the --table that merges as a counter, not last-writer-wins (repeat for several).")
+    var counter: [String] = []
+
     @Flag(
         name: .long,
         help: "Make the replica read-only: it pulls, never pushes, and refuses local writes to tracked tables.")
@@ -70,6 +79,7 @@ struct TrackCommand: ParsableCommand {
             throw ValidationError("name at least one --table, or --read-only / --writable")
         }
         if !fts.isEmpty && table.count != 1 { throw ValidationError("--fts needs exactly one --table, its source") }
+        if !counter.isEmpty && table.count != 1 { throw ValidationError("--counter needs exactly one --table, its own") }
         if readOnly && writable { throw ValidationError("--read-only and --writable exclude each other") }
         if let site, site.isEmpty { throw ValidationError("--site cannot be empty") }
         if let authority, authority.isEmpty { throw ValidationError("--authority cannot be empty") }
@@ -82,6 +92,21 @@ struct TrackCommand: ParsableCommand {
             throw ValidationError("\(db) is already replica '\(stored)'; a database keeps its site id")
         }
         let replica = try Replica(database.writer, site: stored ?? site.map { SiteID($0) } ?? .random())
+        if !counter.isEmpty {
+            // Declared before the table is tracked, so its rows' values become this site's
+            // contributions; on a table that already syncs, every replica would count the
+            // value it holds as its own.
+            if try replica.trackedTables().contains(where: { $0.name.lowercased() == table[0].lowercased() }) {
+                throw ValidationError("\(table[0]) is tracked already: declare its counters when it is first tracked")
+            }
+            try database.writer.write { db in
+                let columns = Set(try db.columns(in: table[0]).map { $0.name.lowercased() })
+                if let missing = counter.first(where: { !columns.contains($0.lowercased()) }) {
+                    throw ValidationError("\(table[0]) has no column \(missing)")
+                }
+                try CounterColumns.declare(db, table: table[0], columns: counter)
+            }
+        }
         for name in table {
             let tracked = try replica.track(name, authority: authority.map { SiteID($0) })
             print(

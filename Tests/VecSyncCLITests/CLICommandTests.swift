@@ -187,6 +187,10 @@ struct CLICommandTests {
         #expect(throws: (any Error).self) {
             try run(["track", "--db", path("mac.db"), "--table", "files", "--table", "x", "--fts", "files_fts"])
         }
+        // Counters are declared when a table is first tracked, not on one that syncs already.
+        #expect(throws: (any Error).self) {
+            try run(["track", "--db", path("mac.db"), "--table", "files", "--counter", "size"])
+        }
         let shared = path("shared")
         try run(["sync", "--db", path("mac.db"), "--folder", shared])
         try run(["sync", "--db", path("phone.db"), "--folder", shared, "--until-quiet", "--max-runs", "3"])
