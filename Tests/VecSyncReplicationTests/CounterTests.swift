@@ -23,25 +23,13 @@ struct CounterTests {
         "Choir's schema as it ships, on two devices: 6 approvals and 10 give k0 = 1.80 on both, and both keep all 17 history rows"
     )
     func choirApprovalsAddUp() throws {
-        let clock = SteppingClock()
-        let queues = try [StoreSchemaSyncTests.database(), StoreSchemaSyncTests.database()]
-        let stores = try queues.map { try MessageStore(writer: $0, dimensions: 4, clock: { clock.now() }) }
-        let replicas = try zip(["mac", "phone"], queues).map { try Replica($0.1, site: SiteID($0.0)) }
-        for replica in replicas {
-            // parameter_history has an INTEGER PRIMARY KEY AUTOINCREMENT: written on both.
-            for table in StoreSchemaSyncTests.messageTables { try replica.track(table) }
-        }
-        try stores[0].createThread(id: "t1", title: "choir", k0: 1.0, alpha: 0.5, m: 1.0)
-        for index in 0..<16 {
-            try stores[0].addMessage(
-                id: "m\(index)", threadId: "t1", userId: "u1", content: "message \(index)",
-                embedding: Vector([Float(index), 1, 0, 0]), phase: .action)
-        }
-        try Self.exchange(replicas[0], replicas[1])
+        // parameter_history has an INTEGER PRIMARY KEY AUTOINCREMENT: written on both.
+        let choir = try ChoirPair(messages: 16)
+        let stores = choir.stores
         // Offline: 6 approvals on the mac, 10 on the phone.
         for index in 0..<6 { try stores[0].setApprovalStatus(.approved, ofMessage: "m\(index)") }
         for index in 6..<16 { try stores[1].setApprovalStatus(.approved, ofMessage: "m\(index)") }
-        try Self.exchange(replicas[0], replicas[1])
+        try choir.exchange()
         let threads = try stores.map { try #require(try $0.thread(id: "t1")) }
         for thread in threads {
             #expect(abs(thread.parameters.k0 - 1.80) < 1e-9, "k0 \(thread.parameters.k0)")

@@ -246,20 +246,8 @@ struct LocalKeyTests {
 
     @Test("Choir: approvals on two devices offline keep every parameter_history row of both, with its thread")
     func choirHistoryFromBothDevices() throws {
-        let clock = SteppingClock()
-        let queues = try [StoreSchemaSyncTests.database(), StoreSchemaSyncTests.database()]
-        let stores = try queues.map { try MessageStore(writer: $0, dimensions: 4, clock: { clock.now() }) }
-        let replicas = try zip(["mac", "phone"], queues).map { try Replica($0.1, site: SiteID($0.0)) }
-        for replica in replicas {
-            for table in StoreSchemaSyncTests.messageTables { try replica.track(table) }
-        }
-        try stores[0].createThread(id: "t1", title: "choir", k0: 1.5, alpha: 0.5, m: 1.0)
-        for index in 0..<8 {
-            try stores[0].addMessage(
-                id: "m\(index)", threadId: "t1", userId: "u1", content: "message \(index)",
-                embedding: Vector([Float(index), 1, 0, 0]), phase: .action)
-        }
-        try Self.exchange(replicas[0], replicas[1])
+        let choir = try ChoirPair(messages: 8, k0: 1.5)
+        let (stores, replicas) = (choir.stores, choir.replicas)
         // Offline: the phone creates a thread (a parameter_history row: error 1811 with an
         // authority) and both approve messages, each writing history rows with its own ids.
         try stores[1].createThread(id: "t2", title: "phone's", k0: 1, alpha: 1, m: 1)
@@ -268,7 +256,7 @@ struct LocalKeyTests {
         let macIDs = try Self.strings(replicas[0], "SELECT id FROM parameter_history ORDER BY id")
         let phoneIDs = try Self.strings(replicas[1], "SELECT id FROM parameter_history ORDER BY id")
         #expect(macIDs == ["1", "2", "3", "4"] && phoneIDs == ["1", "2", "3", "4", "5", "6", "7"])
-        try Self.exchange(replicas[0], replicas[1])
+        try choir.exchange()
         let history =
             "SELECT thread_id || ':' || event_type || ':' || timestamp FROM parameter_history ORDER BY timestamp, thread_id"
         let expected = try Self.strings(replicas[0], history)
