@@ -191,6 +191,29 @@ struct LocalKeyTests {
         #expect(try Self.strings(b, "SELECT id || ':' || name FROM users ORDER BY id") == ["1:b1!", "3:b3", "4:Ada L."])
     }
 
+    @Test("a restored database whose lost row's id went to a row from elsewhere keeps both, by identity")
+    func lostRowWhoseIDWasTaken() throws {
+        let a = try Self.node("a")
+        let b = try Self.node("b")
+        let backup = try DatabaseQueue()
+        try a.writer.backup(to: backup)
+        try Self.write(a, "INSERT INTO users (name) VALUES ('lost')")  // a's id 1, published
+        let lost = try a.changes(since: 0)
+        // a is restored from its backup: the row is gone here, still known elsewhere.
+        let restored = try Replica(backup, site: "a")
+        try Self.write(b, "INSERT INTO users (name) VALUES ('from b')")
+        try restored.merge(b.changes(since: 0))  // b's row takes id 1 here
+        try restored.recoverLostChanges([lost])
+        #expect(
+            try Self.strings(restored, "SELECT id || ':' || name FROM users ORDER BY id") == ["1:from b", "2:lost"])
+        #expect(
+            Set(try restored.changes(since: 0).records.map(\.key)) == [
+                .identity(site: "a", id: 1), .identity(site: "b", id: 1),
+            ])
+        try Self.exchange(restored, b)
+        #expect(try Self.strings(b, "SELECT id || ':' || name FROM users ORDER BY id") == ["1:from b", "2:lost"])
+    }
+
     @Test("a change set with identities is format 4, in binary and JSON alike; one without stays format 3")
     func identitiesRoundTrip() throws {
         let a = try Self.node("a")
