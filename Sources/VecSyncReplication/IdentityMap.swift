@@ -26,7 +26,8 @@ import VecSyncCore
 ///   (``releaseReservationSQL(_:)``, in the capture triggers): the row is this site's own,
 ///   and the child, tried again, reserves another id.
 ///
-/// Entries are never removed, so a tombstone keeps its identity.
+/// Entries are never removed but for a reservation a local insert takes, so a tombstone
+/// keeps its identity.
 enum IdentityMap {
     /// The map table.
     static let tableName = "vecsync_ids"
