@@ -124,8 +124,10 @@ enum IdentityMap {
         init(_ db: Database, localSite: SiteID) throws {
             self.db = db
             self.localSite = localSite
-            lookup = try db.cachedStatement(sql: "SELECT local FROM vecsync_ids WHERE tbl = ? AND origin = ? AND oid = ?")
-            insert = try db.cachedStatement(sql: "INSERT INTO vecsync_ids (tbl, local, origin, oid) VALUES (?, ?, ?, ?)")
+            lookup = try db.cachedStatement(
+                sql: "SELECT local FROM vecsync_ids WHERE tbl = ? AND origin = ? AND oid = ?")
+            insert = try db.cachedStatement(
+                sql: "INSERT INTO vecsync_ids (tbl, local, origin, oid) VALUES (?, ?, ?, ?)")
             taken = try db.cachedStatement(sql: "SELECT 1 FROM vecsync_ids WHERE tbl = ? AND local = ?")
         }
 
@@ -150,7 +152,8 @@ enum IdentityMap {
                     try Int64.fetchOne(db, sql: "SELECT max(pk) FROM \(table.clockTable.quotedName)") ?? 0
                 highest = max(
                     highest,
-                    try Int64.fetchOne(db, sql: "SELECT max(local) FROM vecsync_ids WHERE tbl = ?", arguments: [table.name])
+                    try Int64.fetchOne(
+                        db, sql: "SELECT max(local) FROM vecsync_ids WHERE tbl = ?", arguments: [table.name])
                         ?? 0)
                 if try db.tableExists("sqlite_sequence") {
                     highest = max(
