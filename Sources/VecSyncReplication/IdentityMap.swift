@@ -26,7 +26,8 @@ import VecSyncCore
 ///   (``releaseReservationSQL(_:)``, in the capture triggers): the row is this site's own,
 ///   and the child, tried again, reserves another id.
 ///
-/// Entries are never removed, so a tombstone keeps its identity.
+/// Entries are never removed but for a reservation a local insert takes, so a tombstone
+/// keeps its identity.
 enum IdentityMap {
     /// The map table.
     static let tableName = "vecsync_ids"
@@ -123,8 +124,10 @@ enum IdentityMap {
         init(_ db: Database, localSite: SiteID) throws {
             self.db = db
             self.localSite = localSite
-            lookup = try db.cachedStatement(sql: "SELECT local FROM vecsync_ids WHERE tbl = ? AND origin = ? AND oid = ?")
-            insert = try db.cachedStatement(sql: "INSERT INTO vecsync_ids (tbl, local, origin, oid) VALUES (?, ?, ?, ?)")
+            lookup = try db.cachedStatement(
+                sql: "SELECT local FROM vecsync_ids WHERE tbl = ? AND origin = ? AND oid = ?")
+            insert = try db.cachedStatement(
+                sql: "INSERT INTO vecsync_ids (tbl, local, origin, oid) VALUES (?, ?, ?, ?)")
             taken = try db.cachedStatement(sql: "SELECT 1 FROM vecsync_ids WHERE tbl = ? AND local = ?")
         }
 
@@ -149,7 +152,8 @@ enum IdentityMap {
                     try Int64.fetchOne(db, sql: "SELECT max(pk) FROM \(table.clockTable.quotedName)") ?? 0
                 highest = max(
                     highest,
-                    try Int64.fetchOne(db, sql: "SELECT max(local) FROM vecsync_ids WHERE tbl = ?", arguments: [table.name])
+                    try Int64.fetchOne(
+                        db, sql: "SELECT max(local) FROM vecsync_ids WHERE tbl = ?", arguments: [table.name])
                         ?? 0)
                 if try db.tableExists("sqlite_sequence") {
                     highest = max(

@@ -82,10 +82,11 @@ struct LocalKeyTests {
         }
         // Change sets name rows by identity: the creating site and its id there.
         let keys = try node2.changes(since: 0).records.map(\.key)
-        #expect(Set(keys) == [
-            .identity(site: "node-2", id: 1), .identity(site: "node-1", id: 1),
-            .identity(site: "node-2", id: 3), .identity(site: "node-1", id: 3),
-        ])
+        #expect(
+            Set(keys) == [
+                .identity(site: "node-2", id: 1), .identity(site: "node-1", id: 1),
+                .identity(site: "node-2", id: 3), .identity(site: "node-1", id: 3),
+            ])
     }
 
     @Test("a foreign key to a row made on another device points at that row on every replica")
@@ -175,7 +176,10 @@ struct LocalKeyTests {
         try Self.write(b, "UPDATE users SET name = 'Ada L.' WHERE id = 4")
         try Self.write(b, "DELETE FROM users WHERE id = 5")
         try a.merge(b.changes(since: 0))
-        #expect(try Self.strings(a, "SELECT id || ':' || name FROM users ORDER BY id") == ["1:Ada L.", "3:b1", "4:b2", "5:b3"])
+        #expect(
+            try Self.strings(a, "SELECT id || ':' || name FROM users ORDER BY id") == [
+                "1:Ada L.", "3:b1", "4:b2", "5:b3",
+            ])
         // A third replica that hears of it all from b alone: same rows, its own ids.
         try c.merge(b.changes(since: 0))
         #expect(try Self.strings(c, "SELECT name FROM users ORDER BY name") == ["Ada L.", "b1", "b2", "b3"])
@@ -188,7 +192,31 @@ struct LocalKeyTests {
         try Self.write(a, "DELETE FROM users WHERE name = 'b2'")
         try Self.write(a, "UPDATE users SET name = 'b1!' WHERE name = 'b1'")
         try b.merge(a.changes(since: 0))
-        #expect(try Self.strings(b, "SELECT id || ':' || name FROM users ORDER BY id") == ["1:b1!", "3:b3", "4:Ada L."])
+        #expect(
+            try Self.strings(b, "SELECT id || ':' || name FROM users ORDER BY id") == ["1:b1!", "3:b3", "4:Ada L."])
+    }
+
+    @Test("a restored database whose lost row's id went to a row from elsewhere keeps both, by identity")
+    func lostRowWhoseIDWasTaken() throws {
+        let a = try Self.node("a")
+        let b = try Self.node("b")
+        let backup = try DatabaseQueue()
+        try a.writer.backup(to: backup)
+        try Self.write(a, "INSERT INTO users (name) VALUES ('lost')")  // a's id 1, published
+        let lost = try a.changes(since: 0)
+        // a is restored from its backup: the row is gone here, still known elsewhere.
+        let restored = try Replica(backup, site: "a")
+        try Self.write(b, "INSERT INTO users (name) VALUES ('from b')")
+        try restored.merge(b.changes(since: 0))  // b's row takes id 1 here
+        try restored.recoverLostChanges([lost])
+        #expect(
+            try Self.strings(restored, "SELECT id || ':' || name FROM users ORDER BY id") == ["1:from b", "2:lost"])
+        #expect(
+            Set(try restored.changes(since: 0).records.map(\.key)) == [
+                .identity(site: "a", id: 1), .identity(site: "b", id: 1),
+            ])
+        try Self.exchange(restored, b)
+        #expect(try Self.strings(b, "SELECT id || ':' || name FROM users ORDER BY id") == ["1:from b", "2:lost"])
     }
 
     @Test("a change set with identities is format 4, in binary and JSON alike; one without stays format 3")
