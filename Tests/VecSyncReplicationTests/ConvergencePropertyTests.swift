@@ -112,6 +112,8 @@ struct ConvergencePropertyTests {
                     arguments: ["first \(index)", "second \(index)", "start \(index)"])
             }
             for table in childrenFirst ? integerTables.reversed() : integerTables { try replica.track(table) }
+            try replica.writer.write { db in try db.execute(sql: Self.shelvesSchema) }
+            try replica.track("shelves")
             replicas.append(replica)
         }
 
@@ -130,6 +132,9 @@ struct ConvergencePropertyTests {
         // tags) at a random step, or only before the final sync; meanwhile replicas on
         // different schemas exchange change sets.
         var altered = [Bool](repeating: false, count: count)
+        // Renames: each replica renames shelves to racks (`alter`) at a random step, or only
+        // before the final sync; meanwhile replicas under either name exchange change sets.
+        var renamed = [Bool](repeating: false, count: count)
         var log: [(origin: Int, data: Data)] = []
         // Publishes what replica `r` changed since its push cursor, in bounded batches, as
         // a folder transport does, leaving out rows the log holds from their authors: a replica restored from a backup finds more of its own
@@ -161,13 +166,17 @@ struct ConvergencePropertyTests {
         }
         // Backups: one replica at a time may be copied, and later restored from the copy,
         // losing what it did since — published change sets included (the log keeps them).
-        var backup: (replica: Int, copy: DatabaseQueue, altered: Bool)?
+        var backup: (replica: Int, copy: DatabaseQueue, altered: Bool, renamed: Bool)?
         let steps = Int.random(in: 10...80, using: &random)
         for _ in 0..<steps {
             let r = Int.random(in: 0..<count, using: &random)
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<6:
-                try randomWrite(replicas[r], &random, altered: altered[r])
+                if Int.random(in: 0..<6, using: &random) == 0 {
+                    try shelfWrite(replicas[r], &random, renamed: renamed[r])
+                } else {
+                    try randomWrite(replicas[r], &random, altered: altered[r])
+                }
             case 6..<8:
                 try publish(r)
             default:
@@ -224,10 +233,14 @@ struct ConvergencePropertyTests {
                 try addColumns(replicas[r])
                 altered[r] = true
             }
+            if !renamed[r] && Int.random(in: 0..<15, using: &random) == 0 {
+                try renameShelves(replicas[r])
+                renamed[r] = true
+            }
             if backup == nil && Int.random(in: 0..<20, using: &random) == 0 {
                 let copy = try DatabaseQueue(configuration: Configuration.vecSync())
                 try replicas[r].writer.backup(to: copy)
-                backup = (r, copy, altered[r])
+                backup = (r, copy, altered[r], renamed[r])
                 if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
                     print(replicas[r].site, "backed up")
                 }
@@ -237,6 +250,7 @@ struct ConvergencePropertyTests {
                     taken.copy, site: replicas[taken.replica].site,
                     options: Replica.Options(maximumBatchRows: batchRows))
                 altered[taken.replica] = taken.altered
+                renamed[taken.replica] = taken.renamed
                 backup = nil
                 if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil {
                     print(replicas[taken.replica].site, "restored from its backup")
@@ -254,6 +268,7 @@ struct ConvergencePropertyTests {
         }
 
         for r in 0..<count where !altered[r] { try addColumns(replicas[r]) }
+        for r in 0..<count where !renamed[r] { try renameShelves(replicas[r]) }
         // Full sync: everyone publishes everything, everyone merges everything, in random
         // order with duplicates, until nothing changes.
         for _ in 0..<8 {
@@ -342,7 +357,42 @@ struct ConvergencePropertyTests {
     /// Every row of every tracked table: the fixture's as they are, and the integer-keyed
     /// ones by identity.
     static func snapshot(_ replica: Replica) throws -> [String: [String]] {
-        try Fixture.snapshot(replica).merging(identitySnapshot(replica)) { $1 }
+        var tables = try Fixture.snapshot(replica).merging(identitySnapshot(replica)) { $1 }
+        // Under the name it has on this replica (a damaged delivery compares a replica with
+        // itself mid-history, renamed or not).
+        tables["racks"] = try replica.writer.read { db in
+            let name = try db.tableExists("racks") ? "racks" : "shelves"
+            return try Row.fetchAll(db, sql: "SELECT * FROM \(name) ORDER BY 1").map { row in
+                row.databaseValues.map(Fixture.render).joined(separator: "|")
+            }
+        }
+        return tables
+    }
+
+    /// A table every replica renames (`shelves` to `racks`) at its own moment.
+    static let shelvesSchema = "CREATE TABLE shelves (id TEXT PRIMARY KEY, label TEXT, slots INTEGER)"
+
+    /// Renames shelves to racks through `alter`, so it keeps syncing under its new name.
+    static func renameShelves(_ replica: Replica) throws {
+        try replica.alter("shelves") { db in try db.execute(sql: "ALTER TABLE shelves RENAME TO racks") }
+        if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print(replica.site, "renamed shelves") }
+    }
+
+    /// A write to shelves, under the name it has on this replica.
+    static func shelfWrite(_ replica: Replica, _ random: inout SeededRandom, renamed: Bool) throws {
+        let table = renamed ? "racks" : "shelves"
+        let id = "s\(Int.random(in: 0..<4, using: &random))"
+        let label = ["top", "middle", "bottom"].randomElement(using: &random)!
+        let slots = Int64.random(in: 0...9, using: &random)
+        let writes: [(String, StatementArguments)] = [
+            ("INSERT OR REPLACE INTO \(table) (id, label, slots) VALUES (?, ?, ?)", [id, label, slots]),
+            ("UPDATE \(table) SET slots = ? WHERE id = ?", [slots, id]),
+            ("UPDATE \(table) SET label = ? WHERE id = ?", [label, id]),
+            ("DELETE FROM \(table) WHERE id = ?", [id]),
+        ]
+        let (sql, arguments) = writes[Int.random(in: 0..<writes.count, using: &random)]
+        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
+        if ProcessInfo.processInfo.environment["VECSYNC_PROPERTY_TRACE"] != nil { print(replica.site, sql, arguments) }
     }
 
     /// The rows of ``integerTables`` with each key, and each person a visit refers to, as its
