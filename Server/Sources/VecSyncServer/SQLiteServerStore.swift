@@ -386,6 +386,13 @@ public final class SQLiteServerStore: ServerStore {
             if case .repaired(let stored)? = decision {
                 return try Self.repair(db, stored, with: changeSet, inSpace: spaceID)
             }
+            if let quota = changeSet.quotaBytes {
+                let held =
+                    try Int64.fetchOne(
+                        db, sql: "SELECT COALESCE(SUM(size), 0) FROM change_sets WHERE space_id = ?",
+                        arguments: [spaceID]) ?? 0
+                if held + Int64(changeSet.body.count) > quota { return .overQuota(held: held, quota: quota) }
+            }
             try db.execute(sql: "UPDATE spaces SET last_seq = last_seq + 1 WHERE id = ?", arguments: [spaceID])
             guard
                 let seq = try Int64.fetchOne(db, sql: "SELECT last_seq FROM spaces WHERE id = ?", arguments: [spaceID])

@@ -214,6 +214,10 @@ public struct IncomingChangeSet: Sendable, Hashable {
     /// Its writes, checked and recorded by the store when it would store the change set
     /// (``WriteAttestation``); nil: not checked (an administrator's or a test's push).
     public var writes: WriteAttestation?
+    /// The most bytes of change sets the space may hold with this one stored (the server's
+    /// per-space quota); past it the push is ``PushOutcome/overQuota(held:quota:)`` and
+    /// nothing is stored. nil: no quota.
+    public var quotaBytes: Int64?
 
     /// A change set with its header fields.
     public init(
@@ -323,6 +327,9 @@ public enum PushOutcome: Sendable, Hashable {
     /// A row inside claims a write its origin did not make and the server does not hold
     /// from its author, or an authority count past the authority's (``WriteAttestation``).
     case forged(String)
+    /// Storing it would take the space's change sets past ``IncomingChangeSet/quotaBytes``:
+    /// they hold `held` bytes now; nothing stored.
+    case overQuota(held: Int64, quota: Int64)
 }
 
 /// Failures of a store that a person must act on.
