@@ -41,6 +41,8 @@ let package = Package(
             dependencies: [
                 .product(name: "VecSync", package: "VecSync"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_blob_read: a byte range of a stored change set, read alone.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

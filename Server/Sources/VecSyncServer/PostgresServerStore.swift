@@ -645,6 +645,18 @@ public final class PostgresServerStore: ServerStore {
         return nil
     }
 
+    public func changeSetBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+        // substring of a body stored out of line uncompressed (change sets do not compress)
+        // fetches only the TOAST chunks of the range.
+        let rows = try await client.query(
+            """
+            SELECT substring(body from \(Int32(clamping: range.lowerBound + 1)) for \(Int32(clamping: range.count)))
+            FROM change_sets WHERE space_id = \(spaceID) AND seq = \(seq)
+            """, logger: logger)
+        for try await bytes in rows.decode(Data.self) { return bytes }
+        return nil
+    }
+
     public func recordPull(bySite site: String, inSpace spaceID: Int64, after cursor: Int64, at time: Int64)
         async throws
     {

@@ -63,6 +63,9 @@ public protocol ServerStore: Sendable {
     func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry]
     /// One change set's bytes and entry; nil when the space has no such sequence number.
     func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)?
+    /// The bytes `range` of change set `seq`'s body (a range within its size), without the
+    /// rest of it reaching the server; nil when the space has no such sequence number.
+    func changeSetBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data?
     /// Marks change set `seq` damaged — its stored bytes do not match `sha256`, the SHA-256
     /// stored with them — unless it has been repaired since (its SHA-256 is another one by
     /// then). The mark stays until its origin pushes the same range again (``PushRule``).

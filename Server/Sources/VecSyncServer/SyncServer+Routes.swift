@@ -445,12 +445,31 @@ extension SyncServer {
         guard let seq = Int64(seqText), seq > 0 else {
             throw APIError.malformed("'\(seqText)' is not a sequence number")
         }
-        guard let (entry, body) = try await store.changeSet(inSpace: grant.spaceID, seq: seq) else {
-            throw APIError(
-                status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
+        let notFound = APIError(
+            status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
+        if let part = try await ranged(request, seq: seq, spaceID: grant.spaceID) {
+            return part
         }
+        guard let (entry, body) = try await store.changeSet(inSpace: grant.spaceID, seq: seq) else { throw notFound }
         try await checkIntegrity(of: entry, body: body, spaceID: grant.spaceID, request: request)
         return try Self.serve(body, sha256: entry.sha256, mediaType: Self.changeSetMediaType, request: request)
+    }
+
+    /// The answer to a `Range` request that needs only the range's bytes from the store: a
+    /// range after byte 0, or any range of a change set this process has hashed whole
+    /// (``VerifiedBodies``). Nil when the request needs the whole body (no `Range`, a first
+    /// range of an unverified change set, an unsatisfiable range, no such change set).
+    func ranged(_ request: Request, seq: Int64, spaceID: Int64) async throws -> Response? {
+        guard let header = request.headers[.range],
+            let entry = try await store.changeSets(inSpace: spaceID, after: seq - 1, limit: 1).first, entry.seq == seq,
+            let range = ByteRange.parse(header, size: Int(entry.size)),
+            range.lowerBound != 0 || verified.contains(VerifiedBodies.key(spaceID: spaceID, seq: seq, sha256: entry.sha256)),
+            let bytes = try await store.changeSetBytes(inSpace: spaceID, seq: seq, range: range),
+            bytes.count == range.count
+        else { return nil }
+        var headers = Self.bodyHeaders(sha256: entry.sha256, mediaType: Self.changeSetMediaType)
+        headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(entry.size)"
+        return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// Refuses to serve a change set whose stored bytes no longer match their SHA-256 (damaged
@@ -460,7 +479,11 @@ extension SyncServer {
     /// from byte 0 — the first of a ranged download — not again for each later range.
     func checkIntegrity(of entry: ChangeSetEntry, body: Data, spaceID: Int64, request: Request) async throws {
         if let range = request.headers[.range], ByteRange.parse(range, size: body.count)?.lowerBound != 0 { return }
-        guard sha256Hex(body) != entry.sha256 else { return }
+        let key = VerifiedBodies.key(spaceID: spaceID, seq: entry.seq, sha256: entry.sha256)
+        guard sha256Hex(body) != entry.sha256 else {
+            verified.insert(key)
+            return
+        }
         try await store.markDamaged(inSpace: spaceID, seq: entry.seq, sha256: entry.sha256)
         logger.error(
             "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)) does not match its SHA-256 \(entry.sha256): marked damaged"
@@ -475,12 +498,7 @@ extension SyncServer {
     /// Stored bytes, whole or one byte range of them (`Range`), with their SHA-256 (of the
     /// whole) in `X-VecSync-SHA256` and as the ETag.
     static func serve(_ body: Data, sha256: String, mediaType: String, request: Request) throws -> Response {
-        var headers: HTTPFields = [
-            .contentType: mediaType,
-            Self.sha256Header: sha256,
-            .acceptRanges: "bytes",
-            .eTag: "\"\(sha256)\"",
-        ]
+        var headers = bodyHeaders(sha256: sha256, mediaType: mediaType)
         guard let rangeHeader = request.headers[.range] else {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
@@ -494,6 +512,16 @@ extension SyncServer {
         let slice = body[body.startIndex + range.lowerBound..<body.startIndex + range.upperBound]
         return Response(
             status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
+    }
+
+    /// The headers of stored bytes served whole or in part.
+    static func bodyHeaders(sha256: String, mediaType: String) -> HTTPFields {
+        [
+            .contentType: mediaType,
+            Self.sha256Header: sha256,
+            .acceptRanges: "bytes",
+            .eTag: "\"\(sha256)\"",
+        ]
     }
 
     // MARK: - Snapshot

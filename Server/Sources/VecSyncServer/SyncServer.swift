@@ -85,6 +85,8 @@ public final class SyncServer: Sendable {
     let authFailures = RateLimiter()
     /// The request bodies held at once.
     let bodyBudget: BodyBudget
+    /// The change sets this process found whole and matching their SHA-256.
+    let verified = VerifiedBodies()
     /// What `GET /metrics` serves.
     public let metrics = ServerMetrics()
     /// The SHA-256 of the token `GET /metrics` needs; nil: metrics are not served.

@@ -70,6 +70,9 @@ struct SQLiteServerTests {
     @Test func spaceQuotaIsKept() async throws {
         try await ServerScenarios.spaceQuotaIsKept(.sqlite)
     }
+    @Test func rangesAreReadAlone() async throws {
+        try await ServerScenarios.rangesAreReadAlone(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -143,5 +146,8 @@ struct PostgresServerTests {
     }
     @Test func spaceQuotaIsKept() async throws {
         try await ServerScenarios.spaceQuotaIsKept(.postgres)
+    }
+    @Test func rangesAreReadAlone() async throws {
+        try await ServerScenarios.rangesAreReadAlone(.postgres)
     }
 }
