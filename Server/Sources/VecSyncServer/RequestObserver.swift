@@ -24,7 +24,9 @@ struct RequestObserver<Base: HTTPResponder>: HTTPResponder where Base.Context ==
         do {
             let response = try await base.respond(to: request, context: context)
             let bytesOut = response.body.contentLength ?? response.headers[.contentLength].flatMap(Int.init) ?? 0
-            record(request, context, status: response.status.code, bytesOut: bytesOut, took: started.duration(to: clock.now))
+            record(
+                request, context, status: response.status.code, bytesOut: bytesOut,
+                took: started.duration(to: clock.now))
             return response
         } catch {
             // What no route turned into an answer: Hummingbird answers it 500 (or the error's

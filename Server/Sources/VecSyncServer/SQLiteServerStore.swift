@@ -486,7 +486,8 @@ public final class SQLiteServerStore: ServerStore {
             }
             var bytes = Data(count: range.count)
             let read = bytes.withUnsafeMutableBytes { buffer in
-                sqlite3_blob_read(blob, buffer.baseAddress, Int32(clamping: range.count), Int32(clamping: range.lowerBound))
+                sqlite3_blob_read(
+                    blob, buffer.baseAddress, Int32(clamping: range.count), Int32(clamping: range.lowerBound))
             }
             guard read == SQLITE_OK else {
                 throw DatabaseError(

@@ -412,7 +412,8 @@ extension SyncServer {
         // Sequence numbers have no holes but those compaction makes: an empty page, or one
         // that does not start right after the cursor, may hide dropped history. (`seq - 1`,
         // not `after + 1`: the cursor may be Int64.max, a seq is at least 1.)
-        if entries.first.map({ $0.seq - 1 }) != after, let snapshot = try await store.snapshotEntry(inSpace: grant.spaceID),
+        if entries.first.map({ $0.seq - 1 }) != after,
+            let snapshot = try await store.snapshotEntry(inSpace: grant.spaceID),
             after < snapshot.compactedThrough
         {
             throw APIError(
@@ -463,13 +464,15 @@ extension SyncServer {
         guard let header = request.headers[.range],
             let entry = try await store.changeSets(inSpace: spaceID, after: seq - 1, limit: 1).first, entry.seq == seq,
             let range = ByteRange.parse(header, size: Int(entry.size)),
-            range.lowerBound != 0 || verified.contains(VerifiedBodies.key(spaceID: spaceID, seq: seq, sha256: entry.sha256)),
+            range.lowerBound != 0
+                || verified.contains(VerifiedBodies.key(spaceID: spaceID, seq: seq, sha256: entry.sha256)),
             let bytes = try await store.changeSetBytes(inSpace: spaceID, seq: seq, range: range),
             bytes.count == range.count
         else { return nil }
         var headers = Self.bodyHeaders(sha256: entry.sha256, mediaType: Self.changeSetMediaType)
         headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(entry.size)"
-        return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(
+            status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// Refuses to serve a change set whose stored bytes no longer match their SHA-256 (damaged

@@ -42,7 +42,9 @@ enum ServerEnvironment {
             }
         }
         for name in flags {
-            if let text = value(name), !["1", "0", "true", "false", "yes", "no", "on", "off"].contains(text.lowercased()) {
+            if let text = value(name),
+                !["1", "0", "true", "false", "yes", "no", "on", "off"].contains(text.lowercased())
+            {
                 throw ValidationError("\(name) must be 1 or 0 (true/false, yes/no, on/off), not '\(text)'")
             }
         }

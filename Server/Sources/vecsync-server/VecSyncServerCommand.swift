@@ -160,7 +160,9 @@ struct ServeCommand: AsyncParsableCommand {
         if !(0...65535).contains(port) { throw ValidationError("--port must be in 0...65535") }
         if spaceQuotaMib < 0 { throw ValidationError("--space-quota-mib cannot be negative") }
         if Logger.Level(rawValue: logLevel.lowercased()) == nil {
-            throw ValidationError("--log-level (VECSYNC_LOG_LEVEL) must be trace, debug, info, notice, warning, error or critical, not '\(logLevel)'")
+            throw ValidationError(
+                "--log-level (VECSYNC_LOG_LEVEL) must be trace, debug, info, notice, warning, error or critical, not '\(logLevel)'"
+            )
         }
         if let metricsToken, metricsToken.utf8.count < 16 {
             throw ValidationError("--metrics-token (VECSYNC_METRICS_TOKEN) must have at least 16 characters")

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
+import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import ServerTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

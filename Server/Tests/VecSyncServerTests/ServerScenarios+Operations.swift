@@ -66,7 +66,9 @@ extension ServerScenarios {
         }
         try await Task.sleep(for: .milliseconds(300))
         let refused = try await raw("POST", push, token: tokens[0], headers: headers, body: body)
-        #expect(refused.status == 503 && refused.errorCode == "busy", "\(backEnd): \(refused.status) \(refused.json ?? [:])")
+        #expect(
+            refused.status == 503 && refused.errorCode == "busy", "\(backEnd): \(refused.status) \(refused.json ?? [:])"
+        )
         #expect(refused.headers["retry-after"] != nil)
         stalled = nil
         try await Task.sleep(for: .milliseconds(300))
@@ -116,13 +118,15 @@ extension ServerScenarios {
         }
         await server.stop()
         let unconfigured = try await RunningServer.start(test.store)
-        #expect(try await raw("GET", unconfigured.url.appendingPathComponent("metrics"), token: metricsToken).status == 403)
+        #expect(
+            try await raw("GET", unconfigured.url.appendingPathComponent("metrics"), token: metricsToken).status == 403)
         await unconfigured.stop()
         await test.close()
     }
 
     /// A space's change sets stay within its quota: the push that would pass it gets 507
-    /// `quota-exceeded` and nothing of it is stored; the pushes before it are stored.
+    /// `quota-exceeded` and nothing of it is stored; the pushes before it are stored, and
+    /// counted per space in the metrics.
     static func spaceQuotaIsKept(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)
         var random = SeededRandom(defaultSeed: 0x5E4F_0022)
@@ -134,7 +138,8 @@ extension ServerScenarios {
         #expect(batches.count >= 3, "seed \(seed)")
         var limits = SyncServer.Limits(requestsPerSecond: 0)
         limits.spaceQuotaBytes = Int64(batches[0].count + batches[1].count + batches[2].count - 1)
-        let server = try await RunningServer.start(test.store, limits: limits)
+        let metricsToken = "metrics-" + UUID().uuidString
+        let server = try await RunningServer.start(test.store, limits: limits, metricsToken: metricsToken)
         let (space, tokens) = try await makeSpace(test.store, "quota")
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
         let registration = try JSONEncoder().encode(["site": "quota", "name": "Quota", "platform": "Linux"])
@@ -158,6 +163,13 @@ extension ServerScenarios {
         let status = try await raw("GET", base.appendingPathComponent("status"), token: tokens[0])
         #expect(status.json?["lastSeq"] as? Int == 2, "\(backEnd): \(status.json ?? [:])")
         #expect(status.json?["bytes"] as? Int == batches[0].count + batches[1].count, "\(backEnd)")
+        let metrics = try await raw("GET", server.url.appendingPathComponent("metrics"), token: metricsToken)
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(text.contains(#"vecsync_pushes_total{space="\#(space)",result="stored"} 2"#), "\(backEnd): \(text)")
+        #expect(
+            text.contains(
+                #"vecsync_http_requests_total{route="/v1/spaces/{space}/changesets",method="POST",status="507"} 1"#),
+            "\(backEnd): \(text)")
         await server.stop()
         await test.close()
     }

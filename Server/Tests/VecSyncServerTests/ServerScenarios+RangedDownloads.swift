@@ -40,7 +40,8 @@ extension ServerScenarios {
         #expect(first.status == 206 && first.body == body.prefix(100), "\(backEnd): \(first.status)")
         try await damageAtRest(test, backEnd, space: space, byte: 150)
         let again = try await range("0-99")
-        #expect(again.status == 206 && again.body == body.prefix(100), "\(backEnd): \(again.status) \(again.json ?? [:])")
+        #expect(
+            again.status == 206 && again.body == body.prefix(100), "\(backEnd): \(again.status) \(again.json ?? [:])")
         let later = try await range("100-199")
         var damaged = body
         damaged[damaged.startIndex + 150] ^= 0xFF
@@ -61,7 +62,8 @@ extension ServerScenarios {
             let path = try #require((test.store as? SQLiteServerStore)?.path)
             let queue = try DatabaseQueue(path: path)
             try await queue.write { db in
-                let sql = "SELECT body FROM change_sets WHERE seq = 1 AND space_id = (SELECT id FROM spaces WHERE name = ?)"
+                let sql =
+                    "SELECT body FROM change_sets WHERE seq = 1 AND space_id = (SELECT id FROM spaces WHERE name = ?)"
                 var body = try #require(try Data.fetchOne(db, sql: sql, arguments: [space]))
                 body[body.startIndex + byte] ^= 0xFF
                 try db.execute(

@@ -35,7 +35,8 @@ struct TinyFileSystem {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ServerConfigurationError("\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+            throw ServerConfigurationError(
+                "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
         }
     }
 }
