@@ -10,7 +10,9 @@ authentication) and once with no token at all. Both runs check that
   - each status is one the document lists for the operation (status_code_conformance);
   - the content type and, for JSON, the body match the document's (content_type_conformance,
     response_schema_conformance), as do documented response headers;
-  - a request the document calls invalid is refused with a 4xx (negative_data_rejection).
+  - a request the document calls invalid is refused with a 4xx (negative_data_rejection);
+  - an operation that needs a token refuses a request without one, or with a wrong one
+    (ignored_auth).
 
 Bounded: --max-examples cases per operation and phase, seeded (--seed; printed). Exit status 1
 when schemathesis reports a failure or the server stops answering. Needs schemathesis (the
@@ -43,6 +45,7 @@ CHECKS = ",".join([
     "response_headers_conformance",
     "response_schema_conformance",
     "negative_data_rejection",
+    "ignored_auth",
 ])
 
 

@@ -12,7 +12,7 @@
 #    a token and without, against the same server on SQLite and on PostgreSQL: no 5xx,
 #    statuses, content types and JSON bodies as the document says, invalid requests refused.
 # SERVER_FUZZ_ARGS sets the raw fuzzer's seed and bounds, SCHEMA_FUZZ_ARGS schemathesis's
-# (about 25 s a back end with the default); SCHEMATHESIS names its command.
+# (about 35 s a back end with the default); SCHEMATHESIS names its command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift=${SWIFT:-swift}
