@@ -48,7 +48,6 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 "CVecSyncZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
