@@ -212,9 +212,8 @@ extension SyncServer {
         let data: Data
         do {
             let buffer = try await request.body.collect(upTo: limit)
-            // A copy. Data sharing the buffer's storage (NIO's .noCopy) halved a push's
-            // memory but, with the root package's newer code, a test process crashed on
-            // overwritten memory (HTTPProgressTests, in DatabasePool.close); cause not found.
+            // A copy (held twice for a moment). NIO's .noCopy would spare it: see
+            // bench/server/README.md for why it is not used yet.
             data = Data(buffer.readableBytesView)
         } catch let error as APIError {
             throw error
