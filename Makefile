@@ -71,15 +71,24 @@ test: extension check-c check-maps fuzz-smoke test-sanitized
 	$(MAKE) test-server test-python test-arm64
 
 # The sync server (its own package, Server/) on both back ends: its Swift suites, then the
-# raw-socket fuzzer against the server on SQLite and on PostgreSQL (scripts/test-server.sh).
+# raw-socket fuzzer and schemathesis over docs/openapi.yaml against the server on SQLite and
+# on PostgreSQL (scripts/test-server.sh). schemathesis, at the versions of
+# scripts/requirements-schemathesis.txt, lives in a venv of its own under .build/.
 # A throw-away PostgreSQL (installed from Debian's postgresql package when missing) runs on
 # a loopback port for the length of the tests and is stopped afterwards, also when they
 # fail. The CLI test runs the root package's vecsync-cli, built here first.
 SERVER := $(SWIFT) build --package-path Server
-test-server: deps
+SCHEMATHESIS_VENV := .build/venv-schemathesis
+test-server: deps $(SCHEMATHESIS_VENV)/bin/schemathesis
 	$(SWIFT) build --product vecsync-cli
 	./scripts/postgres-test-server.sh env VECSYNC_CLI=$(CURDIR)/.build/debug/vecsync-cli SWIFT=$(SWIFT) \
-	  ./scripts/test-server.sh
+	  SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS_VENV)/bin/schemathesis ./scripts/test-server.sh
+
+$(SCHEMATHESIS_VENV)/bin/schemathesis: scripts/requirements-schemathesis.txt
+	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
+	python3 -m venv $(SCHEMATHESIS_VENV)
+	$(SCHEMATHESIS_VENV)/bin/pip install -q -r scripts/requirements-schemathesis.txt
+	touch $@
 
 # The server for production: Server/.build/release/vecsync-server.
 server: deps

@@ -29,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Graceful shutdown (already in the graph through Hummingbird).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // Metrics (`GET /metrics`): recorded through swift-metrics, exposed by swift-prometheus.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // gzip for the server's JSON bodies, over the system's zlib (zlib1g-dev on Debian).
@@ -38,12 +41,16 @@ let package = Package(
             dependencies: [
                 .product(name: "VecSync", package: "VecSync"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_blob_read: a byte range of a stored change set, read alone.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 "CVecSyncZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -52,6 +59,7 @@ let package = Package(
             dependencies: [
                 "VecSyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The server's load test (bench/server/README.md).

@@ -7,12 +7,18 @@
 #    runs the root package's vecsync-cli ($VECSYNC_CLI);
 # 2. the raw-socket fuzzer (scripts/fuzz-server-raw.py) against the debug vecsync-server,
 #    once on a fresh SQLite store and once on PostgreSQL: malformed requests and clients
-#    that stop early; no 5xx but store failures, and the server still answers afterwards.
-# SERVER_FUZZ_ARGS sets the fuzzer's seed and bounds.
+#    that stop early; no 5xx but store failures, and the server still answers afterwards;
+# 3. schemathesis over every route of docs/openapi.yaml (scripts/fuzz-server-schema.py), with
+#    a token and without, against the same server on SQLite and on PostgreSQL: no 5xx,
+#    statuses, content types and JSON bodies as the document says, invalid requests refused.
+# SERVER_FUZZ_ARGS sets the raw fuzzer's seed and bounds, SCHEMA_FUZZ_ARGS schemathesis's
+# (about 35 s a back end with the default); SCHEMATHESIS names its command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift=${SWIFT:-swift}
 fuzz_args=${SERVER_FUZZ_ARGS:---seed 1 --cases 600 --seconds 30}
+schema_args=${SCHEMA_FUZZ_ARGS:---seed 1 --max-examples 100}
+schemathesis=${SCHEMATHESIS:-.build/venv-schemathesis/bin/schemathesis}
 : "${VECSYNC_TEST_POSTGRES_URL:?run this inside scripts/postgres-test-server.sh}"
 
 "$swift" test --package-path Server
@@ -23,3 +29,10 @@ python3 scripts/fuzz-server-raw.py --start "$server" $fuzz_args
 echo "== raw-socket fuzzing, PostgreSQL =="
 # shellcheck disable=SC2086
 python3 scripts/fuzz-server-raw.py --start "$server" --postgres "$VECSYNC_TEST_POSTGRES_URL" $fuzz_args
+echo "== schemathesis, SQLite =="
+# shellcheck disable=SC2086
+python3 scripts/fuzz-server-schema.py --start "$server" --schemathesis "$schemathesis" $schema_args
+echo "== schemathesis, PostgreSQL =="
+# shellcheck disable=SC2086
+python3 scripts/fuzz-server-schema.py --start "$server" --schemathesis "$schemathesis" \
+  --postgres "$VECSYNC_TEST_POSTGRES_URL" $schema_args

@@ -23,6 +23,9 @@ struct APIError: HTTPResponseError {
         return response
     }
 
+    /// 507: the store's disk is full, or a space's quota (HTTPTypes names no such status).
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+
     static func unauthorized(_ message: String) -> APIError {
         APIError(
             status: .unauthorized, code: "unauthorized", message: message,

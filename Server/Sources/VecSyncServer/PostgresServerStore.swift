@@ -531,12 +531,20 @@ public final class PostgresServerStore: ServerStore {
             case nil: break
             }
             let size = Int64(changeSet.body.count)
+            let quota = changeSet.quotaBytes ?? Int64.max
+            if changeSet.quotaBytes != nil {
+                let held = try await heldBytes(inSpace: spaceID)
+                if held + size > quota { return .overQuota(held: held, quota: quota) }
+            }
+            // The quota is checked again in the statement (a concurrent push may have stored
+            // meanwhile); when it no longer holds, nothing is written and the loop decides again.
             let rows = try await client.query(
                 """
                 WITH device AS (
                   UPDATE devices SET head = \(changeSet.through), last_push_at = \(time), change_sets = change_sets + 1,
                     rows = rows + \(changeSet.rows), bytes = bytes + \(size)
                   WHERE space_id = \(spaceID) AND site = \(changeSet.origin) AND head = \(head)
+                    AND (SELECT COALESCE(SUM(size), 0) FROM change_sets WHERE space_id = \(spaceID)) + \(size) <= \(quota)
                   RETURNING 1),
                 next AS (
                   UPDATE spaces SET last_seq = last_seq + 1
@@ -557,6 +565,16 @@ public final class PostgresServerStore: ServerStore {
         }
         throw ServerConfigurationError(
             "'\(changeSet.origin)' kept moving while its push was decided (\(Self.pushAttempts) attempts); retry")
+    }
+
+    /// The bytes of the change sets a space holds.
+    private func heldBytes(inSpace spaceID: Int64) async throws -> Int64 {
+        for try await held in try await client.query(
+            "SELECT COALESCE(SUM(size), 0)::bigint FROM change_sets WHERE space_id = \(spaceID)", logger: logger
+        ).decode(Int64.self) {
+            return held
+        }
+        return 0
     }
 
     private static func isRepair(_ outcome: PushOutcome) -> Bool {
@@ -624,6 +642,18 @@ public final class PostgresServerStore: ServerStore {
         {
             return (Self.entry((seq, origin, since, through, count, size, sha, received)), body)
         }
+        return nil
+    }
+
+    public func changeSetBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+        // substring of a body stored out of line uncompressed (change sets do not compress)
+        // fetches only the TOAST chunks of the range.
+        let rows = try await client.query(
+            """
+            SELECT substring(body from \(Int32(clamping: range.lowerBound + 1)) for \(Int32(clamping: range.count)))
+            FROM change_sets WHERE space_id = \(spaceID) AND seq = \(seq)
+            """, logger: logger)
+        for try await bytes in rows.decode(Data.self) { return bytes }
         return nil
     }
 

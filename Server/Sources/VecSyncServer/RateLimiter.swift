@@ -1,6 +1,8 @@
-/// A token bucket per key (a token's id) kept in memory: `burst` requests at once, refilled
-/// at `perSecond`. ``SQLiteServerStore`` counts with it, one limiter per store object; the
-/// PostgreSQL store keeps the same buckets in the database instead, shared by instances.
+/// A token bucket per key kept in memory: `burst` requests at once, refilled at `perSecond`.
+/// ``SQLiteServerStore`` counts each token's requests with it, one limiter per store object
+/// (the PostgreSQL store keeps those buckets in the database instead, shared by instances);
+/// ``SyncServer`` counts each client address's requests without a valid token with one of
+/// its own, per process.
 actor RateLimiter {
     private struct Bucket {
         var tokens: Double
@@ -14,6 +16,25 @@ actor RateLimiter {
     /// allows everything.
     func allow(_ key: String, perSecond: Double, burst: Int) -> Bool {
         guard perSecond > 0 else { return true }
+        var bucket = refilled(key, perSecond: perSecond, burst: burst)
+        let allowed = bucket.tokens >= 1
+        if allowed { bucket.tokens -= 1 }
+        store(bucket, key, burst: burst)
+        return allowed
+    }
+
+    /// Whole seconds until `key`'s bucket holds a request again, taking nothing: 0 when it
+    /// holds one now (or the rate is 0 or less).
+    func wait(_ key: String, perSecond: Double, burst: Int) -> Int {
+        guard perSecond > 0 else { return 0 }
+        let bucket = refilled(key, perSecond: perSecond, burst: burst)
+        store(bucket, key, burst: burst)
+        guard bucket.tokens < 1 else { return 0 }
+        return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+    }
+
+    /// `key`'s bucket as it is now: full when new, refilled for the time since its last use.
+    private func refilled(_ key: String, perSecond: Double, burst: Int) -> Bucket {
         let capacity = Double(max(1, burst))
         let now = clock.now
         var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: now)
@@ -21,10 +42,13 @@ actor RateLimiter {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         bucket.tokens = min(capacity, bucket.tokens + seconds * perSecond)
         bucket.updated = now
-        let allowed = bucket.tokens >= 1
-        if allowed { bucket.tokens -= 1 }
+        return bucket
+    }
+
+    /// Keeps `bucket`; past 100,000 keys the full buckets (nothing to remember) are dropped.
+    private func store(_ bucket: Bucket, _ key: String, burst: Int) {
         buckets[key] = bucket
+        let capacity = Double(max(1, burst))
         if buckets.count > 100_000 { buckets = buckets.filter { $0.value.tokens < capacity } }
-        return allowed
     }
 }

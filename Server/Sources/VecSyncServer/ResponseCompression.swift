@@ -5,22 +5,46 @@ import NIOCore
 
 /// The router middleware that gzips JSON answers — errors included — for clients whose
 /// `Accept-Encoding` admits gzip (see ``HTTPCompression``). Other bodies pass untouched.
-/// It renders the routes' errors itself (so they are compressed too), a store that did not
-/// answer in time (``TimedStore``) as 503 `store-unavailable`.
+/// It renders the routes' errors itself (so they are compressed too): a store that did not
+/// answer in time (``TimedStore``) as 503 `store-unavailable`, a store whose disk is full as
+/// 507 `storage-full` (``StoreFailure``); each store failure is counted in ``ServerMetrics``
+/// and every 5xx it renders gets an error line in the log.
 struct ResponseCompression<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var response: Response
         do {
             response = try await next(request, context)
+        } catch let error as APIError {
+            if error.status.code >= 500 {
+                context.logger.error("\(error.status.code) \(error.code): \(error.message)")
+            }
+            response = try error.response(from: request, context: context)
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
-        } catch ServerStoreError.unavailable(let what) {
-            response = try APIError(
-                status: .serviceUnavailable, code: "store-unavailable",
-                message: "the server's store did not answer (\(what)); retry later", headers: [.retryAfter: "5"]
-            ).response(from: request, context: context)
+        } catch {
+            let failure = StoreFailure.of(error)
+            metrics.storeError(failure.rawValue)
+            let answer: APIError
+            switch failure {
+            case .unavailable:
+                answer = APIError(
+                    status: .serviceUnavailable, code: "store-unavailable",
+                    message: "the server's store did not answer (\(error)); retry later",
+                    headers: [.retryAfter: "5"])
+            case .full:
+                answer = APIError(
+                    status: APIError.insufficientStorage, code: "storage-full",
+                    message: "the server's storage is full; nothing was stored; retry later",
+                    headers: [.retryAfter: "60"])
+            case .other:
+                throw error  // a 500, logged by RequestObserver
+            }
+            context.logger.error("\(answer.status.code) \(answer.code): \(error)")
+            response = try answer.response(from: request, context: context)
         }
         guard HTTPCompression.isJSON(response.headers[.contentType]) else { return response }
         response.headers[.vary] = "Accept-Encoding"

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import VecSyncReplication
 
 /// The default store: one SQLite file in WAL mode (`<data>/vecsync-server.sqlite`), through GRDB.
@@ -386,6 +387,13 @@ public final class SQLiteServerStore: ServerStore {
             if case .repaired(let stored)? = decision {
                 return try Self.repair(db, stored, with: changeSet, inSpace: spaceID)
             }
+            if let quota = changeSet.quotaBytes {
+                let held =
+                    try Int64.fetchOne(
+                        db, sql: "SELECT COALESCE(SUM(size), 0) FROM change_sets WHERE space_id = ?",
+                        arguments: [spaceID]) ?? 0
+                if held + Int64(changeSet.body.count) > quota { return .overQuota(held: held, quota: quota) }
+            }
             try db.execute(sql: "UPDATE spaces SET last_seq = last_seq + 1 WHERE id = ?", arguments: [spaceID])
             guard
                 let seq = try Int64.fetchOne(db, sql: "SELECT last_seq FROM spaces WHERE id = ?", arguments: [spaceID])
@@ -458,6 +466,35 @@ public final class SQLiteServerStore: ServerStore {
                 db, sql: "SELECT \(Self.entryColumns), body FROM change_sets WHERE space_id = ? AND seq = ?",
                 arguments: [spaceID, seq]
             ).map { (Self.entry($0), $0[8] as Data) }
+        }
+    }
+
+    /// Through SQLite's incremental blob I/O, which reads only the pages of the range
+    /// (`substr(body, …)` would load the whole value first).
+    public func changeSetBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+        try await pool.read { db in
+            guard
+                let rowid = try Int64.fetchOne(
+                    db, sql: "SELECT rowid FROM change_sets WHERE space_id = ? AND seq = ?", arguments: [spaceID, seq])
+            else { return nil }
+            var blob: OpaquePointer?
+            defer { sqlite3_blob_close(blob) }
+            let opened = sqlite3_blob_open(db.sqliteConnection, "main", "change_sets", "body", rowid, 0, &blob)
+            guard opened == SQLITE_OK, let blob else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: opened), message: "cannot open the body of change set \(seq)")
+            }
+            var bytes = Data(count: range.count)
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                sqlite3_blob_read(
+                    blob, buffer.baseAddress, Int32(clamping: range.count), Int32(clamping: range.lowerBound))
+            }
+            guard read == SQLITE_OK else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: read),
+                    message: "cannot read bytes \(range) of change set \(seq)")
+            }
+            return bytes
         }
     }
 

@@ -63,6 +63,9 @@ public protocol ServerStore: Sendable {
     func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry]
     /// One change set's bytes and entry; nil when the space has no such sequence number.
     func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)?
+    /// The bytes `range` of change set `seq`'s body (a range within its size), without the
+    /// rest of it reaching the server; nil when the space has no such sequence number.
+    func changeSetBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data?
     /// Marks change set `seq` damaged — its stored bytes do not match `sha256`, the SHA-256
     /// stored with them — unless it has been repaired since (its SHA-256 is another one by
     /// then). The mark stays until its origin pushes the same range again (``PushRule``).
@@ -214,6 +217,10 @@ public struct IncomingChangeSet: Sendable, Hashable {
     /// Its writes, checked and recorded by the store when it would store the change set
     /// (``WriteAttestation``); nil: not checked (an administrator's or a test's push).
     public var writes: WriteAttestation?
+    /// The most bytes of change sets the space may hold with this one stored (the server's
+    /// per-space quota); past it the push is ``PushOutcome/overQuota(held:quota:)`` and
+    /// nothing is stored. nil: no quota.
+    public var quotaBytes: Int64?
 
     /// A change set with its header fields.
     public init(
@@ -323,6 +330,9 @@ public enum PushOutcome: Sendable, Hashable {
     /// A row inside claims a write its origin did not make and the server does not hold
     /// from its author, or an authority count past the authority's (``WriteAttestation``).
     case forged(String)
+    /// Storing it would take the space's change sets past ``IncomingChangeSet/quotaBytes``:
+    /// they hold `held` bytes now; nothing stored.
+    case overQuota(held: Int64, quota: Int64)
 }
 
 /// Failures of a store that a person must act on.

@@ -18,7 +18,7 @@ extension SyncServer {
         public let method: HTTPRequest.Method
         /// The path, parameters in braces (`/v1/spaces/{space}/status`).
         public let path: String
-        let handler: @Sendable (SyncServer, Request, BasicRequestContext) async throws -> Response
+        let handler: @Sendable (SyncServer, Request, SyncRequestContext) async throws -> Response
     }
 
     /// Every route the server answers; `docs/openapi.yaml` documents exactly these.
@@ -26,6 +26,7 @@ extension SyncServer {
         Route(method: .get, path: "/health") { _, _, _ in try JSONResponse.make(["status": "ok"]) },
         Route(method: .get, path: "/ready") { try await $0.ready($1, $2) },
         Route(method: .get, path: "/version") { _, _, _ in try JSONResponse.make(["version": SyncServer.version]) },
+        Route(method: .get, path: "/metrics") { try await $0.serveMetrics($1, $2) },
         Route(method: .post, path: "/v1/spaces/{space}/devices") { try await $0.registerDevice($1, $2) },
         Route(method: .post, path: "/v1/spaces/{space}/changesets") { try await $0.pushChangeSet($1, $2) },
         Route(method: .get, path: "/v1/spaces/{space}/changesets") { try await $0.listChangeSets($1, $2) },
@@ -36,9 +37,9 @@ extension SyncServer {
     ]
 
     /// The router with every route of ``routes``.
-    public func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.add(middleware: ResponseCompression())
+    public func makeRouter() -> Router<SyncRequestContext> {
+        let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: ResponseCompression(metrics: metrics))
         for route in Self.routes {
             // Hummingbird writes a parameter as `:name`.
             let path = route.path.split(separator: "/").map { part in
@@ -53,8 +54,63 @@ extension SyncServer {
 
     /// The grant of the request's bearer token, checked against the space in the path and
     /// the token's rate limit. A token of another space is refused like an unknown one, so
-    /// a device learns nothing about spaces it cannot open.
-    func authorize(_ request: Request, _ context: BasicRequestContext) async throws -> TokenGrant {
+    /// a device learns nothing about spaces it cannot open. Each refusal counts against the
+    /// client address (``Limits/authFailuresPerSecond``); an address past its limit gets 429
+    /// before its token is looked at.
+    func authorize(_ request: Request, _ context: SyncRequestContext) async throws -> TokenGrant {
+        try await countingAuthFailures(request, context) { try await grant(of: request, context) }
+    }
+
+    /// Runs `check` unless the client address is past its limit of requests without a valid
+    /// token (429 then, `check` not run); a 401 from `check` counts against the address.
+    func countingAuthFailures<T>(
+        _ request: Request, _ context: SyncRequestContext, _ check: () async throws -> T
+    ) async throws -> T {
+        let client = ClientAddress.of(request, context, trustForwardedFor: limits.trustForwardedFor)
+        let wait = await authFailures.wait(
+            client, perSecond: limits.authFailuresPerSecond, burst: limits.authFailureBurst)
+        if wait > 0 {
+            throw APIError(
+                status: .tooManyRequests, code: "rate-limited",
+                message:
+                    "too many requests without a valid token from \(client); retry after \(wait) s",
+                headers: [.retryAfter: String(wait)])
+        }
+        do {
+            return try await check()
+        } catch let error as APIError where error.status == .unauthorized {
+            _ = await authFailures.allow(
+                client, perSecond: limits.authFailuresPerSecond, burst: limits.authFailureBurst)
+            throw error
+        }
+    }
+
+    /// `GET /metrics`: ``ServerMetrics`` in Prometheus's text format, to a request bearing the
+    /// metrics token (`serve --metrics-token`, env `VECSYNC_METRICS_TOKEN`); 403 when none is
+    /// set, 401 for another token (counted as a request without a valid token).
+    func serveMetrics(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        guard let expected = metricsTokenHash else {
+            throw APIError(
+                status: .forbidden, code: "metrics-off",
+                message: "metrics are not served: start the server with VECSYNC_METRICS_TOKEN (or --metrics-token)")
+        }
+        try await countingAuthFailures(request, context) {
+            let given = request.headers[.authorization].flatMap { header -> String? in
+                let parts = header.split(separator: " ", maxSplits: 1)
+                return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
+            }
+            guard let given, AccessToken.hash(given) == expected else {
+                throw APIError.unauthorized("GET /metrics needs 'Authorization: Bearer <the metrics token>'")
+            }
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text())))
+    }
+
+    /// The grant of the request's bearer token (401 when there is none), then one request
+    /// taken from the token's bucket (429 when it is empty).
+    private func grant(of request: Request, _ context: SyncRequestContext) async throws -> TokenGrant {
         guard let header = request.headers[.authorization] else {
             throw APIError.unauthorized("an Authorization: Bearer <token> header is required")
         }
@@ -113,10 +169,41 @@ extension SyncServer {
         )
     }
 
+    /// Runs `handle` with the request's body (``body(of:limit:)``), the bytes it takes
+    /// reserved in the server's ``BodyBudget`` from before it is read until `handle` returns;
+    /// 503 `busy` when no room comes within ``Limits/bodyWait``.
+    func withBody<T>(of request: Request, limit: Int, _ handle: (Data) async throws -> T) async throws -> T {
+        let announced = request.headers[.contentLength].flatMap(Int.init)
+        if let announced, announced > limit {
+            throw APIError(
+                status: .contentTooLarge, code: "too-large",
+                message: "the body has \(announced) bytes; the limit is \(limit)")
+        }
+        let identity = ["", "identity"].contains(
+            request.headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+        let bytes = identity ? announced ?? limit : limit + (announced ?? 0)
+        guard let reserved = await bodyBudget.reserve(bytes, patience: limits.bodyWait) else {
+            throw APIError(
+                status: .serviceUnavailable, code: "busy",
+                message:
+                    "the server holds \(limits.bodyBudgetBytes >> 20) MiB of request bodies already; retry in a few seconds",
+                headers: [.retryAfter: "2"])
+        }
+        do {
+            let result = try await handle(try await body(of: request, limit: limit))
+            await bodyBudget.release(reserved)
+            return result
+        } catch {
+            await bodyBudget.release(reserved)
+            throw error
+        }
+    }
+
     /// The request's body, refused with 413 past `limit` bytes (before reading it when the
     /// length is announced), decompressed when sent with `Content-Encoding: gzip` or
-    /// `deflate` (to at most `limit` bytes too; another coding is answered 415).
-    func body(of request: Request, limit: Int) async throws -> Data {
+    /// `deflate` (to at most `limit` bytes too; another coding is answered 415). Read
+    /// through ``withBody(of:limit:_:)``, which holds its room in the body budget.
+    private func body(of request: Request, limit: Int) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError(
                 status: .contentTooLarge, code: "too-large",
@@ -125,6 +212,8 @@ extension SyncServer {
         let data: Data
         do {
             let buffer = try await request.body.collect(upTo: limit)
+            // A copy (held twice for a moment). NIO's .noCopy would spare it: see
+            // bench/server/README.md for why it is not used yet.
             data = Data(buffer.readableBytesView)
         } catch let error as APIError {
             throw error
@@ -154,9 +243,12 @@ extension SyncServer {
 
     // MARK: - Devices
 
-    func registerDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func registerDevice(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
-        let data = try await body(of: request, limit: 64 << 10)
+        return try await withBody(of: request, limit: 64 << 10) { try await register($0, grant: grant) }
+    }
+
+    private func register(_ data: Data, grant: TokenGrant) async throws -> Response {
         let registration: DeviceRegistration
         do {
             registration = try JSONDecoder().decode(DeviceRegistration.self, from: data)
@@ -190,14 +282,20 @@ extension SyncServer {
         var head: Int64
     }
 
-    func pushChangeSet(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func pushChangeSet(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         guard let claimed = request.headers[Self.sha256Header]?.lowercased(),
             claimed.count == 64, claimed.allSatisfy(\.isHexDigit)
         else {
             throw APIError.malformed("the X-VecSync-SHA256 header must carry the body's SHA-256 as 64 hex digits")
         }
-        let data = try await body(of: request, limit: limits.maximumBodyBytes)
+        return try await withBody(of: request, limit: limits.maximumBodyBytes) {
+            try await push($0, claimed: claimed, grant: grant)
+        }
+    }
+
+    /// Stores a pushed change set whose body is `data`, announced with SHA-256 `claimed`.
+    private func push(_ data: Data, claimed: String, grant: TokenGrant) async throws -> Response {
         let actual = sha256Hex(data)
         guard actual == claimed else {
             throw APIError(
@@ -217,10 +315,13 @@ extension SyncServer {
         try Self.checkText(changeSet.origin.rawValue, "the change set's origin")
         try requireDevice(changeSet.origin.rawValue, allowedBy: grant, to: "push")
         try await requireOwnership(of: changeSet.origin.rawValue, by: grant, to: "push", inSpace: grant.spaceID)
-        let incoming = IncomingChangeSet(
+        var incoming = IncomingChangeSet(
             origin: changeSet.origin.rawValue, since: changeSet.since, through: changeSet.through,
             rows: Int64(changeSet.records.count), sha256: actual, body: data, writes: WriteAttestation(changeSet))
-        switch try await store.push(incoming, inSpace: grant.spaceID, at: Self.now()) {
+        incoming.quotaBytes = limits.spaceQuotaBytes
+        let outcome = try await store.push(incoming, inSpace: grant.spaceID, at: Self.now())
+        if let result = Self.acceptedResult(outcome) { metrics.push(space: grant.spaceName, result: result) }
+        switch outcome {
         case .stored(let entry):
             return try JSONResponse.make(
                 PushResponse(result: "stored", seq: entry.seq, head: entry.through), status: .created)
@@ -258,11 +359,28 @@ extension SyncServer {
             throw APIError(
                 status: .unprocessableContent, code: "forged-write",
                 message: "a row of this change set is not '\(incoming.origin)''s to push: \(reason); nothing stored")
+        case .overQuota(let held, let quota):
+            throw APIError(
+                status: APIError.insufficientStorage, code: "quota-exceeded",
+                message:
+                    "space '\(grant.spaceName)' holds \(held) bytes of change sets; \(data.count) more would pass its quota of \(quota) bytes; nothing stored (compact the space, or raise --space-quota-mib)"
+            )
         case .unregisteredOrigin:
             throw APIError(
                 status: .forbidden, code: "unregistered-device",
                 message:
                     "device '\(incoming.origin)' is not registered in space '\(grant.spaceName)': POST …/devices first")
+        }
+    }
+
+    /// The word the answer to an accepted push carries; nil for a refused one.
+    static func acceptedResult(_ outcome: PushOutcome) -> String? {
+        switch outcome {
+        case .stored: "stored"
+        case .duplicate: "duplicate"
+        case .covered: "covered"
+        case .repaired: "repaired"
+        case .gap, .conflict, .unregisteredOrigin, .overreach, .forged, .overQuota: nil
         }
     }
 
@@ -278,7 +396,7 @@ extension SyncServer {
         var epoch: Int64
     }
 
-    func listChangeSets(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func listChangeSets(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let query = request.uri.queryParameters
         let after = try Self.integer(query.get("after"), name: "after", default: 0, range: 0...Int64.max)
@@ -292,8 +410,10 @@ extension SyncServer {
         }
         var entries = try await store.changeSets(inSpace: grant.spaceID, after: after, limit: Int(limit) + 1)
         // Sequence numbers have no holes but those compaction makes: an empty page, or one
-        // that does not start right after the cursor, may hide dropped history.
-        if entries.first?.seq != after + 1, let snapshot = try await store.snapshotEntry(inSpace: grant.spaceID),
+        // that does not start right after the cursor, may hide dropped history. (`seq - 1`,
+        // not `after + 1`: the cursor may be Int64.max, a seq is at least 1.)
+        if entries.first.map({ $0.seq - 1 }) != after,
+            let snapshot = try await store.snapshotEntry(inSpace: grant.spaceID),
             after < snapshot.compactedThrough
         {
             throw APIError(
@@ -320,18 +440,39 @@ extension SyncServer {
         return number
     }
 
-    func downloadChangeSet(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func downloadChangeSet(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let seqText = context.parameters.get("seq") ?? ""
         guard let seq = Int64(seqText), seq > 0 else {
             throw APIError.malformed("'\(seqText)' is not a sequence number")
         }
-        guard let (entry, body) = try await store.changeSet(inSpace: grant.spaceID, seq: seq) else {
-            throw APIError(
-                status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
+        let notFound = APIError(
+            status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
+        if let part = try await ranged(request, seq: seq, spaceID: grant.spaceID) {
+            return part
         }
+        guard let (entry, body) = try await store.changeSet(inSpace: grant.spaceID, seq: seq) else { throw notFound }
         try await checkIntegrity(of: entry, body: body, spaceID: grant.spaceID, request: request)
         return try Self.serve(body, sha256: entry.sha256, mediaType: Self.changeSetMediaType, request: request)
+    }
+
+    /// The answer to a `Range` request that needs only the range's bytes from the store: a
+    /// range after byte 0, or any range of a change set this process has hashed whole
+    /// (``VerifiedBodies``). Nil when the request needs the whole body (no `Range`, a first
+    /// range of an unverified change set, an unsatisfiable range, no such change set).
+    func ranged(_ request: Request, seq: Int64, spaceID: Int64) async throws -> Response? {
+        guard let header = request.headers[.range],
+            let entry = try await store.changeSets(inSpace: spaceID, after: seq - 1, limit: 1).first, entry.seq == seq,
+            let range = ByteRange.parse(header, size: Int(entry.size)),
+            range.lowerBound != 0
+                || verified.contains(VerifiedBodies.key(spaceID: spaceID, seq: seq, sha256: entry.sha256)),
+            let bytes = try await store.changeSetBytes(inSpace: spaceID, seq: seq, range: range),
+            bytes.count == range.count
+        else { return nil }
+        var headers = Self.bodyHeaders(sha256: entry.sha256, mediaType: Self.changeSetMediaType)
+        headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(entry.size)"
+        return Response(
+            status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// Refuses to serve a change set whose stored bytes no longer match their SHA-256 (damaged
@@ -341,7 +482,11 @@ extension SyncServer {
     /// from byte 0 — the first of a ranged download — not again for each later range.
     func checkIntegrity(of entry: ChangeSetEntry, body: Data, spaceID: Int64, request: Request) async throws {
         if let range = request.headers[.range], ByteRange.parse(range, size: body.count)?.lowerBound != 0 { return }
-        guard sha256Hex(body) != entry.sha256 else { return }
+        let key = VerifiedBodies.key(spaceID: spaceID, seq: entry.seq, sha256: entry.sha256)
+        guard sha256Hex(body) != entry.sha256 else {
+            verified.insert(key)
+            return
+        }
         try await store.markDamaged(inSpace: spaceID, seq: entry.seq, sha256: entry.sha256)
         logger.error(
             "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)) does not match its SHA-256 \(entry.sha256): marked damaged"
@@ -356,12 +501,7 @@ extension SyncServer {
     /// Stored bytes, whole or one byte range of them (`Range`), with their SHA-256 (of the
     /// whole) in `X-VecSync-SHA256` and as the ETag.
     static func serve(_ body: Data, sha256: String, mediaType: String, request: Request) throws -> Response {
-        var headers: HTTPFields = [
-            .contentType: mediaType,
-            Self.sha256Header: sha256,
-            .acceptRanges: "bytes",
-            .eTag: "\"\(sha256)\"",
-        ]
+        var headers = bodyHeaders(sha256: sha256, mediaType: mediaType)
         guard let rangeHeader = request.headers[.range] else {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
@@ -377,9 +517,19 @@ extension SyncServer {
             status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
     }
 
+    /// The headers of stored bytes served whole or in part.
+    static func bodyHeaders(sha256: String, mediaType: String) -> HTTPFields {
+        [
+            .contentType: mediaType,
+            Self.sha256Header: sha256,
+            .acceptRanges: "bytes",
+            .eTag: "\"\(sha256)\"",
+        ]
+    }
+
     // MARK: - Snapshot
 
-    func describeSnapshot(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func describeSnapshot(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         guard let entry = try await store.snapshotEntry(inSpace: grant.spaceID) else {
             throw APIError(
@@ -388,7 +538,7 @@ extension SyncServer {
         return try JSONResponse.make(entry)
     }
 
-    func downloadSnapshot(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func downloadSnapshot(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let seqText = context.parameters.get("seq") ?? ""
         guard let seq = Int64(seqText), seq > 0 else {
@@ -405,7 +555,7 @@ extension SyncServer {
     // MARK: - Status
 
     /// Readiness: the store answers within 5 s (one cheap read), or 503.
-    func ready(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func ready(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let store = self.store
         do {
             _ = try await Deadline.run(
@@ -433,7 +583,7 @@ extension SyncServer {
         var snapshot: SnapshotEntry?
     }
 
-    func status(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func status(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let devices = try await store.devices(inSpace: grant.spaceID)
         return try JSONResponse.make(

@@ -38,6 +38,25 @@ public final class SyncServer: Sendable {
         /// The most connections served at once (``ConnectionLimiter``); one past it is
         /// closed when accepted.
         public var maximumConnections: Int = 1000
+        /// Requests without a valid token (none, malformed, unknown, revoked, of another
+        /// space) one client address (``ClientAddress``) may make per second, on average,
+        /// counted in this process (0: no limit). Past it, every request of that address is
+        /// answered 429 before its token is looked at, so a scanner cannot keep the token
+        /// check busy.
+        public var authFailuresPerSecond: Double = 1
+        /// The request-body bytes held in memory at once over every request (``BodyBudget``);
+        /// a body that would pass it waits up to ``bodyWait``, then gets 503 `busy`.
+        public var bodyBudgetBytes: Int = 256 << 20
+        /// How long a request waits for room in ``bodyBudgetBytes``.
+        public var bodyWait: Duration = .seconds(10)
+        /// The most bytes of change sets one space may hold (nil: no quota); a push past it
+        /// is answered 507 `quota-exceeded` and nothing is stored. Compaction frees room.
+        public var spaceQuotaBytes: Int64?
+        /// How many requests without a valid token an address may make at once.
+        public var authFailureBurst: Int = 30
+        /// Whether the client address is the last one of `X-Forwarded-For` (behind a reverse
+        /// proxy that appends the peer it sees) rather than the connection's peer.
+        public var trustForwardedFor = false
 
         /// 64 MiB bodies (a change set is at most about 1 MB plus one large row), 50 requests a
         /// second with bursts of 400, pages of up to 1,000 change sets.
@@ -62,13 +81,29 @@ public final class SyncServer: Sendable {
     /// Its limits.
     public let limits: Limits
     let logger: Logger
+    /// Requests without a valid token, per client address.
+    let authFailures = RateLimiter()
+    /// The request bodies held at once.
+    let bodyBudget: BodyBudget
+    /// The change sets this process found whole and matching their SHA-256.
+    let verified = VerifiedBodies()
+    /// What `GET /metrics` serves.
+    public let metrics = ServerMetrics()
+    /// The SHA-256 of the token `GET /metrics` needs; nil: metrics are not served.
+    let metricsTokenHash: String?
 
-    /// A server over `store`.
-    public init(store: any ServerStore, limits: Limits = Limits(), logger: Logger = Logger(label: "vecsync-server")) {
+    /// A server over `store`; `GET /metrics` answers a request bearing `metricsToken` (and
+    /// none when it is nil).
+    public init(
+        store: any ServerStore, limits: Limits = Limits(), logger: Logger = Logger(label: "vecsync-server"),
+        metricsToken: String? = nil
+    ) {
+        self.metricsTokenHash = metricsToken.map(AccessToken.hash)
         self.store = TimedStore(store, limit: limits.storeTimeout)
         self.unlimitedStore = store
         self.limits = limits
         self.logger = logger
+        self.bodyBudget = BodyBudget(total: limits.bodyBudgetBytes)
     }
 
     /// Prepares the store, then serves on `host:port` until the task is cancelled (or, with
@@ -82,8 +117,11 @@ public final class SyncServer: Sendable {
         try await unlimitedStore.prepare()
         let idleTimeout = limits.idleTimeout
         let connections = ConnectionLimiter(maximum: max(1, limits.maximumConnections))
+        let responder = RequestObserver(
+            base: makeRouter().buildResponder(), metrics: metrics, logger: logger,
+            trustForwardedFor: limits.trustForwardedFor)
         let app = Application(
-            router: makeRouter(),
+            responder: responder,
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [connections.handler()]

@@ -84,6 +84,11 @@ public struct TimedStore: ServerStore {
         }
         return entry.map { ($0, body) }
     }
+    public func changeSetBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+        try await timed("reading part of a change set") {
+            try await base.changeSetBytes(inSpace: spaceID, seq: seq, range: range)
+        }
+    }
     public func markDamaged(inSpace spaceID: Int64, seq: Int64, sha256: String) async throws {
         try await timed("marking a change set damaged") {
             try await base.markDamaged(inSpace: spaceID, seq: seq, sha256: sha256)

@@ -9,8 +9,12 @@ enum ServerEnvironment {
     /// The variables holding numbers, checked by ``check()``.
     static let numbers = [
         "VECSYNC_PORT", "VECSYNC_MAX_BODY_MIB", "VECSYNC_RATE", "VECSYNC_BURST", "VECSYNC_IDLE_TIMEOUT",
-        "VECSYNC_STORE_TIMEOUT", "VECSYNC_MAX_CONNECTIONS",
+        "VECSYNC_STORE_TIMEOUT", "VECSYNC_MAX_CONNECTIONS", "VECSYNC_AUTH_FAILURE_RATE", "VECSYNC_AUTH_FAILURE_BURST",
+        "VECSYNC_BODY_BUDGET_MIB", "VECSYNC_SPACE_QUOTA_MIB",
     ]
+
+    /// The variables holding yes or no, checked by ``check()``.
+    static let flags = ["VECSYNC_TRUST_FORWARDED_FOR"]
 
     /// A variable's value; nil when unset or empty.
     static func value(_ name: String) -> String? {
@@ -24,11 +28,24 @@ enum ServerEnvironment {
         value(name).flatMap(T.init) ?? fallback
     }
 
-    /// Refuses a numeric variable that is set but not a number.
+    /// Whether a yes-or-no variable says yes (`1`, `true`, `yes`, `on`); unset or empty is no.
+    static func flag(_ name: String) -> Bool {
+        value(name).map { ["1", "true", "yes", "on"].contains($0.lowercased()) } ?? false
+    }
+
+    /// Refuses a numeric variable that is set but not a number, and a yes-or-no one that is
+    /// neither.
     static func check() throws {
         for name in numbers {
             if let text = value(name), Double(text) == nil {
                 throw ValidationError("\(name) must be a number, not '\(text)'")
+            }
+        }
+        for name in flags {
+            if let text = value(name),
+                !["1", "0", "true", "false", "yes", "no", "on", "off"].contains(text.lowercased())
+            {
+                throw ValidationError("\(name) must be 1 or 0 (true/false, yes/no, on/off), not '\(text)'")
             }
         }
     }

@@ -28,8 +28,10 @@ enum PostgresTools {
         return result
     }
 
-    /// Runs a program to its end; throws with its output when it fails.
-    static func run(_ name: String, _ arguments: [String]) throws {
+    /// Runs a program to its end and returns what it printed; throws with its output when it
+    /// fails.
+    @discardableResult
+    static func run(_ name: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try program(name))
         process.arguments = arguments
@@ -42,5 +44,6 @@ enum PostgresTools {
         guard process.terminationStatus == 0 else {
             throw ServerConfigurationError("\(name) \(arguments.joined(separator: " ")) failed: \(text)")
         }
+        return text
     }
 }

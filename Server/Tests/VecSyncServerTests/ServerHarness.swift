@@ -1,9 +1,9 @@
 import Foundation
 import Logging
+import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import ServerTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -99,13 +99,15 @@ final class RunningServer: Sendable {
     }
 
     /// Starts a server over `store` and waits (at most 30 s) until it listens.
-    static func start(_ store: any ServerStore, limits: SyncServer.Limits = SyncServer.Limits()) async throws
-        -> RunningServer
-    {
+    /// Logs at `critical` only unless given `logger`; serves `/metrics` with `metricsToken`.
+    static func start(
+        _ store: any ServerStore, limits: SyncServer.Limits = SyncServer.Limits(), logger: Logger? = nil,
+        metricsToken: String? = nil
+    ) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "vecsync-server-test")
-        logger.logLevel = .critical
-        let server = SyncServer(store: store, limits: limits, logger: logger)
+        var quiet = Logger(label: "vecsync-server-test")
+        quiet.logLevel = .critical
+        let server = SyncServer(store: store, limits: limits, logger: logger ?? quiet, metricsToken: metricsToken)
         let task = Task {
             try await server.run(host: "127.0.0.1", port: 0) { port in continuation.yield(port) }
         }

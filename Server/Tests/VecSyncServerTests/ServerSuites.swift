@@ -55,6 +55,24 @@ struct SQLiteServerTests {
     @Test func connectionsPastTheCapAreClosed() async throws {
         try await ServerScenarios.connectionsPastTheCapAreClosed(.sqlite)
     }
+    @Test func schemaFindingsAreAnswered() async throws {
+        try await ServerScenarios.schemaFindingsAreAnswered(.sqlite)
+    }
+    @Test func authFailuresAreLimitedPerAddress() async throws {
+        try await ServerScenarios.authFailuresAreLimitedPerAddress(.sqlite)
+    }
+    @Test func bodiesWaitForTheBodyBudget() async throws {
+        try await ServerScenarios.bodiesWaitForTheBodyBudget(.sqlite)
+    }
+    @Test func metricsAndAccessLog() async throws {
+        try await ServerScenarios.metricsAndAccessLog(.sqlite)
+    }
+    @Test func spaceQuotaIsKept() async throws {
+        try await ServerScenarios.spaceQuotaIsKept(.sqlite)
+    }
+    @Test func rangesAreReadAlone() async throws {
+        try await ServerScenarios.rangesAreReadAlone(.sqlite)
+    }
 }
 
 /// The same scenarios on PostgreSQL (`VECSYNC_TEST_POSTGRES_URL`).
@@ -113,5 +131,23 @@ struct PostgresServerTests {
     }
     @Test func connectionsPastTheCapAreClosed() async throws {
         try await ServerScenarios.connectionsPastTheCapAreClosed(.postgres)
+    }
+    @Test func schemaFindingsAreAnswered() async throws {
+        try await ServerScenarios.schemaFindingsAreAnswered(.postgres)
+    }
+    @Test func authFailuresAreLimitedPerAddress() async throws {
+        try await ServerScenarios.authFailuresAreLimitedPerAddress(.postgres)
+    }
+    @Test func bodiesWaitForTheBodyBudget() async throws {
+        try await ServerScenarios.bodiesWaitForTheBodyBudget(.postgres)
+    }
+    @Test func metricsAndAccessLog() async throws {
+        try await ServerScenarios.metricsAndAccessLog(.postgres)
+    }
+    @Test func spaceQuotaIsKept() async throws {
+        try await ServerScenarios.spaceQuotaIsKept(.postgres)
+    }
+    @Test func rangesAreReadAlone() async throws {
+        try await ServerScenarios.rangesAreReadAlone(.postgres)
     }
 }

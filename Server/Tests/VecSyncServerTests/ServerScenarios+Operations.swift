@@ -1,0 +1,176 @@
+import Foundation
+import ServerTestSupport
+import Testing
+import VecSyncReplication
+import VecSyncServer
+
+extension ServerScenarios {
+    /// A token no space has.
+    static let unknownToken = "vst_" + String(repeating: "f", count: 64)
+
+    /// Requests without a valid token are counted per client address: past the burst every
+    /// request of that address — a valid token's too — gets 429 with `Retry-After` before any
+    /// token is looked at; another address (through `X-Forwarded-For`, when trusted) is not
+    /// held back, and valid requests never count.
+    static func authFailuresAreLimitedPerAddress(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        var limits = SyncServer.Limits(requestsPerSecond: 0)
+        limits.authFailuresPerSecond = 0.01
+        limits.authFailureBurst = 3
+        limits.trustForwardedFor = true
+        let server = try await RunningServer.start(test.store, limits: limits)
+        let (space, tokens) = try await makeSpace(test.store, "auth-failures")
+        let status = server.url.appendingPathComponent("v1/spaces/\(space)/status")
+        let scanner = ["X-Forwarded-For": "203.0.113.7"]
+        // Valid requests take nothing from the address's bucket.
+        for _ in 0..<5 { #expect(try await raw("GET", status, token: tokens[0], headers: scanner).status == 200) }
+        var codes: [Int] = []
+        for token in [Self.unknownToken, nil, "vst_short", Self.unknownToken] {
+            codes.append(try await raw("GET", status, token: token, headers: scanner).status)
+        }
+        #expect(codes == [401, 401, 401, 429], "\(backEnd): \(codes)")
+        let held = try await raw("GET", status, token: tokens[0], headers: scanner)
+        #expect(held.status == 429, "\(backEnd): a valid token from the held address: \(held.status)")
+        #expect(held.errorCode == "rate-limited")
+        #expect(Int(held.headers["retry-after"] ?? "") ?? 0 >= 1, "\(backEnd): \(held.headers)")
+        // Another address goes on.
+        let other = ["X-Forwarded-For": "198.51.100.1, 203.0.113.9"]
+        #expect(try await raw("GET", status, token: tokens[0], headers: other).status == 200)
+        #expect(try await raw("GET", status, token: Self.unknownToken, headers: other).status == 401)
+        await server.stop()
+        await test.close()
+    }
+
+    /// Request bodies wait for room in the server's body budget: with a 1 MiB budget and one
+    /// upload of 900 KiB stalled half way, another push of 500 KiB waits and gets 503 `busy`
+    /// with `Retry-After`; once the stalled upload's connection closes, the same push goes
+    /// through to the route (400 here: its bytes are not a change set).
+    static func bodiesWaitForTheBodyBudget(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        var limits = SyncServer.Limits(requestsPerSecond: 0)
+        limits.bodyBudgetBytes = 1 << 20
+        limits.bodyWait = .milliseconds(500)
+        let server = try await RunningServer.start(test.store, limits: limits)
+        let (space, tokens) = try await makeSpace(test.store, "budget")
+        let push = server.url.appendingPathComponent("v1/spaces/\(space)/changesets")
+        let body = Data(repeating: 7, count: 500 << 10)
+        let headers = ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"]
+        let port = server.url.port ?? 0
+        let head =
+            "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n"
+            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: \(900 << 10)\r\n\r\n"
+        var stalled: RawConnection? = try await blocking {
+            let connection = try RawConnection(port: port)
+            connection.send(head + String(repeating: "x", count: 1000))
+            return connection
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let refused = try await raw("POST", push, token: tokens[0], headers: headers, body: body)
+        #expect(
+            refused.status == 503 && refused.errorCode == "busy", "\(backEnd): \(refused.status) \(refused.json ?? [:])"
+        )
+        #expect(refused.headers["retry-after"] != nil)
+        stalled = nil
+        try await Task.sleep(for: .milliseconds(300))
+        let served = try await raw("POST", push, token: tokens[0], headers: headers, body: body)
+        #expect(served.status == 400 && served.errorCode == "malformed", "\(backEnd): \(served.status)")
+        _ = stalled
+        await server.stop()
+        await test.close()
+    }
+
+    /// `GET /metrics` needs the metrics token (403 without one configured, 401 for another)
+    /// and counts requests by route template and status; each request gets one access-log
+    /// line with method, route, status, bytes, time and space, and no token in it.
+    static func metricsAndAccessLog(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        let log = CollectedLog()
+        let metricsToken = "metrics-" + UUID().uuidString
+        let server = try await RunningServer.start(test.store, logger: log.logger(), metricsToken: metricsToken)
+        let (space, tokens) = try await makeSpace(test.store, "metrics")
+        let status = server.url.appendingPathComponent("v1/spaces/\(space)/status")
+        #expect(try await raw("GET", status, token: tokens[0]).status == 200)
+        #expect(try await raw("GET", status, token: Self.unknownToken).status == 401)
+        let metricsURL = server.url.appendingPathComponent("metrics")
+        #expect(try await raw("GET", metricsURL, token: tokens[0]).status == 401)
+        let metrics = try await raw("GET", metricsURL, token: metricsToken)
+        #expect(metrics.status == 200, "\(backEnd): \(metrics.status)")
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        for expected in [
+            #"vecsync_http_requests_total{route="/v1/spaces/{space}/status",method="GET",status="200"} 1"#,
+            #"vecsync_http_requests_total{route="/v1/spaces/{space}/status",method="GET",status="401"} 1"#,
+            "vecsync_http_request_duration_seconds_bucket{",
+            #"vecsync_http_response_bytes_total{route="/v1/spaces/{space}/status"}"#,
+        ] {
+            #expect(text.contains(expected), "\(backEnd): no \(expected) in\n\(text)")
+        }
+        let lines = log.lines.filter { $0.contains(" request ") }
+        let statusLine = lines.first { $0.contains("status=200") && $0.contains("route=/v1/spaces/{space}/status") }
+        #expect(statusLine != nil, "\(backEnd): \(lines)")
+        if let statusLine {
+            for field in ["method=GET", "space=\(space)", "bytes_in=0", "bytes_out=", "ms=", "client=127.0.0.1"] {
+                #expect(statusLine.contains(field), "\(backEnd): no \(field) in \(statusLine)")
+            }
+        }
+        #expect(lines.count >= 4, "\(backEnd): one line per request: \(lines)")
+        for secret in [tokens[0], metricsToken, Self.unknownToken] {
+            #expect(!log.lines.contains { $0.contains(secret) }, "\(backEnd): a token in the log")
+        }
+        await server.stop()
+        let unconfigured = try await RunningServer.start(test.store)
+        #expect(
+            try await raw("GET", unconfigured.url.appendingPathComponent("metrics"), token: metricsToken).status == 403)
+        await unconfigured.stop()
+        await test.close()
+    }
+
+    /// A space's change sets stay within its quota: the push that would pass it gets 507
+    /// `quota-exceeded` and nothing of it is stored; the pushes before it are stored, and
+    /// counted per space in the metrics.
+    static func spaceQuotaIsKept(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        var random = SeededRandom(defaultSeed: 0x5E4F_0022)
+        let seed = random.seed
+        let device = try PhotoDevice("quota", options: Replica.Options(maximumBatchRows: 4))
+        try device.addPhotos(12, prefix: "q", random: &random)
+        var batches: [Data] = []
+        try device.replica.forEachChangeSet(since: 0) { batches.append($0.serialized()) }
+        #expect(batches.count >= 3, "seed \(seed)")
+        var limits = SyncServer.Limits(requestsPerSecond: 0)
+        limits.spaceQuotaBytes = Int64(batches[0].count + batches[1].count + batches[2].count - 1)
+        let metricsToken = "metrics-" + UUID().uuidString
+        let server = try await RunningServer.start(test.store, limits: limits, metricsToken: metricsToken)
+        let (space, tokens) = try await makeSpace(test.store, "quota")
+        let base = server.url.appendingPathComponent("v1/spaces/\(space)")
+        let registration = try JSONEncoder().encode(["site": "quota", "name": "Quota", "platform": "Linux"])
+        #expect(
+            try await raw(
+                "POST", base.appendingPathComponent("devices"), token: tokens[0],
+                headers: ["Content-Type": "application/json"], body: registration
+            ).status == 200)
+        var codes: [Int] = []
+        var refusal: RawAnswer?
+        for body in batches.prefix(3) {
+            let answer = try await raw(
+                "POST", base.appendingPathComponent("changesets"), token: tokens[0],
+                headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
+                body: body)
+            codes.append(answer.status)
+            if answer.status == 507 { refusal = answer }
+        }
+        #expect(codes == [201, 201, 507], "\(backEnd), seed \(seed): \(codes)")
+        #expect(refusal?.errorCode == "quota-exceeded", "\(backEnd): \(refusal?.json ?? [:])")
+        let status = try await raw("GET", base.appendingPathComponent("status"), token: tokens[0])
+        #expect(status.json?["lastSeq"] as? Int == 2, "\(backEnd): \(status.json ?? [:])")
+        #expect(status.json?["bytes"] as? Int == batches[0].count + batches[1].count, "\(backEnd)")
+        let metrics = try await raw("GET", server.url.appendingPathComponent("metrics"), token: metricsToken)
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(text.contains(#"vecsync_pushes_total{space="\#(space)",result="stored"} 2"#), "\(backEnd): \(text)")
+        #expect(
+            text.contains(
+                #"vecsync_http_requests_total{route="/v1/spaces/{space}/changesets",method="POST",status="507"} 1"#),
+            "\(backEnd): \(text)")
+        await server.stop()
+        await test.close()
+    }
+}

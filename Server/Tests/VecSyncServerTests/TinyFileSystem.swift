@@ -1,0 +1,42 @@
+import Foundation
+import ServerTestSupport
+import Testing
+import VecSyncServer
+
+/// A tmpfs of a few MiB mounted on a new temporary folder, for a disk that fills up.
+struct TinyFileSystem {
+    let directory: URL
+
+    /// Whether this process may mount one: root on Linux, with `mount` present.
+    static let canMount: Bool = {
+        #if os(Linux)
+            return getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
+        #else
+            return false
+        #endif
+    }()
+
+    static let skipReason: Comment = "mounting a tmpfs needs root on Linux; the full-disk test is skipped"
+
+    init(megabytes: Int) throws {
+        directory = try temporaryDirectory("tiny-fs")
+        try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", directory.path])
+    }
+
+    func remove() {
+        try? Self.run("/bin/umount", [directory.path])
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ServerConfigurationError(
+                "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        }
+    }
+}
