@@ -119,6 +119,17 @@ enum IdentityMap {
         /// Per table (by name): the greatest id the clock table, the map and
         /// `sqlite_sequence` held when first needed, raised by each id handed out.
         private var floors: [String: Int64] = [:]
+        /// Identities translated by this merge, with their local ids: a child's foreign key
+        /// usually names a parent of the same change set (no local write can change them
+        /// meanwhile: the capture triggers are silent during a merge).
+        private var translated: [Translated: Int64] = [:]
+
+        /// A table and an identity in it (the site by its ordinal here).
+        private struct Translated: Hashable {
+            let table: String
+            let ordinal: Int64
+            let id: Int64
+        }
 
         /// Prepares the map of `db` for the replica `localSite`.
         init(_ db: Database, localSite: SiteID) throws {
@@ -135,11 +146,19 @@ enum IdentityMap {
         /// site's ordinal here, 0 for this site): the mapped id; for this site otherwise its
         /// own id, unless a row from elsewhere holds it; otherwise a new id, with its entry.
         mutating func localID(site: SiteID, id: Int64, ordinal: Int64, in table: TrackedTable) throws -> Int64 {
-            if let known = try Int64.fetchOne(lookup, arguments: [table.name, ordinal, id]) { return known }
-            if site == localSite, try Bool.fetchOne(taken, arguments: [table.name, id]) != true { return id }
-            let next = try nextID(table)
-            try insert.execute(arguments: [table.name, next, ordinal, id])
-            return next
+            let identity = Translated(table: table.name, ordinal: ordinal, id: id)
+            if let known = translated[identity] { return known }
+            let local: Int64
+            if let known = try Int64.fetchOne(lookup, arguments: [table.name, ordinal, id]) {
+                local = known
+            } else if site == localSite, try Bool.fetchOne(taken, arguments: [table.name, id]) != true {
+                local = id
+            } else {
+                local = try nextID(table)
+                try insert.execute(arguments: [table.name, local, ordinal, id])
+            }
+            translated[identity] = local
+            return local
         }
 
         /// The next id of `table` no row, clock row, map entry or `sqlite_sequence` has used.
