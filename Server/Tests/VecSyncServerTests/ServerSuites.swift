@@ -43,6 +43,9 @@ struct SQLiteServerTests {
     @Test func forgedAuthorshipIsRefused() async throws {
         try await ServerScenarios.forgedAuthorshipIsRefused(.sqlite)
     }
+    @Test func integerKeysFromEveryDevice() async throws {
+        try await ServerScenarios.integerKeysFromEveryDevice(.sqlite)
+    }
     @Test func restoredStoreLosesNoRows() async throws {
         try await ServerScenarios.restoredStoreLosesNoRows(.sqlite)
     }
@@ -119,6 +122,9 @@ struct PostgresServerTests {
     }
     @Test func forgedAuthorshipIsRefused() async throws {
         try await ServerScenarios.forgedAuthorshipIsRefused(.postgres)
+    }
+    @Test func integerKeysFromEveryDevice() async throws {
+        try await ServerScenarios.integerKeysFromEveryDevice(.postgres)
     }
     @Test func restoredStoreLosesNoRows() async throws {
         try await ServerScenarios.restoredStoreLosesNoRows(.postgres)
