@@ -90,18 +90,16 @@ struct ExternalContentFTS: Sendable, Hashable {
     /// The names of the three triggers ``install(_:)`` creates.
     var triggerNames: [String] { ["insert", "delete", "update"].map { "vecsync_fts_\(name)_\($0)" } }
 
-    /// The triggers on the content table, other than ours, whose SQL names the index: the
-    /// application keeps the index itself.
+    /// The triggers on the content table whose SQL names the index (``install(_:columns:)``
+    /// drops its own first): the application keeps the index itself.
     func applicationTriggers(_ db: Database) throws -> [String] {
-        let ours = Set(triggerNames.map { $0.lowercased() })
-        return try Row.fetchAll(
+        try Row.fetchAll(
             db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE",
             arguments: [contentTable]
         ).compactMap { row -> String? in
             let trigger: String = row["name"]
             let sql: String = row["sql"] ?? ""
-            guard !ours.contains(trigger.lowercased()), sql.range(of: name, options: .caseInsensitive) != nil
-            else { return nil }
+            guard sql.range(of: name, options: .caseInsensitive) != nil else { return nil }
             return trigger
         }
     }
