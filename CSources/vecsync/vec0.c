@@ -311,12 +311,22 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
           break;
         }
         bRange = 1;
+        /* Several bounds on one side: the tightest, and of two equal ones the open one
+        ** ("distance >= 2 AND distance > 2" excludes 2). */
         if( aArg[i].eOp==VEC0_OP_GT || aArg[i].eOp==VEC0_OP_GE ){
+          int bOpen = aArg[i].eOp==VEC0_OP_GT;
           if( !range.bLo || r>range.rLo ){
-            range.bLo = 1; range.rLo = r; range.bLoOpen = aArg[i].eOp==VEC0_OP_GT;
+            range.bLo = 1; range.rLo = r; range.bLoOpen = bOpen;
+          }else if( r==range.rLo && bOpen ){
+            range.bLoOpen = 1;
           }
-        }else if( !range.bHi || r<range.rHi ){
-          range.bHi = 1; range.rHi = r; range.bHiOpen = aArg[i].eOp==VEC0_OP_LT;
+        }else{
+          int bOpen = aArg[i].eOp==VEC0_OP_LT;
+          if( !range.bHi || r<range.rHi ){
+            range.bHi = 1; range.rHi = r; range.bHiOpen = bOpen;
+          }else if( r==range.rHi && bOpen ){
+            range.bHiOpen = 1;
+          }
         }
         break;
       }

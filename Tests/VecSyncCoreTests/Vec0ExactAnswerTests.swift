@@ -62,6 +62,18 @@ struct Vec0ExactAnswerTests {
                     "k = 5 and distance > (select max(distance) from (select distance from t where e match '[1,0]' and k = 5))"),
             rows: ["41 42 43 44 45"]),
         SQLCase(
+            "two bounds at the same figure, one open: the open one wins, in either order",
+            duplicates("e float[2]")
+                + page("'[1,0]'", "k = 5 and distance >= 0 and distance > 0")
+                + page("'[1,0]'", "k = 5 and distance > 0 and distance >= 0")
+                + """
+                select count(*) from t where e match '[1,0]' and k = 50
+                  and distance <= (select vec_distance_l2('[1,0]', '[0,1]')) and distance < (select vec_distance_l2('[1,0]', '[0,1]'));
+                select count(*) from t where e match '[1,0]' and k = 50
+                  and distance < (select vec_distance_l2('[1,0]', '[0,1]')) and distance <= (select vec_distance_l2('[1,0]', '[0,1]'));
+                """,
+            rows: ["41 42 43 44 45", "41 42 43 44 45", "40", "40"]),
+        SQLCase(
             "ORDER BY distance DESC with k orders the k nearest farthest first",
             """
             create virtual table t using vec0(e float[1]);
