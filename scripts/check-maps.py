@@ -4,8 +4,9 @@
 Checks, from the repository root:
 - CONTRIBUTING.md's "Where does X happen?" table: every file it names exists (a path with a
   slash from the root, a bare file name somewhere in the tree) and every symbol it names
-  (`vec0Search`, `Replica.retryQuarantine`, `refusal(_:columns:)`, `vecsync_quarantine`)
-  occurs in the sources;
+  (`vec0Search`, `Quarantine.retry`, `refusal(_:columns:)`, `vecsync_quarantine`)
+  occurs in the sources; and the rows of the sync path (SYNC_PATH_ROWS) are there, each
+  naming a file;
 - README.md's Layout block: every folder it lists exists, and every top-level folder of the
   repository is listed;
 - the file map in CSources/vecsync/vecsync_int.h: every C file it names exists and every C
@@ -23,6 +24,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE_DIRS = ["CSources", "Sources", "Server/Sources", "sql", "scripts", "fuzz", "Tests", "Server/Tests"]
 SOURCE_ENDINGS = (".c", ".h", ".swift", ".sql", ".py", ".sh")
 FILE_ENDINGS = SOURCE_ENDINGS + (".md", ".yaml", ".json")
+# The sync path, answered in one hop each: rows of CONTRIBUTING's table that must stay.
+SYNC_PATH_ROWS = ["Sync path: entry point", "Sync path: change scan", "Sync path: merge order",
+                  "Sync path: quarantine", "Sync path: cursors", "Sync path: HTTP wire types"]
 
 
 def tracked_files():
@@ -59,12 +63,14 @@ def check_contributing(files, sources, problems):
     table = text[start:]
     names = {os.path.basename(p) for p in files}
     checked = 0
+    rows = {}
     for line in table.splitlines()[1:]:
         if line.startswith("## "):
             break
         if not line.startswith("|") or line.startswith("| ---") or line.startswith("| What"):
             continue
         row = line.split("|")[1].strip()
+        rows[row] = line
         for token in re.findall(r"`([^`]+)`", line):
             checked += 1
             if " " in token or token.startswith("-") or "<" in token or "=" in token or "[" in token:
@@ -84,6 +90,11 @@ def check_contributing(files, sources, problems):
             name = symbol_name(token)
             if name and not re.search(r"\b" + re.escape(name) + r"\b", sources):
                 problems.append(f"CONTRIBUTING.md ({row}): `{token}` is not in the sources")
+    for row in SYNC_PATH_ROWS:
+        if row not in rows:
+            problems.append(f"CONTRIBUTING.md: the row '{row}' is missing")
+        elif not any(token.endswith(".swift") for token in re.findall(r"`([^`]+)`", rows[row])):
+            problems.append(f"CONTRIBUTING.md ({row}): names no Swift file")
     return checked
 
 

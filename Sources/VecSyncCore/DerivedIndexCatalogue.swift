@@ -7,9 +7,8 @@ import GRDB
 /// schema. Merges refresh them through it, and `Replica`'s and `vecsync-cli`'s verify and
 /// rebuild check and rebuild them through it.
 ///
-/// It also owns the merging state: while a merge runs, ``setMerging(_:_:)`` silences the
-/// index triggers, and the merge then calls ``refresh(_:changedKeys:)`` for the rows it
-/// changed.
+/// While a merge runs, ``MergingFlag`` silences the index triggers, and the merge then calls
+/// ``refresh(_:changedKeys:)`` for the rows it changed.
 ///
 /// ```swift
 /// let catalogue = try DerivedIndexCatalogue(db)
@@ -65,7 +64,8 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
         if let external = try index.externalContent(db) {
             guard index.keyColumn.lowercased() == "rowid" else {
                 throw VecSyncError.derivedIndex(
-                    name: index.name, reason: "an external-content FTS5 table is keyed by its rowid, not \(index.keyColumn)")
+                    name: index.name,
+                    reason: "an external-content FTS5 table is keyed by its rowid, not \(index.keyColumn)")
             }
             try external.install(db, columns: index.columns)
         }
@@ -87,36 +87,6 @@ public struct DerivedIndexCatalogue: Sendable, Hashable {
             return DerivedIndex(
                 kind: kind, name: row["name"], table: row["source_table"],
                 keyColumn: columns.first ?? "rowid", columns: Array(columns.dropFirst()))
-        }
-    }
-
-    // MARK: Merging
-
-    /// The one merging flag: SQL that is true outside a merge, when the row `('merging', 1)`
-    /// is absent from `vecsync_state`. The triggers of vec0 indexes and the replication
-    /// engine's capture and guard triggers all test it. The subquery does not depend on
-    /// the row being written, so SQLite evaluates it once per statement.
-    public static let notMergingCondition =
-        "coalesce((SELECT value FROM \(VectorIndex.stateTable.quotedSQLIdentifier) WHERE key = 'merging'), 0) IS NOT 1"
-
-    /// Whether the merging state is set (inside a merge's transaction).
-    public static func isMerging(_ db: Database) throws -> Bool {
-        guard try db.tableExists(VectorIndex.stateTable) else { return false }
-        return try Bool.fetchOne(db, sql: "SELECT NOT (\(notMergingCondition))") ?? false
-    }
-
-    /// Sets or clears the merging state of the current transaction: while it is set, the
-    /// triggers of vec0 indexes do nothing (the merge refreshes them with
-    /// ``refresh(_:changedKeys:)`` instead), nor do the replication engine's capture triggers.
-    public static func setMerging(_ db: Database, _ merging: Bool) throws {
-        if merging {
-            try VectorIndex.createStateTable(db)
-            try db.execute(
-                sql:
-                    "INSERT OR REPLACE INTO \(VectorIndex.stateTable.quotedSQLIdentifier) (key, value) VALUES ('merging', 1)"
-            )
-        } else if try db.tableExists(VectorIndex.stateTable) {
-            try db.execute(sql: "DELETE FROM \(VectorIndex.stateTable.quotedSQLIdentifier) WHERE key = 'merging'")
         }
     }
 

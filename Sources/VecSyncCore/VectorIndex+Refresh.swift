@@ -11,7 +11,7 @@ extension VectorIndex {
     ///
     /// The sync engine calls it after a merge, once, with the keys the merge changed, through
     /// ``DerivedIndexCatalogue/refresh(_:changedKeys:)`` (the triggers are silent while
-    /// ``DerivedIndexCatalogue/setMerging(_:_:)`` has set `vecsync_state.merging`). It runs in a savepoint: the
+    /// ``MergingFlag/set(_:_:)`` has set `vecsync_state.merging`). It runs in a savepoint: the
     /// index is refreshed for every key or for none.
     ///
     /// Integer and text keys are refreshed up to 1,000 at a time, by one `DELETE` and one

@@ -156,7 +156,7 @@ extension VectorIndex {
         return [
             """
             CREATE TRIGGER \(insertTrigger.quotedSQLIdentifier) AFTER INSERT ON \(qTable)
-            WHEN \(DerivedIndexCatalogue.notMergingCondition)
+            WHEN \(MergingFlag.notMergingCondition)
             BEGIN
               DELETE FROM \(qName) WHERE \(qIndexKey) = NEW.\(qKey);
               \(insertNew)
@@ -164,7 +164,7 @@ extension VectorIndex {
             """,
             """
             CREATE TRIGGER \(updateTrigger.quotedSQLIdentifier) AFTER UPDATE OF \(watched) ON \(qTable)
-            WHEN \(DerivedIndexCatalogue.notMergingCondition)
+            WHEN \(MergingFlag.notMergingCondition)
             BEGIN
               DELETE FROM \(qName) WHERE \(qIndexKey) = OLD.\(qKey);
               DELETE FROM \(qName) WHERE \(qIndexKey) = NEW.\(qKey) AND NEW.\(qKey) IS NOT OLD.\(qKey);
@@ -173,7 +173,7 @@ extension VectorIndex {
             """,
             """
             CREATE TRIGGER \(deleteTrigger.quotedSQLIdentifier) AFTER DELETE ON \(qTable)
-            WHEN \(DerivedIndexCatalogue.notMergingCondition)
+            WHEN \(MergingFlag.notMergingCondition)
             BEGIN
               DELETE FROM \(qName) WHERE \(qIndexKey) = OLD.\(qKey);
             END

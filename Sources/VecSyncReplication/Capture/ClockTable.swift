@@ -43,7 +43,7 @@ struct ClockTable {
     }
 
     /// `vecsync_clock_<table>`, as stored.
-    var name: String { "vecsync_clock_\(table.name)" }
+    var name: String { EngineNames.clockTable(of: table.name) }
 
     /// ``name``, quoted for SQL.
     var quotedName: String { name.quotedSQLIdentifier }

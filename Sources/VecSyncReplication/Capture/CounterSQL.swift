@@ -26,7 +26,7 @@ import VecSyncCore
 /// it would make the merge fail.)
 struct CounterSQL {
     /// The table of contributions.
-    static let contributions = "vecsync_counters"
+    static let contributions = EngineNames.counters
 
     /// The tracked table whose counters these are.
     let table: TrackedTable
@@ -39,8 +39,8 @@ struct CounterSQL {
     /// one column (one per counter column, after the first four); "update" and "delete" are
     /// names earlier versions installed, dropped with the others.
     var triggerNames: [String] {
-        ["insert", "update", "delete", "rekey"].map { "vecsync_\(table.name)_count_\($0)" }
-            + columns.map { "vecsync_\(table.name)_count_update_\($0)" }
+        ["insert", "update", "delete", "rekey"].map { EngineNames.counterTrigger(of: table.name, $0) }
+            + columns.map { EngineNames.counterTrigger(of: table.name, "update_\($0)") }
     }
 
     static let createTableSQL = """
@@ -97,10 +97,11 @@ struct CounterSQL {
         let t = table.name.quotedSQLIdentifier
         let key = table.primaryKey.quotedSQLIdentifier
         let names = triggerNames.map(\.quotedSQLIdentifier)
-        let quiet = DerivedIndexCatalogue.notMergingCondition
+        let quiet = MergingFlag.notMergingCondition
         let updates = columns.map { column -> String in
             let c = column.quotedSQLIdentifier
-            return "CREATE TRIGGER \("vecsync_\(table.name)_count_update_\(column)".quotedSQLIdentifier) "
+            return
+                "CREATE TRIGGER \(EngineNames.counterTrigger(of: table.name, "update_\(column)").quotedSQLIdentifier) "
                 + "AFTER UPDATE OF \(c) ON \(t) WHEN \(quiet) AND new.\(c) IS NOT old.\(c) BEGIN\n\(record(column))\nEND;"
         }
         return """

@@ -11,7 +11,7 @@ extension Replica {
         try SyncError.wrap {
             try writer.write { db in
                 // Notes left by inserts that did not happen (OR IGNORE, upserts).
-                try db.execute(sql: "DELETE FROM vecsync_unchanged")
+                try db.execute(sql: "DELETE FROM \(EngineNames.unchanged)")
                 var count = 0
                 for table in try Self.trackedTables(db) {
                     let clock = table.clockTable.quotedName

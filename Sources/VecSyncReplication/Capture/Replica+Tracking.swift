@@ -63,7 +63,7 @@ extension Replica {
         try record(definition, db)
         // A table dropped here earlier with `alter` and tracked again syncs again.
         try db.execute(
-            sql: "DELETE FROM vecsync_retired WHERE tbl = ? COLLATE NOCASE AND col = ''",
+            sql: "DELETE FROM \(EngineNames.retired) WHERE tbl = ? COLLATE NOCASE AND col = ''",
             arguments: [definition.name])
         if try isReadOnly(db) {
             try db.execute(sql: sql.createGuardTriggers(site: site))
@@ -81,7 +81,9 @@ extension Replica {
         guard table.keyKind != .blob else {
             throw SyncError.untrackableTable(
                 table: table.name,
-                reason: "counter columns need an INTEGER or TEXT primary key (a contribution names its row in JSON, which holds no BLOB)")
+                reason:
+                    "counter columns need an INTEGER or TEXT primary key (a contribution names its row in JSON, which holds no BLOB)"
+            )
         }
         guard !table.hasLocalKeys else {
             throw SyncError.untrackableTable(
@@ -107,17 +109,14 @@ extension Replica {
     public func untrack(_ table: String) throws {
         try SyncError.wrap {
             try writer.write { db in
-                guard
-                    let definition = try Self.trackedTables(db, checkingSchema: false)
-                        .first(where: { $0.name.lowercased() == table.lowercased() })
-                else { throw SyncError.tableNotTracked(table: table) }
+                let definition = try Self.trackedTable(db, named: table)
                 let sql = TriggerSQL(table: definition, site: site)
                 try db.execute(sql: TriggerSQL.drop(sql.triggerNames + sql.guardTriggerNames))
                 try db.execute(
                     sql: TriggerSQL.drop(CounterSQL(table: definition, columns: [], site: site).triggerNames))
                 try db.execute(sql: definition.clockTable.dropSQL)
-                try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [definition.name])
-                try db.execute(sql: "DELETE FROM vecsync_pending WHERE tbl = ?", arguments: [definition.name])
+                try db.execute(sql: "DELETE FROM \(EngineNames.tables) WHERE name = ?", arguments: [definition.name])
+                try db.execute(sql: "DELETE FROM \(EngineNames.pending) WHERE tbl = ?", arguments: [definition.name])
             }
         }
     }
@@ -139,27 +138,39 @@ extension Replica {
         return try recorded.filter { try schemaState(db, of: $0).suspension == nil }
     }
 
+    /// The tracked table named `table` (in any case), suspended or not; throws
+    /// ``SyncError/tableNotTracked(table:)`` when there is none.
+    static func trackedTable(_ db: Database, named table: String) throws -> TrackedTable {
+        guard
+            let tracked = try trackedTables(db, checkingSchema: false)
+                .first(where: { $0.name.lowercased() == table.lowercased() })
+        else { throw SyncError.tableNotTracked(table: table) }
+        return tracked
+    }
+
     /// The tracked tables as recorded in `vecsync_tables`, in name order.
     static func recordedTables(_ db: Database) throws -> [TrackedTable] {
-        guard try db.tableExists("vecsync_tables") else { return [] }
+        guard try db.tableExists(EngineNames.tables) else { return [] }
         let rows = try Row.fetchAll(
             db,
             sql:
-                "SELECT name, primary_key, key_kind, columns, declared_types, authority, local_keys FROM vecsync_tables ORDER BY name"
+                "SELECT name, primary_key, key_kind, columns, declared_types, authority, local_keys FROM \(EngineNames.tables) ORDER BY name"
         )
         return try rows.map { row in
             let name: String = row["name"]
             let kindName: String = row["key_kind"]
             guard let kind = TrackedTable.KeyKind(rawValue: kindName) else {
                 throw SyncError.schemaChanged(
-                    table: name, reason: "vecsync_tables names an unknown key kind '\(kindName)'")
+                    table: name, reason: "\(EngineNames.tables) names an unknown key kind '\(kindName)'")
             }
             let columns = decodeList(row["columns"])
             let types = decodeList(row["declared_types"])
             guard columns.count == types.count else {
                 throw SyncError.schemaChanged(
                     table: name,
-                    reason: "vecsync_tables holds \(columns.count) columns and \(types.count) declared types (damaged)")
+                    reason:
+                        "\(EngineNames.tables) holds \(columns.count) columns and \(types.count) declared types (damaged)"
+                )
             }
             return TrackedTable(
                 name: name, primaryKey: row["primary_key"], keyKind: kind, columns: columns,
@@ -172,7 +183,7 @@ extension Replica {
     static func record(_ table: TrackedTable, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO vecsync_tables (name, primary_key, key_kind, columns, declared_types, authority, local_keys)
+                INSERT OR REPLACE INTO \(EngineNames.tables) (name, primary_key, key_kind, columns, declared_types, authority, local_keys)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
@@ -194,6 +205,6 @@ extension Replica {
 
     /// Whether the replica refuses local writes.
     static func isReadOnly(_ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT read_only FROM vecsync_replica WHERE id = 1") ?? false
+        try Bool.fetchOne(db, sql: "SELECT read_only FROM \(EngineNames.replica) WHERE id = 1") ?? false
     }
 }

@@ -149,7 +149,7 @@ public struct TrackedTable: Sendable, Hashable {
             )
         }
         let lower = name.lowercased()
-        if (lower.hasPrefix("vecsync_") && lower != CounterSQL.contributions) || lower.hasPrefix("sqlite_") {
+        if (lower.hasPrefix(EngineNames.prefix) && lower != CounterSQL.contributions) || lower.hasPrefix("sqlite_") {
             throw SyncError.untrackableTable(table: name, reason: "tables named vecsync_* and sqlite_* are internal")
         }
         var keyColumns: [(position: Int, name: String, type: String)] = []

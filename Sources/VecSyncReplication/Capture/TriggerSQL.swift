@@ -39,8 +39,8 @@ import VecSyncCore
 ///
 /// The triggers stay silent inside a merge: while the row `('merging', 1)` of
 /// `vecsync_state` exists, which only a merge sets, inside its own transaction, through
-/// `DerivedIndexCatalogue.setMerging`. It is the one merging flag: VecSyncCore's index
-/// triggers read it too (`DerivedIndexCatalogue.notMergingCondition`). The statements test
+/// `MergingFlag.set`. It is the one merging flag: VecSyncCore's index
+/// triggers read it too (`MergingFlag.notMergingCondition`). The statements test
 /// it in their own WHERE clauses, where SQLite evaluates it once per statement.
 struct TriggerSQL {
     /// The table the SQL is for.
@@ -60,27 +60,27 @@ struct TriggerSQL {
 
     /// `vecsync_<table>_<suffix>`, quoted.
     private func triggerName(_ suffix: String) -> String {
-        "vecsync_\(table.name)_\(suffix)".quotedSQLIdentifier
+        EngineNames.trigger(of: table.name, suffix).quotedSQLIdentifier
     }
 
     /// The names of the capture triggers, for dropping them.
     var triggerNames: [String] {
-        ["replace_check", "insert", "update", "update_key", "delete"].map { "vecsync_\(table.name)_\($0)" }
+        ["replace_check", "insert", "update", "update_key", "delete"].map { EngineNames.trigger(of: table.name, $0) }
     }
 
     /// The names of the read-only guard triggers.
     var guardTriggerNames: [String] {
-        ["guard_insert", "guard_update", "guard_delete"].map { "vecsync_\(table.name)_\($0)" }
+        ["guard_insert", "guard_update", "guard_delete"].map { EngineNames.trigger(of: table.name, $0) }
     }
 
     /// Advances the clock and the sequence: the first statement of every trigger body.
     static let tick = """
-        UPDATE vecsync_replica SET hlc = max(hlc + 1, coalesce(wall_override, \
+        UPDATE \(EngineNames.replica) SET hlc = max(hlc + 1, coalesce(wall_override, \
         CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)) << 16), seq = seq + 1 WHERE id = 1 AND \(notMerging)
         """
 
     /// The condition under which every trigger acts: not inside a merge.
-    static let notMerging = DerivedIndexCatalogue.notMergingCondition
+    static let notMerging = MergingFlag.notMergingCondition
 
     /// `v0, s0, v1, s1, …`
     private var versionColumns: String {
@@ -130,7 +130,7 @@ struct TriggerSQL {
             + table.columns.indices.map { _ in ", \(seq)" }.joined()
         return """
             INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq\(columns)) \
-            SELECT \(rowKey), s.cl_floor + 1, s.hlc, 0, \(seq)\(values) FROM vecsync_replica AS s\(from)
+            SELECT \(rowKey), s.cl_floor + 1, s.hlc, 0, \(seq)\(values) FROM \(EngineNames.replica) AS s\(from)
             """
     }
 
@@ -172,7 +172,7 @@ struct TriggerSQL {
     }
 
     /// Moves the sequence past rows numbered after it (bound parameter: how many).
-    static let advanceSequence = "UPDATE vecsync_replica SET seq = seq + ? WHERE id = 1"
+    static let advanceSequence = "UPDATE \(EngineNames.replica) SET seq = seq + ? WHERE id = 1"
 
     /// Records as this site's writes, made now, the columns that `source` flags: `source` is
     /// a SELECT of `pk` and, per tracked column `i`, a flag `d<i>` (true: the column was
@@ -186,7 +186,7 @@ struct TriggerSQL {
     /// a column added to a table with rows records for the DEFAULT those rows took, so that
     /// every real write wins over it and two replicas' defaults are ordered by site.
     func stampColumns(_ db: Database, from source: String, atVersionZero: Bool = false) throws -> Int {
-        let stamped = "temp.\("vecsync_stamped".quotedSQLIdentifier)"
+        let stamped = "temp.\(EngineNames.stamped.quotedSQLIdentifier)"
         try db.execute(sql: "DROP TABLE IF EXISTS \(stamped)")
         try db.execute(
             sql: """
@@ -211,7 +211,7 @@ struct TriggerSQL {
             try db.execute(
                 sql: """
                     UPDATE \(clock) SET \(sets) seq = s.seq + ch.r
-                    FROM \(stamped) AS ch, vecsync_replica AS s WHERE s.id = 1 AND \(clock).pk = ch.pk
+                    FROM \(stamped) AS ch, \(EngineNames.replica) AS s WHERE s.id = 1 AND \(clock).pk = ch.pk
                     """)
             try db.execute(sql: Self.advanceSequence, arguments: [count])
         }
@@ -224,7 +224,7 @@ struct TriggerSQL {
     func isCapturing(_ db: Database) throws -> Bool {
         try Bool.fetchOne(
             db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ? AND tbl_name = ?",
-            arguments: ["vecsync_\(table.name)_insert", table.name]) ?? false
+            arguments: [EngineNames.trigger(of: table.name, "insert"), table.name]) ?? false
     }
 
     /// The clock row for a row that `old` deleted.
@@ -232,7 +232,7 @@ struct TriggerSQL {
         """
         INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, ra) \
         SELECT old.\(key), s.cl_floor + 2, s.hlc, 0, s.seq, \(newRowAuthority) \
-        FROM vecsync_replica AS s WHERE s.id = 1 AND \(Self.notMerging) \
+        FROM \(EngineNames.replica) AS s WHERE s.id = 1 AND \(Self.notMerging) \
         ON CONFLICT(pk) DO UPDATE SET cl = cl + (cl % 2), cl_version = excluded.cl_version, cl_site = 0, \
         seq = excluded.seq\(raiseRowAuthority)
         """
@@ -263,7 +263,7 @@ struct TriggerSQL {
     private var checkNewKey: String {
         let refused = refusesNewKeys ? "1" : "typeof(new.\(key)) <> \(table.keyKind.storageClass.quotedSQLString)"
         return
-            "SELECT RAISE(ABORT, \(keyErrorMessage)) FROM vecsync_replica WHERE id = 1 AND \(Self.notMerging) AND \(refused)"
+            "SELECT RAISE(ABORT, \(keyErrorMessage)) FROM \(EngineNames.replica) WHERE id = 1 AND \(Self.notMerging) AND \(refused)"
     }
 
     /// The condition under which every value of `new` equals the row `o` holds.
@@ -281,8 +281,8 @@ struct TriggerSQL {
         let name = table.name.quotedSQLString
         return """
             CREATE TRIGGER \(triggerName("replace_check")) BEFORE INSERT ON \(t) BEGIN
-              DELETE FROM vecsync_unchanged WHERE tbl = \(name) AND pk = new.\(key);
-              INSERT INTO vecsync_unchanged (tbl, pk) SELECT \(name), new.\(key) FROM \(t) AS o, vecsync_replica AS s \
+              DELETE FROM \(EngineNames.unchanged) WHERE tbl = \(name) AND pk = new.\(key);
+              INSERT INTO \(EngineNames.unchanged) (tbl, pk) SELECT \(name), new.\(key) FROM \(t) AS o, \(EngineNames.replica) AS s \
               WHERE s.id = 1 AND \(Self.notMerging) AND \(sameValues);
             END;
 
@@ -292,7 +292,7 @@ struct TriggerSQL {
     /// True unless the inserted row replaced a live row holding the same values.
     private var insertChangesRow: String {
         """
-        NOT EXISTS (SELECT 1 FROM vecsync_unchanged AS u, \(clock) AS c WHERE u.tbl = \(table.name.quotedSQLString) \
+        NOT EXISTS (SELECT 1 FROM \(EngineNames.unchanged) AS u, \(clock) AS c WHERE u.tbl = \(table.name.quotedSQLString) \
         AND u.pk = new.\(key) AND c.pk = new.\(key) AND c.cl % 2 = 1)
         """
     }
@@ -357,7 +357,7 @@ struct TriggerSQL {
                   \(Self.tick);
                   INSERT INTO \(clock) (pk, cl, cl_version, cl_site, seq, \(versionColumns), ra\(isAuthority ? authorityColumns : "")\(changeColumns)) \
                   SELECT new.\(key), s.cl_floor + 1, s.hlc, 0, s.seq\(values), \(newRowAuthority)\(authorityValues)\(changeValues) \
-                  FROM vecsync_replica AS s WHERE s.id = 1 AND \(Self.notMerging) \
+                  FROM \(EngineNames.replica) AS s WHERE s.id = 1 AND \(Self.notMerging) \
                   ON CONFLICT(pk) DO UPDATE SET seq = excluded.seq\(updates)\(authorityUpdates)\(changeUpdates);
                 END;
 
@@ -372,7 +372,7 @@ struct TriggerSQL {
         \(Self.tick);
         \(insertWholeRow(key: "t.\(key)", seq: "s.seq + row_number() OVER (ORDER BY t.\(key))", from: ", \(t) AS t")) \
         WHERE s.id = 1 AND t.\(key) IS NOT NULL;
-        UPDATE vecsync_replica SET seq = seq + (SELECT count(*) FROM \(t) WHERE \(key) IS NOT NULL) WHERE id = 1;
+        UPDATE \(EngineNames.replica) SET seq = seq + (SELECT count(*) FROM \(t) WHERE \(key) IS NOT NULL) WHERE id = 1;
         """
     }
 
@@ -381,8 +381,8 @@ struct TriggerSQL {
     var recordMissingDelete: String {
         """
         UPDATE \(clock) SET cl = cl + 1, cl_site = 0\(raiseRowAuthority), \
-        cl_version = (SELECT hlc FROM vecsync_replica WHERE id = 1), \
-        seq = (SELECT seq FROM vecsync_replica WHERE id = 1) WHERE pk = ?
+        cl_version = (SELECT hlc FROM \(EngineNames.replica) WHERE id = 1), \
+        seq = (SELECT seq FROM \(EngineNames.replica) WHERE id = 1) WHERE pk = ?
         """
     }
 

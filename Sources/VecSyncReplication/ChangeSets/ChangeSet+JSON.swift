@@ -34,18 +34,6 @@ extension ChangeSet: Codable {
         case formatVersion, origin, since, through, schemaFingerprint, acknowledgements, tables, records, checksum
     }
 
-    private enum TableKeys: String, CodingKey {
-        case name, primaryKey, columns, fingerprint, keyKind, declaredTypes, authority, localKeys
-    }
-
-    private enum RecordKeys: String, CodingKey {
-        case table, key, causalLength, authorityCount, deleted, version, site, columns
-    }
-
-    private enum ColumnKeys: String, CodingKey {
-        case value, version, site, authorityCount
-    }
-
     /// Encodes the change set in its JSON form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -60,7 +48,7 @@ extension ChangeSet: Codable {
             forKey: .acknowledgements)
         var tableList = container.nestedUnkeyedContainer(forKey: .tables)
         for table in tables {
-            var entry = tableList.nestedContainer(keyedBy: TableKeys.self)
+            var entry = tableList.nestedContainer(keyedBy: JSONTableKeys.self)
             try entry.encode(table.name, forKey: .name)
             try entry.encode(table.primaryKey, forKey: .primaryKey)
             try entry.encode(table.columns, forKey: .columns)
@@ -74,7 +62,7 @@ extension ChangeSet: Codable {
         }
         var recordList = container.nestedUnkeyedContainer(forKey: .records)
         for record in records {
-            var entry = recordList.nestedContainer(keyedBy: RecordKeys.self)
+            var entry = recordList.nestedContainer(keyedBy: JSONRecordKeys.self)
             let table = tables.indices.contains(record.table) ? tables[record.table] : nil
             try entry.encode(table?.name ?? "#\(record.table)", forKey: .table)
             try entry.encode(record.key, forKey: .key)
@@ -87,7 +75,7 @@ extension ChangeSet: Codable {
             var columns = entry.nestedContainer(keyedBy: NameKey.self, forKey: .columns)
             for (index, column) in record.presentColumns {
                 let name = table.flatMap { $0.columns.indices.contains(index) ? $0.columns[index] : nil } ?? "#\(index)"
-                var state = columns.nestedContainer(keyedBy: ColumnKeys.self, forKey: NameKey(name))
+                var state = columns.nestedContainer(keyedBy: JSONColumnKeys.self, forKey: NameKey(name))
                 try state.encode(column.value, forKey: .value)
                 try state.encode(String(column.version.rawValue), forKey: .version)
                 try state.encode(column.site.rawValue, forKey: .site)
@@ -114,7 +102,7 @@ extension ChangeSet: Codable {
         var tables: [Table] = []
         var tableList = try container.nestedUnkeyedContainer(forKey: .tables)
         while !tableList.isAtEnd {
-            let entry = try tableList.nestedContainer(keyedBy: TableKeys.self)
+            let entry = try tableList.nestedContainer(keyedBy: JSONTableKeys.self)
             let name = try entry.decode(String.self, forKey: .name)
             let fingerprintText = try entry.decode(String.self, forKey: .fingerprint)
             guard let fingerprint = UInt64(fingerprintText, radix: 16) else {
@@ -147,7 +135,7 @@ extension ChangeSet: Codable {
         var records: [Record] = []
         var recordList = try container.nestedUnkeyedContainer(forKey: .records)
         while !recordList.isAtEnd {
-            let entry = try recordList.nestedContainer(keyedBy: RecordKeys.self)
+            let entry = try recordList.nestedContainer(keyedBy: JSONRecordKeys.self)
             let tableName = try entry.decode(String.self, forKey: .table)
             guard let tableIndex = tables.firstIndex(where: { $0.name == tableName }) else {
                 throw Self.corrupt("a record refers to table \(tableName), which the change set does not define")
@@ -174,7 +162,7 @@ extension ChangeSet: Codable {
                         throw Self.corrupt(
                             "a record of \(tableName) carries column \(name.stringValue), which it does not define")
                     }
-                    let state = try states.nestedContainer(keyedBy: ColumnKeys.self, forKey: name)
+                    let state = try states.nestedContainer(keyedBy: JSONColumnKeys.self, forKey: name)
                     columns[position] = Column(
                         authorityCount: try Self.integer(state, .authorityCount),
                         version: HybridLogicalClock(rawValue: try Self.integer(state, .version)),
@@ -278,108 +266,5 @@ extension ChangeSet: Codable {
 
     private static func corrupt(_ reason: String) -> SyncError {
         SyncError.corruptChangeSet(reason: "JSON: \(reason)", offset: 0)
-    }
-}
-
-/// A value's JSON form: `null`, or an object naming its storage class (see ``ChangeSet``'s
-/// JSON form).
-extension SyncValue: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case integer, real, text, base64, bytes, identity, site
-    }
-
-    /// Encodes the value: `null`, `{"integer": n}`, `{"real": x}`, `{"text": s}`,
-    /// `{"base64": s, "bytes": n}` or `{"identity": n, "site": s}`.
-    public func encode(to encoder: any Encoder) throws {
-        if case .null = self {
-            var single = encoder.singleValueContainer()
-            try single.encodeNil()
-            return
-        }
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        switch self {
-        case .null: break
-        case .integer(let value): try container.encode(value, forKey: .integer)
-        case .real(let value):
-            if value.isNaN {
-                try container.encode("nan", forKey: .real)
-            } else if value.isInfinite {
-                try container.encode(value < 0 ? "-inf" : "inf", forKey: .real)
-            } else {
-                try container.encode(value, forKey: .real)
-            }
-        case .text(let value): try container.encode(value, forKey: .text)
-        case .blob(let value):
-            try container.encode(value.base64EncodedString(), forKey: .base64)
-            try container.encode(value.count, forKey: .bytes)
-        case .identity(let site, let id):
-            try container.encode(id, forKey: .identity)
-            try container.encode(site.rawValue, forKey: .site)
-        }
-    }
-
-    /// Decodes a value from its JSON form.
-    public init(from decoder: any Decoder) throws {
-        if try decoder.singleValueContainer().decodeNil() {
-            self = .null
-            return
-        }
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        if container.contains(.integer) {
-            if let number = try? container.decode(Int64.self, forKey: .integer) {
-                self = .integer(number)
-            } else {
-                let text = try container.decode(String.self, forKey: .integer)
-                guard let number = Int64(text) else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .integer, in: container, debugDescription: "'\(text)' is not a 64-bit integer")
-                }
-                self = .integer(number)
-            }
-        } else if container.contains(.real) {
-            if let text = try? container.decode(String.self, forKey: .real) {
-                switch text {
-                case "nan": self = .real(.nan)
-                case "inf": self = .real(.infinity)
-                case "-inf": self = .real(-.infinity)
-                default:
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .real, in: container, debugDescription: "'\(text)' is not a real")
-                }
-            } else {
-                self = .real(try container.decode(Double.self, forKey: .real))
-            }
-        } else if container.contains(.identity) {
-            let id: Int64
-            if let number = try? container.decode(Int64.self, forKey: .identity) {
-                id = number
-            } else {
-                let text = try container.decode(String.self, forKey: .identity)
-                guard let number = Int64(text) else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .identity, in: container, debugDescription: "'\(text)' is not a 64-bit integer")
-                }
-                id = number
-            }
-            self = .identity(site: SiteID(try container.decode(String.self, forKey: .site)), id: id)
-        } else if container.contains(.text) {
-            self = .text(try container.decode(String.self, forKey: .text))
-        } else if container.contains(.base64) {
-            let text = try container.decode(String.self, forKey: .base64)
-            guard let bytes = Data(base64Encoded: text) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .base64, in: container, debugDescription: "blob is not base64")
-            }
-            if let count = try container.decodeIfPresent(Int.self, forKey: .bytes), count != bytes.count {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .bytes, in: container, debugDescription: "blob has \(bytes.count) bytes, not \(count)")
-            }
-            self = .blob(bytes)
-        } else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "a value is null or an object with integer, real, text or base64"))
-        }
     }
 }

@@ -189,9 +189,9 @@ struct ChangeScan {
         self.rowLimit = rowLimit
         self.byteLimit = byteLimit
         sites = try Replica.siteNames(db)
-        latest = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
+        latest = try Int64.fetchOne(db, sql: "SELECT seq FROM \(EngineNames.replica) WHERE id = 1") ?? 0
         var acknowledgements: [SiteID: Int64] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT site, received FROM vecsync_peers") {
+        for row in try Row.fetchAll(db, sql: "SELECT site, received FROM \(EngineNames.peers)") {
             acknowledgements[SiteID(row["site"])] = row["received"]
         }
         self.acknowledgements = acknowledgements
@@ -410,7 +410,7 @@ struct ChangeScan {
     private func siteName(_ ordinal: Int64) throws -> SiteID {
         guard let site = sites[ordinal] else {
             throw SyncError.notAReplica(
-                reason: "a clock table refers to unknown site ordinal \(ordinal) (vecsync_sites damaged)")
+                reason: "a clock table refers to unknown site ordinal \(ordinal) (\(EngineNames.sites) damaged)")
         }
         return site
     }

@@ -28,97 +28,6 @@ import VecSyncCore
 ///
 /// The caller refreshes the derived indexes of ``changedKeys`` and ends the merging state.
 struct ChangeSetMerge {
-    /// The SQL a merge runs against one table, prepared once per merge.
-    private struct TableStatements {
-        let table: TrackedTable
-        let selectClock: Statement
-        let writeClock: Statement
-        let selectRow: Statement
-        let upsertRow: Statement
-        let deleteRow: Statement
-        /// How the change set's columns of this table map onto the local ones (nil: the same).
-        let mapping: ColumnMapping?
-        /// The value a column the origin does not have takes in a row the merge writes whole:
-        /// its DEFAULT (by local column index).
-        let lackingValues: [Int: DatabaseValue]
-
-        init(_ db: Database, _ table: TrackedTable, mapping: ColumnMapping? = nil) throws {
-            self.table = table
-            self.mapping = mapping
-            let t = table.name.quotedSQLIdentifier
-            let key = table.primaryKey.quotedSQLIdentifier
-            var lackingValues: [Int: DatabaseValue] = [:]
-            if let mapping, !mapping.lacking.isEmpty {
-                let defaults = try Replica.defaultValues(db, of: table)
-                for index in mapping.lacking { lackingValues[index] = defaults[index] }
-            }
-            self.lackingValues = lackingValues
-            selectClock = try db.cachedStatement(sql: table.clockTable.selectRowSQL)
-            writeClock = try db.cachedStatement(sql: table.clockTable.writeRowSQL)
-            selectRow = try db.cachedStatement(
-                sql:
-                    "SELECT \(([key] + table.columns.map(\.quotedSQLIdentifier)).joined(separator: ", ")) FROM \(t) WHERE \(key) = ?"
-            )
-            let columns = table.columns.map(\.quotedSQLIdentifier)
-            let rowPlaceholders = Array(repeating: "?", count: 1 + columns.count).joined(separator: ", ")
-            let conflict =
-                columns.isEmpty
-                ? "DO NOTHING" : "DO UPDATE SET " + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            upsertRow = try db.cachedStatement(
-                sql:
-                    "INSERT INTO \(t) (\(([key] + columns).joined(separator: ", "))) VALUES (\(rowPlaceholders)) ON CONFLICT(\(key)) \(conflict)"
-            )
-            deleteRow = try db.cachedStatement(sql: "DELETE FROM \(t) WHERE \(key) = ?")
-        }
-
-        /// `UPDATE t SET a = ?, b = ? WHERE key = ?` for the given column indexes.
-        func update(_ db: Database, columns indexes: [Int]) throws -> Statement {
-            let sets = indexes.map { "\(table.columns[$0].quotedSQLIdentifier) = ?" }.joined(separator: ", ")
-            return try db.cachedStatement(
-                sql:
-                    "UPDATE \(table.name.quotedSQLIdentifier) SET \(sets) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?"
-            )
-        }
-    }
-
-    /// How a change set's columns of one table map onto the local table when the two
-    /// definitions differ (columns added, dropped or renamed on one side).
-    struct ColumnMapping {
-        /// For each of the change set's columns, the local column it writes (nil: none).
-        let local: [Int?]
-        /// The change set's columns this replica does not have yet: kept for later, by name.
-        let kept: [(index: Int, name: String)]
-        /// The change set's columns dropped here with `Replica.alter`: ignored.
-        let retired: [String]
-        /// Local columns the origin does not have: a new row takes their DEFAULT.
-        let lacking: Set<Int>
-    }
-
-    /// How the records of one of the change set's tables merge here.
-    private enum TableMatch {
-        /// Into the local table, through ``statements``.
-        case merge
-        /// Not at all for now: each record is quarantined with the reason.
-        case quarantine(String)
-        /// Not at all: the table was dropped here with `Replica.alter`.
-        case retired
-    }
-
-    /// What the merge decided for one record.
-    private struct Outcome {
-        /// The clock row to keep.
-        var clock: ClockRow
-        /// Whether ``clock`` differs from the stored one.
-        var clockChanged = false
-        /// Whether the record starts a new incarnation: every column takes its value.
-        var replaceAll = false
-        /// The columns whose incoming write won.
-        var winners: [Int] = []
-        /// Columns the origin does not have, given their DEFAULT as this site's write of
-        /// version 0 in a new incarnation.
-        var defaulted: [Int] = []
-    }
-
     /// How an incoming record's incarnation compares with the local one.
     private enum Incarnation {
         case newer, same, older
@@ -235,7 +144,7 @@ struct ChangeSetMerge {
     /// quarantined with the reason, and the other tables merge (one table's schema never
     /// stops the others'); a table dropped here with `Replica.alter` is ignored, as reported.
     private mutating func matchTables() throws {
-        if try !DerivedIndexCatalogue.isMerging(db) {
+        if try !MergingFlag.isSet(db) {
             _ = try Replica.adoptSchemaChanges(db, site: localSite)
         }
         var localTables: [String: TrackedTable] = [:]
@@ -306,73 +215,6 @@ struct ChangeSetMerge {
         return nil
     }
 
-    /// A reason a change set's table cannot merge into the local one.
-    struct Incompatible: Error { let reason: String }
-
-    /// How `remote`'s columns map onto `local`'s, or why they cannot: the key, its kind and
-    /// the authority must be the same, and every column both have (by name, or by a rename
-    /// recorded in `retired`: old name to new name, nil for a dropped column) the same
-    /// declared type.
-    static func mapping(
-        from remote: ChangeSet.Table, to local: TrackedTable, retired: [String: String?]
-    ) -> Result<ColumnMapping, Incompatible> {
-        guard let origin = remote.trackedTable else {
-            return .failure(
-                Incompatible(reason: "the change set does not carry the origin's column types (format 2 or older)"))
-        }
-        guard origin.primaryKey.lowercased() == local.primaryKey.lowercased(), origin.keyKind == local.keyKind else {
-            return .failure(Incompatible(reason: "the keys differ"))
-        }
-        guard origin.authority == local.authority else {
-            return .failure(Incompatible(reason: "the authorities differ"))
-        }
-        guard origin.hasLocalKeys == local.hasLocalKeys else {
-            return .failure(
-                Incompatible(
-                    reason: local.hasLocalKeys
-                        ? "its integer ids are local to each replica here and the same on every replica there"
-                        : "its integer ids are the same on every replica here and local to each replica there"))
-        }
-        var positions: [String: Int] = [:]
-        for (index, name) in local.columns.enumerated() { positions[name.lowercased()] = index }
-        var map: [Int?] = []
-        var kept: [(index: Int, name: String)] = []
-        var dropped: [String] = []
-        var used = Set<Int>()
-        for (index, name) in origin.columns.enumerated() {
-            var target = positions[name.lowercased()]
-            if target == nil, let renamed = retired.first(where: { $0.key.lowercased() == name.lowercased() }) {
-                guard let newName = renamed.value else {
-                    dropped.append(name)
-                    map.append(nil)
-                    continue
-                }
-                target = positions[newName.lowercased()]
-            }
-            guard let target else {
-                kept.append((index, name))
-                map.append(nil)
-                continue
-            }
-            guard !used.contains(target) else {
-                return .failure(
-                    Incompatible(
-                        reason: "column \(name) and another column there both map to \(local.columns[target]) here"))
-            }
-            guard origin.declaredTypes[index] == local.declaredTypes[target] else {
-                return .failure(
-                    Incompatible(
-                        reason:
-                            "column \(name) is \(origin.declaredTypes[index]) there and \(local.columns[target]) is \(local.declaredTypes[target]) here"
-                    ))
-            }
-            used.insert(target)
-            map.append(target)
-        }
-        let lacking = Set(local.columns.indices).subtracting(used)
-        return .success(ColumnMapping(local: map, kept: kept, retired: dropped, lacking: lacking))
-    }
-
     /// Reads the foreign keys between tracked tables (single-column, referencing the
     /// parent's key) and the vec0 indexes of the tracked tables.
     private mutating func readConstraints() throws {
@@ -393,7 +235,7 @@ struct ChangeSetMerge {
         // This replica's own lost changes (``Replica/recoverLostChanges(_:)``): no cursor.
         if changeSet.origin == localSite { return .new }
         let peer = try Row.fetchOne(
-            db, sql: "SELECT received, acknowledged FROM vecsync_peers WHERE site = ?",
+            db, sql: "SELECT received, acknowledged FROM \(EngineNames.peers) WHERE site = ?",
             arguments: [changeSet.origin.rawValue])
         hasPeer = peer != nil
         received = peer?["received"] ?? 0
@@ -409,9 +251,11 @@ struct ChangeSetMerge {
     /// Step 3: refuses versions from a clock too far in the future, and records that refer
     /// to no table of the change set or carry the wrong number of columns.
     private mutating func checkClocks() throws {
-        guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq, wall_override FROM vecsync_replica WHERE id = 1")
+        guard
+            let state = try Row.fetchOne(
+                db, sql: "SELECT hlc, seq, wall_override FROM \(EngineNames.replica) WHERE id = 1")
         else {
-            throw SyncError.notAReplica(reason: "vecsync_replica is empty")
+            throw SyncError.notAReplica(reason: "\(EngineNames.replica) is empty")
         }
         seq = state["seq"]
         newest = state["hlc"]
@@ -447,7 +291,7 @@ struct ChangeSetMerge {
     /// Step 4: silences the capture and index triggers for this transaction, defers foreign
     /// keys so rows may arrive children first, and loads the site ordinals.
     private mutating func beginMerging() throws {
-        try DerivedIndexCatalogue.setMerging(db, true)
+        try MergingFlag.set(db, true)
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         readOnly = try Replica.isReadOnly(db)
         sites = try Replica.siteNames(db)
@@ -526,7 +370,7 @@ struct ChangeSetMerge {
     /// The local ordinal of `site`, recorded in `vecsync_sites` when new.
     private mutating func ordinal(_ site: SiteID) throws -> Int64 {
         if let known = ordinals[site] { return known }
-        try db.execute(sql: "INSERT INTO vecsync_sites (site) VALUES (?)", arguments: [site.rawValue])
+        try db.execute(sql: "INSERT INTO \(EngineNames.sites) (site) VALUES (?)", arguments: [site.rawValue])
         let new = db.lastInsertedRowID
         ordinals[site] = new
         sites[new] = site
@@ -657,7 +501,7 @@ struct ChangeSetMerge {
             let stored = try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT ra, cl, authority, version, site, value FROM vecsync_pending WHERE tbl = ? AND pk = ? AND col = ?",
+                    "SELECT ra, cl, authority, version, site, value FROM \(EngineNames.pending) WHERE tbl = ? AND pk = ? AND col = ?",
                 arguments: [table.name, record.key.databaseValue, name])
             if let stored {
                 let storedIncarnation: (Int64, Int64) = (stored["ra"], stored["cl"])
@@ -674,7 +518,7 @@ struct ChangeSetMerge {
             }
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO vecsync_pending (tbl, pk, col, ra, cl, authority, version, site, value)
+                    INSERT OR REPLACE INTO \(EngineNames.pending) (tbl, pk, col, ra, cl, authority, version, site, value)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
@@ -787,24 +631,17 @@ struct ChangeSetMerge {
         var single = record
         single.table = 0
         let kept = ChangeSet(origin: changeSet.origin, since: 0, through: 0, tables: [table], records: [single])
-        try db.execute(
-            sql: """
-                INSERT INTO vecsync_quarantine (origin, tbl, pk, reason, change_set, waits_tbl, waits_pk)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                changeSet.origin.rawValue, table.name, key, reason, kept.serialized(),
-                waitingFor?.table, waitingFor?.key ?? .null,
-            ])
+        try Quarantine.keep(
+            db, origin: changeSet.origin.rawValue.databaseValue, table: table.name.databaseValue, key: key,
+            reason: reason.databaseValue, changeSet: kept.serialized().databaseValue,
+            waitingFor: waitingFor?.table.databaseValue ?? .null, waitingKey: waitingFor?.key ?? .null)
         report.quarantined.append(
             QuarantinedRecord(origin: changeSet.origin, table: table.name, key: SyncValue(key), reason: reason))
     }
 
     /// Whether a change of `key` in `table` is in quarantine.
     private func isQuarantined(_ table: TrackedTable, key: DatabaseValue) throws -> Bool {
-        try Bool.fetchOne(
-            db, sql: "SELECT 1 FROM vecsync_quarantine WHERE tbl = ? AND pk = ?",
-            arguments: [table.name, key]) ?? false
+        try Quarantine.holds(db, table: table.name, key: key)
     }
 
     /// Orders the record's incarnation against the local one by (authority count, causal length).
@@ -1107,7 +944,7 @@ struct ChangeSetMerge {
     /// Step 7: the clock, sequence, cursor and acknowledgement, in the same transaction.
     private mutating func recordCursor() throws {
         try db.execute(
-            sql: "UPDATE vecsync_replica SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
+            sql: "UPDATE \(EngineNames.replica) SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
             arguments: [newest, seq])
         if changeSet.origin == localSite { return }
         report.cursorAdvanced = changeSet.since <= received
@@ -1120,7 +957,7 @@ struct ChangeSetMerge {
             ? max(acknowledged, changeSet.acknowledgements[localSite] ?? 0) : acknowledged
         try db.execute(
             sql: """
-                INSERT INTO vecsync_peers (site, received, acknowledged) VALUES (?, ?, ?)
+                INSERT INTO \(EngineNames.peers) (site, received, acknowledged) VALUES (?, ?, ?)
                 ON CONFLICT(site) DO UPDATE SET received = excluded.received, acknowledged = excluded.acknowledged
                 """,
             arguments: [changeSet.origin.rawValue, newReceived, newAcknowledged])

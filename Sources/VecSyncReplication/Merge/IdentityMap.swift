@@ -30,17 +30,17 @@ import VecSyncCore
 /// keeps its identity.
 enum IdentityMap {
     /// The map table.
-    static let tableName = "vecsync_ids"
+    static let tableName = EngineNames.ids
 
     /// Creates the map table and its index by identity.
     static let createSQL = """
-        CREATE TABLE IF NOT EXISTS vecsync_ids (
+        CREATE TABLE IF NOT EXISTS \(EngineNames.ids) (
           tbl TEXT NOT NULL,
           local INTEGER NOT NULL,
           origin INTEGER NOT NULL,
           oid INTEGER NOT NULL,
           PRIMARY KEY (tbl, local)) WITHOUT ROWID;
-        CREATE UNIQUE INDEX IF NOT EXISTS vecsync_ids_identity ON vecsync_ids (tbl, origin, oid);
+        CREATE UNIQUE INDEX IF NOT EXISTS \(EngineNames.idsIdentityIndex) ON \(EngineNames.ids) (tbl, origin, oid);
         """
 
     /// The capture-trigger statement that drops a reservation (an entry whose row has no
@@ -48,7 +48,7 @@ enum IdentityMap {
     /// is about to give a row of `table`, so the row is this site's own.
     static func releaseReservationSQL(_ table: TrackedTable) -> String {
         """
-        DELETE FROM vecsync_ids WHERE tbl = \(table.name.quotedSQLString) \
+        DELETE FROM \(EngineNames.ids) WHERE tbl = \(table.name.quotedSQLString) \
         AND local = new.\(table.primaryKey.quotedSQLIdentifier) AND \(TriggerSQL.notMerging) \
         AND NOT EXISTS (SELECT 1 FROM \(table.clockTable.quotedName) AS c WHERE c.pk = new.\(table.primaryKey.quotedSQLIdentifier))
         """
@@ -62,50 +62,6 @@ enum IdentityMap {
         return try TrackedForeignKey.read(db, tables: tables).compactMapValues { links in
             let mapped = links.filter(\.parent.hasLocalKeys)
             return mapped.isEmpty ? nil : mapped
-        }
-    }
-
-    /// Local ids to identities, for the change scan.
-    struct Outgoing {
-        private let localSite: SiteID
-        private let sites: [Int64: SiteID]
-        private let lookup: Statement
-
-        /// Reads the map of `db` for the replica `localSite`, whose site ordinals are `sites`.
-        init(_ db: Database, localSite: SiteID, sites: [Int64: SiteID]) throws {
-            self.localSite = localSite
-            self.sites = sites
-            lookup = try db.makeStatement(sql: "SELECT origin, oid FROM vecsync_ids WHERE tbl = ? AND local = ?")
-        }
-
-        /// The identity of the row of `table` whose local id is `id`.
-        func identity(table: String, id: Int64) throws -> SyncValue {
-            guard let row = try Row.fetchOne(lookup, arguments: [table, id]) else {
-                return .identity(site: localSite, id: id)
-            }
-            let ordinal: Int64 = row[0]
-            guard let site = sites[ordinal] else {
-                throw SyncError.notAReplica(
-                    reason: "vecsync_ids refers to unknown site ordinal \(ordinal) (vecsync_sites damaged)")
-            }
-            return .identity(site: site, id: row[1])
-        }
-
-        /// `record` of `table` with its key (when the table has local keys) and the integer
-        /// values of its foreign keys to such tables (`links`) as identities.
-        func translate(_ record: ChangeSet.Record, table: TrackedTable, links: [TrackedForeignKey]) throws
-            -> ChangeSet.Record
-        {
-            var sent = record
-            if table.hasLocalKeys, case .integer(let id) = record.key {
-                sent.key = try identity(table: table.name, id: id)
-            }
-            for link in links where sent.columns.indices.contains(link.column) {
-                guard var column = sent.columns[link.column], case .integer(let id) = column.value else { continue }
-                column.value = try identity(table: link.parent.name, id: id)
-                sent.columns[link.column] = column
-            }
-            return sent
         }
     }
 
@@ -136,10 +92,10 @@ enum IdentityMap {
             self.db = db
             self.localSite = localSite
             lookup = try db.cachedStatement(
-                sql: "SELECT local FROM vecsync_ids WHERE tbl = ? AND origin = ? AND oid = ?")
+                sql: "SELECT local FROM \(EngineNames.ids) WHERE tbl = ? AND origin = ? AND oid = ?")
             insert = try db.cachedStatement(
-                sql: "INSERT INTO vecsync_ids (tbl, local, origin, oid) VALUES (?, ?, ?, ?)")
-            taken = try db.cachedStatement(sql: "SELECT 1 FROM vecsync_ids WHERE tbl = ? AND local = ?")
+                sql: "INSERT INTO \(EngineNames.ids) (tbl, local, origin, oid) VALUES (?, ?, ?, ?)")
+            taken = try db.cachedStatement(sql: "SELECT 1 FROM \(EngineNames.ids) WHERE tbl = ? AND local = ?")
         }
 
         /// The local id of the row of `table` whose identity is `site`, `id` (`ordinal`: the
@@ -172,7 +128,7 @@ enum IdentityMap {
                 highest = max(
                     highest,
                     try Int64.fetchOne(
-                        db, sql: "SELECT max(local) FROM vecsync_ids WHERE tbl = ?", arguments: [table.name])
+                        db, sql: "SELECT max(local) FROM \(EngineNames.ids) WHERE tbl = ?", arguments: [table.name])
                         ?? 0)
                 if try db.tableExists("sqlite_sequence") {
                     highest = max(

@@ -23,9 +23,9 @@ extension Replica {
         guard changeSet.origin != site else { throw SyncError.ownChangeSet(site: site) }
         return try SyncError.wrap {
             try writer.write { db in
-                let wroteLocally = try Self.wroteLocallySinceRetry(db)
+                let wroteLocally = try Quarantine.wroteLocallySinceRetry(db)
                 var (report, changedKeys) = try Self.apply(db, changeSet, localSite: site, options: options)
-                let released = try Self.retryQuarantine(
+                let released = try Quarantine.retry(
                     db, localSite: site, options: options, after: [report], wroteLocally: wroteLocally,
                     changedKeys: &changedKeys)
                 report.releasedFromQuarantine = released.changes
@@ -76,7 +76,7 @@ extension Replica {
         guard !changeSets.isEmpty else { return [] }
         return try SyncError.wrap {
             try writer.write { db in
-                let wroteLocally = try Self.wroteLocallySinceRetry(db)
+                let wroteLocally = try Quarantine.wroteLocallySinceRetry(db)
                 var reports: [MergeReport] = []
                 var changedKeys: [String: [DatabaseValue]] = [:]
                 for changeSet in changeSets {
@@ -84,7 +84,7 @@ extension Replica {
                     reports.append(report)
                     changedKeys.merge(changed) { $0 + $1 }
                 }
-                let released = try Self.retryQuarantine(
+                let released = try Quarantine.retry(
                     db, localSite: site, options: options, after: reports, wroteLocally: wroteLocally,
                     changedKeys: &changedKeys)
                 reports[reports.count - 1].releasedFromQuarantine = released.changes
@@ -92,21 +92,6 @@ extension Replica {
                 let refreshed = try Self.finishMerge(db, changedKeys: changedKeys)
                 reports[reports.count - 1].refreshedIndexes = refreshed
                 return reports
-            }
-        }
-    }
-
-    /// The rows of earlier change sets kept in quarantine (see ``QuarantinedRecord``), in the
-    /// order they arrived.
-    public func quarantinedRecords() throws -> [QuarantinedRecord] {
-        try SyncError.wrap {
-            try writer.read { db in
-                try Row.fetchAll(db, sql: "SELECT origin, tbl, pk, reason FROM vecsync_quarantine ORDER BY id")
-                    .map { row in
-                        QuarantinedRecord(
-                            origin: SiteID(row["origin"] as String), table: row["tbl"],
-                            key: SyncValue(row["pk"] as DatabaseValue), reason: row["reason"])
-                    }
             }
         }
     }
@@ -220,7 +205,7 @@ extension Replica {
             unique[table] = keys.filter { seen.insert($0).inserted }
         }
         let refreshed = try DerivedIndexCatalogue(db).refresh(db, changedKeys: unique)
-        try DerivedIndexCatalogue.setMerging(db, false)
+        try MergingFlag.set(db, false)
         return refreshed
     }
 
@@ -240,30 +225,5 @@ extension Replica {
         var merge = ChangeSetMerge(db, changeSet, localSite: localSite, options: options)
         try merge.run()
         return (merge.report, merge.changedKeys)
-    }
-
-    /// Whether one carried column write beats another: ``wins(_:over:)`` on their tags, and
-    /// under the same tag the value that ``SyncValue/precedes(_:)`` puts last.
-    static func wins(_ write: ChangeSet.Column, over other: ChangeSet.Column) -> Bool {
-        let tag = (write.authorityCount, write.version.rawValue, write.site)
-        let otherTag = (other.authorityCount, other.version.rawValue, other.site)
-        return wins(tag, over: otherTag) || (tag == otherTag && other.value.precedes(write.value))
-    }
-
-    /// The merge's total order: does a write tagged (authority count, version, site) beat
-    /// the local one? The greater authority count, then the greater version, then the
-    /// greater site id; a missing local tag always loses. Equal tags are normally the same
-    /// write, which does not win. A site issues a version twice only when its database was
-    /// restored from a backup and wrote again before learning what it had lost: the two
-    /// values are then ordered by value, the same way everywhere (the merge reads the local
-    /// value only for such a tie).
-    static func wins(
-        _ write: (authority: Int64, version: Int64, site: SiteID),
-        over local: (authority: Int64, version: Int64, site: SiteID?)?
-    ) -> Bool {
-        guard let local, let localSite = local.site else { return true }
-        if write.authority != local.authority { return write.authority > local.authority }
-        if write.version != local.version { return write.version > local.version }
-        return localSite < write.site
     }
 }

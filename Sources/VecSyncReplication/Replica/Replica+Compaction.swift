@@ -17,7 +17,7 @@ extension Replica {
     public func compactTombstones() throws -> Int {
         try SyncError.wrap {
             try writer.write { db in
-                guard let horizon = try Int64.fetchOne(db, sql: "SELECT min(acknowledged) FROM vecsync_peers"),
+                guard let horizon = try Int64.fetchOne(db, sql: "SELECT min(acknowledged) FROM \(EngineNames.peers)"),
                     horizon > 0
                 else { return 0 }
                 return try Self.compact(db, through: horizon)
@@ -47,7 +47,7 @@ extension Replica {
     public func compactTombstones(acknowledgedThrough acknowledged: Int64, force: Bool = false) throws -> Int {
         try SyncError.wrap {
             try writer.write { db in
-                let current = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
+                let current = try Int64.fetchOne(db, sql: "SELECT seq FROM \(EngineNames.replica) WHERE id = 1") ?? 0
                 guard acknowledged >= 0, acknowledged <= current else {
                     throw SyncError.invalidArgument(
                         name: "acknowledgedThrough", value: "\(acknowledged)",
@@ -56,7 +56,7 @@ extension Replica {
                     )
                 }
                 let behind = try Row.fetchAll(
-                    db, sql: "SELECT site, acknowledged FROM vecsync_peers WHERE acknowledged < ? ORDER BY site",
+                    db, sql: "SELECT site, acknowledged FROM \(EngineNames.peers) WHERE acknowledged < ? ORDER BY site",
                     arguments: [acknowledged])
                 if !force, !behind.isEmpty {
                     let peers = behind.map { "\($0["site"] as String) (through \($0["acknowledged"] as Int64))" }
@@ -71,7 +71,7 @@ extension Replica {
                 for peer in behind {
                     try db.execute(
                         sql: """
-                            INSERT INTO vecsync_forced_compactions (peer, acknowledged, horizon, compacted)
+                            INSERT INTO \(EngineNames.forcedCompactions) (peer, acknowledged, horizon, compacted)
                             VALUES (?, ?, ?, ?)
                             ON CONFLICT(peer) DO UPDATE SET acknowledged = min(acknowledged, excluded.acknowledged),
                               horizon = max(horizon, excluded.horizon), compacted = excluded.compacted
@@ -97,7 +97,7 @@ extension Replica {
             let clock = table.clockTable.quotedName
             try db.execute(
                 sql: """
-                    UPDATE vecsync_replica SET
+                    UPDATE \(EngineNames.replica) SET
                       cl_floor = max(cl_floor, coalesce((SELECT max(cl) FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?1), 0)),
                       ra_floor = max(ra_floor, coalesce((SELECT max(ra) FROM \(clock) WHERE cl % 2 = 0 AND seq <= ?1), 0))
                     WHERE id = 1

@@ -10,7 +10,8 @@ extension Replica {
     public func setReadOnly(_ readOnly: Bool) throws {
         try SyncError.wrap {
             try writer.write { db in
-                try db.execute(sql: "UPDATE vecsync_replica SET read_only = ? WHERE id = 1", arguments: [readOnly])
+                try db.execute(
+                    sql: "UPDATE \(EngineNames.replica) SET read_only = ? WHERE id = 1", arguments: [readOnly])
                 for table in try Self.trackedTables(db, checkingSchema: false) {
                     let sql = TriggerSQL(table: table, site: site)
                     try db.execute(sql: TriggerSQL.drop(sql.guardTriggerNames))
@@ -42,10 +43,7 @@ extension Replica {
     public func setAuthority(_ site: SiteID?, for table: String) throws {
         try SyncError.wrap {
             try writer.write { db in
-                guard
-                    let tracked = try Self.trackedTables(db, checkingSchema: false)
-                        .first(where: { $0.name.lowercased() == table.lowercased() })
-                else { throw SyncError.tableNotTracked(table: table) }
+                let tracked = try Self.trackedTable(db, named: table)
                 if site != nil && tracked.hasLocalKeys {
                     throw SyncError.untrackableTable(
                         table: tracked.name,
@@ -62,7 +60,7 @@ extension Replica {
                             + "name another site instead of none, or move the table to a TEXT or BLOB key")
                 }
                 try db.execute(
-                    sql: "UPDATE vecsync_tables SET authority = ? WHERE name = ?",
+                    sql: "UPDATE \(EngineNames.tables) SET authority = ? WHERE name = ?",
                     arguments: [site?.rawValue, tracked.name])
                 try TriggerSQL(table: tracked.with(authority: site), site: self.site).install(db)
             }

@@ -91,7 +91,9 @@ public final class Replica: Sendable {
     /// peer that has everything would hold.
     public func currentSequence() throws -> Int64 {
         try SyncError.wrap {
-            try writer.read { db in try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0 }
+            try writer.read { db in
+                try Int64.fetchOne(db, sql: "SELECT seq FROM \(EngineNames.replica) WHERE id = 1") ?? 0
+            }
         }
     }
 
@@ -100,7 +102,7 @@ public final class Replica: Sendable {
         try SyncError.wrap {
             try writer.read { db in
                 HybridLogicalClock(
-                    rawValue: try Int64.fetchOne(db, sql: "SELECT hlc FROM vecsync_replica WHERE id = 1") ?? 0)
+                    rawValue: try Int64.fetchOne(db, sql: "SELECT hlc FROM \(EngineNames.replica) WHERE id = 1") ?? 0)
             }
         }
     }
@@ -109,7 +111,8 @@ public final class Replica: Sendable {
     /// the real clock). Tests use it to force ties between sites.
     func setWallClockOverride(milliseconds: Int64?) throws {
         try writer.write { db in
-            try db.execute(sql: "UPDATE vecsync_replica SET wall_override = ? WHERE id = 1", arguments: [milliseconds])
+            try db.execute(
+                sql: "UPDATE \(EngineNames.replica) SET wall_override = ? WHERE id = 1", arguments: [milliseconds])
         }
     }
 
@@ -118,9 +121,10 @@ public final class Replica: Sendable {
     public func peers() throws -> [PeerState] {
         try SyncError.wrap {
             try writer.read { db in
-                try Row.fetchAll(db, sql: "SELECT site, received, acknowledged FROM vecsync_peers ORDER BY site").map {
-                    PeerState(site: SiteID($0["site"]), received: $0["received"], acknowledged: $0["acknowledged"])
-                }
+                try Row.fetchAll(db, sql: "SELECT site, received, acknowledged FROM \(EngineNames.peers) ORDER BY site")
+                    .map {
+                        PeerState(site: SiteID($0["site"]), received: $0["received"], acknowledged: $0["acknowledged"])
+                    }
             }
         }
     }
@@ -132,7 +136,8 @@ public final class Replica: Sendable {
         guard site != self.site else { return }
         try SyncError.wrap {
             try writer.write { db in
-                try db.execute(sql: "INSERT OR IGNORE INTO vecsync_peers (site) VALUES (?)", arguments: [site.rawValue])
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO \(EngineNames.peers) (site) VALUES (?)", arguments: [site.rawValue])
             }
         }
     }
@@ -140,7 +145,7 @@ public final class Replica: Sendable {
     /// Site id of every local ordinal used in clock tables.
     static func siteNames(_ db: Database) throws -> [Int64: SiteID] {
         var names: [Int64: SiteID] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT ordinal, site FROM vecsync_sites") {
+        for row in try Row.fetchAll(db, sql: "SELECT ordinal, site FROM \(EngineNames.sites)") {
             names[row["ordinal"]] = SiteID(row["site"])
         }
         return names

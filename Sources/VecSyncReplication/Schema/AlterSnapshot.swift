@@ -25,7 +25,7 @@ import VecSyncCore
 /// every value before and after, and be only nearly exact.
 struct AlterSnapshot {
     /// The TEMP table holding the copy.
-    static let tableName = "vecsync_alter_before"
+    static let tableName = EngineNames.alterBefore
 
     /// The table the copy is of.
     let table: String

@@ -63,7 +63,7 @@ enum EngineSchema {
         try DerivedIndexCatalogue.createTables(db)
         try db.execute(
             sql: """
-                CREATE TABLE IF NOT EXISTS vecsync_replica (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.replica) (
                   id INTEGER PRIMARY KEY CHECK (id = 1),
                   site TEXT NOT NULL,
                   hlc INTEGER NOT NULL DEFAULT 0,
@@ -72,22 +72,22 @@ enum EngineSchema {
                   cl_floor INTEGER NOT NULL DEFAULT 0,
                   ra_floor INTEGER NOT NULL DEFAULT 0,
                   wall_override INTEGER);
-                CREATE TABLE IF NOT EXISTS vecsync_sites (ordinal INTEGER PRIMARY KEY, site TEXT NOT NULL UNIQUE);
-                CREATE TABLE IF NOT EXISTS vecsync_tables (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.sites) (ordinal INTEGER PRIMARY KEY, site TEXT NOT NULL UNIQUE);
+                CREATE TABLE IF NOT EXISTS \(EngineNames.tables) (
                   name TEXT PRIMARY KEY,
                   primary_key TEXT NOT NULL,
                   key_kind TEXT NOT NULL,
                   columns TEXT NOT NULL,
                   declared_types TEXT NOT NULL,
                   authority TEXT);
-                CREATE TABLE IF NOT EXISTS vecsync_peers (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.peers) (
                   site TEXT PRIMARY KEY,
                   received INTEGER NOT NULL DEFAULT 0,
                   acknowledged INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE IF NOT EXISTS vecsync_published (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.published) (
                   destination TEXT PRIMARY KEY,
                   through INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS vecsync_quarantine (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.quarantine) (
                   id INTEGER PRIMARY KEY,
                   origin TEXT NOT NULL,
                   tbl TEXT NOT NULL,
@@ -96,7 +96,7 @@ enum EngineSchema {
                   change_set BLOB NOT NULL,
                   waits_tbl TEXT,
                   waits_pk);
-                CREATE TABLE IF NOT EXISTS vecsync_pending (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.pending) (
                   tbl TEXT NOT NULL,
                   pk NOT NULL,
                   col TEXT NOT NULL,
@@ -107,25 +107,25 @@ enum EngineSchema {
                   site TEXT NOT NULL,
                   value,
                   PRIMARY KEY (tbl, pk, col)) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS vecsync_suspended (tbl TEXT PRIMARY KEY, reason TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS vecsync_retired (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.suspended) (tbl TEXT PRIMARY KEY, reason TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS \(EngineNames.retired) (
                   tbl TEXT NOT NULL,
                   col TEXT NOT NULL,
                   renamed_to TEXT,
                   PRIMARY KEY (tbl, col)) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS vecsync_unverified (tbl TEXT PRIMARY KEY, reason TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS vecsync_gaps (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.unverified) (tbl TEXT PRIMARY KEY, reason TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS \(EngineNames.gaps) (
                   origin TEXT PRIMARY KEY,
                   since INTEGER NOT NULL,
                   through INTEGER NOT NULL,
                   reason TEXT NOT NULL,
                   noted INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS vecsync_forced_compactions (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.forcedCompactions) (
                   peer TEXT PRIMARY KEY,
                   acknowledged INTEGER NOT NULL,
                   horizon INTEGER NOT NULL,
                   compacted INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS vecsync_sync_log (
+                CREATE TABLE IF NOT EXISTS \(EngineNames.syncLog) (
                   destination TEXT PRIMARY KEY,
                   finished INTEGER NOT NULL,
                   succeeded INTEGER NOT NULL,
@@ -135,13 +135,15 @@ enum EngineSchema {
                   first_caught_up INTEGER,
                   first_started INTEGER);
                 """)
-        if let stored = try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1") {
+        if let stored = try String.fetchOne(db, sql: "SELECT site FROM \(EngineNames.replica) WHERE id = 1") {
             guard stored == site.rawValue else {
                 throw SyncError.siteMismatch(stored: SiteID(stored), requested: site)
             }
         } else {
-            try db.execute(sql: "INSERT INTO vecsync_replica (id, site) VALUES (1, ?)", arguments: [site.rawValue])
-            try db.execute(sql: "INSERT INTO vecsync_sites (ordinal, site) VALUES (0, ?)", arguments: [site.rawValue])
+            try db.execute(
+                sql: "INSERT INTO \(EngineNames.replica) (id, site) VALUES (1, ?)", arguments: [site.rawValue])
+            try db.execute(
+                sql: "INSERT INTO \(EngineNames.sites) (ordinal, site) VALUES (0, ?)", arguments: [site.rawValue])
         }
         try upgrade(db, site: site)
     }
@@ -168,14 +170,14 @@ enum EngineSchema {
     /// database from before them: one run, none merged, first sync unknown until the next
     /// sync that catches up).
     private static func addSyncHistory(_ db: Database) throws {
-        let columns = Set(try db.columns(in: "vecsync_sync_log").map(\.name))
+        let columns = Set(try db.columns(in: EngineNames.syncLog).map(\.name))
         guard !columns.contains("runs") else { return }
         try db.execute(
             sql: """
-                ALTER TABLE vecsync_sync_log ADD COLUMN runs INTEGER NOT NULL DEFAULT 1;
-                ALTER TABLE vecsync_sync_log ADD COLUMN rows_merged INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE vecsync_sync_log ADD COLUMN first_caught_up INTEGER;
-                ALTER TABLE vecsync_sync_log ADD COLUMN first_started INTEGER;
+                ALTER TABLE \(EngineNames.syncLog) ADD COLUMN runs INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE \(EngineNames.syncLog) ADD COLUMN rows_merged INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE \(EngineNames.syncLog) ADD COLUMN first_caught_up INTEGER;
+                ALTER TABLE \(EngineNames.syncLog) ADD COLUMN first_started INTEGER;
                 """)
     }
 
@@ -184,8 +186,8 @@ enum EngineSchema {
     /// replica, as then.
     private static func addIdentityMap(_ db: Database) throws {
         try db.execute(sql: IdentityMap.createSQL)
-        if try !db.columns(in: "vecsync_tables").contains(where: { $0.name == "local_keys" }) {
-            try db.execute(sql: "ALTER TABLE vecsync_tables ADD COLUMN local_keys INTEGER NOT NULL DEFAULT 0")
+        if try !db.columns(in: EngineNames.tables).contains(where: { $0.name == "local_keys" }) {
+            try db.execute(sql: "ALTER TABLE \(EngineNames.tables) ADD COLUMN local_keys INTEGER NOT NULL DEFAULT 0")
         }
     }
 
@@ -193,36 +195,39 @@ enum EngineSchema {
     /// merge, as then) and its indexes by row, by what a row waits for, and of the rows that
     /// wait for nothing named (a merge reads those alone, not the whole quarantine).
     private static func addQuarantineWaits(_ db: Database) throws {
-        if try !db.columns(in: "vecsync_quarantine").contains(where: { $0.name == "waits_tbl" }) {
-            try db.execute(sql: "ALTER TABLE vecsync_quarantine ADD COLUMN waits_tbl TEXT")
-            try db.execute(sql: "ALTER TABLE vecsync_quarantine ADD COLUMN waits_pk")
+        if try !db.columns(in: EngineNames.quarantine).contains(where: { $0.name == "waits_tbl" }) {
+            try db.execute(sql: "ALTER TABLE \(EngineNames.quarantine) ADD COLUMN waits_tbl TEXT")
+            try db.execute(sql: "ALTER TABLE \(EngineNames.quarantine) ADD COLUMN waits_pk")
         }
         try db.execute(
             sql: """
-                CREATE INDEX IF NOT EXISTS vecsync_quarantine_row ON vecsync_quarantine (tbl, pk);
-                CREATE INDEX IF NOT EXISTS vecsync_quarantine_waits ON vecsync_quarantine (waits_tbl, waits_pk)
+                CREATE INDEX IF NOT EXISTS \(EngineNames.quarantineRowIndex) ON \(EngineNames.quarantine) (tbl, pk);
+                CREATE INDEX IF NOT EXISTS \(EngineNames.quarantineWaitsIndex) ON \(EngineNames.quarantine) (waits_tbl, waits_pk)
                   WHERE waits_tbl IS NOT NULL;
-                CREATE INDEX IF NOT EXISTS vecsync_quarantine_unnamed ON vecsync_quarantine (tbl, pk)
+                CREATE INDEX IF NOT EXISTS \(EngineNames.quarantineUnnamedIndex) ON \(EngineNames.quarantine) (tbl, pk)
                   WHERE waits_tbl IS NULL;
                 """)
     }
 
     /// `vecsync_unchanged`, `ra_floor` and the clock tables' authority and change columns.
     private static func addUnchangedAndClockColumns(_ db: Database, site: SiteID) throws {
-        if try !db.tableExists("vecsync_unchanged") {
+        if try !db.tableExists(EngineNames.unchanged) {
             try db.execute(
-                sql: "CREATE TABLE vecsync_unchanged (tbl TEXT NOT NULL, pk, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
-            if try db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) {
+                sql:
+                    "CREATE TABLE \(EngineNames.unchanged) (tbl TEXT NOT NULL, pk, PRIMARY KEY (tbl, pk)) WITHOUT ROWID"
+            )
+            if try db.columns(in: EngineNames.replica).contains(where: { $0.name == "ra_floor" }) {
                 for table in try Replica.trackedTables(db, checkingSchema: false) {
                     try TriggerSQL(table: table, site: site).install(db)
                 }
             }
         }
-        guard try !db.columns(in: "vecsync_replica").contains(where: { $0.name == "ra_floor" }) else { return }
-        try db.execute(sql: "ALTER TABLE vecsync_replica ADD COLUMN ra_floor INTEGER NOT NULL DEFAULT 0")
+        guard try !db.columns(in: EngineNames.replica).contains(where: { $0.name == "ra_floor" }) else { return }
+        try db.execute(sql: "ALTER TABLE \(EngineNames.replica) ADD COLUMN ra_floor INTEGER NOT NULL DEFAULT 0")
         for table in try Replica.trackedTables(db, checkingSchema: false) {
             let clock = table.clockTable.quotedName
-            try db.execute(sql: "DROP INDEX IF EXISTS \("vecsync_clock_\(table.name)_seq".quotedSQLIdentifier)")
+            try db.execute(
+                sql: "DROP INDEX IF EXISTS \(EngineNames.clockSequenceIndex(of: table.name).quotedSQLIdentifier)")
             for column in table.clockTable.authorityAndChangeColumns {
                 try db.execute(sql: "ALTER TABLE \(clock) ADD COLUMN \(column) INTEGER")
             }
@@ -234,7 +239,7 @@ enum EngineSchema {
     /// `vecsync_replica.merging`, then drops the column (SQLite refuses to while a trigger
     /// names it).
     private static func dropMergingColumn(_ db: Database, site: SiteID) throws {
-        guard try db.columns(in: "vecsync_replica").contains(where: { $0.name == "merging" }) else { return }
+        guard try db.columns(in: EngineNames.replica).contains(where: { $0.name == "merging" }) else { return }
         let readOnly = try Replica.isReadOnly(db)
         for table in try Replica.trackedTables(db, checkingSchema: false) {
             let sql = TriggerSQL(table: table, site: site)
@@ -242,12 +247,12 @@ enum EngineSchema {
             try db.execute(sql: TriggerSQL.drop(sql.guardTriggerNames))
             if readOnly { try db.execute(sql: sql.createGuardTriggers(site: site)) }
         }
-        try db.execute(sql: "ALTER TABLE vecsync_replica DROP COLUMN merging")
+        try db.execute(sql: "ALTER TABLE \(EngineNames.replica) DROP COLUMN merging")
     }
 
     /// The site stored in the database, or nil when it was never set up for sync.
     static func storedSite(_ db: Database) throws -> SiteID? {
-        guard try db.tableExists("vecsync_replica") else { return nil }
-        return try String.fetchOne(db, sql: "SELECT site FROM vecsync_replica WHERE id = 1").map { SiteID($0) }
+        guard try db.tableExists(EngineNames.replica) else { return nil }
+        return try String.fetchOne(db, sql: "SELECT site FROM \(EngineNames.replica) WHERE id = 1").map { SiteID($0) }
     }
 }

@@ -38,7 +38,8 @@ extension Replica {
                     )
                 else {
                     if let reason = try String.fetchOne(
-                        db, sql: "SELECT reason FROM vecsync_suspended WHERE tbl = ? COLLATE NOCASE", arguments: [table]
+                        db, sql: "SELECT reason FROM \(EngineNames.suspended) WHERE tbl = ? COLLATE NOCASE",
+                        arguments: [table]
                     ) {
                         throw SyncError.schemaChanged(table: table, reason: reason)
                     }
@@ -55,7 +56,7 @@ extension Replica {
                     }
                     stamped.insert(index)
                 }
-                try db.execute(sql: "DELETE FROM vecsync_unverified WHERE tbl = ?", arguments: [tracked.name])
+                try db.execute(sql: "DELETE FROM \(EngineNames.unverified) WHERE tbl = ?", arguments: [tracked.name])
                 guard !stamped.isEmpty else { return 0 }
                 let flags = tracked.columns.indices.map { ", \(stamped.contains($0) ? 1 : 0) AS d\($0)" }.joined()
                 let key = tracked.primaryKey.quotedSQLIdentifier
@@ -77,7 +78,7 @@ extension Replica {
             try writer.read { db in
                 let tracked = Set(try Self.recordedTables(db).map(\.name))
                 var tables: [String: String] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT tbl, reason FROM vecsync_unverified") {
+                for row in try Row.fetchAll(db, sql: "SELECT tbl, reason FROM \(EngineNames.unverified)") {
                     let name: String = row["tbl"]
                     if tracked.contains(name) { tables[name] = row["reason"] }
                 }

@@ -130,7 +130,7 @@ extension Replica {
                 }
                 try Self.commitAlter(
                     db, before: current, renames: renames, snapshot: snapshot, site: site, report: &report)
-                try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [current.name])
+                try db.execute(sql: "DELETE FROM \(EngineNames.suspended) WHERE tbl = ?", arguments: [current.name])
                 if let after = try Self.recordedTables(db).first(where: { $0.name == current.name }) {
                     try Self.installCounters(db, table: after, site: site)
                 }
@@ -180,20 +180,22 @@ extension Replica {
     ) throws -> TrackedTable {
         let renamed = table.with(name: name)
         try db.execute(sql: "ALTER TABLE \(table.clockTable.quotedName) RENAME TO \(renamed.clockTable.quotedName)")
-        try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [table.name])
+        try db.execute(sql: "DELETE FROM \(EngineNames.tables) WHERE name = ?", arguments: [table.name])
         try record(renamed, db)
         for engineTable in [
-            "vecsync_pending", "vecsync_quarantine", "vecsync_unverified", "vecsync_suspended", IdentityMap.tableName,
+            EngineNames.pending, EngineNames.quarantine, EngineNames.unverified, EngineNames.suspended,
+            IdentityMap.tableName,
         ] {
             try db.execute(
                 sql: "UPDATE OR REPLACE \(engineTable) SET tbl = ? WHERE tbl = ?", arguments: [name, table.name])
         }
         try db.execute(
-            sql: "UPDATE OR REPLACE vecsync_retired SET tbl = ? WHERE tbl = ? AND col <> ''",
+            sql: "UPDATE OR REPLACE \(EngineNames.retired) SET tbl = ? WHERE tbl = ? AND col <> ''",
             arguments: [name, table.name])
-        try db.execute(sql: "DELETE FROM vecsync_retired WHERE tbl = ? COLLATE NOCASE AND col = ''", arguments: [name])
         try db.execute(
-            sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, '', ?)",
+            sql: "DELETE FROM \(EngineNames.retired) WHERE tbl = ? COLLATE NOCASE AND col = ''", arguments: [name])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO \(EngineNames.retired) (tbl, col, renamed_to) VALUES (?, '', ?)",
             arguments: [table.name, name])
         report.renamedTables[table.name] = name
         return renamed
@@ -279,14 +281,14 @@ extension Replica {
             if let reason = state.suspension {
                 report.suspendedTables[recorded.name] = reason
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO vecsync_suspended (tbl, reason) VALUES (?, ?)",
+                    sql: "INSERT OR IGNORE INTO \(EngineNames.suspended) (tbl, reason) VALUES (?, ?)",
                     arguments: [recorded.name, reason])
                 continue
             }
             if try isMarkedSuspended(db, recorded.name) {
                 // Fixed outside `alter` (the change undone): change scans skipped the table
                 // meanwhile, so every row goes out again.
-                try db.execute(sql: "DELETE FROM vecsync_suspended WHERE tbl = ?", arguments: [recorded.name])
+                try db.execute(sql: "DELETE FROM \(EngineNames.suspended) WHERE tbl = ?", arguments: [recorded.name])
                 try resendAll(db, table: recorded)
                 report.resumedTables.append(recorded.name)
             }
@@ -318,13 +320,13 @@ extension Replica {
     ) throws {
         guard try db.tableExists(before.name) else {
             try db.execute(sql: before.clockTable.dropSQL)
-            try db.execute(sql: "DELETE FROM vecsync_tables WHERE name = ?", arguments: [before.name])
-            try db.execute(sql: "DELETE FROM vecsync_pending WHERE tbl = ?", arguments: [before.name])
-            try db.execute(sql: "DELETE FROM vecsync_quarantine WHERE tbl = ?", arguments: [before.name])
-            try db.execute(sql: "DELETE FROM vecsync_unverified WHERE tbl = ?", arguments: [before.name])
+            try db.execute(sql: "DELETE FROM \(EngineNames.tables) WHERE name = ?", arguments: [before.name])
+            try db.execute(sql: "DELETE FROM \(EngineNames.pending) WHERE tbl = ?", arguments: [before.name])
+            try db.execute(sql: "DELETE FROM \(EngineNames.quarantine) WHERE tbl = ?", arguments: [before.name])
+            try db.execute(sql: "DELETE FROM \(EngineNames.unverified) WHERE tbl = ?", arguments: [before.name])
             report.unverifiedTables[before.name] = nil
             try db.execute(
-                sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, '', NULL)",
+                sql: "INSERT OR REPLACE INTO \(EngineNames.retired) (tbl, col, renamed_to) VALUES (?, '', NULL)",
                 arguments: [before.name])
             report.droppedTables.append(before.name)
             return
@@ -373,7 +375,7 @@ extension Replica {
         let table = before.with(columns: live.columns, declaredTypes: live.declaredTypes)
         if mapping != Array(before.columns.indices).map({ Optional($0) }) {
             // Rebuild the clock table with the columns' fields at their new positions.
-            let old = "vecsync_alter_\(before.name)"
+            let old = EngineNames.alterCopy(of: before.name)
             try db.execute(sql: "ALTER TABLE \(before.clockTable.quotedName) RENAME TO \(old.quotedSQLIdentifier)")
             try db.execute(sql: table.clockTable.createSQL)
             try db.execute(sql: table.clockTable.copySQL(from: old, mapping: mapping))
@@ -382,24 +384,24 @@ extension Replica {
         try record(table, db)
         for index in dropped {
             try db.execute(
-                sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, ?, NULL)",
+                sql: "INSERT OR REPLACE INTO \(EngineNames.retired) (tbl, col, renamed_to) VALUES (?, ?, NULL)",
                 arguments: [table.name, before.columns[index]])
             try db.execute(
-                sql: "DELETE FROM vecsync_pending WHERE tbl = ? AND col = ? COLLATE NOCASE",
+                sql: "DELETE FROM \(EngineNames.pending) WHERE tbl = ? AND col = ? COLLATE NOCASE",
                 arguments: [table.name, before.columns[index]])
         }
         for (old, new) in renames where old.lowercased() != new.lowercased() {
             try db.execute(
-                sql: "INSERT OR REPLACE INTO vecsync_retired (tbl, col, renamed_to) VALUES (?, ?, ?)",
+                sql: "INSERT OR REPLACE INTO \(EngineNames.retired) (tbl, col, renamed_to) VALUES (?, ?, ?)",
                 arguments: [table.name, old, new])
             try db.execute(
-                sql: "UPDATE OR REPLACE vecsync_pending SET col = ? WHERE tbl = ? AND col = ? COLLATE NOCASE",
+                sql: "UPDATE OR REPLACE \(EngineNames.pending) SET col = ? WHERE tbl = ? AND col = ? COLLATE NOCASE",
                 arguments: [new, table.name, old])
         }
         // A column added again under a retired name syncs again.
         for name in live.columns {
             try db.execute(
-                sql: "DELETE FROM vecsync_retired WHERE tbl = ? AND col = ? COLLATE NOCASE",
+                sql: "DELETE FROM \(EngineNames.retired) WHERE tbl = ? AND col = ? COLLATE NOCASE",
                 arguments: [table.name, name])
         }
         let added = mapping.indices.filter { mapping[$0] == nil }
@@ -463,14 +465,14 @@ extension Replica {
             + "Replica.restamp(\(table.name.debugDescription), columns: [the columns it changed]) on this replica, "
             + "or with columns: [] once you know it changed none"
         try db.execute(
-            sql: "INSERT OR REPLACE INTO vecsync_unverified (tbl, reason) VALUES (?, ?)",
+            sql: "INSERT OR REPLACE INTO \(EngineNames.unverified) (tbl, reason) VALUES (?, ?)",
             arguments: [table.name, reason])
         report.unverifiedTables[table.name] = reason
     }
 
     /// Whether a suspension of `table` was noted in `vecsync_suspended`.
     static func isMarkedSuspended(_ db: Database, _ table: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT 1 FROM vecsync_suspended WHERE tbl = ?", arguments: [table]) ?? false
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM \(EngineNames.suspended) WHERE tbl = ?", arguments: [table]) ?? false
     }
 
     /// Gives every clock row of `table` a new sequence number (and each column changed so
@@ -488,7 +490,7 @@ extension Replica {
         try db.execute(
             sql: """
                 WITH n AS (SELECT pk, row_number() OVER (ORDER BY pk) AS r FROM \(clock)),
-                s AS (SELECT seq AS base FROM vecsync_replica WHERE id = 1)
+                s AS (SELECT seq AS base FROM \(EngineNames.replica) WHERE id = 1)
                 UPDATE \(clock) SET seq = s.base + n.r\(changes) FROM n, s WHERE n.pk = \(clock).pk
                 """)
         try db.execute(sql: TriggerSQL.advanceSequence, arguments: [count])
@@ -599,10 +601,10 @@ extension Replica {
                 try db.execute(sql: TriggerSQL.tick)
                 try db.execute(
                     sql: """
-                        UPDATE \(clock) SET \(ClockTable.version(index)) = (SELECT hlc FROM vecsync_replica WHERE id = 1),
+                        UPDATE \(clock) SET \(ClockTable.version(index)) = (SELECT hlc FROM \(EngineNames.replica) WHERE id = 1),
                         \(ClockTable.writer(index)) = 0, \(ClockTable.authority(index)) = \(authority),
-                        \(ClockTable.changedAt(index)) = (SELECT seq FROM vecsync_replica WHERE id = 1),
-                        seq = (SELECT seq FROM vecsync_replica WHERE id = 1) WHERE pk = ?
+                        \(ClockTable.changedAt(index)) = (SELECT seq FROM \(EngineNames.replica) WHERE id = 1),
+                        seq = (SELECT seq FROM \(EngineNames.replica) WHERE id = 1) WHERE pk = ?
                         """,
                     arguments: [pk])
             }
@@ -621,16 +623,16 @@ extension Replica {
         let kept = try Row.fetchAll(
             db,
             sql:
-                "SELECT pk, col, ra, cl, authority, version, site, value FROM vecsync_pending WHERE tbl = ? ORDER BY pk, col",
+                "SELECT pk, col, ra, cl, authority, version, site, value FROM \(EngineNames.pending) WHERE tbl = ? ORDER BY pk, col",
             arguments: [table.name]
         ).filter { positions[($0["col"] as String).lowercased()] != nil }
         guard !kept.isEmpty else { return 0 }
-        try DerivedIndexCatalogue.setMerging(db, true)
+        try MergingFlag.set(db, true)
         var sites = try siteNames(db)
         var ordinals: [SiteID: Int64] = [:]
         for (ordinal, site) in sites { ordinals[site] = ordinal }
-        guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM vecsync_replica WHERE id = 1") else {
-            throw SyncError.notAReplica(reason: "vecsync_replica is empty")
+        guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM \(EngineNames.replica) WHERE id = 1") else {
+            throw SyncError.notAReplica(reason: "\(EngineNames.replica) is empty")
         }
         var seq: Int64 = state["seq"]
         var hlc: Int64 = state["hlc"]
@@ -669,7 +671,7 @@ extension Replica {
             if let known = ordinals[site] {
                 ordinal = known
             } else {
-                try db.execute(sql: "INSERT INTO vecsync_sites (site) VALUES (?)", arguments: [site.rawValue])
+                try db.execute(sql: "INSERT INTO \(EngineNames.sites) (site) VALUES (?)", arguments: [site.rawValue])
                 ordinal = db.lastInsertedRowID
                 ordinals[site] = ordinal
                 sites[ordinal] = site
@@ -683,14 +685,14 @@ extension Replica {
             changedKeys.append(pk)
             applied += 1
         }
-        try db.execute(sql: "UPDATE vecsync_replica SET hlc = ?, seq = ? WHERE id = 1", arguments: [hlc, seq])
+        try db.execute(sql: "UPDATE \(EngineNames.replica) SET hlc = ?, seq = ? WHERE id = 1", arguments: [hlc, seq])
         for row in kept {
             try db.execute(
-                sql: "DELETE FROM vecsync_pending WHERE tbl = ? AND pk = ? AND col = ?",
+                sql: "DELETE FROM \(EngineNames.pending) WHERE tbl = ? AND pk = ? AND col = ?",
                 arguments: [table.name, row["pk"] as DatabaseValue, row["col"] as String])
         }
         _ = try DerivedIndexCatalogue(db).refresh(db, changedKeys: [table.name: changedKeys])
-        try DerivedIndexCatalogue.setMerging(db, false)
+        try MergingFlag.set(db, false)
         return applied
     }
 
@@ -722,7 +724,7 @@ extension Replica {
     /// per table, old column name to new name (nil: dropped; the key "" for the table itself).
     static func retiredColumns(_ db: Database) throws -> [String: [String: String?]] {
         var retired: [String: [String: String?]] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT tbl, col, renamed_to FROM vecsync_retired") {
+        for row in try Row.fetchAll(db, sql: "SELECT tbl, col, renamed_to FROM \(EngineNames.retired)") {
             retired[row["tbl"] as String, default: [:]][row["col"] as String] = .some(row["renamed_to"] as String?)
         }
         return retired

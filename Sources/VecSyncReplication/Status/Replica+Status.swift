@@ -13,7 +13,7 @@ extension Replica {
     public func syncStatus() throws -> SyncStatus {
         try SyncError.wrap {
             try writer.read { db in
-                let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM vecsync_replica WHERE id = 1") ?? 0
+                let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM \(EngineNames.replica) WHERE id = 1") ?? 0
                 let tables = try Self.trackedTables(db, checkingSchema: false)
                 // Rows whose change after the cursor was made here (ordinal 0): the row's
                 // state (an insert, a delete) or a column written after the cursor.
@@ -36,12 +36,12 @@ extension Replica {
                 }
                 var destinations: [SyncStatus.Destination] = []
                 for row in try Row.fetchAll(
-                    db, sql: "SELECT destination, through FROM vecsync_published ORDER BY destination")
+                    db, sql: "SELECT destination, through FROM \(EngineNames.published) ORDER BY destination")
                 {
                     let name: String = row["destination"]
-                    // Pull cursors (`pull:…`) and the ends of the last files written to
-                    // folders (`file:…`) share the table; they are not push cursors.
-                    guard !name.hasPrefix("pull:"), !name.hasPrefix("file:") else { continue }
+                    // Pull cursors and the ends of the last files written to folders share
+                    // the table; they are not push cursors.
+                    guard SyncCursor(storedName: name).isPush else { continue }
                     let through: Int64 = row["through"]
                     destinations.append(
                         .init(
@@ -56,7 +56,7 @@ extension Replica {
                     db,
                     sql: """
                         SELECT destination, finished, succeeded, summary, runs, rows_merged, first_caught_up, first_started
-                        FROM vecsync_sync_log ORDER BY finished DESC, destination
+                        FROM \(EngineNames.syncLog) ORDER BY finished DESC, destination
                         """
                 ).map { row in
                     SyncStatus.LastSync(
@@ -69,7 +69,7 @@ extension Replica {
                 let gaps = Dictionary(
                     try Self.gaps(db).map { ($0.origin, $0) }, uniquingKeysWith: { first, _ in first })
                 var peers = try Row.fetchAll(
-                    db, sql: "SELECT site, received, acknowledged FROM vecsync_peers ORDER BY site"
+                    db, sql: "SELECT site, received, acknowledged FROM \(EngineNames.peers) ORDER BY site"
                 ).map { row in
                     let site = SiteID(row["site"] as String)
                     return SyncStatus.Peer(
@@ -82,9 +82,11 @@ extension Replica {
                     peers.append(SyncStatus.Peer(site: gap.origin, received: 0, acknowledged: 0, waitingFor: gap))
                 }
                 peers.sort { $0.site < $1.site }
-                let quarantined = try Int.fetchOne(db, sql: "SELECT count(*) FROM vecsync_quarantine") ?? 0
+                let quarantined = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(EngineNames.quarantine)") ?? 0
                 let forced = try Row.fetchAll(
-                    db, sql: "SELECT peer, acknowledged, horizon, compacted FROM vecsync_forced_compactions ORDER BY peer"
+                    db,
+                    sql:
+                        "SELECT peer, acknowledged, horizon, compacted FROM \(EngineNames.forcedCompactions) ORDER BY peer"
                 ).map { row in
                     SyncStatus.ForcedCompaction(
                         peer: SiteID(row["peer"] as String), acknowledged: row["acknowledged"], horizon: row["horizon"],
@@ -104,7 +106,8 @@ extension Replica {
     }
 
     static func gaps(_ db: Database) throws -> [SyncGap] {
-        try Row.fetchAll(db, sql: "SELECT origin, since, through, reason FROM vecsync_gaps ORDER BY origin").map {
+        try Row.fetchAll(db, sql: "SELECT origin, since, through, reason FROM \(EngineNames.gaps) ORDER BY origin").map
+        {
             SyncGap(
                 origin: SiteID($0["origin"] as String), since: $0["since"], through: $0["through"], reason: $0["reason"]
             )
@@ -119,7 +122,7 @@ extension Replica {
                 if let gap {
                     try db.execute(
                         sql: """
-                            INSERT INTO vecsync_gaps (origin, since, through, reason, noted) VALUES (?, ?, ?, ?, ?)
+                            INSERT INTO \(EngineNames.gaps) (origin, since, through, reason, noted) VALUES (?, ?, ?, ?, ?)
                             ON CONFLICT(origin) DO UPDATE SET since = excluded.since, through = excluded.through,
                               reason = excluded.reason, noted = excluded.noted
                             """,
@@ -128,7 +131,8 @@ extension Replica {
                             Int64(Date().timeIntervalSince1970 * 1000),
                         ])
                 } else {
-                    try db.execute(sql: "DELETE FROM vecsync_gaps WHERE origin = ?", arguments: [origin.rawValue])
+                    try db.execute(
+                        sql: "DELETE FROM \(EngineNames.gaps) WHERE origin = ?", arguments: [origin.rawValue])
                 }
             }
         }
@@ -145,7 +149,7 @@ extension Replica {
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
                 try db.execute(
                     sql: """
-                        INSERT INTO vecsync_sync_log
+                        INSERT INTO \(EngineNames.syncLog)
                           (destination, finished, succeeded, summary, runs, rows_merged, first_caught_up, first_started)
                         VALUES (?1, ?2, ?3, ?4, 1, ?5, CASE WHEN ?6 THEN ?2 END, ?7)
                         ON CONFLICT(destination) DO UPDATE SET finished = excluded.finished,

@@ -27,7 +27,7 @@ import Foundation
 /// let report = try replica.sync(through: folder)
 /// print(report)   // "pushed 12 rows in 1 file; pulled 3 files from 2 sites: …"
 /// ```
-public struct FolderTransport: Sendable {
+public struct FolderTransport: SyncTransport {
     /// The shared folder.
     public let folder: URL
 
@@ -148,27 +148,11 @@ public struct FolderTransport: Sendable {
         return (files, unknown, notRegular.sorted())
     }
 
-    /// Whether an error is the database's own failure — busy or locked, full, read-only,
-    /// out of memory, interrupted, an I/O error — rather than a bad change set: such an
-    /// error ends the sync instead of marking a file as refused.
-    static func isDatabaseFailure(_ error: any Error) -> Bool {
-        switch error {
-        case SyncError.sqlite(_, let resultCode, _):
-            // SQLITE_BUSY, LOCKED, NOMEM, READONLY, INTERRUPT, IOERR, FULL, CANTOPEN, PROTOCOL.
-            return [5, 6, 7, 8, 9, 10, 13, 14, 15].contains(resultCode & 0xff)
-        case SyncError.io:
-            return true
-        default:
-            return false
-        }
-    }
-
     /// The name of this folder in `vecsync_published`, where a replica keeps its push cursor.
     public var destination: String { folder.standardizedFileURL.path }
 
-    /// The name under which a replica keeps, in `vecsync_published`, where the last file it
-    /// wrote here ends: the next file starts there.
-    var lastFileKey: String { "file:" + destination }
+    /// Where the last file a replica wrote here ends: the next file starts there.
+    var lastFileCursor: SyncCursor { .lastFile(destination) }
 
     /// The greatest file range this transport trusts: a name claiming more than this beyond
     /// the replica's own sequence is a stray file, not a lost future to move above.
@@ -190,24 +174,14 @@ public struct FolderTransport: Sendable {
         of replica: Replica, from ownFiles: [(url: URL, since: Int64, through: Int64)], after published: Int64,
         through claimed: Int64
     ) throws {
-        var group: [ChangeSet] = []
-        var rows = 0
-        var bytes = 0
+        var groups = BoundedMerge<ChangeSet>(replica) { group, _ in _ = try replica.recoverLostChanges(group) }
         for file in ownFiles where file.through > published && file.through <= claimed {
             guard let data = try? Self.readRegularFile(file.url), let changeSet = try? ChangeSet(serialized: data),
                 changeSet.origin == replica.site
             else { continue }
-            if !group.isEmpty
-                && replica.mergeGroupExceedsLimits(rows: rows + changeSet.records.count, bytes: bytes + data.count)
-            {
-                try replica.recoverLostChanges(group)
-                (group, rows, bytes) = ([], 0, 0)
-            }
-            group.append(changeSet)
-            rows += changeSet.records.count
-            bytes += data.count
+            try groups.add(changeSet, rows: changeSet.records.count, bytes: data.count)
         }
-        try replica.recoverLostChanges(group)
+        try groups.finish()
     }
 
     /// The sites whose changes this folder already holds as far as `replica` has merged
@@ -248,7 +222,7 @@ public struct FolderTransport: Sendable {
         } catch {
             throw SyncError.io(path: directory.path, reason: "cannot create the folder: \(error.localizedDescription)")
         }
-        let published = try replica.publishedThrough(to: destination)
+        let published = try replica.cursor(.push(destination))
         let latest = try replica.currentSequence()
         let ownFiles = files(in: directory).files
         let claimed =
@@ -269,7 +243,7 @@ public struct FolderTransport: Sendable {
         // The next file starts where the last file written ends (before the cursor when the
         // last batches were all left out), so the files hold no hole a reader would wait at.
         // Before any file was written under this version, the files here tell where.
-        let lastFile = try replica.publishedThrough(to: lastFileKey)
+        let lastFile = try replica.cursor(lastFileCursor)
         var since = min(published, lastFile > 0 ? lastFile : Self.contiguousEnd(ownFiles))
         do {
             let end = try replica.forEachChangeSet(since: published, excluding: excluded) { batch in
@@ -284,12 +258,12 @@ public struct FolderTransport: Sendable {
             }
             reached = max(reached, end)
         } catch {
-            if reached > published { try replica.setPublishedThrough(reached, to: destination) }
-            if written > 0 { try replica.setPublishedThrough(since, to: lastFileKey) }
+            if reached > published { try replica.setCursor(.push(destination), to: reached) }
+            if written > 0 { try replica.setCursor(lastFileCursor, to: since) }
             throw error
         }
-        if reached > published { try replica.setPublishedThrough(reached, to: destination) }
-        if since != lastFile && written > 0 { try replica.setPublishedThrough(since, to: lastFileKey) }
+        if reached > published { try replica.setCursor(.push(destination), to: reached) }
+        if since != lastFile && written > 0 { try replica.setCursor(lastFileCursor, to: since) }
         try events.pushed(sent)
         let served = try serveRequests(replica, into: directory, excluding: excluded, events: events)
         return (written + served.files, rows + served.rows)
@@ -361,19 +335,11 @@ public struct FolderTransport: Sendable {
         }
         events.expect(bytes: expectedBytes)
 
-        var pending: [(name: String, changeSet: ChangeSet, bytes: Int)] = []
-        var pendingRows = 0
-        var pendingBytes = 0
         // Files of each origin that could not be read or merged, by file name.
         var damaged: [SiteID: [String: String]] = [:]
-        func flush() throws {
-            defer {
-                pending.removeAll()
-                pendingRows = 0
-                pendingBytes = 0
-            }
-            let results = try replica.mergeGroup(pending.map(\.changeSet), bytes: pendingBytes, events: events)
-            for (item, result) in zip(pending, results) {
+        var groups = BoundedMerge<(name: String, changeSet: ChangeSet)>(replica) { group, bytes in
+            let results = try replica.mergeGroup(group.map(\.changeSet), bytes: bytes, events: events)
+            for (item, result) in zip(group, results) {
                 switch result {
                 case .success(let report): merges.append(report)
                 case .failure(let error):
@@ -403,18 +369,10 @@ public struct FolderTransport: Sendable {
                     events.passed(bytes: bytes.count)
                     continue
                 }
-                if !pending.isEmpty
-                    && replica.mergeGroupExceedsLimits(
-                        rows: pendingRows + changeSet.records.count, bytes: pendingBytes + bytes.count)
-                {
-                    try flush()
-                }
-                pending.append((name, changeSet, bytes.count))
-                pendingRows += changeSet.records.count
-                pendingBytes += bytes.count
+                try groups.add((name, changeSet), rows: changeSet.records.count, bytes: bytes.count)
             }
         }
-        try flush()
+        try groups.finish()
         try noteGaps(replica, origins: origins, damaged: damaged, events: events)
         return (merges, problems, unknown)
     }

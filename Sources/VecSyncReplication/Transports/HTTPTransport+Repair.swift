@@ -67,20 +67,8 @@ extension HTTPTransport {
         } catch is ReachedThrough {
         }
         // One table list for all batches: each batch numbers the tables it uses on its own.
-        var tables: [ChangeSet.Table] = []
-        var records: [ChangeSet.Record] = []
-        for batch in batches {
-            for var record in batch.records {
-                let table = batch.tables[record.table]
-                if let index = tables.firstIndex(of: table) {
-                    record.table = index
-                } else {
-                    record.table = tables.count
-                    tables.append(table)
-                }
-                records.append(record)
-            }
-        }
+        let (tables, records) = ChangeSet.withOneTableList(
+            batches.flatMap { batch in batch.records.map { (batch.tables[$0.table], $0) } })
         return ChangeSet(
             origin: replica.site, since: entry.since, through: entry.through,
             acknowledgements: batches.last?.acknowledgements ?? [:], tables: tables, records: records)

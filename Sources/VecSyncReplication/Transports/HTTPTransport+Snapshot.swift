@@ -19,7 +19,7 @@ extension HTTPTransport {
     /// nothing new. Merging is a join, so a replica with rows of its own (or one that merged
     /// part of the history before) keeps every write that wins.
     @discardableResult
-    public func bootstrap(_ replica: Replica, from snapshot: ServerSnapshot, cursorKey: String) throws
+    public func bootstrap(_ replica: Replica, from snapshot: ServerSnapshot, pullCursor: SyncCursor) throws
         -> [MergeReport]
     {
         let path = "snapshot/\(snapshot.seq)"
@@ -46,8 +46,8 @@ extension HTTPTransport {
                     records: first ? folded.records : []))
         }
         let reports = try replica.merge(changeSets)
-        if try replica.publishedThrough(to: cursorKey) < snapshot.seq {
-            try replica.setPublishedThrough(snapshot.seq, to: cursorKey)
+        if try replica.cursor(pullCursor) < snapshot.seq {
+            try replica.setCursor(pullCursor, to: snapshot.seq)
         }
         return reports
     }

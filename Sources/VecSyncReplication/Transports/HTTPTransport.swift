@@ -79,22 +79,36 @@ public struct HTTPTransport: SyncTransport {
         #endif
     }
 
-    /// The name under which a replica keeps its push cursor for this space in
-    /// `vecsync_published`: the server's store id and the space, so the cursor holds under
-    /// any URL of the server and behind any of its instances.
-    public func pushCursorKey(storeID: String) -> String {
+    /// This space's name among a replica's cursors: the server's store id and the space, so
+    /// a cursor holds under any URL of the server and behind any of its instances.
+    func cursorName(storeID: String) -> String {
         "vecsync-server:\(storeID)/\(space)"
     }
 
-    /// The name under which a replica keeps its pull cursor for this space.
-    public func pullCursorKey(storeID: String) -> String {
-        "pull:" + pushCursorKey(storeID: storeID)
+    /// The replica's push cursor for this space.
+    public func pushCursor(storeID: String) -> SyncCursor {
+        .push(cursorName(storeID: storeID))
     }
 
-    /// The name under which a replica keeps the generation (``ServerStatus/epoch``) of the
-    /// server's store its pull cursor was made under (a `pull:` name: not a push cursor).
-    func epochKey(storeID: String) -> String {
-        "pull:epoch:" + pushCursorKey(storeID: storeID)
+    /// The replica's pull cursor for this space.
+    public func pullCursor(storeID: String) -> SyncCursor {
+        .pull(cursorName(storeID: storeID))
+    }
+
+    /// Where a replica keeps the generation (``ServerStatus/epoch``) of the server's store its
+    /// pull cursor was made under.
+    func epochCursor(storeID: String) -> SyncCursor {
+        .pullEpoch(cursorName(storeID: storeID))
+    }
+
+    /// The name ``pushCursor(storeID:)`` is stored under in `vecsync_published`.
+    public func pushCursorKey(storeID: String) -> String {
+        pushCursor(storeID: storeID).storedName
+    }
+
+    /// The name ``pullCursor(storeID:)`` is stored under in `vecsync_published`.
+    public func pullCursorKey(storeID: String) -> String {
+        pullCursor(storeID: storeID).storedName
     }
 
     /// Where a pull starts: at `cursor`, unless the server's store was restored from a backup
@@ -102,17 +116,17 @@ public struct HTTPTransport: SyncTransport {
     /// sequence number — then from the start (what is already merged is skipped), as the
     /// change sets stored after the restore reuse the numbers the cursor passed. Records the
     /// generation seen.
-    func pullStart(of replica: Replica, status: ServerStatus, cursor: Int64, cursorKey: String) throws -> Int64 {
+    func pullStart(of replica: Replica, status: ServerStatus, cursor: Int64, pullCursor: SyncCursor) throws -> Int64 {
         var restored = false
         if let epoch = status.epoch {
-            let key = epochKey(storeID: status.storeID)
-            let known = try replica.publishedThrough(to: key)
+            let epochCursor = self.epochCursor(storeID: status.storeID)
+            let known = try replica.cursor(epochCursor)
             restored = known != 0 && known != epoch
-            if known != epoch { try replica.setPublishedThrough(epoch, to: key) }
+            if known != epoch { try replica.setCursor(epochCursor, to: epoch) }
         }
         if let last = status.lastSeq, cursor > last { restored = true }
         guard restored, cursor > 0 else { return cursor }
-        try replica.setPublishedThrough(0, to: cursorKey)
+        try replica.setCursor(pullCursor, to: 0)
         return 0
     }
 
@@ -143,11 +157,11 @@ public struct HTTPTransport: SyncTransport {
     public func push(_ replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (files: Int, rows: Int) {
         try register(replica)
         let status = try status()
-        let cursorKey = pushCursorKey(storeID: status.storeID)
+        let pushCursor = self.pushCursor(storeID: status.storeID)
         let devices = status.devices
         let heads = Dictionary(devices.map { ($0.site, $0.head) }, uniquingKeysWith: max)
         let ownHead = heads[replica.site.rawValue] ?? 0
-        let storedCursor = try replica.publishedThrough(to: cursorKey)
+        let storedCursor = try replica.cursor(pushCursor)
         let latest = try replica.currentSequence()
         let received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
         let excluded = Set(
@@ -217,10 +231,10 @@ public struct HTTPTransport: SyncTransport {
             }
             reached = max(reached, end)
         } catch {
-            if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
+            if reached != storedCursor { try replica.setCursor(pushCursor, to: reached) }
             throw error
         }
-        if reached != storedCursor { try replica.setPublishedThrough(reached, to: cursorKey) }
+        if reached != storedCursor { try replica.setCursor(pushCursor, to: reached) }
         try events.pushed(posts)
         // Last, so that a replacement the server refuses does not hold back the new changes.
         let damaged = devices.first { $0.site == replica.site.rawValue }?.damaged ?? []
@@ -253,10 +267,8 @@ public struct HTTPTransport: SyncTransport {
     /// the next pull starts from, so the listing stops at a 410.
     func recoverLostChanges(of replica: Replica, after published: Int64, through claimed: Int64) throws {
         let status = try status()
-        var after = try replica.publishedThrough(to: pullCursorKey(storeID: status.storeID))
-        var group: [ChangeSet] = []
-        var rows = 0
-        var bytes = 0
+        var after = try replica.cursor(pullCursor(storeID: status.storeID))
+        var groups = BoundedMerge<ChangeSet>(replica) { group, _ in _ = try replica.recoverLostChanges(group) }
         listing: for _ in 0..<Self.maximumPages {
             let page: ServerChangeSetPage
             do {
@@ -270,29 +282,12 @@ public struct HTTPTransport: SyncTransport {
                     continue
                 }
                 // One that cannot be read is skipped: the peers that merged it keep its rows.
-                let changeSet: ChangeSet
-                do {
-                    changeSet = try download(entry)
-                } catch let error as HTTPTransportError {
-                    if case .unreachable = error { throw error }
-                    continue
-                } catch is SyncError {
-                    continue
-                }
-                let size = Int(clamping: entry.size)
-                if !group.isEmpty,
-                    replica.mergeGroupExceedsLimits(rows: rows + changeSet.records.count, bytes: bytes + size)
-                {
-                    try replica.recoverLostChanges(group)
-                    (group, rows, bytes) = ([], 0, 0)
-                }
-                group.append(changeSet)
-                rows += changeSet.records.count
-                bytes += size
+                guard case .success(let changeSet) = try fetch(entry) else { continue }
+                try groups.add(changeSet, rows: changeSet.records.count, bytes: Int(clamping: entry.size))
             }
             if !page.hasMore || page.changeSets.isEmpty { break }
         }
-        try replica.recoverLostChanges(group)
+        try groups.finish()
     }
 
     /// One page of the space's change sets after `after`; with `site`, the server records
@@ -331,15 +326,14 @@ public struct HTTPTransport: SyncTransport {
     ) {
         let own = replica.site.rawValue
         let status = try status()
-        let pullDestination = pullCursorKey(storeID: status.storeID)
+        let pullCursor = self.pullCursor(storeID: status.storeID)
         var cursor = try pullStart(
-            of: replica, status: status, cursor: try replica.publishedThrough(to: pullDestination),
-            cursorKey: pullDestination)
+            of: replica, status: status, cursor: try replica.cursor(pullCursor), pullCursor: pullCursor)
         var merges: [MergeReport] = []
         // A new device (or one behind the compaction point) starts from the snapshot.
         var bootstrapped = false
         if let snapshot = status.snapshot, cursor == 0 || cursor < snapshot.compactedThrough {
-            merges += try bootstrap(replica, from: snapshot, cursorKey: pullDestination)
+            merges += try bootstrap(replica, from: snapshot, pullCursor: pullCursor)
             cursor = max(cursor, snapshot.seq)
             bootstrapped = true
         }
@@ -350,10 +344,6 @@ public struct HTTPTransport: SyncTransport {
         // The cursor moves over change sets merged (or already held) in order, and stops
         // before the first that failed, so the next pull tries it again.
         var blocked = false
-        var pending: [(entry: ServerChangeSet, step: PullStep)] = []
-        var pendingRows = 0
-        var pendingBytes = 0
-
         func settle(_ entry: ServerChangeSet, failure: String?) {
             if let failure {
                 blocked = true
@@ -362,18 +352,13 @@ public struct HTTPTransport: SyncTransport {
             }
             if !blocked { cursor = max(cursor, entry.seq) }
         }
-        func flush() throws {
-            defer {
-                pending.removeAll()
-                pendingRows = 0
-                pendingBytes = 0
-            }
-            let changeSets = pending.compactMap { item -> ChangeSet? in
+        var groups = BoundedMerge<(entry: ServerChangeSet, step: PullStep)>(replica) { group, bytes in
+            let changeSets = group.compactMap { item -> ChangeSet? in
                 if case .merge(let changeSet) = item.step { return changeSet }
                 return nil
             }
-            var results = try replica.mergeGroup(changeSets, bytes: pendingBytes, events: events)[...]
-            for (entry, step) in pending {
+            var results = try replica.mergeGroup(changeSets, bytes: bytes, events: events)[...]
+            for (entry, step) in group {
                 switch step {
                 case .skip:
                     settle(entry, failure: nil)
@@ -392,7 +377,7 @@ public struct HTTPTransport: SyncTransport {
                     }
                 }
             }
-            try replica.setPublishedThrough(cursor, to: pullDestination)
+            try replica.setCursor(pullCursor, to: cursor)
         }
 
         // The list first (a few hundred bytes per change set), so the bytes to read are known.
@@ -409,7 +394,7 @@ public struct HTTPTransport: SyncTransport {
                     throw HTTPTransportError.protocolViolation(
                         url: destination, reason: "the history is compacted but there is no snapshot")
                 }
-                merges += try bootstrap(replica, from: snapshot, cursorKey: pullDestination)
+                merges += try bootstrap(replica, from: snapshot, pullCursor: pullCursor)
                 bootstrapped = true
                 cursor = max(cursor, snapshot.seq)
                 after = cursor
@@ -436,34 +421,23 @@ public struct HTTPTransport: SyncTransport {
         for entry in listed {
             guard needed(entry) else {
                 // Our own, or already merged: nothing to fetch.
-                pending.append((entry, .skip))
+                try groups.add((entry, .skip), rows: 0, bytes: 0)
                 continue
             }
             let changeSet: ChangeSet
-            do {
-                changeSet = try download(entry)
-            } catch let error as HTTPTransportError {
-                if case .unreachable = error { throw error }
-                pending.append((entry, .failed("\(Self.name(of: entry)): skipped: \(error)")))
-                events.passed(bytes: Int(clamping: entry.size))
-                continue
-            } catch let error as SyncError {
-                pending.append((entry, .failed("\(Self.name(of: entry)): skipped: \(error)")))
+            switch try fetch(entry) {
+            case .success(let fetched):
+                changeSet = fetched
+            case .failure(let error):
+                try groups.add((entry, .failed("\(Self.name(of: entry)): skipped: \(error)")), rows: 0, bytes: 0)
                 events.passed(bytes: Int(clamping: entry.size))
                 continue
             }
             try replica.addPeer(changeSet.origin)
-            let size = Int(clamping: entry.size)
-            if pendingRows > 0 || pendingBytes > 0,
-                replica.mergeGroupExceedsLimits(rows: pendingRows + changeSet.records.count, bytes: pendingBytes + size)
-            {
-                try flush()
-            }
-            pending.append((entry, .merge(changeSet)))
-            pendingRows += changeSet.records.count
-            pendingBytes += size
+            try groups.add(
+                (entry, .merge(changeSet)), rows: changeSet.records.count, bytes: Int(clamping: entry.size))
         }
-        try flush()
+        try groups.finish()
         try noteGaps(replica, listed: listed, failures: failures, events: events)
         return (merges, problems, 0)
     }
@@ -506,6 +480,19 @@ public struct HTTPTransport: SyncTransport {
         case skip
         /// It could not be fetched or read: the line to report.
         case failed(String)
+    }
+
+    /// ``download(_:)``, with a change set that cannot be fetched or read as the failure (to
+    /// report or skip); a server that cannot be reached is thrown, as is any other error.
+    func fetch(_ entry: ServerChangeSet) throws -> Result<ChangeSet, any Error> {
+        do {
+            return .success(try download(entry))
+        } catch let error as HTTPTransportError {
+            if case .unreachable = error { throw error }
+            return .failure(error)
+        } catch let error as SyncError {
+            return .failure(error)
+        }
     }
 
     /// One change set, checked against its SHA-256 and decoded; it must come from the origin

@@ -3,29 +3,39 @@ import GRDB
 import VecSyncCore
 
 extension Replica {
-    /// The last local sequence number published to `destination` (0 when nothing was):
-    /// the push cursor, kept in `vecsync_published`.
-    public func publishedThrough(to destination: String) throws -> Int64 {
+    /// The value of `cursor` (0 when it was never set), kept in `vecsync_published`.
+    public func cursor(_ cursor: SyncCursor) throws -> Int64 {
         try SyncError.wrap {
             try writer.read { db in
                 try Int64.fetchOne(
-                    db, sql: "SELECT through FROM vecsync_published WHERE destination = ?",
-                    arguments: [destination]) ?? 0
+                    db, sql: "SELECT through FROM \(EngineNames.published) WHERE destination = ?",
+                    arguments: [cursor.storedName]) ?? 0
             }
         }
     }
 
-    /// Records that every change through `through` is published to `destination`.
-    public func setPublishedThrough(_ through: Int64, to destination: String) throws {
+    /// Sets `cursor` to `value`.
+    public func setCursor(_ cursor: SyncCursor, to value: Int64) throws {
         try SyncError.wrap {
             try writer.write { db in
                 try db.execute(
                     sql: """
-                        INSERT INTO vecsync_published (destination, through) VALUES (?, ?)
+                        INSERT INTO \(EngineNames.published) (destination, through) VALUES (?, ?)
                         ON CONFLICT(destination) DO UPDATE SET through = excluded.through
-                        """, arguments: [destination, through])
+                        """, arguments: [cursor.storedName, value])
             }
         }
+    }
+
+    /// The last local sequence number published to `destination` (0 when nothing was):
+    /// the push cursor, ``cursor(_:)`` of ``SyncCursor/push(_:)``.
+    public func publishedThrough(to destination: String) throws -> Int64 {
+        try cursor(.push(destination))
+    }
+
+    /// Records that every change through `through` is published to `destination`.
+    public func setPublishedThrough(_ through: Int64, to destination: String) throws {
+        try setCursor(.push(destination), to: through)
     }
 
     /// Moves this replica's changes after `published` above `claimed`, the greatest sequence
@@ -57,7 +67,7 @@ extension Replica {
                         arguments: ["published": published, "shift": shift])
                 }
                 try db.execute(
-                    sql: "UPDATE vecsync_replica SET seq = max(seq, :published) + :shift WHERE id = 1",
+                    sql: "UPDATE \(EngineNames.replica) SET seq = max(seq, :published) + :shift WHERE id = 1",
                     arguments: ["published": published, "shift": shift])
                 return shift
             }
