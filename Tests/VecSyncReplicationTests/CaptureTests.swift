@@ -9,11 +9,7 @@ import VecSyncTestSupport
 /// Writes to tracked tables are captured whatever the SQL, and tables the engine cannot
 /// track safely are refused with the reason.
 @Suite("Capture")
-struct CaptureTests {
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
-
+struct CaptureTests: ReplicationSuite {
     static func records(_ replica: Replica, since: Int64 = 0) throws -> [String: ChangeSet.Record] {
         let changes = try replica.changes(since: since)
         var byKey: [String: ChangeSet.Record] = [:]

@@ -10,10 +10,9 @@ import VecSyncTestSupport
 /// they accepted, a `Codable` change set whose JSON round-trips, compaction with an explicit
 /// acknowledged version.
 @Suite("Change set API")
-struct ChangeSetAPITests {
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
+struct ChangeSetAPITests: ReplicationSuite {
+    let a: Replica, b: Replica
+    init() throws { (a, b) = (try Fixture.replica("a"), try Fixture.replica("b")) }
 
     /// A value of every storage class, the hard cases on purpose.
     static func randomValue(_ random: inout SeededRandom) -> SyncValue {
@@ -157,8 +156,6 @@ struct ChangeSetAPITests {
 
     @Test("changes come as a sequence of batches that together carry every change")
     func changeSetsSequenceCoversEveryBatch() async throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         for index in 0..<7 { try Self.write(a, "INSERT INTO photos (id, title) VALUES (?, 'x')", ["p\(index)"]) }
         var batches: [ChangeSet] = []
         for try await batch in a.changeSets(since: 0, maximumRows: 2) { batches.append(batch) }
@@ -173,8 +170,6 @@ struct ChangeSetAPITests {
 
     @Test("a merge reports the rows it accepted, with their columns")
     func mergeReportsWhatItAccepted() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one'), ('p2', 'two')")
         let first = try b.merge(a.changes(since: 0))
         #expect(first.accepted.map(\.key) == [.text("p1"), .text("p2")])
@@ -193,7 +188,6 @@ struct ChangeSetAPITests {
 
     @Test("tombstones go up to an explicit acknowledged version, and no further")
     func compactionWithAcknowledgedVersion() throws {
-        let a = try Fixture.replica("a")
         try Self.write(a, "INSERT INTO photos (id) VALUES ('p1'), ('p2'), ('p3')")
         try Self.write(a, "DELETE FROM photos WHERE id = 'p1'")
         let afterFirst = try a.currentSequence()
@@ -211,7 +205,6 @@ struct ChangeSetAPITests {
         }
         #expect(throws: SyncError.self) { try a.compactTombstones(acknowledgedThrough: -1) }
         // A key re-used after its tombstone went still wins over a peer that kept it.
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'back')")
         try b.merge(a.changes(since: 0))
         #expect(

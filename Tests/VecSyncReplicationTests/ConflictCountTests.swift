@@ -9,11 +9,7 @@ import VecSyncTestSupport
 /// A merge report's `conflicts` counts concurrent writes only: writes made on top of a
 /// value the writer had merged are not conflicts.
 @Suite("Conflict counts")
-struct ConflictCountTests {
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
-
+struct ConflictCountTests: ReplicationSuite {
     /// a makes 1,000 photos and b merges them; then b retitles all 1,000 while a, not having
     /// seen that, retitles 100: exactly 100 pairs of writes are concurrent.
     static func history() throws -> (a: Replica, b: Replica, aCursor: Int64) {

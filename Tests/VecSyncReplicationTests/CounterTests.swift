@@ -10,7 +10,7 @@ import VecSyncTestSupport
 /// Counter columns (PN-counters): what each device adds to a declared counter adds up on
 /// every device, instead of the last writer's value winning.
 @Suite("Counters")
-struct CounterTests {
+struct CounterTests: ReplicationSuite {
     /// Merges what each has into the other, both ways, twice.
     static func exchange(_ a: Replica, _ b: Replica) throws {
         for _ in 0..<2 {
@@ -60,9 +60,7 @@ struct CounterTests {
             try replica.track("items")
             return replica
         }
-        try replicas[0].writer.write { db in
-            try db.execute(sql: "INSERT INTO items VALUES ('i1', 'pen', 10, 0.5)")
-        }
+        try Self.write(replicas[0], "INSERT INTO items VALUES ('i1', 'pen', 10, 0.5)")
         try Self.exchange(replicas[0], replicas[1])
         try Self.exchange(replicas[1], replicas[2])
         let writes = [
@@ -111,21 +109,19 @@ struct CounterTests {
         }
     }
 
-    @Test("a counter is the sum of the merged contributions whatever came first: NULL writes, a delete racing an increment, a row created again")
+    @Test(
+        "a counter is the sum of the merged contributions whatever came first: NULL writes, a delete racing an increment, a row created again"
+    )
     func countersConvergeThroughNullsAndDeletes() throws {
         let replicas = try Self.itemReplicas(["a", "b"])
-        try replicas[0].writer.write { db in
-            try db.execute(sql: "INSERT INTO items VALUES ('unset', 'nobody counted', NULL), ('i2', 'pen', 4)")
-        }
+        try Self.write(replicas[0], "INSERT INTO items VALUES ('unset', 'nobody counted', NULL), ('i2', 'pen', 4)")
         try Self.exchange(replicas[0], replicas[1])
         // A counter nobody has set stays NULL; NULL written on b before a's 7 arrives is no
         // contribution, so the sum is a's 7 on both.
-        try replicas[0].writer.write { db in try db.execute(sql: "UPDATE items SET stock = 7 WHERE id = 'unset'") }
-        try replicas[1].writer.write { db in
-            try db.execute(sql: "UPDATE items SET name = 'renamed', stock = NULL WHERE id = 'unset'")
-        }
+        try Self.write(replicas[0], "UPDATE items SET stock = 7 WHERE id = 'unset'")
+        try Self.write(replicas[1], "UPDATE items SET name = 'renamed', stock = NULL WHERE id = 'unset'")
         // b adds 2 to i2 while a deletes it and creates it again with 1.
-        try replicas[1].writer.write { db in try db.execute(sql: "UPDATE items SET stock = stock + 2 WHERE id = 'i2'") }
+        try Self.write(replicas[1], "UPDATE items SET stock = stock + 2 WHERE id = 'i2'")
         try replicas[0].writer.write { db in
             try db.execute(sql: "DELETE FROM items WHERE id = 'i2'")
             try db.execute(sql: "INSERT INTO items VALUES ('i2', 'new pen', 1)")
@@ -137,7 +133,7 @@ struct CounterTests {
         // The new pen counts from 1, plus b's concurrent 2.
         #expect(first.first { $0[0] == "i2".databaseValue }?[2] == 3.databaseValue)
         // Written NULL once a contribution exists: counts as 0 on both.
-        try replicas[1].writer.write { db in try db.execute(sql: "UPDATE items SET stock = NULL WHERE id = 'i2'") }
+        try Self.write(replicas[1], "UPDATE items SET stock = NULL WHERE id = 'i2'")
         try Self.exchange(replicas[0], replicas[1])
         for replica in replicas {
             #expect(try Self.items(replica).first { $0[0] == "i2".databaseValue }?[2] == 0.databaseValue)
@@ -147,9 +143,7 @@ struct CounterTests {
     @Test("a row moved to another key takes its counter there, where earlier contributions were")
     func rekeyedRowKeepsItsCounter() throws {
         let replicas = try Self.itemReplicas(["a", "b"])
-        try replicas[0].writer.write { db in
-            try db.execute(sql: "INSERT INTO items VALUES ('old', 'pen', 5), ('gone', 'cup', 3)")
-        }
+        try Self.write(replicas[0], "INSERT INTO items VALUES ('old', 'pen', 5), ('gone', 'cup', 3)")
         try Self.exchange(replicas[0], replicas[1])
         // 'gone' keeps a's contribution of 3 after its row goes; 'old' then moves there.
         try replicas[0].writer.write { db in

@@ -9,7 +9,9 @@ import VecSyncTestSupport
 /// Edits travel as edits from every device: a device whose first sync only downloaded
 /// pushes the columns it changed, not whole rows with their embeddings.
 @Suite("Edit bytes")
-struct EditBytesTests {
+struct EditBytesTests: FolderSuite {
+    let scratch = ScratchFolder("edit-bytes")
+
     static let dimensions = 768
 
     /// A database with photos of 768-d embeddings, tracked.
@@ -45,9 +47,6 @@ struct EditBytesTests {
 
     @Test("a device whose first sync only downloaded pushes only the columns it edits")
     func downloadedDeviceSendsOnlyEditedColumns() throws {
-        let folder = try temporaryDirectory("edit-bytes")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
         let mac = try Self.replica("mac")
         var random = SeededRandom(defaultSeed: 0xED17_0004)
         try mac.writer.write { db in

@@ -13,20 +13,13 @@ import VecSyncTestSupport
 /// Syncing through a shared folder: any order converges; stray, partial, duplicate and
 /// corrupt files are tolerated.
 @Suite("Folder transport")
-struct FolderTransportTests {
-    static func temporaryFolder() throws -> URL {
-        try temporaryDirectory("folder")
-    }
-
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
+struct FolderTransportTests: FolderSuite {
+    let scratch = ScratchFolder("folder")
+    let a: Replica, b: Replica
+    init() throws { (a, b) = (try Fixture.replica("a"), try Fixture.replica("b")) }
 
     @Test("three replicas syncing through one folder in any order converge")
     func threeReplicasConverge() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
         let replicas = try ["mac", "phone", "tablet"].map {
             try Fixture.replica($0, options: Replica.Options(maximumBatchRows: 7))
         }
@@ -56,11 +49,6 @@ struct FolderTransportTests {
 
     @Test("unknown, temporary, duplicate and corrupt files are skipped; a corrupt one is reported")
     func strayFilesAreTolerated() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         try a.sync(through: transport)
         let siteFolder = folder.appendingPathComponent("a")
@@ -89,9 +77,6 @@ struct FolderTransportTests {
 
     @Test("a read-only replica pulls but never pushes")
     func readOnlyReplicaNeverPushes() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
         let mac = try Fixture.replica("mac")
         let phone = try Fixture.replica("phone")
         try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
@@ -114,11 +99,6 @@ struct FolderTransportTests {
 
     @Test("symbolic links, pipes and linked subfolders in the folder are skipped, never read")
     func linksAndSpecialFilesAreNotRead() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         try a.sync(through: transport)
         let secret = folder.appendingPathComponent("secret.txt")
@@ -148,11 +128,6 @@ struct FolderTransportTests {
 
     @Test("a full disk during the pull ends the sync with the database's error, not a refused file")
     func databaseFailuresAreNotRefusedFiles() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         for row in 0..<300 {
             try Self.write(
                 a, "INSERT INTO photos (id, title, embedding) VALUES (?, ?, ?)",

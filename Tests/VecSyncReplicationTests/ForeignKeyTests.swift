@@ -9,7 +9,13 @@ import VecSyncTestSupport
 /// Foreign keys between tracked tables (notes → photos): a merge commits what it can, and a
 /// child whose parent was deleted is deleted with it, on every replica.
 @Suite("Foreign keys")
-struct ForeignKeyTests {
+struct ForeignKeyTests: ReplicationSuite {
+    /// The replicas of each test, new for every test.
+    let laptop: Replica, phone: Replica, tablet: Replica
+    init() throws {
+        (laptop, phone, tablet) = (try Self.replica("laptop"), try Self.replica("phone"), try Self.replica("tablet"))
+    }
+
     static let schema = """
         CREATE TABLE photos (id TEXT PRIMARY KEY, title TEXT);
         CREATE TABLE notes (id TEXT PRIMARY KEY, photo_id TEXT REFERENCES photos(id), body TEXT);
@@ -27,10 +33,6 @@ struct ForeignKeyTests {
         return replica
     }
 
-    static func write(_ replica: Replica, _ sql: String) throws {
-        try replica.writer.write { db in try db.execute(sql: sql) }
-    }
-
     static func rows(_ replica: Replica, _ sql: String) throws -> [String] {
         try replica.writer.read { db in try String.fetchAll(db, sql: sql) }
     }
@@ -40,20 +42,12 @@ struct ForeignKeyTests {
         try replica.writer.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count }
     }
 
-    /// Merges everything `from` has into `to` (since 0: merges are idempotent).
-    @discardableResult
-    static func deliver(_ from: Replica, to: Replica) throws -> MergeReport {
-        try to.merge(from.changes(since: 0, maximumRows: 10_000))
-    }
-
     /// Whichever replica hears of the other's write first finds the orphan and deletes it;
     /// its delete then reaches the other with the rest.
     @Test(
         "a note added to a photo deleted elsewhere is deleted, and the unrelated edits of the same change set arrive",
         arguments: [true, false])
     func noteOnADeletedPhotoIsDeletedAndTheRestMerges(laptopHearsFirst: Bool) throws {
-        let laptop = try Self.replica("laptop")
-        let phone = try Self.replica("phone")
         try #require(try laptop.writer.read { db in try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") } == true)
         try Self.write(laptop, "INSERT INTO photos (id, title) VALUES ('p1', 'beach'), ('p2', 'forest')")
         try Self.deliver(laptop, to: phone)
@@ -88,9 +82,6 @@ struct ForeignKeyTests {
 
     @Test("a note that arrives before its photo waits in quarantine, and merges when the photo arrives")
     func noteBeforeItsPhotoWaitsForIt() throws {
-        let laptop = try Self.replica("laptop")
-        let phone = try Self.replica("phone")
-        let tablet = try Self.replica("tablet")
         try Self.write(laptop, "INSERT INTO photos (id, title) VALUES ('p1', 'beach')")
         try Self.deliver(laptop, to: phone)
         try Self.write(phone, "INSERT INTO notes (id, photo_id, body) VALUES ('n1', 'p1', 'sunset')")
@@ -112,7 +103,6 @@ struct ForeignKeyTests {
 
     @Test("a note whose photo arrives with it but is quarantined waits with it, and both merge once the photo is fixed")
     func noteWaitsWithItsQuarantinedPhoto() throws {
-        let laptop = try Self.replica("laptop")
         let tablet = try Self.replica(
             "tablet",
             schema: """

@@ -9,10 +9,8 @@ import VecSyncTestSupport
 /// Keys that cannot collide: integer keys local to each replica, or assigned by one site,
 /// BLOB keys end to end, and keys of the wrong kind refused when the row is written.
 @Suite("Keys")
-struct KeyTests {
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
+struct KeyTests: FolderSuite {
+    let scratch = ScratchFolder("blob-keys")
 
     static func replica(_ site: SiteID, schema: String) throws -> Replica {
         let queue = try DatabaseQueue()
@@ -118,9 +116,6 @@ struct KeyTests {
     @Test("BLOB keys (16-byte UUIDs) sync end to end: capture, binary and JSON change sets, merge, folder")
     func blobKeysSyncEndToEnd() throws {
         let schema = "CREATE TABLE items (id BLOB PRIMARY KEY, name TEXT, embedding F32_BLOB(2))"
-        let folder = try temporaryDirectory("blob-keys")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
         let a = try Self.replica("a", schema: schema)
         let b = try Self.replica("b", schema: schema)
         for replica in [a, b] { #expect(try replica.track("items").keyKind == .blob) }

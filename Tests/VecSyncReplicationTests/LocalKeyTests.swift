@@ -11,15 +11,15 @@ import VecSyncTestSupport
 /// rows by identity (creating site, id there), and merges translate keys and the foreign
 /// keys that refer to them.
 @Suite("Local integer keys")
-struct LocalKeyTests {
+struct LocalKeyTests: ReplicationSuite {
+    /// The replicas of each test, new for every test.
+    let a: Replica, b: Replica, c: Replica
+    init() throws { (a, b, c) = (try Self.node("a"), try Self.node("b"), try Self.node("c")) }
+
     static func replica(_ site: SiteID, schema: String) throws -> Replica {
         let queue = try DatabaseQueue()
         try queue.write { db in try db.execute(sql: schema) }
         return try Replica(queue, site: site)
-    }
-
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
     }
 
     static func strings(_ replica: Replica, _ sql: String) throws -> [String] {
@@ -91,8 +91,6 @@ struct LocalKeyTests {
 
     @Test("a foreign key to a row made on another device points at that row on every replica")
     func foreignKeysAreTranslated() throws {
-        let a = try Self.node("a")
-        let b = try Self.node("b")
         // b has rows of its own first, so ids differ between the replicas.
         try Self.write(b, "INSERT INTO users (name) VALUES ('b1'), ('b2')")
         try Self.write(a, "INSERT INTO users (name) VALUES ('Ada')")
@@ -117,8 +115,6 @@ struct LocalKeyTests {
 
     @Test("a child that arrives before its parent waits, and points at that parent once it arrives")
     func childBeforeParent() throws {
-        let a = try Self.node("a")
-        let c = try Self.node("c")
         try Self.write(c, "INSERT INTO users (name) VALUES ('c1')")
         try Self.write(a, "INSERT INTO users (name) VALUES ('x'), ('Ada')")  // Ada is a's 2
         let parents = try a.changes(since: 0)
@@ -141,8 +137,6 @@ struct LocalKeyTests {
 
     @Test("an app insert that takes the id reserved for an awaited parent keeps its row; the parent gets another")
     func reservedIDTakenByTheApp() throws {
-        let a = try Self.node("a")
-        let c = try Self.node("c")
         try Self.write(a, "INSERT INTO users (name) VALUES ('Ada')")
         let parent = try a.changes(since: 0)
         try Self.write(a, "INSERT INTO posts (user_id, title) VALUES (1, 'child')")
@@ -166,9 +160,6 @@ struct LocalKeyTests {
 
     @Test("edits and deletes of a row made elsewhere travel back to its origin and apply to the right row")
     func editsAndDeletesTravelBack() throws {
-        let a = try Self.node("a")
-        let b = try Self.node("b")
-        let c = try Self.node("c")
         try Self.write(b, "INSERT INTO users (name) VALUES ('b1'), ('b2'), ('b3')")
         try Self.write(a, "INSERT INTO users (name) VALUES ('Ada'), ('Bea')")
         try Self.exchange(a, b)
@@ -198,8 +189,6 @@ struct LocalKeyTests {
 
     @Test("a restored database whose lost row's id went to a row from elsewhere keeps both, by identity")
     func lostRowWhoseIDWasTaken() throws {
-        let a = try Self.node("a")
-        let b = try Self.node("b")
         let backup = try DatabaseQueue()
         try a.writer.backup(to: backup)
         try Self.write(a, "INSERT INTO users (name) VALUES ('lost')")  // a's id 1, published
@@ -221,7 +210,6 @@ struct LocalKeyTests {
 
     @Test("a change set with identities is format 4, in binary and JSON alike; one without stays format 3")
     func identitiesRoundTrip() throws {
-        let a = try Self.node("a")
         try Self.write(a, "INSERT INTO users (name) VALUES ('Ada')")
         let afterAda = try a.currentSequence()
         try Self.write(a, "INSERT INTO notes (id, author, body) VALUES ('n1', 1, 'x'), ('n2', NULL, 'y')")

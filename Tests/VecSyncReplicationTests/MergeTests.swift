@@ -9,21 +9,14 @@ import VecSyncTestSupport
 /// Merging: no write lost, a total order for conflicts, atomic change sets, and refusal of
 /// what cannot be merged.
 @Suite("Merge")
-struct MergeTests {
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
+struct MergeTests: ReplicationSuite {
+    let a: Replica, b: Replica
+    init() throws { (a, b) = (try Fixture.replica("a"), try Fixture.replica("b")) }
 
     static func photo(_ replica: Replica, _ id: String) throws -> Row? {
         try replica.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT title, rating FROM photos WHERE id = ?", arguments: [id])
         }
-    }
-
-    /// Merges `from`'s changes since 0 into `to`.
-    @discardableResult
-    static func deliver(_ from: Replica, to: Replica) throws -> MergeReport {
-        try to.merge(from.changes(since: 0, maximumRows: 10_000))
     }
 
     /// Delivers each replica's changes to the other, until both have everything.
@@ -33,10 +26,14 @@ struct MergeTests {
         try deliver(a, to: b)
     }
 
+    /// ``exchange(_:_:)``, then checks that both hold the same rows.
+    static func converge(_ a: Replica, _ b: Replica, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try exchange(a, b)
+        #expect(try Fixture.snapshot(a) == Fixture.snapshot(b), sourceLocation: sourceLocation)
+    }
+
     @Test("concurrent edits to different columns of one row both survive")
     func concurrentColumnEditsBothSurvive() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title, rating) VALUES ('p1', 'old', 1)")
         try Self.deliver(a, to: b)
         try Self.write(a, "UPDATE photos SET title = 'new title' WHERE id = 'p1'")
@@ -66,8 +63,6 @@ struct MergeTests {
 
     @Test("a delete wins over the row it saw, and a later re-insert brings the row back")
     func deleteAndReinsertOrderByCausalLength() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         try Self.deliver(a, to: b)
         try Self.write(b, "UPDATE photos SET title = 'edited' WHERE id = 'p1'")
@@ -102,8 +97,6 @@ struct MergeTests {
 
     @Test("a merge that fails halfway leaves the rows, the clocks and the cursor as they were")
     func failedMergeChangesNothing() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         for index in 0..<10 {
             try Self.write(a, "INSERT INTO photos (id, title) VALUES (?, 'x')", ["p\(index)"])
         }
@@ -140,8 +133,6 @@ struct MergeTests {
 
     @Test("a replayed change set is harmless")
     func replayIsHarmless() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")
         let changes = try a.changes(since: 0)
         #expect(try b.merge(changes).inserted == 1)
@@ -153,7 +144,6 @@ struct MergeTests {
 
     @Test("a change set from an incompatible schema is quarantined, naming the table and the column")
     func schemaMismatchIsQuarantined() throws {
-        let a = try Fixture.replica("a")
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(
@@ -187,16 +177,22 @@ struct MergeTests {
 
     @Test("a replica's own change set is not merged back")
     func ownChangeSetIsRefused() throws {
-        let a = try Fixture.replica("a")
         try Self.write(a, "INSERT INTO photos (id) VALUES ('p1')")
         #expect(throws: SyncError.ownChangeSet(site: "a")) { try a.merge(a.changes(since: 0)) }
     }
 
-    /// A mac, authoritative for photos, and a phone whose clock runs far ahead of it.
-    static func macAndPhone(macClock: Int64 = 1_000_000, phoneClock: Int64 = 9_000_000) throws -> (Replica, Replica) {
+    /// A mac, authoritative for photos, and a phone whose clock runs far ahead of it; `sql`,
+    /// when given, is written on the mac and delivered to the phone.
+    static func macAndPhone(
+        macClock: Int64 = 1_000_000, phoneClock: Int64 = 9_000_000, sharing sql: String? = nil
+    ) throws -> (Replica, Replica) {
         let mac = try Fixture.replica("mac", wallClock: macClock)
         let phone = try Fixture.replica("phone", wallClock: phoneClock)
         for replica in [mac, phone] { try replica.setAuthority("mac", for: "photos") }
+        if let sql {
+            try write(mac, sql)
+            try deliver(mac, to: phone)
+        }
         return (mac, phone)
     }
 
@@ -219,33 +215,28 @@ struct MergeTests {
 
     @Test("a write made after merging the authority's wins over it; a concurrent one loses")
     func authorityOrdersOnlyConcurrentWrites() throws {
-        let (mac, phone) = try Self.macAndPhone()
-        try Self.write(mac, "INSERT INTO photos (id, title, rating) VALUES ('f1', 'scanned', 1)")
-        try Self.deliver(mac, to: phone)
+        let (mac, phone) = try Self.macAndPhone(
+            sharing: "INSERT INTO photos (id, title, rating) VALUES ('f1', 'scanned', 1)")
 
         // The phone renames after seeing the scan: a later write, which wins everywhere.
         try Self.write(phone, "UPDATE photos SET title = 'renamed' WHERE id = 'f1'")
-        try Self.exchange(mac, phone)
+        try Self.converge(mac, phone)
         #expect(try Self.photo(mac, "f1")?["title"] as String? == "renamed")
-        #expect(try Fixture.snapshot(mac) == Fixture.snapshot(phone))
 
         // Both edit concurrently, the phone with a clock far ahead: the authority wins,
         // column by column — the phone's rating, which the mac did not touch, survives.
         try Self.write(mac, "UPDATE photos SET title = 'rescanned' WHERE id = 'f1'")
         try Self.write(phone, "UPDATE photos SET title = 'phone edit', rating = 5 WHERE id = 'f1'")
-        try Self.exchange(mac, phone)
+        try Self.converge(mac, phone)
         for replica in [mac, phone] {
             #expect(try Self.photo(replica, "f1")?["title"] as String? == "rescanned")
             #expect(try Self.photo(replica, "f1")?["rating"] as Int? == 5)
         }
-        #expect(try Fixture.snapshot(mac) == Fixture.snapshot(phone))
     }
 
     @Test("the authority's delete beats a concurrent delete and re-insert elsewhere; a later re-insert wins")
     func authorityDecidesRowExistence() throws {
-        let (mac, phone) = try Self.macAndPhone()
-        try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('f1', 'scanned')")
-        try Self.deliver(mac, to: phone)
+        let (mac, phone) = try Self.macAndPhone(sharing: "INSERT INTO photos (id, title) VALUES ('f1', 'scanned')")
 
         // The file is gone on the mac while the phone deletes and re-creates the entry: the
         // phone's causal length is higher, but the authority's delete wins.
@@ -258,24 +249,21 @@ struct MergeTests {
 
         // Once the phone has seen the delete, its re-insert is a later write and stands.
         try Self.write(phone, "INSERT INTO photos (id, title) VALUES ('f1', 'restored')")
-        try Self.exchange(mac, phone)
+        try Self.converge(mac, phone)
         #expect(try Self.photo(mac, "f1")?["title"] as String? == "restored")
-        #expect(try Fixture.snapshot(mac) == Fixture.snapshot(phone))
 
         // The authority's insert beats a concurrent insert of the same key elsewhere.
         try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('f2', 'from the scan')")
         try Self.write(phone, "INSERT INTO photos (id, title, rating) VALUES ('f2', 'typed on the phone', 4)")
-        try Self.exchange(mac, phone)
+        try Self.converge(mac, phone)
         for replica in [mac, phone] {
             #expect(try Self.photo(replica, "f2")?["title"] as String? == "from the scan")
             #expect(try Self.photo(replica, "f2")?["rating"] as Int? == nil)
         }
-        #expect(try Fixture.snapshot(mac) == Fixture.snapshot(phone))
     }
 
     @Test("a read-only replica refuses local writes with a clear error and still merges")
     func readOnlyReplicaRefusesLocalWrites() throws {
-        let a = try Fixture.replica("a")
         let b = try Fixture.replica("phone")
         try b.setReadOnly(true)
         do {
@@ -294,8 +282,6 @@ struct MergeTests {
 
     @Test("tombstones go once every known peer has acknowledged them, not before")
     func compactionWaitsForAcknowledgement() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id) VALUES ('p1'), ('p2')")
         try Self.write(a, "DELETE FROM photos WHERE id = 'p1'")
         try Self.deliver(a, to: b)
@@ -349,8 +335,6 @@ struct MergeTests {
 
     @Test("changes(since:excluding:) leaves out rows the peer already has, and still moves the cursor")
     func excludingSkipsRowsFromExcludedSites() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(b, "INSERT INTO photos (id, title) VALUES ('from-b', 'b')")
         try Self.deliver(b, to: a)
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('from-a', 'a')")
@@ -363,7 +347,6 @@ struct MergeTests {
 
     @Test("derived indexes can be verified and rebuilt from the tracked rows")
     func derivedIndexesVerifyAndRebuild() throws {
-        let a = try Fixture.replica("a")
         try Self.write(
             a, "INSERT INTO photos (id, embedding) VALUES ('p1', ?), ('p2', ?)",
             [Vector([1, 0, 0, 0]).blob, Vector([0, 1, 0, 0]).blob])
@@ -376,8 +359,6 @@ struct MergeTests {
 
     @Test("a column added to a tracked table after tracking is adopted by the next merge")
     func addedColumnIsAdoptedByMerge() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO albums (id, name) VALUES (1, 'x')")
         try Self.write(b, "ALTER TABLE albums ADD COLUMN extra TEXT")
         let report = try Self.deliver(a, to: b)
@@ -387,8 +368,6 @@ struct MergeTests {
 
     @Test("a libSQL vector index follows merged inserts, updates and deletes: vector_top_k agrees everywhere")
     func libsqlVectorIndexFollowsMerges() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         for replica in [a, b] {
             try Self.write(
                 replica,
@@ -431,8 +410,6 @@ struct MergeTests {
 
     @Test("a merge refreshes the vec0 index for the changed rows, so searches agree")
     func vectorIndexIsRefreshedAfterMerge() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         let v1 = Vector([1, 0, 0, 0])
         let v2 = Vector([0, 1, 0, 0])
         try Self.write(a, "INSERT INTO photos (id, embedding) VALUES ('p1', ?), ('p2', ?)", [v1.blob, v2.blob])

@@ -11,7 +11,9 @@ import VecSyncTestSupport
 /// tried again when what it waits for arrives (and only then), and a sync counts a row as
 /// merged once it is in its table.
 @Suite("Parent order")
-struct ParentOrderTests {
+struct ParentOrderTests: FolderSuite {
+    let scratch = ScratchFolder("parent-order")
+
     static let schema = """
         CREATE TABLE drives (uuid TEXT PRIMARY KEY, name TEXT NOT NULL);
         CREATE TABLE files (
@@ -45,6 +47,17 @@ struct ParentOrderTests {
 
     static func rows(_ replica: Replica, _ sql: String) throws -> [String] {
         try replica.writer.read { db in try String.fetchAll(db, sql: sql) }
+    }
+
+    /// Every change of `mac`, and the same change set holding only its files (those `keep`
+    /// accepts), without the drives they refer to: as if the drives were still on their way.
+    static func filesAlone(
+        of mac: Replica, keep: (ChangeSet.Record) -> Bool = { _ in true }
+    ) throws -> (all: ChangeSet, filesOnly: ChangeSet) {
+        let all = try mac.changes(since: 0, maximumRows: 1_000)
+        var filesOnly = all
+        filesOnly.records = all.records.filter { all.tables[$0.table].name == "files" && keep($0) }
+        return (all, filesOnly)
     }
 
     static func quarantineIDs(_ replica: Replica) throws -> [Int64] {
@@ -96,9 +109,7 @@ struct ParentOrderTests {
         let mac = try Self.replica("mac", files: 30)
         let phone = try Self.replica("phone", files: 0)
         // The phone hears of the files alone (the drives left out, as if still on their way).
-        let all = try mac.changes(since: 0, maximumRows: 1_000)
-        var filesOnly = all
-        filesOnly.records = all.records.filter { all.tables[$0.table].name == "files" }
+        let (all, filesOnly) = try Self.filesAlone(of: mac)
         let first = try phone.merge(filesOnly)
         #expect(first.quarantined.count == 30)
         let kept = try Self.quarantineIDs(phone)
@@ -153,9 +164,7 @@ struct ParentOrderTests {
     func quarantinedRowReleasedByALocalParent() throws {
         let mac = try Self.replica("mac", files: 3)
         let phone = try Self.replica("phone", files: 0)
-        let all = try mac.changes(since: 0, maximumRows: 1_000)
-        var filesOnly = all
-        filesOnly.records = all.records.filter { all.tables[$0.table].name == "files" && $0.key == .text("f0000") }
+        let (all, filesOnly) = try Self.filesAlone(of: mac) { $0.key == .text("f0000") }
         #expect(try phone.merge(filesOnly).quarantined.count == 1)
         try phone.writer.write { db in try db.execute(sql: "INSERT INTO drives VALUES ('d0', 'Drive 0 (phone)')") }
         try mac.writer.write { db in try db.execute(sql: "INSERT INTO drives VALUES ('d5', 'Spare')") }
@@ -166,9 +175,6 @@ struct ParentOrderTests {
 
     @Test("a sync counts a row as merged once it is in its table, and reports only rows still in quarantine")
     func syncCountsRowsInTheirTables() throws {
-        let folder = try temporaryDirectory("parent-order")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
         // "alpha" writes a file on a drive that "zulu" made and alpha's change sets do not
         // carry (alpha enforces no foreign keys): a reader merges alpha's change set first
         // (origins in name order), one change set per transaction.

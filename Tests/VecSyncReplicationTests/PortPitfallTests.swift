@@ -11,11 +11,7 @@ import VecSyncTestSupport
 /// `getChangesSince(last); last = getClock()` loop, a JSON change set edited by hand,
 /// compaction past a peer, and children of a row deleted concurrently.
 @Suite("Port pitfalls")
-struct PortPitfallTests {
-    static func write(_ replica: Replica, _ sql: String) throws {
-        try replica.writer.write { db in try db.execute(sql: sql) }
-    }
-
+struct PortPitfallTests: ReplicationSuite {
     static func count(_ replica: Replica, _ table: String) throws -> Int {
         try replica.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
     }
@@ -160,13 +156,7 @@ struct PortPitfallTests {
 
     @Test("a photo-store note added to a photo deleted on another device is deleted on both")
     func photoStoreNoteOfADeletedPhotoGoes() throws {
-        let queues = try [StoreSchemaSyncTests.database(), StoreSchemaSyncTests.database()]
-        let stores = try queues.map { try PhotoStore(writer: $0, dimensions: 4) }
-        let replicas = try zip(["mac", "phone"], queues).map { try Replica($0.1, site: SiteID($0.0)) }
-        let tables = ["photos", "notes", "albums", "album_photos"]
-        for replica in replicas {
-            for table in tables { try replica.track(table) }
-        }
+        let (stores, replicas) = try StoreSchemaSyncTests.photoStores()
         try stores[0].upsert(Photo(sourceId: "s1", description: "beach"), embedding: Vector([1, 0, 0, 0]))
         let album = try stores[0].createAlbum(name: "trip", id: "album-1")
         try stores[0].addPhotos(["s1"], toAlbum: album.id)

@@ -10,13 +10,11 @@ import VecSyncTestSupport
 /// events, keeps what it merged when cut short and resumes from there; a damaged change set
 /// file is published again by its origin, so it never cuts that origin off.
 @Suite("Progressive sync")
-struct ProgressiveSyncTests {
+struct ProgressiveSyncTests: FolderSuite {
+    let scratch = ScratchFolder("progress")
+
     /// Thrown by an event handler to cut a sync short, as a kill would.
     struct Killed: Error {}
-
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
 
     static func count(_ replica: Replica, _ sql: String = "SELECT count(*) FROM photos") throws -> Int {
         try replica.writer.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
@@ -28,9 +26,9 @@ struct ProgressiveSyncTests {
             .compactMap { FolderTransport.range(ofFileName: $0)?.through }.sorted()
     }
 
-    /// A replica holding `rows` photos with embeddings, pushed to `folder` in change sets of
-    /// `batchRows` rows.
-    static func origin(rows: Int, batchRows: Int, folder: FolderTransport) throws -> Replica {
+    /// A replica holding `rows` photos with embeddings, pushed through `transport` in change
+    /// sets of `batchRows` rows.
+    static func origin(rows: Int, batchRows: Int, transport: FolderTransport) throws -> Replica {
         let origin = try Fixture.replica("origin", options: Replica.Options(maximumBatchRows: batchRows))
         try origin.writer.write { db in
             for row in 0..<rows {
@@ -42,19 +40,16 @@ struct ProgressiveSyncTests {
                     ])
             }
         }
-        try origin.sync(through: folder)
+        try origin.sync(through: transport)
         return origin
     }
 
     @Test("a first sync commits bounded transactions and reports phases, commits and totals in order")
     func firstSyncReportsBoundedCommits() throws {
-        let directory = try temporaryDirectory("progress")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = FolderTransport(directory)
-        let origin = try Self.origin(rows: 1000, batchRows: 50, folder: folder)
+        let origin = try Self.origin(rows: 1000, batchRows: 50, transport: transport)
         let receiver = try Fixture.replica("receiver", options: Replica.Options(maximumMergeRows: 100))
         var events: [SyncEvent] = []
-        let report = try receiver.sync(through: folder) { events.append($0) }
+        let report = try receiver.sync(through: transport) { events.append($0) }
 
         let phases = events.compactMap { event -> SyncPhase? in
             if case .phase(let phase) = event { return phase }
@@ -71,7 +66,7 @@ struct ProgressiveSyncTests {
         #expect(commits.map(\.batches) == Array(1...10))
         #expect(commits.allSatisfy { $0.changeSets == 2 * $0.batches })
         let bytes = try FileManager.default.contentsOfDirectory(
-            at: directory.appendingPathComponent("origin"), includingPropertiesForKeys: nil
+            at: folder.appendingPathComponent("origin"), includingPropertiesForKeys: nil
         ).filter { $0.pathExtension == "vcs" }.reduce(0) { $0 + (try Data(contentsOf: $1).count) }
         #expect(commits.last?.bytes == bytes)
         #expect(commits.last?.expectedBytes == bytes)
@@ -90,22 +85,19 @@ struct ProgressiveSyncTests {
 
     @Test("an event handler may read the database: events never arrive inside a read or a transaction")
     func handlersMayReadTheDatabase() throws {
-        let directory = try temporaryDirectory("progress")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = FolderTransport(directory)
         let origin = try Fixture.replica("origin", options: Replica.Options(maximumBatchRows: 10))
         for row in 0..<35 {
             try Self.write(origin, "INSERT INTO photos (id, title) VALUES (?, 'x')", ["p\(row)"])
         }
         var pending: [Int] = []
-        try origin.sync(through: folder) { event in
+        try origin.sync(through: transport) { event in
             if case .pushed = event { pending.append(try origin.syncStatus().pendingLocalChanges) }
         }
         // Each event sees the database as the push left it: the cursor moved past all four.
         #expect(pending == [0, 0, 0, 0])
         let receiver = try Fixture.replica("receiver", options: Replica.Options(maximumMergeRows: 10))
         var counts: [Int] = []
-        try receiver.sync(through: folder) { event in
+        try receiver.sync(through: transport) { event in
             if case .merged = event { counts.append(try Self.count(receiver)) }
         }
         #expect(counts == [10, 20, 30, 35])
@@ -115,16 +107,13 @@ struct ProgressiveSyncTests {
     func cutSyncKeepsItsCommitsAndResumes() throws {
         var random = SeededRandom(defaultSeed: 0x5EED_9A11)
         let seed = random.seed
-        let directory = try temporaryDirectory("progress")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = FolderTransport(directory)
-        let origin = try Self.origin(rows: 600, batchRows: 40, folder: folder)
+        let origin = try Self.origin(rows: 600, batchRows: 40, transport: transport)
         for _ in 0..<3 {
             let cut = Int.random(in: 1...14, using: &random)
             let receiver = try Fixture.replica("receiver", options: Replica.Options(maximumMergeRows: 40))
             var merged: SyncProgress?
             #expect(throws: Killed.self, "seed \(seed), cut after commit \(cut)") {
-                try receiver.sync(through: folder) { event in
+                try receiver.sync(through: transport) { event in
                     guard case .merged(let progress) = event else { return }
                     merged = progress
                     if progress.batches == cut { throw Killed() }
@@ -133,18 +122,21 @@ struct ProgressiveSyncTests {
             // Every commit reported stays, with a cursor that says exactly how far.
             #expect(try Self.count(receiver) == cut * 40, "seed \(seed), cut \(cut)")
             let cursor = try receiver.peers().first { $0.site == origin.site }?.received
-            #expect(cursor == (try Self.fileEnds(directory, "origin"))[cut - 1], "seed \(seed), cut \(cut)")
+            #expect(cursor == (try Self.fileEnds(folder, "origin"))[cut - 1], "seed \(seed), cut \(cut)")
             #expect(merged?.rows == cut * 40)
             #expect(try receiver.verifyDerivedIndexes().values.allSatisfy { $0 == 0 }, "seed \(seed)")
             let status = try receiver.syncStatus()
             #expect(status.lastSyncs.first?.succeeded == false)
             #expect(status.lastSyncs.first?.summary.contains("Killed") == true)
             #expect(status.lastSyncs.first?.firstCaughtUp == nil)
-            #expect(status.description.contains("first sync through \(folder.destination): not finished yet (1 run, \(cut * 40) rows merged so far)"))
+            #expect(
+                status.description.contains(
+                    "first sync through \(transport.destination): not finished yet (1 run, \(cut * 40) rows merged so far)"
+                ))
 
             // The next sync merges the rest, and nothing twice.
             var resumed: SyncProgress?
-            let report = try receiver.sync(through: folder) { event in
+            let report = try receiver.sync(through: transport) { event in
                 if case .merged(let progress) = event { resumed = progress }
             }
             #expect(report.merges.count == 15 - cut, "seed \(seed), cut \(cut)")
@@ -160,7 +152,7 @@ struct ProgressiveSyncTests {
             #expect(finished.firstCaughtUp != nil)
             #expect(try receiver.syncStatus().description.contains("2 runs, 600 rows merged in all"))
             // Nothing left: the next sync is quiet, and the first sync's end stays.
-            let again = try receiver.sync(through: folder)
+            let again = try receiver.sync(through: transport)
             #expect(again.isQuiet)
             #expect(try receiver.syncStatus().lastSyncs.first?.firstCaughtUp == finished.firstCaughtUp)
         }
@@ -168,13 +160,10 @@ struct ProgressiveSyncTests {
 
     @Test("cancelling the task that reads the events stops the sync between commits; the next one resumes")
     func cancellingEventsStopsTheSync() async throws {
-        let directory = try temporaryDirectory("progress")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = FolderTransport(directory)
-        let origin = try Self.origin(rows: 400, batchRows: 20, folder: folder)
+        let origin = try Self.origin(rows: 400, batchRows: 20, transport: transport)
         let receiver = try Fixture.replica("receiver", options: Replica.Options(maximumMergeRows: 20))
         var seen = 0
-        for try await event in receiver.syncEvents(through: folder) {
+        for try await event in receiver.syncEvents(through: transport) {
             if case .merged = event {
                 seen += 1
                 if seen == 2 { break }
@@ -189,11 +178,11 @@ struct ProgressiveSyncTests {
         #expect(status.lastSyncs.first?.succeeded == false)
         #expect(try Self.count(receiver) == 60)
         #expect(
-            try receiver.peers().first { $0.site == origin.site }?.received == Self.fileEnds(directory, "origin")[2])
+            try receiver.peers().first { $0.site == origin.site }?.received == Self.fileEnds(folder, "origin")[2])
         let kept = 60
 
         var last: SyncReport?
-        for try await event in receiver.syncEvents(through: folder) {
+        for try await event in receiver.syncEvents(through: transport) {
             if case .finished(let report) = event { last = report }
         }
         #expect(last?.applied == 400 - kept)
@@ -202,9 +191,6 @@ struct ProgressiveSyncTests {
 
     @Test("the status says when the replica last synced, what it has not pushed, and each peer's cursors")
     func statusReportsLastSyncPendingAndCursors() throws {
-        let directory = try temporaryDirectory("progress")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = FolderTransport(directory)
         let mac = try Fixture.replica("mac")
         let phone = try Fixture.replica("phone")
         let never = try phone.syncStatus()
@@ -216,13 +202,13 @@ struct ProgressiveSyncTests {
         try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('p1', 'one'), ('p2', 'two'), ('p3', 'three')")
         #expect(try mac.syncStatus().pendingLocalChanges == 3)
         let before = Date()
-        try mac.sync(through: folder)
+        try mac.sync(through: transport)
         let macStatus = try mac.syncStatus()
         #expect(macStatus.pendingLocalChanges == 0)
-        #expect(macStatus.destinations.map(\.destination) == [folder.destination])
+        #expect(macStatus.destinations.map(\.destination) == [transport.destination])
         let macFirst = try mac.currentSequence()
         #expect(macStatus.destinations.first?.publishedThrough == macFirst)
-        #expect(macStatus.lastSyncs.first?.destination == folder.destination)
+        #expect(macStatus.lastSyncs.first?.destination == transport.destination)
         #expect(macStatus.lastSyncs.first?.succeeded == true)
         #expect(macStatus.lastSyncs.first?.summary.hasPrefix("mac: pushed 3 rows in 1 files") == true)
         #expect(try #require(macStatus.lastSync) >= before.addingTimeInterval(-1))
@@ -232,7 +218,7 @@ struct ProgressiveSyncTests {
         #expect(try mac.syncStatus().pendingLocalChanges == 2)
         let macSecond = try mac.currentSequence()
 
-        try phone.sync(through: folder)
+        try phone.sync(through: transport)
         let phoneStatus = try phone.syncStatus()
         #expect(phoneStatus.peers.map(\.site) == [mac.site])
         #expect(phoneStatus.peers.first?.received == macFirst)
@@ -241,26 +227,23 @@ struct ProgressiveSyncTests {
         #expect(phoneStatus.pendingLocalChanges == 0)
         try Self.write(phone, "UPDATE photos SET rating = 5 WHERE id = 'p3'")
         #expect(try phone.syncStatus().pendingLocalChanges == 1)
-        try mac.sync(through: folder)
+        try mac.sync(through: transport)
         #expect(try mac.syncStatus().peers.first?.acknowledged == 0)
-        try phone.sync(through: folder)
-        try mac.sync(through: folder)
+        try phone.sync(through: transport)
+        try mac.sync(through: transport)
         let settled = try mac.syncStatus()
         #expect(settled.peers.map(\.site) == [phone.site])
         // The phone's file was made when it had merged the mac's first file.
         #expect(settled.peers.first?.acknowledged == macFirst)
-        #expect(try settled.peers.first?.received == phone.publishedThrough(to: folder.destination))
+        #expect(try settled.peers.first?.received == phone.publishedThrough(to: transport.destination))
         #expect(try phone.syncStatus().peers.first?.received == macSecond)
         #expect(try phone.syncStatus().pendingLocalChanges == 0)
     }
 
     @Test("a damaged file is published again by its origin; its later files, partial rows included, then merge")
     func damagedFileIsPublishedAgain() throws {
-        let directory = try temporaryDirectory("progress")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = FolderTransport(directory)
-        let origin = try Self.origin(rows: 20, batchRows: 5, folder: folder)
-        let originFolder = directory.appendingPathComponent("origin")
+        let origin = try Self.origin(rows: 20, batchRows: 5, transport: transport)
+        let originFolder = folder.appendingPathComponent("origin")
         let names = try FileManager.default.contentsOfDirectory(atPath: originFolder.path).filter {
             $0.hasSuffix(".vcs")
         }.sorted()
@@ -274,11 +257,11 @@ struct ProgressiveSyncTests {
         // receiver cannot merge without the damaged file), and a new row.
         try Self.write(origin, "UPDATE photos SET title = 'edited' WHERE id = 'p00006'")
         try Self.write(origin, "INSERT INTO photos (id, title) VALUES ('late', 'late')")
-        try origin.sync(through: folder)
+        try origin.sync(through: transport)
 
         let receiver = try Fixture.replica("receiver")
         var waits: [SyncGap] = []
-        let first = try receiver.sync(through: folder) { event in
+        let first = try receiver.sync(through: transport) { event in
             if case .waiting(let gap) = event { waits.append(gap) }
         }
         #expect(first.problems.count == 2, "\(first.problems)")
@@ -295,23 +278,23 @@ struct ProgressiveSyncTests {
         #expect(try receiver.gaps() == [gap])
         #expect(try receiver.syncStatus().peers.first?.waitingFor == gap)
         #expect(first.description.contains("waiting for changes of 1 sites"))
-        let request = directory.appendingPathComponent("receiver").appendingPathComponent(".request-origin")
+        let request = folder.appendingPathComponent("receiver").appendingPathComponent(".request-origin")
         #expect(FileManager.default.fileExists(atPath: request.path))
         #expect(try Self.count(receiver, "SELECT count(*) FROM photos WHERE id = 'p00006'") == 0)
 
         // Syncing again before the origin answers changes nothing and asks nothing new.
-        let waiting = try receiver.sync(through: folder)
+        let waiting = try receiver.sync(through: transport)
         #expect(waiting.waiting == [gap])
 
         // The origin publishes the range again on its next sync; the receiver then merges
         // everything, and its cursor passes the gap.
-        let answered = try origin.sync(through: folder)
+        let answered = try origin.sync(through: transport)
         #expect(answered.pushedFiles >= 1)
         // The damaged file is gone, or written again whole under its name.
         #expect(
             !FileManager.default.fileExists(atPath: damaged.path)
                 || (try? ChangeSet(serialized: Data(contentsOf: damaged))) != nil)
-        let healed = try receiver.sync(through: folder)
+        let healed = try receiver.sync(through: transport)
         #expect(healed.problems.isEmpty, "\(healed.problems)")
         #expect(healed.waiting.isEmpty)
         #expect(try receiver.gaps().isEmpty)
@@ -321,30 +304,27 @@ struct ProgressiveSyncTests {
         #expect(try receiver.verifyDerivedIndexes().values.allSatisfy { $0 == 0 })
 
         // A request already served is not served twice.
-        let quiet = try origin.sync(through: folder)
+        let quiet = try origin.sync(through: transport)
         #expect(quiet.pushedFiles == 0)
-        #expect(try receiver.sync(through: folder).applied == 0)
+        #expect(try receiver.sync(through: transport).applied == 0)
     }
 
     @Test("files stay without a hole when a push leaves out its last batches, so a third reader's cursor moves")
     func filesHaveNoHoleAfterLeftOutBatches() throws {
-        let directory = try temporaryDirectory("progress")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = FolderTransport(directory)
         let a = try Fixture.replica("a")
         let b = try Fixture.replica("b")
         let c = try Fixture.replica("c")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('a1', 'one')")
-        try a.sync(through: folder)
-        try c.sync(through: folder)
+        try a.sync(through: transport)
+        try c.sync(through: transport)
         try Self.write(b, "INSERT INTO photos (id, title) VALUES ('b1', 'one'), ('b2', 'two')")
-        try b.sync(through: folder)
+        try b.sync(through: transport)
         // a merges b's rows: its sequence moves, but the rows are b's; its push leaves them out.
-        try a.sync(through: folder)
-        try a.sync(through: folder)
+        try a.sync(through: transport)
+        try a.sync(through: transport)
         try Self.write(a, "UPDATE photos SET title = 'uno' WHERE id = 'a1'")
-        try a.sync(through: folder)
-        let report = try c.sync(through: folder)
+        try a.sync(through: transport)
+        let report = try c.sync(through: transport)
         #expect(report.waiting.isEmpty)
         #expect(try c.peers().first { $0.site == a.site }?.received == a.currentSequence())
         #expect(try Fixture.snapshot(c) == Fixture.snapshot(a))

@@ -9,10 +9,10 @@ import VecSyncTestSupport
 /// Issue 13: the push cursor lives in the database, and a replica never echoes back what
 /// it received. Each test counts the rows that arrive, or that travel, through a folder.
 @Suite("Push cursor and echo")
-struct PushCursorTests {
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
+struct PushCursorTests: FolderSuite {
+    let scratch = ScratchFolder("restore")
+    let a: Replica, b: Replica
+    init() throws { (a, b) = (try Fixture.replica("a"), try Fixture.replica("b")) }
 
     /// Inserts `count` photos with embeddings, ids `<prefix>-<n>`.
     static func insertPhotos(_ replica: Replica, prefix: String, count: Int, random: inout SeededRandom) throws {
@@ -45,9 +45,6 @@ struct PushCursorTests {
     @Test("a database restored from a backup publishes every row written after the restore")
     func restoredDatabaseSkipsNoRow() throws {
         var random = SeededRandom(defaultSeed: 13_01)
-        let folder = try temporaryDirectory("restore")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
         let options = Replica.Options(maximumBatchRows: 40)
         let a = try Fixture.replica("a", options: options)
         let b = try Fixture.replica("b", options: options)
@@ -84,9 +81,6 @@ struct PushCursorTests {
 
     @Test("a restored database that rewrites a row with a version its lost future used converges by value")
     func restoredDatabaseReusingVersionsConverges() throws {
-        let folder = try temporaryDirectory("restore-tie")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
         // A clock that stands still: the restored database issues the very versions its
         // lost future used.
         let a = try Fixture.replica("a", wallClock: 1_700_000_000_000)
@@ -115,11 +109,6 @@ struct PushCursorTests {
     @Test("a stray file claiming a larger range does not make a push skip rows")
     func strayFileSkipsNoRow() throws {
         var random = SeededRandom(defaultSeed: 13_02)
-        let folder = try temporaryDirectory("stray")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         let subfolder = folder.appendingPathComponent("a")
         try FileManager.default.createDirectory(at: subfolder, withIntermediateDirectories: true)
         try Data("not a change set".utf8).write(
@@ -138,11 +127,6 @@ struct PushCursorTests {
     @Test("a receiver publishes none of the rows it received, and a 1% edit settles in about its own bytes")
     func receiverDoesNotEcho() throws {
         var random = SeededRandom(defaultSeed: 13_03)
-        let folder = try temporaryDirectory("echo")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.insertPhotos(a, prefix: "p", count: 1_000, random: &random)
         for _ in 0..<2 {
             try a.sync(through: transport)
@@ -175,7 +159,6 @@ struct PushCursorTests {
 
     @Test("INSERT OR REPLACE of an unchanged row captures nothing; of a changed row, the change")
     func replaceOfUnchangedRowIsNotAChange() throws {
-        let a = try Fixture.replica("a")
         try Self.write(a, "INSERT INTO photos (id, title, rating) VALUES ('p1', 'one', 1)")
         let before = try a.currentSequence()
         try Self.write(a, "INSERT OR REPLACE INTO photos (id, title, rating) VALUES ('p1', 'one', 1)")

@@ -9,7 +9,9 @@ import VecSyncTestSupport
 /// Tables and columns whose names need quoting (a `"`, a `'`, SQL punctuation) are
 /// tracked, captured, merged, indexed and synced like any other.
 @Suite("Identifier quoting")
-struct QuotingTests {
+struct QuotingTests: FolderSuite {
+    let scratch = ScratchFolder("quoting")
+
     static let schema = #"""
         CREATE TABLE a (id TEXT PRIMARY KEY, only_in_a TEXT);
         CREATE TABLE "a"")--" ("k""ey" TEXT PRIMARY KEY, "ti""tle" TEXT, "it's" INTEGER, "x"")--" BLOB);
@@ -34,9 +36,6 @@ struct QuotingTests {
 
     @Test("a table named a\")-- is read as itself, not as table a, and syncs everywhere")
     func quotedNamesWorkEverywhere() throws {
-        let folder = try temporaryDirectory("quoting")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transport = FolderTransport(folder)
         let a = try Self.replica("a")
         let b = try Self.replica("b")
         let tracked = try a.trackedTables()

@@ -9,16 +9,9 @@ import VecSyncTestSupport
 /// Schema changes of tracked tables: ADD COLUMN followed on its own, the `alter` call for
 /// drops and renames, table rebuilds, and replicas on different schema versions.
 @Suite("Schema changes")
-struct SchemaChangeTests {
-    static func write(_ replica: Replica, _ sql: String, _ arguments: StatementArguments = []) throws {
-        try replica.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
-    }
-
-    /// Merges everything `from` has into `to`.
-    @discardableResult
-    static func deliver(_ from: Replica, to: Replica) throws -> MergeReport {
-        try to.merge(from.changes(since: 0, maximumRows: 10_000))
-    }
+struct SchemaChangeTests: ReplicationSuite {
+    let a: Replica, b: Replica
+    init() throws { (a, b) = (try Fixture.replica("a"), try Fixture.replica("b")) }
 
     static func rows(_ replica: Replica, _ sql: String) throws -> [String] {
         try replica.writer.read { db in
@@ -30,8 +23,6 @@ struct SchemaChangeTests {
 
     @Test("a column added with ALTER TABLE syncs from then on, on its own")
     func addedColumnSyncs() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one'), ('p2', 'two')")
         try Self.deliver(a, to: b)
         for replica in [a, b] { try Self.write(replica, "ALTER TABLE photos ADD COLUMN caption TEXT DEFAULT 'none'") }
@@ -58,8 +49,6 @@ struct SchemaChangeTests {
 
     @Test("a replica with the old schema keeps a new column's values and applies them once it adds the column")
     func narrowerReplicaKeepsNewColumnValues() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "ALTER TABLE photos ADD COLUMN caption TEXT")
         try Self.write(a, "INSERT INTO photos (id, title, caption) VALUES ('p1', 'one', 'sea')")
         let report = try Self.deliver(a, to: b)
@@ -127,8 +116,6 @@ struct SchemaChangeTests {
 
     @Test("a table rebuilt with SQLite's 12 steps outside the engine is detected and capture restored")
     func rebuiltTableIsRestored() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO albums (id, name, cover) VALUES ('a1', 'one', 'p1'), ('a2', 'two', NULL)")
         try Self.deliver(a, to: b)
         try a.writer.write { db in
@@ -154,8 +141,6 @@ struct SchemaChangeTests {
 
     @Test("alter renames and drops columns without losing versions; peers on the old schema still merge")
     func alterRenamesAndDrops() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(a, "INSERT INTO photos (id, title, rating) VALUES ('p1', 'one', 3), ('p2', 'two', 4)")
         try Self.deliver(a, to: b)
         let report = try a.alter("photos", renamingColumns: ["title": "caption"]) { db in
@@ -194,8 +179,6 @@ struct SchemaChangeTests {
 
     @Test("alter can drop a tracked table: it stops syncing, and peers' changes to it are ignored")
     func alterDropsTable() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         let report = try a.alter("albums") { db in try db.execute(sql: "DROP TABLE albums") }
         #expect(report.droppedTables == ["albums"])
         #expect(try !a.trackedTables().contains { $0.name == "albums" })
@@ -210,8 +193,6 @@ struct SchemaChangeTests {
 
     @Test("a column renamed outside alter suspends that table only; alter with an empty body resumes it")
     func unsupportedChangeSuspendsOneTable() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(b, "ALTER TABLE albums RENAME COLUMN cover TO cover_photo")
         #expect(try b.suspendedTables().keys.sorted() == ["albums"])
         try Self.write(a, "INSERT INTO albums (id, name, cover) VALUES ('a1', 'x', 'p1')")
@@ -237,7 +218,6 @@ struct SchemaChangeTests {
 
     @Test("a change set whose shared columns differ in type is quarantined for that table; the others merge")
     func incompatibleTableIsQuarantinedAlone() throws {
-        let a = try Fixture.replica("a")
         let queue = try Fixture.database()
         try queue.write { db in
             try db.execute(sql: "DROP TABLE albums_fts; DROP TABLE albums")
@@ -255,8 +235,6 @@ struct SchemaChangeTests {
 
     @Test("a change set of format 2 merges only into an identical definition, table by table")
     func formatTwoNeedsTheSameDefinition() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try Self.write(b, "ALTER TABLE albums ADD COLUMN color TEXT")
         try Self.write(a, "INSERT INTO albums (id, name) VALUES ('a1', 'x')")
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'one')")

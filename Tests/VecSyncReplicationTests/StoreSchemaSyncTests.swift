@@ -18,6 +18,20 @@ struct StoreSchemaSyncTests {
         return try DatabaseQueue(configuration: Configuration.vecSync())
     }
 
+    /// The tables of a photo store.
+    static let photoStoreTables = ["photos", "notes", "albums", "album_photos"]
+
+    /// Two photo stores, "mac" and "phone", each with a replica tracking every photo-store table.
+    static func photoStores() throws -> (stores: [PhotoStore], replicas: [Replica]) {
+        let queues = try [database(), database()]
+        let stores = try queues.map { try PhotoStore(writer: $0, dimensions: 4) }
+        let replicas = try zip(["mac", "phone"], queues).map { try Replica($0.1, site: SiteID($0.0)) }
+        for replica in replicas {
+            for table in photoStoreTables { try replica.track(table) }
+        }
+        return (stores, replicas)
+    }
+
     /// Every row of `tables`, rendered with exact types and bytes.
     static func snapshot(_ replica: Replica, _ tables: [String]) throws -> [String: [String]] {
         try replica.writer.read { db in
@@ -81,13 +95,8 @@ struct StoreSchemaSyncTests {
 
     @Test("every photo-store table syncs")
     func photoStoreSyncs() throws {
-        let queues = try [Self.database(), Self.database()]
-        let stores = try queues.map { try PhotoStore(writer: $0, dimensions: 4) }
-        let replicas = try zip(["mac", "phone"], queues).map { try Replica($0.1, site: SiteID($0.0)) }
-        let tables = ["photos", "notes", "albums", "album_photos"]
-        for replica in replicas {
-            for table in tables { try replica.track(table) }
-        }
+        let (stores, replicas) = try Self.photoStores()
+        let tables = Self.photoStoreTables
         try stores[0].upsert(
             Photo(sourceId: "s1", description: "beach", tags: ["sea"]), embedding: Vector([1, 0, 0, 0]))
         try stores[1].upsert(Photo(sourceId: "s2", description: "forest"), embedding: Vector([0, 1, 0, 0]))

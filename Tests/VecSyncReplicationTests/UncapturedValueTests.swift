@@ -11,6 +11,9 @@ import VecSyncTestSupport
 /// converges, or is reported with its repair, never left to diverge silently.
 @Suite("Schema changes: values changed without capture")
 struct UncapturedValueTests {
+    let a: Replica, b: Replica
+    init() throws { (a, b) = (try Fixture.replica("a"), try Fixture.replica("b")) }
+
     typealias S = SchemaChangeTests
 
     /// The notes table rebuilt with SQLite's 12 steps, its copy step lower-casing `body`.
@@ -23,8 +26,6 @@ struct UncapturedValueTests {
 
     @Test("values an alter body updates in existing rows are recorded column by column, following renames, and sync")
     func alterBodyUpdatesSync() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try S.write(
             a, "INSERT INTO photos (id, title, rating) VALUES ('p1', 'one', 3), ('p2', 'TWO', 4), ('p3', 'x', 1)")
         try S.deliver(a, to: b)
@@ -63,8 +64,6 @@ struct UncapturedValueTests {
 
     @Test("a 12-step rebuild inside alter records the values its copy step changed")
     func rebuildInsideAlterRecordsChangedValues() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try S.write(a, "INSERT INTO photos (id) VALUES ('p1')")
         try S.write(a, "INSERT INTO notes (id, photo, body) VALUES ('n1', 'p1', 'Hello'), ('n2', 'p1', 'quiet')")
         try S.deliver(a, to: b)
@@ -77,8 +76,6 @@ struct UncapturedValueTests {
 
     @Test("a 12-step rebuild outside alter is reported with its repair; restamp makes the changed values sync")
     func rebuildOutsideAlterIsReportedAndRestamped() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try S.write(a, "INSERT INTO photos (id) VALUES ('p1')")
         try S.write(a, "INSERT INTO notes (id, photo, body) VALUES ('n1', 'p1', 'Hello'), ('n2', 'p1', 'quiet')")
         try S.deliver(a, to: b)
@@ -132,8 +129,6 @@ struct UncapturedValueTests {
 extension UncapturedValueTests {
     @Test("replicas that add a column with different DEFAULTs converge on one of them; real writes win over both")
     func differentDefaultsConverge() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         try S.write(a, "INSERT INTO albums (id, name) VALUES ('a1', 'one'), ('a2', 'two'), ('a3', 'three')")
         try S.deliver(a, to: b)
         let cursor = try a.changes(since: 0).through
@@ -164,8 +159,6 @@ extension UncapturedValueTests {
 
     @Test("a row that arrives from a replica without the column takes each receiver's DEFAULT, ordered by site")
     func rowsFromAnOlderSchemaTakeOrderedDefaults() throws {
-        let a = try Fixture.replica("a")
-        let b = try Fixture.replica("b")
         let old = try Fixture.replica("c")
         try S.write(a, "ALTER TABLE albums ADD COLUMN rank INTEGER NOT NULL DEFAULT 0")
         try S.write(b, "ALTER TABLE albums ADD COLUMN rank INTEGER NOT NULL DEFAULT 1")
@@ -185,7 +178,6 @@ extension UncapturedValueTests {
 
     @Test("a read-only replica takes the defaults it receives: it never sends its own, so they must not win")
     func readOnlyReplicaTakesReceivedDefaults() throws {
-        let a = try Fixture.replica("a")
         let z = try Fixture.replica("z")
         try S.write(a, "INSERT INTO albums (id, name) VALUES ('a1', 'one')")
         try S.deliver(a, to: z)
