@@ -181,6 +181,18 @@ struct MergeTests: ReplicationSuite {
         #expect(throws: SyncError.ownChangeSet(site: "a")) { try a.merge(a.changes(since: 0)) }
     }
 
+    /// Checks photo `id`'s title and rating on each of `replicas`.
+    static func expectPhoto(
+        _ id: String, title: String?, rating: Int?, on replicas: [Replica],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for replica in replicas {
+            let row = try photo(replica, id)
+            #expect(row?["title"] as String? == title, "\(replica.site)", sourceLocation: sourceLocation)
+            #expect(row?["rating"] as Int? == rating, "\(replica.site)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// A mac, authoritative for photos, and a phone whose clock runs far ahead of it; `sql`,
     /// when given, is written on the mac and delivered to the phone.
     static func macAndPhone(
@@ -228,10 +240,7 @@ struct MergeTests: ReplicationSuite {
         try Self.write(mac, "UPDATE photos SET title = 'rescanned' WHERE id = 'f1'")
         try Self.write(phone, "UPDATE photos SET title = 'phone edit', rating = 5 WHERE id = 'f1'")
         try Self.converge(mac, phone)
-        for replica in [mac, phone] {
-            #expect(try Self.photo(replica, "f1")?["title"] as String? == "rescanned")
-            #expect(try Self.photo(replica, "f1")?["rating"] as Int? == 5)
-        }
+        try Self.expectPhoto("f1", title: "rescanned", rating: 5, on: [mac, phone])
     }
 
     @Test("the authority's delete beats a concurrent delete and re-insert elsewhere; a later re-insert wins")
@@ -256,10 +265,7 @@ struct MergeTests: ReplicationSuite {
         try Self.write(mac, "INSERT INTO photos (id, title) VALUES ('f2', 'from the scan')")
         try Self.write(phone, "INSERT INTO photos (id, title, rating) VALUES ('f2', 'typed on the phone', 4)")
         try Self.converge(mac, phone)
-        for replica in [mac, phone] {
-            #expect(try Self.photo(replica, "f2")?["title"] as String? == "from the scan")
-            #expect(try Self.photo(replica, "f2")?["rating"] as Int? == nil)
-        }
+        try Self.expectPhoto("f2", title: "from the scan", rating: nil, on: [mac, phone])
     }
 
     @Test("a read-only replica refuses local writes with a clear error and still merges")
