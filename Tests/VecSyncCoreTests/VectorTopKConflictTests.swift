@@ -15,32 +15,35 @@ struct VectorTopKConflictTests {
     static let search =
         "select d.id || ':' || d.title from vector_top_k('docs_idx', vector32('[1,0]'), 5) v join docs d on d.rowid = v.id;"
 
+    /// A case that runs `statement` on ``table``, then ``search``.
+    static func afterConflict(_ title: String, _ statement: String, rows: [String]) -> SQLCase {
+        SQLCase(title, table + statement + "\n" + search, rows: rows)
+    }
+
     static let cases: [SQLCase] = [
-        SQLCase(
+        afterConflict(
             "INSERT OR IGNORE of an existing key keeps its index entry",
-            table + "insert or ignore into docs values ('a', 'x', vector32('[0,1]'));\n" + search,
+            "insert or ignore into docs values ('a', 'x', vector32('[0,1]'));",
             rows: ["2", "a:t", "b:u"]),
-        SQLCase(
+        afterConflict(
             "an upsert that updates only the title keeps the index entry",
-            table
-                + "insert into docs values ('a', 'y', vector32('[0,1]')) on conflict(id) do update set title = excluded.title;\n"
-                + search,
+            "insert into docs values ('a', 'y', vector32('[0,1]')) on conflict(id) do update set title = excluded.title;",
             rows: ["2", "a:y", "b:u"]),
-        SQLCase(
+        afterConflict(
             "INSERT OR REPLACE swaps the entry for the new row's",
-            table + "insert or replace into docs values ('a', 'z', vector32('[0.6,0.8]'));\n" + search,
+            "insert or replace into docs values ('a', 'z', vector32('[0.6,0.8]'));",
             rows: ["2", "a:z", "b:u"]),
-        SQLCase(
+        afterConflict(
             "INSERT OR REPLACE with a NULL embedding removes the entry",
-            table + "insert or replace into docs values ('a', 'n', NULL);\n" + search,
+            "insert or replace into docs values ('a', 'n', NULL);",
             rows: ["2", "b:u"]),
-        SQLCase(
+        afterConflict(
             "UPDATE OR IGNORE onto an existing key keeps both entries",
-            table + "update or ignore docs set id = 'b' where id = 'a';\n" + search,
+            "update or ignore docs set id = 'b' where id = 'a';",
             rows: ["2", "a:t", "b:u"]),
-        SQLCase(
+        afterConflict(
             "UPDATE OR REPLACE onto an existing key leaves one entry",
-            table + "update or replace docs set id = 'b' where id = 'a';\n" + search,
+            "update or replace docs set id = 'b' where id = 'a';",
             rows: ["2", "b:t"]),
     ]
 
