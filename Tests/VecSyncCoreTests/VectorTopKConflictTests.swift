@@ -15,35 +15,32 @@ struct VectorTopKConflictTests {
     static let search =
         "select d.id || ':' || d.title from vector_top_k('docs_idx', vector32('[1,0]'), 5) v join docs d on d.rowid = v.id;"
 
-    /// A case that runs `statement` on ``table``, then ``search``.
-    static func afterConflict(_ title: String, _ statement: String, rows: [String]) -> SQLCase {
-        SQLCase(title, table + statement + "\n" + search, rows: rows)
-    }
-
     static let cases: [SQLCase] = [
-        afterConflict(
+        SQLCase(
             "INSERT OR IGNORE of an existing key keeps its index entry",
-            "insert or ignore into docs values ('a', 'x', vector32('[0,1]'));",
+            table + "insert or ignore into docs values ('a', 'x', vector32('[0,1]'));\n" + search,
             rows: ["2", "a:t", "b:u"]),
-        afterConflict(
+        SQLCase(
             "an upsert that updates only the title keeps the index entry",
-            "insert into docs values ('a', 'y', vector32('[0,1]')) on conflict(id) do update set title = excluded.title;",
+            table
+                + "insert into docs values ('a', 'y', vector32('[0,1]')) on conflict(id) do update set title = excluded.title;\n"
+                + search,
             rows: ["2", "a:y", "b:u"]),
-        afterConflict(
+        SQLCase(
             "INSERT OR REPLACE swaps the entry for the new row's",
-            "insert or replace into docs values ('a', 'z', vector32('[0.6,0.8]'));",
+            table + "insert or replace into docs values ('a', 'z', vector32('[0.6,0.8]'));\n" + search,
             rows: ["2", "a:z", "b:u"]),
-        afterConflict(
+        SQLCase(
             "INSERT OR REPLACE with a NULL embedding removes the entry",
-            "insert or replace into docs values ('a', 'n', NULL);",
+            table + "insert or replace into docs values ('a', 'n', NULL);\n" + search,
             rows: ["2", "b:u"]),
-        afterConflict(
+        SQLCase(
             "UPDATE OR IGNORE onto an existing key keeps both entries",
-            "update or ignore docs set id = 'b' where id = 'a';",
+            table + "update or ignore docs set id = 'b' where id = 'a';\n" + search,
             rows: ["2", "a:t", "b:u"]),
-        afterConflict(
+        SQLCase(
             "UPDATE OR REPLACE onto an existing key leaves one entry",
-            "update or replace docs set id = 'b' where id = 'a';",
+            table + "update or replace docs set id = 'b' where id = 'a';\n" + search,
             rows: ["2", "b:t"]),
     ]
 
