@@ -179,9 +179,11 @@ check-c:
 	exit $$status
 
 # README's Layout, CONTRIBUTING's "Where does X happen?" table and vecsync_int.h's file map
-# name only files and symbols that exist.
+# name only files and symbols that exist; the C files call each other in no cycle, each
+# only files the file map lists before it (scripts/check-c-calls.py).
 check-maps:
 	python3 scripts/check-maps.py
+	python3 scripts/check-c-calls.py
 
 # The extension built for aarch64 with clang, run under qemu-aarch64 in an arm64 userland
 # unpacked from Debian's packages into .build/arm64/root (nothing of the host replaced), and

@@ -1,5 +1,5 @@
 -- VecSync demo, part 2: bad input is an error that names the problem, and writes nothing.
--- Run by `make demo` after sql/demo.sql; every statement here fails on purpose.
+-- Run by `make demo` after sql/demo.sql; after the table is made, every statement fails on purpose.
 create virtual table vec_photos using vec0(photo_id text primary key, embedding float[4]);
 .print Bad input is an error that names the problem:
 select vector32('[1,,2]');

@@ -1,11 +1,14 @@
 /*
-** vec0_batch.c: many KNN queries against a vec0 table in one pass.
+** vec0_batch.c: many KNN queries against a vec0 table in one pass; and the SQL functions
+** that report on or tune vec0 tables: vecsync_cache_info(), vecsync_memory_budget().
 **
 ** Usage:
 **
 **   -- :queries is the float32 bytes of N query vectors laid end to end (N·D·4 bytes)
 **   select query_index, id, distance
 **     from vecsync_knn_batch('vec_photos', :queries, 10);
+**   select vecsync_cache_info('vec_photos');      -- JSON: generation, rows, chunks, ...
+**   select vecsync_memory_budget(256*1024*1024);  -- bytes the process's copies may take
 **
 ** Returns, for each query (query_index 0..N-1), its k nearest rows nearest first: id is
 ** the table's primary key (its rowid when it has none) and distance the table's metric.
@@ -153,6 +156,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     goto cleanup;
   }
   rc = vec0Find(pReg->db, pReg, 0, zTable, &pTab, &zErr);
+  if( rc==SQLITE_OK ) rc = vec0StorageReady(pTab);
   if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pTab);
   if( rc!=SQLITE_OK ){
     if( zErr==0 && pTab ) zErr = vec0TakeError(pTab);
@@ -317,10 +321,43 @@ static sqlite3_module vkbModule = {
 #endif
 };
 
+/* vecsync_cache_info(table): how this connection's copy of the table stands, as JSON. */
+static void vkbCacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
+  const char *zTable = (const char*)sqlite3_value_text(argv[0]);
+  Vec0Table *p = 0;
+  char *zErr = 0, *zOut = 0;
+  int rc;
+  (void)argc;
+  if( zTable==0 ){
+    sqlite3_result_error(ctx, "vecsync_cache_info: the table name is NULL", -1);
+    return;
+  }
+  rc = vec0Find(pReg->db, pReg, 0, zTable, &p, &zErr);
+  if( rc==SQLITE_OK ) rc = vec0StorageReady(p);
+  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(p);
+  if( rc!=SQLITE_OK ){
+    char *zMsg;
+    if( zErr==0 && p ) zErr = vec0TakeError(p);
+    zMsg = sqlite3_mprintf("vecsync_cache_info: %s", zErr ? zErr : sqlite3_errmsg(pReg->db));
+    sqlite3_result_error(ctx, zMsg ? zMsg : "vecsync_cache_info failed", -1);
+    sqlite3_result_error_code(ctx, rc);
+    sqlite3_free(zMsg);
+    sqlite3_free(zErr);
+    return;
+  }
+  zOut = vec0CacheInfo(p);
+  if( zOut==0 ){
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, zOut, -1, sqlite3_free);
+}
+
 int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   int rc;
   pReg->nRef++;
-  rc = sqlite3_create_module_v2(db, "vecsync_knn_batch", &vkbModule, pReg, vsRegistryRelease);
+  rc = sqlite3_create_module_v2(db, "vecsync_knn_batch", &vkbModule, pReg, pReg->xRelease);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("vecsync: cannot register module vecsync_knn_batch: %s",
                              sqlite3_errmsg(db));
@@ -330,7 +367,7 @@ int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   ** depends on the process, so it is not deterministic. The registry outlives it (the
   ** modules hold it). */
   rc = sqlite3_create_function(db, "vecsync_cache_info", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS,
-                               pReg, vec0CacheInfoFunc, 0, 0);
+                               pReg, vkbCacheInfoFunc, 0, 0);
   /* vecsync_memory_budget(bytes) changes the whole process: DIRECTONLY keeps it out of
   ** triggers and views, where a schema could set it behind the application's back. */
   if( rc==SQLITE_OK ){

@@ -1,7 +1,7 @@
 /*
 ** vec0_search.c: the exact k-nearest search of a vec0 table.
 **
-** Usage (internal; vec0.c, vec0_batch.c and vector_index.c call these):
+** Usage (internal; vec0.c, vec0_batch.c and libsql_index_topk.c call these):
 **
 **   vec0VectorArg(p, argv[i], "query", &q, &zErr);     // decode + check, once for all
 **   vec0CacheEnsure(p);

@@ -266,6 +266,5 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
                                aFunc[i].zName, sqlite3_errmsg(db));
     }
   }
-  if( rc==SQLITE_OK ) rc = vsRegisterTypedFunctions(db, pzErr);
   return rc;
 }
