@@ -302,29 +302,28 @@ static int libsqlIndexDropOrphans(sqlite3 *db, const char *zSchema){
 
 /* ---- the triggers, from named pieces ------------------------------------------------- */
 
-/* The statements the triggers are made of, each named for what it does. T is the indexed
-** table, K its key (rowid or the WITHOUT ROWID key), I the index. */
+/* The statements the triggers are made of, each named for what it does (an index into
+** LibsqlTriggerParts.az). T is the indexed table, K its key (rowid or the WITHOUT ROWID
+** key), I the index. */
+enum {
+  LIBSQL_NOTE_CONFLICTS = 0,    /* K of the rows a REPLACE would delete, into T_pending */
+  LIBSQL_NOTE_OTHERS,           /* The same for an UPDATE, except the row itself */
+  LIBSQL_REFUSE,                /* RAISE when the new row's vector has the wrong size for I */
+  LIBSQL_LOG_PENDING,           /* T_pending's keys into T_log, and T_pending emptied */
+  LIBSQL_LOG_NEW,               /* new.K into T_log */
+  LIBSQL_LOG_OLD,               /* old.K into T_log */
+  LIBSQL_LOG_OLD_IF_CHANGED,    /* old.K into T_log when the row's entry may have changed */
+  LIBSQL_LOG_NEW_IF_CHANGED,    /* new.K into T_log, likewise */
+  LIBSQL_PART_COUNT
+};
 typedef struct LibsqlTriggerParts LibsqlTriggerParts;
 struct LibsqlTriggerParts {
-  char *zNoteConflicts;   /* K of the rows a REPLACE would delete, into T_pending */
-  char *zNoteOthers;      /* The same for an UPDATE, except the row itself */
-  char *zRefuse;          /* RAISE when the new row's vector has the wrong size for I */
-  char *zLogPending;      /* T_pending's keys into T_log, and T_pending emptied */
-  char *zLogNew;          /* new.K into T_log */
-  char *zLogOld;          /* old.K into T_log */
-  char *zLogOldIfChanged; /* old.K into T_log when the row's entry may have changed */
-  char *zLogNewIfChanged; /* new.K into T_log, likewise */
+  char *az[LIBSQL_PART_COUNT];  /* Each statement, by LIBSQL_* */
 };
 
 static void libsqlTriggerPartsFree(LibsqlTriggerParts *x){
-  sqlite3_free(x->zNoteConflicts);
-  sqlite3_free(x->zNoteOthers);
-  sqlite3_free(x->zRefuse);
-  sqlite3_free(x->zLogPending);
-  sqlite3_free(x->zLogNew);
-  sqlite3_free(x->zLogOld);
-  sqlite3_free(x->zLogOldIfChanged);
-  sqlite3_free(x->zLogNewIfChanged);
+  int i;
+  for(i=0; i<LIBSQL_PART_COUNT; i++) sqlite3_free(x->az[i]);
   memset(x, 0, sizeof(*x));
 }
 
@@ -343,35 +342,34 @@ static int libsqlTriggerPartsMake(const LibsqlIndex *p, const char *zConflict,
   char *zMsg = sqlite3_mprintf(
       "vector index %s: the vector's size is not the %d dimensions of %s.%s",
       zI, p->nDim, zT, p->zColumn);
-  int rc = SQLITE_OK;
+  int i, rc = SQLITE_OK;
   memset(x, 0, sizeof(*x));
   if( zChanged==0 || zMsg==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  x->zNoteConflicts = sqlite3_mprintf(
+  x->az[LIBSQL_NOTE_CONFLICTS] = sqlite3_mprintf(
       "  INSERT OR IGNORE INTO \"vecsync_idx_%w_pending\"(rowid)"
       "    SELECT %s FROM \"%w\" WHERE %s;", zI, zK, zT, zConflict);
-  x->zNoteOthers = sqlite3_mprintf(
+  x->az[LIBSQL_NOTE_OTHERS] = sqlite3_mprintf(
       "  INSERT OR IGNORE INTO \"vecsync_idx_%w_pending\"(rowid)"
       "    SELECT %s FROM \"%w\" WHERE (%s) AND %s<>%s;", zI, zK, zT, zConflict, zK, p->zOldK);
-  x->zRefuse = sqlite3_mprintf(
+  x->az[LIBSQL_REFUSE] = sqlite3_mprintf(
       "  SELECT RAISE(ABORT, %Q) FROM \"%w\" WHERE %s=%s AND %s AND (%s)"
       "    AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type='index' AND name=%Q);",
       zMsg, zT, zK, p->zNewK, zMismatch, zCond, zI);
-  x->zLogPending = sqlite3_mprintf(
+  x->az[LIBSQL_LOG_PENDING] = sqlite3_mprintf(
       "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT rowid FROM \"vecsync_idx_%w_pending\";"
       "  DELETE FROM \"vecsync_idx_%w_pending\";", zI, zI, zI);
-  x->zLogNew = sqlite3_mprintf(
+  x->az[LIBSQL_LOG_NEW] = sqlite3_mprintf(
       "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (%s);", zI, p->zNewK);
-  x->zLogOld = sqlite3_mprintf(
+  x->az[LIBSQL_LOG_OLD] = sqlite3_mprintf(
       "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) VALUES (%s);", zI, p->zOldK);
-  x->zLogOldIfChanged = sqlite3_mprintf(
+  x->az[LIBSQL_LOG_OLD_IF_CHANGED] = sqlite3_mprintf(
       "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT %s WHERE %s;",
       zI, p->zOldK, zChanged);
-  x->zLogNewIfChanged = sqlite3_mprintf(
+  x->az[LIBSQL_LOG_NEW_IF_CHANGED] = sqlite3_mprintf(
       "  INSERT OR REPLACE INTO \"vecsync_idx_%w_log\"(rowid) SELECT %s WHERE %s;",
       zI, p->zNewK, zChanged);
-  if( x->zNoteConflicts==0 || x->zNoteOthers==0 || x->zRefuse==0 || x->zLogPending==0
-   || x->zLogNew==0 || x->zLogOld==0 || x->zLogOldIfChanged==0 || x->zLogNewIfChanged==0 ){
-    rc = SQLITE_NOMEM;
+  for(i=0; i<LIBSQL_PART_COUNT; i++){
+    if( x->az[i]==0 ) rc = SQLITE_NOMEM;
   }
 
 cleanup:
@@ -406,9 +404,10 @@ static int libsqlTriggersCreate(sqlite3 *db, const LibsqlIndex *p, char **pzErr)
   if( zMismatch==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = libsqlTriggerPartsMake(p, zConflict, zMismatch, &x);
   if( rc!=SQLITE_OK ) goto cleanup;
-  zAfterInsert = sqlite3_mprintf("%s%s%s", x.zRefuse, x.zLogPending, x.zLogNew);
-  zAfterUpdate = sqlite3_mprintf("%s%s%s%s", x.zRefuse, x.zLogPending, x.zLogOldIfChanged,
-                                 x.zLogNewIfChanged);
+  zAfterInsert = sqlite3_mprintf("%s%s%s", x.az[LIBSQL_REFUSE], x.az[LIBSQL_LOG_PENDING],
+                                 x.az[LIBSQL_LOG_NEW]);
+  zAfterUpdate = sqlite3_mprintf("%s%s%s%s", x.az[LIBSQL_REFUSE], x.az[LIBSQL_LOG_PENDING],
+                                 x.az[LIBSQL_LOG_OLD_IF_CHANGED], x.az[LIBSQL_LOG_NEW_IF_CHANGED]);
   if( zAfterInsert==0 || zAfterUpdate==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
 
   pOut = sqlite3_str_new(db);
@@ -419,11 +418,11 @@ static int libsqlTriggersCreate(sqlite3 *db, const LibsqlIndex *p, char **pzErr)
     sqlite3_str_appendf(pOut, "DROP TRIGGER IF EXISTS \"%w\".\"vecsync_idx_%w_%s\";",
                         p->zSchema, p->zIndex, azLibsqlTrigger[i]);
   }
-  libsqlTriggerAppend(pOut, p, "bi", "BEFORE INSERT", x.zNoteConflicts);
-  libsqlTriggerAppend(pOut, p, "bu", "BEFORE UPDATE", x.zNoteOthers);
+  libsqlTriggerAppend(pOut, p, "bi", "BEFORE INSERT", x.az[LIBSQL_NOTE_CONFLICTS]);
+  libsqlTriggerAppend(pOut, p, "bu", "BEFORE UPDATE", x.az[LIBSQL_NOTE_OTHERS]);
   libsqlTriggerAppend(pOut, p, "ai", "AFTER INSERT", zAfterInsert);
   libsqlTriggerAppend(pOut, p, "au", "AFTER UPDATE", zAfterUpdate);
-  libsqlTriggerAppend(pOut, p, "ad", "AFTER DELETE", x.zLogOld);
+  libsqlTriggerAppend(pOut, p, "ad", "AFTER DELETE", x.az[LIBSQL_LOG_OLD]);
   zSql = sqlite3_str_finish(pOut);
   if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);

@@ -205,68 +205,23 @@ static void vtkCursorReset(VtkCursor *pCur){
   pCur->bKeyIsRowid = 1;
 }
 
-typedef struct VtkTable VtkTable;
-struct VtkTable {
-  sqlite3_vtab base;          /* Base class: must be first */
-  sqlite3 *db;                /* Connection */
-  Vec0Registry *pReg;         /* Its vec0 tables */
-};
-
 static int vtkConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                       sqlite3_vtab **ppVtab, char **pzErr){
-  VtkTable *p;
-  int rc;
   (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db,
-      "CREATE TABLE x(id INTEGER, index_name HIDDEN, query HIDDEN, k HIDDEN, distance REAL HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-  p = sqlite3_malloc(sizeof(*p));
-  if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
-  p->db = db;
-  p->pReg = (Vec0Registry*)pAux;
-  *ppVtab = &p->base;
-  return SQLITE_OK;
-}
-
-static int vtkDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return vsTableFunctionConnect(db, pAux,
+      "CREATE TABLE x(id INTEGER, index_name HIDDEN, query HIDDEN, k HIDDEN, distance REAL HIDDEN)",
+      sizeof(VtkCursor), ppVtab);
 }
 
 static int vtkBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int aIdx[3] = { -1, -1, -1 };
-  int i;
-  for(i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ || pC->iColumn<VTK_COL_INDEX
-     || pC->iColumn>VTK_COL_K ) continue;
-    if( !pC->usable ) return SQLITE_CONSTRAINT;
-    aIdx[pC->iColumn-VTK_COL_INDEX] = i;
-  }
-  for(i=0; i<3; i++){
-    if( aIdx[i]<0 ){
-      sqlite3_free(pVtab->zErrMsg);
-      pVtab->zErrMsg = sqlite3_mprintf("vector_top_k(index, query, k) needs all three arguments");
-      return SQLITE_ERROR;
-    }
-    pInfo->aConstraintUsage[aIdx[i]].argvIndex = i+1;
-    pInfo->aConstraintUsage[aIdx[i]].omit = 1;
-  }
+  int rc = vsTableFunctionArgs(pVtab, pInfo, VTK_COL_INDEX, VTK_COL_K-VTK_COL_INDEX+1,
+                               "vector_top_k(index, query, k) needs all three arguments");
+  if( rc!=SQLITE_OK ) return rc;
   pInfo->estimatedCost = 100.0;
   if( pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==VTK_COL_DISTANCE
    && !pInfo->aOrderBy[0].desc ){
     pInfo->orderByConsumed = 1;
   }
-  return SQLITE_OK;
-}
-
-static int vtkOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
-  VtkCursor *pCur = sqlite3_malloc(sizeof(*pCur));
-  (void)pVtab;
-  if( pCur==0 ) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  *ppCur = &pCur->base;
   return SQLITE_OK;
 }
 
@@ -279,7 +234,7 @@ static int vtkClose(sqlite3_vtab_cursor *cur){
 static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   VtkCursor *pCur = (VtkCursor*)cur;
-  VtkTable *pTab = (VtkTable*)cur->pVtab;
+  VsTableFunction *pTab = (VsTableFunction*)cur->pVtab;
   LibsqlIndex def;
   Vec0Table *pStore = 0;
   VsVector v;
@@ -338,7 +293,7 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( rc!=SQLITE_OK ) goto cleanup;
   zStore = sqlite3_mprintf("vecsync_idx_%s", def.zIndex);
   if( zStore==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  rc = vec0Find(pTab->db, pTab->pReg, def.zSchema, zStore, &pStore, &zErr);
+  rc = vec0Find(pTab->db, (Vec0Registry*)pTab->pAux, def.zSchema, zStore, &pStore, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0VectorArg(pStore, argv[1], "query", &q, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -403,22 +358,6 @@ static int vtkRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
   return SQLITE_OK;
 }
 
-const sqlite3_module libsqlTopKModule = {
-  /* iVersion    */ 0,
-  /* xCreate     */ 0,               /* eponymous only */
-  /* xConnect    */ vtkConnect,
-  /* xBestIndex  */ vtkBestIndex,
-  /* xDisconnect */ vtkDisconnect,
-  /* xDestroy    */ 0,
-  /* xOpen       */ vtkOpen,
-  /* xClose      */ vtkClose,
-  /* xFilter     */ vtkFilter,
-  /* xNext       */ vtkNext,
-  /* xEof        */ vtkEof,
-  /* xColumn     */ vtkColumn,
-  /* xRowid      */ vtkRowid,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-#if SQLITE_VERSION_NUMBER>=3044000
-  0,
-#endif
-};
+const sqlite3_module libsqlTopKModule = VS_TABLE_FUNCTION_MODULE(
+    vtkConnect, vtkBestIndex, vtkClose, vtkFilter, vtkNext, vtkEof, vtkColumn,
+    vtkRowid);

@@ -173,13 +173,12 @@ static int vec0Destroy(sqlite3_vtab *pVtab){
 /* ---- cursors ---------------------------------------------------------------------------- */
 
 static int vec0Open(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
-  Vec0Cursor *pCur = sqlite3_malloc(sizeof(*pCur));
-  if( pCur==0 ) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  pCur->base.pVtab = pVtab;
-  pCur->bEof = 1;
-  *ppCur = &pCur->base;
-  return SQLITE_OK;
+  int rc = vsCursorOpen(sizeof(Vec0Cursor), ppCur);
+  if( rc==SQLITE_OK ){
+    (*ppCur)->pVtab = pVtab;
+    ((Vec0Cursor*)*ppCur)->bEof = 1;
+  }
+  return rc;
 }
 
 static void vec0CursorReset(Vec0Cursor *pCur){
@@ -509,8 +508,10 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
 
 /* ---- transactions ---------------------------------------------------------------------- */
 
-/* 'generation' is bumped once a write transaction; a new one starts unbumped. */
-static int vec0Begin(sqlite3_vtab *pVtab){
+/* A transaction starts or rolls back: a private copy holds writes that are not (or no
+** longer) in the shadow tables, so it goes; and the transaction has written nothing yet,
+** so its first write bumps 'generation' (once a write transaction). */
+static int vec0TransactionFresh(sqlite3_vtab *pVtab){
   Vec0Table *p = (Vec0Table*)pVtab;
   if( p->bViewPrivate ) vec0CacheDrop(p);
   vec0WriteEnd(p);
@@ -526,13 +527,6 @@ static int vec0Commit(sqlite3_vtab *pVtab){
   return SQLITE_OK;
 }
 
-/* A rollback undoes shadow-table writes the private copy already holds: drop it. */
-static int vec0Rollback(sqlite3_vtab *pVtab){
-  Vec0Table *p = (Vec0Table*)pVtab;
-  if( p->bViewPrivate ) vec0CacheDrop(p);
-  vec0WriteEnd(p);
-  return SQLITE_OK;
-}
 static int vec0Savepoint(sqlite3_vtab *pVtab, int i){ (void)pVtab; (void)i; return SQLITE_OK; }
 static int vec0Release(sqlite3_vtab *pVtab, int i){ (void)pVtab; (void)i; return SQLITE_OK; }
 static int vec0RollbackTo(sqlite3_vtab *pVtab, int i){
@@ -605,10 +599,10 @@ static sqlite3_module vec0Module = {
   /* xColumn     */ vec0Column,
   /* xRowid      */ vec0Rowid,
   /* xUpdate     */ vec0Update,
-  /* xBegin      */ vec0Begin,
+  /* xBegin      */ vec0TransactionFresh,
   /* xSync       */ vec0Sync,
   /* xCommit     */ vec0Commit,
-  /* xRollback   */ vec0Rollback,
+  /* xRollback   */ vec0TransactionFresh,
   /* xFindMethod */ 0,
   /* xRename     */ vec0Rename,
   /* xSavepoint  */ vec0Savepoint,

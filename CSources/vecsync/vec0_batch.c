@@ -43,60 +43,20 @@ struct VkbCursor {
 
 static int vkbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                       sqlite3_vtab **ppVtab, char **pzErr){
-  sqlite3_vtab *pVtab;
-  int rc;
-  (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db,
+  int rc = vsTableFunctionConnect(db, pAux,
       "CREATE TABLE x(query_index INTEGER, id, distance REAL, "
-      "\"table\" HIDDEN, queries HIDDEN, k HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-  pVtab = sqlite3_malloc(sizeof(*pVtab) + sizeof(void*));
-  if( pVtab==0 ) return SQLITE_NOMEM;
-  memset(pVtab, 0, sizeof(*pVtab));
-  *(void**)&pVtab[1] = pAux;            /* the connection's vec0 registry */
+      "\"table\" HIDDEN, queries HIDDEN, k HIDDEN)", sizeof(VkbCursor), ppVtab);
+  (void)argc; (void)argv; (void)pzErr;
   /* It only reads vec0 tables the caller names: harmless in triggers and views. */
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = pVtab;
-  return SQLITE_OK;
-}
-
-static int vkbDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  if( rc==SQLITE_OK ) sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  return rc;
 }
 
 static int vkbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int aIdx[3] = { -1, -1, -1 };
-  int i;
-  for(i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
-    if( pC->iColumn>=VKB_COL_TABLE ){
-      if( !pC->usable ) return SQLITE_CONSTRAINT;
-      aIdx[pC->iColumn-VKB_COL_TABLE] = i;
-    }
-  }
-  for(i=0; i<3; i++){
-    if( aIdx[i]<0 ){
-      sqlite3_free(pVtab->zErrMsg);
-      pVtab->zErrMsg = sqlite3_mprintf(
-          "vecsync_knn_batch(table, queries, k) needs all three arguments");
-      return SQLITE_ERROR;
-    }
-    pInfo->aConstraintUsage[aIdx[i]].argvIndex = i+1;
-    pInfo->aConstraintUsage[aIdx[i]].omit = 1;
-  }
-  pInfo->estimatedCost = 1000.0;
-  return SQLITE_OK;
-}
-
-static int vkbOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
-  VkbCursor *pCur = sqlite3_malloc(sizeof(*pCur));
-  (void)pVtab;
-  if( pCur==0 ) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  *ppCur = &pCur->base;
-  return SQLITE_OK;
+  int rc = vsTableFunctionArgs(pVtab, pInfo, VKB_COL_TABLE, VKB_COL_K-VKB_COL_TABLE+1,
+                               "vecsync_knn_batch(table, queries, k) needs all three arguments");
+  if( rc==SQLITE_OK ) pInfo->estimatedCost = 1000.0;
+  return rc;
 }
 
 static void vkbReset(VkbCursor *pCur){
@@ -139,7 +99,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   VkbCursor *pCur = (VkbCursor*)cur;
   sqlite3_vtab *pVtab = cur->pVtab;
-  Vec0Registry *pReg = *(Vec0Registry**)&pVtab[1];
+  Vec0Registry *pReg = (Vec0Registry*)((VsTableFunction*)pVtab)->pAux;
   Vec0Table *pTab = 0;
   const char *zTable;
   float *Q = 0;
@@ -301,25 +261,9 @@ static int vkbRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
   return SQLITE_OK;
 }
 
-static sqlite3_module vkbModule = {
-  /* iVersion    */ 0,
-  /* xCreate     */ 0,               /* eponymous only: no CREATE VIRTUAL TABLE */
-  /* xConnect    */ vkbConnect,
-  /* xBestIndex  */ vkbBestIndex,
-  /* xDisconnect */ vkbDisconnect,
-  /* xDestroy    */ 0,
-  /* xOpen       */ vkbOpen,
-  /* xClose      */ vkbClose,
-  /* xFilter     */ vkbFilter,
-  /* xNext       */ vkbNext,
-  /* xEof        */ vkbEof,
-  /* xColumn     */ vkbColumn,
-  /* xRowid      */ vkbRowid,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-#if SQLITE_VERSION_NUMBER>=3044000
-  0,
-#endif
-};
+static sqlite3_module vkbModule = VS_TABLE_FUNCTION_MODULE(
+    vkbConnect, vkbBestIndex, vkbClose, vkbFilter, vkbNext, vkbEof, vkbColumn,
+    vkbRowid);
 
 /* vecsync_cache_info(table): how this connection's copy of the table stands, as JSON. */
 static void vkbCacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){

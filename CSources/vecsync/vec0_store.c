@@ -90,76 +90,45 @@ static void vec0AppendStoredColumns(Vec0Table *p, sqlite3_str *pStr, const char 
   }
 }
 
+/* The fixed statements' SQL, by VEC0_STMT_*, as FTS5's fts5_storage.c keeps azStmt[]:
+** each takes the schema and the table's name (%w, %w). NULL: made by vec0StmtSql, since
+** its columns depend on the declaration. */
+static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
+  [VEC0_STMT_INFO_GET]   = "SELECT value FROM \"%w\".\"%w_info\" WHERE key=?1",
+  [VEC0_STMT_INFO_SET]   = "REPLACE INTO \"%w\".\"%w_info\"(key, value) VALUES(?1, ?2)",
+  [VEC0_STMT_FREE_FIRST] = "SELECT slot FROM \"%w\".\"%w_free\" ORDER BY slot LIMIT 1",
+  [VEC0_STMT_FREE_DEL]   = "DELETE FROM \"%w\".\"%w_free\" WHERE slot=?1",
+  [VEC0_STMT_FREE_ADD]   = "INSERT INTO \"%w\".\"%w_free\"(slot) VALUES(?1)",
+  [VEC0_STMT_FREE_COUNT] = "SELECT count(*) FROM \"%w\".\"%w_free\" WHERE slot>=?1 AND slot<?2",
+  [VEC0_STMT_FREE_TRIM]  = "DELETE FROM \"%w\".\"%w_free\" WHERE slot>=?1",
+  [VEC0_STMT_BLOB_DEL]   = "DELETE FROM \"%w\".\"%w_vectors\" WHERE chunk_id=?1",
+  [VEC0_STMT_CODES_NEW]  = "INSERT INTO \"%w\".\"%w_codes\"(chunk_id, codes) VALUES(?1, zeroblob(?2))",
+  [VEC0_STMT_CODES_DEL]  = "DELETE FROM \"%w\".\"%w_codes\" WHERE chunk_id=?1",
+  [VEC0_STMT_CODES_IDS]  = "SELECT chunk_id FROM \"%w\".\"%w_codes\" ORDER BY chunk_id",
+  [VEC0_STMT_BLOB_NEW]   = "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
+  [VEC0_STMT_BLOB_IDS]   = "SELECT chunk_id FROM \"%w\".\"%w_vectors\" ORDER BY chunk_id",
+  /* Not count(*): it would read every page of a table of small blobs. */
+  [VEC0_STMT_BLOB_RANGE] = "SELECT min(chunk_id), max(chunk_id) FROM \"%w\".\"%w_vectors\"",
+  [VEC0_STMT_SLOT_BY_ROWID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
+  [VEC0_STMT_SLOT_BY_ID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE id=?1",
+  [VEC0_STMT_SLOT_ALL]   = "SELECT rowid, slot FROM \"%w\".\"%w_rows\"",
+  [VEC0_STMT_ROW_DELETE] = "DELETE FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
+  [VEC0_STMT_NEXT_ROWID] = "SELECT coalesce(max(rowid), 0) + 1 FROM \"%w\".\"%w_rows\"",
+  [VEC0_STMT_LOG_ADD]    = "INSERT OR REPLACE INTO \"%w\".\"%w_changes\"(generation, slot, rowid)"
+                           " VALUES(?1, ?2, ?3)",
+  [VEC0_STMT_LOG_RANGE]  = "SELECT slot, rowid FROM \"%w\".\"%w_changes\""
+                           " WHERE generation>?1 AND generation<=?2 ORDER BY generation",
+  [VEC0_STMT_LOG_COUNT]  = "SELECT count(*), min(slot) FROM \"%w\".\"%w_changes\""
+                           " WHERE generation>?1 AND generation<=?2",
+  [VEC0_STMT_LOG_PRUNE]  = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1",
+  [VEC0_STMT_LOG_MARK]   = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1",
+};
+
 /* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */
 static char *vec0StmtSql(Vec0Table *p, int eStmt){
   const char *zS = p->zStoreSchema, *zT = p->zName;
   sqlite3_str *pStr = sqlite3_str_new(p->db);
   switch( eStmt ){
-    case VEC0_STMT_INFO_GET:
-      sqlite3_str_appendf(pStr, "SELECT value FROM \"%w\".\"%w_info\" WHERE key=?1", zS, zT);
-      break;
-    case VEC0_STMT_INFO_SET:
-      sqlite3_str_appendf(pStr,
-          "REPLACE INTO \"%w\".\"%w_info\"(key, value) VALUES(?1, ?2)", zS, zT);
-      break;
-    case VEC0_STMT_FREE_FIRST:
-      sqlite3_str_appendf(pStr,
-          "SELECT slot FROM \"%w\".\"%w_free\" ORDER BY slot LIMIT 1", zS, zT);
-      break;
-    case VEC0_STMT_FREE_DEL:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_free\" WHERE slot=?1", zS, zT);
-      break;
-    case VEC0_STMT_FREE_ADD:
-      sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_free\"(slot) VALUES(?1)", zS, zT);
-      break;
-    case VEC0_STMT_FREE_COUNT:
-      sqlite3_str_appendf(pStr, "SELECT count(*) FROM \"%w\".\"%w_free\" WHERE slot>=?1 AND slot<?2",
-                          zS, zT);
-      break;
-    case VEC0_STMT_FREE_TRIM:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_free\" WHERE slot>=?1", zS, zT);
-      break;
-    case VEC0_STMT_BLOB_DEL:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_vectors\" WHERE chunk_id=?1", zS, zT);
-      break;
-    case VEC0_STMT_CODES_NEW:
-      sqlite3_str_appendf(pStr,
-          "INSERT INTO \"%w\".\"%w_codes\"(chunk_id, codes) VALUES(?1, zeroblob(?2))", zS, zT);
-      break;
-    case VEC0_STMT_CODES_DEL:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_codes\" WHERE chunk_id=?1", zS, zT);
-      break;
-    case VEC0_STMT_CODES_IDS:
-      sqlite3_str_appendf(pStr, "SELECT chunk_id FROM \"%w\".\"%w_codes\" ORDER BY chunk_id",
-                          zS, zT);
-      break;
-    case VEC0_STMT_BLOB_NEW:
-      sqlite3_str_appendf(pStr,
-          "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
-          zS, zT);
-      break;
-    case VEC0_STMT_BLOB_IDS:
-      sqlite3_str_appendf(pStr, "SELECT chunk_id FROM \"%w\".\"%w_vectors\" ORDER BY chunk_id",
-                          zS, zT);
-      break;
-    case VEC0_STMT_BLOB_RANGE:
-      /* Not count(*): it would read every page of a table of small blobs. */
-      sqlite3_str_appendf(pStr,
-          "SELECT min(chunk_id), max(chunk_id) FROM \"%w\".\"%w_vectors\"", zS, zT);
-      break;
-    case VEC0_STMT_SLOT_BY_ROWID:
-      sqlite3_str_appendf(pStr,
-          "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE rowid=?1", zS, zT);
-      break;
-    case VEC0_STMT_SLOT_BY_ID:
-      sqlite3_str_appendf(pStr, "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE id=?1", zS, zT);
-      break;
-    case VEC0_STMT_SLOT_ALL:
-      sqlite3_str_appendf(pStr, "SELECT rowid, slot FROM \"%w\".\"%w_rows\"", zS, zT);
-      break;
-    case VEC0_STMT_ROW_DELETE:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_rows\" WHERE rowid=?1", zS, zT);
-      break;
     case VEC0_STMT_ROW_INSERT:
       sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_rows\"(rowid, slot%s",
                           zS, zT, vec0HasTextPk(p) ? ", id" : "");
@@ -174,10 +143,6 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
       vec0AppendStoredColumns(p, pStr, ", c%d=?");
       sqlite3_str_appendall(pStr, " WHERE rowid=?");
       break;
-    case VEC0_STMT_NEXT_ROWID:
-      sqlite3_str_appendf(pStr,
-          "SELECT coalesce(max(rowid), 0) + 1 FROM \"%w\".\"%w_rows\"", zS, zT);
-      break;
     case VEC0_STMT_READ_BY_ROWID:
     case VEC0_STMT_READ_BY_ID:
     case VEC0_STMT_READ_ALL:
@@ -188,23 +153,8 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
       if( eStmt==VEC0_STMT_READ_BY_ID ) sqlite3_str_appendall(pStr, " WHERE id=?1");
       if( eStmt==VEC0_STMT_READ_ALL ) sqlite3_str_appendall(pStr, " ORDER BY rowid");
       break;
-    case VEC0_STMT_LOG_ADD:
-      sqlite3_str_appendf(pStr, "INSERT OR REPLACE INTO \"%w\".\"%w_changes\"(generation, slot, rowid)"
-                                " VALUES(?1, ?2, ?3)", zS, zT);
-      break;
-    case VEC0_STMT_LOG_RANGE:
-      sqlite3_str_appendf(pStr, "SELECT slot, rowid FROM \"%w\".\"%w_changes\""
-                                " WHERE generation>?1 AND generation<=?2 ORDER BY generation", zS, zT);
-      break;
-    case VEC0_STMT_LOG_COUNT:
-      sqlite3_str_appendf(pStr, "SELECT count(*), min(slot) FROM \"%w\".\"%w_changes\""
-                                " WHERE generation>?1 AND generation<=?2", zS, zT);
-      break;
-    case VEC0_STMT_LOG_PRUNE:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1", zS, zT);
-      break;
-    case VEC0_STMT_LOG_MARK:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1", zS, zT);
+    default:
+      sqlite3_str_appendf(pStr, azVec0Stmt[eStmt], zS, zT);
       break;
   }
   return sqlite3_str_finish(pStr);
@@ -227,6 +177,15 @@ int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
   }
   *ppStmt = p->aStmt[eStmt];
   return rc;
+}
+
+int vec0StmtRun(Vec0Table *p, int eStmt, sqlite3_int64 iArg){
+  sqlite3_stmt *pStmt = 0;
+  int rc = vec0Stmt(p, eStmt, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, iArg);
+  sqlite3_step(pStmt);
+  return sqlite3_reset(pStmt);
 }
 
 int vec0StmtBorrow(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
@@ -678,14 +637,9 @@ static int vec0LogAdd(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int6
 /* Mark this transaction's generation "reload" in T_changes (its rows replaced by one with
 ** slot -1): readers that reach it load their copy whole instead of replaying. */
 static int vec0LogReload(Vec0Table *p){
-  sqlite3_stmt *pStmt = 0;
   int rc;
   if( !p->bChangeLog || !p->bGenerationBumped || p->nLogged<0 ) return SQLITE_OK;
-  rc = vec0Stmt(p, VEC0_STMT_LOG_MARK, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, p->iWriteGen);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  rc = vec0StmtRun(p, VEC0_STMT_LOG_MARK, p->iWriteGen);
   if( rc==SQLITE_OK ) rc = vec0LogAdd(p, -1, 0, 0);
   p->nLogged = -1;
   return rc;
@@ -716,17 +670,12 @@ static int vec0LogAdd(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int6
 
 /* Drop generations older than VEC0_LOG_KEEP from T_changes, now and then. */
 static int vec0LogPrune(Vec0Table *p, sqlite3_int64 iGen){
-  sqlite3_stmt *pStmt = 0;
   sqlite3_int64 iCut = iGen - VEC0_LOG_KEEP, iFrom = 0;
   int rc;
   if( !p->bChangeLog || iCut<=0 || iGen%VEC0_LOG_PRUNE_EVERY!=0 ) return SQLITE_OK;
   rc = vec0LogFrom(p, &iFrom);
   if( rc!=SQLITE_OK || iCut<=iFrom ) return rc;
-  rc = vec0Stmt(p, VEC0_STMT_LOG_PRUNE, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, iCut);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  rc = vec0StmtRun(p, VEC0_STMT_LOG_PRUNE, iCut);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "log_from", iCut);
   return rc;
 }
@@ -795,11 +744,7 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot, sqlite3_int64 *pnGrown){
   if( rc!=SQLITE_OK ) goto cleanup;
   if( bFree ){
     rc = vec0SlotCheck(p, iSlot, "a freed slot");
-    if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_FREE_DEL, &pStmt);
-    if( rc!=SQLITE_OK ) goto cleanup;
-    sqlite3_bind_int64(pStmt, 1, iSlot);
-    sqlite3_step(pStmt);
-    rc = sqlite3_reset(pStmt);
+    if( rc==SQLITE_OK ) rc = vec0StmtRun(p, VEC0_STMT_FREE_DEL, iSlot);
     goto cleanup;
   }
   rc = vec0NextSlot(p, &nSlot);
@@ -852,7 +797,6 @@ static int vec0FreeCount(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
 ** slots are deleted and next_slot comes down. The copy is rebuilt, and the change log tells
 ** the other connections to reload, since slots went away. */
 int vec0StorageTrim(Vec0Table *p, int *pbTrimmed){
-  sqlite3_stmt *pStmt = 0;
   sqlite3_int64 nSlot = 0, nNew, nFree = 0;
   int rc = vec0NextSlot(p, &nSlot);
   *pbTrimmed = 0;
@@ -864,27 +808,15 @@ int vec0StorageTrim(Vec0Table *p, int *pbTrimmed){
     sqlite3_int64 iStart = ((nNew-1)/p->nPerBlob)*p->nPerBlob;
     rc = vec0FreeCount(p, iStart, nNew, &nFree);
     if( rc!=SQLITE_OK || nFree!=nNew-iStart ) break;
-    rc = vec0Stmt(p, VEC0_STMT_BLOB_DEL, &pStmt);
-    if( rc!=SQLITE_OK ) break;
-    sqlite3_bind_int64(pStmt, 1, iStart/p->nPerBlob);
-    sqlite3_step(pStmt);
-    rc = sqlite3_reset(pStmt);
+    rc = vec0StmtRun(p, VEC0_STMT_BLOB_DEL, iStart/p->nPerBlob);
     if( rc==SQLITE_OK && p->bCodes && iStart%p->cfg.nChunk==0 ){
       /* The chunk's records go with its first blob of vectors. */
-      rc = vec0Stmt(p, VEC0_STMT_CODES_DEL, &pStmt);
-      if( rc!=SQLITE_OK ) break;
-      sqlite3_bind_int64(pStmt, 1, iStart/p->cfg.nChunk);
-      sqlite3_step(pStmt);
-      rc = sqlite3_reset(pStmt);
+      rc = vec0StmtRun(p, VEC0_STMT_CODES_DEL, iStart/p->cfg.nChunk);
     }
     nNew = iStart;
   }
   if( rc!=SQLITE_OK || nNew==nSlot ) return rc;
-  rc = vec0Stmt(p, VEC0_STMT_FREE_TRIM, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, nNew);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  rc = vec0StmtRun(p, VEC0_STMT_FREE_TRIM, nNew);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "next_slot", nNew);
   if( rc==SQLITE_OK ) rc = vec0LogReload(p);
   *pbTrimmed = 1;
@@ -906,15 +838,10 @@ static void vec0WordsFromLE(Vec0Table *p, const unsigned char *pIn, int nVec, fl
 /* Return a slot to the free list, its stored vector overwritten with zeros: a deleted
 ** embedding does not stay readable in the file. */
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
-  sqlite3_stmt *pStmt;
   sqlite3_blob *pBlob = 0;
   int nByte = p->cfg.nWord*4;
   void *pZero = 0;
-  int rc = vec0Stmt(p, VEC0_STMT_FREE_ADD, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, iSlot);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  int rc = vec0StmtRun(p, VEC0_STMT_FREE_ADD, iSlot);
   if( rc==SQLITE_OK ){
     pZero = sqlite3_malloc(nByte);
     if( pZero==0 ) rc = SQLITE_NOMEM;

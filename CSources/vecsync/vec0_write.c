@@ -43,12 +43,7 @@ static int vec0Lookup(Vec0Table *p, sqlite3_value *pKey, int bByRowid, int *pbFo
 }
 
 static int vec0DeleteRow(Vec0Table *p, sqlite3_int64 iRowid, sqlite3_int64 iSlot){
-  sqlite3_stmt *pStmt = 0;
-  int rc = vec0Stmt(p, VEC0_STMT_ROW_DELETE, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, iRowid);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  int rc = vec0StmtRun(p, VEC0_STMT_ROW_DELETE, iRowid);
   if( rc==SQLITE_OK ) rc = vec0WriteFreeSlot(p, iSlot);
   return rc;
 }

@@ -8,7 +8,7 @@
 **   vector_kernels.c     dot products, norms and distances; the BLAS/AVX2 block scorers
 **   vector_topk.c        bounded heap that keeps the k nearest (distance, rowid) pairs
 **   vector_sql.c         scalar SQL functions: vector32, vector_extract, distances,
-**                        vec_f32, vecsync_debug()
+**                        vec_f32, vecsync_debug(); what table-valued functions share
 **   vector_typed.c       sqlite-vec's int8 and bit vectors, its vec_* functions, vec_each
 **   vec0_quant.c         int8 and bit codes of a quantized table, and their scorers
 **   vec0_parallel.c      the block scan cut into parts, on helper threads (PRAGMA threads)
@@ -442,6 +442,8 @@ int vec0StorageCheck(Vec0Table *p, int *pbForeign);
 int vec0StorageExplain(Vec0Table *p, int rc);
 /* Statement eStmt, prepared on first use; the caller resets it after use. */
 int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt);
+/* Run statement eStmt, one that returns no row, with ?1 = iArg. */
+int vec0StmtRun(Vec0Table *p, int eStmt, sqlite3_int64 iArg);
 /* A cursor's statement: the kept one when free, else a private copy. Give it back with
 ** vec0StmtGiveBack(). */
 int vec0StmtBorrow(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt);
@@ -724,6 +726,36 @@ int vec0HasTextPk(Vec0Table *p);
 
 /* An SQL function's error, as "fn: message" (fn is the function's user data); frees zErr. */
 void vsResultError(sqlite3_context *ctx, int rc, char *zErr);
+/* What the table-valued functions (vecsync_knn_batch, vec_each, vector_top_k) share: their
+** table, which xConnect (vsTableFunctionConnect, after declaring zDecl) makes and
+** xDisconnect frees; xOpen (vsTableFunctionOpen) makes a zeroed cursor of nCursor bytes. */
+typedef struct VsTableFunction VsTableFunction;
+struct VsTableFunction {
+  sqlite3_vtab base;          /* Base class: must be first */
+  sqlite3 *db;                /* The connection */
+  void *pAux;                 /* The module's client data (a Vec0Registry, or NULL) */
+  size_t nCursor;             /* Bytes of its cursor */
+};
+int vsTableFunctionConnect(sqlite3 *db, void *pAux, const char *zDecl, size_t nCursor,
+                           sqlite3_vtab **ppVtab);
+int vsTableFunctionDisconnect(sqlite3_vtab *pVtab);
+int vsTableFunctionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur);
+/* xBestIndex's part they share: the arguments are hidden columns iFirst .. iFirst+nArg-1,
+** each needing a usable "=" constraint, handed to xFilter in that order; else
+** SQLITE_CONSTRAINT (one not usable: SQLite tries another plan) or SQLITE_ERROR with
+** zMissing as the table's error. */
+#define VS_MAX_TABLE_FUNCTION_ARGS 8
+int vsTableFunctionArgs(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, int iFirst, int nArg,
+                        const char *zMissing);
+/* The method table of a table-valued function: eponymous only (no CREATE VIRTUAL TABLE),
+** read only, the named methods in their slots and every other slot empty. */
+#define VS_TABLE_FUNCTION_MODULE(Connect, BestIndex, Close, Filter, Next, Eof, Column, Rowid) { \
+  .iVersion = 0, .xCreate = 0, .xConnect = Connect, .xBestIndex = BestIndex, \
+  .xDisconnect = vsTableFunctionDisconnect, .xDestroy = 0, .xOpen = vsTableFunctionOpen, \
+  .xClose = Close, .xFilter = Filter, .xNext = Next, .xEof = Eof, .xColumn = Column, \
+  .xRowid = Rowid }
+/* A zeroed cursor of nByte bytes (every module's xOpen). */
+int vsCursorOpen(size_t nByte, sqlite3_vtab_cursor **ppCur);
 /* Each registers its functions or modules on db (vecsync_main.c calls them in this
 ** order). Modules take a reference to pReg and drop it with pReg->xRelease when SQLite
 ** frees them. */
