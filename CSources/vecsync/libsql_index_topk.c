@@ -185,15 +185,15 @@ static void libsqlHitsAsHamming(VsTopK *pTop, int nDim){
 
 typedef struct VtkCursor VtkCursor;
 struct VtkCursor {
-  sqlite3_vtab_cursor base;   /* Base class: must be first */
+  VsCursor base;              /* Base class: must be first; its rows are the hits */
   VsTopK top;                 /* Hits, nearest first */
-  int iHit;                   /* Current hit */
   sqlite3_value **apKey;      /* WITHOUT ROWID: each hit's primary key (its id); else NULL */
   int bKeyIsRowid;            /* A hit's rowid is its key: a rowid, or a rowid-like key */
 };
 
 /* Forget the hits of the last search. */
-static void vtkCursorReset(VtkCursor *pCur){
+static void vtkCursorReset(sqlite3_vtab_cursor *cur){
+  VtkCursor *pCur = (VtkCursor*)cur;
   int i;
   if( pCur->apKey ){
     for(i=0; i<pCur->top.n; i++) sqlite3_value_free(pCur->apKey[i]);
@@ -201,7 +201,7 @@ static void vtkCursorReset(VtkCursor *pCur){
     pCur->apKey = 0;
   }
   vsTopKFree(&pCur->top);
-  pCur->iHit = 0;
+  pCur->base.iRow = pCur->base.nRow = 0;
   pCur->bKeyIsRowid = 1;
 }
 
@@ -210,7 +210,7 @@ static int vtkConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   (void)argc; (void)argv; (void)pzErr;
   return vsTableFunctionConnect(db, pAux,
       "CREATE TABLE x(id INTEGER, index_name HIDDEN, query HIDDEN, k HIDDEN, distance REAL HIDDEN)",
-      sizeof(VtkCursor), ppVtab);
+      sizeof(VtkCursor), vtkCursorReset, ppVtab);
 }
 
 static int vtkBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
@@ -225,11 +225,6 @@ static int vtkBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   return SQLITE_OK;
 }
 
-static int vtkClose(sqlite3_vtab_cursor *cur){
-  vtkCursorReset((VtkCursor*)cur);
-  sqlite3_free(cur);
-  return SQLITE_OK;
-}
 
 static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
@@ -247,7 +242,7 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 
   memset(&def, 0, sizeof(def));
   memset(&v, 0, sizeof(v));
-  vtkCursorReset(pCur);
+  vtkCursorReset(cur);
   if( zIndex==0 ){
     zErr = sqlite3_mprintf("the index name is NULL");
     rc = SQLITE_ERROR;
@@ -311,6 +306,7 @@ cleanup:
   if( rc==SQLITE_OK && def.eColType==VS_LIBSQL_1BIT && def.eMetric==VS_METRIC_COSINE ){
     libsqlHitsAsHamming(&pCur->top, def.nDim);
   }
+  pCur->base.nRow = pCur->top.n;
   if( rc!=SQLITE_OK ){
     sqlite3_free(pTab->base.zErrMsg);
     pTab->base.zErrMsg = rc==SQLITE_NOMEM ? 0 : sqlite3_mprintf("vector_top_k: %s",
@@ -324,21 +320,13 @@ cleanup:
   return rc;
 }
 
-static int vtkNext(sqlite3_vtab_cursor *cur){
-  ((VtkCursor*)cur)->iHit++;
-  return SQLITE_OK;
-}
 
-static int vtkEof(sqlite3_vtab_cursor *cur){
-  VtkCursor *pCur = (VtkCursor*)cur;
-  return pCur->iHit>=pCur->top.n;
-}
 
 static int vtkColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   VtkCursor *pCur = (VtkCursor*)cur;
-  const VsHit *pHit = &pCur->top.a[pCur->iHit];
+  const VsHit *pHit = &pCur->top.a[pCur->base.iRow];
   if( i==VTK_COL_ID ){
-    if( pCur->apKey ) sqlite3_result_value(ctx, pCur->apKey[pCur->iHit]);
+    if( pCur->apKey ) sqlite3_result_value(ctx, pCur->apKey[pCur->base.iRow]);
     else sqlite3_result_int64(ctx, pHit->iRowid);
   }else if( i==VTK_COL_DISTANCE ){
     sqlite3_result_double(ctx, pHit->rDist);
@@ -352,12 +340,11 @@ static int vtkColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 ** collation), else the hit's position from 0. */
 static int vtkRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
   VtkCursor *pCur = (VtkCursor*)cur;
-  if( pCur->apKey==0 ) *pRowid = pCur->top.a[pCur->iHit].iRowid;
-  else if( pCur->bKeyIsRowid ) *pRowid = sqlite3_value_int64(pCur->apKey[pCur->iHit]);
-  else *pRowid = pCur->iHit;
+  if( pCur->apKey==0 ) *pRowid = pCur->top.a[pCur->base.iRow].iRowid;
+  else if( pCur->bKeyIsRowid ) *pRowid = sqlite3_value_int64(pCur->apKey[pCur->base.iRow]);
+  else *pRowid = pCur->base.iRow;
   return SQLITE_OK;
 }
 
 const sqlite3_module libsqlTopKModule = VS_TABLE_FUNCTION_MODULE(
-    vtkConnect, vtkBestIndex, vtkClose, vtkFilter, vtkNext, vtkEof, vtkColumn,
-    vtkRowid);
+    vtkConnect, vtkBestIndex, vtkFilter, vsCursorNext, vsCursorEof, vtkColumn, vtkRowid);

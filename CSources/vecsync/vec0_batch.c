@@ -41,25 +41,9 @@ struct VkbCursor {
   sqlite3_stmt *pId;          /* Text primary key of a rowid */
 };
 
-static int vkbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
-                      sqlite3_vtab **ppVtab, char **pzErr){
-  int rc = vsTableFunctionConnect(db, pAux,
-      "CREATE TABLE x(query_index INTEGER, id, distance REAL, "
-      "\"table\" HIDDEN, queries HIDDEN, k HIDDEN)", sizeof(VkbCursor), ppVtab);
-  (void)argc; (void)argv; (void)pzErr;
-  /* It only reads vec0 tables the caller names: harmless in triggers and views. */
-  if( rc==SQLITE_OK ) sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  return rc;
-}
-
-static int vkbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int rc = vsTableFunctionArgs(pVtab, pInfo, VKB_COL_TABLE, VKB_COL_K-VKB_COL_TABLE+1,
-                               "vecsync_knn_batch(table, queries, k) needs all three arguments");
-  if( rc==SQLITE_OK ) pInfo->estimatedCost = 1000.0;
-  return rc;
-}
-
-static void vkbReset(VkbCursor *pCur){
+/* Forget the last batch's hits. */
+static void vkbReset(sqlite3_vtab_cursor *cur){
+  VkbCursor *pCur = (VkbCursor*)cur;
   int j;
   for(j=0; j<pCur->nQuery; j++) vsTopKFree(&pCur->aTop[j]);
   sqlite3_free(pCur->aTop);
@@ -72,10 +56,22 @@ static void vkbReset(VkbCursor *pCur){
   pCur->pTab = 0;
 }
 
-static int vkbClose(sqlite3_vtab_cursor *cur){
-  vkbReset((VkbCursor*)cur);
-  sqlite3_free(cur);
-  return SQLITE_OK;
+static int vkbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                      sqlite3_vtab **ppVtab, char **pzErr){
+  int rc = vsTableFunctionConnect(db, pAux,
+      "CREATE TABLE x(query_index INTEGER, id, distance REAL, "
+      "\"table\" HIDDEN, queries HIDDEN, k HIDDEN)", sizeof(VkbCursor), vkbReset, ppVtab);
+  (void)argc; (void)argv; (void)pzErr;
+  /* It only reads vec0 tables the caller names: harmless in triggers and views. */
+  if( rc==SQLITE_OK ) sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  return rc;
+}
+
+static int vkbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  int rc = vsTableFunctionArgs(pVtab, pInfo, VKB_COL_TABLE, VKB_COL_K-VKB_COL_TABLE+1,
+                               "vecsync_knn_batch(table, queries, k) needs all three arguments");
+  if( rc==SQLITE_OK ) pInfo->estimatedCost = 1000.0;
+  return rc;
 }
 
 /* Skip queries that have no (more) hits. */
@@ -108,7 +104,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_int64 k = 0;
   (void)idxNum; (void)idxStr; (void)argc;
 
-  vkbReset(pCur);
+  vkbReset(cur);
   zTable = (const char*)sqlite3_value_text(argv[0]);
   if( zTable==0 ){
     zErr = sqlite3_mprintf("the table name is NULL");
@@ -202,7 +198,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 cleanup:
   sqlite3_free(Q);
   if( rc!=SQLITE_OK ){
-    vkbReset(pCur);
+    vkbReset(cur);
     vkbError(pVtab, rc, zErr);
   }
   return rc;
@@ -262,7 +258,7 @@ static int vkbRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
 }
 
 static sqlite3_module vkbModule = VS_TABLE_FUNCTION_MODULE(
-    vkbConnect, vkbBestIndex, vkbClose, vkbFilter, vkbNext, vkbEof, vkbColumn,
+    vkbConnect, vkbBestIndex, vkbFilter, vkbNext, vkbEof, vkbColumn,
     vkbRowid);
 
 /* vecsync_cache_info(table): how this connection's copy of the table stands, as JSON. */

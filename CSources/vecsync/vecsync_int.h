@@ -728,18 +728,32 @@ int vec0HasTextPk(Vec0Table *p);
 void vsResultError(sqlite3_context *ctx, int rc, char *zErr);
 /* What the table-valued functions (vecsync_knn_batch, vec_each, vector_top_k) share: their
 ** table, which xConnect (vsTableFunctionConnect, after declaring zDecl) makes and
-** xDisconnect frees; xOpen (vsTableFunctionOpen) makes a zeroed cursor of nCursor bytes. */
+** xDisconnect frees; xOpen makes a zeroed cursor of nCursor bytes, xClose lets xReset free
+** what the cursor holds, then frees it. */
 typedef struct VsTableFunction VsTableFunction;
 struct VsTableFunction {
   sqlite3_vtab base;          /* Base class: must be first */
   sqlite3 *db;                /* The connection */
   void *pAux;                 /* The module's client data (a Vec0Registry, or NULL) */
   size_t nCursor;             /* Bytes of its cursor */
+  void (*xReset)(sqlite3_vtab_cursor*);  /* Frees what a cursor holds (NULL: nothing) */
 };
 int vsTableFunctionConnect(sqlite3 *db, void *pAux, const char *zDecl, size_t nCursor,
-                           sqlite3_vtab **ppVtab);
+                           void (*xReset)(sqlite3_vtab_cursor*), sqlite3_vtab **ppVtab);
 int vsTableFunctionDisconnect(sqlite3_vtab *pVtab);
 int vsTableFunctionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur);
+int vsTableFunctionClose(sqlite3_vtab_cursor *cur);
+/* A cursor over rows 0 .. nRow-1, in order: its xNext, xEof, and xRowid (the row's
+** number). */
+typedef struct VsCursor VsCursor;
+struct VsCursor {
+  sqlite3_vtab_cursor base;   /* Base class: must be first */
+  int iRow;                   /* The current row */
+  int nRow;                   /* Rows the last xFilter found */
+};
+int vsCursorNext(sqlite3_vtab_cursor *cur);
+int vsCursorEof(sqlite3_vtab_cursor *cur);
+int vsCursorRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid);
 /* xBestIndex's part they share: the arguments are hidden columns iFirst .. iFirst+nArg-1,
 ** each needing a usable "=" constraint, handed to xFilter in that order; else
 ** SQLITE_CONSTRAINT (one not usable: SQLite tries another plan) or SQLITE_ERROR with
@@ -749,11 +763,11 @@ int vsTableFunctionArgs(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, int iFir
                         const char *zMissing);
 /* The method table of a table-valued function: eponymous only (no CREATE VIRTUAL TABLE),
 ** read only, the named methods in their slots and every other slot empty. */
-#define VS_TABLE_FUNCTION_MODULE(Connect, BestIndex, Close, Filter, Next, Eof, Column, Rowid) { \
+#define VS_TABLE_FUNCTION_MODULE(Connect, BestIndex, Filter, Next, Eof, Column, Rowid) { \
   .iVersion = 0, .xCreate = 0, .xConnect = Connect, .xBestIndex = BestIndex, \
   .xDisconnect = vsTableFunctionDisconnect, .xDestroy = 0, .xOpen = vsTableFunctionOpen, \
-  .xClose = Close, .xFilter = Filter, .xNext = Next, .xEof = Eof, .xColumn = Column, \
-  .xRowid = Rowid }
+  .xClose = vsTableFunctionClose, .xFilter = Filter, .xNext = Next, .xEof = Eof, \
+  .xColumn = Column, .xRowid = Rowid }
 /* A zeroed cursor of nByte bytes (every module's xOpen). */
 int vsCursorOpen(size_t nByte, sqlite3_vtab_cursor **ppCur);
 /* Each registers its functions or modules on db (vecsync_main.c calls them in this

@@ -234,7 +234,7 @@ static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* ---- what the table-valued functions share (vec_each, vecsync_knn_batch, vector_top_k) --- */
 
 int vsTableFunctionConnect(sqlite3 *db, void *pAux, const char *zDecl, size_t nCursor,
-                           sqlite3_vtab **ppVtab){
+                           void (*xReset)(sqlite3_vtab_cursor*), sqlite3_vtab **ppVtab){
   VsTableFunction *p;
   int rc = sqlite3_declare_vtab(db, zDecl);
   if( rc!=SQLITE_OK ) return rc;
@@ -244,6 +244,7 @@ int vsTableFunctionConnect(sqlite3 *db, void *pAux, const char *zDecl, size_t nC
   p->db = db;
   p->pAux = pAux;
   p->nCursor = nCursor;
+  p->xReset = xReset;
   *ppVtab = &p->base;
   return SQLITE_OK;
 }
@@ -279,6 +280,28 @@ int vsTableFunctionDisconnect(sqlite3_vtab *pVtab){
 
 int vsTableFunctionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
   return vsCursorOpen(((VsTableFunction*)pVtab)->nCursor, ppCur);
+}
+
+int vsTableFunctionClose(sqlite3_vtab_cursor *cur){
+  VsTableFunction *p = (VsTableFunction*)cur->pVtab;
+  if( p->xReset ) p->xReset(cur);
+  sqlite3_free(cur);
+  return SQLITE_OK;
+}
+
+int vsCursorNext(sqlite3_vtab_cursor *cur){
+  ((VsCursor*)cur)->iRow++;
+  return SQLITE_OK;
+}
+
+int vsCursorEof(sqlite3_vtab_cursor *cur){
+  const VsCursor *p = (const VsCursor*)cur;
+  return p->iRow>=p->nRow;
+}
+
+int vsCursorRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
+  *pRowid = ((const VsCursor*)cur)->iRow;
+  return SQLITE_OK;
 }
 
 int vsCursorOpen(size_t nByte, sqlite3_vtab_cursor **ppCur){

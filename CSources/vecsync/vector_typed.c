@@ -572,17 +572,25 @@ static void vsTypedDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **
 
 typedef struct VeachCursor VeachCursor;
 struct VeachCursor {
-  sqlite3_vtab_cursor base;   /* Base class: must be first */
+  VsCursor base;              /* Base class: must be first; its rows are the elements */
   int eType;                  /* VS_F32, VS_F64, VS_I8 or VS_BIT */
   int nDim;                   /* Elements */
   void *aCopy;                /* The vector's elements or bytes, copied */
-  int iRow;                   /* Current element */
 };
+
+/* Forget the last vector. */
+static void veachReset(sqlite3_vtab_cursor *cur){
+  VeachCursor *pCur = (VeachCursor*)cur;
+  sqlite3_free(pCur->aCopy);
+  pCur->aCopy = 0;
+  pCur->nDim = 0;
+  pCur->base.iRow = pCur->base.nRow = 0;
+}
 
 static int veachConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                         sqlite3_vtab **ppVtab, char **pzErr){
   int rc = vsTableFunctionConnect(db, pAux, "CREATE TABLE x(value, vector HIDDEN)",
-                                  sizeof(VeachCursor), ppVtab);
+                                  sizeof(VeachCursor), veachReset, ppVtab);
   (void)argc; (void)argv; (void)pzErr;
   if( rc==SQLITE_OK ) sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
   return rc;
@@ -598,11 +606,6 @@ static int veachBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   return rc;
 }
 
-static int veachClose(sqlite3_vtab_cursor *cur){
-  sqlite3_free(((VeachCursor*)cur)->aCopy);
-  sqlite3_free(cur);
-  return SQLITE_OK;
-}
 
 static int veachFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                        int argc, sqlite3_value **argv){
@@ -612,10 +615,7 @@ static int veachFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   size_t nByte = 0;
   int rc;
   (void)idxNum; (void)idxStr;
-  sqlite3_free(pCur->aCopy);
-  pCur->aCopy = 0;
-  pCur->nDim = 0;
-  pCur->iRow = 0;
+  veachReset(cur);
   memset(&v, 0, sizeof(v));
   if( argc<1 ){
     zErr = sqlite3_mprintf("needs its argument");
@@ -634,7 +634,7 @@ static int veachFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( pCur->aCopy==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   memcpy(pCur->aCopy, v.aByte ? (const void*)v.aByte : v.f.aData, nByte);
   pCur->eType = v.eType;
-  pCur->nDim = v.nDim;
+  pCur->nDim = pCur->base.nRow = v.nDim;
 
 cleanup:
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
@@ -646,19 +646,11 @@ cleanup:
   return rc;
 }
 
-static int veachNext(sqlite3_vtab_cursor *cur){
-  ((VeachCursor*)cur)->iRow++;
-  return SQLITE_OK;
-}
 
-static int veachEof(sqlite3_vtab_cursor *cur){
-  VeachCursor *pCur = (VeachCursor*)cur;
-  return pCur->iRow>=pCur->nDim;
-}
 
 static int veachColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   VeachCursor *pCur = (VeachCursor*)cur;
-  int k = pCur->iRow;
+  int k = pCur->base.iRow;
   if( i!=VEACH_COL_VALUE ) return SQLITE_OK;
   switch( pCur->eType ){
     case VS_F32: sqlite3_result_double(ctx, ((const float*)pCur->aCopy)[k]); break;
@@ -673,14 +665,9 @@ static int veachColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   return SQLITE_OK;
 }
 
-static int veachRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
-  *pRowid = ((VeachCursor*)cur)->iRow;
-  return SQLITE_OK;
-}
-
 static sqlite3_module veachModule = VS_TABLE_FUNCTION_MODULE(
-    veachConnect, veachBestIndex, veachClose, veachFilter, veachNext,
-    veachEof, veachColumn, veachRowid);
+    veachConnect, veachBestIndex, veachFilter, vsCursorNext, vsCursorEof, veachColumn,
+    vsCursorRowid);
 
 /* ---- registration ------------------------------------------------------------------------ */
 
