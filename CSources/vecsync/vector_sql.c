@@ -16,6 +16,12 @@
 ** functions, which also take int8 and bit vectors, are in vector_typed.c). Each function
 ** accepts a vector as JSON-like text or as a blob; a bad vector is an error whose text
 ** names the function and problem.
+**
+** It also holds what the extension's other SQL surfaces share: vsResultError, the error
+** text every function gives, and the plumbing of the table-valued functions (vec_each,
+** vecsync_knn_batch, vector_top_k): their table (VsTableFunction), a row-numbered cursor
+** (VsCursor), the argument part of xBestIndex, and their method table
+** (VS_TABLE_FUNCTION_MODULE).
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
