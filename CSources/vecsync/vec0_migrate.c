@@ -630,7 +630,10 @@ int vec0MigrateCopy(Vec0Table *p){
 int vec0StorageReady(Vec0Table *p){
   int rc, bForeign = 0;
   if( p->bStorageChecked ){
-    if( vec0CopyCurrent(p) ) return SQLITE_OK;
+    /* Checked: by an earlier statement, or again by vec0StorageExplain after a failure
+    ** (which may have read another 'uid': the attachment follows it, at no cost when it
+    ** is current). */
+    if( vec0CopyCurrent(p) ) return vec0CacheAttach(p);
     /* The file changed under the copy of a sqlite-vec table: read it again. */
     vec0CopyClose(p);
   }
