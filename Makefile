@@ -54,7 +54,7 @@ demo: extension
 	$(SWIFT) build -c release --product vecsync-cli
 	@echo "== sql/demo.sql in the sqlite3 shell, with .load $(EXTENSION:.so=) =="
 	$(SQLITE3) -batch -cmd ".load $(EXTENSION:.so=)" :memory: < sql/demo.sql
-	@# Every statement of demo-errors.sql fails on purpose: the shell's exit status is 1.
+	@# Every statement of demo-errors.sql after its table fails on purpose: the exit status is 1.
 	@$(SQLITE3) -batch -cmd ".load $(EXTENSION:.so=)" :memory: < sql/demo-errors.sql 2>&1 || true
 	@echo
 	@echo "== vecsync-cli demo: a message and photo library, searched and synced from Swift =="
