@@ -54,7 +54,7 @@ demo: extension
 	$(SWIFT) build -c release --product vecsync-cli
 	@echo "== sql/demo.sql in the sqlite3 shell, with .load $(EXTENSION:.so=) =="
 	$(SQLITE3) -batch -cmd ".load $(EXTENSION:.so=)" :memory: < sql/demo.sql
-	@# Every statement of demo-errors.sql fails on purpose: the shell's exit status is 1.
+	@# Every statement of demo-errors.sql after its table fails on purpose: the exit status is 1.
 	@$(SQLITE3) -batch -cmd ".load $(EXTENSION:.so=)" :memory: < sql/demo-errors.sql 2>&1 || true
 	@echo
 	@echo "== vecsync-cli demo: a message and photo library, searched and synced from Swift =="
@@ -183,9 +183,11 @@ check-c:
 	exit $$status
 
 # README's Layout, CONTRIBUTING's "Where does X happen?" table and vecsync_int.h's file map
-# name only files and symbols that exist.
+# name only files and symbols that exist; the C files call each other in no cycle, each
+# only files the file map lists before it (scripts/check-c-calls.py).
 check-maps:
 	python3 scripts/check-maps.py
+	python3 scripts/check-c-calls.py
 
 # The extension built for aarch64 with clang, run under qemu-aarch64 in an arm64 userland
 # unpacked from Debian's packages into .build/arm64/root (nothing of the host replaced), and

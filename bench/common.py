@@ -66,9 +66,15 @@ def run_json_process(cmd: list[str], out: str, env: dict, timeout: float, what: 
             os.remove(out)
 
 
-def publish(run: dict, out_dir: str, stem: str, report, chart: str, markdown: str) -> None:
+def stamp(run: dict, started: float) -> dict:
+    """`run` with the run's wall time since `started` (time.perf_counter()) and its date."""
+    return dict(run, wall_s=time.perf_counter() - started, date=time.strftime("%Y-%m-%d"))
+
+
+def publish(run: dict, out_dir: str, stem: str, report, chart: str, markdown: str) -> int:
     """Writes `run` as <stem>.json in `out_dir`, then its chart and Markdown report through
-    the module `report` (which has chart(run, path) and markdown(run, path, chart=name))."""
+    the module `report` (which has chart(run, path) and markdown(run, path, chart=name));
+    0, a benchmark's exit status."""
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, f"{stem}.json"), "w") as f:
         json.dump(run, f, indent=1)
@@ -77,6 +83,7 @@ def publish(run: dict, out_dir: str, stem: str, report, chart: str, markdown: st
     wall = run.get("wall_s")
     took = f" in {wall / 60:.1f} min" if isinstance(wall, (int, float)) else ""
     log(f"wrote {markdown}, {chart}, {stem}.json to {rel(out_dir)}{took}")
+    return 0
 
 
 def rerender(report, stem: str, chart: str, markdown: str) -> None:
@@ -88,6 +95,37 @@ def rerender(report, stem: str, chart: str, markdown: str) -> None:
     out = os.path.dirname(os.path.abspath(src))
     report.chart(data, os.path.join(out, chart))
     report.markdown(data, os.path.join(out, markdown), chart=chart)
+
+
+def add_our_table_options(p, systems) -> None:
+    """The options of the benchmarks that compare our quantized tables (quantized.py,
+    scale.py): which systems run, and the extra rows of our int8 and bit tables."""
+    p.add_argument("--systems", help="comma-separated subset of: " + ", ".join(s for s, *_ in systems))
+    p.add_argument("--oversample", default="",
+                   help="comma-separated oversample values: our int8 and bit tables run again at "
+                        "each, besides their defaults (int8 8, bit 16)")
+    p.add_argument("--pragma-rows", default="",
+                   help="semicolon-separated PRAGMA settings (e.g. mmap_size=2147483648): our "
+                        "int8 and bit tables run again, at the default oversample, with each on "
+                        "every connection")
+
+
+def write_markdown(path: str, lines: list[str], chart: str | None = None, alt: str = "") -> None:
+    """A report's lines into path, then the chart (a file beside it) when there is one."""
+    if chart:
+        lines = lines + ["", f"![{alt}]({chart})", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def pyplot():
+    """matplotlib's pyplot, drawing into files (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def parse_threads(text: str) -> list[int]:

@@ -689,9 +689,7 @@ def render(res):
 
 
 def chart(res, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = common.pyplot()
 
     names = list(res["systems"])
     readers = ["1", "2", "4"]

@@ -120,14 +120,7 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--oversample", default="",
-                   help="comma-separated oversample values to run besides the default 8 "
-                        "(our int8 and bit rows)")
-    p.add_argument("--pragma-rows", default="",
-                   help="semicolon-separated PRAGMA settings (e.g. mmap_size=1073741824): our "
-                        "int8 and bit tables run again, at the default oversample, with each")
-    p.add_argument("--systems", help="comma-separated subset of: "
-                   + ", ".join(s for s, *_ in SYSTEMS))
+    common.add_our_table_options(p, SYSTEMS)
     p.add_argument("--datasets", default="synthetic,real", help="synthetic, real or both")
     p.add_argument("--timeout", type=float, default=900, help="seconds allowed per system")
     p.add_argument("--out-dir")
@@ -174,7 +167,7 @@ def main() -> int:
 
     shutil.rmtree(os.path.join(DATA, "db"), ignore_errors=True)
     info["load_at_end"] = machine.load_average()
-    run = {
+    run = common.stamp({
         "machine": info,
         "blas": variant["label"],
         "datasets": sets,
@@ -183,13 +176,11 @@ def main() -> int:
                      "extension": rel(args.extension) if args.extension else None,
                      "quick": args.quick},
         "results": results,
-        "wall_s": time.perf_counter() - started,
-        "date": time.strftime("%Y-%m-%d"),
-    }
+    }, started)
     import quantized_report
 
-    common.publish(run, out_dir, "quantized", quantized_report, chart="quantized.png", markdown="QUANTIZED.md")
-    return 0
+    return common.publish(run, out_dir, "quantized", quantized_report, chart="quantized.png",
+                          markdown="QUANTIZED.md")
 
 
 if __name__ == "__main__":

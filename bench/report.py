@@ -5,6 +5,8 @@
 
 import sys
 
+import common
+
 BYTES_PER_ROW = 768 * 4
 
 
@@ -126,10 +128,7 @@ def _variants(results, n):
 
 
 def chart(run: dict, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = common.pyplot()
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
     results = [r for r in _main(run["results"]) if _ok(r)]
@@ -265,40 +264,52 @@ def _results_table(results, n) -> list[str]:
     return out
 
 
+def machine_lines(m: dict, load_note: str) -> list[str]:
+    """A report's Machine section (the quantized and 1M-row reports): the CPU, memory and
+    system, then the load average at the run's start and end, and load_note on it."""
+    return [
+        "## Machine",
+        "",
+        f"- {m['cpu']}, {m['logical_cores']} logical cores ({m.get('caches') or 'caches unknown'}), "
+        f"{m['memory_gib']:.1f} GiB, {m['os']}, Linux {m['kernel']}, Python {m['python']}.",
+        f"- **Load average {m['load_at_start']} at the start, {m['load_at_end']} at the end** "
+        f"(1, 5, 15 min). {load_note}",
+    ]
+
+
+def _ratio_table(results, n, system: str, header: str, cells) -> list[str]:
+    """One table of ratios: a row for each of `system`'s results at size n, its cells from
+    cells(result) (their text), under `header` (the column names after the first)."""
+    rows = [r for r in results if r["n"] == n and r["system"] == system and _ok(r)]
+    if not rows:
+        return []
+    names = header.split(" | ")
+    out = [f"| {' | '.join(names)} |", "|---|" + "---:|" * (len(names) - 1)]
+    out += [f"| {r['label']} | {' | '.join(cells(r))} |" for r in rows]
+    return out + [""]
+
+
 def _ratio_tables(results, n) -> list[str]:
     sv, npy, fa, lib = (_find(results, n, s) for s in ("sqlite-vec", "numpy", "faiss", "libsql"))
-    out = []
-    vec0_rows = [r for r in results if r["n"] == n and r["system"] == "vecsync-vec0" and _ok(r)]
-    if vec0_rows:
-        out += [
-            "| vec0 | Query speedup vs sqlite-vec | Latency ÷ numpy's | Latency ÷ faiss's "
-            "| Batch gain (single ÷ batch per query) | Rows/s ÷ sqlite-vec's |",
-            "|---|---:|---:|---:|---:|---:|",
-        ]
-        for r in vec0_rows:
-            out.append(
-                f"| {r['label']} | {times(_ratio(_median(sv), _median(r)))} "
-                f"| {times(_ratio(_median(r), _median(npy)))} | {times(_ratio(_median(r), _median(fa)))} "
-                f"| {times(_ratio(_median(r), _batch_pq(r)))} "
-                f"| {times(_ratio(_rows_per_s(r), _rows_per_s(sv)))} |")
-        out.append("")
-    topk_rows = [r for r in results if r["n"] == n and r["system"] == "vecsync-topk" and _ok(r)]
-    if topk_rows:
-        out += [
-            "| vector_top_k | Build speedup vs libSQL | Query speedup vs libSQL | Recall (libSQL) "
-            "| Latency ÷ vec0's (same BLAS) | Query speedup vs sqlite-vec |",
-            "|---|---:|---:|---:|---:|---:|",
-        ]
-        for r in topk_rows:
-            vec0 = _find(results, n, "vecsync-vec0", _variant(r["label"]))
-            out.append(
-                f"| {r['label']} | {times(_ratio(_build_total(lib), _build_total(r)))} "
-                f"| {times(_ratio(_median(lib), _median(r)))} "
-                f"| {recall(r.get('recall'))} ({recall(lib.get('recall')) if _ok(lib) else '—'}) "
-                f"| {times(_ratio(_median(r), _median(vec0)))} "
-                f"| {times(_ratio(_median(sv), _median(r)))} |")
-        out.append("")
-    return out
+
+    def vec0_cells(r):
+        return [times(_ratio(_median(sv), _median(r))), times(_ratio(_median(r), _median(npy))),
+                times(_ratio(_median(r), _median(fa))), times(_ratio(_median(r), _batch_pq(r))),
+                times(_ratio(_rows_per_s(r), _rows_per_s(sv)))]
+
+    def topk_cells(r):
+        vec0 = _find(results, n, "vecsync-vec0", _variant(r["label"]))
+        return [times(_ratio(_build_total(lib), _build_total(r))), times(_ratio(_median(lib), _median(r))),
+                f"{recall(r.get('recall'))} ({recall(lib.get('recall')) if _ok(lib) else '—'})",
+                times(_ratio(_median(r), _median(vec0))), times(_ratio(_median(sv), _median(r)))]
+
+    return (_ratio_table(results, n, "vecsync-vec0",
+                         "vec0 | Query speedup vs sqlite-vec | Latency ÷ numpy's | Latency ÷ faiss's "
+                         "| Batch gain (single ÷ batch per query) | Rows/s ÷ sqlite-vec's", vec0_cells)
+            + _ratio_table(results, n, "vecsync-topk",
+                           "vector_top_k | Build speedup vs libSQL | Query speedup vs libSQL "
+                           "| Recall (libSQL) | Latency ÷ vec0's (same BLAS) | Query speedup vs sqlite-vec",
+                           topk_cells))
 
 
 def _build_total(r):
@@ -503,6 +514,4 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
 
 
 if __name__ == "__main__":
-    import common
-
     common.rerender(sys.modules[__name__], "results", chart="latency.png", markdown="RESULTS.md")

@@ -93,29 +93,27 @@ def _dpkg_file(package: str, suffix: str) -> str | None:
 
 def blas_variants(names: list[str]) -> list[dict]:
     """Each variant: name, label, env (extra environment) or reason it is unavailable."""
+    # name: (label, Debian package holding the library, the end of its path; None: the
+    # library the system's alternative points at, nothing to find)
+    known = {
+        "system": ("system BLAS", None, None),
+        "reference": ("reference BLAS", "libblas3", "/blas/libblas.so.3"),
+        "openblas": ("OpenBLAS", "libopenblas0-pthread", "/openblas-pthread/libblas.so.3"),
+    }
     variants = []
     for name in names:
-        if name == "system":
-            variants.append({"name": name, "label": "system BLAS", "env": {}})
-        elif name == "reference":
-            lib = _dpkg_file("libblas3", "/blas/libblas.so.3")
-            v = {"name": name, "label": "reference BLAS"}
-            if lib:
-                v["env"] = {"LD_LIBRARY_PATH": os.path.dirname(lib)}
-            else:
-                v["reason"] = "Debian package libblas3 not found (apt-get install libblas3)"
-            variants.append(v)
-        elif name == "openblas":
-            lib = _dpkg_file("libopenblas0-pthread", "/openblas-pthread/libblas.so.3")
-            v = {"name": name, "label": "OpenBLAS"}
-            if lib:
-                v["env"] = {"LD_LIBRARY_PATH": os.path.dirname(lib)}
-            else:
-                v["reason"] = ("Debian package libopenblas0-pthread not installed "
-                               "(apt-get install libopenblas0-pthread)")
-            variants.append(v)
-        else:
+        if name not in known:
             raise SystemExit(f"unknown --blas variant {name!r} (reference, openblas, system)")
+        label, package, suffix = known[name]
+        v = {"name": name, "label": label}
+        lib = _dpkg_file(package, suffix) if package else None
+        if package is None:
+            v["env"] = {}
+        elif lib:
+            v["env"] = {"LD_LIBRARY_PATH": os.path.dirname(lib)}
+        else:
+            v["reason"] = f"Debian package {package} not installed (apt-get install {package})"
+        variants.append(v)
     return variants
 
 
@@ -305,7 +303,7 @@ def main() -> int:
     info["load_at_end"] = machine.load_average()
     bandwidth = max((m.get("extra") or {} for m in membw), key=lambda e: e.get("read_gbps", 0))
     bandwidth = dict(bandwidth, runs=[m.get("extra") for m in membw])
-    run = {
+    run = common.stamp({
         "machine": info,
         "memory_bandwidth": bandwidth,
         "settings": {"sizes": sizes, "dim": datasets.DIM, "clusters": datasets.CLUSTERS,
@@ -318,11 +316,8 @@ def main() -> int:
                      "quick": args.quick},
         "results": results,
         "threads": threads,
-        "wall_s": time.perf_counter() - started,
-        "date": time.strftime("%Y-%m-%d"),
-    }
-    common.publish(run, out_dir, "results", report, chart="latency.png", markdown="RESULTS.md")
-    return 0
+    }, started)
+    return common.publish(run, out_dir, "results", report, chart="latency.png", markdown="RESULTS.md")
 
 
 if __name__ == "__main__":

@@ -312,14 +312,9 @@ def main() -> int:
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--warm", type=int, help="warm queries (default 20)")
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--systems", help="comma-separated subset of: " + ", ".join(s for s, *_ in SYSTEMS))
     p.add_argument("--import-budget", type=float, default=300,
                    help="skip a system whose import is projected to take longer (seconds, default 300)")
-    p.add_argument("--oversample", default="",
-                   help="comma-separated oversample values: adds our int8 and bit tables at each")
-    p.add_argument("--pragma-rows", default="",
-                   help="semicolon-separated PRAGMA settings (e.g. mmap_size=2147483648): adds our "
-                        "int8 and bit tables with each on every connection")
+    common.add_our_table_options(p, SYSTEMS)
     p.add_argument("--merge", action="store_true",
                    help="add this run's systems to the scale.json already in the output "
                         "directory (replacing those of the same name) instead of starting anew")
@@ -428,8 +423,8 @@ def main() -> int:
                         "import_budget_s": args.import_budget, "page_cache_dropped": can_drop,
                         "extension": os.path.relpath(args.extension, REPO) if args.extension else None,
                         "quick": args.quick},
-           "results": results, "wall_s": time.perf_counter() - started,
-           "date": time.strftime("%Y-%m-%d")}
+           "results": results}
+    run = common.stamp(run, started)
     for r in results:
         r["load"] = {"start": info["load_at_start"], "end": info["load_at_end"]}
     os.makedirs(out_dir, exist_ok=True)
@@ -445,8 +440,7 @@ def main() -> int:
                                                   "machine": info, "wall_s": run["wall_s"]}])
     import scale_report
 
-    common.publish(run, out_dir, "scale", scale_report, chart="scale.png", markdown="SCALE.md")
-    return 0
+    return common.publish(run, out_dir, "scale", scale_report, chart="scale.png", markdown="SCALE.md")
 
 
 if __name__ == "__main__":

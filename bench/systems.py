@@ -392,7 +392,8 @@ def _vecsync_batch(db: ApswDatabase, cfg: Config, r: Result) -> None:
         log(f"{r.label} N={r.n}: batch not available: {e}")
 
 
-def sqlite_vec(X, cfg: Config, r: Result) -> None:
+def _sqlite_vec_open(cfg: Config, r: Result) -> "ApswDatabase":
+    """A database with sqlite-vec loaded, its versions recorded in r."""
     from importlib.metadata import version
 
     db = ApswDatabase(cfg, [_sqlite_vec_path()])
@@ -400,6 +401,15 @@ def sqlite_vec(X, cfg: Config, r: Result) -> None:
         r.versions["sqlite"] = db.scalar("select sqlite_version()")
         r.versions["sqlite-vec"] = db.scalar("select vec_version()")
         r.versions["pip sqlite-vec"] = version("sqlite-vec")
+    except BaseException:
+        db.close(r)
+        raise
+    return db
+
+
+def sqlite_vec(X, cfg: Config, r: Result) -> None:
+    db = _sqlite_vec_open(cfg, r)
+    try:
         _vec0(db, X, cfg, r, ours=False)
     finally:
         db.close(r)
@@ -431,13 +441,8 @@ SQLITE_VEC_BIT_QUERY = (
 
 
 def sqlite_vec_bit(X, cfg: Config, r: Result) -> None:
-    from importlib.metadata import version
-
-    db = ApswDatabase(cfg, [_sqlite_vec_path()])
+    db = _sqlite_vec_open(cfg, r)
     try:
-        r.versions["sqlite"] = db.scalar("select sqlite_version()")
-        r.versions["sqlite-vec"] = db.scalar("select vec_version()")
-        r.versions["pip sqlite-vec"] = version("sqlite-vec")
         try:
             db.execute(SQLITE_VEC_BIT_CREATE.format(dim=X.shape[1]))
         except Exception as e:

@@ -260,6 +260,14 @@ FUZZ_UNUSED static sqlite3_stmt *fuzzPrepare(sqlite3 *db, const char *zFmt, ...)
   return pStmt;
 }
 
+/* Finish the SQL built in s and prepare it; NULL when out of memory or on an SQL error. */
+FUZZ_UNUSED static sqlite3_stmt *fuzzPrepareStr(sqlite3 *db, sqlite3_str *s){
+  char *zSql = sqlite3_str_finish(s);
+  sqlite3_stmt *pStmt = zSql ? fuzzPrepare(db, "%s", zSql) : 0;
+  sqlite3_free(zSql);
+  return pStmt;
+}
+
 /* ---- vectors from the input ----------------------------------------------------------- */
 
 /* Bind a vector of about nDim dimensions at parameter i, in a form the input chooses:

@@ -381,7 +381,6 @@ static void opInsert(sqlite3 *db, FuzzIn *in, const Model *m){
   unsigned flags = fuzzU8(in);
   int aUse[MAX_COLS];
   int nParam = 0, i, j, bKey, iParam = 0;
-  char *zSql;
   sqlite3_stmt *pStmt;
 
   bKey = m->ePk ? (flags & 3)!=0 : (flags & 1);
@@ -409,10 +408,7 @@ static void opInsert(sqlite3 *db, FuzzIn *in, const Model *m){
     }
   }
   sqlite3_str_appendall(s, ")");
-  zSql = sqlite3_str_finish(s);
-  if( zSql==0 ) return;
-  pStmt = fuzzPrepare(db, "%s", zSql);
-  sqlite3_free(zSql);
+  pStmt = fuzzPrepareStr(db, s);
   if( pStmt==0 ) return;
   if( bKey ) bindKey(in, pStmt, ++iParam, m);
   bindVec(in, pStmt, ++iParam, m);
@@ -442,6 +438,18 @@ static void opInsertSelect(sqlite3 *db, FuzzIn *in, const Model *m){
   }
 }
 
+/* " WHERE " and nTerm filters joined by zJoin (" AND ", " OR "); their parameters' columns
+** are noted in aParamCol (MAX_PARAM of them), *pnParam counting. */
+static void appendWhere(FuzzIn *in, const Model *m, sqlite3_str *s, int nTerm,
+                        const char *zJoin, int *pnParam, int *aParamCol){
+  int j;
+  sqlite3_str_appendall(s, " WHERE ");
+  for(j=0; j<nTerm; j++){
+    if( j ) sqlite3_str_appendall(s, zJoin);
+    appendFilter(in, m, s, pnParam, aParamCol, MAX_PARAM);
+  }
+}
+
 static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
   sqlite3_str *s = sqlite3_str_new(0);
   unsigned flags = fuzzU8(in);
@@ -450,7 +458,6 @@ static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
   int nColSet = m->nCol ? (int)((flags>>2) & 3) : 0;
   int aSetCol[3];
   char zParam[8];
-  char *zSql;
   sqlite3_stmt *pStmt;
 
   sqlite3_str_appendf(s, "UPDATE%s v SET ", azConflict[fuzzPick(in, 6)]);
@@ -471,17 +478,9 @@ static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
     colParam(s, m, aSetCol[j], zParam);
   }
   if( (flags & 0x30)!=0x30 ){
-    int nTerm = 1 + ((flags>>6) & 1);
-    sqlite3_str_appendall(s, " WHERE ");
-    for(j=0; j<nTerm; j++){
-      if( j ) sqlite3_str_appendall(s, " AND ");
-      appendFilter(in, m, s, &nParam, aParamCol, MAX_PARAM);
-    }
+    appendWhere(in, m, s, 1 + ((flags>>6) & 1), " AND ", &nParam, aParamCol);
   }
-  zSql = sqlite3_str_finish(s);
-  if( zSql==0 ) return;
-  pStmt = fuzzPrepare(db, "%s", zSql);
-  sqlite3_free(zSql);
+  pStmt = fuzzPrepareStr(db, s);
   if( pStmt==0 ) return;
   {
     int iParam = 0;
@@ -496,22 +495,14 @@ static void opUpdate(sqlite3 *db, FuzzIn *in, const Model *m){
 static void opDelete(sqlite3 *db, FuzzIn *in, const Model *m){
   sqlite3_str *s = sqlite3_str_new(0);
   unsigned flags = fuzzU8(in);
-  int aParamCol[MAX_PARAM], nParam = 0, j;
-  char *zSql;
+  int aParamCol[MAX_PARAM], nParam = 0;
   sqlite3_stmt *pStmt;
   sqlite3_str_appendall(s, "DELETE FROM v");
   if( (flags & 7)!=7 ){
-    int nTerm = 1 + ((flags>>3) & 1);
-    sqlite3_str_appendall(s, " WHERE ");
-    for(j=0; j<nTerm; j++){
-      if( j ) sqlite3_str_appendall(s, (flags & 0x10) ? " OR " : " AND ");
-      appendFilter(in, m, s, &nParam, aParamCol, MAX_PARAM);
-    }
+    appendWhere(in, m, s, 1 + ((flags>>3) & 1), (flags & 0x10) ? " OR " : " AND ", &nParam,
+                aParamCol);
   }
-  zSql = sqlite3_str_finish(s);
-  if( zSql==0 ) return;
-  pStmt = fuzzPrepare(db, "%s", zSql);
-  sqlite3_free(zSql);
+  pStmt = fuzzPrepareStr(db, s);
   if( pStmt==0 ) return;
   bindFilters(in, pStmt, m, 1, nParam, aParamCol);
   fuzzRun(pStmt);
@@ -535,7 +526,6 @@ static void opKnn(sqlite3 *db, FuzzIn *in, const Model *m, FuzzBudget *b){
   unsigned form = flags & 3;              /* 0: k, 1: LIMIT, 2: both, 3: neither */
   int aParamCol[MAX_PARAM], nParam = 3, nFilter, j;
   int iMatchCol = -1;                     /* a further vector column MATCH is on */
-  char *zSql;
   sqlite3_stmt *pStmt;
 
   /* ?1 the query, ?2 k, ?3 LIMIT, ?4.. the filters' values. */
@@ -569,10 +559,7 @@ static void opKnn(sqlite3 *db, FuzzIn *in, const Model *m, FuzzBudget *b){
     sqlite3_str_appendall(s, (flags & 0x40) ? " ORDER BY distance DESC" : " ORDER BY distance");
   }
   if( form==1 || form==2 ) sqlite3_str_appendall(s, " LIMIT ?3");
-  zSql = sqlite3_str_finish(s);
-  if( zSql==0 ) return;
-  pStmt = fuzzPrepare(db, "%s", zSql);
-  sqlite3_free(zSql);
+  pStmt = fuzzPrepareStr(db, s);
   if( pStmt==0 ) return;
   if( iMatchCol>=0 ) bindColValue(in, pStmt, 1, m, iMatchCol);
   else bindVec(in, pStmt, 1, m);
@@ -598,38 +585,24 @@ static void opKnn(sqlite3 *db, FuzzIn *in, const Model *m, FuzzBudget *b){
 /* KNN queries nested in other statements: from a subquery, inside a scan of the same
 ** table (two cursors at once), joined with itself, and feeding a write. */
 static void opKnnNested(sqlite3 *db, FuzzIn *in, const Model *m){
-  unsigned c = fuzzPick(in, 6);
-  sqlite3_stmt *pStmt = 0;
-  (void)m;
-  switch( c ){
-    case 0:
-      pStmt = fuzzPrepare(db, "SELECT rowid, distance FROM v WHERE embedding MATCH "
-                              "(SELECT embedding FROM v WHERE rowid = ?1) AND k = ?2");
-      break;
-    case 1:
-      pStmt = fuzzPrepare(db, "SELECT a.rowid, (SELECT count(*) FROM v b WHERE b.embedding "
-                              "MATCH a.embedding AND b.k = ?2) FROM v a WHERE a.rowid > ?1");
-      break;
-    case 2:
-      pStmt = fuzzPrepare(db, "SELECT a.rowid, b.rowid, b.distance FROM v a, v b WHERE "
-                              "a.rowid <= ?1 AND b.embedding MATCH a.embedding AND b.k = ?2");
-      break;
-    case 3:
-      pStmt = fuzzPrepare(db, "DELETE FROM v WHERE rowid IN (SELECT rowid FROM v WHERE "
-                              "embedding MATCH (SELECT embedding FROM v WHERE rowid = ?1) "
-                              "AND k = ?2)");
-      break;
-    case 4:
-      pStmt = fuzzPrepare(db, "UPDATE v SET embedding = (SELECT embedding FROM v WHERE "
-                              "rowid = ?1) WHERE rowid IN (SELECT rowid FROM v WHERE "
-                              "embedding MATCH (SELECT embedding FROM v LIMIT 1) AND k = ?2)");
-      break;
-    default:
-      pStmt = fuzzPrepare(db, "SELECT rowid FROM v WHERE embedding MATCH %s(?3) AND k = ?2 "
-                              "AND rowid IN (SELECT rowid FROM v WHERE rowid >= ?1)",
-                          m->eElem==0 || m->bRaw ? "" : m->eElem==1 ? "vec_int8" : "vec_bit");
-      break;
-  }
+  /* Each takes ?1 (a rowid), ?2 (k) and ?3 (a vector, wrapped in %s, the last only). */
+  static const char *azSql[] = {
+    "SELECT rowid, distance FROM v WHERE embedding MATCH "
+    "(SELECT embedding FROM v WHERE rowid = ?1) AND k = ?2",
+    "SELECT a.rowid, (SELECT count(*) FROM v b WHERE b.embedding "
+    "MATCH a.embedding AND b.k = ?2) FROM v a WHERE a.rowid > ?1",
+    "SELECT a.rowid, b.rowid, b.distance FROM v a, v b WHERE "
+    "a.rowid <= ?1 AND b.embedding MATCH a.embedding AND b.k = ?2",
+    "DELETE FROM v WHERE rowid IN (SELECT rowid FROM v WHERE "
+    "embedding MATCH (SELECT embedding FROM v WHERE rowid = ?1) AND k = ?2)",
+    "UPDATE v SET embedding = (SELECT embedding FROM v WHERE "
+    "rowid = ?1) WHERE rowid IN (SELECT rowid FROM v WHERE "
+    "embedding MATCH (SELECT embedding FROM v LIMIT 1) AND k = ?2)",
+    "SELECT rowid FROM v WHERE embedding MATCH %s(?3) AND k = ?2 "
+    "AND rowid IN (SELECT rowid FROM v WHERE rowid >= ?1)",
+  };
+  const char *zWrap = m->eElem==0 || m->bRaw ? "" : m->eElem==1 ? "vec_int8" : "vec_bit";
+  sqlite3_stmt *pStmt = fuzzPrepare(db, azSql[fuzzPick(in, 6)], zWrap);
   if( pStmt==0 ) return;
   sqlite3_bind_int64(pStmt, 1, (int)fuzzPick(in, 20) - 2);
   sqlite3_bind_int64(pStmt, 2, fuzzU8(in)<200 ? 1 + fuzzPick(in, 8) : fuzzInterestingInt(in));

@@ -62,18 +62,16 @@ insert into threads values ('t1', 'Trip to Japan', 1700000000, 1700000000, 1.0, 
 insert into parameter_history(thread_id, timestamp, k0, alpha, m, event_type)
   values ('t1', 1700000000, 1.0, 1.5, 1.0, 'thread_creation'),
          ('t2', 1700000000, 1.0, 1.5, 1.0, 'thread_creation');
+with m(id, thread_id, user_id, content, topic, phase, created_at, approval_status) as (
+  values ('m1', 't1', 'u1', 'Kyoto temples at dawn', 0, 'experience', 1700000001, 'approved'),
+         ('m2', 't1', 'u2', 'Which rail pass?',      1, 'action',     1700000002, 'approved'),
+         ('m3', 't2', 'u1', 'Starter too runny',     2, 'experience', 1700000003, 'approved'),
+         ('m4', 't1', 'u1', 'Temple stay booking',   0, 'experience', 1700000004, 'pending'))
 insert into messages
-  select 'm1', 't1', 'u1', 'Kyoto temples at dawn', embedding, 'experience', 1700000001, 'approved'
-    from topic_vectors where topic = 0;
-insert into messages
-  select 'm2', 't1', 'u2', 'Which rail pass?', embedding, 'action', 1700000002, 'approved'
-    from topic_vectors where topic = 1;
-insert into messages
-  select 'm3', 't2', 'u1', 'Starter too runny', embedding, 'experience', 1700000003, 'approved'
-    from topic_vectors where topic = 2;
-insert into messages
-  select 'm4', 't1', 'u1', 'Temple stay booking', embedding, 'experience', 1700000004, 'pending'
-    from topic_vectors where topic = 0;
+  select m.id, m.thread_id, m.user_id, m.content, v.embedding, m.phase, m.created_at,
+         m.approval_status
+    from m join topic_vectors as v on v.topic = m.topic
+   order by m.id;
 
 .print Messages of thread t1 most like a "temples" query (approved only):
 select m.id, m.content, round(v.distance, 4) as distance

@@ -18,11 +18,14 @@
 **   update vec_photos set embedding = :v where photo_id = 'PH-1';
 **   delete from vec_photos where photo_id = 'PH-1';
 **
-** How it works: this file holds the module's methods. A query is planned in
-** vec0_plan.c (KNN, point lookup or scan), its vectors searched in vec0_search.c over the
-** in-memory copy kept by vec0_store.c, and its rows read here from T_rows. Writes check
-** everything first (vector, key, conflicts), then write the shadow tables and the copy.
-** Hidden columns: distance (the metric's distance, ascending) and k.
+** How it works: this file holds the module's methods. Each statement first makes the
+** table's storage ready (vec0StorageReady, vec0_migrate.c: checked, or a migrated copy of
+** a table sqlite-vec wrote). A query is planned in vec0_plan.c (KNN, point lookup or
+** scan), its vectors searched in vec0_search.c over the in-memory copy kept by
+** vec0_cache.c, and its rows read here from T_rows (vec0_store.c's statements). A write
+** (xUpdate) is vec0_write.c's: it checks everything first (vector, key, conflicts), then
+** writes the shadow tables and the copy. Hidden columns: distance (the metric's distance,
+** ascending) and k.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -46,75 +49,6 @@ struct Vec0Cursor {
   sqlite3_stmt *pRow;         /* KNN: the current hit's row of T_rows */
   int bRowLoaded;             /* KNN: pRow holds the current hit */
 };
-
-/* ---- errors ------------------------------------------------------------------------------ */
-
-void vec0SetError(Vec0Table *p, const char *zFmt, ...){
-  va_list ap;
-  va_start(ap, zFmt);
-  sqlite3_free(p->base.zErrMsg);
-  p->base.zErrMsg = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
-}
-
-char *vec0TakeError(Vec0Table *p){
-  char *z = p->base.zErrMsg;
-  p->base.zErrMsg = 0;
-  return z;
-}
-
-/* ---- registry --------------------------------------------------------------------------- */
-
-static void vec0RegistryAdd(Vec0Registry *pReg, Vec0Table *p){
-  p->pReg = pReg;
-  p->pNext = pReg->pFirst;
-  pReg->pFirst = p;
-}
-
-static void vec0RegistryRemove(Vec0Table *p){
-  Vec0Table **pp;
-  if( p->pReg==0 ) return;
-  for(pp=&p->pReg->pFirst; *pp; pp=&(*pp)->pNext){
-    if( *pp==p ){ *pp = p->pNext; break; }
-  }
-  p->pReg = 0;
-}
-
-int vec0Find(sqlite3 *db, Vec0Registry *pReg, const char *zSchema, const char *zName,
-             Vec0Table **ppTab, char **pzErr){
-  Vec0Table *p;
-  int bTried = 0, rc = SQLITE_OK;
-  *ppTab = 0;
-  for(;;){
-    for(p=pReg->pFirst; p; p=p->pNext){
-      if( sqlite3_stricmp(p->zName, zName)==0
-       && (zSchema==0 || sqlite3_stricmp(p->zSchema, zSchema)==0) ){
-        *ppTab = p;
-        return SQLITE_OK;
-      }
-    }
-    if( bTried ) break;
-    bTried = 1;
-    {
-      /* Not connected yet on this connection: preparing a statement that names the
-      ** table connects it. */
-      sqlite3_stmt *pStmt = 0;
-      char *zSql = zSchema
-        ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE 0", zSchema, zName)
-        : sqlite3_mprintf("SELECT 1 FROM \"%w\" WHERE 0", zName);
-      if( zSql==0 ) return SQLITE_NOMEM;
-      rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-      sqlite3_free(zSql);
-      sqlite3_finalize(pStmt);
-      if( rc!=SQLITE_OK ){
-        *pzErr = sqlite3_mprintf("no such vec0 table: %s (%s)", zName, sqlite3_errmsg(db));
-        return rc==SQLITE_NOMEM ? rc : SQLITE_ERROR;
-      }
-    }
-  }
-  *pzErr = sqlite3_mprintf("%s is not a vec0 table", zName);
-  return SQLITE_ERROR;
-}
 
 /* ---- create, connect, destroy --------------------------------------------------------- */
 
@@ -188,6 +122,7 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
 
   if( bCreate ){
     rc = vec0ShadowCreate(p);
+    if( rc==SQLITE_OK ) rc = vec0CacheAttach(p);
     if( rc!=SQLITE_OK ){
       *pzErr = sqlite3_mprintf("vec0: cannot create the storage of \"%s\": %s",
                                p->zName, sqlite3_errmsg(db));
@@ -195,7 +130,7 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
     }
   }
   /* Connecting reads nothing but the names of the shadow tables: a damaged storage is
-  ** reported by the first statement that uses the table (vec0StorageCheck), and DROP TABLE
+  ** reported by the first statement that uses the table (vec0StorageReady), and DROP TABLE
   ** still works. A table sqlite-vec wrote is migrated here, before any statement uses it,
   ** where the connection can write: a failure leaves it as it was, read from a copy. */
   if( !bCreate ) vec0MigrateOnConnect(p, (Vec0Registry*)pAux);
@@ -238,13 +173,12 @@ static int vec0Destroy(sqlite3_vtab *pVtab){
 /* ---- cursors ---------------------------------------------------------------------------- */
 
 static int vec0Open(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
-  Vec0Cursor *pCur = sqlite3_malloc(sizeof(*pCur));
-  if( pCur==0 ) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  pCur->base.pVtab = pVtab;
-  pCur->bEof = 1;
-  *ppCur = &pCur->base;
-  return SQLITE_OK;
+  int rc = vsCursorOpen(sizeof(Vec0Cursor), ppCur);
+  if( rc==SQLITE_OK ){
+    (*ppCur)->pVtab = pVtab;
+    ((Vec0Cursor*)*ppCur)->bEof = 1;
+  }
+  return rc;
 }
 
 static void vec0CursorReset(Vec0Cursor *pCur){
@@ -379,7 +313,7 @@ static int vec0Filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 
   vec0CursorReset(pCur);
   pCur->ePlan = idxNum;
-  rc = vec0StorageCheck(p);
+  rc = vec0StorageReady(p);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( vec0PlanDecode(idxStr, aArg, VEC0_MAX_PLAN_ARGS, &nArg)!=SQLITE_OK || nArg!=argc ){
     vec0SetError(p, "vec0 \"%s\": unknown query plan \"%s\"", p->zName, idxStr ? idxStr : "");
@@ -501,7 +435,7 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   }else if( i==p->cfg.iVec ){
     a = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nWord);
     if( a==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-    rc = vec0VectorRead(p, sqlite3_column_int64(pRow, VEC0_ROW_SLOT), a);
+    rc = vec0ReadVector(p, sqlite3_column_int64(pRow, VEC0_ROW_SLOT), a);
     if( rc==SQLITE_OK && p->cfg.eElem==VS_F32 ){
       vsResultF32(ctx, a, p->cfg.nDim);
     }else if( rc==SQLITE_OK ){
@@ -536,404 +470,6 @@ cleanup:
   return rc;
 }
 
-/* ---- writes ------------------------------------------------------------------------------ */
-
-/* Find the row holding primary key / rowid pKey: *pbFound, then its rowid and slot (the
-** slot checked against the storage). */
-static int vec0Lookup(Vec0Table *p, sqlite3_value *pKey, int bByRowid, int *pbFound,
-                      sqlite3_int64 *piRowid, sqlite3_int64 *piSlot){
-  sqlite3_stmt *pStmt = 0;
-  int rc = vec0Stmt(p, bByRowid ? VEC0_STMT_SLOT_BY_ROWID : VEC0_STMT_SLOT_BY_ID, &pStmt);
-  *pbFound = 0;
-  *piRowid = 0;
-  *piSlot = -1;
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_value(pStmt, 1, pKey);
-  if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    *pbFound = 1;
-    *piRowid = sqlite3_column_int64(pStmt, 0);
-    *piSlot = sqlite3_column_int64(pStmt, 1);
-  }
-  rc = sqlite3_reset(pStmt);
-  if( rc==SQLITE_OK && *pbFound ) rc = vec0SlotCheck(p, *piSlot, "a row");
-  return rc;
-}
-
-static int vec0DeleteRow(Vec0Table *p, sqlite3_int64 iRowid, sqlite3_int64 iSlot){
-  sqlite3_stmt *pStmt = 0;
-  int rc = vec0Stmt(p, VEC0_STMT_ROW_DELETE, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, iRowid);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
-  if( rc==SQLITE_OK ) rc = vec0SlotFree(p, iSlot);
-  return rc;
-}
-
-/* Write row values (id, metadata, auxiliary, extra vectors: apExtra[i] the bytes of
-** column i) for rowid iRowid in slot iSlot. bInsert:
-** INSERT a new T_rows row, else UPDATE the one at iOldRowid. */
-static int vec0WriteRow(Vec0Table *p, int bInsert, sqlite3_int64 iOldRowid,
-                        sqlite3_int64 iRowid, sqlite3_int64 iSlot, sqlite3_value *pId,
-                        sqlite3_value **aVal, unsigned char **apExtra){
-  sqlite3_stmt *pStmt = 0;
-  int rc = vec0Stmt(p, bInsert ? VEC0_STMT_ROW_INSERT : VEC0_STMT_ROW_UPDATE, &pStmt);
-  int i, nBind = 0;
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, ++nBind, iRowid);
-  sqlite3_bind_int64(pStmt, ++nBind, iSlot);
-  if( vec0HasTextPk(p) ) sqlite3_bind_value(pStmt, ++nBind, pId);
-  for(i=0; i<p->cfg.nCol; i++){
-    if( !vec0IsStored(&p->cfg, i) ) continue;
-    if( vec0IsExtraVector(&p->cfg, i) ){
-      sqlite3_bind_blob(pStmt, ++nBind, apExtra[i], p->cfg.aCol[i].nVecByte, SQLITE_STATIC);
-    }else{
-      sqlite3_bind_value(pStmt, ++nBind, aVal[i]);
-    }
-  }
-  if( !bInsert ) sqlite3_bind_int64(pStmt, ++nBind, iOldRowid);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
-  sqlite3_clear_bindings(pStmt);
-  return rc;
-}
-
-/* A duplicate key under conflict mode eConflict (not REPLACE or IGNORE, which are applied).
-** A plain INSERT or UPDATE (ABORT) fails with an operational error, as in sqlite-vec; OR
-** FAIL and OR ROLLBACK get SQLITE_CONSTRAINT, which SQLite needs to apply them. */
-static int vec0Conflict(Vec0Table *p, int eConflict){
-  const char *zCol = p->cfg.iPk>=0 ? p->cfg.aCol[p->cfg.iPk].zName : "rowid";
-  vec0SetError(p, "UNIQUE constraint failed: %s.%s", p->zName, zCol);
-  return eConflict==SQLITE_ABORT ? SQLITE_ERROR : SQLITE_CONSTRAINT;
-}
-
-/* The key of a row being written. */
-typedef struct Vec0Key Vec0Key;
-struct Vec0Key {
-  sqlite3_value *pId;         /* Text primary key, or NULL */
-  sqlite3_value *pRowidKey;   /* The value the rowid came from, or NULL */
-  int bHasRowid;              /* iRowid was given (else one is assigned) */
-  sqlite3_int64 iRowid;       /* The rowid, when bHasRowid */
-};
-
-/* Resolve the key of a row being written from the statement's rowid argument and the
-** primary key column. Checks types; no write happens here. */
-static int vec0NewKey(Vec0Table *p, sqlite3_value *pRowidArg, sqlite3_value **aVal,
-                      Vec0Key *pKey){
-  sqlite3_value *pVal;
-  memset(pKey, 0, sizeof(*pKey));
-  if( vec0HasTextPk(p) ){
-    sqlite3_value *pId = aVal[p->cfg.iPk];
-    if( sqlite3_value_type(pId)==SQLITE_NULL ){
-      vec0SetError(p, "vec0 \"%s\": primary key \"%s\" must not be NULL",
-                   p->zName, p->cfg.aCol[p->cfg.iPk].zName);
-      return SQLITE_CONSTRAINT;
-    }
-    if( sqlite3_value_type(pId)!=SQLITE_TEXT ){
-      vec0SetError(p, "The %s virtual table was declared with a TEXT primary key, but a "
-                      "non-TEXT value was provided in an INSERT.", p->zName);
-      return SQLITE_ERROR;
-    }
-    pKey->pId = pId;
-    if( pRowidArg && sqlite3_value_type(pRowidArg)==SQLITE_INTEGER ){
-      pKey->bHasRowid = 1;
-      pKey->iRowid = sqlite3_value_int64(pRowidArg);
-    }
-    return SQLITE_OK;
-  }
-  pVal = p->cfg.iPk>=0 ? aVal[p->cfg.iPk] : pRowidArg;
-  if( p->cfg.iPk>=0 && sqlite3_value_type(pVal)==SQLITE_NULL ) pVal = pRowidArg;
-  if( pVal && sqlite3_value_type(pVal)!=SQLITE_NULL ){
-    if( p->cfg.iPk>=0 && sqlite3_value_type(pVal)!=SQLITE_INTEGER ){
-      vec0SetError(p, "Only integers are allows for primary key values on %s", p->zName);
-      return SQLITE_ERROR;
-    }
-    if( sqlite3_value_numeric_type(pVal)!=SQLITE_INTEGER ){
-      /* An operational error, as sqlite-vec's, not SQLITE_MISMATCH. */
-      vec0SetError(p, "vec0 \"%s\": rowid must be an integer", p->zName);
-      return SQLITE_ERROR;
-    }
-    pKey->pRowidKey = pVal;
-    pKey->bHasRowid = 1;
-    pKey->iRowid = sqlite3_value_int64(pVal);
-  }
-  return SQLITE_OK;
-}
-
-static const char *vec0ValueTypeName(int eType){
-  switch( eType ){
-    case SQLITE_INTEGER: return "INTEGER";
-    case SQLITE_FLOAT:   return "FLOAT";
-    case SQLITE_TEXT:    return "TEXT";
-    case SQLITE_BLOB:    return "BLOB";
-  }
-  return "NULL";
-}
-
-static const char *vec0ColumnTypeName(int eType){
-  switch( eType ){
-    case VEC0_TYPE_TEXT:    return "TEXT";
-    case VEC0_TYPE_INTEGER: return "INTEGER";
-    case VEC0_TYPE_FLOAT:   return "FLOAT";
-    case VEC0_TYPE_BOOLEAN: return "BOOLEAN";
-    case VEC0_TYPE_BLOB:    return "BLOB";
-  }
-  return "ANY";
-}
-
-/* Whether value pVal may be stored in a column of type eType: text in TEXT, an integer in
-** INTEGER, a float (or an integer, stored as a float) in FLOAT, 0 or 1 in BOOLEAN, a blob in
-** BLOB; NULL anywhere. */
-static int vec0TypeFits(int eType, sqlite3_value *pVal){
-  int t = sqlite3_value_type(pVal);
-  if( t==SQLITE_NULL || eType==VEC0_TYPE_ANY ) return 1;
-  switch( eType ){
-    case VEC0_TYPE_TEXT:    return t==SQLITE_TEXT;
-    case VEC0_TYPE_INTEGER: return t==SQLITE_INTEGER;
-    case VEC0_TYPE_FLOAT:   return t==SQLITE_FLOAT || t==SQLITE_INTEGER;
-    case VEC0_TYPE_BOOLEAN:
-      return t==SQLITE_INTEGER && (sqlite3_value_int64(pVal)==0 || sqlite3_value_int64(pVal)==1);
-    case VEC0_TYPE_BLOB:    return t==SQLITE_BLOB;
-  }
-  return 0;
-}
-
-/* Check the metadata and auxiliary values of a row being written against their declared
-** types, with sqlite-vec's messages (NULL is accepted, and an integer in a float column,
-** which sqlite-vec refuses). */
-static int vec0CheckTypes(Vec0Table *p, sqlite3_value **aVal){
-  int i;
-  for(i=0; i<p->cfg.nCol; i++){
-    const Vec0Column *pCol = &p->cfg.aCol[i];
-    sqlite3_value *pVal = aVal[i];
-    if( (pCol->eKind!=VEC0_META && pCol->eKind!=VEC0_AUX) || sqlite3_value_nochange(pVal) ){
-      continue;
-    }
-    if( vec0TypeFits(pCol->eType, pVal) ) continue;
-    if( pCol->eKind==VEC0_AUX ){
-      vec0SetError(p, "Auxiliary column type mismatch: The auxiliary column %s has type %s, "
-                      "but %s was provided.", pCol->zName, vec0ColumnTypeName(pCol->eType),
-                   vec0ValueTypeName(sqlite3_value_type(pVal)));
-      return SQLITE_CONSTRAINT;
-    }
-    if( pCol->eType==VEC0_TYPE_BOOLEAN ){
-      vec0SetError(p, "Expected 0 or 1 for BOOLEAN metadata column %s", pCol->zName);
-    }else{
-      vec0SetError(p, "Expected %s for %s metadata column %s, received %s",
-                   pCol->eType==VEC0_TYPE_TEXT ? "text"
-                   : pCol->eType==VEC0_TYPE_INTEGER ? "integer" : "float",
-                   vec0ColumnTypeName(pCol->eType), pCol->zName,
-                   vec0ValueTypeName(sqlite3_value_type(pVal)));
-    }
-    return SQLITE_ERROR;
-  }
-  return SQLITE_OK;
-}
-
-/* A rowid for a new row whose statement gave none. */
-static int vec0NextRowid(Vec0Table *p, sqlite3_int64 *piRowid){
-  sqlite3_stmt *pStmt = 0;
-  int rc = vec0Stmt(p, VEC0_STMT_NEXT_ROWID, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  if( sqlite3_step(pStmt)==SQLITE_ROW ) *piRowid = sqlite3_column_int64(pStmt, 0);
-  rc = sqlite3_reset(pStmt);
-  if( rc==SQLITE_OK && *piRowid==(sqlite3_int64)0x8000000000000000ULL ){
-    vec0SetError(p, "vec0 \"%s\": no rowid is left above the largest one", p->zName);
-    rc = SQLITE_FULL;
-  }
-  return rc;
-}
-
-/* The bytes each extra vector column of a row being written stores, in apExtra[i]
-** (sqlite3_malloc'ed): the value given, checked as the first column's is, or for an
-** UPDATE that leaves the column alone, the one stored for row iOld (checked too). */
-static int vec0ExtraValues(Vec0Table *p, sqlite3_value **aVal, int bInsert,
-                           sqlite3_int64 iOld, unsigned char **apExtra){
-  sqlite3_stmt *pRow = 0;
-  char *zErr = 0;
-  int i, rc = SQLITE_OK;
-  for(i=0; i<p->cfg.nCol && rc==SQLITE_OK; i++){
-    const Vec0Column *pCol = &p->cfg.aCol[i];
-    float *a = 0;
-    if( !vec0IsExtraVector(&p->cfg, i) ) continue;
-    if( bInsert || !sqlite3_value_nochange(aVal[i]) ){
-      rc = vec0ColumnVectorArg(p, i, aVal[i], "inserted", &a, &zErr);
-      if( rc!=SQLITE_OK ){
-        if( zErr ) vec0SetError(p, "%s", zErr);
-        break;
-      }
-      if( pCol->eElem==VS_F32 ) vsF32ToLE(a, pCol->nDim, (unsigned char*)a);
-      apExtra[i] = (unsigned char*)a;
-      continue;
-    }
-    if( pRow==0 ){
-      rc = vec0StmtBorrow(p, VEC0_STMT_READ_BY_ROWID, &pRow);
-      if( rc!=SQLITE_OK ) break;
-      sqlite3_bind_int64(pRow, 1, iOld);
-      if( sqlite3_step(pRow)!=SQLITE_ROW ){
-        rc = sqlite3_reset(pRow);
-        if( rc==SQLITE_OK ){
-          vec0SetError(p, "vec0 \"%s\": storage is damaged: the updated row is not in "
-                          "%s_rows", p->zName, p->zName);
-          rc = SQLITE_CORRUPT_VTAB;
-        }
-        break;
-      }
-    }
-    rc = vec0ExtraCheck(p, i, iOld, sqlite3_column_value(pRow, VEC0_ROW_USER+i));
-    if( rc!=SQLITE_OK ) break;
-    apExtra[i] = sqlite3_malloc64((sqlite3_uint64)pCol->nVecByte + 1);
-    if( apExtra[i]==0 ){ rc = SQLITE_NOMEM; break; }
-    memcpy(apExtra[i], sqlite3_column_blob(pRow, VEC0_ROW_USER+i), (size_t)pCol->nVecByte);
-  }
-  vec0StmtGiveBack(p, VEC0_STMT_READ_BY_ROWID, pRow);
-  sqlite3_free(zErr);
-  return rc;
-}
-
-/* DELETE FROM T WHERE rowid = argv[0]. */
-static int vec0UpdateDelete(Vec0Table *p, sqlite3_value *pRowid){
-  sqlite3_int64 iRowid, iSlot;
-  int bFound = 0;
-  int rc = vec0Lookup(p, pRowid, 1, &bFound, &iRowid, &iSlot);
-  if( rc==SQLITE_OK && bFound ) rc = vec0DeleteRow(p, iRowid, iSlot);
-  return rc;
-}
-
-/* INSERT (argv[0] NULL) or UPDATE (argv[0] the old rowid). */
-static int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
-                           sqlite3_int64 *pRowid){
-  int nOff = vec0ColumnOffset(p);
-  sqlite3_value **aVal = &argv[2+nOff];       /* the user columns' values */
-  sqlite3_value *pVec;
-  sqlite3_value *pNewRowid = argv[1];         /* what the rowid becomes */
-  int bInsert = sqlite3_value_type(argv[0])==SQLITE_NULL;
-  int bKeepVector;
-  int bOld = 0, bOther = 0;
-  sqlite3_int64 iOldRowid = 0, iOldSlot = -1, iOther = 0, iOtherSlot = -1, iSlot = -1;
-  float *aVec = 0;
-  unsigned char *apExtra[VEC0_MAX_COLUMNS];  /* extra vector columns' bytes */
-  char *zErr = 0;
-  Vec0Key key;
-  int i, rc = SQLITE_OK;
-
-  memset(apExtra, 0, sizeof(apExtra));
-  if( argc!=2+nOff+p->cfg.nCol+2 ){
-    vec0SetError(p, "vec0 \"%s\": unexpected write of %d values", p->zName, argc);
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
-  pVec = aVal[p->cfg.iVec];
-  bKeepVector = !bInsert && sqlite3_value_nochange(pVec);
-  if( nOff && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
-    /* The "rowid" column: it names the new rowid unless the statement changed the real
-    ** one (through oid or _rowid_). */
-    if( bInsert ? sqlite3_value_type(argv[1])==SQLITE_NULL
-                : sqlite3_value_int64(argv[1])==sqlite3_value_int64(argv[0]) ){
-      pNewRowid = argv[2];
-    }
-  }
-  if( sqlite3_value_type(aVal[p->cfg.nCol])!=SQLITE_NULL
-   || sqlite3_value_type(aVal[p->cfg.nCol+1])!=SQLITE_NULL ){
-    /* distance and k are query columns: nothing stores them. */
-    vec0SetError(p, "vec0 \"%s\": a value for the hidden column \"%s\" cannot be written",
-                 p->zName, sqlite3_value_type(aVal[p->cfg.nCol])!=SQLITE_NULL ? "distance" : "k");
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
-  /* 1. Check everything before writing anything. */
-  if( !bKeepVector ){
-    rc = vec0VectorArg(p, pVec, "inserted", &aVec, &zErr);
-    if( rc!=SQLITE_OK ){
-      if( zErr ) vec0SetError(p, "%s", zErr);
-      goto cleanup;
-    }
-  }
-  rc = vec0CheckTypes(p, aVal);
-  if( rc==SQLITE_OK && p->cfg.nExtraVec>0 ){
-    rc = vec0ExtraValues(p, aVal, bInsert, bInsert ? 0 : sqlite3_value_int64(argv[0]), apExtra);
-  }
-  if( rc!=SQLITE_OK ) goto cleanup;
-  rc = vec0NewKey(p, bInsert ? pNewRowid : 0, aVal, &key);
-  if( rc!=SQLITE_OK ) goto cleanup;
-  if( !bInsert ){
-    rc = vec0Lookup(p, argv[0], 1, &bOld, &iOldRowid, &iOldSlot);
-    if( rc!=SQLITE_OK ) goto cleanup;
-    if( !bOld ){
-      vec0SetError(p, "vec0 \"%s\": storage is damaged: the updated row is not in %s_rows",
-                   p->zName, p->zName);
-      rc = SQLITE_CORRUPT_VTAB;
-      goto cleanup;
-    }
-    if( !key.bHasRowid ){
-      key.bHasRowid = 1;
-      key.iRowid = iOldRowid;
-    }
-    if( !vec0HasTextPk(p) && p->cfg.iPk<0 ){
-      /* UPDATE ... SET rowid = ?: pNewRowid is the new rowid. */
-      if( sqlite3_value_numeric_type(pNewRowid)!=SQLITE_INTEGER ){
-        vec0SetError(p, "vec0 \"%s\": rowid must be an integer", p->zName);
-        rc = SQLITE_ERROR;
-        goto cleanup;
-      }
-      key.iRowid = sqlite3_value_int64(pNewRowid);
-    }
-  }
-  /* 2. Primary key conflicts, resolved as the statement's ON CONFLICT says. */
-  if( key.pId ){
-    rc = vec0Lookup(p, key.pId, 0, &bOther, &iOther, &iOtherSlot);
-  }else if( key.bHasRowid ){
-    /* The integer key as given, or an UPDATE's new rowid. */
-    rc = vec0Lookup(p, key.pRowidKey ? key.pRowidKey : pNewRowid, 1,
-                    &bOther, &iOther, &iOtherSlot);
-  }
-  if( rc!=SQLITE_OK ) goto cleanup;
-  if( bOld && p->cfg.iPk>=0
-   && (key.pId ? !(bOther && iOther==iOldRowid) : key.iRowid!=iOldRowid) ){
-    /* As sqlite-vec: a row's primary key is its identity (delete and insert instead). */
-    vec0SetError(p, "UPDATEs on vec0 primary key values are not allowed.");
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
-  if( bOther && bOld && iOther==iOldRowid ) bOther = 0;    /* the row itself */
-  if( bOther ){
-    /* A row the migration inserts has no statement's ON CONFLICT: a key met twice is an
-    ** error (sqlite3_vtab_on_conflict is only defined inside xUpdate). */
-    int eConflict = p->bNoConflict ? SQLITE_ABORT : sqlite3_vtab_on_conflict(p->db);
-    if( eConflict==SQLITE_REPLACE ){
-      rc = vec0DeleteRow(p, iOther, iOtherSlot);
-      if( rc!=SQLITE_OK ) goto cleanup;
-    }else if( eConflict==SQLITE_IGNORE ){
-      goto cleanup;
-    }else{
-      rc = vec0Conflict(p, eConflict);
-      goto cleanup;
-    }
-  }
-  /* 3. Write. */
-  if( bInsert ){
-    if( !key.bHasRowid ){
-      rc = vec0NextRowid(p, &key.iRowid);
-      key.bHasRowid = 1;
-    }
-    if( rc==SQLITE_OK ) rc = vec0SlotAlloc(p, &iSlot);
-    if( rc==SQLITE_OK ) rc = vec0VectorWrite(p, iSlot, key.iRowid, aVec);
-    if( rc==SQLITE_OK ) rc = vec0WriteRow(p, 1, 0, key.iRowid, iSlot, key.pId, aVal, apExtra);
-  }else{
-    iSlot = iOldSlot;
-    if( aVec ) rc = vec0VectorWrite(p, iSlot, key.iRowid, aVec);
-    if( rc==SQLITE_OK ) rc = vec0WriteRow(p, 0, iOldRowid, key.iRowid, iSlot, key.pId, aVal, apExtra);
-    if( rc==SQLITE_OK && key.iRowid!=iOldRowid ) rc = vec0SlotSetRowid(p, iSlot, key.iRowid);
-  }
-  if( rc==SQLITE_OK ) *pRowid = key.iRowid;
-
-cleanup:
-  for(i=0; i<p->cfg.nCol; i++) sqlite3_free(apExtra[i]);
-  sqlite3_free(aVec);
-  sqlite3_free(zErr);
-  return rc;
-}
-
 static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                       sqlite3_int64 *pRowid){
   Vec0Table *p = (Vec0Table*)pVtab;
@@ -941,7 +477,7 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
 
   sqlite3_free(pVtab->zErrMsg);
   pVtab->zErrMsg = 0;
-  rc = vec0StorageCheck(p);
+  rc = vec0StorageReady(p);
   if( rc==SQLITE_OK && p->dbCopy ){
     /* sqlite-vec's table, read from a copy: the file is written once it is migrated. */
     vec0SetError(p, "vec0 \"%s\" was written by sqlite-vec and is read from a copy, as this "
@@ -953,7 +489,7 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   }
   /* The generation is bumped (and the copy made this transaction's own) before any
   ** write, so every write lands in the private copy and the change log. */
-  if( rc==SQLITE_OK ) rc = vec0NoteWrite(p);
+  if( rc==SQLITE_OK ) rc = vec0WriteBegin(p);
   if( rc==SQLITE_OK ){
     rc = argc==1 ? vec0UpdateDelete(p, argv[0]) : vec0UpdateWrite(p, argc, argv, pRowid);
   }
@@ -970,19 +506,12 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   return rc;
 }
 
-int vec0InsertRow(Vec0Table *p, int argc, sqlite3_value **argv){
-  sqlite3_int64 iRowid = 0;
-  int rc = vec0NoteWrite(p);
-  p->bNoConflict = 1;
-  if( rc==SQLITE_OK ) rc = vec0UpdateWrite(p, argc, argv, &iRowid);
-  p->bNoConflict = 0;
-  return rc;
-}
-
 /* ---- transactions ---------------------------------------------------------------------- */
 
-/* 'generation' is bumped once a write transaction; a new one starts unbumped. */
-static int vec0Begin(sqlite3_vtab *pVtab){
+/* A transaction starts or rolls back: a private copy holds writes that are not (or no
+** longer) in the shadow tables, so it goes; and the transaction has written nothing yet,
+** so its first write bumps 'generation' (once a write transaction). */
+static int vec0TransactionFresh(sqlite3_vtab *pVtab){
   Vec0Table *p = (Vec0Table*)pVtab;
   if( p->bViewPrivate ) vec0CacheDrop(p);
   vec0WriteEnd(p);
@@ -998,13 +527,6 @@ static int vec0Commit(sqlite3_vtab *pVtab){
   return SQLITE_OK;
 }
 
-/* A rollback undoes shadow-table writes the private copy already holds: drop it. */
-static int vec0Rollback(sqlite3_vtab *pVtab){
-  Vec0Table *p = (Vec0Table*)pVtab;
-  if( p->bViewPrivate ) vec0CacheDrop(p);
-  vec0WriteEnd(p);
-  return SQLITE_OK;
-}
 static int vec0Savepoint(sqlite3_vtab *pVtab, int i){ (void)pVtab; (void)i; return SQLITE_OK; }
 static int vec0Release(sqlite3_vtab *pVtab, int i){ (void)pVtab; (void)i; return SQLITE_OK; }
 static int vec0RollbackTo(sqlite3_vtab *pVtab, int i){
@@ -1021,7 +543,7 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
   char *zName = sqlite3_mprintf("%s", zNew);
   int rc = zName ? SQLITE_OK : SQLITE_NOMEM;
   size_t i;
-  if( vec0StorageCheck(p)!=SQLITE_OK ){
+  if( vec0StorageReady(p)!=SQLITE_OK ){
     /* Rename what is there: the check's only use here is learning about T_changes. */
     sqlite3_free(vec0TakeError(p));
   }
@@ -1077,10 +599,10 @@ static sqlite3_module vec0Module = {
   /* xColumn     */ vec0Column,
   /* xRowid      */ vec0Rowid,
   /* xUpdate     */ vec0Update,
-  /* xBegin      */ vec0Begin,
+  /* xBegin      */ vec0TransactionFresh,
   /* xSync       */ vec0Sync,
   /* xCommit     */ vec0Commit,
-  /* xRollback   */ vec0Rollback,
+  /* xRollback   */ vec0TransactionFresh,
   /* xFindMethod */ 0,
   /* xRename     */ vec0Rename,
   /* xSavepoint  */ vec0Savepoint,
@@ -1095,7 +617,7 @@ static sqlite3_module vec0Module = {
 int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   int rc;
   pReg->nRef++;
-  rc = sqlite3_create_module_v2(db, "vec0", &vec0Module, pReg, vsRegistryRelease);
+  rc = sqlite3_create_module_v2(db, "vec0", &vec0Module, pReg, pReg->xRelease);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("vecsync: cannot register module vec0: %s", sqlite3_errmsg(db));
   }

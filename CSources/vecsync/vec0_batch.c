@@ -1,11 +1,14 @@
 /*
-** vec0_batch.c: many KNN queries against a vec0 table in one pass.
+** vec0_batch.c: many KNN queries against a vec0 table in one pass; and the SQL functions
+** that report on or tune vec0 tables: vecsync_cache_info(), vecsync_memory_budget().
 **
 ** Usage:
 **
 **   -- :queries is the float32 bytes of N query vectors laid end to end (N·D·4 bytes)
 **   select query_index, id, distance
 **     from vecsync_knn_batch('vec_photos', :queries, 10);
+**   select vecsync_cache_info('vec_photos');      -- JSON: generation, rows, chunks, ...
+**   select vecsync_memory_budget(256*1024*1024);  -- bytes the process's copies may take
 **
 ** Returns, for each query (query_index 0..N-1), its k nearest rows nearest first: id is
 ** the table's primary key (its rowid when it has none) and distance the table's metric.
@@ -38,65 +41,9 @@ struct VkbCursor {
   sqlite3_stmt *pId;          /* Text primary key of a rowid */
 };
 
-static int vkbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
-                      sqlite3_vtab **ppVtab, char **pzErr){
-  sqlite3_vtab *pVtab;
-  int rc;
-  (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db,
-      "CREATE TABLE x(query_index INTEGER, id, distance REAL, "
-      "\"table\" HIDDEN, queries HIDDEN, k HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-  pVtab = sqlite3_malloc(sizeof(*pVtab) + sizeof(void*));
-  if( pVtab==0 ) return SQLITE_NOMEM;
-  memset(pVtab, 0, sizeof(*pVtab));
-  *(void**)&pVtab[1] = pAux;            /* the connection's vec0 registry */
-  /* It only reads vec0 tables the caller names: harmless in triggers and views. */
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = pVtab;
-  return SQLITE_OK;
-}
-
-static int vkbDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
-}
-
-static int vkbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int aIdx[3] = { -1, -1, -1 };
-  int i;
-  for(i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
-    if( pC->iColumn>=VKB_COL_TABLE ){
-      if( !pC->usable ) return SQLITE_CONSTRAINT;
-      aIdx[pC->iColumn-VKB_COL_TABLE] = i;
-    }
-  }
-  for(i=0; i<3; i++){
-    if( aIdx[i]<0 ){
-      sqlite3_free(pVtab->zErrMsg);
-      pVtab->zErrMsg = sqlite3_mprintf(
-          "vecsync_knn_batch(table, queries, k) needs all three arguments");
-      return SQLITE_ERROR;
-    }
-    pInfo->aConstraintUsage[aIdx[i]].argvIndex = i+1;
-    pInfo->aConstraintUsage[aIdx[i]].omit = 1;
-  }
-  pInfo->estimatedCost = 1000.0;
-  return SQLITE_OK;
-}
-
-static int vkbOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
-  VkbCursor *pCur = sqlite3_malloc(sizeof(*pCur));
-  (void)pVtab;
-  if( pCur==0 ) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  *ppCur = &pCur->base;
-  return SQLITE_OK;
-}
-
-static void vkbReset(VkbCursor *pCur){
+/* Forget the last batch's hits. */
+static void vkbReset(sqlite3_vtab_cursor *cur){
+  VkbCursor *pCur = (VkbCursor*)cur;
   int j;
   for(j=0; j<pCur->nQuery; j++) vsTopKFree(&pCur->aTop[j]);
   sqlite3_free(pCur->aTop);
@@ -109,10 +56,22 @@ static void vkbReset(VkbCursor *pCur){
   pCur->pTab = 0;
 }
 
-static int vkbClose(sqlite3_vtab_cursor *cur){
-  vkbReset((VkbCursor*)cur);
-  sqlite3_free(cur);
-  return SQLITE_OK;
+static int vkbConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                      sqlite3_vtab **ppVtab, char **pzErr){
+  int rc = vsTableFunctionConnect(db, pAux,
+      "CREATE TABLE x(query_index INTEGER, id, distance REAL, "
+      "\"table\" HIDDEN, queries HIDDEN, k HIDDEN)", sizeof(VkbCursor), vkbReset, ppVtab);
+  (void)argc; (void)argv; (void)pzErr;
+  /* It only reads vec0 tables the caller names: harmless in triggers and views. */
+  if( rc==SQLITE_OK ) sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  return rc;
+}
+
+static int vkbBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  int rc = vsTableFunctionArgs(pVtab, pInfo, VKB_COL_TABLE, VKB_COL_K-VKB_COL_TABLE+1,
+                               "vecsync_knn_batch(table, queries, k) needs all three arguments");
+  if( rc==SQLITE_OK ) pInfo->estimatedCost = 1000.0;
+  return rc;
 }
 
 /* Skip queries that have no (more) hits. */
@@ -136,7 +95,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   VkbCursor *pCur = (VkbCursor*)cur;
   sqlite3_vtab *pVtab = cur->pVtab;
-  Vec0Registry *pReg = *(Vec0Registry**)&pVtab[1];
+  Vec0Registry *pReg = (Vec0Registry*)((VsTableFunction*)pVtab)->pAux;
   Vec0Table *pTab = 0;
   const char *zTable;
   float *Q = 0;
@@ -145,7 +104,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_int64 k = 0;
   (void)idxNum; (void)idxStr; (void)argc;
 
-  vkbReset(pCur);
+  vkbReset(cur);
   zTable = (const char*)sqlite3_value_text(argv[0]);
   if( zTable==0 ){
     zErr = sqlite3_mprintf("the table name is NULL");
@@ -153,6 +112,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     goto cleanup;
   }
   rc = vec0Find(pReg->db, pReg, 0, zTable, &pTab, &zErr);
+  if( rc==SQLITE_OK ) rc = vec0StorageReady(pTab);
   if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pTab);
   if( rc!=SQLITE_OK ){
     if( zErr==0 && pTab ) zErr = vec0TakeError(pTab);
@@ -238,7 +198,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 cleanup:
   sqlite3_free(Q);
   if( rc!=SQLITE_OK ){
-    vkbReset(pCur);
+    vkbReset(cur);
     vkbError(pVtab, rc, zErr);
   }
   return rc;
@@ -297,30 +257,47 @@ static int vkbRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
   return SQLITE_OK;
 }
 
-static sqlite3_module vkbModule = {
-  /* iVersion    */ 0,
-  /* xCreate     */ 0,               /* eponymous only: no CREATE VIRTUAL TABLE */
-  /* xConnect    */ vkbConnect,
-  /* xBestIndex  */ vkbBestIndex,
-  /* xDisconnect */ vkbDisconnect,
-  /* xDestroy    */ 0,
-  /* xOpen       */ vkbOpen,
-  /* xClose      */ vkbClose,
-  /* xFilter     */ vkbFilter,
-  /* xNext       */ vkbNext,
-  /* xEof        */ vkbEof,
-  /* xColumn     */ vkbColumn,
-  /* xRowid      */ vkbRowid,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-#if SQLITE_VERSION_NUMBER>=3044000
-  0,
-#endif
-};
+static sqlite3_module vkbModule = VS_TABLE_FUNCTION_MODULE(
+    vkbConnect, vkbBestIndex, vkbFilter, vkbNext, vkbEof, vkbColumn,
+    vkbRowid);
+
+/* vecsync_cache_info(table): how this connection's copy of the table stands, as JSON. */
+static void vkbCacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
+  const char *zTable = (const char*)sqlite3_value_text(argv[0]);
+  Vec0Table *p = 0;
+  char *zErr = 0, *zOut = 0;
+  int rc;
+  (void)argc;
+  if( zTable==0 ){
+    sqlite3_result_error(ctx, "vecsync_cache_info: the table name is NULL", -1);
+    return;
+  }
+  rc = vec0Find(pReg->db, pReg, 0, zTable, &p, &zErr);
+  if( rc==SQLITE_OK ) rc = vec0StorageReady(p);
+  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(p);
+  if( rc!=SQLITE_OK ){
+    char *zMsg;
+    if( zErr==0 && p ) zErr = vec0TakeError(p);
+    zMsg = sqlite3_mprintf("vecsync_cache_info: %s", zErr ? zErr : sqlite3_errmsg(pReg->db));
+    sqlite3_result_error(ctx, zMsg ? zMsg : "vecsync_cache_info failed", -1);
+    sqlite3_result_error_code(ctx, rc);
+    sqlite3_free(zMsg);
+    sqlite3_free(zErr);
+    return;
+  }
+  zOut = vec0CacheInfo(p);
+  if( zOut==0 ){
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, zOut, -1, sqlite3_free);
+}
 
 int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   int rc;
   pReg->nRef++;
-  rc = sqlite3_create_module_v2(db, "vecsync_knn_batch", &vkbModule, pReg, vsRegistryRelease);
+  rc = sqlite3_create_module_v2(db, "vecsync_knn_batch", &vkbModule, pReg, pReg->xRelease);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("vecsync: cannot register module vecsync_knn_batch: %s",
                              sqlite3_errmsg(db));
@@ -330,7 +307,7 @@ int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   ** depends on the process, so it is not deterministic. The registry outlives it (the
   ** modules hold it). */
   rc = sqlite3_create_function(db, "vecsync_cache_info", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS,
-                               pReg, vec0CacheInfoFunc, 0, 0);
+                               pReg, vkbCacheInfoFunc, 0, 0);
   /* vecsync_memory_budget(bytes) changes the whole process: DIRECTONLY keeps it out of
   ** triggers and views, where a schema could set it behind the application's back. */
   if( rc==SQLITE_OK ){

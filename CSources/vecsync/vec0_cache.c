@@ -1,12 +1,15 @@
 /*
 ** vec0_cache.c: the in-memory copy of a vec0 table's vectors that searches scan, one per
-** process and table, kept current incrementally.
+** process and table, kept current incrementally; and the owner of every write to the
+** table's vectors.
 **
 ** Usage (internal):
 **
+**   vec0StorageReady(p);     // (vec0_migrate.c) the storage a statement reads, then
 **   vec0CacheEnsure(p);      // before a search: p->pView is this connection's snapshot
-**   vec0NoteWrite(p);        // (vec0_store.c) first write of a transaction, then
-**   vec0CacheSet(p, ...);    //   writes keep the transaction's private copy in step
+**   vec0WriteBegin(p);       // first write of a transaction: the view becomes private
+**   vec0WriteNewSlot(p, &iSlot); vec0WriteVector(p, iSlot, iRowid, a);
+**                            // the shadow tables (vec0_store.c), then the view, in step
 **   vec0CacheCommit(p);      // xCommit: the private copy becomes the shared snapshot
 **
 ** How it works. A snapshot (Vec0Snapshot) is the table's vectors as of one generation
@@ -104,20 +107,6 @@ static void vec0SlabRelease(Vec0Slab *pSlab, void *pMem){
     uintptr_t b = ((uintptr_t)pMem + n) & ~(iPage - 1);
     if( b>a ) madvise((void*)a, b - a, MADV_DONTNEED);
   }
-}
-
-int vec0BlockCheck(const Vec0Config *pCfg, const char *zTable, char **pzErr){
-  sqlite3_int64 nRow = 4*(sqlite3_int64)pCfg->nWord;
-  sqlite3_int64 nByte = nRow*pCfg->nChunk;
-  sqlite3_int64 nFit = (VEC0_MAX_BLOCK_BYTES/nRow) & ~(sqlite3_int64)7;
-  const char *zElem = pCfg->eElem==VS_I8 ? "int8" : pCfg->eElem==VS_BIT ? "bit" : "float";
-  if( nByte<=VEC0_MAX_BLOCK_BYTES ) return SQLITE_OK;
-  *pzErr = sqlite3_mprintf("vec0 \"%s\": a block of chunk_size=%d vectors of %s[%d] takes "
-                           "%lld MiB, over the limit of %lld MiB a block "
-                           "(VEC0_MAX_BLOCK_BYTES); declare chunk_size=%lld or less",
-                           zTable, pCfg->nChunk, zElem, pCfg->nDim, nByte>>20,
-                           VEC0_MAX_BLOCK_BYTES>>20, nFit);
-  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
 /* Bytes of one chunk's vectors, or codes for a quantized table. */
@@ -771,8 +760,7 @@ int vec0CacheEnsure(Vec0Table *p){
   Vec0Snapshot *s = 0;
   sqlite3_int64 iGen = 0;
   unsigned int v;
-  int rc = vec0StorageCheck(p);
-  if( rc!=SQLITE_OK ) return rc;
+  int rc = SQLITE_OK;
   if( p->pView && p->bViewPrivate ) return SQLITE_OK;   /* this transaction's own copy */
   if( p->pView && p->pView->bStreamed!=vec0OverBudget(p, p->pView->nSlot) ){
     vec0CacheDrop(p);                 /* the budget changed: build it again */
@@ -794,7 +782,9 @@ int vec0CacheEnsure(Vec0Table *p){
   return vec0StorageExplain(p, rc);
 }
 
-int vec0CacheBeginWrite(Vec0Table *p, sqlite3_int64 iOld){
+/* First write of a transaction, generation iOld -> iOld+1: keep the view as a private
+** copy when it is current, else drop it. */
+static int vec0CacheBeginWrite(Vec0Table *p, sqlite3_int64 iOld){
   Vec0Snapshot *s = p->pView;
   if( s==0 ) return SQLITE_OK;
   if( p->bViewPrivate ){
@@ -832,7 +822,8 @@ static Vec0Snapshot *vec0WriteView(Vec0Table *p){
   return p->pView;
 }
 
-int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nSlot){
+/* Writes, applied to a private view (nothing happens without one). */
+static int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nSlot){
   Vec0Snapshot *s = vec0WriteView(p);
   int rc;
   if( s==0 ) return SQLITE_OK;
@@ -845,8 +836,9 @@ int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nSlot){
   return rc;
 }
 
-int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid,
-                 const float *a){
+/* Slot iSlot now holds row iRowid with vector a (NULL: keep it), or nothing (!bLive). */
+static int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid,
+                        const float *a){
   Vec0Snapshot *s = vec0WriteView(p);
   int rc;
   if( s==0 ) return SQLITE_OK;
@@ -859,31 +851,10 @@ int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRo
   return rc;
 }
 
-/* ---- vecsync_cache_info ------------------------------------------------------------------ */
+/* ---- vecsync_cache_info --------------------------------------------------------------- */
 
-void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
-  const char *zTable = (const char*)sqlite3_value_text(argv[0]);
-  Vec0Table *p = 0;
-  char *zErr = 0, *zOut = 0;
-  int rc, i, nShared = 0, nSnap = 0;
-  (void)argc;
-  if( zTable==0 ){
-    sqlite3_result_error(ctx, "vecsync_cache_info: the table name is NULL", -1);
-    return;
-  }
-  rc = vec0Find(pReg->db, pReg, 0, zTable, &p, &zErr);
-  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(p);
-  if( rc!=SQLITE_OK ){
-    char *zMsg;
-    if( zErr==0 && p ) zErr = vec0TakeError(p);
-    zMsg = sqlite3_mprintf("vecsync_cache_info: %s", zErr ? zErr : sqlite3_errmsg(pReg->db));
-    sqlite3_result_error(ctx, zMsg ? zMsg : "vecsync_cache_info failed", -1);
-    sqlite3_result_error_code(ctx, rc);
-    sqlite3_free(zMsg);
-    sqlite3_free(zErr);
-    return;
-  }
+char *vec0CacheInfo(Vec0Table *p){
+  int i, nShared = 0, nSnap = 0;
   for(i=0; i<p->pView->nChunkAlloc; i++){
     nShared += __atomic_load_n(&p->pView->apChunk[i]->nRef, __ATOMIC_ACQUIRE)>1;
   }
@@ -892,7 +863,7 @@ void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     for(i=0; i<VEC0_SHARED_SNAPSHOTS && p->pShared->apSnap[i]; i++) nSnap++;
     pthread_mutex_unlock(&sharedMutex);
   }
-  zOut = sqlite3_mprintf(
+  return sqlite3_mprintf(
       "{\"generation\":%lld,\"rows\":%lld,\"slots\":%lld,\"chunks\":%d,"
       "\"chunks_shared\":%d,\"process_wide\":%s,\"snapshots_kept\":%d,"
       "\"private\":%s,\"change_log\":%s,\"streamed\":%s,\"budget\":%lld,"
@@ -904,9 +875,71 @@ void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       vec0MemoryBudget(-1), p->aBuild[0], p->aBuild[1], p->aBuild[2],
       p->cfg.eQuant==VEC0_QUANT_INT8 ? "int8" : p->cfg.eQuant==VEC0_QUANT_BIT ? "bit" : "none",
       vec0CopyBytesPerSlot(p, p->pView->bStreamed), p->nScanThreads);
-  if( zOut==0 ){
-    sqlite3_result_error_nomem(ctx);
-    return;
+}
+
+/* ---- writes: the storage, then the view -------------------------------------------------- */
+
+/* A write is owned here: vec0_store.c writes the shadow tables and calls nothing back;
+** these functions then apply the same change to the transaction's private view and log
+** it for the other connections. */
+
+/* Slot iSlot changed (now row iRowid with vector a, or freed when !bLive): keep the
+** transaction's copy in step and log the slot for the other connections. */
+static int vec0SlotChanged(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid,
+                           const float *a){
+  int rc = vec0CacheSet(p, iSlot, bLive, iRowid, a);
+  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, bLive, iRowid);
+  return rc;
+}
+
+int vec0WriteBegin(Vec0Table *p){
+  sqlite3_int64 iOld = 0;
+  int rc;
+  /* Once a transaction is enough: other connections only see it committed. */
+  if( p->bGenerationBumped ) return SQLITE_OK;
+  rc = vec0GenerationBump(p, &iOld);
+  if( rc==SQLITE_OK ) rc = vec0CacheBeginWrite(p, iOld);
+  if( rc==SQLITE_OK ) vec0WriteStart(p, iOld+1);
+  return rc;
+}
+
+int vec0WriteNewSlot(Vec0Table *p, sqlite3_int64 *piSlot){
+  sqlite3_int64 nGrown = 0;
+  int rc = vec0SlotAlloc(p, piSlot, &nGrown);
+  if( rc==SQLITE_OK && nGrown>0 ) rc = vec0CacheGrow(p, nGrown);
+  return rc;
+}
+
+int vec0WriteVector(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a){
+  int rc = vec0VectorWrite(p, iSlot, a);
+  if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 1, iRowid, a);
+  return rc;
+}
+
+int vec0WriteRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
+  return vec0SlotChanged(p, iSlot, 1, iRowid, 0);
+}
+
+/* The slot's storage freed, then given back when it ends the table: the copy is then
+** rebuilt, since slots went away (the change log tells the other connections to reload). */
+int vec0WriteFreeSlot(Vec0Table *p, sqlite3_int64 iSlot){
+  int bTrimmed = 0;
+  int rc = vec0SlotFree(p, iSlot);
+  if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 0, 0, 0);
+  if( rc==SQLITE_OK ){
+    rc = vec0StorageTrim(p, &bTrimmed);
+    if( bTrimmed ) vec0CacheDrop(p);
   }
-  sqlite3_result_text(ctx, zOut, -1, sqlite3_free);
+  return rc;
+}
+
+/* Read the vector in slot iSlot into a (nWord words), from the copy when it is current. */
+int vec0ReadVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
+  int rc = vec0SlotCheck(p, iSlot, "a row");
+  if( rc!=SQLITE_OK ) return rc;
+  if( vec0ViewCurrent(p) && iSlot<p->pView->nSlot && vec0CacheVector(p, iSlot) ){
+    memcpy(a, vec0CacheVector(p, iSlot), sizeof(float)*(size_t)p->cfg.nWord);
+    return SQLITE_OK;
+  }
+  return vec0StoredVector(p, iSlot, a);
 }

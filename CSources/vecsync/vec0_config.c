@@ -89,6 +89,17 @@ const char *vec0MetricName(int eMetric){
   return "l2";
 }
 
+/* The metric distance_metric=zName declares (as vec0MetricName spells them, hamming
+** excepted), or -1. */
+static int vec0MetricByName(const char *zName){
+  static const int aMetric[] = { VS_METRIC_COSINE, VS_METRIC_L2, VS_METRIC_DOT, VS_METRIC_L1 };
+  size_t i;
+  for(i=0; i<sizeof(aMetric)/sizeof(aMetric[0]); i++){
+    if( vec0Is(zName, vec0MetricName(aMetric[i])) ) return aMetric[i];
+  }
+  return -1;
+}
+
 static int vec0ScalarType(const char *zType, int bAux){
   if( vec0Is(zType, "text") ) return VEC0_TYPE_TEXT;
   if( vec0Is(zType, "integer") || vec0Is(zType, "int") ) return VEC0_TYPE_INTEGER;
@@ -194,7 +205,265 @@ cleanup:
   return rc;
 }
 
-/* Parse one argument of the vec0(...) declaration. */
+/* ---- one argument of the declaration, by kind ------------------------------------------- */
+
+/* A table option, "name=value": only chunk_size=N. */
+static int vec0ParseTableOption(Vec0Scan *s, const char *zName, Vec0Config *p, char **pzErr){
+  char *zEnd = 0;
+  long n;
+  if( !vec0Is(zName, "chunk_size") ){
+    *pzErr = sqlite3_mprintf("vec0: unknown table option \"%s\"", zName);
+    return SQLITE_ERROR;
+  }
+  n = strtol(&s->z[s->i+1], &zEnd, 10);
+  while( zEnd && isspace((unsigned char)*zEnd) ) zEnd++;
+  if( zEnd==&s->z[s->i+1] || (zEnd && *zEnd) || n<8 || n>65536 || (n%8)!=0 ){
+    *pzErr = sqlite3_mprintf(
+      "vec0: chunk_size must be a multiple of 8 between 8 and 65536, got \"%s\"",
+      &s->z[s->i+1]);
+    return SQLITE_ERROR;
+  }
+  p->nChunk = (int)n;
+  return SQLITE_OK;
+}
+
+/* Whether column zName may be added: room left, a new name, not a reserved one. */
+static int vec0CheckNewColumn(const Vec0Config *p, const char *zName, char **pzErr){
+  int i;
+  if( p->nCol>=VEC0_MAX_COLUMNS ){
+    *pzErr = sqlite3_mprintf("vec0: more than %d columns", VEC0_MAX_COLUMNS);
+    return SQLITE_ERROR;
+  }
+  for(i=0; i<p->nCol; i++){
+    if( sqlite3_stricmp(p->aCol[i].zName, zName)==0 ){
+      *pzErr = sqlite3_mprintf("vec0: duplicate column name \"%s\"", zName);
+      return SQLITE_ERROR;
+    }
+  }
+  if( vec0Is(zName, "distance") || vec0Is(zName, "k") || vec0Is(zName, "rowid") ){
+    *pzErr = sqlite3_mprintf("vec0: \"%s\" is a reserved column name", zName);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+/* Add the column being declared (p->aCol[p->nCol], whose other fields are set), taking
+** *pzName. */
+static void vec0AddColumn(Vec0Config *p, char **pzName, int eKind, int eType){
+  p->aCol[p->nCol].eKind = eKind;
+  p->aCol[p->nCol].eType = eType;
+  p->aCol[p->nCol].zName = *pzName;
+  *pzName = 0;
+  p->nCol++;
+}
+
+/* The element type of a vector column's type name: VS_F32, VS_I8 or VS_BIT. */
+static int vec0VectorElement(const char *zName, const char *zType, int *peElem, char **pzErr){
+  if( vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32")
+   || vec0Is(zType, "float64") || vec0Is(zType, "float8") ){
+    /* float64[N] and float8[N] are float32 columns, as in sqlite-vec 0.1.x (which takes
+    ** any type name beginning "float" for float32): their vectors are stored, compared
+    ** and returned as float32, so a file sqlite-vec wrote with them reads the same. */
+    *peElem = VS_F32;
+  }else if( vec0Is(zType, "int8") || vec0Is(zType, "i8") ){
+    *peElem = VS_I8;
+  }else if( vec0Is(zType, "bit") ){
+    *peElem = VS_BIT;
+  }else{
+    *pzErr = sqlite3_mprintf(
+      "vec0: column \"%s\": unsupported vector type \"%s\"; use float[N], int8[N] or "
+      "bit[N]", zName, zType ? zType : "");
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+/* A vector column's options after its [N]: distance_metric=... (*peMetric, *pbMetric) and,
+** on the first vector column (bFirst), indexed by rescore(...). */
+static int vec0ParseVectorOptions(Vec0Scan *s, const char *zName, int bFirst, Vec0Config *p,
+                                  int *peMetric, int *pbMetric, char **pzErr){
+  char *zWord = 0, *zValue = 0;
+  int rc = SQLITE_OK;
+  while( rc==SQLITE_OK && (zWord = vec0Word(s))!=0 ){
+    if( vec0Is(zWord, "indexed") ){
+      if( !bFirst ){
+        /* The codes and the in-memory copy are the first vector column's. */
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for the "
+                                 "first vector column (\"%s\") only", zName,
+                                 p->aCol[p->iVec].zName);
+        rc = SQLITE_ERROR;
+      }else{
+        rc = vec0ParseRescore(s, zName, p, pzErr);
+      }
+    }else{
+      vec0SkipBlanks(s);
+      if( s->z[s->i]!='=' ){
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected option=value after \"%s\"",
+                                 zName, zWord);
+        rc = SQLITE_ERROR;
+        goto cleanup;
+      }
+      s->i++;
+      zValue = vec0Word(s);
+      if( !vec0Is(zWord, "distance_metric") ){
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown option \"%s\"", zName, zWord);
+        rc = SQLITE_ERROR;
+      }else if( (*peMetric = vec0MetricByName(zValue))<0 ){
+        *pzErr = sqlite3_mprintf(
+          "vec0: unknown distance_metric \"%s\"; use cosine, l2, dot or l1",
+          zValue ? zValue : "");
+        rc = SQLITE_ERROR;
+      }
+      *pbMetric = 1;
+      sqlite3_free(zValue);
+      zValue = 0;
+    }
+    sqlite3_free(zWord);
+    zWord = 0;
+  }
+
+cleanup:
+  sqlite3_free(zWord);
+  sqlite3_free(zValue);
+  return rc;
+}
+
+/* The combinations a vector column may not have: a bit column with a metric or with bits
+** not a multiple of 8, int8 under dot, rescore codes on int8 or bit, rescore under l1. */
+static int vec0CheckVectorColumn(const Vec0Config *p, const char *zName, int bFirst,
+                                 int eElem, long nDim, int eMetric, int bMetric,
+                                 char **pzErr){
+  if( eElem==VS_BIT && bMetric ){
+    /* As sqlite-vec: a bit column's distance is the Hamming distance, and nothing else. */
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": a bit[N] column takes no "
+                             "distance_metric: its distance is the Hamming distance", zName);
+  }else if( eElem==VS_BIT && nDim%8!=0 ){
+    /* sqlite-vec accepts the declaration, then refuses every vector (vec_bit makes
+    ** whole bytes): refused here, where the reason can be given. */
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": bit[%ld]: the number of bits must be "
+                             "a multiple of 8", zName, nDim);
+  }else if( eElem==VS_I8 && eMetric==VS_METRIC_DOT ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": an int8[N] column takes "
+                             "distance_metric l2, cosine or l1, not dot", zName);
+  }else if( bFirst && eElem!=VS_F32 && p->eQuant!=VEC0_QUANT_NONE ){
+    /* rescore codes float32 vectors; int8 and bit vectors are scanned as they are. */
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for float[N] "
+                             "columns; an %s[N] column is scanned exactly as it is stored",
+                             zName, eElem==VS_I8 ? "int8" : "bit");
+  }else if( bFirst && eMetric==VS_METRIC_L1 && p->eQuant!=VEC0_QUANT_NONE ){
+    /* The codes approximate q.x, from which an L1 distance cannot be estimated: the
+    ** candidates they chose would not be the nearest by L1. */
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) does not "
+                             "support distance_metric=l1 (use l2, cosine or dot, or "
+                             "drop the index: an l1 table is scanned exactly)", zName);
+  }else{
+    return SQLITE_OK;
+  }
+  return SQLITE_ERROR;
+}
+
+/* A vector column: "<name> float|int8|bit[N] [distance_metric=...] [indexed by ...]". The
+** first is the table's (T_vectors, the in-memory copy); further ones are stored in
+** T_rows and scanned exactly from there. */
+static int vec0ParseVectorColumn(Vec0Scan *s, char **pzName, const char *zType,
+                                 Vec0Config *p, char **pzErr){
+  const char *zName = *pzName;
+  Vec0Column *pCol = &p->aCol[p->nCol];
+  char *zEnd = 0;
+  long nDim;
+  int eElem = 0, bMetric = 0, eMetric = VS_METRIC_L2, bFirst = p->iVec<0;
+  int rc = vec0VectorElement(zName, zType, &eElem, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  nDim = strtol(&s->z[s->i+1], &zEnd, 10);
+  if( zEnd==&s->z[s->i+1] || *zEnd!=']' || nDim<1 || nDim>VS_MAX_DIMS ){
+    *pzErr = sqlite3_mprintf(
+      "vec0: column \"%s\": dimensions must be an integer from 1 to %d", zName,
+      VS_MAX_DIMS);
+    return SQLITE_ERROR;
+  }
+  s->i = (int)(zEnd - s->z) + 1;
+  rc = vec0ParseVectorOptions(s, zName, bFirst, p, &eMetric, &bMetric, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = vec0CheckVectorColumn(p, zName, bFirst, eElem, nDim, eMetric, bMetric, pzErr);
+  }
+  if( rc!=SQLITE_OK ) return rc;
+  if( eElem==VS_BIT ) eMetric = VS_METRIC_HAMMING;
+  pCol->nDim = (int)nDim;
+  pCol->eElem = eElem;
+  pCol->eMetric = eMetric;
+  pCol->nVecByte = eElem==VS_F32 ? (int)nDim*4 : eElem==VS_I8 ? (int)nDim : (int)nDim/8;
+  if( bFirst ){
+    p->eMetric = eMetric;
+    p->eElem = eElem;
+    p->nVecByte = pCol->nVecByte;
+    p->nWord = (p->nVecByte + 3)/4;
+    p->iVec = p->nCol;
+    p->nDim = (int)nDim;
+  }else{
+    p->nExtraVec++;
+  }
+  vec0AddColumn(p, pzName, VEC0_VECTOR, VEC0_TYPE_BLOB);
+  return SQLITE_OK;
+}
+
+/* The primary key: "<name> text|integer primary key" ("primary" read already). */
+static int vec0ParsePrimaryKey(Vec0Scan *s, char **pzName, const char *zType, int bAux,
+                               Vec0Config *p, char **pzErr){
+  char *zWord = vec0Word(s);
+  int eType = vec0Is(zType, "text") ? VEC0_TYPE_TEXT
+            : vec0Is(zType, "integer") || vec0Is(zType, "int") ? VEC0_TYPE_INTEGER : -1;
+  int rc = SQLITE_ERROR;
+  if( !vec0Is(zWord, "key") || bAux ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected PRIMARY KEY", *pzName);
+  }else if( p->iPk>=0 ){
+    *pzErr = sqlite3_mprintf("vec0: more than one primary key");
+  }else if( eType<0 ){
+    *pzErr = sqlite3_mprintf("vec0: primary key \"%s\" must be text or integer", *pzName);
+  }else{
+    p->iPk = p->nCol;
+    vec0AddColumn(p, pzName, VEC0_PK, eType);
+    rc = SQLITE_OK;
+  }
+  sqlite3_free(zWord);
+  return rc;
+}
+
+/* sqlite-vec's "<name> text|integer partition key" ("partition" read already): a metadata
+** column with an index in T_rows, so a KNN query's "user_id = ?" finds that partition's
+** slots without reading the other rows, and the scan then scores only them (one by one
+** when they are few). The column itself is added as metadata by the caller. */
+static int vec0ParsePartitionKey(Vec0Scan *s, const char *zName, const char *zType,
+                                 Vec0Config *p, char **pzErr){
+  char *zWord = vec0Word(s);
+  int rc = SQLITE_OK;
+  p->aCol[p->nCol].bPartition = 1;
+  if( !vec0Is(zWord, "key")
+   || !(vec0Is(zType, "text") || vec0Is(zType, "integer") || vec0Is(zType, "int")) ){
+    *pzErr = sqlite3_mprintf(
+      "vec0: column \"%s\": a partition key is declared \"text partition key\" or "
+      "\"integer partition key\"", zName);
+    rc = SQLITE_ERROR;
+  }
+  sqlite3_free(zWord);
+  return rc;
+}
+
+/* A metadata column ("album text") or, with bAux, an auxiliary one ("+caption text"). */
+static int vec0ParseScalarColumn(char **pzName, const char *zType, int bAux, Vec0Config *p,
+                                 char **pzErr){
+  int eType = vec0ScalarType(zType, bAux);
+  if( eType<0 ){
+    *pzErr = sqlite3_mprintf(
+      "vec0: column \"%s\": unknown type \"%s\"; use text, integer, float or boolean%s",
+      *pzName, zType ? zType : "", bAux ? " (or blob)" : "");
+    return SQLITE_ERROR;
+  }
+  vec0AddColumn(p, pzName, bAux ? VEC0_AUX : VEC0_META, eType);
+  return SQLITE_OK;
+}
+
+/* Parse one argument of the vec0(...) declaration: a table option, or a column of one of
+** the kinds above, then nothing more. */
 static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
   Vec0Scan s;
   char *zName = 0, *zType = 0, *zWord = 0;
@@ -212,272 +481,31 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
     goto cleanup;
   }
   vec0SkipBlanks(&s);
-
-  /* Table option: chunk_size=N */
   if( !bAux && s.z[s.i]=='=' ){
-    if( vec0Is(zName, "chunk_size") ){
-      char *zEnd = 0;
-      long n = strtol(&s.z[s.i+1], &zEnd, 10);
-      while( zEnd && isspace((unsigned char)*zEnd) ) zEnd++;
-      if( zEnd==&s.z[s.i+1] || (zEnd && *zEnd) || n<8 || n>65536 || (n%8)!=0 ){
-        *pzErr = sqlite3_mprintf(
-          "vec0: chunk_size must be a multiple of 8 between 8 and 65536, got \"%s\"",
-          &s.z[s.i+1]);
-        rc = SQLITE_ERROR;
-      }else{
-        p->nChunk = (int)n;
-      }
-    }else{
-      *pzErr = sqlite3_mprintf("vec0: unknown table option \"%s\"", zName);
-      rc = SQLITE_ERROR;
-    }
+    rc = vec0ParseTableOption(&s, zName, p, pzErr);
     goto cleanup;
   }
-
-  if( p->nCol>=VEC0_MAX_COLUMNS ){
-    *pzErr = sqlite3_mprintf("vec0: more than %d columns", VEC0_MAX_COLUMNS);
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
-  {
-    int i;
-    for(i=0; i<p->nCol; i++){
-      if( sqlite3_stricmp(p->aCol[i].zName, zName)==0 ){
-        *pzErr = sqlite3_mprintf("vec0: duplicate column name \"%s\"", zName);
-        rc = SQLITE_ERROR;
-        goto cleanup;
-      }
-    }
-    if( vec0Is(zName, "distance") || vec0Is(zName, "k") || vec0Is(zName, "rowid") ){
-      *pzErr = sqlite3_mprintf("vec0: \"%s\" is a reserved column name", zName);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-  }
-
+  rc = vec0CheckNewColumn(p, zName, pzErr);
+  if( rc!=SQLITE_OK ) goto cleanup;
   zType = vec0Word(&s);
   vec0SkipBlanks(&s);
-
-  /* The vector column: float[N] [distance_metric=...] */
   if( s.z[s.i]=='[' && !bAux ){
-    char *zEnd = 0;
-    long nDim;
-    int eElem = 0, bMetric = 0, bFirst, eMetric = VS_METRIC_L2;
-    if( vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32")
-     || vec0Is(zType, "float64") || vec0Is(zType, "float8") ){
-      /* float64[N] and float8[N] are float32 columns, as in sqlite-vec 0.1.x (which takes
-      ** any type name beginning "float" for float32): their vectors are stored, compared
-      ** and returned as float32, so a file sqlite-vec wrote with them reads the same. */
-      eElem = VS_F32;
-    }else if( vec0Is(zType, "int8") || vec0Is(zType, "i8") ){
-      eElem = VS_I8;
-    }else if( vec0Is(zType, "bit") ){
-      eElem = VS_BIT;
+    rc = vec0ParseVectorColumn(&s, &zName, zType, p, pzErr);
+  }else{
+    zWord = vec0Word(&s);
+    if( vec0Is(zWord, "primary") ){
+      rc = vec0ParsePrimaryKey(&s, &zName, zType, bAux, p, pzErr);
     }else{
-      *pzErr = sqlite3_mprintf(
-        "vec0: column \"%s\": unsupported vector type \"%s\"; use float[N], int8[N] or "
-        "bit[N]", zName, zType ? zType : "");
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    nDim = strtol(&s.z[s.i+1], &zEnd, 10);
-    if( zEnd==&s.z[s.i+1] || *zEnd!=']' || nDim<1 || nDim>VS_MAX_DIMS ){
-      *pzErr = sqlite3_mprintf(
-        "vec0: column \"%s\": dimensions must be an integer from 1 to %d", zName,
-        VS_MAX_DIMS);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    s.i = (int)(zEnd - s.z) + 1;
-    bFirst = p->iVec<0;
-    for(;;){
-      char *zValue;
-      sqlite3_free(zWord);
-      zWord = vec0Word(&s);
-      if( zWord==0 ) break;
-      if( vec0Is(zWord, "indexed") ){
-        if( !bFirst ){
-          /* The codes and the in-memory copy are the first vector column's. */
-          *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for the "
-                                   "first vector column (\"%s\") only", zName,
-                                   p->aCol[p->iVec].zName);
-          rc = SQLITE_ERROR;
-          goto cleanup;
-        }
-        rc = vec0ParseRescore(&s, zName, p, pzErr);
-        if( rc!=SQLITE_OK ) goto cleanup;
-        continue;
-      }
-      vec0SkipBlanks(&s);
-      if( s.z[s.i]!='=' ){
-        *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected option=value after \"%s\"",
-                                 zName, zWord);
-        rc = SQLITE_ERROR;
-        goto cleanup;
-      }
-      s.i++;
-      zValue = vec0Word(&s);
-      if( vec0Is(zWord, "distance_metric") ){
-        bMetric = 1;
-        if( vec0Is(zValue, "cosine") ) eMetric = VS_METRIC_COSINE;
-        else if( vec0Is(zValue, "l2") ) eMetric = VS_METRIC_L2;
-        else if( vec0Is(zValue, "dot") ) eMetric = VS_METRIC_DOT;
-        else if( vec0Is(zValue, "l1") ) eMetric = VS_METRIC_L1;
-        else{
-          *pzErr = sqlite3_mprintf(
-            "vec0: unknown distance_metric \"%s\"; use cosine, l2, dot or l1",
-            zValue ? zValue : "");
-          rc = SQLITE_ERROR;
-        }
-      }else{
-        *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown option \"%s\"", zName, zWord);
+      if( vec0Is(zWord, "partition") && !bAux ){
+        rc = vec0ParsePartitionKey(&s, zName, zType, p, pzErr);
+      }else if( zWord ){
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": unexpected \"%s\"", zName, zWord);
         rc = SQLITE_ERROR;
       }
-      sqlite3_free(zValue);
-      if( rc!=SQLITE_OK ) goto cleanup;
+      if( rc==SQLITE_OK ) rc = vec0ParseScalarColumn(&zName, zType, bAux, p, pzErr);
     }
-    if( eElem==VS_BIT && bMetric ){
-      /* As sqlite-vec: a bit column's distance is the Hamming distance, and nothing else. */
-      *pzErr = sqlite3_mprintf("vec0: column \"%s\": a bit[N] column takes no "
-                               "distance_metric: its distance is the Hamming distance", zName);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    if( eElem==VS_BIT && nDim%8!=0 ){
-      /* sqlite-vec accepts the declaration, then refuses every vector (vec_bit makes
-      ** whole bytes): refused here, where the reason can be given. */
-      *pzErr = sqlite3_mprintf("vec0: column \"%s\": bit[%ld]: the number of bits must be "
-                               "a multiple of 8", zName, nDim);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    if( eElem==VS_I8 && eMetric==VS_METRIC_DOT ){
-      *pzErr = sqlite3_mprintf("vec0: column \"%s\": an int8[N] column takes "
-                               "distance_metric l2, cosine or l1, not dot", zName);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    if( bFirst && eElem!=VS_F32 && p->eQuant!=VEC0_QUANT_NONE ){
-      /* rescore codes float32 vectors; int8 and bit vectors are scanned as they are. */
-      *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for float[N] "
-                               "columns; an %s[N] column is scanned exactly as it is stored",
-                               zName, eElem==VS_I8 ? "int8" : "bit");
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    if( eElem==VS_BIT ) eMetric = VS_METRIC_HAMMING;
-    p->aCol[p->nCol].nDim = (int)nDim;
-    p->aCol[p->nCol].eElem = eElem;
-    p->aCol[p->nCol].eMetric = eMetric;
-    p->aCol[p->nCol].nVecByte = eElem==VS_F32 ? (int)nDim*4 : eElem==VS_I8 ? (int)nDim
-                                                                          : (int)nDim/8;
-    if( !bFirst ){
-      /* An extra vector column: stored in T_rows, scanned exactly from there. */
-      p->nExtraVec++;
-      p->aCol[p->nCol].eKind = VEC0_VECTOR;
-      p->aCol[p->nCol].eType = VEC0_TYPE_BLOB;
-      p->aCol[p->nCol].zName = zName;
-      zName = 0;
-      p->nCol++;
-      goto check_end;
-    }
-    p->eMetric = eMetric;
-    p->eElem = eElem;
-    p->nVecByte = p->aCol[p->nCol].nVecByte;
-    p->nWord = (p->nVecByte + 3)/4;
-    if( p->eMetric==VS_METRIC_L1 && p->eQuant!=VEC0_QUANT_NONE ){
-      /* The codes approximate q.x, from which an L1 distance cannot be estimated: the
-      ** candidates they chose would not be the nearest by L1. */
-      *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) does not "
-                               "support distance_metric=l1 (use l2, cosine or dot, or "
-                               "drop the index: an l1 table is scanned exactly)", zName);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    p->iVec = p->nCol;
-    p->nDim = (int)nDim;
-    p->aCol[p->nCol].eKind = VEC0_VECTOR;
-    p->aCol[p->nCol].eType = VEC0_TYPE_BLOB;
-    p->aCol[p->nCol].zName = zName;
-    zName = 0;
-    p->nCol++;
-    goto check_end;
   }
-
-  /* Primary key: <name> text|integer primary key */
-  zWord = vec0Word(&s);
-  if( vec0Is(zWord, "primary") ){
-    sqlite3_free(zWord);
-    zWord = vec0Word(&s);
-    if( !vec0Is(zWord, "key") || bAux ){
-      *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected PRIMARY KEY", zName);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    if( p->iPk>=0 ){
-      *pzErr = sqlite3_mprintf("vec0: more than one primary key");
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    if( vec0Is(zType, "text") ){
-      p->aCol[p->nCol].eType = VEC0_TYPE_TEXT;
-    }else if( vec0Is(zType, "integer") || vec0Is(zType, "int") ){
-      p->aCol[p->nCol].eType = VEC0_TYPE_INTEGER;
-    }else{
-      *pzErr = sqlite3_mprintf(
-        "vec0: primary key \"%s\" must be text or integer", zName);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    p->iPk = p->nCol;
-    p->aCol[p->nCol].eKind = VEC0_PK;
-    p->aCol[p->nCol].zName = zName;
-    zName = 0;
-    p->nCol++;
-    goto check_end;
-  }
-  /* sqlite-vec's "<name> text|integer partition key": a metadata column with an index in
-  ** T_rows, so a KNN query's "user_id = ?" finds that partition's slots without reading the
-  ** other rows, and the scan then scores only them (one by one when they are few). */
-  if( vec0Is(zWord, "partition") && !bAux ){
-    p->aCol[p->nCol].bPartition = 1;
-    sqlite3_free(zWord);
-    zWord = vec0Word(&s);
-    if( !vec0Is(zWord, "key")
-     || !(vec0Is(zType, "text") || vec0Is(zType, "integer") || vec0Is(zType, "int")) ){
-      *pzErr = sqlite3_mprintf(
-        "vec0: column \"%s\": a partition key is declared \"text partition key\" or "
-        "\"integer partition key\"", zName);
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    sqlite3_free(zWord);
-    zWord = 0;
-  }
-  if( zWord ){
-    *pzErr = sqlite3_mprintf("vec0: column \"%s\": unexpected \"%s\"", zName, zWord);
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
-
-  /* Metadata or auxiliary column */
-  {
-    int eType = vec0ScalarType(zType, bAux);
-    if( eType<0 ){
-      *pzErr = sqlite3_mprintf(
-        "vec0: column \"%s\": unknown type \"%s\"; use text, integer, float or boolean%s",
-        zName, zType ? zType : "", bAux ? " (or blob)" : "");
-      rc = SQLITE_ERROR;
-      goto cleanup;
-    }
-    p->aCol[p->nCol].eKind = bAux ? VEC0_AUX : VEC0_META;
-    p->aCol[p->nCol].eType = eType;
-    p->aCol[p->nCol].zName = zName;
-    zName = 0;
-    p->nCol++;
-  }
-
-check_end:
+  if( rc!=SQLITE_OK ) goto cleanup;
   vec0SkipBlanks(&s);
   if( s.z[s.i] ){
     *pzErr = sqlite3_mprintf("vec0: unexpected text \"%s\" in \"%s\"", &s.z[s.i], zArg);
@@ -535,4 +563,26 @@ void vec0ConfigClear(Vec0Config *pCfg){
   int i;
   for(i=0; i<pCfg->nCol; i++) sqlite3_free(pCfg->aCol[i].zName);
   pCfg->nCol = 0;
+}
+
+int vec0BlockCheck(const Vec0Config *pCfg, const char *zTable, char **pzErr){
+  sqlite3_int64 nRow = 4*(sqlite3_int64)pCfg->nWord;
+  sqlite3_int64 nByte = nRow*pCfg->nChunk;
+  sqlite3_int64 nFit = (VEC0_MAX_BLOCK_BYTES/nRow) & ~(sqlite3_int64)7;
+  const char *zElem = pCfg->eElem==VS_I8 ? "int8" : pCfg->eElem==VS_BIT ? "bit" : "float";
+  if( nByte<=VEC0_MAX_BLOCK_BYTES ) return SQLITE_OK;
+  *pzErr = sqlite3_mprintf("vec0 \"%s\": a block of chunk_size=%d vectors of %s[%d] takes "
+                           "%lld MiB, over the limit of %lld MiB a block "
+                           "(VEC0_MAX_BLOCK_BYTES); declare chunk_size=%lld or less",
+                           zTable, pCfg->nChunk, zElem, pCfg->nDim, nByte>>20,
+                           VEC0_MAX_BLOCK_BYTES>>20, nFit);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+int vec0HasTextPk(Vec0Table *p){
+  return p->cfg.iPk>=0 && p->cfg.aCol[p->cfg.iPk].eType==VEC0_TYPE_TEXT;
+}
+
+int vec0ColumnOffset(const Vec0Table *p){
+  return p->cfg.iPk<0 ? 1 : 0;
 }

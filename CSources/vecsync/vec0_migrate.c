@@ -26,7 +26,7 @@
 ** (all little-endian).
 **
 ** How it works. Every row of T_rowids is read, its values bound to a SELECT that hands them
-** over as the arguments of an INSERT, and written by vec0InsertRow (vec0.c): the table's own
+** over as the arguments of an INSERT, and written by vec0InsertRow (vec0_write.c): the table's own
 ** write path, so every value is checked as an INSERT checks it, into whichever storage the
 ** table writes (Vec0Table.dbStore).
 **   In place (vec0MigrateOnConnect, from xConnect; vecsync_migrate_sqlite_vec): inside one
@@ -37,8 +37,8 @@
 **   the rollback of a failed one makes SQLite read the schema again and connect the table
 **   anew, so the failure is kept on the connection (Vec0Registry.pUnmigrated) and not tried
 **   again there.
-**   A copy (vec0MigrateCopy, from vec0StorageCheck: the connection is read-only, or the
-**   migration failed): the rows go into a private temporary database (in memory where no
+**   A copy (vec0MigrateCopy, from vec0StorageReady, which every statement calls first: the
+**   connection is read-only, or the migration failed): the rows go into a private temporary database (in memory where no
 **   temporary file can be made) that the table reads instead of its file, made again when
 **   the file's data version moves; writes are refused.
 **
@@ -428,6 +428,7 @@ static int migrateInPlace(Migrate *m, sqlite3_int64 *pnRow){
   if( rc==SQLITE_OK ){
     m->bChanged = 1;
     rc = vec0ShadowCreate(p);
+    if( rc==SQLITE_OK ) rc = vec0CacheAttach(p);
     if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", sqlite3_errmsg(m->db));
   }
   if( rc==SQLITE_OK ) rc = migrateRows(m, pnRow);
@@ -456,6 +457,7 @@ static int migrateInSavepoint(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr,
     if( rc!=SQLITE_OK ){
       sqlite3_exec(p->db, "ROLLBACK TO vecsync_migrate; RELEASE vecsync_migrate", 0, 0, 0);
       /* The shadow tables are sqlite-vec's again: the storage is checked afresh. */
+      vec0CacheClear(p);
       vec0StorageForget(p);
     }
   }
@@ -465,27 +467,6 @@ static int migrateInSavepoint(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr,
   }
   *pbChanged = m.bChanged;
   migrateEnd(&m);
-  return rc;
-}
-
-int vec0Legacy(Vec0Table *p, int *pbLegacy){
-  int bOurs = 0, rc = vec0ShadowPresent(p, &bOurs, pbLegacy);
-  if( rc==SQLITE_OK && !bOurs && !*pbLegacy ){
-    /* A table whose T_rowids is gone is still sqlite-vec's (a damaged one). */
-    int bChunks = 0;
-    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type='table' "
-                                 "AND name='%q_vector_chunks00'", p->zStoreSchema, p->zName);
-    sqlite3_stmt *pStmt = 0;
-    if( zSql==0 ) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v2(p->dbStore, zSql, -1, &pStmt, 0);
-    sqlite3_free(zSql);
-    if( rc==SQLITE_OK ){
-      bChunks = sqlite3_step(pStmt)==SQLITE_ROW;
-      rc = sqlite3_finalize(pStmt);
-    }
-    *pbLegacy = bChunks;
-  }
-  if( bOurs ) *pbLegacy = 0;
   return rc;
 }
 
@@ -584,6 +565,7 @@ static unsigned int migrateSourceVersion(Vec0Table *p){
 
 void vec0CopyClose(Vec0Table *p){
   if( p->dbCopy==0 ) return;
+  vec0CacheClear(p);
   vec0StorageForget(p);
   sqlite3_close_v2(p->dbCopy);
   p->dbCopy = 0;
@@ -610,6 +592,7 @@ static int migrateCopyInto(Migrate *m, Vec0Table *p, const char *zFile){
   }
   if( rc==SQLITE_OK ){
     rc = vec0ShadowCreate(p);
+    if( rc==SQLITE_OK ) rc = vec0CacheAttach(p);
     if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", sqlite3_errmsg(p->dbCopy));
   }
   if( rc==SQLITE_OK ) rc = migrateRows(m, &nRow);
@@ -639,6 +622,27 @@ int vec0MigrateCopy(Vec0Table *p){
     if( rc!=SQLITE_NOMEM ) rc = SQLITE_CORRUPT_VTAB;
   }
   migrateEnd(&m);
+  return rc;
+}
+
+/* ---- the storage a statement reads ------------------------------------------------------ */
+
+int vec0StorageReady(Vec0Table *p){
+  int rc, bForeign = 0;
+  if( p->bStorageChecked ){
+    /* Checked: by an earlier statement, or again by vec0StorageExplain after a failure
+    ** (which may have read another 'uid': the attachment follows it, at no cost when it
+    ** is current). */
+    if( vec0CopyCurrent(p) ) return vec0CacheAttach(p);
+    /* The file changed under the copy of a sqlite-vec table: read it again. */
+    vec0CopyClose(p);
+  }
+  rc = vec0StorageCheck(p, &bForeign);
+  if( rc==SQLITE_OK && bForeign ) return vec0MigrateCopy(p);
+  if( rc==SQLITE_OK ){
+    rc = vec0CacheAttach(p);
+    if( rc!=SQLITE_OK ) vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errstr(rc));
+  }
   return rc;
 }
 

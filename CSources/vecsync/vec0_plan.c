@@ -33,10 +33,6 @@ SQLITE_EXTENSION_INIT3
 /* Characters of one argument in idxStr. */
 #define VEC0_PLAN_ARG_LEN 4
 
-int vec0HasTextPk(Vec0Table *p){
-  return p->cfg.iPk>=0 && p->cfg.aCol[p->cfg.iPk].eType==VEC0_TYPE_TEXT;
-}
-
 /* The operator a KNN filter evaluates, by SQLITE_INDEX_CONSTRAINT_* code, or 0. */
 static char vec0FilterOp(int op){
   switch( op ){
@@ -281,10 +277,6 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     pInfo->orderByConsumed = 1;
   }
   return SQLITE_OK;
-}
-
-int vec0ColumnOffset(const Vec0Table *p){
-  return p->cfg.iPk<0 ? 1 : 0;
 }
 
 int vec0UserColumn(const Vec0Table *p, int iSqlCol){

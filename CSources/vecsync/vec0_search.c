@@ -1,7 +1,7 @@
 /*
 ** vec0_search.c: the exact k-nearest search of a vec0 table.
 **
-** Usage (internal; vec0.c, vec0_batch.c and vector_index.c call these):
+** Usage (internal; vec0.c, vec0_batch.c and libsql_index_topk.c call these):
 **
 **   vec0VectorArg(p, argv[i], "query", &q, &zErr);     // decode + check, once for all
 **   vec0CacheEnsure(p);
@@ -472,6 +472,53 @@ static int vec0ChunkRows(Vec0Table *p, int b){
   return (int)(nLeft < p->cfg.nChunk ? nLeft : p->cfg.nChunk);
 }
 
+/* A part's walk over its chunks of the copy, skipping those no row of which passes the
+** mask: the chunk c, its first slot iBase, its rows nRow, and how many pass (nPass;
+** without a mask, nRow). */
+typedef struct Vec0ChunkWalk Vec0ChunkWalk;
+struct Vec0ChunkWalk {
+  Vec0Table *p;
+  const unsigned char *aMask; /* The filter's slots, or NULL */
+  int b, iEnd;                /* The next chunk, and the part's end */
+  const Vec0Chunk *c;         /* The chunk now */
+  sqlite3_int64 iBase;        /* Its first slot */
+  int nRow, nPass;            /* Its rows, and those that pass */
+};
+
+static void vec0WalkInit(Vec0ChunkWalk *w, Vec0Table *p, const Vec0ScanPart *pPart,
+                         const unsigned char *aMask){
+  memset(w, 0, sizeof(*w));
+  w->p = p;
+  w->aMask = aMask;
+  w->b = pPart->iFirst;
+  w->iEnd = pPart->iEnd;
+}
+
+/* Move to the next chunk with a row that passes: 0 at the end of the part or the copy. */
+static int vec0WalkNext(Vec0ChunkWalk *w){
+  while( w->b<w->iEnd ){
+    int b = w->b++;
+    w->c = w->p->pView->apChunk[b];
+    w->iBase = (sqlite3_int64)b*w->p->cfg.nChunk;
+    w->nRow = vec0ChunkRows(w->p, b);
+    if( w->nRow<=0 ) return 0;
+    w->nPass = w->aMask ? vec0MaskPass(w->aMask, w->c, w->iBase, w->nRow) : w->nRow;
+    if( w->nPass>0 ) return 1;
+  }
+  return 0;
+}
+
+/* Whether the chunk's rows are scored one by one: a selective filter leaves few of them
+** (a broad one, or none, scores the chunk whole). */
+static int vec0WalkFew(const Vec0ChunkWalk *w){
+  return w->aMask && w->nPass*8 < w->nRow;
+}
+
+/* Whether row i of the chunk is live and passes the mask. */
+static int vec0WalkRow(const Vec0ChunkWalk *w, int i){
+  return w->c->aLive[i] && (w->aMask==0 || w->aMask[w->iBase+i]);
+}
+
 /*
 ** The scans of the in-memory copy run as a job of vec0ScanRun (vec0_parallel.c): the chunks
 ** are cut into parts, on helper threads when the table is large and PRAGMA threads allows.
@@ -585,40 +632,30 @@ static int vec0ScanStreamed(Vec0Scan *s, const unsigned char *aMask){
 static int vec0ScanCopyPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
   const Vec0ScanCtx *x = (const Vec0ScanCtx*)pJob->pCtx;
   Vec0Table *p = x->p;
-  const Vec0Snapshot *v = p->pView;
-  const unsigned char *aMask = x->aMask;
-  int nChunk = p->cfg.nChunk, nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
+  int nDim = p->cfg.nDim, eMetric = p->cfg.eMetric;
   float *aScore = (float*)pPart->pScratch;
   Vec0Scan part = *x->s;      /* the scan, with the part's heap and count */
   Vec0Scan *s = &part;
-  int b;
+  Vec0ChunkWalk w;
   part.pTop = pPart->pTop;
   part.nOffered = 0;
-  for(b=pPart->iFirst; b<pPart->iEnd; b++){
-    const Vec0Chunk *c = v->apChunk[b];
-    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
-    int nRow = vec0ChunkRows(p, b);
+  vec0WalkInit(&w, p, pPart, x->aMask);
+  while( vec0WalkNext(&w) ){
+    const Vec0Chunk *c = w.c;
     int i;
-    if( nRow<=0 ) break;
-    if( aMask ){
-      /* A selective filter scores its few rows one by one; a broad one, the chunk. */
-      int nPass = vec0MaskPass(aMask, c, iBase, nRow);
-      if( nPass==0 ) continue;
-      if( nPass*8 < nRow ){
-        for(i=0; i<nRow; i++){
-          if( aMask[iBase+i] && c->aLive[i] ){
-            const float *pRow = c->aVec + (size_t)i*nDim;
-            float dot;
-            vec0ScoreRows(p, pRow, 1, s->q, &dot);
-            vec0Offer(s, vsScoreDistance(eMetric, dot, s->qNorm, c->aNorm[i]), c->aNorm[i],
-                      pRow, c->aRowid[i], iBase+i);
-          }
-        }
-        continue;
-      }
+    if( !vec0WalkFew(&w) ){
+      vec0ScoreRows(p, c->aVec, w.nRow, s->q, aScore);
+      vec0PushScores(s, c, aScore, w.iBase, w.nRow, x->aMask);
+      continue;
     }
-    vec0ScoreRows(p, c->aVec, nRow, s->q, aScore);
-    vec0PushScores(s, c, aScore, iBase, nRow, aMask);
+    for(i=0; i<w.nRow; i++){
+      const float *pRow = c->aVec + (size_t)i*nDim;
+      float dot;
+      if( !vec0WalkRow(&w, i) ) continue;
+      vec0ScoreRows(p, pRow, 1, s->q, &dot);
+      vec0Offer(s, vsScoreDistance(eMetric, dot, s->qNorm, c->aNorm[i]), c->aNorm[i],
+                pRow, c->aRowid[i], w.iBase+i);
+    }
   }
   pPart->nOffered = part.nOffered;
   return SQLITE_OK;
@@ -773,43 +810,30 @@ cleanup:
 ** smaller rowid, as the answer does, whatever part scans the rows. */
 static int vec0CodedPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
   const Vec0ScanCtx *x = (const Vec0ScanCtx*)pJob->pCtx;
-  Vec0Table *p = x->p;
-  const Vec0Snapshot *v = p->pView;
   const Vec0QuantQuery *pQ = x->pQQ;
-  const unsigned char *aMask = x->aMask;
   VsTopK *pScan = pPart->pTop;
   float *aDist = (float*)pPart->pScratch;
-  int nChunk = p->cfg.nChunk, nCode = pQ->nCode, b;
+  int nCode = pQ->nCode;
   sqlite3_int64 nOffered = 0;
-  for(b=pPart->iFirst; b<pPart->iEnd; b++){
-    const Vec0Chunk *c = v->apChunk[b];
-    sqlite3_int64 iBase = (sqlite3_int64)b*nChunk;
-    int nRow = vec0ChunkRows(p, b);
+  Vec0ChunkWalk w;
+  vec0WalkInit(&w, x->p, pPart, x->aMask);
+  while( vec0WalkNext(&w) ){
+    const Vec0Chunk *c = w.c;
     double rBound = vsTopKBound(pScan);
-    int i;
-    if( nRow<=0 ) break;
-    if( aMask ){
-      int nPass = vec0MaskPass(aMask, c, iBase, nRow);
-      if( nPass==0 ) continue;
-      if( nPass*8 < nRow ){
-        for(i=0; i<nRow; i++){
-          if( aMask[iBase+i] && c->aLive[i] ){
-            float d = vec0QuantScoreOne(pQ, c->aCode + (size_t)i*nCode,
-                                        c->aScale ? c->aScale[i] : 0.0f, c->aNorm[i]);
-            vsTopKPush(pScan, d, c->aRowid[i], iBase+i);
-            nOffered++;
-          }
-        }
+    int i, bFew = vec0WalkFew(&w);
+    if( !bFew ) vec0QuantScore(pQ, c->aCode, c->aScale, c->aNorm, w.nRow, aDist);
+    for(i=0; i<w.nRow; i++){
+      if( !vec0WalkRow(&w, i) ) continue;
+      nOffered++;
+      if( bFew ){
+        float d = vec0QuantScoreOne(pQ, c->aCode + (size_t)i*nCode,
+                                    c->aScale ? c->aScale[i] : 0.0f, c->aNorm[i]);
+        vsTopKPush(pScan, d, c->aRowid[i], w.iBase+i);
         continue;
       }
-    }
-    vec0QuantScore(pQ, c->aCode, c->aScale, c->aNorm, nRow, aDist);
-    for(i=0; i<nRow; i++){
-      if( !c->aLive[i] || (aMask && !aMask[iBase+i]) ) continue;
-      nOffered++;
       /* Coarse distances tie often (duplicates have one code). */
       if( aDist[i]>rBound ) continue;
-      vsTopKPush(pScan, aDist[i], c->aRowid[i], iBase+i);
+      vsTopKPush(pScan, aDist[i], c->aRowid[i], w.iBase+i);
       rBound = vsTopKBound(pScan);
     }
   }

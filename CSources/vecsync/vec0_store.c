@@ -1,13 +1,13 @@
 /*
-** vec0_store.c: where a vec0 table keeps its rows, its statements, and the in-memory copy
-** of its vectors that the block scan reads.
+** vec0_store.c: where a vec0 table keeps its rows: its shadow tables, their statements,
+** slots, and the change log.
 **
-** Usage (internal; vec0.c and vec0_search.c call these):
+** Usage (internal; vec0_cache.c, vec0_write.c, vec0_search.c and vec0_migrate.c call these):
 **
 **   vec0ShadowCreate(p);                       // CREATE VIRTUAL TABLE
-**   vec0StorageCheck(p);                       // before the first read or write
-**   vec0SlotAlloc(p, &iSlot); vec0VectorWrite(p, iSlot, iRowid, a);
-**   vec0CacheEnsure(p);                        // then vec0Search() scans p->pView
+**   vec0StorageCheck(p, &bForeign);            // T_info against the declaration
+**   vec0SlotAlloc(p, &iSlot, &nGrown); vec0VectorWrite(p, iSlot, a); vec0LogSlot(...);
+**   vec0Stmt(p, VEC0_STMT_READ_BY_ROWID, &pStmt);
 **
 ** Storage. A vec0 table T keeps five shadow tables in its schema:
 **
@@ -43,9 +43,10 @@
 ** index (next_slot against the blobs present, each slot against next_slot, each blob's id
 ** and length), and a value that fails is SQLITE_CORRUPT_VTAB with the table named.
 **
-** The in-memory copy of the vectors that searches scan is vec0_cache.c's; the writes here
-** keep a transaction's private copy in step (vec0SlotChanged) and log each
-** changed slot for the other connections.
+** This file calls no other vec0 file but the declaration's and the table's: the in-memory
+** copy of the vectors that searches scan is vec0_cache.c's, which owns a write (it writes
+** here, then keeps the transaction's private copy in step, and logs the slot with
+** vec0LogSlot for the other connections); a table sqlite-vec wrote is vec0_migrate.c's.
 */
 #define _GNU_SOURCE 1
 #include "vecsync_int.h"
@@ -89,76 +90,45 @@ static void vec0AppendStoredColumns(Vec0Table *p, sqlite3_str *pStr, const char 
   }
 }
 
+/* The fixed statements' SQL, by VEC0_STMT_*, as FTS5's fts5_storage.c keeps azStmt[]:
+** each takes the schema and the table's name (%w, %w). NULL: made by vec0StmtSql, since
+** its columns depend on the declaration. */
+static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
+  [VEC0_STMT_INFO_GET]   = "SELECT value FROM \"%w\".\"%w_info\" WHERE key=?1",
+  [VEC0_STMT_INFO_SET]   = "REPLACE INTO \"%w\".\"%w_info\"(key, value) VALUES(?1, ?2)",
+  [VEC0_STMT_FREE_FIRST] = "SELECT slot FROM \"%w\".\"%w_free\" ORDER BY slot LIMIT 1",
+  [VEC0_STMT_FREE_DEL]   = "DELETE FROM \"%w\".\"%w_free\" WHERE slot=?1",
+  [VEC0_STMT_FREE_ADD]   = "INSERT INTO \"%w\".\"%w_free\"(slot) VALUES(?1)",
+  [VEC0_STMT_FREE_COUNT] = "SELECT count(*) FROM \"%w\".\"%w_free\" WHERE slot>=?1 AND slot<?2",
+  [VEC0_STMT_FREE_TRIM]  = "DELETE FROM \"%w\".\"%w_free\" WHERE slot>=?1",
+  [VEC0_STMT_BLOB_DEL]   = "DELETE FROM \"%w\".\"%w_vectors\" WHERE chunk_id=?1",
+  [VEC0_STMT_CODES_NEW]  = "INSERT INTO \"%w\".\"%w_codes\"(chunk_id, codes) VALUES(?1, zeroblob(?2))",
+  [VEC0_STMT_CODES_DEL]  = "DELETE FROM \"%w\".\"%w_codes\" WHERE chunk_id=?1",
+  [VEC0_STMT_CODES_IDS]  = "SELECT chunk_id FROM \"%w\".\"%w_codes\" ORDER BY chunk_id",
+  [VEC0_STMT_BLOB_NEW]   = "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
+  [VEC0_STMT_BLOB_IDS]   = "SELECT chunk_id FROM \"%w\".\"%w_vectors\" ORDER BY chunk_id",
+  /* Not count(*): it would read every page of a table of small blobs. */
+  [VEC0_STMT_BLOB_RANGE] = "SELECT min(chunk_id), max(chunk_id) FROM \"%w\".\"%w_vectors\"",
+  [VEC0_STMT_SLOT_BY_ROWID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
+  [VEC0_STMT_SLOT_BY_ID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE id=?1",
+  [VEC0_STMT_SLOT_ALL]   = "SELECT rowid, slot FROM \"%w\".\"%w_rows\"",
+  [VEC0_STMT_ROW_DELETE] = "DELETE FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
+  [VEC0_STMT_NEXT_ROWID] = "SELECT coalesce(max(rowid), 0) + 1 FROM \"%w\".\"%w_rows\"",
+  [VEC0_STMT_LOG_ADD]    = "INSERT OR REPLACE INTO \"%w\".\"%w_changes\"(generation, slot, rowid)"
+                           " VALUES(?1, ?2, ?3)",
+  [VEC0_STMT_LOG_RANGE]  = "SELECT slot, rowid FROM \"%w\".\"%w_changes\""
+                           " WHERE generation>?1 AND generation<=?2 ORDER BY generation",
+  [VEC0_STMT_LOG_COUNT]  = "SELECT count(*), min(slot) FROM \"%w\".\"%w_changes\""
+                           " WHERE generation>?1 AND generation<=?2",
+  [VEC0_STMT_LOG_PRUNE]  = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1",
+  [VEC0_STMT_LOG_MARK]   = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1",
+};
+
 /* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */
 static char *vec0StmtSql(Vec0Table *p, int eStmt){
   const char *zS = p->zStoreSchema, *zT = p->zName;
   sqlite3_str *pStr = sqlite3_str_new(p->db);
   switch( eStmt ){
-    case VEC0_STMT_INFO_GET:
-      sqlite3_str_appendf(pStr, "SELECT value FROM \"%w\".\"%w_info\" WHERE key=?1", zS, zT);
-      break;
-    case VEC0_STMT_INFO_SET:
-      sqlite3_str_appendf(pStr,
-          "REPLACE INTO \"%w\".\"%w_info\"(key, value) VALUES(?1, ?2)", zS, zT);
-      break;
-    case VEC0_STMT_FREE_FIRST:
-      sqlite3_str_appendf(pStr,
-          "SELECT slot FROM \"%w\".\"%w_free\" ORDER BY slot LIMIT 1", zS, zT);
-      break;
-    case VEC0_STMT_FREE_DEL:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_free\" WHERE slot=?1", zS, zT);
-      break;
-    case VEC0_STMT_FREE_ADD:
-      sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_free\"(slot) VALUES(?1)", zS, zT);
-      break;
-    case VEC0_STMT_FREE_COUNT:
-      sqlite3_str_appendf(pStr, "SELECT count(*) FROM \"%w\".\"%w_free\" WHERE slot>=?1 AND slot<?2",
-                          zS, zT);
-      break;
-    case VEC0_STMT_FREE_TRIM:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_free\" WHERE slot>=?1", zS, zT);
-      break;
-    case VEC0_STMT_BLOB_DEL:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_vectors\" WHERE chunk_id=?1", zS, zT);
-      break;
-    case VEC0_STMT_CODES_NEW:
-      sqlite3_str_appendf(pStr,
-          "INSERT INTO \"%w\".\"%w_codes\"(chunk_id, codes) VALUES(?1, zeroblob(?2))", zS, zT);
-      break;
-    case VEC0_STMT_CODES_DEL:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_codes\" WHERE chunk_id=?1", zS, zT);
-      break;
-    case VEC0_STMT_CODES_IDS:
-      sqlite3_str_appendf(pStr, "SELECT chunk_id FROM \"%w\".\"%w_codes\" ORDER BY chunk_id",
-                          zS, zT);
-      break;
-    case VEC0_STMT_BLOB_NEW:
-      sqlite3_str_appendf(pStr,
-          "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
-          zS, zT);
-      break;
-    case VEC0_STMT_BLOB_IDS:
-      sqlite3_str_appendf(pStr, "SELECT chunk_id FROM \"%w\".\"%w_vectors\" ORDER BY chunk_id",
-                          zS, zT);
-      break;
-    case VEC0_STMT_BLOB_RANGE:
-      /* Not count(*): it would read every page of a table of small blobs. */
-      sqlite3_str_appendf(pStr,
-          "SELECT min(chunk_id), max(chunk_id) FROM \"%w\".\"%w_vectors\"", zS, zT);
-      break;
-    case VEC0_STMT_SLOT_BY_ROWID:
-      sqlite3_str_appendf(pStr,
-          "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE rowid=?1", zS, zT);
-      break;
-    case VEC0_STMT_SLOT_BY_ID:
-      sqlite3_str_appendf(pStr, "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE id=?1", zS, zT);
-      break;
-    case VEC0_STMT_SLOT_ALL:
-      sqlite3_str_appendf(pStr, "SELECT rowid, slot FROM \"%w\".\"%w_rows\"", zS, zT);
-      break;
-    case VEC0_STMT_ROW_DELETE:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_rows\" WHERE rowid=?1", zS, zT);
-      break;
     case VEC0_STMT_ROW_INSERT:
       sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_rows\"(rowid, slot%s",
                           zS, zT, vec0HasTextPk(p) ? ", id" : "");
@@ -173,10 +143,6 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
       vec0AppendStoredColumns(p, pStr, ", c%d=?");
       sqlite3_str_appendall(pStr, " WHERE rowid=?");
       break;
-    case VEC0_STMT_NEXT_ROWID:
-      sqlite3_str_appendf(pStr,
-          "SELECT coalesce(max(rowid), 0) + 1 FROM \"%w\".\"%w_rows\"", zS, zT);
-      break;
     case VEC0_STMT_READ_BY_ROWID:
     case VEC0_STMT_READ_BY_ID:
     case VEC0_STMT_READ_ALL:
@@ -187,23 +153,8 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
       if( eStmt==VEC0_STMT_READ_BY_ID ) sqlite3_str_appendall(pStr, " WHERE id=?1");
       if( eStmt==VEC0_STMT_READ_ALL ) sqlite3_str_appendall(pStr, " ORDER BY rowid");
       break;
-    case VEC0_STMT_LOG_ADD:
-      sqlite3_str_appendf(pStr, "INSERT OR REPLACE INTO \"%w\".\"%w_changes\"(generation, slot, rowid)"
-                                " VALUES(?1, ?2, ?3)", zS, zT);
-      break;
-    case VEC0_STMT_LOG_RANGE:
-      sqlite3_str_appendf(pStr, "SELECT slot, rowid FROM \"%w\".\"%w_changes\""
-                                " WHERE generation>?1 AND generation<=?2 ORDER BY generation", zS, zT);
-      break;
-    case VEC0_STMT_LOG_COUNT:
-      sqlite3_str_appendf(pStr, "SELECT count(*), min(slot) FROM \"%w\".\"%w_changes\""
-                                " WHERE generation>?1 AND generation<=?2", zS, zT);
-      break;
-    case VEC0_STMT_LOG_PRUNE:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1", zS, zT);
-      break;
-    case VEC0_STMT_LOG_MARK:
-      sqlite3_str_appendf(pStr, "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1", zS, zT);
+    default:
+      sqlite3_str_appendf(pStr, azVec0Stmt[eStmt], zS, zT);
       break;
   }
   return sqlite3_str_finish(pStr);
@@ -226,6 +177,15 @@ int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
   }
   *ppStmt = p->aStmt[eStmt];
   return rc;
+}
+
+int vec0StmtRun(Vec0Table *p, int eStmt, sqlite3_int64 iArg){
+  sqlite3_stmt *pStmt = 0;
+  int rc = vec0Stmt(p, eStmt, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, iArg);
+  sqlite3_step(pStmt);
+  return sqlite3_reset(pStmt);
 }
 
 int vec0StmtBorrow(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt){
@@ -394,7 +354,6 @@ int vec0ShadowCreate(Vec0Table *p){
     p->bChangeLog = 1;
     p->bCodes = p->cfg.eQuant!=VEC0_QUANT_NONE;
     p->bStorageChecked = 1;
-    rc = vec0CacheAttach(p);
   }
   return rc;
 }
@@ -454,7 +413,6 @@ int vec0ShadowPresent(Vec0Table *p, int *pbOurs, int *pbTheirs){
 }
 
 void vec0StorageForget(Vec0Table *p){
-  vec0CacheClear(p);
   vec0StmtsFinalize(p);
   p->bStorageChecked = 0;
   p->iUid = 0;
@@ -479,17 +437,34 @@ static int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists){
   return rc;
 }
 
-int vec0StorageCheck(Vec0Table *p){
+int vec0Legacy(Vec0Table *p, int *pbLegacy){
+  int bOurs = 0, rc = vec0ShadowPresent(p, &bOurs, pbLegacy);
+  if( rc==SQLITE_OK && !bOurs && !*pbLegacy ){
+    /* A table whose T_rowids is gone is still sqlite-vec's (a damaged one). */
+    int bChunks = 0;
+    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type='table' "
+                                 "AND name='%q_vector_chunks00'", p->zStoreSchema, p->zName);
+    sqlite3_stmt *pStmt = 0;
+    if( zSql==0 ) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v2(p->dbStore, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK ){
+      bChunks = sqlite3_step(pStmt)==SQLITE_ROW;
+      rc = sqlite3_finalize(pStmt);
+    }
+    *pbLegacy = bChunks;
+  }
+  if( bOurs ) *pbLegacy = 0;
+  return rc;
+}
+
+int vec0StorageCheck(Vec0Table *p, int *pbForeign){
   sqlite3_int64 iFormat = -1, nDim = -1, nChunk = -1, nPer = -1, nBits = 32, nVecCol = 1;
-  int rc = SQLITE_OK, bRows = 0, bForeign = 0;
+  int rc = SQLITE_OK, bRows = 0;
   const char *zWhat = 0;
   char *zBlock = 0;           /* why a block of the declaration is too large */
 
-  if( p->bStorageChecked ){
-    if( vec0CopyCurrent(p) ) return SQLITE_OK;
-    /* The file changed under the copy of a sqlite-vec table: read it again. */
-    vec0CopyClose(p);
-  }
+  *pbForeign = 0;
   if( vec0BlockCheck(&p->cfg, p->zName, &zBlock)!=SQLITE_OK ){
     /* Declared before the block limit: every statement is refused, DROP TABLE works. */
     vec0SetError(p, "%s", zBlock ? zBlock : "out of memory");
@@ -511,10 +486,11 @@ int vec0StorageCheck(Vec0Table *p){
     if( rc!=SQLITE_OK ) goto cleanup;
   }
   if( rc==SQLITE_OK && !bRows ){
-    /* sqlite-vec keeps T_rowids, T_chunks and T_vector_chunksNN instead: a table this
-    ** connection did not migrate on connect is read from a private copy, migrated. */
-    rc = vec0Legacy(p, &bForeign);
-    if( rc==SQLITE_OK && bForeign ) return vec0MigrateCopy(p);
+    /* sqlite-vec keeps T_rowids, T_chunks and T_vector_chunksNN instead: the caller
+    ** (vec0StorageReady) reads a table this connection did not migrate on connect from a
+    ** private copy, migrated. */
+    rc = vec0Legacy(p, pbForeign);
+    if( rc==SQLITE_OK && *pbForeign ) return SQLITE_OK;
     if( rc==SQLITE_OK ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: table %s_rows is missing",
                    p->zName, p->zName);
@@ -570,7 +546,6 @@ int vec0StorageCheck(Vec0Table *p){
   }
   if( rc!=SQLITE_OK ) goto cleanup;
   p->bStorageChecked = 1;
-  rc = vec0CacheAttach(p);
 
 cleanup:
   if( rc!=SQLITE_OK && rc!=SQLITE_CORRUPT_VTAB ){
@@ -582,8 +557,9 @@ cleanup:
 int vec0StorageExplain(Vec0Table *p, int rc){
   if( rc==SQLITE_ERROR ){
     char *zErr = vec0TakeError(p);
+    int bForeign = 0;
     p->bStorageChecked = 0;
-    if( vec0StorageCheck(p)==SQLITE_CORRUPT_VTAB ){
+    if( vec0StorageCheck(p, &bForeign)==SQLITE_CORRUPT_VTAB ){
       sqlite3_free(zErr);
       return SQLITE_CORRUPT_VTAB;
     }
@@ -661,21 +637,16 @@ static int vec0LogAdd(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int6
 /* Mark this transaction's generation "reload" in T_changes (its rows replaced by one with
 ** slot -1): readers that reach it load their copy whole instead of replaying. */
 static int vec0LogReload(Vec0Table *p){
-  sqlite3_stmt *pStmt = 0;
   int rc;
   if( !p->bChangeLog || !p->bGenerationBumped || p->nLogged<0 ) return SQLITE_OK;
-  rc = vec0Stmt(p, VEC0_STMT_LOG_MARK, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, p->iWriteGen);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  rc = vec0StmtRun(p, VEC0_STMT_LOG_MARK, p->iWriteGen);
   if( rc==SQLITE_OK ) rc = vec0LogAdd(p, -1, 0, 0);
   p->nLogged = -1;
   return rc;
 }
 
 /* Record in T_changes that slot iSlot now holds row iRowid (bLive) or nothing. */
-static int vec0LogSlot(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid){
+int vec0LogSlot(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid){
   if( !p->bChangeLog || !p->bGenerationBumped || p->nLogged<0 ) return SQLITE_OK;
   if( p->nLogged>=VEC0_LOG_MAX_ROWS ){
     /* Too many to replay: readers of this generation load their copy whole. */
@@ -697,50 +668,32 @@ static int vec0LogAdd(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int6
   return rc;
 }
 
-/* Slot iSlot changed (now row iRowid with vector a, or freed when !bLive): keep the
-** transaction's copy in step and log the slot for the other connections. */
-static int vec0SlotChanged(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid,
-                           const float *a){
-  int rc = vec0CacheSet(p, iSlot, bLive, iRowid, a);
-  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, iSlot, bLive, iRowid);
-  return rc;
-}
-
 /* Drop generations older than VEC0_LOG_KEEP from T_changes, now and then. */
 static int vec0LogPrune(Vec0Table *p, sqlite3_int64 iGen){
-  sqlite3_stmt *pStmt = 0;
   sqlite3_int64 iCut = iGen - VEC0_LOG_KEEP, iFrom = 0;
   int rc;
   if( !p->bChangeLog || iCut<=0 || iGen%VEC0_LOG_PRUNE_EVERY!=0 ) return SQLITE_OK;
   rc = vec0LogFrom(p, &iFrom);
   if( rc!=SQLITE_OK || iCut<=iFrom ) return rc;
-  rc = vec0Stmt(p, VEC0_STMT_LOG_PRUNE, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, iCut);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  rc = vec0StmtRun(p, VEC0_STMT_LOG_PRUNE, iCut);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "log_from", iCut);
   return rc;
 }
 
-/* Record a write transaction: bump the generation (once), keep the copy as this
-** transaction's private one, and prune the change log now and then. */
-int vec0NoteWrite(Vec0Table *p){
-  sqlite3_int64 iGen = 0;
-  int rc;
-  /* Once a transaction is enough: other connections only see it committed. */
-  if( p->bGenerationBumped ) return SQLITE_OK;
-  rc = vec0Generation(p, &iGen);
-  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "generation", iGen+1);
-  if( rc==SQLITE_OK ) rc = vec0LogPrune(p, iGen+1);
-  if( rc==SQLITE_OK ) rc = vec0CacheBeginWrite(p, iGen);
-  if( rc==SQLITE_OK ){
-    p->bGenerationBumped = 1;
-    p->bWriteTx = 1;
-    p->iWriteGen = iGen+1;
-    p->nLogged = 0;
-  }
+/* The first write of a transaction: bump the generation from *piOld, and prune the
+** change log now and then. */
+int vec0GenerationBump(Vec0Table *p, sqlite3_int64 *piOld){
+  int rc = vec0Generation(p, piOld);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "generation", *piOld+1);
+  if( rc==SQLITE_OK ) rc = vec0LogPrune(p, *piOld+1);
   return rc;
+}
+
+void vec0WriteStart(Vec0Table *p, sqlite3_int64 iGen){
+  p->bGenerationBumped = 1;
+  p->bWriteTx = 1;
+  p->iWriteGen = iGen;
+  p->nLogged = 0;
 }
 
 void vec0WriteEnd(Vec0Table *p){
@@ -755,8 +708,7 @@ void vec0WriteRetry(Vec0Table *p){
 
 /* ---- slots and vectors ------------------------------------------------------------------ */
 
-/* Whether this connection's view is the state it reads now (its own writes included). */
-static int vec0ViewCurrent(Vec0Table *p){
+int vec0ViewCurrent(Vec0Table *p){
   return p->pView && (p->bViewPrivate || p->iDataVersion==vec0DataVersion(p));
 }
 
@@ -777,11 +729,12 @@ int vec0SlotCheck(Vec0Table *p, sqlite3_int64 iSlot, const char *zWhere){
 }
 
 /* Take a free slot, or a new one at the end (adding a blob when needed). */
-int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
+int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot, sqlite3_int64 *pnGrown){
   sqlite3_stmt *pStmt;
   sqlite3_int64 iSlot = -1, nSlot = 0;
   int bFree = 0;
   int rc = vec0Stmt(p, VEC0_STMT_FREE_FIRST, &pStmt);
+  *pnGrown = 0;
   if( rc!=SQLITE_OK ) goto cleanup;
   if( sqlite3_step(pStmt)==SQLITE_ROW ){
     iSlot = sqlite3_column_int64(pStmt, 0);
@@ -791,11 +744,7 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
   if( rc!=SQLITE_OK ) goto cleanup;
   if( bFree ){
     rc = vec0SlotCheck(p, iSlot, "a freed slot");
-    if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_FREE_DEL, &pStmt);
-    if( rc!=SQLITE_OK ) goto cleanup;
-    sqlite3_bind_int64(pStmt, 1, iSlot);
-    sqlite3_step(pStmt);
-    rc = sqlite3_reset(pStmt);
+    if( rc==SQLITE_OK ) rc = vec0StmtRun(p, VEC0_STMT_FREE_DEL, iSlot);
     goto cleanup;
   }
   rc = vec0NextSlot(p, &nSlot);
@@ -820,7 +769,7 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot){
     if( rc!=SQLITE_OK ) goto cleanup;
   }
   rc = vec0InfoSet(p, "next_slot", nSlot+1);
-  if( rc==SQLITE_OK ) rc = vec0CacheGrow(p, nSlot+1);
+  if( rc==SQLITE_OK ) *pnGrown = nSlot+1;
 
 cleanup:
   *piSlot = iSlot;
@@ -847,10 +796,10 @@ static int vec0FreeCount(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
 ** rows, or all of them, then lets VACUUM shrink the file): their T_vectors rows and free
 ** slots are deleted and next_slot comes down. The copy is rebuilt, and the change log tells
 ** the other connections to reload, since slots went away. */
-static int vec0StorageTrim(Vec0Table *p){
-  sqlite3_stmt *pStmt = 0;
+int vec0StorageTrim(Vec0Table *p, int *pbTrimmed){
   sqlite3_int64 nSlot = 0, nNew, nFree = 0;
   int rc = vec0NextSlot(p, &nSlot);
+  *pbTrimmed = 0;
   if( rc!=SQLITE_OK || nSlot==0 ) return rc;
   rc = vec0FreeCount(p, nSlot-1, nSlot, &nFree);
   if( rc!=SQLITE_OK || nFree==0 ) return rc;        /* the last slot is in use */
@@ -859,30 +808,18 @@ static int vec0StorageTrim(Vec0Table *p){
     sqlite3_int64 iStart = ((nNew-1)/p->nPerBlob)*p->nPerBlob;
     rc = vec0FreeCount(p, iStart, nNew, &nFree);
     if( rc!=SQLITE_OK || nFree!=nNew-iStart ) break;
-    rc = vec0Stmt(p, VEC0_STMT_BLOB_DEL, &pStmt);
-    if( rc!=SQLITE_OK ) break;
-    sqlite3_bind_int64(pStmt, 1, iStart/p->nPerBlob);
-    sqlite3_step(pStmt);
-    rc = sqlite3_reset(pStmt);
+    rc = vec0StmtRun(p, VEC0_STMT_BLOB_DEL, iStart/p->nPerBlob);
     if( rc==SQLITE_OK && p->bCodes && iStart%p->cfg.nChunk==0 ){
       /* The chunk's records go with its first blob of vectors. */
-      rc = vec0Stmt(p, VEC0_STMT_CODES_DEL, &pStmt);
-      if( rc!=SQLITE_OK ) break;
-      sqlite3_bind_int64(pStmt, 1, iStart/p->cfg.nChunk);
-      sqlite3_step(pStmt);
-      rc = sqlite3_reset(pStmt);
+      rc = vec0StmtRun(p, VEC0_STMT_CODES_DEL, iStart/p->cfg.nChunk);
     }
     nNew = iStart;
   }
   if( rc!=SQLITE_OK || nNew==nSlot ) return rc;
-  rc = vec0Stmt(p, VEC0_STMT_FREE_TRIM, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, nNew);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  rc = vec0StmtRun(p, VEC0_STMT_FREE_TRIM, nNew);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "next_slot", nNew);
   if( rc==SQLITE_OK ) rc = vec0LogReload(p);
-  vec0CacheDrop(p);
+  *pbTrimmed = 1;
   return rc;
 }
 
@@ -901,15 +838,10 @@ static void vec0WordsFromLE(Vec0Table *p, const unsigned char *pIn, int nVec, fl
 /* Return a slot to the free list, its stored vector overwritten with zeros: a deleted
 ** embedding does not stay readable in the file. */
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
-  sqlite3_stmt *pStmt;
   sqlite3_blob *pBlob = 0;
   int nByte = p->cfg.nWord*4;
   void *pZero = 0;
-  int rc = vec0Stmt(p, VEC0_STMT_FREE_ADD, &pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pStmt, 1, iSlot);
-  sqlite3_step(pStmt);
-  rc = sqlite3_reset(pStmt);
+  int rc = vec0StmtRun(p, VEC0_STMT_FREE_ADD, iSlot);
   if( rc==SQLITE_OK ){
     pZero = sqlite3_malloc(nByte);
     if( pZero==0 ) rc = SQLITE_NOMEM;
@@ -924,8 +856,6 @@ int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   sqlite3_blob_close(pBlob);
   sqlite3_free(pZero);
   if( rc==SQLITE_OK ) rc = vec0CodesWrite(p, iSlot, 0);
-  if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 0, 0, 0);
-  if( rc==SQLITE_OK ) rc = vec0StorageTrim(p);
   return rc;
 }
 
@@ -982,8 +912,8 @@ static int vec0CodesWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
   return rc;
 }
 
-/* Store vector a in slot iSlot (checked) for row iRowid, in its blob and in the copy. */
-int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a){
+/* Store vector a in slot iSlot (checked): its blob, and its code. */
+int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
   sqlite3_blob *pBlob = 0;
   int nByte = p->cfg.nWord*4;
   unsigned char *pBuf = 0;
@@ -1000,16 +930,11 @@ int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, con
     rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
   }
   if( rc==SQLITE_OK ) rc = vec0CodesWrite(p, iSlot, a);
-  if( rc==SQLITE_OK ) rc = vec0SlotChanged(p, iSlot, 1, iRowid, a);
 
 cleanup:
   sqlite3_blob_close(pBlob);
   sqlite3_free(pBuf);
   return rc;
-}
-
-int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
-  return vec0SlotChanged(p, iSlot, 1, iRowid, 0);
 }
 
 /* Point r's blob handle at blob iBlob of T_vectors, checking its size. */
@@ -1073,13 +998,3 @@ int vec0StoredVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
   return rc;
 }
 
-/* Read the vector in slot iSlot into a (nWord words), from the copy when it is current. */
-int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a){
-  int rc = vec0SlotCheck(p, iSlot, "a row");
-  if( rc!=SQLITE_OK ) return rc;
-  if( vec0ViewCurrent(p) && iSlot<p->pView->nSlot && vec0CacheVector(p, iSlot) ){
-    memcpy(a, vec0CacheVector(p, iSlot), sizeof(float)*(size_t)p->cfg.nWord);
-    return SQLITE_OK;
-  }
-  return vec0StoredVector(p, iSlot, a);
-}

@@ -1,25 +1,40 @@
 /*
 ** vecsync_int.h: declarations shared by the files of the VecSync extension.
 **
-** The extension is split by concern, one file each:
+** The extension is split by concern, one file each, listed from the bottom up: a file
+** calls only files listed above it (scripts/check-c-calls.py keeps it so).
 **
-**   vector_codec.c     vectors from SQL values (JSON-like text, F32 and F64 blobs), and back
-**   vector_kernels.c   dot products, norms and distances; the BLAS/AVX2 block scorers
-**   vector_topk.c      bounded heap that keeps the k nearest (distance, rowid) pairs
-**   vector_sql.c       scalar SQL functions: vector32, vector_extract, distances, vec_f32
-**   vector_typed.c     sqlite-vec's int8 and bit vectors, its vec_* functions, vec_each
-**   vec0_config.c      a vec0 declaration: columns, types, options
-**   vec0_plan.c        KNN, point and scan plans: xBestIndex, idxStr, the filter mask
-**   vec0_search.c      query checks, the block scan, the top-k heap feed, exact re-rank
-**   vec0_parallel.c    the block scan cut into parts, on helper threads (PRAGMA threads)
-**   vec0_quant.c       int8 and bit codes of a quantized table, and their scorers
-**   vec0_store.c       shadow tables, their statements, slots, the change log
-**   vec0_cache.c       the in-memory copy: snapshots shared by the process, the budget
-**   vec0.c             the vec0 module: create/connect, cursors, writes, transactions
-**   vec0_batch.c       vecsync_knn_batch(): many queries in one pass
-**   vec0_migrate.c     vecsync_migrate_sqlite_vec(): a table sqlite-vec wrote, made ours
-**   vector_index.c     libSQL's libsql_vector_idx() and vector_top_k()
-**   vecsync_main.c     the entry point: registers everything, vecsync_debug()
+**   vector_codec.c       vectors from SQL values (JSON-like text, F32 and F64 blobs), and back
+**   vector_kernels.c     dot products, norms and distances; the BLAS/AVX2 block scorers
+**   vector_topk.c        bounded heap that keeps the k nearest (distance, rowid) pairs
+**   vector_sql.c         scalar SQL functions: vector32, vector_extract, distances,
+**                        vec_f32, vecsync_debug(); what table-valued functions share
+**   vector_typed.c       sqlite-vec's int8 and bit vectors, its vec_* functions, vec_each
+**   vec0_quant.c         int8 and bit codes of a quantized table, and their scorers
+**   vec0_parallel.c      the block scan cut into parts, on helper threads (PRAGMA threads)
+**   vec0_table.c         a vec0 table's error text; the connection's tables (vec0Find)
+**   vec0_config.c        a vec0 declaration: columns, types, options, the block limit
+**   vec0_store.c         shadow tables, their statements, slots, the change log
+**   vec0_cache.c         the in-memory copy: snapshots shared by the process, the budget;
+**                        the owner of a write (storage, then copy)
+**   vec0_plan.c          KNN, point and scan plans: xBestIndex, idxStr, the filter mask
+**   vec0_search.c        query checks, the block scan, the top-k heap feed, exact re-rank
+**   vec0_write.c         one row written: checks, keys, conflicts (INSERT, UPDATE, DELETE)
+**   vec0_migrate.c       a table sqlite-vec wrote, made ours (vecsync_migrate_sqlite_vec());
+**                        vec0StorageReady(): the storage a statement reads
+**   vec0.c               the vec0 module: create/connect, cursors, xUpdate, transactions
+**   vec0_batch.c         vecsync_knn_batch(): many queries in one pass; vecsync_cache_info(),
+**                        vecsync_memory_budget()
+**   libsql_index_parse.c a libSQL index's CREATE INDEX: options, column type, WHERE, key
+**   libsql_index_build.c a libSQL index's search data: its vec0 table, log and triggers
+**   libsql_index_topk.c  vector_top_k(): a libSQL index searched
+**   libsql_index.c       libsql_vector_idx(), vecsync_rebuild(); registers the three
+**   vecsync_main.c       the entry point: the connections' registries, registers everything
+**
+** Two kinds of index, one name each: a "vec0 table" is CREATE VIRTUAL TABLE ... USING
+** vec0(...) (vec0*.c; what the Swift host's VectorIndex makes); a "libSQL index" is
+** CREATE INDEX ... (libsql_vector_idx(col)) (libsql_index*.c), whose search data is a vec0
+** table.
 **
 ** Every file includes this header first. It includes sqlite3ext.h: the extension reaches
 ** SQLite only through the routine table its entry point receives.
@@ -58,6 +73,8 @@ extern const sqlite3_api_routines *sqlite3_api;
 
 /* The largest number of dimensions a vector may have (libSQL's limit too). */
 #define VS_MAX_DIMS 65536
+
+/* ---- vectors from SQL values, and back (vector_codec.c) ------------------------------ */
 
 /* Element types. The numbers are libSQL's trailing type bytes. */
 #define VS_F32 1
@@ -99,9 +116,9 @@ void vsF32FromLE(const unsigned char *p, int n, float *aOut);
 void vsResultF32(sqlite3_context *ctx, const float *a, int n);
 void vsResultF64(sqlite3_context *ctx, const double *a, int n);
 
-/* ---- kernels and distances (vector_kernels.c) ------------------------------------------ */
+/* ---- kernels and distances (vector_kernels.c) ---------------------------------------- */
 
-/* Distance metrics of vec0 tables and vector indexes. */
+/* Distance metrics of vec0 tables and libSQL indexes. */
 #define VS_METRIC_L2     0
 #define VS_METRIC_COSINE 1
 #define VS_METRIC_DOT    2
@@ -138,7 +155,7 @@ const char *vsSimdName(void);
 const char *vsScanName(void);
 void vsKernelsInit(void);
 
-/* ---- top-k selection (vector_topk.c) -------------------------------------------------- */
+/* ---- top-k selection (vector_topk.c) ------------------------------------------------- */
 
 /* One candidate: its distance and the rowid that breaks ties (ascending). */
 typedef struct VsHit VsHit;
@@ -165,7 +182,7 @@ double vsTopKBound(const VsTopK *p);
 /* Sort the kept hits nearest first (destroys the heap order). */
 void vsTopKSort(VsTopK *p);
 
-/* ---- vec0: declaration (vec0_config.c) ------------------------------------------------- */
+/* ---- vec0: declaration (vec0_config.c) ----------------------------------------------- */
 
 /* Kinds of vec0 columns. */
 #define VEC0_PK      1   /* "id text primary key" or "id integer primary key" */
@@ -251,7 +268,7 @@ void vec0ConfigClear(Vec0Config *pCfg);
 int vec0BlockCheck(const Vec0Config *pCfg, const char *zTable, char **pzErr);
 const char *vec0MetricName(int eMetric);
 
-/* ---- vec0: the table ------------------------------------------------------------------- */
+/* ---- vec0: a connected table (vec0_table.c; its copy's types: vec0_cache.c) ---------- */
 
 /*
 ** Words, one meaning each:
@@ -385,12 +402,18 @@ struct Vec0Registry {
   sqlite3 *db;                /* The connection */
   Vec0Table *pFirst;          /* Its vec0 tables */
   int nRef;                   /* Modules registered with this registry */
-  void *pDims;                /* libsql_vector_idx()'s dimension list (vector_index.c) */
+  void (*xRelease)(void*);    /* What each module's destructor is: drops its reference,
+                              ** the last one frees the registry (vsRegistryRelease, set
+                              ** by vecsync_main.c, which owns the registries) */
   void *pUnmigrated;          /* sqlite-vec tables whose migration on connect failed, not
                               ** tried again on this connection (vec0_migrate.c) */
   Vec0Registry *pNextReg;     /* Next connection's registry (vecsync_main.c's list) */
 };
 
+/* The connection's list of tables (vec0_table.c): a table joins it on connect and leaves
+** it on disconnect. */
+void vec0RegistryAdd(Vec0Registry *pReg, Vec0Table *p);
+void vec0RegistryRemove(Vec0Table *p);
 /* Find a connected vec0 table by schema (NULL: any) and name, connecting it if needed. */
 int vec0Find(sqlite3 *db, Vec0Registry *pReg, const char *zSchema, const char *zName,
              Vec0Table **ppTab, char **pzErr);
@@ -399,23 +422,28 @@ char *vec0TakeError(Vec0Table *p);
 /* Set the table's error text (replacing any). */
 void vec0SetError(Vec0Table *p, const char *zFmt, ...);
 
-/* ---- vec0: storage (vec0_store.c) ------------------------------------------------------ */
+/* ---- vec0: storage (vec0_store.c) ---------------------------------------------------- */
 
 int vec0ShadowCreate(Vec0Table *p);
 int vec0ShadowDrop(Vec0Table *p);
-/* sqlite-vec's storage (vec0_migrate.c): drop only its shadow tables; whether T_rows (ours)
-** and T_rowids (sqlite-vec's) exist; forget a storage check after the storage changed. */
+/* sqlite-vec's storage (for vec0_migrate.c): drop only its shadow tables; whether T_rows
+** (ours) and T_rowids (sqlite-vec's) exist; whether T is sqlite-vec's layout (vec0Legacy);
+** forget a storage check after the storage changed (the caller clears the copy first). */
 int vec0ShadowDropForeign(Vec0Table *p);
 int vec0ShadowPresent(Vec0Table *p, int *pbOurs, int *pbTheirs);
+int vec0Legacy(Vec0Table *p, int *pbLegacy);
 void vec0StorageForget(Vec0Table *p);
-/* Read T_info once and check it matches the declaration. A table sqlite-vec wrote that the
-** connection could not migrate on connect is read from a private copy (vec0MigrateCopy). */
-int vec0StorageCheck(Vec0Table *p);
+/* Read T_info and check it matches the declaration. *pbForeign: the shadow tables are
+** sqlite-vec's (SQLITE_OK, nothing checked): vec0StorageReady reads them from a copy.
+** Statements call vec0StorageReady (vec0_migrate.c), which calls this. */
+int vec0StorageCheck(Vec0Table *p, int *pbForeign);
 /* After an operation failed with rc: SQLITE_CORRUPT_VTAB (and the reason) when the
 ** storage turns out to be damaged (a shadow table dropped, say), else rc. */
 int vec0StorageExplain(Vec0Table *p, int rc);
 /* Statement eStmt, prepared on first use; the caller resets it after use. */
 int vec0Stmt(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt);
+/* Run statement eStmt, one that returns no row, with ?1 = iArg. */
+int vec0StmtRun(Vec0Table *p, int eStmt, sqlite3_int64 iArg);
 /* A cursor's statement: the kept one when free, else a private copy. Give it back with
 ** vec0StmtGiveBack(). */
 int vec0StmtBorrow(Vec0Table *p, int eStmt, sqlite3_stmt **ppStmt);
@@ -425,12 +453,19 @@ int vec0InfoGet(Vec0Table *p, const char *zKey, sqlite3_int64 *piVal);
 int vec0InfoSet(Vec0Table *p, const char *zKey, sqlite3_int64 iVal);
 /* Check a slot read from T_rows or T_free: SQLITE_CORRUPT_VTAB unless 0 <= iSlot < next_slot. */
 int vec0SlotCheck(Vec0Table *p, sqlite3_int64 iSlot, const char *zWhere);
-int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot);
+/* The storage side of a write; vec0_cache.c's vec0Write* call these, then keep the copy in
+** step. vec0SlotAlloc: a free slot, or a new one at the end (*pnGrown: the new next_slot,
+** else 0). vec0SlotFree: a slot back to T_free, its vector zeroed. vec0StorageTrim: the
+** trailing blobs whose every slot is free given back (*pbTrimmed: slots went away).
+** vec0VectorWrite: vector a into slot iSlot's blob and code. vec0LogSlot: T_changes notes
+** that slot iSlot holds row iRowid (bLive) or nothing. */
+int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot, sqlite3_int64 *pnGrown);
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot);
-int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
-int vec0VectorRead(Vec0Table *p, sqlite3_int64 iSlot, float *a);
-/* Change the rowid stored in slot iSlot (an UPDATE of the key). */
-int vec0SlotSetRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
+int vec0StorageTrim(Vec0Table *p, int *pbTrimmed);
+int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a);
+int vec0LogSlot(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid);
+/* Whether this connection's view is the state it reads now (its own writes included). */
+int vec0ViewCurrent(Vec0Table *p);
 /* Open blob iBlob of T_codes (checked against its expected size). */
 int vec0CodesOpen(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob);
 /* Read slot iSlot's stored vector straight from T_vectors into a (nDim floats). */
@@ -457,18 +492,21 @@ int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot);
 int vec0Generation(Vec0Table *p, sqlite3_int64 *piGen);
 int vec0LogFrom(Vec0Table *p, sqlite3_int64 *piFrom);
 unsigned int vec0DataVersion(Vec0Table *p);
-/* The first write of a transaction calls this before writing: bumps 'generation'. */
-int vec0NoteWrite(Vec0Table *p);
+/* The first write of a transaction: 'generation' bumped from *piOld (the change log pruned
+** now and then); then vec0WriteStart records that this transaction wrote generation iGen. */
+int vec0GenerationBump(Vec0Table *p, sqlite3_int64 *piOld);
+void vec0WriteStart(Vec0Table *p, sqlite3_int64 iGen);
 /* The transaction ended (commit, rollback): forget that it wrote. */
 void vec0WriteEnd(Vec0Table *p);
 /* A statement failed or ROLLBACK TO ran: the bump may be undone, so the next write bumps
 ** again; the transaction is still one that wrote. */
 void vec0WriteRetry(Vec0Table *p);
 
-/* ---- vec0: the in-memory copy (vec0_cache.c) ------------------------------------------ */
+/* ---- vec0: the in-memory copy (vec0_cache.c) ----------------------------------------- */
 
 /* Make p->pView the copy this connection's read should scan: the shared snapshot of its
-** generation, else one built from an older snapshot and T_changes, else loaded whole. */
+** generation, else one built from an older snapshot and T_changes, else loaded whole. The
+** caller has made the storage ready (vec0StorageReady). */
 int vec0CacheEnsure(Vec0Table *p);
 /* Release the view and the process-wide entry (disconnect). */
 void vec0CacheClear(Vec0Table *p);
@@ -476,19 +514,25 @@ void vec0CacheClear(Vec0Table *p);
 void vec0CacheDrop(Vec0Table *p);
 /* Connect p to the process-wide snapshots of its file and table (after the storage check). */
 int vec0CacheAttach(Vec0Table *p);
-/* First write of a transaction, generation iOld -> iOld+1: keep the view as a private
-** copy when it is current, else drop it. */
-int vec0CacheBeginWrite(Vec0Table *p, sqlite3_int64 iOld);
 /* The transaction committed: the private view is now the shared snapshot of its
 ** generation. */
 void vec0CacheCommit(Vec0Table *p);
-/* Writes, applied to a private view (nothing happens without one). */
-int vec0CacheGrow(Vec0Table *p, sqlite3_int64 nSlot);
-/* Slot iSlot now holds row iRowid with vector a (NULL: keep it), or nothing (!bLive). */
-int vec0CacheSet(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid,
-                 const float *a);
-/* vecsync_cache_info(table): how this connection's copy stands, as JSON text. */
-void vec0CacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+/* A write, owned here: the storage written through vec0_store.c, then the same change
+** applied to the transaction's private view (when it has one) and logged for the other
+** connections. vec0WriteBegin before the first write of a transaction (bumps the
+** generation, makes the view private); a new slot; vector a into slot iSlot for row
+** iRowid; a new rowid for the row in iSlot (an UPDATE of the key); a slot freed. */
+int vec0WriteBegin(Vec0Table *p);
+int vec0WriteNewSlot(Vec0Table *p, sqlite3_int64 *piSlot);
+int vec0WriteVector(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
+int vec0WriteRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid);
+int vec0WriteFreeSlot(Vec0Table *p, sqlite3_int64 iSlot);
+/* The vector in slot iSlot into a (nWord words): from the view when it is current, else
+** from T_vectors. */
+int vec0ReadVector(Vec0Table *p, sqlite3_int64 iSlot, float *a);
+/* How this connection's copy stands, as the JSON text of vecsync_cache_info()
+** (sqlite3_malloc'ed; NULL: out of memory). The view must be ensured. */
+char *vec0CacheInfo(Vec0Table *p);
 /* The copy of slot iSlot's vector (pView must cover iSlot), or NULL when the view is
 ** streamed (over the memory budget). */
 const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot);
@@ -497,7 +541,7 @@ sqlite3_int64 vec0MemoryBudget(sqlite3_int64 iNew);
 /* vecsync_memory_budget([bytes]): read or set it from SQL. */
 void vec0MemoryBudgetFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
-/* ---- vec0: quantized codes (vec0_quant.c) ---------------------------------------------- */
+/* ---- vec0: quantized codes (vec0_quant.c) -------------------------------------------- */
 
 /* Bytes of one vector's code (0 when the table is not quantized). */
 int vec0QuantCodeBytes(const Vec0Config *pCfg);
@@ -548,7 +592,7 @@ void vec0TypedScore(const Vec0Config *pCfg, const unsigned char *q, const unsign
 ** _cosine, _l1 or _hamming gives (NaN under cosine for a zero vector). */
 double vec0TypedFigure(const Vec0Config *pCfg, const unsigned char *q, const unsigned char *v);
 
-/* ---- vec0: search (vec0_search.c) ------------------------------------------------------ */
+/* ---- vec0: search (vec0_search.c) ---------------------------------------------------- */
 
 /* Decode and check a vector for table p's vector column (dimensions, NaN, zero vector
 ** under cosine). *paOut is sqlite3_malloc'ed. zWhat names it in errors ("query"). */
@@ -589,7 +633,7 @@ int vec0ReportDistances(Vec0Table *p, const float *q, VsTopK *pTop);
 int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
                     VsTopK *aTop);
 
-/* ---- vec0: the scan on several threads (vec0_parallel.c) ------------------------------ */
+/* ---- vec0: the scan on several threads (vec0_parallel.c) ----------------------------- */
 
 /* A block scan cut into parts, runs of consecutive chunks, each scanned by one thread into
 ** a heap of its own; vec0ScanRun merges them into the scan's heap, a result that does not
@@ -619,7 +663,7 @@ struct Vec0ScanJob {
 ** the parts' candidates. Sets p->nScanThreads. */
 int vec0ScanRun(Vec0Table *p, const Vec0ScanJob *pJob, VsTopK *pTop);
 
-/* ---- vec0: plans (vec0_plan.c) --------------------------------------------------------- */
+/* ---- vec0: plans (vec0_plan.c; the rowid column: vec0_config.c) ---------------------- */
 
 /* Query plans (idxNum). */
 #define VEC0_PLAN_SCAN  1
@@ -669,30 +713,92 @@ int vec0FilterMask(Vec0Table *p, const Vec0PlanArg *aArg, int nArg, sqlite3_valu
 /* The stored column of T_rows that user column iCol (or VEC0_COL_ROWID) reads. */
 char *vec0StoredColumn(Vec0Table *p, int iCol);
 /* A table without a primary key shows its rowid as a first column, "rowid", as sqlite-vec
-** does (so "insert into t values (1, ?)" and "select *" work alike). vec0ColumnOffset is 1
-** then, else 0; vec0UserColumn maps a column SQLite names (as xBestIndex and xColumn see
+** does (so "insert into t values (1, ?)" and "select *" work alike). vec0ColumnOffset
+** (vec0_config.c) is 1 then, else 0; vec0UserColumn maps a column SQLite names (as xBestIndex and xColumn see
 ** it) to a user column, or VEC0_COL_ROWID for either rowid, or nCol and nCol+1 for the
 ** hidden distance and k. */
 int vec0ColumnOffset(const Vec0Table *p);
 int vec0UserColumn(const Vec0Table *p, int iSqlCol);
+/* Whether the primary key is a text column, kept in T_rows.id (vec0_config.c). */
 int vec0HasTextPk(Vec0Table *p);
 
-/* ---- registration ---------------------------------------------------------------------- */
+/* ---- registration (vector_sql.c, vector_typed.c, vec0*.c, libsql_index.c) ------------ */
 
 /* An SQL function's error, as "fn: message" (fn is the function's user data); frees zErr. */
 void vsResultError(sqlite3_context *ctx, int rc, char *zErr);
+/* What the table-valued functions (vecsync_knn_batch, vec_each, vector_top_k) share: their
+** table, which xConnect (vsTableFunctionConnect, after declaring zDecl) makes and
+** xDisconnect frees; xOpen makes a zeroed cursor of nCursor bytes, xClose lets xReset free
+** what the cursor holds, then frees it. */
+typedef struct VsTableFunction VsTableFunction;
+struct VsTableFunction {
+  sqlite3_vtab base;          /* Base class: must be first */
+  sqlite3 *db;                /* The connection */
+  void *pAux;                 /* The module's client data (a Vec0Registry, or NULL) */
+  size_t nCursor;             /* Bytes of its cursor */
+  void (*xReset)(sqlite3_vtab_cursor*);  /* Frees what a cursor holds (NULL: nothing) */
+};
+int vsTableFunctionConnect(sqlite3 *db, void *pAux, const char *zDecl, size_t nCursor,
+                           void (*xReset)(sqlite3_vtab_cursor*), sqlite3_vtab **ppVtab);
+int vsTableFunctionDisconnect(sqlite3_vtab *pVtab);
+int vsTableFunctionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur);
+int vsTableFunctionClose(sqlite3_vtab_cursor *cur);
+/* A cursor over rows 0 .. nRow-1, in order: its xNext, xEof, and xRowid (the row's
+** number). */
+typedef struct VsCursor VsCursor;
+struct VsCursor {
+  sqlite3_vtab_cursor base;   /* Base class: must be first */
+  int iRow;                   /* The current row */
+  int nRow;                   /* Rows the last xFilter found */
+};
+int vsCursorNext(sqlite3_vtab_cursor *cur);
+int vsCursorEof(sqlite3_vtab_cursor *cur);
+int vsCursorRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid);
+/* xBestIndex's part they share: the arguments are hidden columns iFirst .. iFirst+nArg-1,
+** each needing a usable "=" constraint, handed to xFilter in that order; else
+** SQLITE_CONSTRAINT (one not usable: SQLite tries another plan) or SQLITE_ERROR with
+** zMissing as the table's error. */
+#define VS_MAX_TABLE_FUNCTION_ARGS 8
+int vsTableFunctionArgs(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, int iFirst, int nArg,
+                        const char *zMissing);
+/* The method table of a table-valued function: eponymous only (no CREATE VIRTUAL TABLE),
+** read only, the named methods in their slots and every other slot empty. */
+#define VS_TABLE_FUNCTION_MODULE(Connect, BestIndex, Filter, Next, Eof, Column, Rowid) { \
+  .iVersion = 0, .xCreate = 0, .xConnect = Connect, .xBestIndex = BestIndex, \
+  .xDisconnect = vsTableFunctionDisconnect, .xDestroy = 0, .xOpen = vsTableFunctionOpen, \
+  .xClose = vsTableFunctionClose, .xFilter = Filter, .xNext = Next, .xEof = Eof, \
+  .xColumn = Column, .xRowid = Rowid }
+/* A zeroed cursor of nByte bytes (every module's xOpen). */
+int vsCursorOpen(size_t nByte, sqlite3_vtab_cursor **ppCur);
+/* Each registers its functions or modules on db (vecsync_main.c calls them in this
+** order). Modules take a reference to pReg and drop it with pReg->xRelease when SQLite
+** frees them. */
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr);
-/* Each registers its functions or modules on db. Modules take a reference to pReg and
-** drop it with vsRegistryRelease when SQLite frees them. */
+int vsRegisterTypedFunctions(sqlite3 *db, char **pzErr);
 int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
-int vsRegisterVectorIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
+int vsRegisterLibsqlIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVec0Migrate(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
-/* A table sqlite-vec wrote (vec0_migrate.c). On connect, where the connection can write:
+
+/* ---- vec0: one row written (vec0_write.c) -------------------------------------------- */
+
+/* After vec0WriteBegin: xUpdate's INSERT (argv[0] NULL) or UPDATE, and DELETE of the row
+** whose rowid is pRowid. vec0InsertRow inserts one row given as xUpdate's arguments
+** outside any statement on the table (a migration): every check an INSERT makes. */
+int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv, sqlite3_int64 *pRowid);
+int vec0UpdateDelete(Vec0Table *p, sqlite3_value *pRowid);
+int vec0InsertRow(Vec0Table *p, int argc, sqlite3_value **argv);
+
+/* ---- vec0: a table sqlite-vec wrote; the storage a statement reads (vec0_migrate.c) --- */
+
+/* Before a statement reads or writes the table: its storage checked (vec0StorageCheck) and
+** attached to the process's snapshots, or, when the shadow tables are sqlite-vec's (not
+** migrated on connect), a migrated copy made or kept current. */
+int vec0StorageReady(Vec0Table *p);
+/* A table sqlite-vec wrote. On connect, where the connection can write:
 ** migrated in place, in a savepoint (a failure rolls it back and is kept in zMigrateErr).
 ** Where it cannot: vec0MigrateCopy migrates it into dbCopy, which p then reads; and
-** vec0CopyClose forgets that copy. vec0Legacy: whether T is sqlite-vec's layout. */
-int vec0Legacy(Vec0Table *p, int *pbLegacy);
+** vec0CopyClose forgets that copy. */
 void vec0MigrateOnConnect(Vec0Table *p, Vec0Registry *pReg);
 /* Forget the registry's failed migrations (the connection closes). */
 void vec0MigrateForgetAll(Vec0Registry *pReg);
@@ -700,13 +806,54 @@ int vec0MigrateCopy(Vec0Table *p);
 void vec0CopyClose(Vec0Table *p);
 /* Whether p reads no copy, or one made of the file as it is now. */
 int vec0CopyCurrent(Vec0Table *p);
-/* Insert one row given as xUpdate's arguments (argv[0] NULL), outside any statement on the
-** table: every check an INSERT makes (vec0.c). */
-int vec0InsertRow(Vec0Table *p, int argc, sqlite3_value **argv);
-void vsRegistryRelease(void *pReg);
 
 
-/* ---- sqlite-vec's typed vectors: int8 and bit (vector_typed.c) ----------------------- */
+/* ---- libSQL indexes (libsql_index*.c) ------------------------------------------------ */
+
+/* A "libSQL index" is CREATE INDEX ... ON t(libsql_vector_idx(col)): SQLite keeps the
+** declaration, the search data lives in a vec0 table named vecsync_idx_<index> (kept by
+** triggers), and vector_top_k() searches it. (A "vec0 table" is CREATE VIRTUAL TABLE ...
+** USING vec0(...): what the Swift host's VectorIndex makes.) */
+
+/* Column types of libSQL vectors: the numbers are libSQL's trailing type bytes. */
+#define VS_LIBSQL_F32   VS_F32
+#define VS_LIBSQL_F64   VS_F64
+
+/* What the CREATE INDEX statement of a libSQL index says (libsql_index_parse.c). */
+typedef struct LibsqlIndex LibsqlIndex;
+struct LibsqlIndex {
+  char *zSchema;        /* Schema of the index and its table: "main" or an attached name */
+  char *zIndex;         /* Index name */
+  char *zTable;         /* Indexed table */
+  char *zColumn;        /* Indexed column */
+  char *zWhere;         /* A partial index's WHERE condition, or NULL */
+  int eColType;         /* VS_LIBSQL_* of the column's declared type */
+  int nDim;             /* From the column's declared type, F32_BLOB(n) */
+  int eMetric;          /* VS_METRIC_COSINE (libSQL's default) or VS_METRIC_L2 */
+  char *zKey;           /* A WITHOUT ROWID table's primary key column, or NULL (rowid) */
+  char *zKeyColl;       /* That key's collation ("BINARY", "NOCASE", ...) */
+  int bKeyRowidLike;    /* That key has INTEGER affinity and BINARY collation */
+  char *zK;             /* SQL naming the row's key in the table: rowid or "key" */
+  char *zNewK;          /* The same in a trigger: new.rowid or new."key" */
+  char *zOldK;          /* old.rowid or old."key" */
+};
+void libsqlIndexClear(LibsqlIndex *p);
+/* Look up index zName ("name" or "schema.name") and read its declaration; libSQL's
+** errors where libSQL has one. */
+int libsqlIndexLookup(sqlite3 *db, const char *zName, LibsqlIndex *pDef, char **pzErr);
+/* Check one 'key=value' option of libsql_vector_idx(); sets *peMetric and *pbOneBit. */
+int libsqlIndexOption(const char *zOpt, int *peMetric, int *pbOneBit, char **pzErr);
+/* Whether a CREATE statement is running on db. */
+int libsqlCreateRunning(sqlite3 *db);
+/* Make the search data of an index current (libsql_index_build.c): created, filled and
+** given its triggers when missing or stale, else the log applied; with bRebuild, emptied
+** and filled again. *pnRow: rows a (re)build indexed. */
+int libsqlIndexBuild(sqlite3 *db, const LibsqlIndex *pDef, int bRebuild,
+                     sqlite3_int64 *pnRow, char **pzErr);
+/* vector_top_k(index, query, k), an eponymous table (libsql_index_topk.c). */
+extern const sqlite3_module libsqlTopKModule;
+
+/* ---- sqlite-vec's int8 and bit vectors: their distances (vector_kernels.c) ----------- */
 
 /* The value subtypes sqlite-vec gives the vectors its functions return, so that a blob made
 ** by vec_int8() or vec_bit() is read as int8 or bit by the function it is passed to (a
@@ -733,11 +880,9 @@ double vsCosineLibsqlF32(const float *a, const float *b, int n);
 /* Number of differing bits over nByte bytes. */
 sqlite3_int64 vsHammingBytes(const unsigned char *a, const unsigned char *b, int nByte);
 
-/* Registers sqlite-vec's vec_* functions (vec_f32 excepted) and the vec_each module. */
-int vsRegisterTypedFunctions(sqlite3 *db, char **pzErr);
 
 
-/* ---- libSQL's compact vector types (vector_codec.c) --------------------------------- */
+/* ---- libSQL's compact vector types (vector_codec.c) ---------------------------------- */
 
 /* libSQL's type bytes for its compact vectors (F32 is VS_F32, F64 VS_F64). vsVectorFrom-
 ** Value reads blobs of these types as F32 vectors. */

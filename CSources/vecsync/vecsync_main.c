@@ -11,7 +11,7 @@
 **
 ** How it works: sqlite3_vecsync_init() receives SQLite's routine table (through
 ** SQLITE_EXTENSION_INIT2, so no libsqlite3 is linked here) and registers the scalar
-** functions, the vec0 module and libSQL's vector index functions on one connection. A
+** functions, the vec0 module and the libSQL index functions on one connection. A
 ** host that links SQLite registers the same code for every connection it opens with
 ** sqlite3_auto_extension(vecsync_auto_extension_entry()).
 */
@@ -31,7 +31,7 @@ static pthread_mutex_t registryMutex = PTHREAD_MUTEX_INITIALIZER;
 static Vec0Registry *pAllRegistries = 0;
 
 /* Destructor of each module registered with a registry: the last one frees it. */
-void vsRegistryRelease(void *pArg){
+static void vsRegistryRelease(void *pArg){
   Vec0Registry *pReg = (Vec0Registry*)pArg;
   Vec0Registry **pp;
   int bFree;
@@ -65,6 +65,7 @@ static int vsRegistryFor(sqlite3 *db, Vec0Registry **ppReg, int *pbNew){
       pReg->db = db;
       /* Held by this function until the modules hold it. */
       pReg->nRef = 1;
+      pReg->xRelease = vsRegistryRelease;
       pReg->pNextReg = pAllRegistries;
       pAllRegistries = pReg;
       *pbNew = 1;
@@ -92,9 +93,10 @@ int sqlite3_vecsync_init(
   rc = vsRegistryFor(db, &pReg, &bNew);
   if( rc!=SQLITE_OK || !bNew ) return rc;     /* registered already: nothing to do */
   rc = vsRegisterScalarFunctions(db, &zErr);
+  if( rc==SQLITE_OK ) rc = vsRegisterTypedFunctions(db, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Module(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Batch(db, pReg, &zErr);
-  if( rc==SQLITE_OK ) rc = vsRegisterVectorIndex(db, pReg, &zErr);
+  if( rc==SQLITE_OK ) rc = vsRegisterLibsqlIndex(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Migrate(db, pReg, &zErr);
   vsRegistryRelease(pReg);                    /* the modules hold it now */
   if( rc!=SQLITE_OK ){

@@ -470,11 +470,12 @@ double vsCosineI8(const signed char *a, const signed char *b, int n){
   return (float)(1.0 - (double)dot/(sqrt((double)aa)*sqrt((double)bb)));
 }
 
-/* libSQL's float32 cosine distance (vectorF32DistanceCos): float32 sums, the product of
-** the two squared norms rounded to float32, the rest in double, the result rounded to
-** float32. A zero vector gives NaN. */
-double vsCosineLibsqlF32(const float *a, const float *b, int n){
-  float dot = 0, aa = 0, bb = 0, nn;
+/* The float32 sums a cosine takes, a·b, a·a and b·b, element after element in float32
+** (each product its own statement, so no compiler fuses it into the sum): the sums both
+** libSQL's and sqlite-vec's figures start from. */
+static void vsCosineSumsF32(const float *a, const float *b, int n, float *pDot, float *pAA,
+                            float *pBB){
+  float dot = 0, aa = 0, bb = 0;
   int i;
   for(i=0; i<n; i++){
     float pd = a[i]*b[i], pa = a[i]*a[i], pb = b[i]*b[i];
@@ -482,6 +483,17 @@ double vsCosineLibsqlF32(const float *a, const float *b, int n){
     aa += pa;
     bb += pb;
   }
+  *pDot = dot;
+  *pAA = aa;
+  *pBB = bb;
+}
+
+/* libSQL's float32 cosine distance (vectorF32DistanceCos): float32 sums, the product of
+** the two squared norms rounded to float32, the rest in double, the result rounded to
+** float32. A zero vector gives NaN. */
+double vsCosineLibsqlF32(const float *a, const float *b, int n){
+  float dot, aa, bb, nn;
+  vsCosineSumsF32(a, b, n, &dot, &aa, &bb);
   nn = aa*bb;
   return (float)(1.0 - (double)dot/sqrt((double)nn));
 }
@@ -507,14 +519,8 @@ double vsL2F32Seq(const float *a, const float *b, int n){
 }
 
 double vsCosineF32Seq(const float *a, const float *b, int n){
-  float dot = 0, aa = 0, bb = 0;
-  int i;
-  for(i=0; i<n; i++){
-    float pd = a[i]*b[i], pa = a[i]*a[i], pb = b[i]*b[i];
-    dot += pd;
-    aa += pa;
-    bb += pb;
-  }
+  float dot, aa, bb;
+  vsCosineSumsF32(a, b, n, &dot, &aa, &bb);
   if( aa==0 || bb==0 ) return NAN;
   return (float)(1.0 - (double)dot/(sqrt((double)aa)*sqrt((double)bb)));
 }

@@ -16,6 +16,12 @@
 ** functions, which also take int8 and bit vectors, are in vector_typed.c). Each function
 ** accepts a vector as JSON-like text or as a blob; a bad vector is an error whose text
 ** names the function and problem.
+**
+** It also holds what the extension's other SQL surfaces share: vsResultError, the error
+** text every function gives, and the plumbing of the table-valued functions (vec_each,
+** vecsync_knn_batch, vector_top_k): their table (VsTableFunction), a row-numbered cursor
+** (VsCursor), the argument part of xBestIndex, and their method table
+** (VS_TABLE_FUNCTION_MODULE).
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -35,13 +41,20 @@ void vsResultError(sqlite3_context *ctx, int rc, char *zErr){
   sqlite3_free(zErr);
 }
 
+/* Read argument pVal of a function as a vector (eWant: vsVectorFromValue's) into *pV; on
+** error the function's result is the error, and 0 is returned. */
+static int vsVectorArg(sqlite3_context *ctx, sqlite3_value *pVal, int eWant, VsVector *pV){
+  char *zErr = 0;
+  int rc = vsVectorFromValue(pVal, eWant, pV, &zErr);
+  if( rc!=SQLITE_OK ) vsResultError(ctx, rc, zErr);
+  return rc==SQLITE_OK;
+}
+
 /* vector32(x), vector(x), vec_f32(x): x as an F32 blob. */
 static void vsVector32Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsVector v;
-  char *zErr = 0;
-  int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  if( !vsVectorArg(ctx, argv[0], VS_F32, &v) ) return;
   if( v.nDim==0 && strncmp((const char*)sqlite3_user_data(ctx), "vec_", 4)==0 ){
     /* sqlite-vec's vec_f32 has no empty vector; libSQL's vector32 has one. */
     vsVectorFree(&v);
@@ -59,10 +72,8 @@ static void vsVector32Func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 /* vector64(x): x as an F64 blob. */
 static void vsVector64Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsVector v;
-  char *zErr = 0;
-  int rc = vsVectorFromValue(argv[0], VS_F64, &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  if( !vsVectorArg(ctx, argv[0], VS_F64, &v) ) return;
   vsResultF64(ctx, (const double*)v.aData, v.nDim);
   vsVectorFree(&v);
 }
@@ -74,10 +85,8 @@ static void vsVectorLibsqlFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
             : strcmp(zName, "vector16")==0 ? VS_LIBSQL_F16
             : strcmp(zName, "vectorb16")==0 ? VS_LIBSQL_FB16 : VS_LIBSQL_1BIT;
   VsVector v;
-  char *zErr = 0;
-  int rc = vsVectorFromValue(argv[0], VS_F32, &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  if( !vsVectorArg(ctx, argv[0], VS_F32, &v) ) return;
   vsResultLibsql(ctx, eType, (const float*)v.aData, v.nDim);
   vsVectorFree(&v);
 }
@@ -107,10 +116,8 @@ static void vsResultText(sqlite3_context *ctx, const VsVector *v, const char *zF
 /* vector_extract(x): libSQL's text form, each element as %g. */
 static void vsExtractFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsVector v;
-  char *zErr = 0;
-  int rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  if( !vsVectorArg(ctx, argv[0], 0, &v) ) return;
   vsResultText(ctx, &v, "%g");
   vsVectorFree(&v);
 }
@@ -139,62 +146,72 @@ static int vsDistanceArgs(sqlite3_value **argv, VsVector *pA, VsVector *pB, char
   return rc;
 }
 
-/* vector_distance_cos(a, b): 1 - cos(a, b), as libSQL computes it (float32 vectors in
+/* vector_distance_cos's figure: 1 - cos(a, b), as libSQL computes it (float32 vectors in
 ** float32, FLOAT64 in double); NULL for a zero vector, whose direction is undefined. */
-static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  VsVector a, b;
-  char *zErr = 0;
-  int rc;
-  (void)argc;
-  memset(&b, 0, sizeof(b));
-  rc = vsDistanceArgs(argv, &a, &b, &zErr);
-  if( rc!=SQLITE_OK ){
-    vsResultError(ctx, rc, zErr);
-  }else if( vsValueLibsqlType(argv[0])==VS_LIBSQL_1BIT ){
+static void vsResultCosine(sqlite3_context *ctx, sqlite3_value *pA, const VsVector *a,
+                           const VsVector *b){
+  if( vsValueLibsqlType(pA)==VS_LIBSQL_1BIT ){
     /* libSQL's cosine distance of 1-bit vectors is their hamming distance: the elements
     ** are +1 and -1, so it is (n - a·b) / 2. */
-    sqlite3_result_double(ctx, ((double)a.nDim - vsDotF64(&a, &b)) / 2.0);
-  }else if( a.eType==VS_F32 ){
+    sqlite3_result_double(ctx, ((double)a->nDim - vsDotF64(a, b)) / 2.0);
+  }else if( a->eType==VS_F32 ){
     /* libSQL's figure for float32 (and the compact types, read as float32): float32 sums,
     ** the result rounded to float32, not clamped; NULL for a zero vector. */
-    double rDist = vsCosineLibsqlF32((const float*)a.aData, (const float*)b.aData, a.nDim);
+    double rDist = vsCosineLibsqlF32((const float*)a->aData, (const float*)b->aData, a->nDim);
     if( rDist!=rDist ) sqlite3_result_null(ctx); else sqlite3_result_double(ctx, rDist);
   }else{
-    double rAA = vsDotF64(&a, &a), rBB = vsDotF64(&b, &b);
+    double rAA = vsDotF64(a, a), rBB = vsDotF64(b, b);
     if( rAA==0.0 || rBB==0.0 ){
       sqlite3_result_null(ctx);
     }else{
       /* FLOAT64: double sums, the result rounded to float32 as libSQL's returns it. */
-      sqlite3_result_double(ctx, (float)(1.0 - vsDotF64(&a, &b)/sqrt(rAA*rBB)));
+      sqlite3_result_double(ctx, (float)(1.0 - vsDotF64(a, b)/sqrt(rAA*rBB)));
     }
   }
-  vsVectorFree(&a);
-  vsVectorFree(&b);
 }
 
-/* vector_distance_l2(a, b): the Euclidean distance. */
-static void vsDistanceL2Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+/* vector_distance_l2's figure: the Euclidean distance. */
+static void vsResultL2(sqlite3_context *ctx, const VsVector *a, const VsVector *b){
+  if( a->eType==VS_F32 ){
+    /* libSQL's figure for float32: a float32 sum, the root rounded to float32. */
+    sqlite3_result_double(ctx, vsL2F32Seq((const float*)a->aData, (const float*)b->aData, a->nDim));
+  }else{
+    /* FLOAT64: a double sum, the root rounded to float32 as libSQL returns it. */
+    sqlite3_result_double(ctx, (float)sqrt(vsL2SqF64(a, b)));
+  }
+}
+
+/* A distance function under eMetric (VS_METRIC_COSINE or VS_METRIC_L2): the two vectors
+** read and checked, then the figure; libSQL has no l2 distance of 1-bit vectors. */
+static void vsDistanceCall(sqlite3_context *ctx, sqlite3_value **argv, int eMetric){
   VsVector a, b;
   char *zErr = 0;
   int rc;
-  (void)argc;
   memset(&b, 0, sizeof(b));
   rc = vsDistanceArgs(argv, &a, &b, &zErr);
-  if( rc==SQLITE_OK && vsValueLibsqlType(argv[0])==VS_LIBSQL_1BIT ){
+  if( rc==SQLITE_OK && eMetric==VS_METRIC_L2 && vsValueLibsqlType(argv[0])==VS_LIBSQL_1BIT ){
     zErr = sqlite3_mprintf("l2 distance is not supported for float1bit vectors");
     rc = SQLITE_ERROR;
   }
   if( rc!=SQLITE_OK ){
     vsResultError(ctx, rc, zErr);
-  }else if( a.eType==VS_F32 ){
-    /* libSQL's figure for float32: a float32 sum, the root rounded to float32. */
-    sqlite3_result_double(ctx, vsL2F32Seq((const float*)a.aData, (const float*)b.aData, a.nDim));
+  }else if( eMetric==VS_METRIC_COSINE ){
+    vsResultCosine(ctx, argv[0], &a, &b);
   }else{
-    /* FLOAT64: a double sum, the root rounded to float32 as libSQL returns it. */
-    sqlite3_result_double(ctx, (float)sqrt(vsL2SqF64(&a, &b)));
+    vsResultL2(ctx, &a, &b);
   }
   vsVectorFree(&a);
   vsVectorFree(&b);
+}
+
+/* vector_distance_cos(a, b) and vector_distance_l2(a, b). */
+static void vsDistanceCosFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  vsDistanceCall(ctx, argv, VS_METRIC_COSINE);
+}
+static void vsDistanceL2Func(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  vsDistanceCall(ctx, argv, VS_METRIC_L2);
 }
 
 /* vecsync_version(): the extension's version. */
@@ -220,6 +237,87 @@ static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_result_text(ctx, z, -1, sqlite3_free);
 }
 
+/* ---- what the table-valued functions share (vec_each, vecsync_knn_batch, vector_top_k) --- */
+
+int vsTableFunctionConnect(sqlite3 *db, void *pAux, const char *zDecl, size_t nCursor,
+                           void (*xReset)(sqlite3_vtab_cursor*), sqlite3_vtab **ppVtab){
+  VsTableFunction *p;
+  int rc = sqlite3_declare_vtab(db, zDecl);
+  if( rc!=SQLITE_OK ) return rc;
+  p = sqlite3_malloc(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->pAux = pAux;
+  p->nCursor = nCursor;
+  p->xReset = xReset;
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+int vsTableFunctionArgs(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, int iFirst, int nArg,
+                        const char *zMissing){
+  int aIdx[VS_MAX_TABLE_FUNCTION_ARGS];
+  int i;
+  for(i=0; i<nArg; i++) aIdx[i] = -1;
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ || pC->iColumn<iFirst
+     || pC->iColumn>=iFirst+nArg ) continue;
+    if( !pC->usable ) return SQLITE_CONSTRAINT;
+    aIdx[pC->iColumn-iFirst] = i;
+  }
+  for(i=0; i<nArg; i++){
+    if( aIdx[i]<0 ){
+      sqlite3_free(pVtab->zErrMsg);
+      pVtab->zErrMsg = sqlite3_mprintf("%s", zMissing);
+      return SQLITE_ERROR;
+    }
+    pInfo->aConstraintUsage[aIdx[i]].argvIndex = i+1;
+    pInfo->aConstraintUsage[aIdx[i]].omit = 1;
+  }
+  return SQLITE_OK;
+}
+
+int vsTableFunctionDisconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+int vsTableFunctionOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  return vsCursorOpen(((VsTableFunction*)pVtab)->nCursor, ppCur);
+}
+
+int vsTableFunctionClose(sqlite3_vtab_cursor *cur){
+  VsTableFunction *p = (VsTableFunction*)cur->pVtab;
+  if( p->xReset ) p->xReset(cur);
+  sqlite3_free(cur);
+  return SQLITE_OK;
+}
+
+int vsCursorNext(sqlite3_vtab_cursor *cur){
+  ((VsCursor*)cur)->iRow++;
+  return SQLITE_OK;
+}
+
+int vsCursorEof(sqlite3_vtab_cursor *cur){
+  const VsCursor *p = (const VsCursor*)cur;
+  return p->iRow>=p->nRow;
+}
+
+int vsCursorRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
+  *pRowid = ((const VsCursor*)cur)->iRow;
+  return SQLITE_OK;
+}
+
+int vsCursorOpen(size_t nByte, sqlite3_vtab_cursor **ppCur){
+  sqlite3_vtab_cursor *pCur = sqlite3_malloc64(nByte);
+  if( pCur==0 ) return SQLITE_NOMEM;
+  memset(pCur, 0, nByte);
+  *ppCur = pCur;
+  return SQLITE_OK;
+}
+
 /*
 ** Every function is pure: DETERMINISTIC lets SQLite use them in indexes and constant-fold
 ** them; INNOCUOUS lets them run in triggers and views of untrusted schemas, which is safe
@@ -227,6 +325,7 @@ static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** state, so it is not deterministic.
 */
 #define VS_PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
+
 /* vec_f32 sets its result's subtype (SQLite 3.45 and later want to be told). */
 #ifndef SQLITE_RESULT_SUBTYPE
 # define SQLITE_RESULT_SUBTYPE 0x001000000
@@ -266,6 +365,5 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
                                aFunc[i].zName, sqlite3_errmsg(db));
     }
   }
-  if( rc==SQLITE_OK ) rc = vsRegisterTypedFunctions(db, pzErr);
   return rc;
 }

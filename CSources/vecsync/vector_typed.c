@@ -301,13 +301,20 @@ cleanup:
 
 /* ---- inspection -------------------------------------------------------------------------- */
 
+/* Read argument pVal of an inspection function into *pV; on error the function's result
+** is the error, and 0 is returned. */
+static int vsTypedArg(sqlite3_context *ctx, sqlite3_value *pVal, VsTyped *pV){
+  char *zErr = 0;
+  int rc = vsTypedFromValue(pVal, pV, &zErr);
+  if( rc!=SQLITE_OK ) vsResultError(ctx, rc, zErr);
+  return rc==SQLITE_OK;
+}
+
 /* vec_type(v): 'float32', 'int8' or 'bit' ('float64' for libSQL's F64 blobs). */
 static void vsTypeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsTyped v;
-  char *zErr = 0;
-  int rc = vsTypedFromValue(argv[0], &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  if( !vsTypedArg(ctx, argv[0], &v) ) return;
   sqlite3_result_text(ctx, vsTypeName(v.eType), -1, SQLITE_STATIC);
   vsTypedFree(&v);
 }
@@ -315,10 +322,8 @@ static void vsTypeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* vec_length(v): elements (bits of a bit vector). */
 static void vsTypedLengthFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   VsTyped v;
-  char *zErr = 0;
-  int rc = vsTypedFromValue(argv[0], &v, &zErr);
   (void)argc;
-  if( rc!=SQLITE_OK ){ vsResultError(ctx, rc, zErr); return; }
+  if( !vsTypedArg(ctx, argv[0], &v) ) return;
   sqlite3_result_int(ctx, v.nDim);
   vsTypedFree(&v);
 }
@@ -567,67 +572,40 @@ static void vsTypedDistanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **
 
 typedef struct VeachCursor VeachCursor;
 struct VeachCursor {
-  sqlite3_vtab_cursor base;   /* Base class: must be first */
+  VsCursor base;              /* Base class: must be first; its rows are the elements */
   int eType;                  /* VS_F32, VS_F64, VS_I8 or VS_BIT */
   int nDim;                   /* Elements */
   void *aCopy;                /* The vector's elements or bytes, copied */
-  int iRow;                   /* Current element */
 };
+
+/* Forget the last vector. */
+static void veachReset(sqlite3_vtab_cursor *cur){
+  VeachCursor *pCur = (VeachCursor*)cur;
+  sqlite3_free(pCur->aCopy);
+  pCur->aCopy = 0;
+  pCur->nDim = 0;
+  pCur->base.iRow = pCur->base.nRow = 0;
+}
 
 static int veachConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                         sqlite3_vtab **ppVtab, char **pzErr){
-  sqlite3_vtab *p;
-  int rc;
-  (void)pAux; (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(value, vector HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-  p = sqlite3_malloc(sizeof(*p));
-  if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  *ppVtab = p;
-  return SQLITE_OK;
-}
-
-static int veachDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  int rc = vsTableFunctionConnect(db, pAux, "CREATE TABLE x(value, vector HIDDEN)",
+                                  sizeof(VeachCursor), veachReset, ppVtab);
+  (void)argc; (void)argv; (void)pzErr;
+  if( rc==SQLITE_OK ) sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  return rc;
 }
 
 static int veachBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int i, iVector = -1;
-  for(i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->iColumn!=VEACH_COL_VECTOR || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
-    if( !pC->usable ) return SQLITE_CONSTRAINT;
-    iVector = i;
+  int rc = vsTableFunctionArgs(pVtab, pInfo, VEACH_COL_VECTOR, 1,
+                               "vec_each(vector) needs its argument");
+  if( rc==SQLITE_OK ){
+    pInfo->estimatedCost = 10.0;
+    pInfo->estimatedRows = 100;
   }
-  if( iVector<0 ){
-    sqlite3_free(pVtab->zErrMsg);
-    pVtab->zErrMsg = sqlite3_mprintf("vec_each(vector) needs its argument");
-    return SQLITE_ERROR;
-  }
-  pInfo->aConstraintUsage[iVector].argvIndex = 1;
-  pInfo->aConstraintUsage[iVector].omit = 1;
-  pInfo->estimatedCost = 10.0;
-  pInfo->estimatedRows = 100;
-  return SQLITE_OK;
+  return rc;
 }
 
-static int veachOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
-  VeachCursor *pCur = sqlite3_malloc(sizeof(*pCur));
-  (void)pVtab;
-  if( pCur==0 ) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  *ppCur = &pCur->base;
-  return SQLITE_OK;
-}
-
-static int veachClose(sqlite3_vtab_cursor *cur){
-  sqlite3_free(((VeachCursor*)cur)->aCopy);
-  sqlite3_free(cur);
-  return SQLITE_OK;
-}
 
 static int veachFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                        int argc, sqlite3_value **argv){
@@ -637,10 +615,7 @@ static int veachFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   size_t nByte = 0;
   int rc;
   (void)idxNum; (void)idxStr;
-  sqlite3_free(pCur->aCopy);
-  pCur->aCopy = 0;
-  pCur->nDim = 0;
-  pCur->iRow = 0;
+  veachReset(cur);
   memset(&v, 0, sizeof(v));
   if( argc<1 ){
     zErr = sqlite3_mprintf("needs its argument");
@@ -659,7 +634,7 @@ static int veachFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( pCur->aCopy==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   memcpy(pCur->aCopy, v.aByte ? (const void*)v.aByte : v.f.aData, nByte);
   pCur->eType = v.eType;
-  pCur->nDim = v.nDim;
+  pCur->nDim = pCur->base.nRow = v.nDim;
 
 cleanup:
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
@@ -671,19 +646,11 @@ cleanup:
   return rc;
 }
 
-static int veachNext(sqlite3_vtab_cursor *cur){
-  ((VeachCursor*)cur)->iRow++;
-  return SQLITE_OK;
-}
 
-static int veachEof(sqlite3_vtab_cursor *cur){
-  VeachCursor *pCur = (VeachCursor*)cur;
-  return pCur->iRow>=pCur->nDim;
-}
 
 static int veachColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   VeachCursor *pCur = (VeachCursor*)cur;
-  int k = pCur->iRow;
+  int k = pCur->base.iRow;
   if( i!=VEACH_COL_VALUE ) return SQLITE_OK;
   switch( pCur->eType ){
     case VS_F32: sqlite3_result_double(ctx, ((const float*)pCur->aCopy)[k]); break;
@@ -698,30 +665,9 @@ static int veachColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   return SQLITE_OK;
 }
 
-static int veachRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid){
-  *pRowid = ((VeachCursor*)cur)->iRow;
-  return SQLITE_OK;
-}
-
-static sqlite3_module veachModule = {
-  /* iVersion    */ 0,
-  /* xCreate     */ 0,               /* eponymous only: a table-valued function */
-  /* xConnect    */ veachConnect,
-  /* xBestIndex  */ veachBestIndex,
-  /* xDisconnect */ veachDisconnect,
-  /* xDestroy    */ 0,
-  /* xOpen       */ veachOpen,
-  /* xClose      */ veachClose,
-  /* xFilter     */ veachFilter,
-  /* xNext       */ veachNext,
-  /* xEof        */ veachEof,
-  /* xColumn     */ veachColumn,
-  /* xRowid      */ veachRowid,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-#if SQLITE_VERSION_NUMBER>=3044000
-  0,
-#endif
-};
+static sqlite3_module veachModule = VS_TABLE_FUNCTION_MODULE(
+    veachConnect, veachBestIndex, veachFilter, vsCursorNext, vsCursorEof, veachColumn,
+    vsCursorRowid);
 
 /* ---- registration ------------------------------------------------------------------------ */
 

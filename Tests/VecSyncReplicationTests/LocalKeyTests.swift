@@ -210,8 +210,6 @@ struct LocalKeyTests: ReplicationSuite {
 
     @Test("a restored database taking back its lost future gives a row from elsewhere an id its own rows do not come back to")
     func lostFutureWithRowsFromElsewhere() throws {
-        let a = try Self.node("a")
-        let b = try Self.node("b")
         let backup = try DatabaseQueue()
         try a.writer.backup(to: backup)
         try Self.write(a, "INSERT INTO users (name) VALUES ('mine')")  // a's id 1
