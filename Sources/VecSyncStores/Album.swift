@@ -22,10 +22,5 @@ public struct Album: Sendable, Hashable, Codable, FetchableRecord {
     }
 
     /// Decodes an `albums` row.
-    public init(row: Row) throws {
-        id = try row.decode(forColumn: "id")
-        name = try row.text("name")
-        createdAt = try row.date("created_at")
-        updatedAt = try row.date("updated_at")
-    }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
 }

@@ -1,5 +1,5 @@
 /// Whether a message was approved or refused. Unknown statuses are kept as they are.
-public struct ApprovalStatus: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral {
+public struct ApprovalStatus: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, StoredName {
     /// The status as stored in `messages.approval_status`.
     public var rawValue: String
 
@@ -8,6 +8,9 @@ public struct ApprovalStatus: RawRepresentable, Sendable, Hashable, Codable, Exp
 
     /// A status from a literal.
     public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// A status from `messages.approval_status`; NULL reads as ``pending``.
+    init(storedText text: String?) { self.rawValue = text ?? Self.pending.rawValue }
 
     /// Not yet judged (every new message).
     public static let pending: ApprovalStatus = "pending"

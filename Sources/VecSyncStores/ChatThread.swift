@@ -26,11 +26,5 @@ public struct ChatThread: Sendable, Hashable, Codable, FetchableRecord {
     }
 
     /// Decodes a `threads` row.
-    public init(row: Row) throws {
-        id = try row.decode(forColumn: "id")
-        title = try row.text("title")
-        createdAt = try row.date("created_at")
-        updatedAt = try row.date("updated_at")
-        parameters = try row.parameters()
-    }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
 }

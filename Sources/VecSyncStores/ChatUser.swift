@@ -18,9 +18,5 @@ public struct ChatUser: Sendable, Hashable, Codable, FetchableRecord {
     }
 
     /// Decodes a `users` row.
-    public init(row: Row) throws {
-        id = try row.decode(forColumn: "id")
-        name = try row.decode(forColumn: "name")
-        lastActive = try row.optionalDate("last_active")
-    }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
 }

@@ -34,16 +34,7 @@ public struct Message: Sendable, Hashable, Codable, FetchableRecord {
     }
 
     /// Decodes a `messages` row.
-    public init(row: Row) throws {
-        id = try row.decode(forColumn: "id")
-        threadId = try row.text("thread_id")
-        userId = try row.text("user_id")
-        content = try row.text("content")
-        phase = MessagePhase(rawValue: try row.text("phase"))
-        createdAt = try row.date("created_at")
-        approvalStatus = ApprovalStatus(
-            rawValue: try row.decode(String?.self, forColumn: "approval_status") ?? ApprovalStatus.pending.rawValue)
-    }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
 
     /// The columns read by ``init(row:)``, for SELECT lists.
     static let columns = "id, thread_id, user_id, content, phase, created_at, approval_status"

@@ -1,6 +1,6 @@
 /// The Post Chain phase a message belongs to. Unknown phases (from a newer app version on
 /// another device) are kept as they are.
-public struct MessagePhase: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral {
+public struct MessagePhase: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, StoredName {
     /// The phase's name as stored in `messages.phase`.
     public var rawValue: String
 
@@ -9,6 +9,9 @@ public struct MessagePhase: RawRepresentable, Sendable, Hashable, Codable, Expre
 
     /// A phase from a literal: `let phase: MessagePhase = "experience"`.
     public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// A phase from `messages.phase`; NULL reads as the empty name.
+    init(storedText text: String?) { self.rawValue = text ?? "" }
 
     /// The user's message and the first response.
     public static let action: MessagePhase = "action"

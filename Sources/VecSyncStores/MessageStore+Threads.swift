@@ -23,7 +23,7 @@ extension MessageStore {
 
     /// The thread with this id, or nil.
     public func thread(id: String) throws -> ChatThread? {
-        try read { db in try ChatThread.fetchOne(db, sql: "SELECT * FROM threads WHERE id = ?", arguments: [id]) }
+        try record(in: "threads", id: id)
     }
 
     /// Every thread, most recently updated first.
@@ -42,16 +42,12 @@ extension MessageStore {
 
     /// The user with this id, or nil.
     public func user(id: String) throws -> ChatUser? {
-        try read { db in try ChatUser.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]) }
+        try record(in: "users", id: id)
     }
 
     /// The parameter changes of a thread, oldest first.
     public func parameterHistory(ofThread threadId: String) throws -> [ParameterChange] {
-        try read { db in
-            try ParameterChange.fetchAll(
-                db, sql: "SELECT * FROM parameter_history WHERE thread_id = ? ORDER BY timestamp, id",
-                arguments: [threadId])
-        }
+        try records(in: "parameter_history", where: "thread_id", is: threadId, orderBy: "timestamp, id")
     }
 
     static func recordParameters(

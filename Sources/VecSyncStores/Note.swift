@@ -24,11 +24,5 @@ public struct Note: Sendable, Hashable, Codable, FetchableRecord {
     }
 
     /// Decodes a `notes` row.
-    public init(row: Row) throws {
-        id = try row.decode(forColumn: "id")
-        photoId = try row.decode(forColumn: "photo_id")
-        content = try row.text("content")
-        createdAt = try row.date("created_at")
-        updatedAt = try row.date("updated_at")
-    }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
 }

@@ -15,11 +15,5 @@ public struct ParameterChange: Sendable, Hashable, Codable, FetchableRecord {
     public var eventType: String
 
     /// Decodes a `parameter_history` row.
-    public init(row: Row) throws {
-        id = try row.decode(forColumn: "id")
-        threadId = try row.text("thread_id")
-        timestamp = try row.date("timestamp")
-        parameters = try row.parameters()
-        eventType = try row.text("event_type")
-    }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
 }

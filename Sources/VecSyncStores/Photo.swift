@@ -55,21 +55,7 @@ public struct Photo: Sendable, Hashable, Codable, FetchableRecord {
     }
 
     /// Decodes a `photos` row (objects and tags are JSON arrays of strings).
-    public init(row: Row) throws {
-        sourceId = try row.decode(forColumn: "source_id")
-        captureDate = try row.optionalDate("capture_date")
-        latitude = try row.decode(forColumn: "latitude")
-        longitude = try row.decode(forColumn: "longitude")
-        locationName = try row.decode(forColumn: "location_name")
-        description = try row.text("description")
-        objects = Self.decodeList(try row.decode(String?.self, forColumn: "objects"))
-        tags = Self.decodeList(try row.decode(String?.self, forColumn: "tags"))
-        mood = try row.decode(forColumn: "mood")
-        sceneType = try row.decode(forColumn: "scene_type")
-        textDetected = try row.decode(forColumn: "text_detected")
-        analysisVersion = try row.text("analysis_version")
-        updatedAt = try row.date("updated_at")
-    }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
 
     /// The columns read by ``init(row:)``, qualified by `alias`.
     static func columns(_ alias: String) -> String {

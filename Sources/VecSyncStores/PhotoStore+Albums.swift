@@ -30,7 +30,7 @@ extension PhotoStore {
 
     /// The album with this id, or nil.
     public func album(id: String) throws -> Album? {
-        try read { db in try Album.fetchOne(db, sql: "SELECT * FROM albums WHERE id = ?", arguments: [id]) }
+        try record(in: "albums", id: id)
     }
 
     /// Every album, by name.

@@ -34,15 +34,11 @@ extension PhotoStore {
 
     /// The note with this id, or nil.
     public func note(id: String) throws -> Note? {
-        try read { db in try Note.fetchOne(db, sql: "SELECT * FROM notes WHERE id = ?", arguments: [id]) }
+        try record(in: "notes", id: id)
     }
 
     /// A photo's notes, oldest first.
     public func notes(forPhoto photoId: String) throws -> [Note] {
-        try read { db in
-            try Note.fetchAll(
-                db, sql: "SELECT * FROM notes WHERE photo_id = ? ORDER BY created_at, id",
-                arguments: [photoId])
-        }
+        try records(in: "notes", where: "photo_id", is: photoId, orderBy: "created_at, id")
     }
 }

@@ -15,11 +15,6 @@ extension Row {
         Date(millisecondsSince1970: try decode(Int64?.self, forColumn: column) ?? 0)
     }
 
-    /// The time of `column`, stored as integer milliseconds since 1970; nil when NULL.
-    func optionalDate(_ column: String) throws -> Date? {
-        try decode(Int64?.self, forColumn: column).map(Date.init(millisecondsSince1970:))
-    }
-
     /// The thread parameters of the row's `k0`, `alpha` and `m` columns.
     func parameters() throws -> ParameterSet {
         ParameterSet(

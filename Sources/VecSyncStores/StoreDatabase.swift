@@ -54,6 +54,25 @@ extension StoreDatabase {
         }
     }
 
+    /// The rows of `table` whose `column` is `value`, as records, in the order of `orderBy`
+    /// (an SQL ordering term list); `id` by default, at most one row.
+    func records<Record: FetchableRecord>(
+        in table: String, where column: String = "id", is value: String, orderBy: String = "id"
+    ) throws -> [Record] {
+        try read { db in
+            try Record.fetchAll(
+                db,
+                sql: "SELECT * FROM \(table.quotedSQLIdentifier) WHERE \(column.quotedSQLIdentifier) = ? ORDER BY \(orderBy)",
+                arguments: [value])
+        }
+    }
+
+    /// The row of `table` whose `id` is `id`, as a record, or nil.
+    func record<Record: FetchableRecord>(in table: String, id: String) throws -> Record? {
+        let found: [Record] = try records(in: table, is: id)
+        return found.first
+    }
+
     /// The `embedding` column of the row of `table` whose `keyColumn` is `key`; nil when the
     /// row has none, or there is no such row.
     func storedEmbedding(in table: String, keyColumn: String, key: String) throws -> Vector? {

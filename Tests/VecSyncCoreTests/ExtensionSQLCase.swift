@@ -96,6 +96,12 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
         return copy
     }
 
+    /// One case for each of `functions`: `SELECT f(arguments);` fails with an error naming
+    /// the function and every word of `error`; each is titled "f refuses `what`".
+    static func eachRefuses(_ functions: [String], _ what: String, arguments: String, error: [String]) -> [SQLCase] {
+        functions.map { f in SQLCase("\(f) refuses \(what)", "SELECT \(f)(\(arguments));", error: [f] + error) }
+    }
+
     /// Runs the case on `path` and records an issue that reads like a bug report when the
     /// outcome differs from the expectation (or the case could not run at all).
     func verify(

@@ -149,13 +149,6 @@ struct SQLiteVecFunctionTests {
             "SELECT vec_distance_l2(vec_bit(x'01'), vec_bit(x'03'));",
             error: ["vec_distance_l2", "bit vectors", "hamming"]),
         SQLCase(
-            "vec_distance_cosine refuses bit vectors",
-            "SELECT vec_distance_cosine(vec_bit(x'01'), vec_bit(x'03'));",
-            error: ["vec_distance_cosine", "bit vectors"]),
-        SQLCase(
-            "vec_distance_l1 refuses bit vectors",
-            "SELECT vec_distance_l1(vec_bit(x'01'), vec_bit(x'03'));", error: ["vec_distance_l1", "bit vectors"]),
-        SQLCase(
             "vec_distance_l2 refuses vectors of different lengths",
             "SELECT vec_distance_l2('[1, 2]', '[1]');", error: ["vec_distance_l2", "different dimensions", "2 and 1"]),
         SQLCase(
@@ -199,6 +192,9 @@ struct SQLiteVecFunctionTests {
                 "0696E4D567801285", "F877EC3C2DFCD7BEE218E2BDB3B82DBEC393D33ECA881ABF4C929B3D5678FABE",
             ]),
     ]
+        + SQLCase.eachRefuses(
+            ["vec_distance_cosine", "vec_distance_l1"], "bit vectors", arguments: "vec_bit(x'01'), vec_bit(x'03')",
+            error: ["bit vectors"])
 
     /// slices, sums and differences keep the type.
     static let arithmeticCases: [SQLCase] = [
@@ -234,12 +230,6 @@ struct SQLiteVecFunctionTests {
             "SELECT vec_to_json(vec_add(vec_int8('[100, 2]'), vec_int8('[100, 4]'))), vec_to_json(vec_sub(vec_int8('[-100, 2]'), vec_int8('[100, 4]'))), vec_type(vec_add(vec_int8('[1]'), vec_int8('[1]')));",
             rows: ["[-56,6]|[56,-2]|int8"]),
         SQLCase(
-            "vec_add refuses bit vectors", "SELECT vec_add(vec_bit(x'01'), vec_bit(x'01'));",
-            error: ["vec_add", "bit vectors"]),
-        SQLCase(
-            "vec_sub refuses bit vectors", "SELECT vec_sub(vec_bit(x'01'), vec_bit(x'01'));",
-            error: ["vec_sub", "bit vectors"]),
-        SQLCase(
             "vec_add refuses vectors of different lengths", "SELECT vec_add('[1, 2]', '[1]');",
             error: ["vec_add", "different dimensions"]),
         SQLCase(
@@ -253,6 +243,7 @@ struct SQLiteVecFunctionTests {
             "SELECT hex(vec_normalize('[3, 4]')), vec_type(vec_normalize('[3, 4]'));",
             rows: ["9A99193FCDCC4C3F|float32"]),
     ]
+        + SQLCase.eachRefuses(["vec_add", "vec_sub"], "bit vectors", arguments: "vec_bit(x'01'), vec_bit(x'01')", error: ["bit vectors"])
 
     /// vec_each lists the elements of a vector.
     static let eachCases: [SQLCase] = [

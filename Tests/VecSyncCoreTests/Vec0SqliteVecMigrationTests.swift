@@ -11,50 +11,39 @@ import VecSyncTestSupport
 /// time.
 @Suite("vec0 on a sqlite-vec database")
 struct Vec0SqliteVecMigrationTests {
+    /// `docs(doc_id text primary key, e float[2])`.
+    static let docs = SqliteVecTable(
+        name: "docs", columns: "doc_id text primary key, e float[2], chunk_size=8", slots: [1, 2],
+        textKeys: ["alpha", "beta"],
+        vectorChunks: ["0000803f000000400000404000008040000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"],
+        versionParts: true)
+
     /// `items(e float[2] distance_metric=cosine, cat text, n integer, f float, b boolean,
     /// +note text, chunk_size=8)`: rows 1, 2 and 4 (3 was deleted), a text longer than 12
-    /// bytes, a NULL auxiliary value; `docs(doc_id text primary key, e float[2])`;
-    /// `parts(user_id integer partition key, e float[2])`.
-    static let sqliteVecFile = """
-        CREATE TABLE "docs_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
-        insert into "docs_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'03', X'01000000000000000200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "docs_info" (key text primary key, value any);
-        insert into "docs_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
-        insert into "docs_info"(key, value) values ('CREATE_VERSION_MAJOR', 0);
-        insert into "docs_info"(key, value) values ('CREATE_VERSION_MINOR', 1);
-        insert into "docs_info"(key, value) values ('CREATE_VERSION_PATCH', 9);
-        CREATE TABLE "docs_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id TEXT UNIQUE NOT NULL,chunk_id INTEGER,chunk_offset INTEGER);
-        insert into "docs_rowids"(rowid, id, chunk_id, chunk_offset) values (1, 'alpha', 1, 0);
-        insert into "docs_rowids"(rowid, id, chunk_id, chunk_offset) values (2, 'beta', 1, 1);
-        CREATE TABLE "docs_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "docs_vector_chunks00"(rowid, vectors) values (1, X'0000803f000000400000404000008040000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
+    /// bytes, a NULL auxiliary value.
+    static let items = SqliteVecTable(
+        name: "items",
+        columns: "e float[2] distance_metric=cosine, cat text, n integer, f float, b boolean, +note text, chunk_size=8",
+        slots: [1, 2, nil, 4],
+        vectorChunks: ["0000803f00000000000000000000803f0000000000000000000080bf0000003f0000000000000000000000000000000000000000000000000000000000000000"],
+        metadataChunks: [
+            "0300000072656400000000000000000004000000626c756500000000000000000000000000000000000000000000000028000000612063617465676f7279206e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+            "0a00000000000000ecffffffffffffff000000000000000028000000000000000000000000000000000000000000000000000000000000000000000000000000",
+            "000000000000e03f000000000000f43f00000000000000000000000000000cc00000000000000000000000000000000000000000000000000000000000000000",
+            "01"
+        ],
+        metadataTexts: [(4, "a category name longer than twelve bytes")], versionParts: true)
+
+    /// The auxiliary column of `items`, and `parts(user_id integer partition key, e
+    /// float[2])`, whose chunks carry a partition: as sqlite-vec wrote them.
+    static let itemsAuxiliary = """
         CREATE TABLE "items_auxiliary"( rowid integer PRIMARY KEY , value00);
         insert into "items_auxiliary"(rowid, value00) values (1, 'first');
         insert into "items_auxiliary"(rowid, value00) values (2, NULL);
         insert into "items_auxiliary"(rowid, value00) values (4, 'fourth');
-        CREATE TABLE "items_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
-        insert into "items_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'0b', X'01000000000000000200000000000000000000000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "items_info" (key text primary key, value any);
-        insert into "items_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
-        insert into "items_info"(key, value) values ('CREATE_VERSION_MAJOR', 0);
-        insert into "items_info"(key, value) values ('CREATE_VERSION_MINOR', 1);
-        insert into "items_info"(key, value) values ('CREATE_VERSION_PATCH', 9);
-        CREATE TABLE "items_metadatachunks00"(rowid PRIMARY KEY, data BLOB NOT NULL);
-        insert into "items_metadatachunks00"(rowid, data) values (1, X'0300000072656400000000000000000004000000626c756500000000000000000000000000000000000000000000000028000000612063617465676f7279206e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "items_metadatachunks01"(rowid PRIMARY KEY, data BLOB NOT NULL);
-        insert into "items_metadatachunks01"(rowid, data) values (1, X'0a00000000000000ecffffffffffffff000000000000000028000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "items_metadatachunks02"(rowid PRIMARY KEY, data BLOB NOT NULL);
-        insert into "items_metadatachunks02"(rowid, data) values (1, X'000000000000e03f000000000000f43f00000000000000000000000000000cc00000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "items_metadatachunks03"(rowid PRIMARY KEY, data BLOB NOT NULL);
-        insert into "items_metadatachunks03"(rowid, data) values (1, X'01');
-        CREATE TABLE "items_metadatatext00"(rowid PRIMARY KEY, data TEXT);
-        insert into "items_metadatatext00"(rowid, data) values (4, 'a category name longer than twelve bytes');
-        CREATE TABLE "items_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
-        insert into "items_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0);
-        insert into "items_rowids"(rowid, id, chunk_id, chunk_offset) values (2, NULL, 1, 1);
-        insert into "items_rowids"(rowid, id, chunk_id, chunk_offset) values (4, NULL, 1, 3);
-        CREATE TABLE "items_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "items_vector_chunks00"(rowid, vectors) values (1, X'0000803f00000000000000000000803f0000000000000000000080bf0000003f0000000000000000000000000000000000000000000000000000000000000000');
+
+        """
+    static let parts = """
         CREATE TABLE "parts_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,sequence_id integer,partition00,validity BLOB NOT NULL, rowids BLOB NOT NULL);
         insert into "parts_chunks"(chunk_id, size, sequence_id, partition00, validity, rowids) values (1, 8, NULL, 5, X'03', X'01000000000000000300000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
         insert into "parts_chunks"(chunk_id, size, sequence_id, partition00, validity, rowids) values (2, 8, NULL, 6, X'01', X'02000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
@@ -70,12 +59,16 @@ struct Vec0SqliteVecMigrationTests {
         CREATE TABLE "parts_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
         insert into "parts_vector_chunks00"(rowid, vectors) values (1, X'0000803f000000000000803f0000803f000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
         insert into "parts_vector_chunks00"(rowid, vectors) values (2, X'000000000000803f0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        pragma writable_schema = on;
-        insert into sqlite_schema values ('table', 'items', 'items', 0, 'CREATE VIRTUAL TABLE items using vec0(e float[2] distance_metric=cosine, cat text, n integer, f float, b boolean, +note text, chunk_size=8)');
-        insert into sqlite_schema values ('table', 'docs', 'docs', 0, 'CREATE VIRTUAL TABLE docs using vec0(doc_id text primary key, e float[2], chunk_size=8)');
-        insert into sqlite_schema values ('table', 'parts', 'parts', 0, 'CREATE VIRTUAL TABLE parts using vec0(user_id integer partition key, e float[2], chunk_size=8)');
 
         """
+
+    static let partsDeclaration =
+        "insert into sqlite_schema values ('table', 'parts', 'parts', 0, 'CREATE VIRTUAL TABLE parts using vec0(user_id integer partition key, e float[2], chunk_size=8)');"
+
+    /// `docs`, `items` and `parts` in one file.
+    static let sqliteVecFile =
+        docs.shadowTables + itemsAuxiliary + items.shadowTables + parts + "pragma writable_schema = on;\n"
+        + [items.declaration, docs.declaration, partsDeclaration].map { $0 + "\n" }.joined()
 
     /// What sqlite-vec 0.1.9 itself answered on that file.
     static let answers = """
@@ -240,19 +233,11 @@ struct Vec0SqliteVecMigrationTests {
 
     /// `w(e float64[2] distance_metric=cosine, chunk_size=8)` as pip `sqlite-vec` 0.1.9 wrote
     /// it: a float64[N] column is a float32 one, 4 bytes an element.
-    static let sqliteVecFloat64File = """
-        CREATE TABLE "w_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
-        insert into "w_chunks" values (1, 8, X'03', X'01000000000000000200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "w_info" (key text primary key, value any);
-        insert into "w_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
-        CREATE TABLE "w_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
-        insert into "w_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0), (2, NULL, 1, 1);
-        CREATE TABLE "w_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "w_vector_chunks00"(rowid, vectors) values (1, X'0000803F00000000000000000000803F000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        pragma writable_schema = on;
-        insert into sqlite_schema values ('table', 'w', 'w', 0, 'CREATE VIRTUAL TABLE w using vec0(e float64[2] distance_metric=cosine, chunk_size=8)');
-
-        """
+    static let sqliteVecFloat64File = SqliteVecTable.file([
+        SqliteVecTable(
+            name: "w", columns: "e float64[2] distance_metric=cosine, chunk_size=8", slots: [1, 2],
+            vectorChunks: ["0000803F00000000000000000000803F000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"])
+    ])
 
     @Test("A float64[N] table sqlite-vec wrote reads as float32, as sqlite-vec reads it", arguments: SQLPath.allCases)
     func float64TableReads(path: SQLPath) throws {
@@ -276,35 +261,18 @@ struct Vec0SqliteVecMigrationTests {
     /// was deleted: sqlite-vec zeroed its bytes) and `signs(id text primary key, e bit[16],
     /// chunk_size=8)`, as pip `sqlite-vec` 0.1.9 wrote them: a slot of an int8[N] column is N
     /// bytes of its vector chunk, a bit[N] slot N/8.
-    static let sqliteVecTypedFile = """
-        CREATE TABLE "bytes8_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
-        insert into "bytes8_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'0b', X'01000000000000000200000000000000000000000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "bytes8_info" (key text primary key, value any);
-        insert into "bytes8_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
-        CREATE TABLE "bytes8_metadatachunks00"(rowid PRIMARY KEY, data BLOB NOT NULL);
-        insert into "bytes8_metadatachunks00"(rowid, data) values (1, X'0100000061000000000000000000000001000000620000000000000000000000000000000000000000000000000000000100000061000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "bytes8_metadatatext00"(rowid PRIMARY KEY, data TEXT);
-        CREATE TABLE "bytes8_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
-        insert into "bytes8_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0);
-        insert into "bytes8_rowids"(rowid, id, chunk_id, chunk_offset) values (2, NULL, 1, 1);
-        insert into "bytes8_rowids"(rowid, id, chunk_id, chunk_offset) values (4, NULL, 1, 3);
-        CREATE TABLE "bytes8_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "bytes8_vector_chunks00"(rowid, vectors) values (1, X'01fe037f8000050500000000000100ff00000000000000000000000000000000');
-        CREATE TABLE "signs_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
-        insert into "signs_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'07', X'01000000000000000200000000000000030000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "signs_info" (key text primary key, value any);
-        insert into "signs_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
-        CREATE TABLE "signs_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id TEXT UNIQUE NOT NULL,chunk_id INTEGER,chunk_offset INTEGER);
-        insert into "signs_rowids"(rowid, id, chunk_id, chunk_offset) values (1, 'x', 1, 0);
-        insert into "signs_rowids"(rowid, id, chunk_id, chunk_offset) values (2, 'y', 1, 1);
-        insert into "signs_rowids"(rowid, id, chunk_id, chunk_offset) values (3, 'z', 1, 2);
-        CREATE TABLE "signs_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "signs_vector_chunks00"(rowid, vectors) values (1, X'0f00ffff550f00000000000000000000');
-        pragma writable_schema = on;
-        insert into sqlite_schema values ('table', 'bytes8', 'bytes8', 0, 'CREATE VIRTUAL TABLE bytes8 using vec0(e int8[4] distance_metric=l1, cat text, chunk_size=8)');
-        insert into sqlite_schema values ('table', 'signs', 'signs', 0, 'CREATE VIRTUAL TABLE signs using vec0(id text primary key, e bit[16], chunk_size=8)');
-
-        """
+    static let sqliteVecTypedFile = SqliteVecTable.file([
+        SqliteVecTable(
+            name: "bytes8", columns: "e int8[4] distance_metric=l1, cat text, chunk_size=8", slots: [1, 2, nil, 4],
+            vectorChunks: ["01fe037f8000050500000000000100ff00000000000000000000000000000000"],
+            metadataChunks: [
+                "0100000061000000000000000000000001000000620000000000000000000000000000000000000000000000000000000100000061000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+            ],
+            metadataTexts: []),
+        SqliteVecTable(
+            name: "signs", columns: "id text primary key, e bit[16], chunk_size=8", slots: [1, 2, 3],
+            textKeys: ["x", "y", "z"], vectorChunks: ["0f00ffff550f00000000000000000000"]),
+    ])
 
     @Test(
         "int8[N] and bit[N] tables come over with their bytes, and answer as sqlite-vec did",
@@ -344,30 +312,22 @@ struct Vec0SqliteVecMigrationTests {
     /// distance_metric=l1, d bit[8], chunk_size=8)` with rows 1, 2 and 4 (3 was deleted), as
     /// pip `sqlite-vec` 0.1.9 wrote it: one T_vector_chunksNN for each vector column, in
     /// declared order.
-    static let sqliteVecMultiFile = """
-        CREATE TABLE "multi_chunks"(chunk_id INTEGER PRIMARY KEY AUTOINCREMENT,size INTEGER NOT NULL,validity BLOB NOT NULL,rowids BLOB NOT NULL);
-        insert into "multi_chunks"(chunk_id, size, validity, rowids) values (1, 8, X'0b', X'01000000000000000200000000000000000000000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "multi_info" (key text primary key, value any);
-        insert into "multi_info"(key, value) values ('CREATE_VERSION', 'v0.1.9');
-        CREATE TABLE "multi_metadatachunks00"(rowid PRIMARY KEY, data BLOB NOT NULL);
-        insert into "multi_metadatachunks00"(rowid, data) values (1, X'0100000078000000000000000000000001000000790000000000000000000000000000000000000000000000000000000100000078000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "multi_metadatatext00"(rowid PRIMARY KEY, data TEXT);
-        CREATE TABLE "multi_rowids"(rowid INTEGER PRIMARY KEY AUTOINCREMENT,id,chunk_id INTEGER,chunk_offset INTEGER);
-        insert into "multi_rowids"(rowid, id, chunk_id, chunk_offset) values (1, NULL, 1, 0);
-        insert into "multi_rowids"(rowid, id, chunk_id, chunk_offset) values (2, NULL, 1, 1);
-        insert into "multi_rowids"(rowid, id, chunk_id, chunk_offset) values (4, NULL, 1, 3);
-        CREATE TABLE "multi_vector_chunks00"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "multi_vector_chunks00"(rowid, vectors) values (1, X'0000803f00000000000000000000803f0000000000000000000080bf0000003f0000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "multi_vector_chunks01"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "multi_vector_chunks01"(rowid, vectors) values (1, X'0000803f0000004000000040000080bf0000000000000000000040c00000803f0000000000000000000000000000000000000000000000000000000000000000');
-        CREATE TABLE "multi_vector_chunks02"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "multi_vector_chunks02"(rowid, vectors) values (1, X'01fe64030000807f0000000000000000');
-        CREATE TABLE "multi_vector_chunks03"(rowid PRIMARY KEY,vectors BLOB NOT NULL);
-        insert into "multi_vector_chunks03"(rowid, vectors) values (1, X'0ff000ff00000000');
-        pragma writable_schema = on;
-        insert into sqlite_schema values ('table', 'multi', 'multi', 0, 'CREATE VIRTUAL TABLE multi using vec0(a float[2], tag text, b float[2] distance_metric=cosine, c int8[2] distance_metric=l1, d bit[8], chunk_size=8)');
-
-        """
+    static let sqliteVecMultiFile = SqliteVecTable.file([
+        SqliteVecTable(
+            name: "multi",
+            columns: "a float[2], tag text, b float[2] distance_metric=cosine, c int8[2] distance_metric=l1, d bit[8], chunk_size=8",
+            slots: [1, 2, nil, 4],
+            vectorChunks: [
+                "0000803f00000000000000000000803f0000000000000000000080bf0000003f0000000000000000000000000000000000000000000000000000000000000000",
+                "0000803f0000004000000040000080bf0000000000000000000040c00000803f0000000000000000000000000000000000000000000000000000000000000000",
+                "01fe64030000807f0000000000000000",
+                "0ff000ff00000000"
+            ],
+            metadataChunks: [
+                "0100000078000000000000000000000001000000790000000000000000000000000000000000000000000000000000000100000078000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+            ],
+            metadataTexts: [])
+    ])
 
     @Test(
         "A table of several vector columns comes over, each column from its own chunks, and answers as sqlite-vec did",
@@ -406,37 +366,30 @@ struct Vec0SqliteVecMigrationTests {
             rows: ["\(rows)", "0"])
     }
 
-    @Test(
-        "A damaged second vector column of a sqlite-vec table is an error naming it, and nothing changes",
-        arguments: SQLPath.allCases)
-    func damagedSecondVectorColumnChangesNothing(path: SQLPath) throws {
-        try path.verify(
-            onFileAfter: Self.sqliteVecMultiFile + "update multi_vector_chunks01 set vectors = x'0000803f';\n",
-            [
-                SQLCase(
-                    "a second column's chunk cut short", "select count(*) from multi;",
-                    error: [
-                        "was written by sqlite-vec and cannot be read", "multi_vector_chunks01 row 1", "past its end",
-                    ]
-                ),
-                Self.stillSqliteVecs("multi", rows: 3),
-            ])
-    }
+    /// Damage to a second vector column, and to an int8 column: the file, the damage, the
+    /// statement that meets it with the words of its error, by the damaged table.
+    static let damagedTables: [String: (file: String, damage: String, meeting: SQLCase)] = [
+        "multi": (
+            sqliteVecMultiFile, "update multi_vector_chunks01 set vectors = x'0000803f';",
+            SQLCase(
+                "a second column's chunk cut short", "select count(*) from multi;",
+                error: ["was written by sqlite-vec and cannot be read", "multi_vector_chunks01 row 1", "past its end"])
+        ),
+        "bytes8": (
+            sqliteVecTypedFile, "update bytes8_rowids set chunk_offset = 8 where rowid = 4;",
+            SQLCase(
+                "an int8 slot past its chunk",
+                "select rowid from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;",
+                error: ["bytes8_vector_chunks00 row 1", "past its end"])
+        ),
+    ]
 
     @Test(
-        "A damaged int8 sqlite-vec table is an error naming the damage, and nothing changes",
-        arguments: SQLPath.allCases)
-    func damagedTypedFileChangesNothing(path: SQLPath) throws {
-        try path.verify(
-            onFileAfter: Self.sqliteVecTypedFile + "update bytes8_rowids set chunk_offset = 8 where rowid = 4;\n",
-            [
-                SQLCase(
-                    "an int8 slot past its chunk",
-                    "select rowid from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;",
-                    error: ["bytes8_vector_chunks00 row 1", "past its end"]
-                ),
-                Self.stillSqliteVecs("bytes8", rows: 3),
-            ])
+        "A damaged sqlite-vec table (a second vector column, an int8 slot) is an error naming the damage, and nothing changes",
+        arguments: SQLPath.allCases, damagedTables.keys.sorted())
+    func damagedTableChangesNothing(path: SQLPath, table: String) throws {
+        let (file, damage, meeting) = try #require(Self.damagedTables[table])
+        try path.verify(onFileAfter: file + damage + "\n", [meeting, Self.stillSqliteVecs(table, rows: 3)])
     }
 
     @Test(
