@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import VecSyncReplication
+import VecSyncWire
 
 /// The store for scale: PostgreSQL through PostgresNIO's connection pool. Several server
 /// instances may share one database; the server keeps nothing else.
@@ -449,7 +450,7 @@ public final class PostgresServerStore: ServerStore {
 
     public func registerDevice(
         _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
-    ) async throws -> DeviceRecord? {
+    ) async throws -> ServerDevice? {
         // The update (and the claim) holds only for a token that may act as the device.
         let rows = try await client.query(
             """
@@ -493,7 +494,7 @@ public final class PostgresServerStore: ServerStore {
         var checked = changeSet.writes == nil
         for _ in 0..<Self.pushAttempts {
             var head: Int64?
-            var sameRange: ChangeSetEntry?
+            var sameRange: ServerChangeSet?
             var damaged = false
             for try await (deviceHead, seq, origin, since, through, count, size, sha, received, mark)
                 in try await client.query(
@@ -508,7 +509,7 @@ public final class PostgresServerStore: ServerStore {
             {
                 head = deviceHead
                 if let seq, let origin, let since, let through, let count, let size, let sha, let received {
-                    sameRange = ChangeSetEntry(
+                    sameRange = ServerChangeSet(
                         seq: seq, origin: origin, since: since, through: through, rows: count, size: size,
                         sha256: sha, receivedAt: received)
                     damaged = mark ?? false
@@ -558,7 +559,7 @@ public final class PostgresServerStore: ServerStore {
                 """, logger: logger)
             for try await seq in rows.decode(Int64.self) {
                 return .stored(
-                    ChangeSetEntry(
+                    ServerChangeSet(
                         seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
                         rows: changeSet.rows, size: size, sha256: changeSet.sha256, receivedAt: time))
             }
@@ -588,7 +589,7 @@ public final class PostgresServerStore: ServerStore {
     /// Replaces a damaged entry's body, SHA-256, row count and size with a push of its range,
     /// clears its mark and corrects its origin's counts, in one statement. It holds only while
     /// the entry is still marked with the SHA-256 read; nil when another push repaired it first.
-    private func repair(_ stored: ChangeSetEntry, with changeSet: IncomingChangeSet, inSpace spaceID: Int64)
+    private func repair(_ stored: ServerChangeSet, with changeSet: IncomingChangeSet, inSpace spaceID: Int64)
         async throws -> PushOutcome?
     {
         let size = Int64(changeSet.body.count)
@@ -621,8 +622,8 @@ public final class PostgresServerStore: ServerStore {
             """, logger: logger)
     }
 
-    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
-        var entries: [ChangeSetEntry] = []
+    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ServerChangeSet] {
+        var entries: [ServerChangeSet] = []
         let rows = try await client.query(
             """
             SELECT \(unescaped: Self.entryColumns) FROM change_sets WHERE space_id = \(spaceID) AND seq > \(cursor)
@@ -632,7 +633,7 @@ public final class PostgresServerStore: ServerStore {
         return entries
     }
 
-    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)? {
+    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ServerChangeSet, body: Data)? {
         let rows = try await client.query(
             """
             SELECT \(unescaped: Self.entryColumns), body FROM change_sets WHERE space_id = \(spaceID) AND seq = \(seq)
@@ -675,14 +676,14 @@ public final class PostgresServerStore: ServerStore {
         return 0
     }
 
-    public func snapshotEntry(inSpace spaceID: Int64) async throws -> SnapshotEntry? {
+    public func snapshotEntry(inSpace spaceID: Int64) async throws -> ServerSnapshot? {
         let rows = try await client.query(
             "SELECT \(unescaped: Self.snapshotColumns) FROM snapshots WHERE space_id = \(spaceID)", logger: logger)
         for try await row in rows.decode(Self.SnapshotRow.self) { return try Self.snapshotEntry(row) }
         return nil
     }
 
-    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: SnapshotEntry, body: Data)? {
+    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)? {
         let rows = try await client.query(
             "SELECT \(unescaped: Self.snapshotColumns), body FROM snapshots WHERE space_id = \(spaceID)",
             logger: logger)
@@ -694,7 +695,7 @@ public final class PostgresServerStore: ServerStore {
         return nil
     }
 
-    public func saveSnapshot(_ entry: SnapshotEntry, body: Data, inSpace spaceID: Int64) async throws -> Bool {
+    public func saveSnapshot(_ entry: ServerSnapshot, body: Data, inSpace spaceID: Int64) async throws -> Bool {
         let heads = try SnapshotHeads.encode(entry.heads)
         let rows = try await client.query(
             """
@@ -733,17 +734,17 @@ public final class PostgresServerStore: ServerStore {
 
     private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through"
 
-    private static func snapshotEntry(_ row: SnapshotRow) throws -> SnapshotEntry {
-        SnapshotEntry(
+    private static func snapshotEntry(_ row: SnapshotRow) throws -> ServerSnapshot {
+        ServerSnapshot(
             seq: row.0, heads: try SnapshotHeads.decode(row.1), rows: row.2, size: row.3, sha256: row.4,
             createdAt: row.5, compactedThrough: row.6)
     }
 
-    public func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord] {
+    public func devices(inSpace spaceID: Int64) async throws -> [ServerDevice] {
         try await devices(inSpace: spaceID, site: nil)
     }
 
-    private func devices(inSpace spaceID: Int64, site: String?) async throws -> [DeviceRecord] {
+    private func devices(inSpace spaceID: Int64, site: String?) async throws -> [ServerDevice] {
         var damaged: [String: [ServerDamagedChangeSet]] = [:]
         for try await (origin, seq, since, through) in try await client.query(
             """
@@ -752,7 +753,7 @@ public final class PostgresServerStore: ServerStore {
         ).decode((String, Int64, Int64, Int64).self) {
             damaged[origin, default: []].append(ServerDamagedChangeSet(seq: seq, since: since, through: through))
         }
-        var devices: [DeviceRecord] = []
+        var devices: [ServerDevice] = []
         let rows = try await client.query(
             """
             SELECT site, name, platform, registered_at, last_push_at, last_pull_at, head, change_sets, rows, bytes
@@ -762,7 +763,7 @@ public final class PostgresServerStore: ServerStore {
             (String, String, String, Int64, Int64?, Int64?, Int64, Int64, Int64, Int64).self)
         {
             devices.append(
-                DeviceRecord(
+                ServerDevice(
                     site: row.0, name: row.1, platform: row.2, registeredAt: row.3, lastPushAt: row.4,
                     lastPullAt: row.5, head: row.6, changeSets: row.7, rows: row.8, bytes: row.9,
                     damaged: damaged[row.0]))
@@ -779,8 +780,8 @@ public final class PostgresServerStore: ServerStore {
 
     private static let entryColumns = "seq, origin, since, through, rows, size, sha256, received_at"
 
-    private static func entry(_ row: EntryRow) -> ChangeSetEntry {
-        ChangeSetEntry(
+    private static func entry(_ row: EntryRow) -> ServerChangeSet {
+        ServerChangeSet(
             seq: row.0, origin: row.1, since: row.2, through: row.3, rows: row.4, size: row.5,
             sha256: row.6, receivedAt: row.7)
     }

@@ -50,11 +50,7 @@ extension ServerScenarios {
         #expect(honest.records[recordIndex].columns[columnIndex]?.site == SiteID("phone"))
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
         func push(_ changeSet: ChangeSet) async throws -> RawAnswer {
-            let body = changeSet.serialized()
-            return try await raw(
-                "POST", base.appendingPathComponent("changesets"), token: tokens[1],
-                headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-                body: body)
+            try await rawPush(base, token: tokens[1], body: changeSet.serialized())
         }
         let before = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 1000)
         // In the authority's name, with a count above the authority's own.

@@ -142,19 +142,11 @@ extension ServerScenarios {
         let server = try await RunningServer.start(test.store, limits: limits, metricsToken: metricsToken)
         let (space, tokens) = try await makeSpace(test.store, "quota")
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
-        let registration = try JSONEncoder().encode(["site": "quota", "name": "Quota", "platform": "Linux"])
-        #expect(
-            try await raw(
-                "POST", base.appendingPathComponent("devices"), token: tokens[0],
-                headers: ["Content-Type": "application/json"], body: registration
-            ).status == 200)
+        #expect(try await rawRegister(base, token: tokens[0], site: "quota", name: "Quota").status == 200)
         var codes: [Int] = []
         var refusal: RawAnswer?
         for body in batches.prefix(3) {
-            let answer = try await raw(
-                "POST", base.appendingPathComponent("changesets"), token: tokens[0],
-                headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-                body: body)
+            let answer = try await rawPush(base, token: tokens[0], body: body)
             codes.append(answer.status)
             if answer.status == 507 { refusal = answer }
         }

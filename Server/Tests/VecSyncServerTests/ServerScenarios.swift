@@ -180,20 +180,12 @@ enum ServerScenarios {
         #expect(batches.count >= 3)
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
         func push(_ body: Data, sha: String? = nil) async throws -> RawAnswer {
-            try await raw(
-                "POST", base.appendingPathComponent("changesets"), token: token,
-                headers: [
-                    "X-VecSync-SHA256": sha ?? sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset",
-                ],
-                body: body)
+            try await rawPush(base, token: token, body: body, sha256: sha)
         }
         // Not registered yet.
         let unregistered = try await push(batches[0].serialized())
         #expect(unregistered.status == 403 && unregistered.errorCode == "unregistered-device")
-        let registration = try JSONEncoder().encode(["site": "pusher", "name": "Test device", "platform": "Linux"])
-        let registered = try await raw(
-            "POST", base.appendingPathComponent("devices"), token: token,
-            headers: ["Content-Type": "application/json"], body: registration)
+        let registered = try await rawRegister(base, token: token, site: "pusher", name: "Test device")
         #expect(registered.status == 200 && registered.json?["name"] as? String == "Test device")
 
         // A gap: the second batch before the first.
@@ -481,10 +473,7 @@ enum ServerScenarios {
         let macBatch = try mac.replica.changes(since: try mac.replica.currentSequence() - 2)
         #expect(macBatch.origin.rawValue == "mac" && !macBatch.isEmpty)
         let body = macBatch.serialized()
-        let push = try await raw(
-            "POST", base.appendingPathComponent("changesets"), token: phoneToken,
-            headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-            body: body)
+        let push = try await rawPush(base, token: phoneToken, body: body)
         #expect(push.status == 403 && push.errorCode == "wrong-device", "\(push.status) \(push.errorCode ?? "")")
         let pullAsMac = try await raw(
             "GET", base.appendingPathComponent("changesets").appending(queryItems: [.init(name: "site", value: "mac")]),
