@@ -128,126 +128,22 @@ public final class PostgresServerStore: ServerStore {
         // racing on CREATE TABLE.
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7261)", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS store (
-                  key TEXT PRIMARY KEY,
-                  value TEXT NOT NULL)
-                """, logger: logger)
+            for statement in Self.schema {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
             try await connection.query(
                 "INSERT INTO store (key, value) VALUES ('id', \(UUID().uuidString.lowercased())) ON CONFLICT (key) DO NOTHING",
                 logger: logger)
             try await connection.query(
                 "INSERT INTO store (key, value) VALUES ('epoch', \(String(Self.makeEpoch()))) ON CONFLICT (key) DO NOTHING",
                 logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS spaces (
-                  id BIGSERIAL PRIMARY KEY,
-                  name TEXT NOT NULL UNIQUE,
-                  created_at BIGINT NOT NULL,
-                  last_seq BIGINT NOT NULL DEFAULT 0)
-                """, logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS tokens (
-                  id TEXT PRIMARY KEY,
-                  space_id BIGINT NOT NULL REFERENCES spaces(id),
-                  hash TEXT NOT NULL UNIQUE,
-                  label TEXT NOT NULL,
-                  created_at BIGINT NOT NULL,
-                  revoked_at BIGINT,
-                  device TEXT)
-                """, logger: logger)
-            // Stores made before device tokens lack the column.
-            try await connection.query("ALTER TABLE tokens ADD COLUMN IF NOT EXISTS device TEXT", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS rate_buckets (
-                  key TEXT PRIMARY KEY,
-                  tokens DOUBLE PRECISION NOT NULL,
-                  updated_at BIGINT NOT NULL)
-                """, logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS devices (
-                  space_id BIGINT NOT NULL REFERENCES spaces(id),
-                  site TEXT NOT NULL,
-                  name TEXT NOT NULL,
-                  platform TEXT NOT NULL,
-                  registered_at BIGINT NOT NULL,
-                  last_push_at BIGINT,
-                  last_pull_at BIGINT,
-                  head BIGINT NOT NULL DEFAULT 0,
-                  change_sets BIGINT NOT NULL DEFAULT 0,
-                  rows BIGINT NOT NULL DEFAULT 0,
-                  bytes BIGINT NOT NULL DEFAULT 0,
-                  PRIMARY KEY (space_id, site))
-                """, logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS change_sets (
-                  space_id BIGINT NOT NULL REFERENCES spaces(id),
-                  seq BIGINT NOT NULL,
-                  origin TEXT NOT NULL,
-                  since BIGINT NOT NULL,
-                  through BIGINT NOT NULL,
-                  rows BIGINT NOT NULL,
-                  size BIGINT NOT NULL,
-                  sha256 TEXT NOT NULL,
-                  received_at BIGINT NOT NULL,
-                  body BYTEA NOT NULL,
-                  PRIMARY KEY (space_id, seq),
-                  UNIQUE (space_id, origin, since, through))
-                """, logger: logger)
-            try await connection.query(
-                "ALTER TABLE devices ADD COLUMN IF NOT EXISTS pulled_through BIGINT NOT NULL DEFAULT 0",
-                logger: logger)
-            try await connection.query(
-                "ALTER TABLE devices ADD COLUMN IF NOT EXISTS owner_token TEXT", logger: logger)
-            // Stores made before damaged change sets were recorded lack their mark (and the
-            // index of the marked ones, which every status request lists).
-            try await connection.query(
-                "ALTER TABLE change_sets ADD COLUMN IF NOT EXISTS damaged BOOLEAN NOT NULL DEFAULT false",
-                logger: logger)
-            try await connection.query(
-                "CREATE INDEX IF NOT EXISTS change_sets_damaged ON change_sets (space_id, seq) WHERE damaged",
-                logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS snapshots (
-                  space_id BIGINT PRIMARY KEY REFERENCES spaces(id),
-                  seq BIGINT NOT NULL,
-                  heads TEXT NOT NULL,
-                  rows BIGINT NOT NULL,
-                  size BIGINT NOT NULL,
-                  sha256 TEXT NOT NULL,
-                  created_at BIGINT NOT NULL,
-                  compacted_through BIGINT NOT NULL DEFAULT 0,
-                  body BYTEA NOT NULL)
-                """, logger: logger)
         }
         try await prepareAttestations()
     }
 
-    /// Creates the tables of attested writes; in stores made before them, attests what the
-    /// stored change sets (their origins' own writes) and snapshots (every write) hold, once.
+    /// In stores made before attested writes, attests what the stored change sets (their
+    /// origins' own writes) and snapshots (every write) hold, once.
     private func prepareAttestations() async throws {
-        try await client.query(
-            """
-            CREATE TABLE IF NOT EXISTS attested_writes (
-              space_id BIGINT NOT NULL REFERENCES spaces(id),
-              digest TEXT NOT NULL,
-              PRIMARY KEY (space_id, digest))
-            """, logger: logger)
-        try await client.query(
-            """
-            CREATE TABLE IF NOT EXISTS authority_counts (
-              space_id BIGINT NOT NULL REFERENCES spaces(id),
-              cell TEXT NOT NULL,
-              count BIGINT NOT NULL,
-              PRIMARY KEY (space_id, cell))
-            """, logger: logger)
         for try await _ in try await client.query(
             "SELECT value FROM store WHERE key = 'writes-attested'", logger: logger
         ).decode(String.self) { return }

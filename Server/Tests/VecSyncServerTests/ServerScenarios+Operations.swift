@@ -129,12 +129,8 @@ extension ServerScenarios {
     /// counted per space in the metrics.
     static func spaceQuotaIsKept(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)
-        var random = SeededRandom(defaultSeed: 0x5E4F_0022)
-        let seed = random.seed
-        let device = try PhotoDevice("quota", options: Replica.Options(maximumBatchRows: 4))
-        try device.addPhotos(12, prefix: "q", random: &random)
-        var batches: [Data] = []
-        try device.replica.forEachChangeSet(since: 0) { batches.append($0.serialized()) }
+        let (batches, seed) = try PhotoDevice.serializedBatches(
+            "quota", photos: 12, prefix: "q", batchRows: 4, seed: 0x5E4F_0022)
         #expect(batches.count >= 3, "seed \(seed)")
         var limits = SyncServer.Limits(requestsPerSecond: 0)
         limits.spaceQuotaBytes = Int64(batches[0].count + batches[1].count + batches[2].count - 1)

@@ -248,6 +248,28 @@ enum ServerScenarios {
         return grant.spaceID
     }
 
+    /// Stores, straight into `store`, a change set of three photos by device `author` whose
+    /// bytes were damaged after their SHA-256 was taken (as at rest): what a download must
+    /// refuse. Returns it as it was made, and what the store did with it.
+    static func storeDamagedChangeSet(in store: any ServerStore, spaceID: Int64, seed: UInt64)
+        async throws -> (batch: ChangeSet, outcome: PushOutcome)
+    {
+        var random = SeededRandom(defaultSeed: seed)
+        let author = try PhotoDevice("author")
+        try author.addPhotos(3, prefix: "a", random: &random)
+        let batch = try author.replica.changes(since: 0)
+        var body = batch.serialized()
+        let honestSHA = sha256Hex(body)
+        body[body.count / 3] ^= 0x01
+        _ = try await store.registerDevice(
+            DeviceRegistration(site: "author", name: "a", platform: "p"), inSpace: spaceID, at: 1)
+        let outcome = try await store.push(
+            IncomingChangeSet(
+                origin: "author", since: batch.since, through: batch.through, rows: 3, sha256: honestSHA, body: body),
+            inSpace: spaceID, at: 1)
+        return (batch, outcome)
+    }
+
     /// A device restored from a backup takes back, at its next push, what it had pushed
     /// after the backup (its lost future, which no peer sends back to its author), and the
     /// photos it adds after the restore reach the others: every device ends with every row.
@@ -299,19 +321,7 @@ enum ServerScenarios {
         let server = try await RunningServer.start(test.store)
         let (space, tokens) = try await makeSpace(test.store, "tamper", tokens: 1)
         let spaceID = try await spaceID(test.store, tokens[0])
-        var random = SeededRandom(defaultSeed: 0x5E4F_0004)
-        let author = try PhotoDevice("author")
-        try author.addPhotos(3, prefix: "a", random: &random)
-        let batch = try author.replica.changes(since: 0)
-        var body = batch.serialized()
-        let honestSHA = sha256Hex(body)
-        body[body.count / 3] ^= 0x01
-        _ = try await test.store.registerDevice(
-            DeviceRegistration(site: "author", name: "a", platform: "p"), inSpace: spaceID, at: 1)
-        let outcome = try await test.store.push(
-            IncomingChangeSet(
-                origin: "author", since: batch.since, through: batch.through, rows: 3, sha256: honestSHA, body: body),
-            inSpace: spaceID, at: 1)
+        let (_, outcome) = try await storeDamagedChangeSet(in: test.store, spaceID: spaceID, seed: 0x5E4F_0004)
         guard case .stored = outcome else { throw ServerConfigurationError("not stored: \(outcome)") }
         let reader = try PhotoDevice("reader")
         let transport = HTTPTransport(server: server.url, space: space, token: tokens[0])
