@@ -33,7 +33,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
+.PHONY: all deps extension demo test test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
 
 all: extension
 
@@ -60,15 +60,19 @@ demo: extension
 	@echo "== vecsync-cli demo: a message and photo library, searched and synced from Swift =="
 	.build/release/vecsync-cli demo
 
-# Every test: the C checked (check-c) and the maps (check-maps), the C fuzzed briefly
-# (fuzz-smoke: every seed and crash reproducer replayed, then FUZZ_SMOKE_SECONDS a harness),
-# the core suites with their shell cases loading an ASan/UBSan build (test-sanitized), the
-# other Swift suites once, the sync server's package on SQLite and a throw-away PostgreSQL
-# (test-server), the Python package (test-python) and the aarch64 build under qemu
-# (test-arm64). Each suite runs once.
+# Every test of the package: the C checked (check-c) and the maps (check-maps), the C
+# fuzzed briefly (fuzz-smoke: every seed and crash reproducer replayed, then
+# FUZZ_SMOKE_SECONDS a harness), the core suites with their shell cases loading an
+# ASan/UBSan build (test-sanitized), the other Swift suites once, the Python package
+# (test-python) and the aarch64 build under qemu (test-arm64). Each suite runs once.
+# The sync server is its own package with its own command (test-server); test-all runs
+# both, as CI does.
 test: extension check-c check-maps fuzz-smoke test-sanitized
 	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test --skip VecSyncCoreTests
-	$(MAKE) test-server test-python test-arm64
+	$(MAKE) test-python test-arm64
+
+test-all: test
+	$(MAKE) test-server
 
 # The sync server (its own package, Server/) on both back ends: its Swift suites, then the
 # raw-socket fuzzer and schemathesis over docs/openapi.yaml against the server on SQLite and

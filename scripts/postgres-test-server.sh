@@ -7,7 +7,8 @@
 #
 # The server listens on 127.0.0.1 only, on a free port, with its data and socket in a new
 # temporary directory, trust authentication for the user `vecsync`, and fsync off: it is
-# for tests, nothing else. When Debian's `postgresql` package is missing it is installed
+# for tests, nothing else. VECSYNC_TEST_POSTGRES_FSYNC=on keeps fsync and synchronous
+# commits on, as a production server runs (bench/server/run.sh sets it). When Debian's `postgresql` package is missing it is installed
 # (as root: apt-get update once, then apt-get install -y postgresql; otherwise the script
 # says what to install and fails). initdb and pg_ctl refuse to run as root, so as root the
 # server runs as the `postgres` user (made by the package), or `nobody`.
@@ -64,13 +65,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+fsync=${VECSYNC_TEST_POSTGRES_FSYNC:-off}
+case "$fsync" in
+  on|off) ;;
+  *) echo "VECSYNC_TEST_POSTGRES_FSYNC must be on or off, not '$fsync'" >&2; exit 2 ;;
+esac
+
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' 2>/dev/null || echo 55432)
 
 "${as_user[@]}" "$bin/initdb" -D "$dir/data" -U vecsync --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
 started=1
 if ! "${as_user[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null; then
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=$fsync -c synchronous_commit=$fsync -c max_connections=200" start >/dev/null; then
   cat "$dir/server.log" >&2
   exit 1
 fi

@@ -123,6 +123,11 @@ enum IdentityMap {
         /// usually names a parent of the same change set (no local write can change them
         /// meanwhile: the capture triggers are silent during a merge).
         private var translated: [Translated: Int64] = [:]
+        /// Per table: the greatest id of this site's own that this merge gave back to one of
+        /// its identities. Such an id may have no row, clock row or entry yet (a database
+        /// restored from a backup taking back its lost future), so a new id must pass it:
+        /// otherwise a row from elsewhere translated before the row is written would share it.
+        private var ownClaimed: [String: Int64] = [:]
 
         /// A table and an identity in it (the site by its ordinal here).
         private struct Translated: Hashable {
@@ -153,6 +158,7 @@ enum IdentityMap {
                 local = known
             } else if site == localSite, try Bool.fetchOne(taken, arguments: [table.name, id]) != true {
                 local = id
+                ownClaimed[table.name] = max(ownClaimed[table.name] ?? id, id)
             } else {
                 local = try nextID(table)
                 try insert.execute(arguments: [table.name, local, ordinal, id])
@@ -161,7 +167,8 @@ enum IdentityMap {
             return local
         }
 
-        /// The next id of `table` no row, clock row, map entry or `sqlite_sequence` has used.
+        /// The next id of `table` no row, clock row, map entry or `sqlite_sequence` has used,
+        /// nor an own id this merge gave back.
         private mutating func nextID(_ table: TrackedTable) throws -> Int64 {
             let floor: Int64
             if let known = floors[table.name] {
@@ -189,7 +196,7 @@ enum IdentityMap {
                         sql:
                             "SELECT max(\(table.primaryKey.quotedSQLIdentifier)) FROM \(table.name.quotedSQLIdentifier)"
                     )) ?? 0
-            let highest = max(floor, rows, 0)
+            let highest = max(floor, rows, ownClaimed[table.name] ?? 0, 0)
             guard highest < Int64.max else {
                 throw SyncError.schemaChanged(
                     table: table.name, reason: "its ids reach \(Int64.max): no id is left for rows from other replicas")

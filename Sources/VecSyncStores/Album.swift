@@ -24,8 +24,8 @@ public struct Album: Sendable, Hashable, Codable, FetchableRecord {
     /// Decodes an `albums` row.
     public init(row: Row) throws {
         id = try row.decode(forColumn: "id")
-        name = try row.decode(String?.self, forColumn: "name") ?? ""
-        createdAt = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "created_at") ?? 0)
-        updatedAt = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "updated_at") ?? 0)
+        name = try row.text("name")
+        createdAt = try row.date("created_at")
+        updatedAt = try row.date("updated_at")
     }
 }

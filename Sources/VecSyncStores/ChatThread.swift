@@ -28,12 +28,9 @@ public struct ChatThread: Sendable, Hashable, Codable, FetchableRecord {
     /// Decodes a `threads` row.
     public init(row: Row) throws {
         id = try row.decode(forColumn: "id")
-        title = try row.decode(String?.self, forColumn: "title") ?? ""
-        createdAt = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "created_at") ?? 0)
-        updatedAt = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "updated_at") ?? 0)
-        parameters = ParameterSet(
-            k0: try row.decode(forColumn: "k0"),
-            alpha: try row.decode(forColumn: "alpha"),
-            m: try row.decode(forColumn: "m"))
+        title = try row.text("title")
+        createdAt = try row.date("created_at")
+        updatedAt = try row.date("updated_at")
+        parameters = try row.parameters()
     }
 }

@@ -21,7 +21,6 @@ public struct ChatUser: Sendable, Hashable, Codable, FetchableRecord {
     public init(row: Row) throws {
         id = try row.decode(forColumn: "id")
         name = try row.decode(forColumn: "name")
-        let active: Int64? = try row.decode(forColumn: "last_active")
-        lastActive = active.map(Date.init(millisecondsSince1970:))
+        lastActive = try row.optionalDate("last_active")
     }
 }

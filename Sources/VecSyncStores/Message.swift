@@ -36,11 +36,11 @@ public struct Message: Sendable, Hashable, Codable, FetchableRecord {
     /// Decodes a `messages` row.
     public init(row: Row) throws {
         id = try row.decode(forColumn: "id")
-        threadId = try row.decode(String?.self, forColumn: "thread_id") ?? ""
-        userId = try row.decode(String?.self, forColumn: "user_id") ?? ""
-        content = try row.decode(String?.self, forColumn: "content") ?? ""
-        phase = MessagePhase(rawValue: try row.decode(String?.self, forColumn: "phase") ?? "")
-        createdAt = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "created_at") ?? 0)
+        threadId = try row.text("thread_id")
+        userId = try row.text("user_id")
+        content = try row.text("content")
+        phase = MessagePhase(rawValue: try row.text("phase"))
+        createdAt = try row.date("created_at")
         approvalStatus = ApprovalStatus(
             rawValue: try row.decode(String?.self, forColumn: "approval_status") ?? ApprovalStatus.pending.rawValue)
     }

@@ -54,18 +54,14 @@ extension MessageStore {
 
     /// A message's embedding, or nil when it has none (or the message does not exist).
     public func embedding(ofMessage id: String) throws -> Vector? {
-        try read { db in
-            try Vector.fetchOne(db, sql: "SELECT embedding FROM messages WHERE id = ?", arguments: [id])
-        }
+        try storedEmbedding(in: "messages", keyColumn: "id", key: id)
     }
 
     /// Replaces a message's embedding (nil removes it from the vector index).
     public func setEmbedding(_ embedding: Vector?, ofMessage id: String) throws {
         try embedding?.validate(dimensions: dimensions)
-        try write { db in
-            try db.execute(sql: "UPDATE messages SET embedding = ? WHERE id = ?", arguments: [embedding, id])
-            guard db.changesCount > 0 else { throw VecSyncError.notFound(kind: "message", key: id) }
-        }
+        try updateExisting(
+            "message", key: id, sql: "UPDATE messages SET embedding = ? WHERE id = ?", arguments: [embedding, id])
     }
 
     /// Deletes a message.

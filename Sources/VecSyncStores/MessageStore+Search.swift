@@ -71,10 +71,7 @@ extension MessageStore {
             return try rows.map { row in
                 Experience(
                     message: try Message(row: row),
-                    priorParameters: ParameterSet(
-                        k0: try row.decode(forColumn: "k0"),
-                        alpha: try row.decode(forColumn: "alpha"),
-                        m: try row.decode(forColumn: "m")))
+                    priorParameters: try row.parameters())
             }
         }
     }

@@ -17,7 +17,7 @@ import VecSyncCore
 /// The schema is created if missing: `users`, `threads` (k0, alpha, m), `messages` with
 /// `embedding F32_BLOB(n)` and the libSQL vector index `messages_embedding_idx`, and
 /// `parameter_history`. Times are stored as integer milliseconds since 1970.
-public struct MessageStore: Sendable {
+public struct MessageStore: StoreDatabase {
     /// The database.
     public let writer: any DatabaseWriter
     /// The number of elements of every message embedding.
@@ -45,28 +45,9 @@ public struct MessageStore: Sendable {
         writer: any DatabaseWriter, dimensions: Int = 1536,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
-        guard dimensions > 0 else {
-            throw VecSyncError.invalidArgument(name: "dimensions", value: "\(dimensions)", reason: "must be at least 1")
-        }
+        try Self.prepare(writer, dimensions: dimensions) { db in try Self.createSchema(db, dimensions: dimensions) }
         self.writer = writer
         self.dimensions = dimensions
         self.clock = clock
-        do {
-            try writer.write { db in try Self.createSchema(db, dimensions: dimensions) }
-        } catch {
-            throw VecSyncError.wrapping(error)
-        }
     }
-
-    /// Runs `body` with GRDB errors turned into ``VecSyncCore/VecSyncError``.
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try writer.write(body) } catch { throw VecSyncError.wrapping(error) }
-    }
-
-    /// Runs `body` with GRDB errors turned into ``VecSyncCore/VecSyncError``.
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try writer.read(body) } catch { throw VecSyncError.wrapping(error) }
-    }
-
-    var now: Int64 { clock().millisecondsSince1970 }
 }

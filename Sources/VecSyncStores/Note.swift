@@ -27,8 +27,8 @@ public struct Note: Sendable, Hashable, Codable, FetchableRecord {
     public init(row: Row) throws {
         id = try row.decode(forColumn: "id")
         photoId = try row.decode(forColumn: "photo_id")
-        content = try row.decode(String?.self, forColumn: "content") ?? ""
-        createdAt = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "created_at") ?? 0)
-        updatedAt = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "updated_at") ?? 0)
+        content = try row.text("content")
+        createdAt = try row.date("created_at")
+        updatedAt = try row.date("updated_at")
     }
 }

@@ -17,12 +17,9 @@ public struct ParameterChange: Sendable, Hashable, Codable, FetchableRecord {
     /// Decodes a `parameter_history` row.
     public init(row: Row) throws {
         id = try row.decode(forColumn: "id")
-        threadId = try row.decode(String?.self, forColumn: "thread_id") ?? ""
-        timestamp = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "timestamp") ?? 0)
-        parameters = ParameterSet(
-            k0: try row.decode(forColumn: "k0"),
-            alpha: try row.decode(forColumn: "alpha"),
-            m: try row.decode(forColumn: "m"))
-        eventType = try row.decode(String?.self, forColumn: "event_type") ?? ""
+        threadId = try row.text("thread_id")
+        timestamp = try row.date("timestamp")
+        parameters = try row.parameters()
+        eventType = try row.text("event_type")
     }
 }

@@ -57,18 +57,18 @@ public struct Photo: Sendable, Hashable, Codable, FetchableRecord {
     /// Decodes a `photos` row (objects and tags are JSON arrays of strings).
     public init(row: Row) throws {
         sourceId = try row.decode(forColumn: "source_id")
-        captureDate = try row.decode(Int64?.self, forColumn: "capture_date").map(Date.init(millisecondsSince1970:))
+        captureDate = try row.optionalDate("capture_date")
         latitude = try row.decode(forColumn: "latitude")
         longitude = try row.decode(forColumn: "longitude")
         locationName = try row.decode(forColumn: "location_name")
-        description = try row.decode(String?.self, forColumn: "description") ?? ""
+        description = try row.text("description")
         objects = Self.decodeList(try row.decode(String?.self, forColumn: "objects"))
         tags = Self.decodeList(try row.decode(String?.self, forColumn: "tags"))
         mood = try row.decode(forColumn: "mood")
         sceneType = try row.decode(forColumn: "scene_type")
         textDetected = try row.decode(forColumn: "text_detected")
-        analysisVersion = try row.decode(String?.self, forColumn: "analysis_version") ?? ""
-        updatedAt = Date(millisecondsSince1970: try row.decode(Int64?.self, forColumn: "updated_at") ?? 0)
+        analysisVersion = try row.text("analysis_version")
+        updatedAt = try row.date("updated_at")
     }
 
     /// The columns read by ``init(row:)``, qualified by `alias`.

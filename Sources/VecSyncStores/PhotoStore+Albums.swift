@@ -17,20 +17,15 @@ extension PhotoStore {
 
     /// Renames an album.
     public func renameAlbum(id: String, to name: String) throws {
-        try write { db in
-            try db.execute(sql: "UPDATE albums SET name = ?, updated_at = ? WHERE id = ?", arguments: [name, now, id])
-            guard db.changesCount > 0 else { throw VecSyncError.notFound(kind: "album", key: id) }
-        }
+        try updateExisting(
+            "album", key: id, sql: "UPDATE albums SET name = ?, updated_at = ? WHERE id = ?",
+            arguments: [name, now, id])
     }
 
     /// Deletes an album and its memberships (not its photos). Returns whether it existed.
     @discardableResult
     public func deleteAlbum(id: String) throws -> Bool {
-        try write { db in
-            try db.execute(sql: "DELETE FROM album_photos WHERE album_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM albums WHERE id = ?", arguments: [id])
-            return db.changesCount > 0
-        }
+        try deleteRows(["DELETE FROM album_photos WHERE album_id = ?", "DELETE FROM albums WHERE id = ?"], key: id)
     }
 
     /// The album with this id, or nil.

@@ -21,20 +21,15 @@ extension PhotoStore {
 
     /// Replaces a note's text.
     public func updateNote(id: String, content: String) throws {
-        try write { db in
-            try db.execute(
-                sql: "UPDATE notes SET content = ?, updated_at = ? WHERE id = ?", arguments: [content, now, id])
-            guard db.changesCount > 0 else { throw VecSyncError.notFound(kind: "note", key: id) }
-        }
+        try updateExisting(
+            "note", key: id, sql: "UPDATE notes SET content = ?, updated_at = ? WHERE id = ?",
+            arguments: [content, now, id])
     }
 
     /// Deletes a note. Returns whether it existed.
     @discardableResult
     public func deleteNote(id: String) throws -> Bool {
-        try write { db in
-            try db.execute(sql: "DELETE FROM notes WHERE id = ?", arguments: [id])
-            return db.changesCount > 0
-        }
+        try deleteRows(["DELETE FROM notes WHERE id = ?"], key: id)
     }
 
     /// The note with this id, or nil.

@@ -66,30 +66,24 @@ extension PhotoStore {
 
     /// A photo's embedding, or nil when it has none.
     public func embedding(ofPhoto sourceId: String) throws -> Vector? {
-        try read { db in
-            try Vector.fetchOne(db, sql: "SELECT embedding FROM photos WHERE source_id = ?", arguments: [sourceId])
-        }
+        try storedEmbedding(in: "photos", keyColumn: "source_id", key: sourceId)
     }
 
     /// Replaces a photo's embedding; nil removes it (and the photo from vector search).
     public func setEmbedding(_ embedding: Vector?, ofPhoto sourceId: String) throws {
         try embedding?.validate(dimensions: dimensions)
-        try write { db in
-            try db.execute(
-                sql: "UPDATE photos SET embedding = ?, updated_at = ? WHERE source_id = ?",
-                arguments: [embedding, now, sourceId])
-            guard db.changesCount > 0 else { throw VecSyncError.notFound(kind: "photo", key: sourceId) }
-        }
+        try updateExisting(
+            "photo", key: sourceId, sql: "UPDATE photos SET embedding = ?, updated_at = ? WHERE source_id = ?",
+            arguments: [embedding, now, sourceId])
     }
 
     /// Deletes a photo with its notes and album memberships. Returns whether it existed.
     @discardableResult
     public func delete(sourceId: String) throws -> Bool {
-        try write { db in
-            try db.execute(sql: "DELETE FROM notes WHERE photo_id = ?", arguments: [sourceId])
-            try db.execute(sql: "DELETE FROM album_photos WHERE photo_id = ?", arguments: [sourceId])
-            try db.execute(sql: "DELETE FROM photos WHERE source_id = ?", arguments: [sourceId])
-            return db.changesCount > 0
-        }
+        try deleteRows(
+            [
+                "DELETE FROM notes WHERE photo_id = ?", "DELETE FROM album_photos WHERE photo_id = ?",
+                "DELETE FROM photos WHERE source_id = ?",
+            ], key: sourceId)
     }
 }

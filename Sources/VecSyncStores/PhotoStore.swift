@@ -21,7 +21,7 @@ import VecSyncCore
 /// The tables declare no foreign keys: rows of a synced library arrive in any order (a note
 /// before its photo), which a foreign key would refuse. The store deletes a photo's notes
 /// and album memberships with it, and every query joins, so an orphan is never shown.
-public struct PhotoStore: Sendable {
+public struct PhotoStore: StoreDatabase {
     /// The database.
     public let writer: any DatabaseWriter
     /// The number of elements of every photo embedding.
@@ -49,31 +49,16 @@ public struct PhotoStore: Sendable {
         writer: any DatabaseWriter, dimensions: Int = 768,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
-        guard dimensions > 0 else {
-            throw VecSyncError.invalidArgument(name: "dimensions", value: "\(dimensions)", reason: "must be at least 1")
+        let index = VectorIndex(
+            table: "photos", primaryKey: "source_id", embeddingColumn: "embedding",
+            dimensions: dimensions, metric: .cosine, name: "photos_vec",
+            metadata: [.init("capture_date", .integer), .init("scene_type", .text), .init("mood", .text)])
+        try Self.prepare(writer, dimensions: dimensions) { db in
+            try Self.createSchema(db, dimensions: dimensions, index: index)
         }
         self.writer = writer
         self.dimensions = dimensions
         self.clock = clock
-        self.vectorIndex = VectorIndex(
-            table: "photos", primaryKey: "source_id", embeddingColumn: "embedding",
-            dimensions: dimensions, metric: .cosine, name: "photos_vec",
-            metadata: [.init("capture_date", .integer), .init("scene_type", .text), .init("mood", .text)])
-        let index = vectorIndex
-        do {
-            try writer.write { db in try Self.createSchema(db, dimensions: dimensions, index: index) }
-        } catch {
-            throw VecSyncError.wrapping(error)
-        }
+        self.vectorIndex = index
     }
-
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try writer.write(body) } catch { throw VecSyncError.wrapping(error) }
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try writer.read(body) } catch { throw VecSyncError.wrapping(error) }
-    }
-
-    var now: Int64 { clock().millisecondsSince1970 }
 }

@@ -15,19 +15,15 @@ struct RebuildCommand: ParsableCommand {
             nothing. Each is rebuilt in its own transaction.
             """)
 
-    @Option(name: .long, help: "The database file.")
-    var db: String
-
-    @Option(name: .long, help: "Only this index.")
-    var index: String?
+    @OptionGroup var selection: IndexSelection
 
     func run() throws {
-        let database = try CLIDatabase.open(db)
+        let database = try CLIDatabase.open(selection.db)
         let (catalogue, hasPhotoText) = try database.read { db in
             (try DerivedIndexCatalogue(db), try PhotoStore.hasTextIndex(db))
         }
         var rebuilt = 0
-        for vectorIndex in catalogue.vectorIndexes where index == nil || index == vectorIndex.name {
+        for vectorIndex in catalogue.vectorIndexes where selection.includes(vectorIndex.name) {
             let seconds = try timed {
                 try database.write { db in _ = try catalogue.rebuild(db, only: vectorIndex.name) }
             }
@@ -39,19 +35,19 @@ struct RebuildCommand: ParsableCommand {
             )
             rebuilt += 1
         }
-        for derived in catalogue.indexes where index == nil || index == derived.name {
+        for derived in catalogue.indexes where selection.includes(derived.name) {
             let seconds = try timed { try database.write { db in _ = try catalogue.rebuild(db, only: derived.name) } }
             let kind = derived.kind == .fts5 ? "FTS5" : "libSQL index"
             print("rebuilt \(derived.name) (\(kind) over \(derived.table)) in \(seconds)")
             rebuilt += 1
         }
-        if hasPhotoText && (index == nil || index == PhotoStore.textIndexName) {
+        if hasPhotoText && selection.includes(PhotoStore.textIndexName) {
             let seconds = try timed { try database.write { db in try PhotoStore.rebuildTextIndex(db) } }
             print("rebuilt \(PhotoStore.textIndexName) (FTS5 over photos and notes) in \(seconds)")
             rebuilt += 1
         }
         if rebuilt == 0 {
-            throw ValidationErrorText(index.map { "no index named \($0)" } ?? "no vector or text index in \(db)")
+            throw selection.nothingFound
         }
     }
 

@@ -17,20 +17,16 @@ struct VerifyCommand: ParsableCommand {
             The exit status is 1 when an index is out of step; vecsync-cli rebuild repairs it.
             """)
 
-    @Option(name: .long, help: "The database file.")
-    var db: String
-
-    @Option(name: .long, help: "Only this index.")
-    var index: String?
+    @OptionGroup var selection: IndexSelection
 
     func run() throws {
-        let database = try CLIDatabase.open(db)
+        let database = try CLIDatabase.open(selection.db)
         let (checks, textOutOfStep) = try database.read { db -> ([DerivedIndexCatalogue.Check], [String]?) in
-            let checks = try DerivedIndexCatalogue(db).verify(db, only: index)
+            let checks = try DerivedIndexCatalogue(db).verify(db, only: selection.index)
             // The photo library's text index covers two tables (photos and their notes) and
             // is kept by the store's own triggers: the store checks it.
             var text: [String]?
-            if try PhotoStore.hasTextIndex(db), index == nil || index == PhotoStore.textIndexName {
+            if try PhotoStore.hasTextIndex(db), selection.includes(PhotoStore.textIndexName) {
                 text = try PhotoStore.verifyTextIndex(db)
             }
             return (checks, text)
@@ -48,7 +44,7 @@ struct VerifyCommand: ParsableCommand {
             if !textOutOfStep.isEmpty { healthy = false }
         }
         if checks.isEmpty && textOutOfStep == nil {
-            throw ValidationErrorText(index.map { "no index named \($0)" } ?? "no vector or text index in \(db)")
+            throw selection.nothingFound
         }
         if !healthy { throw ExitCode(1) }
     }

@@ -22,7 +22,9 @@ extension BruteForce {
 
     /// The ordering key and reported figure of `row` against `query`. int8 values are
     /// whole numbers; bit vectors hold 0 or 1 an element.
-    static func vec0Distances(metric: String, element: Element, query: [Float], row: [Float]) -> (key: Double, figure: Double) {
+    static func vec0Distances(metric: String, element: Element, query: [Float], row: [Float]) -> (
+        key: Double, figure: Double
+    ) {
         switch element {
         case .float32:
             let exact = exactDistance(metric: metric, query, row)
@@ -38,25 +40,12 @@ extension BruteForce {
 
     /// The exact distance of two float32 vectors, in Double, summed in element order.
     static func exactDistance(metric: String, _ q: [Float], _ v: [Float]) -> Double {
-        var dot = 0.0
-        var qq = 0.0
-        var vv = 0.0
-        var l2 = 0.0
-        var l1 = 0.0
-        for i in q.indices {
-            let x = Double(q[i])
-            let y = Double(v[i])
-            dot += x * y
-            qq += x * x
-            vv += y * y
-            l2 += (x - y) * (x - y)
-            l1 += abs(x - y)
-        }
+        let sums = doubleSums(q, v)
         switch metric {
-        case "cosine": return min(2, max(0, 1 - dot / (qq * vv).squareRoot()))
-        case "dot": return -dot
-        case "l1": return l1
-        default: return l2.squareRoot()
+        case "cosine": return min(2, max(0, 1 - sums.dot / (sums.aa * sums.bb).squareRoot()))
+        case "dot": return -sums.dot
+        case "l1": return sums.l1
+        default: return sums.l2.squareRoot()
         }
     }
 
@@ -66,14 +55,7 @@ extension BruteForce {
         case "cosine": return cosineFigure(q, v)
         case "l1": return Double(Float(exact))
         case "dot": return exact
-        default:
-            var sum: Float = 0
-            for i in q.indices {
-                let d = q[i] - v[i]
-                let p = d * d
-                sum += p
-            }
-            return Double(Float(Double(sum).squareRoot()))
+        default: return floatL2(q, v)
         }
     }
 
@@ -82,36 +64,22 @@ extension BruteForce {
         switch metric {
         case "cosine": return cosineFigure(q, v)
         case "l1": return zip(q, v).reduce(0.0) { $0 + Double(abs($1.0 - $1.1)) }
-        default:
-            var sum: Float = 0
-            for i in q.indices {
-                let d = q[i] - v[i]
-                sum += d * d
-            }
-            return Double(Float(Double(sum).squareRoot()))
+        default: return floatL2(q, v)
         }
     }
 
     /// 1 − cos in float32 sums, as sqlite-vec computes it; NaN when either is all zeros.
     static func cosineFigure(_ q: [Float], _ v: [Float]) -> Double {
-        var dot: Float = 0
-        var qq: Float = 0
-        var vv: Float = 0
-        for i in q.indices {
-            let pd = q[i] * v[i]
-            let pq = q[i] * q[i]
-            let pv = v[i] * v[i]
-            dot += pd
-            qq += pq
-            vv += pv
-        }
+        let (dot, qq, vv) = floatDotAndNorms(q, v)
         if qq == 0 || vv == 0 { return .nan }
         return Double(Float(1 - Double(dot) / (Double(qq).squareRoot() * Double(vv).squareRoot())))
     }
 
     /// The rowids a vec0 KNN query returns: rows whose figure `accepts`, ordered by key,
     /// ties by ascending rowid (rows with no figure last), the first `k`.
-    static func vec0Answer(_ rows: [(rowid: Int64, key: Double, figure: Double)], k: Int, accepts: (Double) -> Bool) -> [Int64] {
+    static func vec0Answer(_ rows: [(rowid: Int64, key: Double, figure: Double)], k: Int, accepts: (Double) -> Bool)
+        -> [Int64]
+    {
         rows.filter { $0.figure.isNaN ? false : accepts($0.figure) }
             .sorted { a, b in a.key != b.key ? a.key < b.key : a.rowid < b.rowid }
             .prefix(k).map(\.rowid)

@@ -13,38 +13,6 @@ import VecSyncCore
 /// BruteForce.expectMatches(got, reference.nearest(to: q, k: 10), context: "seed 42")
 /// ```
 struct BruteForce: Sendable {
-    /// A distance as the issue defines it: cosine = 1 − cos, l2 = Euclidean, dot = −inner
-    /// product, l1 = sum of absolute differences.
-    enum Metric: String, Sendable, CaseIterable, CustomTestStringConvertible {
-        case cosine, l2, dot, l1
-
-        var testDescription: String { rawValue }
-
-        /// The distance between `a` and `b`, in Double.
-        func distance(_ a: [Float], _ b: [Float]) -> Double {
-            var dot = 0.0
-            var na = 0.0
-            var nb = 0.0
-            var l2 = 0.0
-            var l1 = 0.0
-            for i in a.indices {
-                let x = Double(a[i])
-                let y = Double(b[i])
-                dot += x * y
-                na += x * x
-                nb += y * y
-                l2 += (x - y) * (x - y)
-                l1 += abs(x - y)
-            }
-            switch self {
-            case .cosine: return 1 - dot / (na.squareRoot() * nb.squareRoot())
-            case .l2: return l2.squareRoot()
-            case .dot: return -dot
-            case .l1: return l1
-            }
-        }
-    }
-
     /// One stored row: its key as text (a text primary key, or the rowid), rowid, vector.
     struct Row: Sendable {
         var key: String

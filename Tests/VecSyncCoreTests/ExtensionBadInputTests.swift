@@ -5,6 +5,7 @@ import Testing
 /// and in the sqlite3 shell.
 @Suite("Bad vector input")
 struct ExtensionBadInputTests {
+    /// Malformed vector text is an error that quotes it.
     static let malformedText: [SQLCase] = [
         SQLCase(
             "two commas in a row are refused", "SELECT vector32('[1,,2]');",
@@ -47,6 +48,7 @@ struct ExtensionBadInputTests {
             error: ["vector64", "expected ',' or ']'"]),
     ]
 
+    /// NaN, infinities and values beyond float32's range are refused.
     static let nonFinite: [SQLCase] = [
         SQLCase(
             "a NaN element of an F32 blob is refused", "SELECT vector32(x'0000c07f');",
@@ -80,6 +82,7 @@ struct ExtensionBadInputTests {
             error: ["vector32", "out of float32 range"]),
     ]
 
+    /// A blob of the wrong length or an unsupported libSQL type is refused.
     static let badBlobs: [SQLCase] = [
         SQLCase(
             "a 5-byte blob is not a float32 vector", "SELECT vector32(x'0000803F00');",
@@ -102,6 +105,7 @@ struct ExtensionBadInputTests {
             error: ["vec_length", "FLOAT1BIT"]),
     ]
 
+    /// NULL, integers and reals are not vectors.
     static let nullAndWrongTypes: [SQLCase] =
         [
             "vector32", "vector", "vec_f32", "vector64", "vector_extract", "vec_to_json",
@@ -134,6 +138,7 @@ struct ExtensionBadInputTests {
                 error: ["vector64", "real number"]),
         ]
 
+    /// Distances need two non-empty vectors of the same length.
     static let incomparable: [SQLCase] =
         (ExtensionMeasureTests.cosineFunctions + ExtensionMeasureTests.l2Functions).flatMap { f in
             [
@@ -153,6 +158,7 @@ struct ExtensionBadInputTests {
             ]
         }
 
+    /// More than 65,536 dimensions is an error.
     static let tooManyDimensions: [SQLCase] = [
         SQLCase(
             "an F32 blob of 65,537 dimensions is refused",
@@ -177,39 +183,14 @@ struct ExtensionBadInputTests {
             error: ["vec_length", "65537"]),
     ]
 
-    @Test("Malformed vector text is an error that quotes it", arguments: SQLPath.allCases, malformedText)
-    func malformedTextIsRefused(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
+    /// Every case of every group above, each in-process and in the sqlite3 shell.
+    static let everyCase: [SQLCase] =
+        malformedText + nonFinite + badBlobs + nullAndWrongTypes + incomparable + tooManyDimensions
 
     @Test(
-        "NaN, infinities and values beyond float32's range are refused",
-        arguments: SQLPath.allCases, nonFinite)
-    func nonFiniteValuesAreRefused(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test(
-        "A blob of the wrong length or an unsupported libSQL type is refused",
-        arguments: SQLPath.allCases, badBlobs)
-    func badBlobsAreRefused(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test("NULL, integers and reals are not vectors", arguments: SQLPath.allCases, nullAndWrongTypes)
-    func nullAndNumbersAreRefused(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test(
-        "Distances need two non-empty vectors of the same length",
-        arguments: SQLPath.allCases, incomparable)
-    func incomparableVectorsAreRefused(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test("More than 65,536 dimensions is an error", arguments: SQLPath.allCases, tooManyDimensions)
-    func tooManyDimensionsAreRefused(path: SQLPath, sqlCase: SQLCase) {
+        "Bad vector input is one clear error that names the function and the problem", arguments: SQLPath.allCases,
+        everyCase)
+    func badInputIsOneClearError(path: SQLPath, sqlCase: SQLCase) {
         sqlCase.verify(path)
     }
 }

@@ -7,6 +7,7 @@ struct ExtensionConversionTests {
     /// The three names of the F32 constructor: libSQL's two and sqlite-vec's.
     static let f32Constructors = ["vector32", "vector", "vec_f32"]
 
+    /// vector32, vector and vec_f32 make F32 blobs from text and blobs.
     static let f32Cases: [SQLCase] = f32Constructors.flatMap { f in
         [
             SQLCase(
@@ -56,6 +57,7 @@ struct ExtensionConversionTests {
         ]
     }
 
+    /// vector32 keeps every float32 exactly, up to the dimension limit.
     static let f32EdgeCases: [SQLCase] = [
         SQLCase(
             "vector32 keeps the sign of negative zero",
@@ -83,6 +85,7 @@ struct ExtensionConversionTests {
             rows: ["262144"]),
     ]
 
+    /// vector64 writes libSQL's F64 layout.
     static let f64Cases: [SQLCase] = [
         SQLCase(
             "vector64 writes 8 little-endian bytes an element, then the type byte 0x02",
@@ -106,6 +109,7 @@ struct ExtensionConversionTests {
             rows: ["[0.1,1e+300,-2.5e-300]"]),
     ]
 
+    /// vector_extract, vec_to_json and vec_length read vectors back.
     static let textCases: [SQLCase] = [
         SQLCase(
             "vector_extract prints an F32 vector as libSQL does",
@@ -163,29 +167,11 @@ struct ExtensionConversionTests {
         "[" + Array(repeating: "0", count: count).joined(separator: ",") + "]"
     }
 
-    @Test(
-        "vector32, vector and vec_f32 make F32 blobs from text and blobs",
-        arguments: SQLPath.allCases, f32Cases)
-    func f32ConstructorsMakeLittleEndianFloat32Blobs(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
+    /// Every case of every group above, each in-process and in the sqlite3 shell.
+    static let everyCase: [SQLCase] = f32Cases + f32EdgeCases + f64Cases + textCases
 
-    @Test(
-        "vector32 keeps every float32 exactly, up to the dimension limit",
-        arguments: SQLPath.allCases, f32EdgeCases)
-    func f32ConstructorKeepsEdgeValuesExactly(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test("vector64 writes libSQL's F64 layout", arguments: SQLPath.allCases, f64Cases)
-    func f64ConstructorWritesLibSQLLayout(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test(
-        "vector_extract, vec_to_json and vec_length read vectors back",
-        arguments: SQLPath.allCases, textCases)
-    func vectorsReadBackAsTextAndLength(path: SQLPath, sqlCase: SQLCase) {
+    @Test("Vectors are made from text and blobs, and read back, exactly", arguments: SQLPath.allCases, everyCase)
+    func vectorsConvertExactly(path: SQLPath, sqlCase: SQLCase) {
         sqlCase.verify(path)
     }
 }

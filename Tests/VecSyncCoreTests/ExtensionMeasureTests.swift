@@ -10,6 +10,7 @@ struct ExtensionMeasureTests {
     /// libSQL's and sqlite-vec's names for the Euclidean distance.
     static let l2Functions = ["vector_distance_l2", "vec_distance_l2"]
 
+    /// vector_distance_cos and vec_distance_cosine are 1 - cosine similarity.
     static let cosineCases: [SQLCase] = cosineFunctions.flatMap { f in
         [
             SQLCase(
@@ -48,6 +49,7 @@ struct ExtensionMeasureTests {
         ]
     }
 
+    /// vector_distance_l2 and vec_distance_l2 are the Euclidean distance.
     static let l2Cases: [SQLCase] = l2Functions.flatMap { f in
         [
             SQLCase(
@@ -73,6 +75,7 @@ struct ExtensionMeasureTests {
         ]
     }
 
+    /// vec_normalize returns a unit vector.
     static let normalizeCases: [SQLCase] = [
         SQLCase(
             "vec_normalize scales to unit length, as F32",
@@ -92,6 +95,7 @@ struct ExtensionMeasureTests {
             error: ["vec_normalize", "zero vector"]),
     ]
 
+    /// vecsync_version and vecsync_debug report the build.
     static let buildCases: [SQLCase] = [
         SQLCase(
             "vecsync_version() is the Swift module's version",
@@ -107,35 +111,21 @@ struct ExtensionMeasureTests {
             rows: ["1|1|1"]),
     ]
 
-    @Test(
-        "vector_distance_cos and vec_distance_cosine are 1 - cosine similarity",
-        arguments: SQLPath.allCases, cosineCases)
-    func cosineDistanceIsOneMinusCosineSimilarity(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test(
-        "vector_distance_l2 and vec_distance_l2 are the Euclidean distance",
-        arguments: SQLPath.allCases, l2Cases)
-    func l2DistanceIsEuclidean(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test("vec_normalize returns a unit vector", arguments: SQLPath.allCases, normalizeCases)
-    func normalizeReturnsUnitVector(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test("vecsync_version and vecsync_debug report the build", arguments: SQLPath.allCases, buildCases)
-    func buildIsReported(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
     @Test("vecsync_version() is a semantic version")
     func versionIsSemantic() {
         let parts = VecSyncExtension.version.split(separator: ".")
         #expect(
             parts.count == 3 && parts.allSatisfy { Int($0) != nil },
             "vecsync_version() = \(VecSyncExtension.version)")
+    }
+
+    /// Every case of every group above, each in-process and in the sqlite3 shell.
+    static let everyCase: [SQLCase] = cosineCases + l2Cases + normalizeCases + buildCases
+
+    @Test(
+        "Distances, norms and the build are measured and reported as documented", arguments: SQLPath.allCases, everyCase
+    )
+    func measuresAreAsDocumented(path: SQLPath, sqlCase: SQLCase) {
+        sqlCase.verify(path)
     }
 }

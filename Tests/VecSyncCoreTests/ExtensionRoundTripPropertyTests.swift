@@ -181,17 +181,7 @@ struct ExtensionRoundTripPropertyTests {
     /// element, the product of the squared norms in Float, the rest in Double, the result
     /// rounded to Float; nil (NULL) where that is NaN (a zero vector).
     static func libsqlCosine(_ a: [Float], _ b: [Float]) -> Double? {
-        var dot: Float = 0
-        var aa: Float = 0
-        var bb: Float = 0
-        for i in a.indices {
-            let pd = a[i] * b[i]
-            let pa = a[i] * a[i]
-            let pb = b[i] * b[i]
-            dot += pd
-            aa += pa
-            bb += pb
-        }
+        let (dot, aa, bb) = BruteForce.floatDotAndNorms(a, b)
         let norms = aa * bb
         let r = Float(1 - Double(dot) / Double(norms).squareRoot())
         return r.isNaN ? nil : Double(r)
@@ -200,17 +190,7 @@ struct ExtensionRoundTripPropertyTests {
     /// 1 − cos as sqlite-vec computes it: Float sums, element after element, square roots
     /// in Double; nil (NULL) where that is NaN.
     static func sqliteVecCosine(_ a: [Float], _ b: [Float]) -> Double? {
-        var dot: Float = 0
-        var aa: Float = 0
-        var bb: Float = 0
-        for i in a.indices {
-            let pd = a[i] * b[i]
-            let pa = a[i] * a[i]
-            let pb = b[i] * b[i]
-            dot += pd
-            aa += pa
-            bb += pb
-        }
+        let (dot, aa, bb) = BruteForce.floatDotAndNorms(a, b)
         guard aa != 0, bb != 0 else { return nil }
         let r = Float(1 - Double(dot) / (Double(aa).squareRoot() * Double(bb).squareRoot()))
         return r.isNaN ? nil : Double(r)
@@ -218,13 +198,7 @@ struct ExtensionRoundTripPropertyTests {
 
     /// The Euclidean distance as sqlite-vec computes it: a Float sum of squares.
     static func sqliteVecL2(_ a: [Float], _ b: [Float]) -> Double? {
-        var sum: Float = 0
-        for i in a.indices {
-            let d = a[i] - b[i]
-            let p = d * d
-            sum += p
-        }
-        return Double(Float(Double(sum).squareRoot()))
+        BruteForce.floatL2(a, b)
     }
 
     /// Whether SQLite's text `got` is the reference within 1e-6 relative. A cosine distance

@@ -70,6 +70,8 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
     var sql: String
     /// What they must produce.
     var expected: SQLExpectation
+    /// Whether the case runs on a connection that opened the file read-only.
+    var readOnly = false
 
     /// A case that must return exactly `rows` and no error.
     init(_ title: String, _ sql: String, rows: [String]) {
@@ -87,6 +89,13 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { title }
 
+    /// The same case, run on a connection that opened the file read-only.
+    var readingOnly: SQLCase {
+        var copy = self
+        copy.readOnly = true
+        return copy
+    }
+
     /// Runs the case on `path` and records an issue that reads like a bug report when the
     /// outcome differs from the expectation (or the case could not run at all).
     func verify(
@@ -95,7 +104,7 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
     ) {
         let run: SQLRun
         do {
-            run = try path.run(sql, databasePath: databasePath, readOnly: readOnly)
+            run = try path.run(sql, databasePath: databasePath, readOnly: readOnly || self.readOnly)
         } catch {
             Issue.record(
                 "[\(path.rawValue)] \(title): cannot run the SQL: \(error)\n\(report)",

@@ -43,13 +43,21 @@ enum Shell {
     /// `.build/libvecsync.so` in this package. Throws when the file is missing, so
     /// the shell tests fail rather than pass without having run.
     static func extensionPath() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let path: String
-        if let configured = environment["VECSYNC_EXTENSION"], !configured.isEmpty {
-            path = configured
-        } else {
-            path = packageRoot.appendingPathComponent(".build/libvecsync.so").path
-        }
+        let configured = ProcessInfo.processInfo.environment["VECSYNC_EXTENSION"] ?? ""
+        return try existing(configured.isEmpty ? builtExtension : configured)
+    }
+
+    /// The file `make extension` writes, `.build/libvecsync.so` in this package, whatever
+    /// `$VECSYNC_EXTENSION` names. Throws when it is missing, as ``extensionPath()`` does.
+    static func builtExtensionPath() throws -> String {
+        try existing(builtExtension)
+    }
+
+    private static var builtExtension: String {
+        packageRoot.appendingPathComponent(".build/libvecsync.so").path
+    }
+
+    private static func existing(_ path: String) throws -> String {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ShellError.extensionNotBuilt(path: path)
         }
@@ -98,11 +106,12 @@ enum Shell {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [shellBinary, "-batch"] + (readOnly ? ["-readonly"] : []) + [
-            "-cmd", ".load \(loadPath)",
-            "-cmd", ".nullvalue NULL",
-            databasePath,
-        ]
+        process.arguments =
+            [shellBinary, "-batch"] + (readOnly ? ["-readonly"] : []) + [
+                "-cmd", ".load \(loadPath)",
+                "-cmd", ".nullvalue NULL",
+                databasePath,
+            ]
         // `make test` runs the shell cases once more against a sanitizer build of the
         // extension: the shell then needs the sanitizer runtime preloaded.
         if let preload = ProcessInfo.processInfo.environment["VECSYNC_SHELL_PRELOAD"], !preload.isEmpty {

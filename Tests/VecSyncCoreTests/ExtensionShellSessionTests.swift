@@ -23,9 +23,12 @@ struct ExtensionShellSessionTests {
     @Test("The extension make builds needs no Swift runtime: only libc, libm and the BLAS")
     func extensionNeedsNoSwiftRuntime() throws {
         // The file `make extension` writes, whatever VECSYNC_EXTENSION names (make test points
-        // it at the sanitized build); missing, this fails.
-        let built = Shell.packageRoot.appendingPathComponent(".build/libvecsync.so")
-        let library = try Data(contentsOf: built)
+        // it at the sanitized build); missing, this fails and says how to build it.
+        let built = try Shell.builtExtensionPath()
+        let library = try Data(contentsOf: URL(fileURLWithPath: built))
+        // The entry point the shell's `.load` looks up is in the dynamic string table: this is
+        // the extension, not an empty or foreign file that would pass the checks below.
+        #expect(library.range(of: Data("sqlite3_vecsync_init".utf8)) != nil, "\(built) has no sqlite3_vecsync_init")
         // A NEEDED entry or run path would put these names in the dynamic string table.
         for name in ["libswiftCore", "swift_addNewDSOImage", "/usr/lib/swift"] {
             #expect(library.range(of: Data(name.utf8)) == nil, "the extension refers to \(name)")

@@ -32,6 +32,28 @@ enum HostFixtures {
             metadata: [.init("category", .text), .init("score", .integer)])
     }
 
+    /// Runs `body` in a write transaction of a fresh in-memory database holding
+    /// ``itemsTable(_:dimensions:count:using:)``'s `count` rows, with the generator seeded
+    /// from `seed` (or `$VECSYNC_SEED`) that drew them.
+    static func withItems(
+        dimensions: Int, count: Int, seed: UInt64,
+        _ body: (Database, VectorIndex, inout ExtensionRandom) throws -> Void
+    ) throws {
+        var rng = ExtensionRandom(defaultSeed: seed)
+        try database().write { db in
+            let index = try itemsTable(db, dimensions: dimensions, count: count, using: &rng)
+            try body(db, index, &rng)
+        }
+    }
+
+    /// Runs `body` with the engine's merging flag set, as a merge writes: the index triggers
+    /// stay silent, and the index learns of the rows only from a refresh.
+    static func whileMerging(_ db: Database, _ body: () throws -> Void) throws {
+        try db.execute(sql: "REPLACE INTO vecsync_state(key, value) VALUES ('merging', 1)")
+        try body()
+        try db.execute(sql: "REPLACE INTO vecsync_state(key, value) VALUES ('merging', 0)")
+    }
+
     /// The exact nearest keys by brute force in Swift, ties by key.
     static func bruteForce(_ rows: [(String, Vector)], query: Vector, metric: DistanceMetric, k: Int) -> [String] {
         let scored: [(key: String, distance: Float)] = rows.map { row in

@@ -391,98 +391,92 @@ struct LibSQLVectorIndexCompatibilityTests {
         "writes of a connection that never searched are applied by the next search that can write; a read-only search answers from the table meanwhile",
         arguments: SQLPath.allCases)
     func loggedWritesAreAppliedByTheNextWritableSearch(path: SQLPath) throws {
-        let directory = try temporaryDirectory("index-log")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("docs.sqlite").path
         // Each run is a new connection: only the first one searched, so only it had the
         // TEMP trigger that applies the log at once.
-        let steps: [(sql: String, rows: [String])] = [
-            (
-                """
-                create table docs(id integer primary key, e F32_BLOB(2));
-                create index docs_idx on docs(libsql_vector_idx(e));
-                insert into docs values (1, '[1,0]'), (2, '[0,1]'), (3, '[1,1]');
-                select id from vector_top_k('docs_idx', '[1,0]', 5);
-                """, ["1", "3", "2"]
-            ),
-            (
-                """
-                insert into docs values (4, '[1,0.1]');
-                update docs set e = '[0,1]' where id = 1;
-                delete from docs where id = 2;
-                select count(*) from vecsync_idx_docs_idx_log;
-                """, ["3"]
-            ),
-            (
-                """
-                pragma query_only = 1;
-                select id from vector_top_k('docs_idx', '[1,0]', 5);
-                select count(*) from vecsync_idx_docs_idx_log;
-                """, ["4", "3", "1", "3"]
-            ),
-            (
-                """
-                select id from vector_top_k('docs_idx', '[1,0]', 5);
-                select count(*) from vecsync_idx_docs_idx_log;
-                select count(*) from vecsync_idx_docs_idx;
-                """, ["4", "3", "1", "0", "3"]
-            ),
-        ]
-        for (number, step) in steps.enumerated() {
-            let run = try path.run(step.sql, databasePath: file)
-            #expect(
-                run.errors.isEmpty && run.rows == step.rows,
-                "step \(number + 1):\n\(step.sql)\nexpected rows \(step.rows)\ngot: \(run)")
-        }
+        try path.verify(
+            onFileAfter: "",
+            [
+                SQLCase(
+                    "step 1",
+                    """
+                    create table docs(id integer primary key, e F32_BLOB(2));
+                    create index docs_idx on docs(libsql_vector_idx(e));
+                    insert into docs values (1, '[1,0]'), (2, '[0,1]'), (3, '[1,1]');
+                    select id from vector_top_k('docs_idx', '[1,0]', 5);
+                    """,
+                    rows: ["1", "3", "2"]),
+                SQLCase(
+                    "step 2",
+                    """
+                    insert into docs values (4, '[1,0.1]');
+                    update docs set e = '[0,1]' where id = 1;
+                    delete from docs where id = 2;
+                    select count(*) from vecsync_idx_docs_idx_log;
+                    """,
+                    rows: ["3"]),
+                SQLCase(
+                    "step 3",
+                    """
+                    pragma query_only = 1;
+                    select id from vector_top_k('docs_idx', '[1,0]', 5);
+                    select count(*) from vecsync_idx_docs_idx_log;
+                    """,
+                    rows: ["4", "3", "1", "3"]),
+                SQLCase(
+                    "step 4",
+                    """
+                    select id from vector_top_k('docs_idx', '[1,0]', 5);
+                    select count(*) from vecsync_idx_docs_idx_log;
+                    select count(*) from vecsync_idx_docs_idx;
+                    """,
+                    rows: ["4", "3", "1", "0", "3"]),
+            ])
     }
 
     @Test(
         "a WITHOUT ROWID index: a read-only search answers from the table by key, and the next writable search applies the log",
         arguments: SQLPath.allCases)
     func withoutRowidLoggedWritesAreAnsweredAndApplied(path: SQLPath) throws {
-        let directory = try temporaryDirectory("index-log-without-rowid")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("docs.sqlite").path
         // Ties (equal distances) are ordered by key on the read-only path, and by the order
         // the rows were indexed once the search data holds them (a build indexes in key order).
-        let steps: [(sql: String, rows: [String])] = [
-            (
-                """
-                create table w(name TEXT PRIMARY KEY, e F32_BLOB(2)) without rowid;
-                create index wi on w(libsql_vector_idx(e));
-                insert into w values ('b', '[1,0]'), ('a', '[1,0]'), ('c', '[0,1]');
-                select id, rowid from vector_top_k('wi', '[1,0]', 5);
-                """, ["a|0", "b|1", "c|2"]
-            ),
-            (
-                """
-                insert into w values ('0', '[1,0]');
-                delete from w where name = 'c';
-                update w set e = '[0,1]' where name = 'b';
-                select count(*) from vecsync_idx_wi_log;
-                """, ["3"]
-            ),
-            (
-                """
-                pragma query_only = 1;
-                select id, rowid, distance from vector_top_k('wi', '[1,0]', 5);
-                select count(*) from vecsync_idx_wi_log;
-                """, ["0|0|0.0", "a|1|0.0", "b|2|1.0", "3"]
-            ),
-            (
-                """
-                select id, distance from vector_top_k('wi', '[1,0]', 5);
-                select count(*) from vecsync_idx_wi_log;
-                select count(*) from vecsync_idx_wi_keys;
-                """, ["a|0.0", "0|0.0", "b|1.0", "0", "3"]
-            ),
-        ]
-        for (number, step) in steps.enumerated() {
-            let run = try path.run(step.sql, databasePath: file)
-            #expect(
-                run.errors.isEmpty && run.rows == step.rows,
-                "step \(number + 1):\n\(step.sql)\nexpected rows \(step.rows)\ngot: \(run)")
-        }
+        try path.verify(
+            onFileAfter: "",
+            [
+                SQLCase(
+                    "step 1",
+                    """
+                    create table w(name TEXT PRIMARY KEY, e F32_BLOB(2)) without rowid;
+                    create index wi on w(libsql_vector_idx(e));
+                    insert into w values ('b', '[1,0]'), ('a', '[1,0]'), ('c', '[0,1]');
+                    select id, rowid from vector_top_k('wi', '[1,0]', 5);
+                    """,
+                    rows: ["a|0", "b|1", "c|2"]),
+                SQLCase(
+                    "step 2",
+                    """
+                    insert into w values ('0', '[1,0]');
+                    delete from w where name = 'c';
+                    update w set e = '[0,1]' where name = 'b';
+                    select count(*) from vecsync_idx_wi_log;
+                    """,
+                    rows: ["3"]),
+                SQLCase(
+                    "step 3",
+                    """
+                    pragma query_only = 1;
+                    select id, rowid, distance from vector_top_k('wi', '[1,0]', 5);
+                    select count(*) from vecsync_idx_wi_log;
+                    """,
+                    rows: ["0|0|0.0", "a|1|0.0", "b|2|1.0", "3"]),
+                SQLCase(
+                    "step 4",
+                    """
+                    select id, distance from vector_top_k('wi', '[1,0]', 5);
+                    select count(*) from vecsync_idx_wi_log;
+                    select count(*) from vecsync_idx_wi_keys;
+                    """,
+                    rows: ["a|0.0", "0|0.0", "b|1.0", "0", "3"]),
+            ])
     }
 
     /// Runs `sql` in the `sqlite3` shell on `path` without loading the extension.
@@ -507,28 +501,27 @@ struct LibSQLVectorIndexCompatibilityTests {
 
     @Test("after DROP INDEX a client without the extension can write the table again")
     func dropIndexLetsAClientWithoutTheExtensionWrite() throws {
-        let directory = try temporaryDirectory("drop-index")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("docs.sqlite").path
-        let setUp = try Shell.run(
-            Self.partial + """
-                select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
-                """, databasePath: path)
-        #expect(setUp.stderr == "", "\(setUp.stderr)")
-        // While the index exists SQLite needs libsql_vector_idx() to write the table.
-        let before = try Self.plainShell("insert into docs values (7, 1, NULL);", path: path)
-        #expect(before.stderr.contains("libsql_vector_idx"), "without the extension, before DROP INDEX: \(before)")
-        let drop = try Shell.run("drop index docs_idx;", databasePath: path)
-        #expect(drop.stderr == "", "\(drop.stderr)")
-        let after = try Self.plainShell(
-            """
-            insert into docs values (8, 0, x'0000803f');
-            update docs set type = 1 where id = 1;
-            delete from docs where id = 3;
-            select group_concat(id) from docs;
-            """, path: path)
-        #expect(after.stderr == "", "without the extension, after DROP INDEX: \(after.stderr)")
-        #expect(after.stdout == "1,2,8\n", "\(after)")
+        try withTemporaryFile("drop-index", named: "docs.sqlite") { path in
+            let setUp = try Shell.run(
+                Self.partial + """
+                    select id from vector_top_k('docs_idx', vector32('[1,0,0,0]'), 5) where id < 0;
+                    """, databasePath: path)
+            #expect(setUp.stderr == "", "\(setUp.stderr)")
+            // While the index exists SQLite needs libsql_vector_idx() to write the table.
+            let before = try Self.plainShell("insert into docs values (7, 1, NULL);", path: path)
+            #expect(before.stderr.contains("libsql_vector_idx"), "without the extension, before DROP INDEX: \(before)")
+            let drop = try Shell.run("drop index docs_idx;", databasePath: path)
+            #expect(drop.stderr == "", "\(drop.stderr)")
+            let after = try Self.plainShell(
+                """
+                insert into docs values (8, 0, x'0000803f');
+                update docs set type = 1 where id = 1;
+                delete from docs where id = 3;
+                select group_concat(id) from docs;
+                """, path: path)
+            #expect(after.stderr == "", "without the extension, after DROP INDEX: \(after.stderr)")
+            #expect(after.stdout == "1,2,8\n", "\(after)")
+        }
     }
 
     /// The schema and search data an index had under the previous version (triggers version
@@ -577,23 +570,22 @@ struct LibSQLVectorIndexCompatibilityTests {
 
     @Test("an index made by the previous version keeps working: its writes, then a search")
     func indexMadeByThePreviousVersionKeepsWorking() throws {
-        let directory = try temporaryDirectory("previous-index")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("docs.sqlite").path
-        let load = try Shell.run(Self.previousVersionDump, databasePath: path)
-        #expect(load.stderr == "", "\(load.stderr)")
-        // Writes go through the old triggers first; the search then rebuilds with the new ones.
-        let run = try Shell.run(
-            """
-            insert into docs values (4, 'd', vector32('[0.9,0.1,0]'));
-            update docs set e = vector32('[0,0.2,1]') where id = 2;
-            delete from docs where id = 3;
-            select id, printf('%.4f', distance) from vector_top_k('docs_idx', vector32('[1,0,0]'), 5);
-            insert into docs values (5, 'e', vector32('[1,1,1]'));
-            select id from vector_top_k('docs_idx', vector32('[1,1,1]'), 1);
-            select value from vecsync_idx_docs_idx_info where key = 'backfilled';
-            """, databasePath: path)
-        #expect(run.stderr == "", "\(run.stderr)")
-        #expect(run.stdout == "1|0.0000\n4|0.1414\n2|1.4283\n5\n3\n", "\(run.stdout)")
+        try withTemporaryFile("previous-index", named: "docs.sqlite") { path in
+            let load = try Shell.run(Self.previousVersionDump, databasePath: path)
+            #expect(load.stderr == "", "\(load.stderr)")
+            // Writes go through the old triggers first; the search then rebuilds with the new ones.
+            let run = try Shell.run(
+                """
+                insert into docs values (4, 'd', vector32('[0.9,0.1,0]'));
+                update docs set e = vector32('[0,0.2,1]') where id = 2;
+                delete from docs where id = 3;
+                select id, printf('%.4f', distance) from vector_top_k('docs_idx', vector32('[1,0,0]'), 5);
+                insert into docs values (5, 'e', vector32('[1,1,1]'));
+                select id from vector_top_k('docs_idx', vector32('[1,1,1]'), 1);
+                select value from vecsync_idx_docs_idx_info where key = 'backfilled';
+                """, databasePath: path)
+            #expect(run.stderr == "", "\(run.stderr)")
+            #expect(run.stdout == "1|0.0000\n4|0.1414\n2|1.4283\n5\n3\n", "\(run.stdout)")
+        }
     }
 }

@@ -49,11 +49,6 @@ struct SQLiteVecConformanceTests {
             rows: ["2|1.41421353816986", "3"]),
     ]
 
-    @Test(arguments: SQLPath.allCases, cases)
-    func vec0AnswersAsSqliteVec(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
     /// The checks of sqlite-vec's tests/test-loadable.py, each answered here with the
     /// values sqlite-vec 0.1.9 gives for the same SQL (bytes as hex).
     static let loadableCases: [SQLCase] = [
@@ -122,11 +117,6 @@ struct SQLiteVecConformanceTests {
             "create virtual table t using vec0(e float[2]); insert into t(rowid, e) values (1, '[1,1]'), (2, '[2,2]'); select count(*) from t where e match '[1,1]' and k = '2'; select count(*) from t where e match '[1,1]' and k = -0.5;",
             rows: ["2", "0"]),
     ]
-
-    @Test(arguments: SQLPath.allCases, loadableCases)
-    func functionsAnswerAsSqliteVecsTests(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
 
     /// The result code of `sql` on `db`, or nil when it succeeds.
     static func resultCode(_ db: Database, _ sql: String) -> ResultCode? {
@@ -227,5 +217,13 @@ struct SQLiteVecConformanceTests {
                 }
             }
         }
+    }
+
+    /// Every case of every group above, each in-process and in the sqlite3 shell.
+    static let everyCase: [SQLCase] = cases + loadableCases
+
+    @Test("vec0 and the scalar functions answer as sqlite-vec 0.1.9 does", arguments: SQLPath.allCases, everyCase)
+    func answersAsSqliteVec(path: SQLPath, sqlCase: SQLCase) {
+        sqlCase.verify(path)
     }
 }

@@ -9,6 +9,7 @@ import Testing
 /// ways of running the SQL print them alike. Every case runs in-process and in the shell.
 @Suite("sqlite-vec functions")
 struct SQLiteVecFunctionTests {
+    /// vec_int8, vec_bit and vec_type make and name typed vectors.
     static let constructorCases: [SQLCase] = [
         SQLCase(
             "vec_int8 reads JSON integers into one byte each and marks them int8",
@@ -62,6 +63,7 @@ struct SQLiteVecFunctionTests {
             rows: ["float32|int8"]),
     ]
 
+    /// quantization gives sqlite-vec's bytes.
     static let quantizeCases: [SQLCase] = [
         SQLCase(
             "vec_quantize_binary sets bit i when element i is positive",
@@ -96,6 +98,7 @@ struct SQLiteVecFunctionTests {
             "SELECT vec_quantize_int8(vec_int8('[1, 2]'), 'unit');", error: ["vec_quantize_int8", "int8"]),
     ]
 
+    /// distances over float32, int8 and bit vectors give sqlite-vec's figures.
     static let distanceCases: [SQLCase] = [
         SQLCase(
             "vec_distance_hamming counts the differing bits, as a REAL",
@@ -197,6 +200,7 @@ struct SQLiteVecFunctionTests {
             ]),
     ]
 
+    /// slices, sums and differences keep the type.
     static let arithmeticCases: [SQLCase] = [
         SQLCase(
             "vec_slice keeps elements start to end - 1, of the same type",
@@ -250,6 +254,7 @@ struct SQLiteVecFunctionTests {
             rows: ["9A99193FCDCC4C3F|float32"]),
     ]
 
+    /// vec_each lists the elements of a vector.
     static let eachCases: [SQLCase] = [
         SQLCase(
             "vec_each lists a float32 vector's elements as REALs, rowid from 0",
@@ -280,32 +285,13 @@ struct SQLiteVecFunctionTests {
             error: ["vec_each", "expected a number"]),
     ]
 
-    @Test(
-        "vec_int8, vec_bit and vec_type make and name typed vectors",
-        arguments: SQLPath.allCases, constructorCases)
-    func typedVectorsAreMadeAndNamedAsSqliteVecDoes(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test("quantization gives sqlite-vec's bytes", arguments: SQLPath.allCases, quantizeCases)
-    func quantizationGivesSqliteVecsBytes(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
+    /// Every case of every group above, each in-process and in the sqlite3 shell.
+    static let everyCase: [SQLCase] = constructorCases + quantizeCases + distanceCases + arithmeticCases + eachCases
 
     @Test(
-        "distances over float32, int8 and bit vectors give sqlite-vec's figures",
-        arguments: SQLPath.allCases, distanceCases)
-    func distancesGiveSqliteVecsFigures(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test("slices, sums and differences keep the type", arguments: SQLPath.allCases, arithmeticCases)
-    func slicesAndSumsKeepTheType(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test("vec_each lists the elements of a vector", arguments: SQLPath.allCases, eachCases)
-    func vecEachListsTheElements(path: SQLPath, sqlCase: SQLCase) {
+        "sqlite-vec's functions make, measure and take apart typed vectors as sqlite-vec does",
+        arguments: SQLPath.allCases, everyCase)
+    func functionsAnswerAsSqliteVec(path: SQLPath, sqlCase: SQLCase) {
         sqlCase.verify(path)
     }
 }

@@ -14,71 +14,84 @@ struct Vec0DamagedStorageTests {
         """
     static let knn = "select id from v where embedding match '[1,0,0,0]' and k = 2;"
 
+    /// A case that damages ``table`` with `damage`, then runs `statement` (``knn`` unless
+    /// given): one error, that the storage is damaged, naming `detail`.
+    static func damaged(
+        _ title: String, _ damage: String, then statement: String = Vec0DamagedStorageTests.knn,
+        naming detail: String...
+    ) -> SQLCase {
+        SQLCase(title, table + damage + "\n" + statement, error: ["storage is damaged"] + detail)
+    }
+
     static let cases: [SQLCase] = [
-        SQLCase(
+        damaged(
             "a vector blob cut to one byte is damage, named",
-            table + "update v_vectors set vectors = x'00';\n" + knn,
-            error: ["storage is damaged", "vector blob 0 of v_vectors"]),
-        SQLCase(
+            "update v_vectors set vectors = x'00';",
+            naming: "vector blob 0 of v_vectors"),
+        damaged(
             "a missing vectors table is damage, named",
-            table + "drop table v_vectors;\n" + knn,
-            error: ["storage is damaged", "v_vectors is missing"]),
-        SQLCase(
+            "drop table v_vectors;",
+            naming: "v_vectors is missing"),
+        damaged(
             "a missing vectors table stops an insert too",
-            table + "drop table v_vectors;\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
-            error: ["storage is damaged", "v_vectors"]),
-        SQLCase(
+            "drop table v_vectors;",
+            then: "insert into v(id, embedding) values ('z', '[1,1,1,1]');",
+            naming: "v_vectors"),
+        damaged(
             "a negative slot stops a KNN query",
-            table + "update v_rows set slot = -1 where id = 'a';\n" + knn,
-            error: ["storage is damaged", "slot -1"]),
-        SQLCase(
+            "update v_rows set slot = -1 where id = 'a';",
+            naming: "slot -1"),
+        damaged(
             "a negative slot stops an update of the vector",
-            table + "update v_rows set slot = -1 where id = 'a';\nupdate v set embedding = '[1,1,1,1]' where id = 'a';",
-            error: ["storage is damaged", "slot -1"]),
-        SQLCase(
+            "update v_rows set slot = -1 where id = 'a';",
+            then: "update v set embedding = '[1,1,1,1]' where id = 'a';",
+            naming: "slot -1"),
+        damaged(
             "a negative slot stops a delete",
-            table + "update v_rows set slot = -1 where id = 'a';\ndelete from v where id = 'a';",
-            error: ["storage is damaged", "slot -1"]),
-        SQLCase(
+            "update v_rows set slot = -1 where id = 'a';",
+            then: "delete from v where id = 'a';",
+            naming: "slot -1"),
+        damaged(
             "a negative slot stops a point lookup of the vector",
-            table
-                + "update v_rows set slot = -1 where id = 'a';\nselect vector_extract(embedding) from v where id = 'a';",
-            error: ["storage is damaged", "slot -1"]),
-        SQLCase(
+            "update v_rows set slot = -1 where id = 'a';",
+            then: "select vector_extract(embedding) from v where id = 'a';",
+            naming: "slot -1"),
+        damaged(
             "a slot past next_slot stops a point lookup",
-            table
-                + "update v_rows set slot = 1000 where id = 'a';\nselect vector_extract(embedding) from v where id = 'a';",
-            error: ["storage is damaged", "slot 1000"]),
-        SQLCase(
+            "update v_rows set slot = 1000 where id = 'a';",
+            then: "select vector_extract(embedding) from v where id = 'a';",
+            naming: "slot 1000"),
+        damaged(
             "a negative next_slot stops an insert",
-            table
-                + "update v_info set value = -5 where key = 'next_slot';\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
-            error: ["storage is damaged", "next_slot is -5"]),
-        SQLCase(
+            "update v_info set value = -5 where key = 'next_slot';",
+            then: "insert into v(id, embedding) values ('z', '[1,1,1,1]');",
+            naming: "next_slot is -5"),
+        damaged(
             "a huge next_slot allocates nothing and is damage",
-            table + "update v_info set value = 34359738368 where key = 'next_slot';\n" + knn,
-            error: ["storage is damaged", "next_slot 34359738368"]),
-        SQLCase(
+            "update v_info set value = 34359738368 where key = 'next_slot';",
+            naming: "next_slot 34359738368"),
+        damaged(
             "a blob numbered INT64_MAX is damage",
-            table + "update v_vectors set chunk_id = 9223372036854775807;\n" + knn,
-            error: ["storage is damaged", "9223372036854775807"]),
-        SQLCase(
+            "update v_vectors set chunk_id = 9223372036854775807;",
+            naming: "9223372036854775807"),
+        damaged(
             "a blob numbered INT64_MAX stops a read of the vector",
-            table
-                + "update v_vectors set chunk_id = 9223372036854775807;\nselect vector_extract(embedding) from v where id = 'b';",
-            error: ["storage is damaged", "vector blob 0"]),
-        SQLCase(
+            "update v_vectors set chunk_id = 9223372036854775807;",
+            then: "select vector_extract(embedding) from v where id = 'b';",
+            naming: "vector blob 0"),
+        damaged(
             "a missing vector blob is not read as zeros",
-            table + "delete from v_vectors;\n" + knn,
-            error: ["storage is damaged", "needs vector blobs 0 to 0", "v_vectors has none"]),
-        SQLCase(
+            "delete from v_vectors;",
+            naming: "needs vector blobs 0 to 0", "v_vectors has none"),
+        damaged(
             "a freed slot out of range stops an insert",
-            table + "insert into v_free values (-3);\ninsert into v(id, embedding) values ('z', '[1,1,1,1]');",
-            error: ["storage is damaged", "slot -3"]),
-        SQLCase(
+            "insert into v_free values (-3);",
+            then: "insert into v(id, embedding) values ('z', '[1,1,1,1]');",
+            naming: "slot -3"),
+        damaged(
             "two rows in one slot are damage",
-            table + "update v_rows set slot = 0;\n" + knn,
-            error: ["storage is damaged", "has slot 0"]),
+            "update v_rows set slot = 0;",
+            naming: "has slot 0"),
         SQLCase(
             "k = INT64_MAX returns every row once",
             table + "select id from v where embedding match '[1,0,0,0]' and k = 9223372036854775807;",
@@ -132,57 +145,44 @@ struct Vec0DamagedStorageTests {
         "A database written by sqlite-vec is migrated by its first statement, or is an error that says why",
         arguments: SQLPath.allCases)
     func sqliteVecFileIsRecognised(path: SQLPath) throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("vecsync-sqlitevec-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("sv.db").path
-        let damaged = directory.appendingPathComponent("damaged.db").path
-        _ = try path.run(Self.sqliteVecFile, databasePath: file)
-        _ = try path.run(
-            Self.sqliteVecFile + "insert into items_rowids(rowid, id, chunk_id, chunk_offset) values (1, NULL, 5, 0);\n",
-            databasePath: damaged)
-        SQLCase(
-            "a KNN query on an empty sqlite-vec table, then an insert",
-            """
-            select rowid from items where embedding match '[1,2,3,4]' and k = 1;
-            insert into items(rowid, embedding) values (1, '[1,2,3,4]');
-            select rowid from items where embedding match '[1,2,3,4]' and k = 1;
-            select count(*) from sqlite_schema where name = 'items_rowids';
-            """,
-            rows: ["1", "0"]
-        ).verify(path, databasePath: file)
-        SQLCase(
-            "DROP TABLE removes the table",
-            "drop table items;\nselect name from sqlite_schema where name like 'items%';",
-            rows: []
-        ).verify(path, databasePath: file)
-        SQLCase(
-            "a sqlite-vec row in a chunk that is not there",
-            "select rowid from items where embedding match '[1,2,3,4]' and k = 1;",
-            error: ["written by sqlite-vec", "cannot be read", "items_vector_chunks00 has no row 5"]
-        ).verify(path, databasePath: damaged)
-        SQLCase(
-            "DROP TABLE removes sqlite-vec's tables too",
-            "drop table items;\nselect name from sqlite_schema where name like 'items%';",
-            rows: []
-        ).verify(path, databasePath: damaged)
+        try path.verify(
+            onFileAfter: Self.sqliteVecFile,
+            [
+                SQLCase(
+                    "a KNN query on an empty sqlite-vec table, then an insert",
+                    """
+                    select rowid from items where embedding match '[1,2,3,4]' and k = 1;
+                    insert into items(rowid, embedding) values (1, '[1,2,3,4]');
+                    select rowid from items where embedding match '[1,2,3,4]' and k = 1;
+                    select count(*) from sqlite_schema where name = 'items_rowids';
+                    """,
+                    rows: ["1", "0"]),
+                Self.dropTableRemovesItAll("DROP TABLE removes the table"),
+            ])
+        try path.verify(
+            onFileAfter: Self.sqliteVecFile
+                + "insert into items_rowids(rowid, id, chunk_id, chunk_offset) values (1, NULL, 5, 0);\n",
+            [
+                SQLCase(
+                    "a sqlite-vec row in a chunk that is not there",
+                    "select rowid from items where embedding match '[1,2,3,4]' and k = 1;",
+                    error: ["written by sqlite-vec", "cannot be read", "items_vector_chunks00 has no row 5"]),
+                Self.dropTableRemovesItAll("DROP TABLE removes sqlite-vec's tables too"),
+            ])
+    }
+
+    /// `drop table items`, after which no table of its name is left.
+    static func dropTableRemovesItAll(_ title: String) -> SQLCase {
+        SQLCase(title, "drop table items;\nselect name from sqlite_schema where name like 'items%';", rows: [])
     }
 
     @Test(
         "T_info that contradicts the declaration is damage, seen by the next connection",
         arguments: SQLPath.allCases)
     func infoContradictingTheDeclaration(path: SQLPath) throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("vecsync-info-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("info.db").path
-        _ = try path.run(Self.table + "update v_info set value = 8 where key = 'dimensions';", databasePath: file)
-        SQLCase(
-            "dimensions 8 for a float[4] column", Self.knn,
-            error: ["storage is damaged", "'dimensions'"]
-        ).verify(path, databasePath: file)
+        try path.verify(
+            onFileAfter: Self.table + "update v_info set value = 8 where key = 'dimensions';",
+            [SQLCase("dimensions 8 for a float[4] column", Self.knn, error: ["storage is damaged", "'dimensions'"])])
     }
 
     @Test("Loading the extension twice on one connection, then dropping a table")

@@ -38,10 +38,7 @@ struct Vec0FilterTests {
 
     @Test(arguments: BruteForce.Metric.allCases)
     func knnReturnsKRowsWhenASelectiveFilterMatchesMoreThanK(metric: BruteForce.Metric) throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = Vec0Fixture(keyKind: .text, metric: metric, dimensions: 16)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 5000, using: &random)
+        try Vec0Fixture.withRows(5000, keyKind: .text, metric: metric, dimensions: 16) { db, fixture, random in
             for filter in Self.selective {
                 let matching = fixture.rows.filter(filter.include).count
                 #expect(matching >= 20 && matching <= 200, "\(filter.sql) matches \(matching) rows")
@@ -59,10 +56,7 @@ struct Vec0FilterTests {
     }
 
     @Test func aFilterMatchingFewerThanKRowsReturnsThemAll() throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = Vec0Fixture(keyKind: .integer, metric: .l2, dimensions: 8)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 1000, using: &random)
+        try Vec0Fixture.withRows(1000, keyKind: .integer, metric: .l2, dimensions: 8) { db, fixture, random in
             let q = fixture.query(using: &random)
             // seq 0, 100, ..., 900 are 'rare' and seq 0 ..< 300 keeps three of them.
             let got = try fixture.knn(db, q, k: 10, filter: "cat = 'rare' and seq < 300")
@@ -74,10 +68,7 @@ struct Vec0FilterTests {
     }
 
     @Test func aFilterOnTheTextPrimaryKeyRestrictsTheSearch() throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = Vec0Fixture(keyKind: .text, metric: .cosine, dimensions: 8)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 300, using: &random)
+        try Vec0Fixture.withRows(300, keyKind: .text, metric: .cosine, dimensions: 8) { db, fixture, random in
             let chosen = Array(fixture.rows.map(\.key).shuffled(using: &random).prefix(12))
             let list = chosen.map { "'\($0)'" }.joined(separator: ", ")
             let q = fixture.query(using: &random)

@@ -22,37 +22,19 @@ struct Vec0MemoryBudgetTests {
             script += "insert into t(rowid, embedding, cat) values (\(row), '\(vector())', \(row % 3));\n"
         }
         script += "commit;\n"
-        var queries: [String] = []
+        var vectors: [String] = []
         for round in 0..<12 {
             // Writes between the rounds: deletes, updates, inserts.
             script += "delete from t where rowid = \(round * 7 + 1);\n"
             script += "update t set embedding = '\(vector())' where rowid = \(round * 11 + 2);\n"
             script += "insert into t(rowid, embedding, cat) values (\(1000 + round), '\(vector())', 1);\n"
-            let q = vector()
-            for filter in ["", " and cat = 1", " and distance > 0.5"] {
-                queries.append(
-                    "select group_concat(rowid || ':' || round(distance, 9), ' ') from "
-                        + "(select rowid, distance from t where embedding match '\(q)' and k = 7\(filter));")
-            }
+            vectors.append("'\(vector())'")
         }
-        var paired = script
-        for query in queries {
-            paired += "select vecsync_memory_budget(0);\n" + query + "\n"
-            paired += "select vecsync_memory_budget(1024);\n" + query + "\n"
-            paired += "select json_extract(vecsync_cache_info('t'), '$.streamed');\n"
-        }
-        let output = try Shell.run(paired)
-        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
-        let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        // Per query: "0", in-memory answer, "1024", streamed answer, "1" (streamed).
-        #expect(lines.count >= queries.count * 5, "output: \(output.stdout)")
-        for i in 0..<queries.count where lines.count >= (i + 1) * 5 {
-            let inMemory = lines[i * 5 + 1]
-            let streamed = lines[i * 5 + 3]
-            #expect(
-                streamed == inMemory, "query \(i) (seed \(random.seed)): streamed \(streamed), in memory \(inMemory)")
-            #expect(lines[i * 5 + 4] == "1", "query \(i) was not streamed")
-        }
+        let queries = Shell.knnLines(
+            column: "embedding", queries: vectors, k: 7, filters: ["", " and cat = 1", " and distance > 0.5"],
+            distance: "round(distance, 9)")
+        try Shell.expectStreamedAnswersMatch(
+            setUp: script, queries: queries, budget: 1024, requireRows: false, context: "seed \(random.seed):")
     }
 
     @Test("The budget is read and set from SQL, and refuses what is not a byte count")

@@ -385,14 +385,13 @@ struct Vec0MultiVectorTests {
             ("update t_info set value = 1 where key = 'format';", "'format'"),
         ])
     func layoutContradictingTheDeclaration(path: SQLPath, damage: (sql: String, key: String)) throws {
-        let directory = try temporaryDirectory("multivec-info")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("multivec.db").path
-        _ = try path.run(Self.table + damage.sql, databasePath: file)
-        SQLCase(
-            "damaged: \(damage.sql)", "select rowid from t where b match '[1, 1, 0]' and k = 1;",
-            error: ["storage is damaged", damage.key]
-        ).verify(path, databasePath: file)
+        try path.verify(
+            onFileAfter: Self.table + damage.sql,
+            [
+                SQLCase(
+                    "damaged: \(damage.sql)", "select rowid from t where b match '[1, 1, 0]' and k = 1;",
+                    error: ["storage is damaged", damage.key])
+            ])
     }
 
     @Test(
@@ -409,23 +408,22 @@ struct Vec0MultiVectorTests {
             "delete from t where abs(-9223372036854775806 - rowid) > 0;",
         ])
     func failedStatementChangesNothing(path: SQLPath, statement: String) throws {
-        let directory = try temporaryDirectory("multivec")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("multivec.db").path
-        let run = try path.run(Self.table + statement, databasePath: file)
-        #expect(run.errors.count == 1, "\(statement): \(run.errors)")
-        SQLCase(
-            "after: \(statement)",
-            """
-            select rowid, hex(a), hex(b), hex(c), hex(d), tag from t order by rowid;
-            select rowid from t where b match '[1, 1, 1]' and k = 5;
-            select rowid from t where c match vec_int8('[9, 9]') and k = 5;
-            """,
-            rows: [
-                "1|0000803F00000040|0000803F0000000000000000|0102|0F|x",
-                "2|0000404000008040|000000000000803F00000000|03FC|F0|y",
-                "1", "2", "1", "2",
-            ]
-        ).verify(path, databasePath: file)
+        try withTemporaryFile("multivec", named: "multivec.db") { file in
+            let run = try path.run(Self.table + statement, databasePath: file)
+            #expect(run.errors.count == 1, "\(statement): \(run.errors)")
+            SQLCase(
+                "after: \(statement)",
+                """
+                select rowid, hex(a), hex(b), hex(c), hex(d), tag from t order by rowid;
+                select rowid from t where b match '[1, 1, 1]' and k = 5;
+                select rowid from t where c match vec_int8('[9, 9]') and k = 5;
+                """,
+                rows: [
+                    "1|0000803F00000040|0000803F0000000000000000|0102|0F|x",
+                    "2|0000404000008040|000000000000803F00000000|03FC|F0|y",
+                    "1", "2", "1", "2",
+                ]
+            ).verify(path, databasePath: file)
+        }
     }
 }

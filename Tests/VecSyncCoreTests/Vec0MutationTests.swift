@@ -34,10 +34,9 @@ struct Vec0MutationTests {
 
     @Test(arguments: Vec0KeyKind.allCases)
     func knnFollowsUpdatesAndDeletes(keyKind: Vec0KeyKind) throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = Vec0Fixture(keyKind: keyKind, metric: .cosine, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 400, using: &random)
+        try Vec0Fixture.withRows(
+            400, keyKind: keyKind, metric: .cosine, dimensions: Self.dimensions
+        ) { db, fixture, random in
             let key = keyKind.keyColumn
             for _ in 0..<60 {
                 let j = Int.random(in: fixture.rows.indices, using: &random)
@@ -95,10 +94,9 @@ struct Vec0MutationTests {
 
     @Test(arguments: [Vec0KeyKind.text, .integer])
     func insertOrReplaceReplacesAndAPlainDuplicateInsertFails(keyKind: Vec0KeyKind) throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = Vec0Fixture(keyKind: keyKind, metric: .l2, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 200, using: &random)
+        try Vec0Fixture.withRows(
+            200, keyKind: keyKind, metric: .l2, dimensions: Self.dimensions
+        ) { db, fixture, random in
             let victim = fixture.rows[17]
             let keyValue: DatabaseValueConvertible = keyKind == .integer ? Int64(victim.key)! : victim.key
             do {
@@ -129,10 +127,9 @@ struct Vec0MutationTests {
     }
 
     @Test func insertDeleteChurnReusesSlots() throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = Vec0Fixture(keyKind: .none, metric: .dot, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 300, using: &random)
+        try Vec0Fixture.withRows(
+            300, keyKind: .none, metric: .dot, dimensions: Self.dimensions
+        ) { db, fixture, random in
             let blocksBefore = try Int.fetchOne(db, sql: "select count(*) from t_vectors") ?? 0
             var next = 300
             for _ in 0..<20 {
@@ -158,43 +155,41 @@ struct Vec0MutationTests {
 
     @Test func knnIsTheSameAfterClosingAndReopeningTheFile() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try temporaryDirectory("knn")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("t.sqlite").path
-        var fixture = Vec0Fixture(keyKind: .text, metric: .cosine, dimensions: Self.dimensions)
-        let queries = (0..<8).map { _ in BruteForce.randomVector(Self.dimensions, using: &random) }
-        var before: [[BruteForce.Hit]] = []
-        do {
-            let queue = try BruteForce.openQueue(path: path)
-            try queue.write { db in
-                try fixture.populate(db, count: 500, using: &random)
-                try db.execute(sql: "delete from t where seq < 40")
-                try db.execute(
-                    sql: "update t set embedding = ? where seq = 100", arguments: [BruteForce.blob(queries[0])])
+        try withTemporaryFile("knn", named: "t.sqlite") { path in
+            var fixture = Vec0Fixture(keyKind: .text, metric: .cosine, dimensions: Self.dimensions)
+            let queries = (0..<8).map { _ in BruteForce.randomVector(Self.dimensions, using: &random) }
+            var before: [[BruteForce.Hit]] = []
+            do {
+                let queue = try BruteForce.openQueue(path: path)
+                try queue.write { db in
+                    try fixture.populate(db, count: 500, using: &random)
+                    try db.execute(sql: "delete from t where seq < 40")
+                    try db.execute(
+                        sql: "update t set embedding = ? where seq = 100", arguments: [BruteForce.blob(queries[0])])
+                }
+                fixture.rows.removeAll { $0.seq < 40 }
+                if let j = fixture.rows.firstIndex(where: { $0.seq == 100 }) { fixture.rows[j].vector = queries[0] }
+                before = try queue.read { db in try queries.map { try fixture.knn(db, $0, k: 10) } }
+                try queue.close()
             }
-            fixture.rows.removeAll { $0.seq < 40 }
-            if let j = fixture.rows.firstIndex(where: { $0.seq == 100 }) { fixture.rows[j].vector = queries[0] }
-            before = try queue.read { db in try queries.map { try fixture.knn(db, $0, k: 10) } }
-            try queue.close()
-        }
-        let reopened = try BruteForce.openQueue(path: path)
-        try reopened.read { db in
-            for (j, q) in queries.enumerated() {
-                let got = try fixture.knn(db, q, k: 10)
-                #expect(got == before[j], "query \(j) after reopening, seed \(random.seed)")
-                let (top, all) = fixture.expected(q, k: 10)
-                BruteForce.expectMatches(got, top, all: all, context: "after reopening, seed \(random.seed)")
+            let reopened = try BruteForce.openQueue(path: path)
+            try reopened.read { db in
+                for (j, q) in queries.enumerated() {
+                    let got = try fixture.knn(db, q, k: 10)
+                    #expect(got == before[j], "query \(j) after reopening, seed \(random.seed)")
+                    let (top, all) = fixture.expected(q, k: 10)
+                    BruteForce.expectMatches(got, top, all: all, context: "after reopening, seed \(random.seed)")
+                }
+                try Self.expectAgreement(db, fixture, &random, "after reopening")
             }
-            try Self.expectAgreement(db, fixture, &random, "after reopening")
+            try reopened.close()
         }
-        try reopened.close()
     }
 
     @Test func rollbackUndoesInsertsUpdatesAndDeletes() throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = Vec0Fixture(keyKind: .integer, metric: .l2, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 300, using: &random)
+        try Vec0Fixture.withRows(
+            300, keyKind: .integer, metric: .l2, dimensions: Self.dimensions
+        ) { db, fixture, random in
             let q = fixture.query(using: &random)
             try Self.expectAgreement(db, fixture, &random, "before the transaction")
             try db.execute(sql: "begin")
@@ -215,10 +210,9 @@ struct Vec0MutationTests {
     }
 
     @Test func rollbackToASavepointUndoesOnlyWhatFollowedIt() throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = Vec0Fixture(keyKind: .text, metric: .cosine, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 200, using: &random)
+        try Vec0Fixture.withRows(
+            200, keyKind: .text, metric: .cosine, dimensions: Self.dimensions
+        ) { db, fixture, random in
             try db.execute(sql: "begin")
             // Kept: a delete and an insert before the savepoint.
             try db.execute(sql: "delete from t where seq < 20")
@@ -242,47 +236,46 @@ struct Vec0MutationTests {
 
     @Test func aSecondConnectionSeesCommittedWritesAndNotUncommittedOnes() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try temporaryDirectory("knn")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("t.sqlite").path
-        var fixture = Vec0Fixture(keyKind: .text, metric: .l2, dimensions: Self.dimensions)
-        let writer = try BruteForce.openQueue(path: path)
-        let reader = try BruteForce.openQueue(path: path)
-        try writer.write { db in try fixture.populate(db, count: 300, using: &random) }
-        // The reader searches once, so it holds a cached copy that later commits must refresh.
-        try reader.read { db in try Self.expectAgreement(db, fixture, &random, "second connection, first read") }
+        try withTemporaryFile("knn", named: "t.sqlite") { path in
+            var fixture = Vec0Fixture(keyKind: .text, metric: .l2, dimensions: Self.dimensions)
+            let writer = try BruteForce.openQueue(path: path)
+            let reader = try BruteForce.openQueue(path: path)
+            try writer.write { db in try fixture.populate(db, count: 300, using: &random) }
+            // The reader searches once, so it holds a cached copy that later commits must refresh.
+            try reader.read { db in try Self.expectAgreement(db, fixture, &random, "second connection, first read") }
 
-        let q = BruteForce.randomVector(Self.dimensions, using: &random)
-        try writer.write { db in
-            try db.execute(sql: "delete from t where seq < 50")
-            try db.execute(
-                sql: "update t set embedding = ?, cat = 'b' where seq = 200", arguments: [BruteForce.blob(q)])
-            try fixture.insert(
-                db, vectors: [q, BruteForce.randomVector(Self.dimensions, using: &random)], startingAt: 500)
-        }
-        fixture.rows.removeAll { $0.seq < 50 }
-        if let j = fixture.rows.firstIndex(where: { $0.seq == 200 }) {
-            fixture.rows[j].vector = q
-            fixture.rows[j].cat = "b"
-        }
-        try reader.read { db in
-            try Self.expectAgreement(db, fixture, &random, "second connection after the writer's commit")
-            let (top, all) = fixture.expected(q, k: 2)
-            BruteForce.expectMatches(try fixture.knn(db, q, k: 2), top, all: all, context: "seed \(random.seed)")
-        }
-
-        // An uncommitted write is not seen by the reader.
-        try writer.inDatabase { db in
-            try db.execute(sql: "begin")
-            try db.execute(sql: "delete from t")
-            try reader.read { rdb in
-                #expect(try Int.fetchOne(rdb, sql: "select count(*) from t") == fixture.rows.count)
-                try Self.expectAgreement(rdb, fixture, &random, "second connection during an open write")
+            let q = BruteForce.randomVector(Self.dimensions, using: &random)
+            try writer.write { db in
+                try db.execute(sql: "delete from t where seq < 50")
+                try db.execute(
+                    sql: "update t set embedding = ?, cat = 'b' where seq = 200", arguments: [BruteForce.blob(q)])
+                try fixture.insert(
+                    db, vectors: [q, BruteForce.randomVector(Self.dimensions, using: &random)], startingAt: 500)
             }
-            try db.execute(sql: "rollback")
+            fixture.rows.removeAll { $0.seq < 50 }
+            if let j = fixture.rows.firstIndex(where: { $0.seq == 200 }) {
+                fixture.rows[j].vector = q
+                fixture.rows[j].cat = "b"
+            }
+            try reader.read { db in
+                try Self.expectAgreement(db, fixture, &random, "second connection after the writer's commit")
+                let (top, all) = fixture.expected(q, k: 2)
+                BruteForce.expectMatches(try fixture.knn(db, q, k: 2), top, all: all, context: "seed \(random.seed)")
+            }
+
+            // An uncommitted write is not seen by the reader.
+            try writer.inDatabase { db in
+                try db.execute(sql: "begin")
+                try db.execute(sql: "delete from t")
+                try reader.read { rdb in
+                    #expect(try Int.fetchOne(rdb, sql: "select count(*) from t") == fixture.rows.count)
+                    try Self.expectAgreement(rdb, fixture, &random, "second connection during an open write")
+                }
+                try db.execute(sql: "rollback")
+            }
+            try writer.close()
+            try reader.close()
         }
-        try writer.close()
-        try reader.close()
     }
 
     @Test func aFailedMultiRowInsertWritesNothing() throws {

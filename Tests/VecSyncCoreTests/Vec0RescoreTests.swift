@@ -126,49 +126,46 @@ struct Vec0RescoreTests {
         arguments: quantizers)
     func newProcessLoadsStoredCodes(quantizer: String) throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0143)
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("vecsync-codes-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("codes.db").path
-        var script = """
-            create virtual table q using vec0(embedding float[8] indexed by rescore(quantizer=\(quantizer), oversample=64), chunk_size=16);
-            begin;
+        try withTemporaryFile("codes", named: "codes.db") { file in
+            var script = """
+                create virtual table q using vec0(embedding float[8] indexed by rescore(quantizer=\(quantizer), oversample=64), chunk_size=16);
+                begin;
 
-            """
-        for row in 1...200 {
-            script += "insert into q(rowid, embedding) values (\(row), '\(Self.vector(8, &random))');\n"
+                """
+            for row in 1...200 {
+                script += "insert into q(rowid, embedding) values (\(row), '\(Self.vector(8, &random))');\n"
+            }
+            script +=
+                "commit;\ndelete from q where rowid % 7 = 0;\nupdate q set embedding = '\(Self.vector(8, &random))' where rowid = 5;\n"
+            let written = try Shell.run(script, databasePath: file)
+            #expect(written.stderr.isEmpty, "stderr: \(written.stderr)")
+            // A new process: its copy comes from T_codes. Every live row is a candidate (k x 64 >
+            // 200), so the answer is the exact one, checked against brute force over the rows.
+            let query = Self.vector(8, &random)
+            let output = try Shell.run(
+                """
+                select count(*) from q_codes;
+                select group_concat(rowid, ' ') from (select rowid from q where embedding match '\(query)' and k = 5);
+                select group_concat(rowid, ' ') from (select rowid from q order by vec_distance_l2(embedding, '\(query)'), rowid limit 5);
+                select json_extract(vecsync_cache_info('q'), '$.loaded');
+                """, databasePath: file)
+            let lines = output.stdout.split(separator: "\n").map(String.init)
+            #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
+            #expect(lines.count == 4 && lines[0] == "13", "200 slots in blobs of 16: \(lines)")
+            if lines.count == 4 {
+                #expect(lines[1] == lines[2], "\(quantizer) (seed \(random.seed)): \(lines[1]) vs exact \(lines[2])")
+                #expect(lines[3] == "1")
+            }
+            // A blob of codes gone is damage, named, not a wrong answer.
+            let damaged = try Shell.run(
+                """
+                delete from q_codes where chunk_id = 3;
+                select rowid from q where embedding match '\(query)' and k = 1;
+                """, databasePath: file)
+            #expect(
+                damaged.stderr.contains("storage is damaged") && damaged.stderr.contains("q_codes"),
+                "stderr: \(damaged.stderr)")
         }
-        script +=
-            "commit;\ndelete from q where rowid % 7 = 0;\nupdate q set embedding = '\(Self.vector(8, &random))' where rowid = 5;\n"
-        let written = try Shell.run(script, databasePath: file)
-        #expect(written.stderr.isEmpty, "stderr: \(written.stderr)")
-        // A new process: its copy comes from T_codes. Every live row is a candidate (k x 64 >
-        // 200), so the answer is the exact one, checked against brute force over the rows.
-        let query = Self.vector(8, &random)
-        let output = try Shell.run(
-            """
-            select count(*) from q_codes;
-            select group_concat(rowid, ' ') from (select rowid from q where embedding match '\(query)' and k = 5);
-            select group_concat(rowid, ' ') from (select rowid from q order by vec_distance_l2(embedding, '\(query)'), rowid limit 5);
-            select json_extract(vecsync_cache_info('q'), '$.loaded');
-            """, databasePath: file)
-        let lines = output.stdout.split(separator: "\n").map(String.init)
-        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
-        #expect(lines.count == 4 && lines[0] == "13", "200 slots in blobs of 16: \(lines)")
-        if lines.count == 4 {
-            #expect(lines[1] == lines[2], "\(quantizer) (seed \(random.seed)): \(lines[1]) vs exact \(lines[2])")
-            #expect(lines[3] == "1")
-        }
-        // A blob of codes gone is damage, named, not a wrong answer.
-        let damaged = try Shell.run(
-            """
-            delete from q_codes where chunk_id = 3;
-            select rowid from q where embedding match '\(query)' and k = 1;
-            """, databasePath: file)
-        #expect(
-            damaged.stderr.contains("storage is damaged") && damaged.stderr.contains("q_codes"),
-            "stderr: \(damaged.stderr)")
     }
 
     @Test("The copy keeps codes: 4x and 32x smaller per row than float32")
@@ -219,39 +216,37 @@ struct Vec0RescoreTests {
         arguments: quantizers)
     func sharedAcrossConnections(quantizer: String) throws {
         VecSyncExtension.register()
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("vecsync-rescore-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("rescore.db").path
-        var random = SeededRandom(defaultSeed: 0x5eed_0142)
-        let writer = try DatabaseQueue(path: path)
-        try writer.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode=WAL")
-            try db.execute(
-                sql: """
-                    CREATE VIRTUAL TABLE v USING vec0(embedding float[8] indexed by rescore(quantizer=\(quantizer), oversample=200), chunk_size=64)
-                    """)
-        }
-        try writer.write { db in
-            for row in 1...150 {
-                let values = (0..<8).map { _ in Float.random(in: -1...1, using: &random) }
-                try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)", arguments: [row, Vector(values)])
+        try withTemporaryFile("rescore", named: "rescore.db") { path in
+            var random = SeededRandom(defaultSeed: 0x5eed_0142)
+            let writer = try DatabaseQueue(path: path)
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode=WAL")
+                try db.execute(
+                    sql: """
+                        CREATE VIRTUAL TABLE v USING vec0(embedding float[8] indexed by rescore(quantizer=\(quantizer), oversample=200), chunk_size=64)
+                        """)
             }
+            try writer.write { db in
+                for row in 1...150 {
+                    let values = (0..<8).map { _ in Float.random(in: -1...1, using: &random) }
+                    try db.execute(
+                        sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)", arguments: [row, Vector(values)])
+                }
+            }
+            let reader = try DatabaseQueue(path: path)
+            let target = Vector((0..<8).map { _ in Float.random(in: -1...1, using: &random) })
+            let nearestSQL = "SELECT rowid FROM v WHERE embedding MATCH ? AND k = 1"
+            let before = try reader.read { try Int.fetchOne($0, sql: nearestSQL, arguments: [target]) }
+            // The writer stores the query itself: the reader's next search must find it at once.
+            try writer.write { db in
+                try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (500, ?)", arguments: [target])
+            }
+            let after = try reader.read { try Int.fetchOne($0, sql: nearestSQL, arguments: [target]) }
+            #expect(before != 500)
+            #expect(after == 500, "seed \(random.seed)")
+            try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid = 500") }
+            let again = try reader.read { try Int.fetchOne($0, sql: nearestSQL, arguments: [target]) }
+            #expect(again == before)
         }
-        let reader = try DatabaseQueue(path: path)
-        let target = Vector((0..<8).map { _ in Float.random(in: -1...1, using: &random) })
-        let nearestSQL = "SELECT rowid FROM v WHERE embedding MATCH ? AND k = 1"
-        let before = try reader.read { try Int.fetchOne($0, sql: nearestSQL, arguments: [target]) }
-        // The writer stores the query itself: the reader's next search must find it at once.
-        try writer.write { db in
-            try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (500, ?)", arguments: [target])
-        }
-        let after = try reader.read { try Int.fetchOne($0, sql: nearestSQL, arguments: [target]) }
-        #expect(before != 500)
-        #expect(after == 500, "seed \(random.seed)")
-        try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid = 500") }
-        let again = try reader.read { try Int.fetchOne($0, sql: nearestSQL, arguments: [target]) }
-        #expect(again == before)
     }
 }

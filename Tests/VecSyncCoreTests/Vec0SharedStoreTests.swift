@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import VecSyncCore
+import VecSyncTestSupport
 
 /// One in-memory copy of a vec0 table per process, shared by every connection to the file,
 /// kept current from the change log, with each connection's snapshot respected: what an
@@ -16,9 +17,7 @@ struct Vec0SharedStoreTests {
 
         init(rows: Int, seed: UInt64) throws {
             VecSyncExtension.register()
-            directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("vecsync-shared-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            directory = try temporaryDirectory("shared")
             path = directory.appendingPathComponent("shared.db").path
             var random = ExtensionRandom(defaultSeed: seed)
             let writer = try connection()
@@ -40,31 +39,20 @@ struct Vec0SharedStoreTests {
             try DatabaseQueue(path: path)
         }
 
-        func remove() {
-            try? FileManager.default.removeItem(at: directory)
+        /// Runs `body` with a new fixture, then removes its folder.
+        static func with(rows: Int, seed: UInt64, _ body: (Fixture) throws -> Void) throws {
+            let fixture = try Fixture(rows: rows, seed: seed)
+            defer { try? FileManager.default.removeItem(at: fixture.directory) }
+            try body(fixture)
         }
-    }
-
-    struct CacheInfo: Decodable {
-        var generation: Int
-        var rows: Int
-        var taken: Int
-        var replayed: Int
-        var loaded: Int
-        var processWide: Bool
-
-        enum CodingKeys: String, CodingKey {
-            case generation, rows, taken, replayed, loaded
-            case processWide = "process_wide"
-        }
-    }
-
-    static func info(_ db: Database) throws -> CacheInfo {
-        let text = try String.fetchOne(db, sql: "SELECT vecsync_cache_info('v')") ?? "{}"
-        return try JSONDecoder().decode(CacheInfo.self, from: Data(text.utf8))
     }
 
     static let query = Vector([1, 1, 1, 1, 1, 1, 1, 1])
+
+    /// ``nearest(_:k:)`` on a connection of its own, in a read transaction.
+    static func nearest(in queue: DatabaseQueue) throws -> [Int64] {
+        try queue.read { db in try nearest(db) }
+    }
 
     static func nearest(_ db: Database, k: Int = 3) throws -> [Int64] {
         try Int64.fetchAll(
@@ -74,177 +62,178 @@ struct Vec0SharedStoreTests {
 
     @Test("A second connection takes the first one's copy instead of loading its own")
     func secondConnectionSharesTheCopy() throws {
-        let fixture = try Fixture(rows: 500, seed: 0x5eed_0110)
-        defer { fixture.remove() }
-        let first = try fixture.connection()
-        let second = try fixture.connection()
-        let a = try first.read { db in (try Self.nearest(db), try Self.info(db)) }
-        let b = try second.read { db in (try Self.nearest(db), try Self.info(db)) }
-        #expect(a.0 == b.0)
-        #expect(a.1.processWide && a.1.loaded == 1)
-        #expect(b.1.loaded == 0 && b.1.taken == 1, "second connection: \(b.1)")
+        try Fixture.with(rows: 500, seed: 0x5eed_0110) { fixture in
+            let first = try fixture.connection()
+            let second = try fixture.connection()
+            let a = try first.read { db in (try Self.nearest(db), try Self.info(db)) }
+            let b = try second.read { db in (try Self.nearest(db), try Self.info(db)) }
+            #expect(a.0 == b.0)
+            #expect(a.1.processWide && a.1.loaded == 1)
+            #expect(b.1.loaded == 0 && b.1.taken == 1, "second connection: \(b.1)")
+        }
     }
 
     @Test("After another connection writes one row, a reader replays it instead of reloading")
     func oneRowWriteIsReplayed() throws {
-        let fixture = try Fixture(rows: 500, seed: 0x5eed_0111)
-        defer { fixture.remove() }
-        let reader = try fixture.connection()
-        let writer = try fixture.connection()
-        _ = try reader.read { db in try Self.nearest(db) }
-        try writer.write { db in
-            try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (9999, ?)", arguments: [Self.query])
+        try Fixture.with(rows: 500, seed: 0x5eed_0111) { fixture in
+            let reader = try fixture.connection()
+            let writer = try fixture.connection()
+            _ = try Self.nearest(in: reader)
+            try writer.write { db in
+                try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (9999, ?)", arguments: [Self.query])
+            }
+            let (rows, info) = try reader.read { db in (try Self.nearest(db), try Self.info(db)) }
+            #expect(rows.first == 9999, "the new row is the nearest: \(rows)")
+            #expect(info.loaded == 1 && info.replayed + info.taken == 1, "\(info)")
+            #expect(info.rows == 501)
+            try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid = 9999") }
+            let after = try Self.nearest(in: reader)
+            #expect(!after.contains(9999), "a deleted row is gone from the next search: \(after)")
         }
-        let (rows, info) = try reader.read { db in (try Self.nearest(db), try Self.info(db)) }
-        #expect(rows.first == 9999, "the new row is the nearest: \(rows)")
-        #expect(info.loaded == 1 && info.replayed + info.taken == 1, "\(info)")
-        #expect(info.rows == 501)
-        try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid = 9999") }
-        let after = try reader.read { db in try Self.nearest(db) }
-        #expect(!after.contains(9999), "a deleted row is gone from the next search: \(after)")
     }
 
     @Test("Deleting the newest rows gives their storage back; readers reload and VACUUM shrinks the file")
     func trailingDeletesReleaseStorage() throws {
         // 500 rows of 8 dimensions, chunk_size 64: blobs of 64 slots, slots 0..499.
-        let fixture = try Fixture(rows: 500, seed: 0x5eed_0113)
-        defer { fixture.remove() }
-        let reader = try fixture.connection()
-        let writer = try fixture.connection()
-        _ = try reader.read { db in try Self.nearest(db) }
-        func storage(_ db: Database) throws -> [Int] {
-            [
-                try Int.fetchOne(db, sql: "SELECT value FROM v_info WHERE key = 'next_slot'") ?? -1,
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM v_vectors") ?? -1,
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM v_free") ?? -1,
-            ]
-        }
-        try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid > 100") }
-        // Slots 0..99 stay in use: blob 1 (slots 64..127) stays, with 28 free slots.
-        #expect(try writer.read(storage) == [128, 2, 28])
-        let exact = try writer.read { db in
-            try Int64.fetchAll(
-                db,
-                sql: """
-                    SELECT rowid FROM v ORDER BY vec_distance_l2(embedding, ?), rowid LIMIT 3
-                    """, arguments: [Self.query])
-        }
-        #expect(try reader.read { db in try Self.nearest(db) } == exact)
-        func pages() throws -> Int {
-            try writer.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-                return try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        try Fixture.with(rows: 500, seed: 0x5eed_0113) { fixture in
+            let reader = try fixture.connection()
+            let writer = try fixture.connection()
+            _ = try Self.nearest(in: reader)
+            func storage(_ db: Database) throws -> [Int] {
+                [
+                    try Int.fetchOne(db, sql: "SELECT value FROM v_info WHERE key = 'next_slot'") ?? -1,
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM v_vectors") ?? -1,
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM v_free") ?? -1,
+                ]
             }
+            try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid > 100") }
+            // Slots 0..99 stay in use: blob 1 (slots 64..127) stays, with 28 free slots.
+            #expect(try writer.read(storage) == [128, 2, 28])
+            let exact = try writer.read { db in
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT rowid FROM v ORDER BY vec_distance_l2(embedding, ?), rowid LIMIT 3
+                        """, arguments: [Self.query])
+            }
+            #expect(try Self.nearest(in: reader) == exact)
+            func pages() throws -> Int {
+                try writer.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                    return try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                }
+            }
+            let pagesBefore = try pages()
+            try writer.write { db in try db.execute(sql: "DELETE FROM v") }
+            #expect(try writer.read(storage) == [0, 0, 0])
+            #expect(try Self.nearest(in: reader) == [])
+            try writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+            let pagesAfter = try pages()
+            // The blobs held 500 x 8 floats (16,000 bytes, 4 pages and more); T_rows went too.
+            #expect(pagesAfter + 4 <= pagesBefore, "pages \(pagesBefore) -> \(pagesAfter)")
+            try writer.write { db in
+                try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (1, ?)", arguments: [Self.query])
+            }
+            #expect(try Self.nearest(in: reader) == [1])
         }
-        let pagesBefore = try pages()
-        try writer.write { db in try db.execute(sql: "DELETE FROM v") }
-        #expect(try writer.read(storage) == [0, 0, 0])
-        #expect(try reader.read { db in try Self.nearest(db) } == [])
-        try writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
-        let pagesAfter = try pages()
-        // The blobs held 500 x 8 floats (16,000 bytes, 4 pages and more); T_rows went too.
-        #expect(pagesAfter + 4 <= pagesBefore, "pages \(pagesBefore) -> \(pagesAfter)")
-        try writer.write { db in
-            try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (1, ?)", arguments: [Self.query])
-        }
-        #expect(try reader.read { db in try Self.nearest(db) } == [1])
     }
 
     @Test("A reader inside a transaction keeps its snapshot while another connection commits")
     func readerKeepsItsSnapshot() throws {
-        let fixture = try Fixture(rows: 300, seed: 0x5eed_0112)
-        defer { fixture.remove() }
-        let reader = try fixture.connection()
-        let writer = try fixture.connection()
-        let before = try reader.read { db in try Self.nearest(db) }
-        try reader.inDatabase { db in
-            try db.execute(sql: "BEGIN")
-            #expect(try Self.nearest(db) == before)
-            try writer.write { db in
-                try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (7777, ?)", arguments: [Self.query])
+        try Fixture.with(rows: 300, seed: 0x5eed_0112) { fixture in
+            let reader = try fixture.connection()
+            let writer = try fixture.connection()
+            let before = try Self.nearest(in: reader)
+            try reader.inDatabase { db in
+                try db.execute(sql: "BEGIN")
+                #expect(try Self.nearest(db) == before)
+                try writer.write { db in
+                    try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (7777, ?)", arguments: [Self.query])
+                }
+                #expect(try Self.nearest(db) == before, "inside its transaction the reader sees its snapshot")
+                try db.execute(sql: "COMMIT")
             }
-            #expect(try Self.nearest(db) == before, "inside its transaction the reader sees its snapshot")
-            try db.execute(sql: "COMMIT")
+            #expect(try Self.nearest(in: reader).first == 7777)
         }
-        #expect(try reader.read { db in try Self.nearest(db) }.first == 7777)
     }
 
     @Test("A writer sees its own uncommitted rows; ROLLBACK and ROLLBACK TO undo them")
     func writerSeesItsOwnRowsAndRollbackUndoes() throws {
-        let fixture = try Fixture(rows: 300, seed: 0x5eed_0113)
-        defer { fixture.remove() }
-        let writer = try fixture.connection()
-        let other = try fixture.connection()
-        let before = try other.read { db in try Self.nearest(db) }
-        try writer.inDatabase { db in
-            _ = try Self.nearest(db)
-            try db.execute(sql: "BEGIN IMMEDIATE")
-            try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (5555, ?)", arguments: [Self.query])
-            #expect(try Self.nearest(db).first == 5555)
-            try db.execute(sql: "SAVEPOINT s")
-            try db.execute(sql: "DELETE FROM v WHERE rowid = 5555")
-            #expect(try !Self.nearest(db).contains(5555))
-            try db.execute(sql: "ROLLBACK TO s")
-            #expect(try Self.nearest(db).first == 5555, "ROLLBACK TO brings the row back")
-            #expect(try other.read { db in try Self.nearest(db) } == before, "uncommitted rows stay private")
-            try db.execute(sql: "ROLLBACK")
-            #expect(try Self.nearest(db) == before, "ROLLBACK removes the row")
+        try Fixture.with(rows: 300, seed: 0x5eed_0113) { fixture in
+            let writer = try fixture.connection()
+            let other = try fixture.connection()
+            let before = try Self.nearest(in: other)
+            try writer.inDatabase { db in
+                _ = try Self.nearest(db)
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (5555, ?)", arguments: [Self.query])
+                #expect(try Self.nearest(db).first == 5555)
+                try db.execute(sql: "SAVEPOINT s")
+                try db.execute(sql: "DELETE FROM v WHERE rowid = 5555")
+                #expect(try !Self.nearest(db).contains(5555))
+                try db.execute(sql: "ROLLBACK TO s")
+                #expect(try Self.nearest(db).first == 5555, "ROLLBACK TO brings the row back")
+                #expect(try Self.nearest(in: other) == before, "uncommitted rows stay private")
+                try db.execute(sql: "ROLLBACK")
+                #expect(try Self.nearest(db) == before, "ROLLBACK removes the row")
+            }
+            #expect(try Self.nearest(in: other) == before)
         }
-        #expect(try other.read { db in try Self.nearest(db) } == before)
     }
 
     @Test("Random writes from two connections: every search equals brute force over the rows")
     func randomWritesMatchBruteForce() throws {
-        let fixture = try Fixture(rows: 200, seed: 0x5eed_0114)
-        defer { fixture.remove() }
-        var random = ExtensionRandom(defaultSeed: 0x5eed_0115)
-        let connections = [try fixture.connection(), try fixture.connection(), try fixture.connection()]
-        var nextRowid: Int64 = 1_000
-        for step in 0..<120 {
-            let writer = connections[Int.random(in: 0..<2, using: &random)]
-            let action = Int.random(in: 0..<4, using: &random)
-            let vector = Vector((0..<8).map { _ in Float.random(in: -1...1, using: &random) })
-            let pick = Int.random(in: 0..<1_000, using: &random)
-            try writer.write { db in
-                // A row chosen by the seeded generator, not by SQLite's random().
-                let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM v_rows") ?? 0
-                let victim =
-                    count == 0
-                    ? nil
-                    : try Int64.fetchOne(
-                        db, sql: "SELECT rowid FROM v_rows ORDER BY rowid LIMIT 1 OFFSET ?", arguments: [pick % count])
-                switch action {
-                case 0:
-                    nextRowid += 1
-                    try db.execute(
-                        sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)", arguments: [nextRowid, vector])
-                case 1:
-                    try db.execute(sql: "DELETE FROM v WHERE rowid = ?", arguments: [victim])
-                case 2:
-                    try db.execute(sql: "UPDATE v SET embedding = ? WHERE rowid = ?", arguments: [vector, victim])
-                default:
-                    // A transaction rolled back: nothing of it may show.
-                    try db.execute(sql: "SAVEPOINT x")
-                    try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (-1, ?)", arguments: [Self.query])
-                    try db.execute(sql: "ROLLBACK TO x")
-                    try db.execute(sql: "RELEASE x")
-                }
-            }
-            let reader = connections[Int.random(in: 0..<3, using: &random)]
-            try reader.read { db in
-                let got = try Self.nearest(db, k: 5)
-                let rows = try Row.fetchAll(db, sql: "SELECT rowid, embedding FROM v")
-                let scored = rows.map { row -> (Int64, Double) in
-                    let id: Int64 = row[0]
-                    let blob: Data = row[1]
-                    let v = (try? Vector(blob: blob)) ?? Vector([])
-                    let d = zip(v.scalars, Self.query.scalars).reduce(0.0) {
-                        $0 + (Double($1.0) - Double($1.1)) * (Double($1.0) - Double($1.1))
+        try Fixture.with(rows: 200, seed: 0x5eed_0114) { fixture in
+            var random = ExtensionRandom(defaultSeed: 0x5eed_0115)
+            let connections = [try fixture.connection(), try fixture.connection(), try fixture.connection()]
+            var nextRowid: Int64 = 1_000
+            for step in 0..<120 {
+                let writer = connections[Int.random(in: 0..<2, using: &random)]
+                let action = Int.random(in: 0..<4, using: &random)
+                let vector = Vector((0..<8).map { _ in Float.random(in: -1...1, using: &random) })
+                let pick = Int.random(in: 0..<1_000, using: &random)
+                try writer.write { db in
+                    // A row chosen by the seeded generator, not by SQLite's random().
+                    let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM v_rows") ?? 0
+                    let victim =
+                        count == 0
+                        ? nil
+                        : try Int64.fetchOne(
+                            db, sql: "SELECT rowid FROM v_rows ORDER BY rowid LIMIT 1 OFFSET ?",
+                            arguments: [pick % count])
+                    switch action {
+                    case 0:
+                        nextRowid += 1
+                        try db.execute(
+                            sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)", arguments: [nextRowid, vector])
+                    case 1:
+                        try db.execute(sql: "DELETE FROM v WHERE rowid = ?", arguments: [victim])
+                    case 2:
+                        try db.execute(sql: "UPDATE v SET embedding = ? WHERE rowid = ?", arguments: [vector, victim])
+                    default:
+                        // A transaction rolled back: nothing of it may show.
+                        try db.execute(sql: "SAVEPOINT x")
+                        try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (-1, ?)", arguments: [Self.query])
+                        try db.execute(sql: "ROLLBACK TO x")
+                        try db.execute(sql: "RELEASE x")
                     }
-                    return (id, d)
-                }.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
-                let want = scored.prefix(5).map(\.0)
-                #expect(got == want, "step \(step) (seed \(random.seed)): got \(got), brute force \(want)")
+                }
+                let reader = connections[Int.random(in: 0..<3, using: &random)]
+                try reader.read { db in
+                    let got = try Self.nearest(db, k: 5)
+                    let rows = try Row.fetchAll(db, sql: "SELECT rowid, embedding FROM v")
+                    let scored = rows.map { row -> (Int64, Double) in
+                        let id: Int64 = row[0]
+                        let blob: Data = row[1]
+                        let v = (try? Vector(blob: blob)) ?? Vector([])
+                        let d = zip(v.scalars, Self.query.scalars).reduce(0.0) {
+                            $0 + (Double($1.0) - Double($1.1)) * (Double($1.0) - Double($1.1))
+                        }
+                        return (id, d)
+                    }.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
+                    let want = scored.prefix(5).map(\.0)
+                    #expect(got == want, "step \(step) (seed \(random.seed)): got \(got), brute force \(want)")
+                }
             }
         }
     }

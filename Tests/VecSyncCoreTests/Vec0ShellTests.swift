@@ -161,45 +161,44 @@ struct Vec0ShellTests {
 
     @Test func aFileWrittenInProcessIsSearchedIdenticallyByTheShellAndBack() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try temporaryDirectory("knn")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("t.sqlite").path
-        var fixture = Vec0Fixture(keyKind: .text, metric: .cosine, dimensions: 16)
-        let queue = try BruteForce.openQueue(path: path)
-        try queue.write { db in
-            try fixture.populate(db, count: 500, using: &random)
-            try db.execute(sql: "delete from t where seq % 7 = 3")
-        }
-        fixture.rows.removeAll { $0.seq % 7 == 3 }
-        try queue.close()
+        try withTemporaryFile("knn", named: "t.sqlite") { path in
+            var fixture = Vec0Fixture(keyKind: .text, metric: .cosine, dimensions: 16)
+            let queue = try BruteForce.openQueue(path: path)
+            try queue.write { db in
+                try fixture.populate(db, count: 500, using: &random)
+                try db.execute(sql: "delete from t where seq % 7 = 3")
+            }
+            fixture.rows.removeAll { $0.seq % 7 == 3 }
+            try queue.close()
 
-        let queries = (0..<5).map { _ in fixture.query(using: &random) }
-        var sql = ""
-        for (j, q) in queries.enumerated() {
+            let queries = (0..<5).map { _ in fixture.query(using: &random) }
+            var sql = ""
+            for (j, q) in queries.enumerated() {
+                sql +=
+                    "select '#q\(j)';\nselect id, distance from t where embedding match '\(BruteForce.json(q))' and k = 10 and cat <> 'c' order by distance;\n"
+            }
+            // The shell writes too; the in-process side must then see its writes.
+            let fresh = BruteForce.randomVector(16, using: &random)
             sql +=
-                "select '#q\(j)';\nselect id, distance from t where embedding match '\(BruteForce.json(q))' and k = 10 and cat <> 'c' order by distance;\n"
+                "insert into t(id, embedding, cat, seq) values ('from-shell', '\(BruteForce.json(fresh))', 'a', 100000);\n"
+            let run = try Shell.run(sql, databasePath: path).run
+            #expect(run.errors.isEmpty, "\(run.errors)")
+            let sections = shellSections(run.rows)
+            for (j, q) in queries.enumerated() {
+                let (top, all) = fixture.expected(q, k: 10, where: { $0.cat != "c" && $0.cat != nil })
+                BruteForce.expectMatches(
+                    BruteForce.hits(fromShellRows: sections["q\(j)"] ?? []), top, all: all,
+                    context: "[sqlite3 shell] file written in-process, query \(j), seed \(random.seed)")
+            }
+            let reopened = try BruteForce.openQueue(path: path)
+            try reopened.read { db in
+                let top = try BruteForce.hits(
+                    db, "select id, distance from t where embedding match ? and k = 1", [BruteForce.blob(fresh)])
+                #expect(top.first?.key == "from-shell", "\(top)")
+                #expect(try Int.fetchOne(db, sql: "select count(*) from t") == fixture.rows.count + 1)
+            }
+            try reopened.close()
         }
-        // The shell writes too; the in-process side must then see its writes.
-        let fresh = BruteForce.randomVector(16, using: &random)
-        sql +=
-            "insert into t(id, embedding, cat, seq) values ('from-shell', '\(BruteForce.json(fresh))', 'a', 100000);\n"
-        let run = try Shell.run(sql, databasePath: path).run
-        #expect(run.errors.isEmpty, "\(run.errors)")
-        let sections = shellSections(run.rows)
-        for (j, q) in queries.enumerated() {
-            let (top, all) = fixture.expected(q, k: 10, where: { $0.cat != "c" && $0.cat != nil })
-            BruteForce.expectMatches(
-                BruteForce.hits(fromShellRows: sections["q\(j)"] ?? []), top, all: all,
-                context: "[sqlite3 shell] file written in-process, query \(j), seed \(random.seed)")
-        }
-        let reopened = try BruteForce.openQueue(path: path)
-        try reopened.read { db in
-            let top = try BruteForce.hits(
-                db, "select id, distance from t where embedding match ? and k = 1", [BruteForce.blob(fresh)])
-            #expect(top.first?.key == "from-shell", "\(top)")
-            #expect(try Int.fetchOne(db, sql: "select count(*) from t") == fixture.rows.count + 1)
-        }
-        try reopened.close()
     }
 
     @Test func shellBatchEqualsPerQueryMatch() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VecSyncTestSupport
 
 /// A table written by sqlite-vec 0.1.9 answers plain statements as it is: the connection
 /// that connects it migrates it in place (every row and value kept) where it can write, and
@@ -91,20 +92,6 @@ struct Vec0SqliteVecMigrationTests {
         "1|0.0", "3|1.0",
     ]
 
-    func file(_ path: SQLPath, _ directory: URL, extra: String = "") throws -> String {
-        let file = directory.appendingPathComponent("sv.db").path
-        _ = try path.run(Self.sqliteVecFile + extra, databasePath: file)
-        return file
-    }
-
-    func withDirectory(_ body: (URL) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("vecsync-migrate-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try body(directory)
-    }
-
     /// sqlite-vec's tables of `items`, and whether ours are there, as rows of one query.
     static let layout = """
         select count(*) from sqlite_schema where name = 'items_rowids';
@@ -113,93 +100,90 @@ struct Vec0SqliteVecMigrationTests {
 
     @Test("The first statements answer as sqlite-vec did, the table migrated in place", arguments: SQLPath.allCases)
     func answersThroughPlainStatements(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = try file(path, directory)
-            SQLCase("the tables answer as sqlite-vec did", Self.answers, rows: Self.expected)
-                .verify(path, databasePath: file)
-            SQLCase(
-                "sqlite-vec's shadow tables are gone, ours are there",
-                """
-                select name from sqlite_schema where type = 'table' and name like 'items%' order by name;
-                """,
-                rows: ["items", "items_changes", "items_free", "items_info", "items_rows", "items_vectors"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase("the next connection answers the same", Self.answers, rows: Self.expected)
-                .verify(path, databasePath: file)
-            SQLCase(
-                "a migrated table takes writes",
-                """
-                insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
-                select rowid from items where e match '[1, 0]' and k = 2 and cat = 'red';
-                """,
-                rows: ["1", "9"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase(
-                "a second migration is refused",
-                "select vecsync_migrate_sqlite_vec('items');",
-                error: ["already in this extension's storage"]
-            )
-            .verify(path, databasePath: file)
-        }
+        try path.verify(
+            onFileAfter: Self.sqliteVecFile,
+            [
+                SQLCase("the tables answer as sqlite-vec did", Self.answers, rows: Self.expected),
+                SQLCase(
+                    "sqlite-vec's shadow tables are gone, ours are there",
+                    """
+                    select name from sqlite_schema where type = 'table' and name like 'items%' order by name;
+                    """,
+                    rows: ["items", "items_changes", "items_free", "items_info", "items_rows", "items_vectors"]
+                ),
+                SQLCase("the next connection answers the same", Self.answers, rows: Self.expected),
+                SQLCase(
+                    "a migrated table takes writes",
+                    """
+                    insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
+                    select rowid from items where e match '[1, 0]' and k = 2 and cat = 'red';
+                    """,
+                    rows: ["1", "9"]
+                ),
+                SQLCase(
+                    "a second migration is refused",
+                    "select vecsync_migrate_sqlite_vec('items');",
+                    error: ["already in this extension's storage"]
+                ),
+            ])
     }
 
     @Test("The first statement may be a write: the table is migrated, then written", arguments: SQLPath.allCases)
     func firstStatementWrites(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = try file(path, directory)
-            SQLCase(
-                "an insert, an update and a delete first",
-                """
-                insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
-                update docs set e = '[5, 6]' where doc_id = 'beta';
-                delete from parts where rowid = 3;
-                select rowid, cat, quote(note) from items order by rowid;
-                select doc_id, vec_to_json(e) from docs order by doc_id;
-                select rowid, user_id from parts order by rowid;
-                """,
-                rows: [
-                    "1|red|'first'", "2|blue|NULL", "4|a category name longer than twelve bytes|'fourth'",
-                    "9|red|'new'", "alpha|[1.000000,2.000000]", "beta|[5.000000,6.000000]", "1|5", "2|6",
-                ]
-            )
-            .verify(path, databasePath: file)
-        }
+        try path.verify(
+            onFileAfter: Self.sqliteVecFile,
+            [
+                SQLCase(
+                    "an insert, an update and a delete first",
+                    """
+                    insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
+                    update docs set e = '[5, 6]' where doc_id = 'beta';
+                    delete from parts where rowid = 3;
+                    select rowid, cat, quote(note) from items order by rowid;
+                    select doc_id, vec_to_json(e) from docs order by doc_id;
+                    select rowid, user_id from parts order by rowid;
+                    """,
+                    rows: [
+                        "1|red|'first'", "2|blue|NULL", "4|a category name longer than twelve bytes|'fourth'",
+                        "9|red|'new'", "alpha|[1.000000,2.000000]", "beta|[5.000000,6.000000]", "1|5", "2|6",
+                    ]
+                )
+            ])
     }
 
     @Test(
         "A migration inside a transaction that rolls back leaves the file as it was",
         arguments: SQLPath.allCases)
     func migrationRollsBackWithItsTransaction(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = try file(path, directory)
-            SQLCase(
-                "begin, read (which migrates), roll back",
-                """
-                begin;
-                select count(*) from items;
-                select count(*) from sqlite_schema where name = 'items_rows';
-                rollback;
-                """ + Self.layout,
-                rows: ["3", "1", "1", "0"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase("the file still answers as sqlite-vec did", Self.answers, rows: Self.expected)
-                .verify(path, databasePath: file)
-        }
+        try path.verify(
+            onFileAfter: Self.sqliteVecFile,
+            [
+                SQLCase(
+                    "begin, read (which migrates), roll back",
+                    """
+                    begin;
+                    select count(*) from items;
+                    select count(*) from sqlite_schema where name = 'items_rows';
+                    rollback;
+                    """ + Self.layout,
+                    rows: ["3", "1", "1", "0"]
+                ),
+                SQLCase("the file still answers as sqlite-vec did", Self.answers, rows: Self.expected),
+            ])
     }
 
     @Test(
         "A connection that opened the file read-only reads the table as it is, and the file is unchanged",
         arguments: SQLPath.allCases)
     func readOnlyConnectionReadsACopy(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = try file(path, directory)
+        try withTemporaryFile("migrate", named: "sv.db") { file in
+            _ = try path.run(Self.sqliteVecFile, databasePath: file)
             let before = try Data(contentsOf: URL(fileURLWithPath: file))
-            SQLCase("read-only, the tables answer as sqlite-vec did", Self.answers + Self.layout,
-                    rows: Self.expected + ["1", "0"])
-                .verify(path, databasePath: file, readOnly: true)
+            SQLCase(
+                "read-only, the tables answer as sqlite-vec did", Self.answers + Self.layout,
+                rows: Self.expected + ["1", "0"]
+            )
+            .verify(path, databasePath: file, readOnly: true)
             SQLCase(
                 "filters and scans of the copy",
                 """
@@ -272,22 +256,20 @@ struct Vec0SqliteVecMigrationTests {
 
     @Test("A float64[N] table sqlite-vec wrote reads as float32, as sqlite-vec reads it", arguments: SQLPath.allCases)
     func float64TableReads(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = directory.appendingPathComponent("f64.db").path
-            _ = try path.run(Self.sqliteVecFloat64File, databasePath: file)
-            SQLCase(
-                "read-only, then migrated",
-                "select rowid, distance, vec_to_json(e) from w where e match '[0, 1]' and k = 2;",
-                rows: ["2|0.0|[0.000000,1.000000]", "1|1.0|[1.000000,0.000000]"]
-            )
-            .verify(path, databasePath: file, readOnly: true)
-            SQLCase(
-                "migrated",
-                "select rowid, distance from w where e match '[0, 1]' and k = 1;\nselect hex(e) from w where rowid = 1;",
-                rows: ["2|0.0", "0000803F00000000"]
-            )
-            .verify(path, databasePath: file)
-        }
+        try path.verify(
+            onFileAfter: Self.sqliteVecFloat64File,
+            [
+                SQLCase(
+                    "read-only, then migrated",
+                    "select rowid, distance, vec_to_json(e) from w where e match '[0, 1]' and k = 2;",
+                    rows: ["2|0.0|[0.000000,1.000000]", "1|1.0|[1.000000,0.000000]"]
+                ).readingOnly,
+                SQLCase(
+                    "migrated",
+                    "select rowid, distance from w where e match '[0, 1]' and k = 1;\nselect hex(e) from w where rowid = 1;",
+                    rows: ["2|0.0", "0000803F00000000"]
+                ),
+            ])
     }
 
     /// `bytes8(e int8[4] distance_metric=l1, cat text, chunk_size=8)` with rows 1, 2 and 4 (3
@@ -328,38 +310,34 @@ struct Vec0SqliteVecMigrationTests {
         "int8[N] and bit[N] tables come over with their bytes, and answer as sqlite-vec did",
         arguments: SQLPath.allCases)
     func migratesTypedColumns(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = directory.appendingPathComponent("typed.db").path
-            _ = try path.run(Self.sqliteVecTypedFile, databasePath: file)
-            // sqlite-vec 0.1.9's answers on the file, read from a copy, then migrated.
-            for readOnly in [true, false] {
+        // sqlite-vec 0.1.9's answers on the file, read from a copy, then migrated.
+        let answers = SQLCase(
+            "the tables answer as sqlite-vec did",
+            """
+            select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;
+            select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3 and cat = 'a';
+            select rowid, hex(e), vec_type(e), cat from bytes8 order by rowid;
+            select id, distance from signs where e match vec_bit(x'0000') and k = 3;
+            select id, hex(e), vec_type(e) from signs order by id;
+            """,
+            rows: [
+                "4|10.0", "1|127.0", "2|130.0", "4|10.0", "1|127.0",
+                "1|01FE037F|int8|a", "2|80000505|int8|b", "4|000100FF|int8|a",
+                "x|4.0", "z|8.0", "y|16.0", "x|0F00|bit", "y|FFFF|bit", "z|550F|bit",
+            ])
+        try path.verify(
+            onFileAfter: Self.sqliteVecTypedFile,
+            [
+                answers.readingOnly,
+                answers,
                 SQLCase(
-                    "the tables answer as sqlite-vec did",
+                    "a migrated int8 table takes writes",
                     """
-                    select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;
-                    select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3 and cat = 'a';
-                    select rowid, hex(e), vec_type(e), cat from bytes8 order by rowid;
-                    select id, distance from signs where e match vec_bit(x'0000') and k = 3;
-                    select id, hex(e), vec_type(e) from signs order by id;
+                    insert into bytes8(rowid, e, cat) values (9, vec_int8('[0, 0, 4, 5]'), 'a');
+                    select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 2;
                     """,
-                    rows: [
-                        "4|10.0", "1|127.0", "2|130.0", "4|10.0", "1|127.0",
-                        "1|01FE037F|int8|a", "2|80000505|int8|b", "4|000100FF|int8|a",
-                        "x|4.0", "z|8.0", "y|16.0", "x|0F00|bit", "y|FFFF|bit", "z|550F|bit",
-                    ]
-                )
-                .verify(path, databasePath: file, readOnly: readOnly)
-            }
-            SQLCase(
-                "a migrated int8 table takes writes",
-                """
-                insert into bytes8(rowid, e, cat) values (9, vec_int8('[0, 0, 4, 5]'), 'a');
-                select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 2;
-                """,
-                rows: ["9|1.0", "4|10.0"]
-            )
-            .verify(path, databasePath: file)
-        }
+                    rows: ["9|1.0", "4|10.0"]),
+            ])
     }
 
     /// `multi(a float[2], tag text, b float[2] distance_metric=cosine, c int8[2]
@@ -395,128 +373,121 @@ struct Vec0SqliteVecMigrationTests {
         "A table of several vector columns comes over, each column from its own chunks, and answers as sqlite-vec did",
         arguments: SQLPath.allCases)
     func migratesSeveralVectorColumns(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = directory.appendingPathComponent("multi.db").path
-            _ = try path.run(Self.sqliteVecMultiFile, databasePath: file)
-            // sqlite-vec 0.1.9's answers on the file before the migration.
-            SQLCase(
-                "the table answers as sqlite-vec did, migrated as the statement connected it",
-                """
-                select rowid, round(distance, 6) from multi where b match '[1, 0.5]' and k = 3;
-                select rowid, distance from multi where c match vec_int8('[0, 0]') and k = 3 and tag = 'x';
-                select rowid, distance from multi where d match vec_bit(x'07') and k = 3;
-                select rowid, round(distance, 6) from multi where a match '[1, 0.5]' and k = 3;
-                select rowid, hex(a), hex(b), hex(c), hex(d), tag from multi order by rowid;
-                select name from sqlite_schema where name like 'multi_vector_chunks%';
-                """,
-                rows: [
-                    "1|0.2", "2|0.4", "4|1.707107", "1|3.0", "4|255.0", "1|1.0", "4|5.0", "2|7.0",
-                    "1|0.5", "2|1.118034", "4|2.0",
-                    "1|0000803F00000000|0000803F00000040|01FE|0F|x",
-                    "2|000000000000803F|00000040000080BF|6403|F0|y",
-                    "4|000080BF0000003F|000040C00000803F|807F|FF|x",
-                ]
-            )
-            .verify(path, databasePath: file)
-        }
+        try path.verify(
+            onFileAfter: Self.sqliteVecMultiFile,
+            [
+                // sqlite-vec 0.1.9's answers on the file before the migration.
+                SQLCase(
+                    "the table answers as sqlite-vec did, migrated as the statement connected it",
+                    """
+                    select rowid, round(distance, 6) from multi where b match '[1, 0.5]' and k = 3;
+                    select rowid, distance from multi where c match vec_int8('[0, 0]') and k = 3 and tag = 'x';
+                    select rowid, distance from multi where d match vec_bit(x'07') and k = 3;
+                    select rowid, round(distance, 6) from multi where a match '[1, 0.5]' and k = 3;
+                    select rowid, hex(a), hex(b), hex(c), hex(d), tag from multi order by rowid;
+                    select name from sqlite_schema where name like 'multi_vector_chunks%';
+                    """,
+                    rows: [
+                        "1|0.2", "2|0.4", "4|1.707107", "1|3.0", "4|255.0", "1|1.0", "4|5.0", "2|7.0",
+                        "1|0.5", "2|1.118034", "4|2.0",
+                        "1|0000803F00000000|0000803F00000040|01FE|0F|x",
+                        "2|000000000000803F|00000040000080BF|6403|F0|y",
+                        "4|000080BF0000003F|000040C00000803F|807F|FF|x",
+                    ]
+                )
+            ])
+    }
+
+    /// `table` is still sqlite-vec's, with its `rows` rows: none of this extension's tables.
+    static func stillSqliteVecs(_ table: String, rows: Int) -> SQLCase {
+        SQLCase(
+            "the table is still sqlite-vec's",
+            "select count(*) from \(table)_rowids;\nselect count(*) from sqlite_schema where name = '\(table)_rows';",
+            rows: ["\(rows)", "0"])
     }
 
     @Test(
         "A damaged second vector column of a sqlite-vec table is an error naming it, and nothing changes",
         arguments: SQLPath.allCases)
     func damagedSecondVectorColumnChangesNothing(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = directory.appendingPathComponent("multi.db").path
-            _ = try path.run(
-                Self.sqliteVecMultiFile + "update multi_vector_chunks01 set vectors = x'0000803f';\n",
-                databasePath: file)
-            SQLCase(
-                "a second column's chunk cut short", "select count(*) from multi;",
-                error: ["was written by sqlite-vec and cannot be read", "multi_vector_chunks01 row 1", "past its end"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase(
-                "the table is still sqlite-vec's",
-                "select count(*) from multi_rowids;\nselect count(*) from sqlite_schema where name = 'multi_rows';",
-                rows: ["3", "0"]
-            )
-            .verify(path, databasePath: file)
-        }
+        try path.verify(
+            onFileAfter: Self.sqliteVecMultiFile + "update multi_vector_chunks01 set vectors = x'0000803f';\n",
+            [
+                SQLCase(
+                    "a second column's chunk cut short", "select count(*) from multi;",
+                    error: [
+                        "was written by sqlite-vec and cannot be read", "multi_vector_chunks01 row 1", "past its end",
+                    ]
+                ),
+                Self.stillSqliteVecs("multi", rows: 3),
+            ])
     }
 
     @Test(
         "A damaged int8 sqlite-vec table is an error naming the damage, and nothing changes",
         arguments: SQLPath.allCases)
     func damagedTypedFileChangesNothing(path: SQLPath) throws {
-        try withDirectory { directory in
-            let file = directory.appendingPathComponent("typed.db").path
-            _ = try path.run(
-                Self.sqliteVecTypedFile + "update bytes8_rowids set chunk_offset = 8 where rowid = 4;\n",
-                databasePath: file)
-            SQLCase(
-                "an int8 slot past its chunk", "select rowid from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;",
-                error: ["bytes8_vector_chunks00 row 1", "past its end"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase(
-                "the table is still sqlite-vec's",
-                "select count(*) from bytes8_rowids;\nselect count(*) from sqlite_schema where name = 'bytes8_rows';",
-                rows: ["3", "0"]
-            )
-            .verify(path, databasePath: file)
-        }
+        try path.verify(
+            onFileAfter: Self.sqliteVecTypedFile + "update bytes8_rowids set chunk_offset = 8 where rowid = 4;\n",
+            [
+                SQLCase(
+                    "an int8 slot past its chunk",
+                    "select rowid from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 3;",
+                    error: ["bytes8_vector_chunks00 row 1", "past its end"]
+                ),
+                Self.stillSqliteVecs("bytes8", rows: 3),
+            ])
     }
 
     @Test(
         "A damaged sqlite-vec file is an error naming the damage, and nothing changes",
         arguments: SQLPath.allCases)
     func damagedFileChangesNothing(path: SQLPath) throws {
-        try withDirectory { directory in
-            // Row 4 points past the end of its vector chunk.
-            let file = try file(path, directory, extra: "update items_rowids set chunk_offset = 9 where rowid = 4;\n")
-            SQLCase(
-                "a chunk offset past the chunk: a read is an error",
-                "select rowid from items where e match '[1, 0]' and k = 3;",
-                error: ["items", "was written by sqlite-vec and cannot be read", "items_vector_chunks00 row 1", "past its end"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase(
-                "a chunk offset past the chunk: a write is an error",
-                "insert into items(rowid, e) values (9, '[1, 1]');",
-                error: ["items_vector_chunks00 row 1", "past its end"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase(
-                "the table is still sqlite-vec's, whole; the undamaged table beside it was migrated",
-                """
-                select count(*) from docs;
-                select count(*) from items_rowids;
-                select count(*) from sqlite_schema where name in ('items_info', 'items_chunks') ;
-                select count(*) from sqlite_schema where name = 'items_rows';
-                select count(*) from sqlite_schema where name = 'docs_rows';
-                """,
-                rows: ["2", "3", "2", "0", "1"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase(
-                "repaired, it is migrated by hand",
-                """
-                update items_rowids set chunk_offset = 3 where rowid = 4;
-                select vecsync_migrate_sqlite_vec('items');
-                select rowid from items where e match '[1, 0]' and k = 3;
-                """,
-                rows: ["items: 3 rows migrated", "1", "2", "4"]
-            )
-            .verify(path, databasePath: file)
-            SQLCase(
-                "a table that is not sqlite-vec's is refused",
-                """
-                create virtual table fresh using vec0(e float[2]);
-                select vecsync_migrate_sqlite_vec('fresh');
-                """,
-                error: ["already in this extension's storage"]
-            )
-            .verify(path, databasePath: file)
-        }
+        // Row 4 points past the end of its vector chunk.
+        try path.verify(
+            onFileAfter: Self.sqliteVecFile + "update items_rowids set chunk_offset = 9 where rowid = 4;\n",
+            [
+                SQLCase(
+                    "a chunk offset past the chunk: a read is an error",
+                    "select rowid from items where e match '[1, 0]' and k = 3;",
+                    error: [
+                        "items", "was written by sqlite-vec and cannot be read", "items_vector_chunks00 row 1",
+                        "past its end",
+                    ]
+                ),
+                SQLCase(
+                    "a chunk offset past the chunk: a write is an error",
+                    "insert into items(rowid, e) values (9, '[1, 1]');",
+                    error: ["items_vector_chunks00 row 1", "past its end"]
+                ),
+                SQLCase(
+                    "the table is still sqlite-vec's, whole; the undamaged table beside it was migrated",
+                    """
+                    select count(*) from docs;
+                    select count(*) from items_rowids;
+                    select count(*) from sqlite_schema where name in ('items_info', 'items_chunks') ;
+                    select count(*) from sqlite_schema where name = 'items_rows';
+                    select count(*) from sqlite_schema where name = 'docs_rows';
+                    """,
+                    rows: ["2", "3", "2", "0", "1"]
+                ),
+                SQLCase(
+                    "repaired, it is migrated by hand",
+                    """
+                    update items_rowids set chunk_offset = 3 where rowid = 4;
+                    select vecsync_migrate_sqlite_vec('items');
+                    select rowid from items where e match '[1, 0]' and k = 3;
+                    """,
+                    rows: ["items: 3 rows migrated", "1", "2", "4"]
+                ),
+                SQLCase(
+                    "a table that is not sqlite-vec's is refused",
+                    """
+                    create virtual table fresh using vec0(e float[2]);
+                    select vecsync_migrate_sqlite_vec('fresh');
+                    """,
+                    error: ["already in this extension's storage"]
+                ),
+            ])
     }
 }

@@ -191,31 +191,11 @@ struct Vec0TypedColumnTests {
                 "insert into t(rowid, e, cat) values (\(rowid), \(kind.wrap)(x'\(Self.hex(kind.randomVector(using: &random)))'), \(rowid % 3));\n"
         }
         script += "commit;\ndelete from t where rowid % 17 = 0;\n"
-        var queries: [String] = []
-        for _ in 0..<8 {
-            let q = "\(kind.wrap)(x'\(Self.hex(kind.randomVector(using: &random)))')"
-            for filter in ["", " and cat = 1", " and distance > 3"] {
-                queries.append(
-                    "select group_concat(rowid || ':' || distance, ' ') from "
-                        + "(select rowid, distance from t where e match \(q) and k = 9\(filter));")
-            }
-        }
-        for query in queries {
-            script += "select vecsync_memory_budget(0);\n" + query + "\n"
-            script += "select vecsync_memory_budget(64);\n" + query + "\n"
-            script += "select json_extract(vecsync_cache_info('t'), '$.streamed');\n"
-        }
-        let output = try Shell.run(script)
-        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
-        let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.count >= queries.count * 5, "output: \(output.stdout)")
-        for i in 0..<queries.count where lines.count >= (i + 1) * 5 {
-            #expect(!lines[i * 5 + 1].isEmpty, "\(kind) query \(i): no rows")
-            #expect(
-                lines[i * 5 + 3] == lines[i * 5 + 1],
-                "\(kind) query \(i) (seed \(random.seed)): streamed \(lines[i * 5 + 3]), in memory \(lines[i * 5 + 1])")
-            #expect(lines[i * 5 + 4] == "1", "\(kind) query \(i) was not streamed")
-        }
+        let vectors = (0..<8).map { _ in "\(kind.wrap)(x'\(Self.hex(kind.randomVector(using: &random)))')" }
+        let queries = Shell.knnLines(
+            column: "e", queries: vectors, k: 9, filters: ["", " and cat = 1", " and distance > 3"])
+        try Shell.expectStreamedAnswersMatch(
+            setUp: script, queries: queries, budget: 64, requireRows: true, context: "\(kind) (seed \(random.seed)):")
     }
 
     static let int8Table = """
@@ -390,13 +370,13 @@ struct Vec0TypedColumnTests {
             "delete from ti_info where key = 'element_bits';",
         ])
     func elementBitsContradictingTheDeclaration(path: SQLPath, damage: String) throws {
-        let directory = try temporaryDirectory("typed")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("typed.db").path
-        _ = try path.run(Self.int8Table + damage, databasePath: file)
-        SQLCase(
-            "element_bits damaged: \(damage)", "select rowid from ti where e match vec_int8('[0, 0, 0, 1]') and k = 1;",
-            error: ["storage is damaged", "'element_bits'"]
-        ).verify(path, databasePath: file)
+        try path.verify(
+            onFileAfter: Self.int8Table + damage,
+            [
+                SQLCase(
+                    "element_bits damaged: \(damage)",
+                    "select rowid from ti where e match vec_int8('[0, 0, 0, 1]') and k = 1;",
+                    error: ["storage is damaged", "'element_bits'"])
+            ])
     }
 }

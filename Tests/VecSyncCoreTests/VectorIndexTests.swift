@@ -16,10 +16,7 @@ struct VectorIndexTests {
     }
 
     @Test func createBackfillsExistingRowsAndSearchIsExact() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0101)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 300, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 300, seed: 0x5EED_0101) { db, index, rng in
             try index.create(db)
             let all = try rows(db)
             for _ in 0..<20 {
@@ -33,10 +30,7 @@ struct VectorIndexTests {
     }
 
     @Test func filteredSearchReturnsKRowsWhenFilterMatchesFew() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0102)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 600, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 600, seed: 0x5EED_0102) { db, index, rng in
             try index.create(db)
             // 'blue' rows with score >= 590: 590, 593, 596, 599 → only 4 match.
             let q = Vector.random(dimensions: Self.dims, using: &rng)
@@ -57,10 +51,7 @@ struct VectorIndexTests {
     }
 
     @Test func triggersFollowInsertUpdateUpsertReplaceAndDelete() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0103)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 20, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 20, seed: 0x5EED_0103) { db, index, rng in
             try index.create(db)
             let target = Vector.random(dimensions: Self.dims, using: &rng)
             try db.execute(
@@ -131,18 +122,15 @@ struct VectorIndexTests {
     }
 
     @Test func triggersAreSilentWhileMergingAndRefreshUpdatesExactlyTheGivenRows() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0104)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 30, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 30, seed: 0x5EED_0104) { db, index, rng in
             try index.create(db)
-            try db.execute(sql: "INSERT INTO vecsync_state (key, value) VALUES ('merging', 1)")
-            try db.execute(
-                sql: "INSERT INTO items (id, embedding, category, score) VALUES ('merged', ?, 'red', 0)",
-                arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
-            try db.execute(sql: "UPDATE items SET category = 'green' WHERE id = 'item-0000'")
-            try db.execute(sql: "DELETE FROM items WHERE id = 'item-0001'")
-            try db.execute(sql: "UPDATE vecsync_state SET value = 0 WHERE key = 'merging'")
+            try HostFixtures.whileMerging(db) {
+                try db.execute(
+                    sql: "INSERT INTO items (id, embedding, category, score) VALUES ('merged', ?, 'red', 0)",
+                    arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
+                try db.execute(sql: "UPDATE items SET category = 'green' WHERE id = 'item-0000'")
+                try db.execute(sql: "DELETE FROM items WHERE id = 'item-0001'")
+            }
 
             let before = try index.verify(db)
             #expect(before.missing == ["merged".databaseValue])
@@ -164,13 +152,13 @@ struct VectorIndexTests {
             try index.create(db)
             let awkward = ["quote \"q\"", "back\\slash", "line\nbreak", "tab\t", "bell\u{7}", "é 🧭", "a/b", "", "123"]
             let keys = awkward + (0...VectorIndex.refreshBatchKeys).map { "note-\($0)" }
-            try db.execute(sql: "INSERT INTO vecsync_state (key, value) VALUES ('merging', 1)")
-            for key in keys {
-                try db.execute(
-                    sql: "INSERT INTO notes (id, embedding) VALUES (?, ?)",
-                    arguments: [key, Vector.random(dimensions: 4, using: &rng)])
+            try HostFixtures.whileMerging(db) {
+                for key in keys {
+                    try db.execute(
+                        sql: "INSERT INTO notes (id, embedding) VALUES (?, ?)",
+                        arguments: [key, Vector.random(dimensions: 4, using: &rng)])
+                }
             }
-            try db.execute(sql: "UPDATE vecsync_state SET value = 0 WHERE key = 'merging'")
             #expect(try index.verify(db).missing.count == keys.count)
 
             try index.refresh(db, keys: keys)
@@ -193,12 +181,12 @@ struct VectorIndexTests {
                     sql: "INSERT INTO counts (id, embedding) VALUES (?, ?)",
                     arguments: [key, Vector.random(dimensions: 4, using: &rng)])
             }
-            try db.execute(sql: "INSERT INTO vecsync_state (key, value) VALUES ('merging', 1)")
-            try db.execute(sql: "DELETE FROM counts WHERE id = 0")
-            try db.execute(
-                sql: "UPDATE counts SET embedding = ? WHERE id = ?",
-                arguments: [Vector.random(dimensions: 4, using: &rng), Int64.max])
-            try db.execute(sql: "UPDATE vecsync_state SET value = 0 WHERE key = 'merging'")
+            try HostFixtures.whileMerging(db) {
+                try db.execute(sql: "DELETE FROM counts WHERE id = 0")
+                try db.execute(
+                    sql: "UPDATE counts SET embedding = ? WHERE id = ?",
+                    arguments: [Vector.random(dimensions: 4, using: &rng), Int64.max])
+            }
             let before = try index.verify(db)
             #expect(before.extra == [0.databaseValue])
             #expect(before.stale == [Int64.max.databaseValue])
@@ -211,10 +199,7 @@ struct VectorIndexTests {
     }
 
     @Test func verifyCatchesATamperedIndex() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0105)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 40, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 40, seed: 0x5EED_0105) { db, index, rng in
             try index.create(db)
             #expect(try index.verify(db).isConsistent)
             // Tamper with the derived table directly, bypassing the triggers.
@@ -227,9 +212,9 @@ struct VectorIndexTests {
                 arguments: [Vector.random(dimensions: Self.dims, using: &rng)])
             // A canonical row that is not a vector, written while the index triggers are
             // silent (as during a merge): the extension refuses it through the triggers.
-            try db.execute(sql: "REPLACE INTO vecsync_state(key, value) VALUES ('merging', 1)")
-            try db.execute(sql: "UPDATE items SET embedding = x'00' WHERE id = 'item-0012'")
-            try db.execute(sql: "REPLACE INTO vecsync_state(key, value) VALUES ('merging', 0)")
+            try HostFixtures.whileMerging(db) {
+                try db.execute(sql: "UPDATE items SET embedding = x'00' WHERE id = 'item-0012'")
+            }
             let report = try index.verify(db)
             #expect(!report.isConsistent)
             #expect(report.missing == ["item-0010".databaseValue])
@@ -240,10 +225,7 @@ struct VectorIndexTests {
     }
 
     @Test func rebuildAfterDroppingTheIndexGivesIdenticalResults() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0106)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 200, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 200, seed: 0x5EED_0106) { db, index, rng in
             try index.create(db)
             let queries = (0..<10).map { _ in Vector.random(dimensions: Self.dims, using: &rng) }
             let before = try queries.map {
@@ -262,10 +244,7 @@ struct VectorIndexTests {
     }
 
     @Test func createRegistersTheIndexAndIsIdempotent() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0107)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 5, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 5, seed: 0x5EED_0107) { db, index, rng in
             try index.create(db)
             try index.create(db)
             #expect(try VectorIndex.registered(in: db) == [index])
@@ -278,10 +257,7 @@ struct VectorIndexTests {
     }
 
     @Test func createRefusesAnExistingIndexOfAnotherDefinitionAndRebuildReplacesIt() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_010A)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 10, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 10, seed: 0x5EED_010A) { db, index, rng in
             try index.create(db)
             var l2 = index
             l2.metric = .l2
@@ -293,10 +269,7 @@ struct VectorIndexTests {
     }
 
     @Test func searchRefusesAWrongDimensionAndAnUnknownFilterColumn() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0108)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            let index = try HostFixtures.itemsTable(db, dimensions: Self.dims, count: 5, using: &rng)
+        try HostFixtures.withItems(dimensions: Self.dims, count: 5, seed: 0x5EED_0108) { db, index, rng in
             try index.create(db)
             #expect(throws: VecSyncError.dimensionMismatch(expected: Self.dims, got: 3)) {
                 try index.search(db, near: [1, 2, 3], limit: 1)

@@ -3,108 +3,6 @@ import GRDB
 import Testing
 import VecSyncTestSupport
 
-/// An ordinary table with a libSQL vector index, and the same rows in Swift.
-///
-/// ```sql
-/// create table docs(id text primary key, thread text, status text, embedding F32_BLOB(D));
-/// create index docs_idx on docs(libsql_vector_idx(embedding, 'metric=l2'));
-/// ```
-/// Row i has thread 't<i % 10>', status 'approved' for two rows in three, and a NULL
-/// embedding for one row in 17.
-struct VectorTopKFixture {
-    var metric: BruteForce.Metric
-    var dimensions: Int
-    /// Rows by text key.
-    var rows: [String: Doc] = [:]
-
-    struct Doc {
-        var vector: [Float]?
-        var thread: String
-        var status: String
-    }
-
-    var indexSQL: String {
-        metric == .cosine
-            ? "create index docs_idx on docs(libsql_vector_idx(embedding))"
-            : "create index docs_idx on docs(libsql_vector_idx(embedding, 'metric=l2', 'max_neighbors=16'))"
-    }
-
-    static let tableSQL = "create table docs(id text primary key, thread text, status text, embedding F32_BLOB(%d))"
-
-    /// Creates the table, optionally the index first, and inserts `count` rows.
-    mutating func populate(_ db: Database, count: Int, indexFirst: Bool, using random: inout ExtensionRandom) throws {
-        try db.execute(sql: String(format: Self.tableSQL, dimensions))
-        if indexFirst { try db.execute(sql: indexSQL) }
-        var vectors: [[Float]] = []
-        for i in 0..<count {
-            let doc: Doc
-            let thread = "t\(i % 10)"
-            let status = i % 3 == 2 ? "draft" : "approved"
-            if i % 17 == 5 {
-                doc = Doc(vector: nil, thread: thread, status: status)
-            } else if i % 23 == 22, let earlier = vectors.randomElement(using: &random) {
-                doc = Doc(vector: earlier, thread: thread, status: status)
-            } else {
-                let v = BruteForce.randomVector(dimensions, using: &random)
-                vectors.append(v)
-                doc = Doc(vector: v, thread: thread, status: status)
-            }
-            try put(db, String(format: "m%05d", (i * 7919) % 100_003), doc)
-        }
-        if !indexFirst { try db.execute(sql: indexSQL) }
-    }
-
-    /// Inserts (or, with `orReplace`, replaces) one row, in SQL and in Swift.
-    mutating func put(_ db: Database, _ id: String, _ doc: Doc, orReplace: Bool = false) throws {
-        try db.execute(
-            sql: "insert \(orReplace ? "or replace " : "")into docs(id, thread, status, embedding) values (?, ?, ?, ?)",
-            arguments: [id, doc.thread, doc.status, doc.vector.map(BruteForce.blob)])
-        rows[id] = doc
-    }
-
-    /// The reference, keyed by rowid (as `vector_top_k` returns) or by the text id.
-    func reference(_ db: Database, byID: Bool = false) throws -> BruteForce {
-        let rowids = try Dictionary(
-            uniqueKeysWithValues: GRDB.Row.fetchAll(db, sql: "select id, rowid from docs")
-                .map { (($0[0] as String), ($0[1] as Int64)) })
-        let stored = rows.compactMap { id, doc -> BruteForce.Row? in
-            guard let vector = doc.vector, let rowid = rowids[id] else { return nil }
-            return BruteForce.Row(key: byID ? id : "\(rowid)", rowid: rowid, vector: vector)
-        }
-        return BruteForce(metric: metric, rows: stored)
-    }
-
-    /// `vector_top_k` as id and distance.
-    static func topK(_ db: Database, _ query: [Float], k: Int) throws -> [BruteForce.Hit] {
-        try BruteForce.hits(db, "select id, distance from vector_top_k('docs_idx', ?, ?)", [BruteForce.blob(query), k])
-    }
-
-    /// A query: random, or a stored vector.
-    func query(using random: inout ExtensionRandom) -> [Float] {
-        if Bool.random(using: &random), let v = rows.values.compactMap(\.vector).randomElement(using: &random) {
-            return v
-        }
-        return BruteForce.randomVector(dimensions, using: &random)
-    }
-
-    /// Checks a few queries against the reference.
-    func expectAgreement(
-        _ db: Database, _ random: inout ExtensionRandom, _ context: String,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let reference = try reference(db)
-        for _ in 0..<6 {
-            let q = query(using: &random)
-            let k = Int.random(in: 1...20, using: &random)
-            let all = reference.nearest(to: q)
-            BruteForce.expectMatches(
-                try Self.topK(db, q, k: k), Array(all.prefix(k)), all: all,
-                context: "\(context), \(metric), k = \(k), seed \(random.seed)",
-                sourceLocation: sourceLocation)
-        }
-    }
-}
-
 /// `vector_top_k` over a libSQL vector index gives the brute-force answer over the table's
 /// rows, through every kind of change to the table.
 @Suite("vector_top_k equals brute force")
@@ -114,10 +12,9 @@ struct VectorTopKTests {
 
     @Test(arguments: metrics, [true, false])
     func topKEqualsBruteForceWhetherIndexedBeforeOrAfterTheRows(metric: BruteForce.Metric, indexFirst: Bool) throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = VectorTopKFixture(metric: metric, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 800, indexFirst: indexFirst, using: &random)
+        try VectorTopKFixture.withRows(
+            800, metric: metric, dimensions: Self.dimensions, indexFirst: indexFirst
+        ) { db, fixture, random in
             try fixture.expectAgreement(
                 db, &random, indexFirst ? "index before the rows" : "index on existing rows (backfill)")
             // k beyond the row count: every row with an embedding, NULL embeddings skipped.
@@ -132,10 +29,9 @@ struct VectorTopKTests {
 
     @Test(arguments: metrics)
     func filtersAfterTheJoinKeepTheMatchingRowsOfTheTopK(metric: BruteForce.Metric) throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = VectorTopKFixture(metric: metric, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 600, indexFirst: true, using: &random)
+        try VectorTopKFixture.withRows(
+            600, metric: metric, dimensions: Self.dimensions, indexFirst: true
+        ) { db, fixture, random in
             let reference = try fixture.reference(db, byID: true)
             var checked = 0
             for _ in 0..<20 {
@@ -201,10 +97,9 @@ struct VectorTopKTests {
 
     @Test(arguments: metrics)
     func topKFollowsUpdatesDeletesAndInsertOrReplace(metric: BruteForce.Metric) throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = VectorTopKFixture(metric: metric, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 400, indexFirst: true, using: &random)
+        try VectorTopKFixture.withRows(
+            400, metric: metric, dimensions: Self.dimensions, indexFirst: true
+        ) { db, fixture, random in
             try fixture.expectAgreement(db, &random, "before changes")  // builds the store
             var ids = fixture.rows.keys.sorted()
             for n in 0..<80 {
@@ -250,10 +145,9 @@ struct VectorTopKTests {
     }
 
     @Test func rollbackAndRollbackToASavepointLeaveTheIndexAsTheTable() throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = VectorTopKFixture(metric: .cosine, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 300, indexFirst: true, using: &random)
+        try VectorTopKFixture.withRows(
+            300, metric: .cosine, dimensions: Self.dimensions, indexFirst: true
+        ) { db, fixture, random in
             try fixture.expectAgreement(db, &random, "before")
             let q = BruteForce.randomVector(Self.dimensions, using: &random)
             try db.execute(sql: "begin")
@@ -282,46 +176,45 @@ struct VectorTopKTests {
 
     @Test func writesFromASecondConnectionAreSeen() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try temporaryDirectory("knn")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("docs.sqlite").path
-        var fixture = VectorTopKFixture(metric: .l2, dimensions: Self.dimensions)
-        let reader = try BruteForce.openQueue(path: path)
-        let writer = try BruteForce.openQueue(path: path)
-        try writer.write { db in try fixture.populate(db, count: 300, indexFirst: true, using: &random) }
-        // The reader searches first (a read-write connection: see the read-only test below).
-        try reader.inDatabase { db in try fixture.expectAgreement(db, &random, "reader, first search") }
-        let q = BruteForce.randomVector(Self.dimensions, using: &random)
-        try writer.write { db in
-            try db.execute(sql: "delete from docs where thread in ('t1', 't2')")
-            try fixture.put(db, "from-writer", .init(vector: q, thread: "t0", status: "approved"))
-            try fixture.put(
-                db, String(format: "m%05d", 7919), .init(vector: q, thread: "t0", status: "approved"), orReplace: true)
-            try db.execute(sql: "update docs set embedding = NULL where thread = 't3'")
-        }
-        for key in fixture.rows.keys {
-            switch fixture.rows[key]?.thread {
-            case "t1", "t2": fixture.rows[key] = nil
-            case "t3": fixture.rows[key]?.vector = nil
-            default: break
+        try withTemporaryFile("knn", named: "docs.sqlite") { path in
+            var fixture = VectorTopKFixture(metric: .l2, dimensions: Self.dimensions)
+            let reader = try BruteForce.openQueue(path: path)
+            let writer = try BruteForce.openQueue(path: path)
+            try writer.write { db in try fixture.populate(db, count: 300, indexFirst: true, using: &random) }
+            // The reader searches first (a read-write connection: see the read-only test below).
+            try reader.inDatabase { db in try fixture.expectAgreement(db, &random, "reader, first search") }
+            let q = BruteForce.randomVector(Self.dimensions, using: &random)
+            try writer.write { db in
+                try db.execute(sql: "delete from docs where thread in ('t1', 't2')")
+                try fixture.put(db, "from-writer", .init(vector: q, thread: "t0", status: "approved"))
+                try fixture.put(
+                    db, String(format: "m%05d", 7919), .init(vector: q, thread: "t0", status: "approved"),
+                    orReplace: true)
+                try db.execute(sql: "update docs set embedding = NULL where thread = 't3'")
             }
+            for key in fixture.rows.keys {
+                switch fixture.rows[key]?.thread {
+                case "t1", "t2": fixture.rows[key] = nil
+                case "t3": fixture.rows[key]?.vector = nil
+                default: break
+                }
+            }
+            try reader.inDatabase { db in
+                try fixture.expectAgreement(db, &random, "reader after the writer's commit")
+                let top = try VectorTopKFixture.topK(db, q, k: 2)
+                #expect(top.map(\.distance) == [0, 0], "seed \(random.seed)")
+            }
+            // The writer again, after the reader's searches.
+            try writer.read { db in try fixture.expectAgreement(db, &random, "writer after the reader") }
+            try writer.close()
+            try reader.close()
         }
-        try reader.inDatabase { db in
-            try fixture.expectAgreement(db, &random, "reader after the writer's commit")
-            let top = try VectorTopKFixture.topK(db, q, k: 2)
-            #expect(top.map(\.distance) == [0, 0], "seed \(random.seed)")
-        }
-        // The writer again, after the reader's searches.
-        try writer.read { db in try fixture.expectAgreement(db, &random, "writer after the reader") }
-        try writer.close()
-        try reader.close()
     }
 
     @Test func rebuildAndReindexChangeNothingAndDropIndexRemovesIt() throws {
-        var random = ExtensionRandom.fromEnvironment()
-        var fixture = VectorTopKFixture(metric: .cosine, dimensions: Self.dimensions)
-        try BruteForce.openQueue().inDatabase { db in
-            try fixture.populate(db, count: 300, indexFirst: false, using: &random)
+        try VectorTopKFixture.withRows(
+            300, metric: .cosine, dimensions: Self.dimensions, indexFirst: false
+        ) { db, fixture, random in
             let q = fixture.query(using: &random)
             let before = try VectorTopKFixture.topK(db, q, k: 25)
             _ = try DatabaseValue.fetchOne(db, sql: "select vecsync_rebuild('docs_idx')")
@@ -347,21 +240,21 @@ struct VectorTopKTests {
 
     @Test func aReadOnlyConnectionCanSearchAnIndexNobodyHasSearchedYet() throws {
         var random = ExtensionRandom.fromEnvironment()
-        let directory = try temporaryDirectory("knn")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("docs.sqlite").path
-        var fixture = VectorTopKFixture(metric: .cosine, dimensions: 8)
-        let writer = try BruteForce.openQueue(path: path)
-        try writer.write { db in try fixture.populate(db, count: 100, indexFirst: true, using: &random) }
-        try writer.close()
-        // A read-only search of an index created and filled elsewhere: libSQL answers it.
-        let reader = try BruteForce.openQueue(path: path)
-        do {
-            try reader.read { db in try fixture.expectAgreement(db, &random, "read-only first search") }
-        } catch {
-            Issue.record("vector_top_k on a read-only connection, before any search built the index store: \(error)")
+        try withTemporaryFile("knn", named: "docs.sqlite") { path in
+            var fixture = VectorTopKFixture(metric: .cosine, dimensions: 8)
+            let writer = try BruteForce.openQueue(path: path)
+            try writer.write { db in try fixture.populate(db, count: 100, indexFirst: true, using: &random) }
+            try writer.close()
+            // A read-only search of an index created and filled elsewhere: libSQL answers it.
+            let reader = try BruteForce.openQueue(path: path)
+            do {
+                try reader.read { db in try fixture.expectAgreement(db, &random, "read-only first search") }
+            } catch {
+                Issue.record(
+                    "vector_top_k on a read-only connection, before any search built the index store: \(error)")
+            }
+            try reader.close()
         }
-        try reader.close()
     }
 
     @Test func aRowOfTheWrongDimensionDoesNotLeaveAnEmptyIndexBehind() throws {

@@ -28,9 +28,18 @@ public final class SQLiteServerStore: ServerStore {
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
         pool = try DatabasePool(path: path, configuration: configuration)
+        // A push is answered once its commit is on disk: GRDB opens WAL databases with
+        // synchronous NORMAL (a power loss may drop the last commits, which devices were told
+        // are stored, and would not push again); FULL syncs the WAL at every commit.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         // Tokens' hashes and every space's data: readable by the server's user only (SQLite
         // gives the WAL and shared-memory files the database file's permissions).
         if isNew { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+    }
+
+    /// The writer connection's `PRAGMA synchronous` (2: FULL, every commit synced).
+    func writerSynchronous() async throws -> Int {
+        try await pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     public func prepare() async throws {

@@ -56,11 +56,17 @@ struct ServerLoadBench: AsyncParsableCommand {
     @Option(help: "The servers' rate limit, requests a second per token (0: off); 50 is their default.")
     var rate = 50.0
 
+    @Option(
+        help:
+            "Idle connections held open to each server for the whole run (connected, never sending; reopened when the server closes them).")
+    var idleConnections = 0
+
     func validate() throws {
         guard (1...8).contains(instances) else { throw ValidationError("--instances must be in 1...8") }
         guard (1...1000).contains(devices) else { throw ValidationError("--devices must be in 1...1000") }
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
         guard rate >= 0 else { throw ValidationError("--rate cannot be negative") }
+        guard (0...5000).contains(idleConnections) else { throw ValidationError("--idle-connections must be in 0...5000") }
     }
 
     func run() async throws {
@@ -88,6 +94,10 @@ struct ServerLoadBench: AsyncParsableCommand {
             servers.append(
                 try ServerProcess.start(binary: serverBinary, postgres: postgres, data: directory.path, rate: rate))
         }
+        let idle = servers.compactMap { server in
+            idleConnections > 0 ? server.url.port.map { IdleConnections(count: idleConnections, port: UInt16($0)) } : nil
+        }
+        defer { for holder in idle { holder.stop() } }
         let running = servers
         let sampler = Task { () -> [Int] in
             var peaks = Array(repeating: 0, count: running.count)
@@ -121,6 +131,7 @@ struct ServerLoadBench: AsyncParsableCommand {
         sampler.cancel()
         let peaks = await sampler.value
         let finals = servers.map { $0.residentBytes() }
+        let idleCounts = idle.map(\.counts)
 
         let latencies = results.reduce(into: [String: [Double]]()) { all, result in
             for (operation, values) in result.latencies { all[operation, default: []] += values }
@@ -133,6 +144,11 @@ struct ServerLoadBench: AsyncParsableCommand {
         print(
             "\(backEnd), \(instances) instance(s), \(devices) devices, \(String(format: "%.1f", elapsedSeconds)) s, "
                 + "\(rows) rows of \(dimensions)-d per change set")
+        for (index, counts) in idleCounts.enumerated() {
+            print(
+                "server \(index + 1): \(counts.open) idle connections open at the end, "
+                    + "\(counts.reopened) closed by the server and reopened, \(counts.failed) connection attempts failed")
+        }
         print(
             String(
                 format: "requests: %d (%.0f/s), failed: %d; pushed %.1f MB (%.2f MB/s), downloaded %.1f MB (%.2f MB/s)",

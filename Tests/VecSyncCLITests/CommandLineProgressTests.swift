@@ -1,10 +1,7 @@
 import Foundation
-import GRDB
 import Testing
-import VecSyncCore
+import VecSync
 import VecSyncTestSupport
-
-@testable import VecSyncReplication
 
 #if canImport(Glibc)
     import Glibc
@@ -32,6 +29,18 @@ struct CommandLineProgressTests {
         #expect(tracked.status == 0, "\(tracked.output)")
     }
 
+    /// In `directory`: a shared folder, `a.db` holding `rows` tracked photos of site-a and
+    /// already pushed to the folder, and `b.db`, tracked and empty, of site-b.
+    static func pushedPair(rows: Int, in directory: URL) throws -> (folder: String, a: String, b: String) {
+        let folder = directory.appendingPathComponent("shared").path
+        let a = directory.appendingPathComponent("a.db").path
+        let b = directory.appendingPathComponent("b.db").path
+        try database(a, site: "site-a", rows: rows)
+        try database(b, site: "site-b", rows: 0)
+        #expect(try CommandLineTests.run(["sync", "--db", a, "--folder", folder]).status == 0)
+        return (folder, a, b)
+    }
+
     static func count(_ path: String) throws -> Int {
         try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") ?? -1 }
     }
@@ -40,12 +49,7 @@ struct CommandLineProgressTests {
     func eventsAndStatusFromTheCLI() throws {
         let directory = try temporaryDirectory("cli-progress")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = directory.appendingPathComponent("shared").path
-        let a = directory.appendingPathComponent("a.db").path
-        let b = directory.appendingPathComponent("b.db").path
-        try Self.database(a, site: "site-a", rows: 900)
-        try Self.database(b, site: "site-b", rows: 0)
-        #expect(try CommandLineTests.run(["sync", "--db", a, "--folder", folder]).status == 0)
+        let (folder, a, b) = try Self.pushedPair(rows: 900, in: directory)
         let synced = try CommandLineTests.run(["sync", "--db", b, "--folder", folder, "--events"])
         #expect(synced.status == 0, "\(synced.output)")
         let lines = synced.output.split(separator: "\n").map(String.init)
@@ -85,12 +89,7 @@ struct CommandLineProgressTests {
         }
         let directory = try temporaryDirectory("cli-kill")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = directory.appendingPathComponent("shared").path
-        let a = directory.appendingPathComponent("a.db").path
-        let b = directory.appendingPathComponent("b.db").path
-        try Self.database(a, site: "site-a", rows: 6000)
-        try Self.database(b, site: "site-b", rows: 0)
-        #expect(try CommandLineTests.run(["sync", "--db", a, "--folder", folder]).status == 0)
+        let (folder, _, b) = try Self.pushedPair(rows: 6000, in: directory)
 
         let process = Process()
         process.executableURL = executable

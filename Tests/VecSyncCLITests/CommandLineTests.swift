@@ -1,10 +1,7 @@
 import Foundation
-import GRDB
 import Testing
-import VecSyncCore
+import VecSync
 import VecSyncTestSupport
-
-@testable import VecSyncReplication
 
 /// The shell path: `vecsync-cli track` and `vecsync-cli sync` with three database files and
 /// one folder, run as a user runs them.
