@@ -42,9 +42,7 @@ struct HTTPProgressTests {
     func firstSyncThroughServerReportsAndResumes() async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0101)
         let seed = random.seed
-        let test = try await TestStore.make(.sqlite)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "progress", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(.sqlite, "progress", tokens: 3)
         let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 20))
         try writer.addPhotos(200, prefix: "w", random: &random)
         let transports = tokens.map { token in
@@ -111,9 +109,7 @@ struct HTTPProgressTests {
 
     @Test("a change set that fails its SHA-256 is reported as waited for, and downloaded again by the next pull")
     func damagedDownloadIsWaitedFor() async throws {
-        let test = try await TestStore.make(.sqlite)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "gap", tokens: 1)
+        let (test, server, space, tokens) = try await servedSpace(.sqlite, "gap", tokens: 1)
         let spaceID = try await ServerScenarios.spaceID(test.store, tokens[0])
         let (batch, _) = try await ServerScenarios.storeDamagedChangeSet(
             in: test.store, spaceID: spaceID, seed: 0x5E4F_0102)

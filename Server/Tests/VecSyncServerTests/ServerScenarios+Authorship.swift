@@ -13,9 +13,7 @@ extension ServerScenarios {
     static func forgedAuthorshipIsRefused(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0023)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "authorship", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "authorship", tokens: 3)
         let desk = try PhotoDevice("desk")
         let phone = try PhotoDevice("phone")
         let reader = try PhotoDevice("reader")

@@ -12,9 +12,7 @@ extension ServerScenarios {
     static func noTokenCanBlackHoleAnotherDevice(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0022)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "black-hole", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "black-hole", tokens: 3)
         let (tabletToken, tabletRecord) = AccessToken.issue(label: "tablet", device: "tablet", at: 2)
         try await test.store.addToken(tabletRecord, toSpaceNamed: space)
         let (phoneToken, attackerToken, readerToken) = (tokens[0], tokens[1], tokens[2])

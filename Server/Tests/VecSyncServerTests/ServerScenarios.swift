@@ -13,9 +13,7 @@ enum ServerScenarios {
     static func threeReplicasConverge(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0001)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "photos", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "photos", tokens: 3)
         let devices = try ["mac", "phone", "tablet"].map {
             try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 40))
         }
@@ -168,9 +166,7 @@ enum ServerScenarios {
     /// The push protocol: a change set stored once however often it is sent, a gap refused
     /// with the head, a damaged body or a wrong SHA-256 refused with nothing stored.
     static func pushProtocol(_ backEnd: BackEnd) async throws {
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "push")
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "push")
         let token = tokens[0]
         var random = SeededRandom(defaultSeed: 0x5E4F_0003)
         let device = try PhotoDevice("pusher", options: Replica.Options(maximumBatchRows: 4))
@@ -275,9 +271,7 @@ enum ServerScenarios {
     /// photos it adds after the restore reach the others: every device ends with every row.
     static func restoredDeviceGetsItsLostFutureBack(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_000D)
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "photos", tokens: 2)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "photos", tokens: 2)
         let options = Replica.Options(maximumBatchRows: 7)
         let phone = try PhotoDevice("phone", options: options)
         let mac = try PhotoDevice("mac", options: options)
@@ -317,9 +311,7 @@ enum ServerScenarios {
     /// nothing of it is merged, the pull cursor stays before it, and once it is repaired
     /// the next pull merges it.
     static func tamperedDownloadIsRefused(_ backEnd: BackEnd) async throws {
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "tamper", tokens: 1)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "tamper", tokens: 1)
         let spaceID = try await spaceID(test.store, tokens[0])
         let (_, outcome) = try await storeDamagedChangeSet(in: test.store, spaceID: spaceID, seed: 0x5E4F_0004)
         guard case .stored = outcome else { throw ServerConfigurationError("not stored: \(outcome)") }
@@ -340,9 +332,7 @@ enum ServerScenarios {
     static func serverStoppedMidTransferLosesNothing(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0005)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "restart", tokens: 2)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "restart", tokens: 2)
         let spaceID = try await spaceID(test.store, tokens[0])
         let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 10))
         try writer.addPhotos(300, prefix: "w", random: &random)
@@ -510,9 +500,7 @@ enum ServerScenarios {
     static func newDeviceBootstrapsFromSnapshot(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0009)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "bootstrap", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "bootstrap", tokens: 3)
         let spaceID = try await spaceID(test.store, tokens[0])
         let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 50))
         let editor = try PhotoDevice("editor", options: Replica.Options(maximumBatchRows: 50))
@@ -598,9 +586,7 @@ enum ServerScenarios {
     static func deviceBehindCompactionRecovers(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_000A)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "behind", tokens: 2)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "behind", tokens: 2)
         let spaceID = try await spaceID(test.store, tokens[0])
         let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 20))
         let laggard = try PhotoDevice("laggard")
@@ -725,9 +711,7 @@ enum ServerScenarios {
     static func damagedChangeSetIsRepublishedByItsOrigin(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0010)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "repair", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "repair", tokens: 3)
         let spaceID = try await spaceID(test.store, tokens[0])
         let storeID = try await test.store.storeID()
         let author = try PhotoDevice("author", options: Replica.Options(maximumBatchRows: 4))
