@@ -19,6 +19,9 @@ let package = Package(
     products: [
         .library(name: "vecsync", type: .dynamic, targets: ["CVecSync"]),
         .library(name: "VecSync", targets: ["VecSync"]),
+        // The sync server's HTTP bodies, SHA-256 helper and paging rules, for the server
+        // package (`Server/`); apps reach the few types they need through `VecSync`.
+        .library(name: "VecSyncWire", targets: ["VecSyncWire"]),
         .executable(name: "vecsync-cli", targets: ["vecsync-cli"]),
     ],
     dependencies: [
@@ -56,10 +59,9 @@ let package = Package(
             ]
         ),
         .target(name: "VecSyncStores", dependencies: ["VecSyncCore"]),
-        .target(
-            name: "VecSyncReplication",
-            dependencies: ["VecSyncCore", .product(name: "Crypto", package: "swift-crypto")]
-        ),
+        // One home for what the HTTP client and the server must spell the same.
+        .target(name: "VecSyncWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "VecSyncReplication", dependencies: ["VecSyncCore", "VecSyncWire"]),
         .target(name: "VecSync", dependencies: ["VecSyncCore", "VecSyncStores", "VecSyncReplication"]),
         .executableTarget(
             name: "vecsync-cli",

@@ -40,6 +40,8 @@ let package = Package(
             name: "VecSyncServer",
             dependencies: [
                 .product(name: "VecSync", package: "VecSync"),
+                // The API's bodies, SHA-256 and paging rules, shared with the HTTP client.
+                .product(name: "VecSyncWire", package: "VecSync"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // sqlite3_blob_read: a byte range of a stored change set, read alone.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -182,6 +182,16 @@ def start_server(binary, postgres):
     return process, data, Target(int(match.group(1)), space, token)
 
 
+def stop_server(process, findings):
+    """SIGTERM, then up to 30 s for the server to exit (a finding, and SIGKILL, past that)."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        findings.append("the server ignored SIGTERM for 30 s")
+        process.kill()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int)
@@ -240,12 +250,7 @@ def main():
             findings.append(f"the server exited with status {process.returncode}")
     finally:
         if process:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                findings.append("the server ignored SIGTERM for 30 s")
-                process.kill()
+            stop_server(process, findings)
         if data:
             shutil.rmtree(data, ignore_errors=True)
     summary = ", ".join(f"{code}: {count}" for code, count in sorted(counts.items()))

@@ -29,7 +29,6 @@ import json
 import os
 import pathlib
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -170,12 +169,7 @@ def main():
         if process.poll() is not None:
             findings.append(f"the server exited with status {process.returncode}")
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            findings.append("the server ignored SIGTERM for 30 s")
-            process.kill()
+        raw.stop_server(process, findings)
         shutil.rmtree(data, ignore_errors=True)
         shutil.rmtree(report_dir, ignore_errors=True)
     for finding in findings:

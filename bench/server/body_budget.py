@@ -14,14 +14,11 @@ reads each one whole before it can refuse it (400), which is what a body costs. 
 import argparse
 import http.client
 import os
-import re
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+import server_process
 
 
 def memory(pid, field):
@@ -39,14 +36,8 @@ def main():
     parser.add_argument("--mib", type=int, default=60)
     parser.add_argument("serve", nargs="*", help="further serve flags (after --)")
     args = parser.parse_args()
-    data = tempfile.mkdtemp(prefix="vecsync-budget-")
-    store = ["--data", data]
-    subprocess.run([args.server, "space", "create", "budget", *store], check=True, stdout=subprocess.DEVNULL)
-    token = subprocess.run([args.server, "token", "issue", "--space", "budget", *store], check=True,
-                           capture_output=True, text=True).stdout.split()[-1]
-    process = subprocess.Popen([args.server, "serve", "--port", "0", "--rate", "0", "--max-body-mib", "64",
-                                *store, *args.serve], stdout=subprocess.PIPE, text=True)
-    port = int(re.search(r":(\d+) ", process.stdout.readline()).group(1))
+    data, store, token = server_process.new_store(args.server, "budget")
+    process, port = server_process.serve(args.server, ["--rate", "0", "--max-body-mib", "64", *store, *args.serve])
     body = os.urandom(args.mib << 20)
     statuses = []
     lock = threading.Lock()
@@ -81,9 +72,7 @@ def main():
         print(f"{args.pushes} pushes of {args.mib} MiB at once, serve {' '.join(args.serve) or '(defaults)'}: "
               f"RSS {before} MB before, peak {peak} MB; {seconds:.1f} s; statuses {counts}")
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-        shutil.rmtree(data, ignore_errors=True)
+        server_process.stop(process, data)
 
 
 if __name__ == "__main__":

@@ -13,14 +13,12 @@ import argparse
 import hashlib
 import http.client
 import os
-import re
-import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
+
+import server_process
 
 
 def cpu_seconds(pid):
@@ -35,11 +33,7 @@ def main():
     parser.add_argument("--mib", type=int, default=59)
     parser.add_argument("--requests", type=int, default=20)
     args = parser.parse_args()
-    data = tempfile.mkdtemp(prefix="vecsync-ranges-")
-    store = ["--data", data]
-    subprocess.run([args.server, "space", "create", "ranges", *store], check=True, stdout=subprocess.DEVNULL)
-    token = subprocess.run([args.server, "token", "issue", "--space", "ranges", *store], check=True,
-                           capture_output=True, text=True).stdout.split()[-1]
+    data, store, token = server_process.new_store(args.server, "ranges")
     body = os.urandom(args.mib << 20)
     with sqlite3.connect(os.path.join(data, "vecsync-server.sqlite")) as db:
         space = db.execute("SELECT id FROM spaces WHERE name = 'ranges'").fetchone()[0]
@@ -47,9 +41,7 @@ def main():
                    " VALUES (?, 1, 'bench', 0, 1, 1, ?, ?, 0, ?)",
                    (space, len(body), hashlib.sha256(body).hexdigest(), body))
         db.execute("UPDATE spaces SET last_seq = 1 WHERE id = ?", (space,))
-    process = subprocess.Popen([args.server, "serve", "--port", "0", "--rate", "0", *store],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    port = int(re.search(r":(\d+) ", process.stdout.readline()).group(1))
+    process, port = server_process.serve(args.server, ["--rate", "0", *store], stderr=subprocess.DEVNULL)
     try:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         for spec in ("0-0", "1000-1000"):
@@ -66,9 +58,7 @@ def main():
             print(f"Range bytes={spec} of {args.mib} MiB: {cpu * 1000:.1f} ms CPU, {wall * 1000:.1f} ms wall a request "
                   f"({args.requests} requests)")
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-        shutil.rmtree(data, ignore_errors=True)
+        server_process.stop(process, data)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VecSyncWire
 
 /// An HTTP error answered as `{"error": code, "message": text}` (plus `head` where it helps
 /// the client), with a status the client can act on.
@@ -16,9 +17,8 @@ struct APIError: HTTPResponseError {
     var headers: HTTPFields = [:]
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var body: [String: JSONScalar] = ["error": .string(code), "message": .string(message)]
-        if let head { body["head"] = .integer(head) }
-        var response = try JSONResponse.make(body, status: status)
+        var response = try JSONResponse.make(
+            ServerErrorBody(error: code, message: message, head: head), status: status)
         response.headers.append(contentsOf: headers)
         return response
     }
@@ -34,20 +34,6 @@ struct APIError: HTTPResponseError {
 
     static func malformed(_ message: String) -> APIError {
         APIError(status: .badRequest, code: "malformed", message: message)
-    }
-}
-
-/// A string or an integer in a small JSON object.
-enum JSONScalar: Encodable {
-    case string(String)
-    case integer(Int64)
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        }
     }
 }
 

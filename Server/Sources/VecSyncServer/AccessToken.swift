@@ -36,8 +36,3 @@ public enum AccessToken {
         return String(decoding: text, as: UTF8.self)
     }
 }
-
-/// The hex SHA-256 of a body, as the `X-VecSync-SHA256` header carries it.
-public func sha256Hex(_ data: Data) -> String {
-    AccessToken.hex(SHA256.hash(data: data))
-}

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import VecSyncReplication
+import VecSyncWire
 
 /// The store for scale: PostgreSQL through PostgresNIO's connection pool. Several server
 /// instances may share one database; the server keeps nothing else.
@@ -127,126 +128,22 @@ public final class PostgresServerStore: ServerStore {
         // racing on CREATE TABLE.
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7261)", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS store (
-                  key TEXT PRIMARY KEY,
-                  value TEXT NOT NULL)
-                """, logger: logger)
+            for statement in Self.schema {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
             try await connection.query(
                 "INSERT INTO store (key, value) VALUES ('id', \(UUID().uuidString.lowercased())) ON CONFLICT (key) DO NOTHING",
                 logger: logger)
             try await connection.query(
                 "INSERT INTO store (key, value) VALUES ('epoch', \(String(Self.makeEpoch()))) ON CONFLICT (key) DO NOTHING",
                 logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS spaces (
-                  id BIGSERIAL PRIMARY KEY,
-                  name TEXT NOT NULL UNIQUE,
-                  created_at BIGINT NOT NULL,
-                  last_seq BIGINT NOT NULL DEFAULT 0)
-                """, logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS tokens (
-                  id TEXT PRIMARY KEY,
-                  space_id BIGINT NOT NULL REFERENCES spaces(id),
-                  hash TEXT NOT NULL UNIQUE,
-                  label TEXT NOT NULL,
-                  created_at BIGINT NOT NULL,
-                  revoked_at BIGINT,
-                  device TEXT)
-                """, logger: logger)
-            // Stores made before device tokens lack the column.
-            try await connection.query("ALTER TABLE tokens ADD COLUMN IF NOT EXISTS device TEXT", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS rate_buckets (
-                  key TEXT PRIMARY KEY,
-                  tokens DOUBLE PRECISION NOT NULL,
-                  updated_at BIGINT NOT NULL)
-                """, logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS devices (
-                  space_id BIGINT NOT NULL REFERENCES spaces(id),
-                  site TEXT NOT NULL,
-                  name TEXT NOT NULL,
-                  platform TEXT NOT NULL,
-                  registered_at BIGINT NOT NULL,
-                  last_push_at BIGINT,
-                  last_pull_at BIGINT,
-                  head BIGINT NOT NULL DEFAULT 0,
-                  change_sets BIGINT NOT NULL DEFAULT 0,
-                  rows BIGINT NOT NULL DEFAULT 0,
-                  bytes BIGINT NOT NULL DEFAULT 0,
-                  PRIMARY KEY (space_id, site))
-                """, logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS change_sets (
-                  space_id BIGINT NOT NULL REFERENCES spaces(id),
-                  seq BIGINT NOT NULL,
-                  origin TEXT NOT NULL,
-                  since BIGINT NOT NULL,
-                  through BIGINT NOT NULL,
-                  rows BIGINT NOT NULL,
-                  size BIGINT NOT NULL,
-                  sha256 TEXT NOT NULL,
-                  received_at BIGINT NOT NULL,
-                  body BYTEA NOT NULL,
-                  PRIMARY KEY (space_id, seq),
-                  UNIQUE (space_id, origin, since, through))
-                """, logger: logger)
-            try await connection.query(
-                "ALTER TABLE devices ADD COLUMN IF NOT EXISTS pulled_through BIGINT NOT NULL DEFAULT 0",
-                logger: logger)
-            try await connection.query(
-                "ALTER TABLE devices ADD COLUMN IF NOT EXISTS owner_token TEXT", logger: logger)
-            // Stores made before damaged change sets were recorded lack their mark (and the
-            // index of the marked ones, which every status request lists).
-            try await connection.query(
-                "ALTER TABLE change_sets ADD COLUMN IF NOT EXISTS damaged BOOLEAN NOT NULL DEFAULT false",
-                logger: logger)
-            try await connection.query(
-                "CREATE INDEX IF NOT EXISTS change_sets_damaged ON change_sets (space_id, seq) WHERE damaged",
-                logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS snapshots (
-                  space_id BIGINT PRIMARY KEY REFERENCES spaces(id),
-                  seq BIGINT NOT NULL,
-                  heads TEXT NOT NULL,
-                  rows BIGINT NOT NULL,
-                  size BIGINT NOT NULL,
-                  sha256 TEXT NOT NULL,
-                  created_at BIGINT NOT NULL,
-                  compacted_through BIGINT NOT NULL DEFAULT 0,
-                  body BYTEA NOT NULL)
-                """, logger: logger)
         }
         try await prepareAttestations()
     }
 
-    /// Creates the tables of attested writes; in stores made before them, attests what the
-    /// stored change sets (their origins' own writes) and snapshots (every write) hold, once.
+    /// In stores made before attested writes, attests what the stored change sets (their
+    /// origins' own writes) and snapshots (every write) hold, once.
     private func prepareAttestations() async throws {
-        try await client.query(
-            """
-            CREATE TABLE IF NOT EXISTS attested_writes (
-              space_id BIGINT NOT NULL REFERENCES spaces(id),
-              digest TEXT NOT NULL,
-              PRIMARY KEY (space_id, digest))
-            """, logger: logger)
-        try await client.query(
-            """
-            CREATE TABLE IF NOT EXISTS authority_counts (
-              space_id BIGINT NOT NULL REFERENCES spaces(id),
-              cell TEXT NOT NULL,
-              count BIGINT NOT NULL,
-              PRIMARY KEY (space_id, cell))
-            """, logger: logger)
         for try await _ in try await client.query(
             "SELECT value FROM store WHERE key = 'writes-attested'", logger: logger
         ).decode(String.self) { return }
@@ -449,7 +346,7 @@ public final class PostgresServerStore: ServerStore {
 
     public func registerDevice(
         _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
-    ) async throws -> DeviceRecord? {
+    ) async throws -> ServerDevice? {
         // The update (and the claim) holds only for a token that may act as the device.
         let rows = try await client.query(
             """
@@ -493,7 +390,7 @@ public final class PostgresServerStore: ServerStore {
         var checked = changeSet.writes == nil
         for _ in 0..<Self.pushAttempts {
             var head: Int64?
-            var sameRange: ChangeSetEntry?
+            var sameRange: ServerChangeSet?
             var damaged = false
             for try await (deviceHead, seq, origin, since, through, count, size, sha, received, mark)
                 in try await client.query(
@@ -508,7 +405,7 @@ public final class PostgresServerStore: ServerStore {
             {
                 head = deviceHead
                 if let seq, let origin, let since, let through, let count, let size, let sha, let received {
-                    sameRange = ChangeSetEntry(
+                    sameRange = ServerChangeSet(
                         seq: seq, origin: origin, since: since, through: through, rows: count, size: size,
                         sha256: sha, receivedAt: received)
                     damaged = mark ?? false
@@ -558,7 +455,7 @@ public final class PostgresServerStore: ServerStore {
                 """, logger: logger)
             for try await seq in rows.decode(Int64.self) {
                 return .stored(
-                    ChangeSetEntry(
+                    ServerChangeSet(
                         seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
                         rows: changeSet.rows, size: size, sha256: changeSet.sha256, receivedAt: time))
             }
@@ -588,7 +485,7 @@ public final class PostgresServerStore: ServerStore {
     /// Replaces a damaged entry's body, SHA-256, row count and size with a push of its range,
     /// clears its mark and corrects its origin's counts, in one statement. It holds only while
     /// the entry is still marked with the SHA-256 read; nil when another push repaired it first.
-    private func repair(_ stored: ChangeSetEntry, with changeSet: IncomingChangeSet, inSpace spaceID: Int64)
+    private func repair(_ stored: ServerChangeSet, with changeSet: IncomingChangeSet, inSpace spaceID: Int64)
         async throws -> PushOutcome?
     {
         let size = Int64(changeSet.body.count)
@@ -621,8 +518,8 @@ public final class PostgresServerStore: ServerStore {
             """, logger: logger)
     }
 
-    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
-        var entries: [ChangeSetEntry] = []
+    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ServerChangeSet] {
+        var entries: [ServerChangeSet] = []
         let rows = try await client.query(
             """
             SELECT \(unescaped: Self.entryColumns) FROM change_sets WHERE space_id = \(spaceID) AND seq > \(cursor)
@@ -632,7 +529,7 @@ public final class PostgresServerStore: ServerStore {
         return entries
     }
 
-    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)? {
+    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ServerChangeSet, body: Data)? {
         let rows = try await client.query(
             """
             SELECT \(unescaped: Self.entryColumns), body FROM change_sets WHERE space_id = \(spaceID) AND seq = \(seq)
@@ -675,14 +572,14 @@ public final class PostgresServerStore: ServerStore {
         return 0
     }
 
-    public func snapshotEntry(inSpace spaceID: Int64) async throws -> SnapshotEntry? {
+    public func snapshotEntry(inSpace spaceID: Int64) async throws -> ServerSnapshot? {
         let rows = try await client.query(
             "SELECT \(unescaped: Self.snapshotColumns) FROM snapshots WHERE space_id = \(spaceID)", logger: logger)
         for try await row in rows.decode(Self.SnapshotRow.self) { return try Self.snapshotEntry(row) }
         return nil
     }
 
-    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: SnapshotEntry, body: Data)? {
+    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)? {
         let rows = try await client.query(
             "SELECT \(unescaped: Self.snapshotColumns), body FROM snapshots WHERE space_id = \(spaceID)",
             logger: logger)
@@ -694,7 +591,7 @@ public final class PostgresServerStore: ServerStore {
         return nil
     }
 
-    public func saveSnapshot(_ entry: SnapshotEntry, body: Data, inSpace spaceID: Int64) async throws -> Bool {
+    public func saveSnapshot(_ entry: ServerSnapshot, body: Data, inSpace spaceID: Int64) async throws -> Bool {
         let heads = try SnapshotHeads.encode(entry.heads)
         let rows = try await client.query(
             """
@@ -733,17 +630,17 @@ public final class PostgresServerStore: ServerStore {
 
     private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through"
 
-    private static func snapshotEntry(_ row: SnapshotRow) throws -> SnapshotEntry {
-        SnapshotEntry(
+    private static func snapshotEntry(_ row: SnapshotRow) throws -> ServerSnapshot {
+        ServerSnapshot(
             seq: row.0, heads: try SnapshotHeads.decode(row.1), rows: row.2, size: row.3, sha256: row.4,
             createdAt: row.5, compactedThrough: row.6)
     }
 
-    public func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord] {
+    public func devices(inSpace spaceID: Int64) async throws -> [ServerDevice] {
         try await devices(inSpace: spaceID, site: nil)
     }
 
-    private func devices(inSpace spaceID: Int64, site: String?) async throws -> [DeviceRecord] {
+    private func devices(inSpace spaceID: Int64, site: String?) async throws -> [ServerDevice] {
         var damaged: [String: [ServerDamagedChangeSet]] = [:]
         for try await (origin, seq, since, through) in try await client.query(
             """
@@ -752,7 +649,7 @@ public final class PostgresServerStore: ServerStore {
         ).decode((String, Int64, Int64, Int64).self) {
             damaged[origin, default: []].append(ServerDamagedChangeSet(seq: seq, since: since, through: through))
         }
-        var devices: [DeviceRecord] = []
+        var devices: [ServerDevice] = []
         let rows = try await client.query(
             """
             SELECT site, name, platform, registered_at, last_push_at, last_pull_at, head, change_sets, rows, bytes
@@ -762,7 +659,7 @@ public final class PostgresServerStore: ServerStore {
             (String, String, String, Int64, Int64?, Int64?, Int64, Int64, Int64, Int64).self)
         {
             devices.append(
-                DeviceRecord(
+                ServerDevice(
                     site: row.0, name: row.1, platform: row.2, registeredAt: row.3, lastPushAt: row.4,
                     lastPullAt: row.5, head: row.6, changeSets: row.7, rows: row.8, bytes: row.9,
                     damaged: damaged[row.0]))
@@ -779,8 +676,8 @@ public final class PostgresServerStore: ServerStore {
 
     private static let entryColumns = "seq, origin, since, through, rows, size, sha256, received_at"
 
-    private static func entry(_ row: EntryRow) -> ChangeSetEntry {
-        ChangeSetEntry(
+    private static func entry(_ row: EntryRow) -> ServerChangeSet {
+        ServerChangeSet(
             seq: row.0, origin: row.1, since: row.2, through: row.3, rows: row.4, size: row.5,
             sha256: row.6, receivedAt: row.7)
     }

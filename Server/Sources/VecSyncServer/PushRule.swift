@@ -1,3 +1,5 @@
+import VecSyncWire
+
 /// The one rule every back end applies to a push, so both decide alike.
 ///
 /// An origin's change sets are held without a hole from sequence 0 up to its *head*. A
@@ -31,7 +33,7 @@ public enum PushRule {
     /// count with the incoming ones and clear its mark (the store answers the same case with
     /// the entry as it is then).
     public static func decide(
-        _ incoming: IncomingChangeSet, head: Int64, sameRange: ChangeSetEntry?, sameRangeIsDamaged: Bool = false
+        _ incoming: IncomingChangeSet, head: Int64, sameRange: ServerChangeSet?, sameRangeIsDamaged: Bool = false
     ) -> PushOutcome? {
         if let sameRange {
             if sameRangeIsDamaged { return .repaired(sameRange) }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import VecSyncReplication
+import VecSyncWire
 
 /// The default store: one SQLite file in WAL mode (`<data>/vecsync-server.sqlite`), through GRDB.
 ///
@@ -327,7 +328,7 @@ public final class SQLiteServerStore: ServerStore {
 
     public func registerDevice(
         _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
-    ) async throws -> DeviceRecord? {
+    ) async throws -> ServerDevice? {
         try await pool.write { db in
             // The update (and the claim) holds only for a token that may act as the device.
             try db.execute(
@@ -409,7 +410,7 @@ public final class SQLiteServerStore: ServerStore {
             else {
                 throw ServerStoreError.noSuchSpace("#\(spaceID)")
             }
-            let entry = ChangeSetEntry(
+            let entry = ServerChangeSet(
                 seq: seq, origin: changeSet.origin, since: changeSet.since, through: changeSet.through,
                 rows: changeSet.rows, size: Int64(changeSet.body.count), sha256: changeSet.sha256,
                 receivedAt: time)
@@ -434,7 +435,7 @@ public final class SQLiteServerStore: ServerStore {
     /// Replaces a damaged entry's body, SHA-256, row count and size with a push of its range,
     /// clears its mark, and corrects its origin's counts, inside the push's transaction.
     private static func repair(
-        _ db: Database, _ stored: ChangeSetEntry, with changeSet: IncomingChangeSet, inSpace spaceID: Int64
+        _ db: Database, _ stored: ServerChangeSet, with changeSet: IncomingChangeSet, inSpace spaceID: Int64
     ) throws -> PushOutcome {
         let size = Int64(changeSet.body.count)
         try db.execute(
@@ -459,7 +460,7 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
+    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ServerChangeSet] {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
@@ -469,7 +470,7 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)? {
+    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ServerChangeSet, body: Data)? {
         try await pool.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT \(Self.entryColumns), body FROM change_sets WHERE space_id = ? AND seq = ?",
@@ -521,7 +522,7 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord] {
+    public func devices(inSpace spaceID: Int64) async throws -> [ServerDevice] {
         try await pool.read { db in try Self.devices(db, spaceID: spaceID, site: nil) }
     }
 
@@ -533,7 +534,7 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func snapshotEntry(inSpace spaceID: Int64) async throws -> SnapshotEntry? {
+    public func snapshotEntry(inSpace spaceID: Int64) async throws -> ServerSnapshot? {
         try await pool.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT \(Self.snapshotColumns) FROM snapshots WHERE space_id = ?", arguments: [spaceID]
@@ -541,7 +542,7 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: SnapshotEntry, body: Data)? {
+    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)? {
         try await pool.read { db in
             guard
                 let row = try Row.fetchOne(
@@ -552,7 +553,7 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func saveSnapshot(_ entry: SnapshotEntry, body: Data, inSpace spaceID: Int64) async throws -> Bool {
+    public func saveSnapshot(_ entry: ServerSnapshot, body: Data, inSpace spaceID: Int64) async throws -> Bool {
         let heads = try SnapshotHeads.encode(entry.heads)
         return try await pool.write { db in
             try db.execute(
@@ -594,21 +595,21 @@ public final class SQLiteServerStore: ServerStore {
 
     private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through, space_id"
 
-    private static func snapshotEntry(_ row: Row) throws -> SnapshotEntry {
-        SnapshotEntry(
+    private static func snapshotEntry(_ row: Row) throws -> ServerSnapshot {
+        ServerSnapshot(
             seq: row[0], heads: try SnapshotHeads.decode(row[1]), rows: row[2], size: row[3], sha256: row[4],
             createdAt: row[5], compactedThrough: row[6])
     }
 
     private static let entryColumns = "seq, origin, since, through, rows, size, sha256, received_at"
 
-    private static func entry(_ row: Row) -> ChangeSetEntry {
-        ChangeSetEntry(
+    private static func entry(_ row: Row) -> ServerChangeSet {
+        ServerChangeSet(
             seq: row[0], origin: row[1], since: row[2], through: row[3], rows: row[4], size: row[5],
             sha256: row[6], receivedAt: row[7])
     }
 
-    private static func devices(_ db: Database, spaceID: Int64, site: String?) throws -> [DeviceRecord] {
+    private static func devices(_ db: Database, spaceID: Int64, site: String?) throws -> [ServerDevice] {
         var sql = """
             SELECT site, name, platform, registered_at, last_push_at, last_pull_at, head, change_sets, rows, bytes
             FROM devices WHERE space_id = ?
@@ -627,7 +628,7 @@ public final class SQLiteServerStore: ServerStore {
             damaged[row[0], default: []].append(ServerDamagedChangeSet(seq: row[1], since: row[2], through: row[3]))
         }
         return try Row.fetchAll(db, sql: sql + " ORDER BY site", arguments: arguments).map {
-            DeviceRecord(
+            ServerDevice(
                 site: $0[0], name: $0[1], platform: $0[2], registeredAt: $0[3], lastPushAt: $0[4],
                 lastPullAt: $0[5], head: $0[6], changeSets: $0[7], rows: $0[8], bytes: $0[9],
                 damaged: damaged[$0[0]])

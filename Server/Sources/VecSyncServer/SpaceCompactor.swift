@@ -1,5 +1,6 @@
 import Foundation
 import VecSyncReplication
+import VecSyncWire
 
 /// Makes a space's bootstrap snapshot and compacts its history, without the application's
 /// schema: change sets carry each column's value with its clock, so the history folds into
@@ -37,7 +38,7 @@ public struct SpaceCompactor: Sendable {
     /// Folds the change sets after the space's snapshot into a new snapshot and stores it;
     /// returns the space's snapshot (the old one when nothing came after it, nil when the
     /// space has no change set at all). Change sets pushed meanwhile are left to the next.
-    public func makeSnapshot(spaceID: Int64, at time: Int64) async throws -> SnapshotEntry? {
+    public func makeSnapshot(spaceID: Int64, at time: Int64) async throws -> ServerSnapshot? {
         var heads: [String: Int64] = [:]
         var seq: Int64 = 0
         var folded: ChangeSet?
@@ -64,7 +65,7 @@ public struct SpaceCompactor: Sendable {
         }
         guard seq > start, let folded else { return previous?.entry }
         let body = folded.serialized()
-        let entry = SnapshotEntry(
+        let entry = ServerSnapshot(
             seq: seq, heads: heads, rows: Int64(folded.records.count), size: Int64(body.count),
             sha256: sha256Hex(body), createdAt: time, compactedThrough: previous?.entry.compactedThrough ?? 0)
         _ = try await store.saveSnapshot(entry, body: body, inSpace: spaceID)
@@ -82,7 +83,7 @@ public struct SpaceCompactor: Sendable {
     }
 
     /// A stored change set, checked against its SHA-256 and its listing.
-    private func changeSet(_ listed: ChangeSetEntry, spaceID: Int64) async throws -> ChangeSet {
+    private func changeSet(_ listed: ServerChangeSet, spaceID: Int64) async throws -> ChangeSet {
         guard let (entry, body) = try await store.changeSet(inSpace: spaceID, seq: listed.seq) else {
             throw ServerStoreError.corrupt("change set \(listed.seq) was listed but is gone")
         }

@@ -2,15 +2,16 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import VecSyncReplication
+import VecSyncWire
 
 /// The routes. Every one but `/health`, `/ready` and `/version` is under `/v1/spaces/{space}`
 /// and needs `Authorization: Bearer <token>` with a live token of that space;
 /// `openapi.yaml` documents them.
 extension SyncServer {
     /// The header carrying a body's hex SHA-256, both ways.
-    static let sha256Header = HTTPField.Name("X-VecSync-SHA256")!
+    static let sha256Header = HTTPField.Name(Wire.sha256Header)!
     /// The media type of a serialized change set.
-    static let changeSetMediaType = "application/vnd.vecsync.changeset"
+    static let changeSetMediaType = Wire.changeSetMediaType
 
     /// One route: its method, its path as `docs/openapi.yaml` writes it, and its handler.
     public struct Route: Sendable {
@@ -199,16 +200,12 @@ extension SyncServer {
         }
     }
 
-    /// The request's body, refused with 413 past `limit` bytes (before reading it when the
-    /// length is announced), decompressed when sent with `Content-Encoding: gzip` or
-    /// `deflate` (to at most `limit` bytes too; another coding is answered 415). Read
-    /// through ``withBody(of:limit:_:)``, which holds its room in the body budget.
+    /// The request's body, refused with 413 past `limit` bytes (an announced length past it
+    /// is refused by ``withBody(of:limit:_:)`` before anything is read), decompressed when
+    /// sent with `Content-Encoding: gzip` or `deflate` (to at most `limit` bytes too; another
+    /// coding is answered 415). Read through ``withBody(of:limit:_:)``, which holds its room
+    /// in the body budget.
     private func body(of request: Request, limit: Int) async throws -> Data {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError(
-                status: .contentTooLarge, code: "too-large",
-                message: "the body has \(length) bytes; the limit is \(limit)")
-        }
         let data: Data
         do {
             let buffer = try await request.body.collect(upTo: limit)
@@ -275,13 +272,6 @@ extension SyncServer {
 
     // MARK: - Push
 
-    /// What a push answers.
-    struct PushResponse: Codable {
-        var result: String
-        var seq: Int64?
-        var head: Int64
-    }
-
     func pushChangeSet(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         guard let claimed = request.headers[Self.sha256Header]?.lowercased(),
@@ -324,11 +314,11 @@ extension SyncServer {
         switch outcome {
         case .stored(let entry):
             return try JSONResponse.make(
-                PushResponse(result: "stored", seq: entry.seq, head: entry.through), status: .created)
+                PushResult(result: "stored", seq: entry.seq, head: entry.through), status: .created)
         case .duplicate(let entry):
-            return try JSONResponse.make(PushResponse(result: "duplicate", seq: entry.seq, head: entry.through))
+            return try JSONResponse.make(PushResult(result: "duplicate", seq: entry.seq, head: entry.through))
         case .covered(let head):
-            return try JSONResponse.make(PushResponse(result: "covered", seq: nil, head: head))
+            return try JSONResponse.make(PushResult(result: "covered", seq: nil, head: head))
         case .gap(let head):
             throw APIError(
                 status: .conflict, code: "gap",
@@ -339,7 +329,7 @@ extension SyncServer {
             logger.notice(
                 "change set \(entry.seq) of space \(grant.spaceName) (\(entry.origin) \(entry.since)-\(entry.through)) re-published by its origin: repaired"
             )
-            return try JSONResponse.make(PushResponse(result: "repaired", seq: entry.seq, head: entry.through))
+            return try JSONResponse.make(PushResult(result: "repaired", seq: entry.seq, head: entry.through))
         case .conflict(let entry):
             throw APIError(
                 status: .conflict, code: "range-conflict",
@@ -386,23 +376,16 @@ extension SyncServer {
 
     // MARK: - Pull
 
-    /// A page of the change set list.
-    struct ChangeSetPage: Codable {
-        var changeSets: [ChangeSetEntry]
-        var nextCursor: Int64
-        var hasMore: Bool
-        /// The store's generation (``ServerStore/epoch()``): a client whose cursor was made
-        /// under another one must list again from the start.
-        var epoch: Int64
-    }
-
     func listChangeSets(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let query = request.uri.queryParameters
-        let after = try Self.integer(query.get("after"), name: "after", default: 0, range: 0...Int64.max)
+        let after = try Self.integer(
+            query.get(ChangeSetPaging.afterParameter), name: ChangeSetPaging.afterParameter,
+            default: ChangeSetPaging.firstCursor, range: ChangeSetPaging.cursors)
         let limit = try Self.integer(
-            query.get("limit"), name: "limit", default: 100, range: 1...Int64(limits.maximumPageSize))
-        if let site = query.get("site") {
+            query.get(ChangeSetPaging.limitParameter), name: ChangeSetPaging.limitParameter,
+            default: Int64(ChangeSetPaging.defaultLimit), range: 1...Int64(limits.maximumPageSize))
+        if let site = query.get(ChangeSetPaging.siteParameter) {
             try Self.checkText(site, "site")
             try requireDevice(site, allowedBy: grant, to: "record a pull")
             try await requireOwnership(of: site, by: grant, to: "record a pull", inSpace: grant.spaceID)
@@ -425,7 +408,7 @@ extension SyncServer {
         let hasMore = entries.count > Int(limit)
         if hasMore { entries.removeLast() }
         return try JSONResponse.make(
-            ChangeSetPage(
+            ServerChangeSetPage(
                 changeSets: entries, nextCursor: entries.last?.seq ?? after, hasMore: hasMore,
                 epoch: try await store.epoch()))
     }
@@ -440,12 +423,16 @@ extension SyncServer {
         return number
     }
 
+    /// The sequence number in the path (`{seq}`): 400 unless it is a positive integer.
+    static func sequenceNumber(_ context: SyncRequestContext) throws -> Int64 {
+        let text = context.parameters.get("seq") ?? ""
+        guard let seq = Int64(text), seq > 0 else { throw APIError.malformed("'\(text)' is not a sequence number") }
+        return seq
+    }
+
     func downloadChangeSet(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
-        let seqText = context.parameters.get("seq") ?? ""
-        guard let seq = Int64(seqText), seq > 0 else {
-            throw APIError.malformed("'\(seqText)' is not a sequence number")
-        }
+        let seq = try Self.sequenceNumber(context)
         let notFound = APIError(
             status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
         if let part = try await ranged(request, seq: seq, spaceID: grant.spaceID) {
@@ -469,8 +456,8 @@ extension SyncServer {
             let bytes = try await store.changeSetBytes(inSpace: spaceID, seq: seq, range: range),
             bytes.count == range.count
         else { return nil }
-        var headers = Self.bodyHeaders(sha256: entry.sha256, mediaType: Self.changeSetMediaType)
-        headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(entry.size)"
+        let headers = Self.bodyHeaders(
+            sha256: entry.sha256, mediaType: Self.changeSetMediaType, range: range, of: Int(entry.size))
         return Response(
             status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
@@ -480,7 +467,7 @@ extension SyncServer {
     /// range again (``PushRule`` then replaces it), and answers 409 `damaged`, which a client
     /// does not retry. The whole body is hashed when all of it is asked for, or a byte range
     /// from byte 0 — the first of a ranged download — not again for each later range.
-    func checkIntegrity(of entry: ChangeSetEntry, body: Data, spaceID: Int64, request: Request) async throws {
+    func checkIntegrity(of entry: ServerChangeSet, body: Data, spaceID: Int64, request: Request) async throws {
         if let range = request.headers[.range], ByteRange.parse(range, size: body.count)?.lowerBound != 0 { return }
         let key = VerifiedBodies.key(spaceID: spaceID, seq: entry.seq, sha256: entry.sha256)
         guard sha256Hex(body) != entry.sha256 else {
@@ -501,9 +488,10 @@ extension SyncServer {
     /// Stored bytes, whole or one byte range of them (`Range`), with their SHA-256 (of the
     /// whole) in `X-VecSync-SHA256` and as the ETag.
     static func serve(_ body: Data, sha256: String, mediaType: String, request: Request) throws -> Response {
-        var headers = bodyHeaders(sha256: sha256, mediaType: mediaType)
         guard let rangeHeader = request.headers[.range] else {
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+            return Response(
+                status: .ok, headers: bodyHeaders(sha256: sha256, mediaType: mediaType),
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
         guard let range = ByteRange.parse(rangeHeader, size: body.count) else {
             throw APIError(
@@ -511,20 +499,25 @@ extension SyncServer {
                 message: "'\(rangeHeader)' is not one satisfiable byte range of \(body.count) bytes",
                 headers: [.contentRange: "bytes */\(body.count)"])
         }
-        headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(body.count)"
+        let headers = bodyHeaders(sha256: sha256, mediaType: mediaType, range: range, of: body.count)
         let slice = body[body.startIndex + range.lowerBound..<body.startIndex + range.upperBound]
         return Response(
             status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
     }
 
-    /// The headers of stored bytes served whole or in part.
-    static func bodyHeaders(sha256: String, mediaType: String) -> HTTPFields {
-        [
+    /// The headers of stored bytes served whole, or in part: `range` of `size` bytes
+    /// (`Content-Range`).
+    static func bodyHeaders(sha256: String, mediaType: String, range: Range<Int>? = nil, of size: Int = 0)
+        -> HTTPFields
+    {
+        var headers: HTTPFields = [
             .contentType: mediaType,
             Self.sha256Header: sha256,
             .acceptRanges: "bytes",
             .eTag: "\"\(sha256)\"",
         ]
+        if let range { headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)" }
+        return headers
     }
 
     // MARK: - Snapshot
@@ -540,10 +533,7 @@ extension SyncServer {
 
     func downloadSnapshot(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
-        let seqText = context.parameters.get("seq") ?? ""
-        guard let seq = Int64(seqText), seq > 0 else {
-            throw APIError.malformed("'\(seqText)' is not a sequence number")
-        }
+        let seq = try Self.sequenceNumber(context)
         guard let (entry, body) = try await store.snapshot(inSpace: grant.spaceID), entry.seq == seq else {
             throw APIError(
                 status: .notFound, code: "not-found",
@@ -570,50 +560,14 @@ extension SyncServer {
         return try JSONResponse.make(["status": "ready"])
     }
 
-    /// What `GET …/status` answers.
-    struct StatusResponse: Codable {
-        var serverVersion: String
-        var storeID: String
-        var epoch: Int64
-        var lastSeq: Int64
-        var space: String
-        var changeSets: Int64
-        var bytes: Int64
-        var devices: [DeviceRecord]
-        var snapshot: SnapshotEntry?
-    }
-
     func status(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let devices = try await store.devices(inSpace: grant.spaceID)
         return try JSONResponse.make(
-            StatusResponse(
+            ServerStatus(
                 serverVersion: Self.version, storeID: try await store.storeID(), epoch: try await store.epoch(),
                 lastSeq: try await store.lastSequence(inSpace: grant.spaceID), space: grant.spaceName,
                 changeSets: devices.reduce(0) { $0 + $1.changeSets }, bytes: devices.reduce(0) { $0 + $1.bytes },
                 devices: devices, snapshot: try await store.snapshotEntry(inSpace: grant.spaceID)))
-    }
-}
-
-/// One byte range of a `Range: bytes=…` header (RFC 9110 §14.1.2): `a-b`, `a-` or `-n`.
-/// Several ranges are not served.
-enum ByteRange {
-    /// The half-open range the header asks of a body of `size` bytes; nil when it is not
-    /// one satisfiable range.
-    static func parse(_ header: String, size: Int) -> Range<Int>? {
-        let text = header.trimmingCharacters(in: .whitespaces)
-        guard text.hasPrefix("bytes="), size > 0 else { return nil }
-        let spec = text.dropFirst("bytes=".count)
-        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
-        let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
-        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
-        if first.isEmpty {
-            guard let suffix = Int(last), suffix > 0 else { return nil }
-            return max(0, size - suffix)..<size
-        }
-        guard let start = Int(first), start >= 0, start < size else { return nil }
-        if last.isEmpty { return start..<size }
-        guard let end = Int(last), end >= start else { return nil }
-        return start..<(min(end, size - 1) + 1)
     }
 }

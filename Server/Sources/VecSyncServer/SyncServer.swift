@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import VecSyncCore
+import VecSyncWire
 
 /// The HTTP relay: authenticated routes over a ``ServerStore``.
 ///
@@ -62,7 +63,7 @@ public final class SyncServer: Sendable {
         /// second with bursts of 400, pages of up to 1,000 change sets.
         public init(
             maximumBodyBytes: Int = 64 << 20, requestsPerSecond: Double = 50, burst: Int = 400,
-            maximumPageSize: Int = 1000
+            maximumPageSize: Int = ChangeSetPaging.maximumLimit
         ) {
             self.maximumBodyBytes = maximumBodyBytes
             self.requestsPerSecond = requestsPerSecond

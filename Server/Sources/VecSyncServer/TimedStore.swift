@@ -1,5 +1,6 @@
 import Foundation
 import VecSyncReplication
+import VecSyncWire
 
 /// A store whose every call answers within a time limit: past it, the call fails with
 /// ``ServerStoreError/unavailable(_:)`` (503 to the client) instead of waiting — for a
@@ -59,7 +60,7 @@ public struct TimedStore: ServerStore {
     }
     public func registerDevice(
         _ registration: DeviceRegistration, inSpace spaceID: Int64, claimedBy claimant: TokenGrant?, at time: Int64
-    ) async throws -> DeviceRecord? {
+    ) async throws -> ServerDevice? {
         try await timed("registering a device") {
             try await base.registerDevice(registration, inSpace: spaceID, claimedBy: claimant, at: time)
         }
@@ -72,13 +73,13 @@ public struct TimedStore: ServerStore {
     {
         try await timed("storing a change set") { try await base.push(changeSet, inSpace: spaceID, at: time) }
     }
-    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ChangeSetEntry] {
+    public func changeSets(inSpace spaceID: Int64, after cursor: Int64, limit: Int) async throws -> [ServerChangeSet] {
         try await timed("listing change sets") {
             try await base.changeSets(inSpace: spaceID, after: cursor, limit: limit)
         }
     }
-    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ChangeSetEntry, body: Data)? {
-        let (entry, body) = try await timed("reading a change set") { () -> (ChangeSetEntry?, Data) in
+    public func changeSet(inSpace spaceID: Int64, seq: Int64) async throws -> (entry: ServerChangeSet, body: Data)? {
+        let (entry, body) = try await timed("reading a change set") { () -> (ServerChangeSet?, Data) in
             guard let found = try await base.changeSet(inSpace: spaceID, seq: seq) else { return (nil, Data()) }
             return (found.entry, found.body)
         }
@@ -101,23 +102,23 @@ public struct TimedStore: ServerStore {
             try await base.recordPull(bySite: site, inSpace: spaceID, after: cursor, at: time)
         }
     }
-    public func devices(inSpace spaceID: Int64) async throws -> [DeviceRecord] {
+    public func devices(inSpace spaceID: Int64) async throws -> [ServerDevice] {
         try await timed("listing devices") { try await base.devices(inSpace: spaceID) }
     }
     public func slowestPullPoint(inSpace spaceID: Int64) async throws -> Int64 {
         try await timed("reading pull points") { try await base.slowestPullPoint(inSpace: spaceID) }
     }
-    public func snapshotEntry(inSpace spaceID: Int64) async throws -> SnapshotEntry? {
+    public func snapshotEntry(inSpace spaceID: Int64) async throws -> ServerSnapshot? {
         try await timed("reading the snapshot entry") { try await base.snapshotEntry(inSpace: spaceID) }
     }
-    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: SnapshotEntry, body: Data)? {
-        let (entry, body) = try await timed("reading the snapshot") { () -> (SnapshotEntry?, Data) in
+    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)? {
+        let (entry, body) = try await timed("reading the snapshot") { () -> (ServerSnapshot?, Data) in
             guard let found = try await base.snapshot(inSpace: spaceID) else { return (nil, Data()) }
             return (found.entry, found.body)
         }
         return entry.map { ($0, body) }
     }
-    public func saveSnapshot(_ entry: SnapshotEntry, body: Data, inSpace spaceID: Int64) async throws -> Bool {
+    public func saveSnapshot(_ entry: ServerSnapshot, body: Data, inSpace spaceID: Int64) async throws -> Bool {
         try await timed("saving a snapshot") { try await base.saveSnapshot(entry, body: body, inSpace: spaceID) }
     }
     public func compact(inSpace spaceID: Int64, through: Int64) async throws -> Int {

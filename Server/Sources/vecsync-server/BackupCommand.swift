@@ -34,18 +34,12 @@ struct BackupCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await store.open()
-        guard let sqlite = opened as? SQLiteServerStore else {
-            await opened.close()
-            throw ValidationError("backup copies a SQLite store")
+        let (path, epoch) = try await store.withStore { opened in
+            guard let sqlite = opened as? SQLiteServerStore else {
+                throw ValidationError("backup copies a SQLite store")
+            }
+            return (sqlite.path, try await sqlite.backup(to: to))
         }
-        do {
-            let epoch = try await sqlite.backup(to: to)
-            await opened.close()
-            print("backed up \(sqlite.path) to \(to) (generation \(epoch))")
-        } catch {
-            await opened.close()
-            throw error
-        }
+        print("backed up \(path) to \(to) (generation \(epoch))")
     }
 }

@@ -19,14 +19,7 @@ struct NewEpochCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let opened = try await store.open()
-        do {
-            let epoch = try await opened.newEpoch()
-            await opened.close()
-            print("the store's generation is now \(epoch)")
-        } catch {
-            await opened.close()
-            throw error
-        }
+        let epoch = try await store.withStore { try await $0.newEpoch() }
+        print("the store's generation is now \(epoch)")
     }
 }

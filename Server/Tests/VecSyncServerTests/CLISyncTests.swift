@@ -52,9 +52,7 @@ struct CLISyncTests {
     @Test func twoDatabasesSyncThroughTheServer() async throws {
         let folder = try temporaryDirectory("cli-server")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let test = try await TestStore.make(.sqlite)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "cli", tokens: 2)
+        let (test, server, space, tokens) = try await servedSpace(.sqlite, "cli", tokens: 2)
         let files = ["A.db", "B.db"].map { folder.appendingPathComponent($0).path }
         for (index, file) in files.enumerated() {
             let queue = try DatabaseQueue(path: file)

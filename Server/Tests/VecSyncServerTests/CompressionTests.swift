@@ -8,9 +8,7 @@ import ServerTestSupport
 @Suite("Server compression")
 struct CompressionTests {
     @Test func jsonIsGzippedAndChangeSetsAreNot() async throws {
-        let test = try await TestStore.make(.sqlite)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "gzip")
+        let (test, server, space, tokens) = try await servedSpace(.sqlite, "gzip")
         var random = SeededRandom(defaultSeed: 0x5E4F_000B)
         let device = try PhotoDevice("zipper")
         try device.addPhotos(4, prefix: "z", random: &random)

@@ -42,9 +42,7 @@ struct HTTPProgressTests {
     func firstSyncThroughServerReportsAndResumes() async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0101)
         let seed = random.seed
-        let test = try await TestStore.make(.sqlite)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "progress", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(.sqlite, "progress", tokens: 3)
         let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 20))
         try writer.addPhotos(200, prefix: "w", random: &random)
         let transports = tokens.map { token in
@@ -111,23 +109,10 @@ struct HTTPProgressTests {
 
     @Test("a change set that fails its SHA-256 is reported as waited for, and downloaded again by the next pull")
     func damagedDownloadIsWaitedFor() async throws {
-        let test = try await TestStore.make(.sqlite)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "gap", tokens: 1)
+        let (test, server, space, tokens) = try await servedSpace(.sqlite, "gap", tokens: 1)
         let spaceID = try await ServerScenarios.spaceID(test.store, tokens[0])
-        var random = SeededRandom(defaultSeed: 0x5E4F_0102)
-        let author = try PhotoDevice("author")
-        try author.addPhotos(3, prefix: "a", random: &random)
-        let batch = try author.replica.changes(since: 0)
-        var body = batch.serialized()
-        let honestSHA = sha256Hex(body)
-        body[body.count / 3] ^= 0x01
-        _ = try await test.store.registerDevice(
-            DeviceRegistration(site: "author", name: "a", platform: "p"), inSpace: spaceID, at: 1)
-        _ = try await test.store.push(
-            IncomingChangeSet(
-                origin: "author", since: batch.since, through: batch.through, rows: 3, sha256: honestSHA, body: body),
-            inSpace: spaceID, at: 1)
+        let (batch, _) = try await ServerScenarios.storeDamagedChangeSet(
+            in: test.store, spaceID: spaceID, seed: 0x5E4F_0102)
         let reader = try PhotoDevice("reader")
         let transport = HTTPTransport(server: server.url, space: space, token: tokens[0])
         let recorder = Recorder()

@@ -5,39 +5,30 @@ import VecSyncServer
 /// `docs/openapi.yaml` documents exactly the routes the server answers.
 @Suite("OpenAPI document")
 struct OpenAPITests {
+    /// The repository: Server/Tests/VecSyncServerTests/<this file> is four levels down.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../..").standardized
+
     /// The document, read from the repository.
     static func document() throws -> String {
-        // Server/Tests/VecSyncServerTests/<file>: the repository is four levels up.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..")
-            .standardized
-        return try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+        try String(contentsOf: repository.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
     }
 
-    /// Every `METHOD /path` under `paths:`: a path is a key indented by two spaces, a method
-    /// a key indented by four.
-    static func documentedOperations(_ text: String) -> Set<String> {
-        var operations: Set<String> = []
-        var inPaths = false
-        var path: String?
+    /// Every `METHOD /path` under `paths:`.
+    static func documentedOperations(_ text: String) throws -> Set<String> {
         let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if !line.hasPrefix(" ") && !line.isEmpty {
-                inPaths = line == "paths:"
-                continue
-            }
-            guard inPaths else { continue }
-            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
-                path = String(line.dropFirst(2).dropLast())
-            } else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
-                let key = String(line.dropFirst(4).dropLast())
-                if methods.contains(key), let path { operations.insert("\(key.uppercased()) \(path)") }
+        let paths = try MiniYAML.read(text)["paths"]
+        var operations: Set<String> = []
+        for path in paths?.keys ?? [] {
+            for key in paths?[path]?.keys ?? [] where methods.contains(key) {
+                operations.insert("\(key.uppercased()) \(path)")
             }
         }
         return operations
     }
 
     @Test func documentListsExactlyTheServedRoutes() throws {
-        let documented = Self.documentedOperations(try Self.document())
+        let documented = try Self.documentedOperations(try Self.document())
         let served = Set(SyncServer.routes.map { "\($0.method.rawValue) \($0.path)" })
         #expect(!served.isEmpty)
         #expect(
@@ -56,7 +47,7 @@ struct OpenAPITests {
     @Test func everyDocumentedRouteAnswersAndNeedsAToken() async throws {
         let test = try await TestStore.make(.sqlite)
         let server = try await RunningServer.start(test.store)
-        for operation in Self.documentedOperations(try Self.document()).sorted()
+        for operation in try Self.documentedOperations(try Self.document()).sorted()
         where operation.contains("/v1/spaces/") {
             let parts = operation.split(separator: " ", maxSplits: 1)
             let path = parts[1].replacingOccurrences(of: "{space}", with: "some-space").replacingOccurrences(

@@ -48,6 +48,19 @@ struct PhotoDevice: Sendable {
     }
 
     /// Every row of the tracked tables, in key order.
+    /// The change sets of a new device `name` holding `count` random photos (`prefix`-0, …),
+    /// `batchRows` rows a change set, serialized, with the seed that made them.
+    static func serializedBatches(_ name: String, photos count: Int, prefix: String, batchRows: Int, seed: UInt64)
+        throws -> (batches: [Data], seed: UInt64)
+    {
+        var random = SeededRandom(defaultSeed: seed)
+        let device = try PhotoDevice(name, options: Replica.Options(maximumBatchRows: batchRows))
+        try device.addPhotos(count, prefix: prefix, random: &random)
+        var batches: [Data] = []
+        try device.replica.forEachChangeSet(since: 0) { batches.append($0.serialized()) }
+        return (batches, random.seed)
+    }
+
     func snapshot() throws -> [String] {
         try database.writer.read { db in
             try Self.tables.flatMap { table in

@@ -12,8 +12,8 @@ struct PushRuleTests {
             origin: "o", since: since, through: through, rows: rows, sha256: sha256Hex(body), body: body)
     }
 
-    static func stored(_ change: IncomingChangeSet, seq: Int64 = 1) -> ChangeSetEntry {
-        ChangeSetEntry(
+    static func stored(_ change: IncomingChangeSet, seq: Int64 = 1) -> ServerChangeSet {
+        ServerChangeSet(
             seq: seq, origin: change.origin, since: change.since, through: change.through, rows: change.rows,
             size: Int64(change.body.count), sha256: change.sha256, receivedAt: 1)
     }

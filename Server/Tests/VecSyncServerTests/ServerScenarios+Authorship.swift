@@ -13,9 +13,7 @@ extension ServerScenarios {
     static func forgedAuthorshipIsRefused(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0023)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "authorship", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "authorship", tokens: 3)
         let desk = try PhotoDevice("desk")
         let phone = try PhotoDevice("phone")
         let reader = try PhotoDevice("reader")
@@ -50,11 +48,7 @@ extension ServerScenarios {
         #expect(honest.records[recordIndex].columns[columnIndex]?.site == SiteID("phone"))
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
         func push(_ changeSet: ChangeSet) async throws -> RawAnswer {
-            let body = changeSet.serialized()
-            return try await raw(
-                "POST", base.appendingPathComponent("changesets"), token: tokens[1],
-                headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-                body: body)
+            try await rawPush(base, token: tokens[1], body: changeSet.serialized())
         }
         let before = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 1000)
         // In the authority's name, with a count above the authority's own.

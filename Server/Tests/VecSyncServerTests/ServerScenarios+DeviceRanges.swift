@@ -12,9 +12,7 @@ extension ServerScenarios {
     static func noTokenCanBlackHoleAnotherDevice(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0022)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "black-hole", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "black-hole", tokens: 3)
         let (tabletToken, tabletRecord) = AccessToken.issue(label: "tablet", device: "tablet", at: 2)
         try await test.store.addToken(tabletRecord, toSpaceNamed: space)
         let (phoneToken, attackerToken, readerToken) = (tokens[0], tokens[1], tokens[2])
@@ -34,11 +32,7 @@ extension ServerScenarios {
         #expect(head > 0)
 
         func push(_ changeSet: ChangeSet, token: String) async throws -> RawAnswer {
-            let body = changeSet.serialized()
-            return try await raw(
-                "POST", base.appendingPathComponent("changesets"), token: token,
-                headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-                body: body)
+            try await rawPush(base, token: token, body: changeSet.serialized())
         }
         let blackHole = ChangeSet(origin: SiteID("phone"), since: head, through: Int64.max)
         let before = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 1000)
@@ -46,10 +40,7 @@ extension ServerScenarios {
         // Another space token: refused as the phone (owned by its token) and as the tablet
         // (which has a device token), whatever it tries.
         for site in ["phone", "tablet"] {
-            let registration = try JSONEncoder().encode(["site": site, "name": "taken over", "platform": "Linux"])
-            let register = try await raw(
-                "POST", base.appendingPathComponent("devices"), token: attackerToken,
-                headers: ["Content-Type": "application/json"], body: registration)
+            let register = try await rawRegister(base, token: attackerToken, site: site, name: "taken over")
             #expect(register.status == 403 && register.errorCode == "device-owned", "\(site): \(register.status)")
             var hole = blackHole
             hole.origin = SiteID(site)
@@ -91,10 +82,7 @@ extension ServerScenarios {
             $0.hash == AccessToken.hash(phoneToken)
         }?.id
         #expect(try await test.store.revokeToken(id: phoneTokenID ?? "", at: 3))
-        let claim = try await raw(
-            "POST", base.appendingPathComponent("devices"), token: attackerToken,
-            headers: ["Content-Type": "application/json"],
-            body: try JSONEncoder().encode(["site": "phone", "name": "new phone", "platform": "Linux"]))
+        let claim = try await rawRegister(base, token: attackerToken, site: "phone", name: "new phone")
         #expect(claim.status == 200, "\(claim.status)")
         await server.stop()
         await test.close()

@@ -13,9 +13,7 @@ extension ServerScenarios {
     /// forged-write check reads identities as it reads other keys), and every replica ends with
     /// every user and every post, each post pointing at its own author, under ids of its own.
     static func integerKeysFromEveryDevice(_ backEnd: BackEnd) async throws {
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "intkeys", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "intkeys", tokens: 3)
         let sites = ["mac", "phone", "tablet"]
         var replicas: [Replica] = []
         for site in sites {

@@ -8,9 +8,7 @@ extension ServerScenarios {
     /// change set's origin, a space in the path — are refused with a 4xx on both back ends
     /// (PostgreSQL's text cannot hold them: it answered 500), and the server goes on.
     static func invalidNamesAreRefused(_ backEnd: BackEnd) async throws {
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "names")
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "names")
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
         for (field, registration) in [
             ("site", ["site": "a\u{0}b", "name": "n", "platform": "p"]),

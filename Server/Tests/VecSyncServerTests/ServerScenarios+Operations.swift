@@ -129,12 +129,8 @@ extension ServerScenarios {
     /// counted per space in the metrics.
     static func spaceQuotaIsKept(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)
-        var random = SeededRandom(defaultSeed: 0x5E4F_0022)
-        let seed = random.seed
-        let device = try PhotoDevice("quota", options: Replica.Options(maximumBatchRows: 4))
-        try device.addPhotos(12, prefix: "q", random: &random)
-        var batches: [Data] = []
-        try device.replica.forEachChangeSet(since: 0) { batches.append($0.serialized()) }
+        let (batches, seed) = try PhotoDevice.serializedBatches(
+            "quota", photos: 12, prefix: "q", batchRows: 4, seed: 0x5E4F_0022)
         #expect(batches.count >= 3, "seed \(seed)")
         var limits = SyncServer.Limits(requestsPerSecond: 0)
         limits.spaceQuotaBytes = Int64(batches[0].count + batches[1].count + batches[2].count - 1)
@@ -142,19 +138,11 @@ extension ServerScenarios {
         let server = try await RunningServer.start(test.store, limits: limits, metricsToken: metricsToken)
         let (space, tokens) = try await makeSpace(test.store, "quota")
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
-        let registration = try JSONEncoder().encode(["site": "quota", "name": "Quota", "platform": "Linux"])
-        #expect(
-            try await raw(
-                "POST", base.appendingPathComponent("devices"), token: tokens[0],
-                headers: ["Content-Type": "application/json"], body: registration
-            ).status == 200)
+        #expect(try await rawRegister(base, token: tokens[0], site: "quota", name: "Quota").status == 200)
         var codes: [Int] = []
         var refusal: RawAnswer?
         for body in batches.prefix(3) {
-            let answer = try await raw(
-                "POST", base.appendingPathComponent("changesets"), token: tokens[0],
-                headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-                body: body)
+            let answer = try await rawPush(base, token: tokens[0], body: body)
             codes.append(answer.status)
             if answer.status == 507 { refusal = answer }
         }

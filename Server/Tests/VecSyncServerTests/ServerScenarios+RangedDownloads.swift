@@ -21,16 +21,8 @@ extension ServerScenarios {
         try device.addPhotos(30, prefix: "r", random: &random)
         let body = try device.replica.changes(since: 0).serialized()
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
-        let registration = try JSONEncoder().encode(["site": "ranger", "name": "Ranger", "platform": "Linux"])
-        #expect(
-            try await raw(
-                "POST", base.appendingPathComponent("devices"), token: tokens[0],
-                headers: ["Content-Type": "application/json"], body: registration
-            ).status == 200)
-        let pushed = try await raw(
-            "POST", base.appendingPathComponent("changesets"), token: tokens[0],
-            headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-            body: body)
+        #expect(try await rawRegister(base, token: tokens[0], site: "ranger", name: "Ranger").status == 200)
+        let pushed = try await rawPush(base, token: tokens[0], body: body)
         #expect(pushed.status == 201, "\(backEnd), seed \(seed): \(pushed.status)")
         let download = base.appendingPathComponent("changesets/1")
         func range(_ spec: String) async throws -> RawAnswer {

@@ -8,9 +8,7 @@ extension ServerScenarios {
     /// - `after=9223372036854775807`, the largest cursor the document allows, overflowed
     ///   `after + 1` and killed the process (SIGILL) for every space: an empty page now.
     static func schemaFindingsAreAnswered(_ backEnd: BackEnd) async throws {
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "schema")
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "schema")
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
         for after in [Int64.max, Int64.max - 1] {
             let page = try await raw(

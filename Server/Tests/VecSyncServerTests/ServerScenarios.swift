@@ -13,9 +13,7 @@ enum ServerScenarios {
     static func threeReplicasConverge(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0001)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "photos", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "photos", tokens: 3)
         let devices = try ["mac", "phone", "tablet"].map {
             try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 40))
         }
@@ -168,9 +166,7 @@ enum ServerScenarios {
     /// The push protocol: a change set stored once however often it is sent, a gap refused
     /// with the head, a damaged body or a wrong SHA-256 refused with nothing stored.
     static func pushProtocol(_ backEnd: BackEnd) async throws {
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "push")
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "push")
         let token = tokens[0]
         var random = SeededRandom(defaultSeed: 0x5E4F_0003)
         let device = try PhotoDevice("pusher", options: Replica.Options(maximumBatchRows: 4))
@@ -180,20 +176,12 @@ enum ServerScenarios {
         #expect(batches.count >= 3)
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
         func push(_ body: Data, sha: String? = nil) async throws -> RawAnswer {
-            try await raw(
-                "POST", base.appendingPathComponent("changesets"), token: token,
-                headers: [
-                    "X-VecSync-SHA256": sha ?? sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset",
-                ],
-                body: body)
+            try await rawPush(base, token: token, body: body, sha256: sha)
         }
         // Not registered yet.
         let unregistered = try await push(batches[0].serialized())
         #expect(unregistered.status == 403 && unregistered.errorCode == "unregistered-device")
-        let registration = try JSONEncoder().encode(["site": "pusher", "name": "Test device", "platform": "Linux"])
-        let registered = try await raw(
-            "POST", base.appendingPathComponent("devices"), token: token,
-            headers: ["Content-Type": "application/json"], body: registration)
+        let registered = try await rawRegister(base, token: token, site: "pusher", name: "Test device")
         #expect(registered.status == 200 && registered.json?["name"] as? String == "Test device")
 
         // A gap: the second batch before the first.
@@ -256,14 +244,34 @@ enum ServerScenarios {
         return grant.spaceID
     }
 
+    /// Stores, straight into `store`, a change set of three photos by device `author` whose
+    /// bytes were damaged after their SHA-256 was taken (as at rest): what a download must
+    /// refuse. Returns it as it was made, and what the store did with it.
+    static func storeDamagedChangeSet(in store: any ServerStore, spaceID: Int64, seed: UInt64)
+        async throws -> (batch: ChangeSet, outcome: PushOutcome)
+    {
+        var random = SeededRandom(defaultSeed: seed)
+        let author = try PhotoDevice("author")
+        try author.addPhotos(3, prefix: "a", random: &random)
+        let batch = try author.replica.changes(since: 0)
+        var body = batch.serialized()
+        let honestSHA = sha256Hex(body)
+        body[body.count / 3] ^= 0x01
+        _ = try await store.registerDevice(
+            DeviceRegistration(site: "author", name: "a", platform: "p"), inSpace: spaceID, at: 1)
+        let outcome = try await store.push(
+            IncomingChangeSet(
+                origin: "author", since: batch.since, through: batch.through, rows: 3, sha256: honestSHA, body: body),
+            inSpace: spaceID, at: 1)
+        return (batch, outcome)
+    }
+
     /// A device restored from a backup takes back, at its next push, what it had pushed
     /// after the backup (its lost future, which no peer sends back to its author), and the
     /// photos it adds after the restore reach the others: every device ends with every row.
     static func restoredDeviceGetsItsLostFutureBack(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_000D)
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "photos", tokens: 2)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "photos", tokens: 2)
         let options = Replica.Options(maximumBatchRows: 7)
         let phone = try PhotoDevice("phone", options: options)
         let mac = try PhotoDevice("mac", options: options)
@@ -303,23 +311,9 @@ enum ServerScenarios {
     /// nothing of it is merged, the pull cursor stays before it, and once it is repaired
     /// the next pull merges it.
     static func tamperedDownloadIsRefused(_ backEnd: BackEnd) async throws {
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "tamper", tokens: 1)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "tamper", tokens: 1)
         let spaceID = try await spaceID(test.store, tokens[0])
-        var random = SeededRandom(defaultSeed: 0x5E4F_0004)
-        let author = try PhotoDevice("author")
-        try author.addPhotos(3, prefix: "a", random: &random)
-        let batch = try author.replica.changes(since: 0)
-        var body = batch.serialized()
-        let honestSHA = sha256Hex(body)
-        body[body.count / 3] ^= 0x01
-        _ = try await test.store.registerDevice(
-            DeviceRegistration(site: "author", name: "a", platform: "p"), inSpace: spaceID, at: 1)
-        let outcome = try await test.store.push(
-            IncomingChangeSet(
-                origin: "author", since: batch.since, through: batch.through, rows: 3, sha256: honestSHA, body: body),
-            inSpace: spaceID, at: 1)
+        let (_, outcome) = try await storeDamagedChangeSet(in: test.store, spaceID: spaceID, seed: 0x5E4F_0004)
         guard case .stored = outcome else { throw ServerConfigurationError("not stored: \(outcome)") }
         let reader = try PhotoDevice("reader")
         let transport = HTTPTransport(server: server.url, space: space, token: tokens[0])
@@ -338,9 +332,7 @@ enum ServerScenarios {
     static func serverStoppedMidTransferLosesNothing(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0005)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "restart", tokens: 2)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "restart", tokens: 2)
         let spaceID = try await spaceID(test.store, tokens[0])
         let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 10))
         try writer.addPhotos(300, prefix: "w", random: &random)
@@ -481,10 +473,7 @@ enum ServerScenarios {
         let macBatch = try mac.replica.changes(since: try mac.replica.currentSequence() - 2)
         #expect(macBatch.origin.rawValue == "mac" && !macBatch.isEmpty)
         let body = macBatch.serialized()
-        let push = try await raw(
-            "POST", base.appendingPathComponent("changesets"), token: phoneToken,
-            headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-            body: body)
+        let push = try await rawPush(base, token: phoneToken, body: body)
         #expect(push.status == 403 && push.errorCode == "wrong-device", "\(push.status) \(push.errorCode ?? "")")
         let pullAsMac = try await raw(
             "GET", base.appendingPathComponent("changesets").appending(queryItems: [.init(name: "site", value: "mac")]),
@@ -511,9 +500,7 @@ enum ServerScenarios {
     static func newDeviceBootstrapsFromSnapshot(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0009)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "bootstrap", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "bootstrap", tokens: 3)
         let spaceID = try await spaceID(test.store, tokens[0])
         let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 50))
         let editor = try PhotoDevice("editor", options: Replica.Options(maximumBatchRows: 50))
@@ -599,9 +586,7 @@ enum ServerScenarios {
     static func deviceBehindCompactionRecovers(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_000A)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "behind", tokens: 2)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "behind", tokens: 2)
         let spaceID = try await spaceID(test.store, tokens[0])
         let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 20))
         let laggard = try PhotoDevice("laggard")
@@ -726,9 +711,7 @@ enum ServerScenarios {
     static func damagedChangeSetIsRepublishedByItsOrigin(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0010)
         let seed = random.seed
-        let test = try await TestStore.make(backEnd)
-        let server = try await RunningServer.start(test.store)
-        let (space, tokens) = try await makeSpace(test.store, "repair", tokens: 3)
+        let (test, server, space, tokens) = try await servedSpace(backEnd, "repair", tokens: 3)
         let spaceID = try await spaceID(test.store, tokens[0])
         let storeID = try await test.store.storeID()
         let author = try PhotoDevice("author", options: Replica.Options(maximumBatchRows: 4))

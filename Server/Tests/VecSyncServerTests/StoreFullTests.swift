@@ -54,25 +54,13 @@ struct StoreFullTests {
         let server = try await RunningServer.start(
             store, limits: SyncServer.Limits(requestsPerSecond: 0), logger: log.logger())
         let (space, tokens) = try await makeSpace(store, "full")
-        var random = SeededRandom(defaultSeed: 0x5E4F_0023)
-        let seed = random.seed
-        let device = try PhotoDevice("filler", options: Replica.Options(maximumBatchRows: 40))
-        try device.addPhotos(800, prefix: "f", random: &random)
-        var batches: [Data] = []
-        try device.replica.forEachChangeSet(since: 0) { batches.append($0.serialized()) }
+        let (batches, seed) = try PhotoDevice.serializedBatches(
+            "filler", photos: 800, prefix: "f", batchRows: 40, seed: 0x5E4F_0023)
         let base = server.url.appendingPathComponent("v1/spaces/\(space)")
-        let registration = try JSONEncoder().encode(["site": "filler", "name": "Filler", "platform": "Linux"])
-        #expect(
-            try await raw(
-                "POST", base.appendingPathComponent("devices"), token: tokens[0],
-                headers: ["Content-Type": "application/json"], body: registration
-            ).status == 200)
+        #expect(try await rawRegister(base, token: tokens[0], site: "filler", name: "Filler").status == 200)
         var codes: [Int] = []
         for body in batches {
-            let answer = try await raw(
-                "POST", base.appendingPathComponent("changesets"), token: tokens[0],
-                headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
-                body: body)
+            let answer = try await rawPush(base, token: tokens[0], body: body)
             codes.append(answer.status)
             if answer.status != 201 {
                 #expect(

@@ -1,14 +1,9 @@
-import Crypto
 import Foundation
+import VecSyncWire
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// The hex SHA-256 of bytes, as the `X-VecSync-SHA256` header carries it.
-func sha256Hex(_ data: Data) -> String {
-    SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-}
 
 /// A finished HTTP exchange.
 struct HTTPAnswer: Sendable {
@@ -24,7 +19,7 @@ struct HTTPAnswer: Sendable {
 
 extension HTTPTransport {
     /// The header carrying a body's hex SHA-256, both ways.
-    static let sha256Header = "X-VecSync-SHA256"
+    static let sha256Header = Wire.sha256Header
 
     /// One URL session for every transport: no cookies, no cache.
     static let session: URLSession = {

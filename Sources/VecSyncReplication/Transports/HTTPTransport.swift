@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import VecSyncCore
+import VecSyncWire
 
 /// Exchanges change sets through a `vecsync-server`: one HTTP relay any number of devices
 /// of a *space* sync through.
@@ -142,7 +143,8 @@ public struct HTTPTransport: SyncTransport {
     /// Registers the replica as a device of the space (or updates its name and platform).
     @discardableResult
     public func register(_ replica: Replica) throws -> ServerDevice {
-        let body = try JSONEncoder().encode(["site": replica.site.rawValue, "name": deviceName, "platform": platform])
+        let body = try JSONEncoder().encode(
+            DeviceRegistration(site: replica.site.rawValue, name: deviceName, platform: platform))
         let answer = try send("POST", "devices", headers: ["Content-Type": "application/json"], body: body)
         return try decode(ServerDevice.self, answer)
     }
@@ -251,7 +253,7 @@ public struct HTTPTransport: SyncTransport {
         do {
             let answer = try send(
                 "POST", "changesets",
-                headers: ["Content-Type": "application/vnd.vecsync.changeset", Self.sha256Header: sha256Hex(body)],
+                headers: ["Content-Type": Wire.changeSetMediaType, Self.sha256Header: sha256Hex(body)],
                 body: body, accepted: [200, 201])
             return (try decode(PushResult.self, answer).result, body.count)
         } catch HTTPTransportError.refused(_, 409, "range-conflict", _) {
@@ -295,9 +297,10 @@ public struct HTTPTransport: SyncTransport {
     /// Its entries must follow `after` in increasing order.
     func listPage(after: Int64, pullingAs site: String? = nil) throws -> ServerChangeSetPage {
         var query = [
-            URLQueryItem(name: "after", value: String(after)), URLQueryItem(name: "limit", value: String(pageSize)),
+            URLQueryItem(name: ChangeSetPaging.afterParameter, value: String(after)),
+            URLQueryItem(name: ChangeSetPaging.limitParameter, value: String(pageSize)),
         ]
-        if let site { query.append(URLQueryItem(name: "site", value: site)) }
+        if let site { query.append(URLQueryItem(name: ChangeSetPaging.siteParameter, value: site)) }
         let page = try decode(ServerChangeSetPage.self, send("GET", "changesets", query: query))
         var previous = after
         for entry in page.changeSets {
