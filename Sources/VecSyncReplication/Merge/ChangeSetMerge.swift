@@ -715,7 +715,10 @@ struct ChangeSetMerge {
                 if localRow == nil {
                     localRow = try Row.fetchOne(table.selectRow, arguments: [record.key.databaseValue])
                 }
-                if let localRow, SyncValue(localRow[index + 1] as DatabaseValue).precedes(column.value) {
+                if let localRow,
+                    try comparable(SyncValue(localRow[index + 1] as DatabaseValue), column: index, of: table.table)
+                        .precedes(comparable(column.value, column: index, of: table.table))
+                {
                     outcome.winners.append(index)
                 }
             }
@@ -727,6 +730,16 @@ struct ChangeSetMerge {
             outcome.clock.columns[index].authority = column.authorityCount
         }
         if !outcome.winners.isEmpty { outcome.clockChanged = true }
+    }
+
+    /// `value` of column `index` of `table` as every replica names it, for ordering two
+    /// writes under one tag: a foreign key to a table with local keys holds a local id, which
+    /// differs from replica to replica, so it is compared as its row's identity.
+    private func comparable(_ value: SyncValue, column index: Int, of table: TrackedTable) throws -> SyncValue {
+        guard case .integer(let id) = value,
+            let link = identityLinks[table.name]?.first(where: { $0.column == index })
+        else { return value }
+        return try IdentityMap.Outgoing(db, localSite: localSite, sites: sites).identity(table: link.parent.name, id: id)
     }
 
     /// Writes the table row the outcome calls for; true when the row changed.
