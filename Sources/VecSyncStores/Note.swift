@@ -24,5 +24,5 @@ public struct Note: Sendable, Hashable, Codable, FetchableRecord {
     }
 
     /// Decodes a `notes` row.
-    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row, keyColumns: ["id", "photo_id"])) }
 }

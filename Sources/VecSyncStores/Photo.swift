@@ -55,7 +55,7 @@ public struct Photo: Sendable, Hashable, Codable, FetchableRecord {
     }
 
     /// Decodes a `photos` row (objects and tags are JSON arrays of strings).
-    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row)) }
+    public init(row: Row) throws { try self.init(from: StoredRowDecoder(row: row, keyColumns: ["source_id"])) }
 
     /// The columns read by ``init(row:)``, qualified by `alias`.
     static func columns(_ alias: String) -> String {

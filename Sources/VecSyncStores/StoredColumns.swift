@@ -3,13 +3,15 @@ import VecSyncCore
 
 /// The columns of a row, as ``StoredRowDecoder`` hands them to a record's `Decodable`: a
 /// key reads the column of its snake-case name. Values are read as the stores keep them
-/// (see `Row+StoredValues`): text NULL reads as "", a `Date` from integer milliseconds
+/// (see `Row+StoredValues`): text NULL reads as "" (but in a key column, an error), a `Date` from integer milliseconds
 /// (1970 when NULL; an optional date reads nil), `[String]` from a JSON array of strings
 /// (NULL or damaged JSON as []), a ``StoredName`` as its type says, any other column value
 /// through GRDB, and a nested record (``ParameterSet``) from columns of the same row.
 struct StoredColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The row being decoded.
     let row: Row
+    /// Text columns read strictly: NULL throws (see ``StoredRowDecoder/keyColumns``).
+    let keyColumns: Set<String>
 
     var codingPath: [any CodingKey] { [] }
     /// The keys of the row's columns are not listed: a synthesized `Decodable` asks for its
@@ -40,12 +42,13 @@ struct StoredColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let column = Self.column(key)
         let value: Any
         switch type {
-        case is String.Type: value = try row.text(column)
+        case is String.Type:
+            value = keyColumns.contains(column) ? try row.decode(String.self, forColumn: column) : try row.text(column)
         case is Date.Type: value = try row.date(column)
         case is [String].Type: value = Photo.decodeList(try row.decode(String?.self, forColumn: column))
         case let name as any StoredName.Type: value = name.init(storedText: try row.decode(String?.self, forColumn: column))
         case let plain as any DatabaseValueConvertible.Type: value = try row.decode(plain, forColumn: column)
-        default: value = try T(from: StoredRowDecoder(row: row))
+        default: value = try T(from: StoredRowDecoder(row: row, keyColumns: keyColumns))
         }
         guard let decoded = value as? T else {
             throw DecodingError.typeMismatch(
@@ -72,14 +75,14 @@ struct StoredColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        KeyedDecodingContainer(StoredColumns<NestedKey>(row: row))
+        KeyedDecodingContainer(StoredColumns<NestedKey>(row: row, keyColumns: keyColumns))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         throw StoredRowDecoder.notAColumn("a list")
     }
 
-    func superDecoder() throws -> any Decoder { StoredRowDecoder(row: row) }
+    func superDecoder() throws -> any Decoder { StoredRowDecoder(row: row, keyColumns: keyColumns) }
 
-    func superDecoder(forKey key: Key) throws -> any Decoder { StoredRowDecoder(row: row) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { StoredRowDecoder(row: row, keyColumns: keyColumns) }
 }

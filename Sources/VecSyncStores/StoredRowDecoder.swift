@@ -13,12 +13,15 @@ import VecSyncCore
 struct StoredRowDecoder: Decoder {
     /// The row being decoded.
     let row: Row
+    /// The text columns that name a row (its key, the row it belongs to): NULL there is a
+    /// damaged row, an error, where other text columns read "".
+    var keyColumns: Set<String> = ["id"]
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(StoredColumns<Key>(row: row))
+        KeyedDecodingContainer(StoredColumns<Key>(row: row, keyColumns: keyColumns))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

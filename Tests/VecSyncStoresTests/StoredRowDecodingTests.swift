@@ -58,4 +58,17 @@ struct StoredRowDecodingTests {
             try photos.album(id: "a1")
                 == Album(id: "a1", name: "", createdAt: Date(timeIntervalSince1970: 2), updatedAt: Date(timeIntervalSince1970: 3)))
     }
+
+    @Test("a NULL key column is a damaged row: reading it throws rather than giving a record with an empty key")
+    func nullKeyColumnThrows() throws {
+        let photos = try PhotoStore(VecSyncDatabase.inMemory(), dimensions: 4)
+        try photos.writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO photos (source_id) VALUES ('p1');
+                    INSERT INTO notes (id, photo_id) VALUES (NULL, 'p1');
+                    """)
+        }
+        #expect(throws: (any Error).self) { try photos.notes(forPhoto: "p1") }
+    }
 }
