@@ -37,12 +37,11 @@ def main():
     parser.add_argument("serve", nargs="*", help="further serve flags (after --)")
     args = parser.parse_args()
     data, store, token = server_process.new_store(args.server, "budget")
-    process, port = server_process.serve(args.server, ["--rate", "0", "--max-body-mib", "64", *store, *args.serve])
     body = os.urandom(args.mib << 20)
     statuses = []
     lock = threading.Lock()
 
-    def push():
+    def push(port):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         try:
             connection.request("POST", "/v1/spaces/budget/changesets", body=body, headers={
@@ -55,11 +54,12 @@ def main():
             statuses.append(status)
         connection.close()
 
-    try:
+    with server_process.serving(args.server, ["--rate", "0", "--max-body-mib", "64", *store, *args.serve],
+                                data) as (process, port):
         time.sleep(0.5)
         before = memory(process.pid, "VmRSS")
         started = time.monotonic()
-        threads = [threading.Thread(target=push) for _ in range(args.pushes)]
+        threads = [threading.Thread(target=push, args=(port,)) for _ in range(args.pushes)]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -71,8 +71,6 @@ def main():
             counts[str(status)] = counts.get(str(status), 0) + 1
         print(f"{args.pushes} pushes of {args.mib} MiB at once, serve {' '.join(args.serve) or '(defaults)'}: "
               f"RSS {before} MB before, peak {peak} MB; {seconds:.1f} s; statuses {counts}")
-    finally:
-        server_process.stop(process, data)
 
 
 if __name__ == "__main__":

@@ -41,8 +41,8 @@ def main():
                    " VALUES (?, 1, 'bench', 0, 1, 1, ?, ?, 0, ?)",
                    (space, len(body), hashlib.sha256(body).hexdigest(), body))
         db.execute("UPDATE spaces SET last_seq = 1 WHERE id = ?", (space,))
-    process, port = server_process.serve(args.server, ["--rate", "0", *store], stderr=subprocess.DEVNULL)
-    try:
+    with server_process.serving(args.server, ["--rate", "0", *store], data,
+                                stderr=subprocess.DEVNULL) as (process, port):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         for spec in ("0-0", "1000-1000"):
             before = cpu_seconds(process.pid)
@@ -57,8 +57,6 @@ def main():
             wall = (time.monotonic() - started) / args.requests
             print(f"Range bytes={spec} of {args.mib} MiB: {cpu * 1000:.1f} ms CPU, {wall * 1000:.1f} ms wall a request "
                   f"({args.requests} requests)")
-    finally:
-        server_process.stop(process, data)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """What the server benchmarks share: a vecsync-server on a fresh SQLite store with one space
 and a token, serving on a free loopback port, stopped and removed afterwards."""
+import contextlib
 import re
 import shutil
 import signal
@@ -18,15 +19,18 @@ def new_store(server, space):
     return data, store, token
 
 
-def serve(server, arguments, **popen):
-    """`vecsync-server serve --port 0 ARGUMENTS…` started: (the process, its port)."""
-    process = subprocess.Popen([server, "serve", "--port", "0", *arguments], stdout=subprocess.PIPE, text=True,
-                               **popen)
-    return process, int(re.search(r":(\d+) ", process.stdout.readline()).group(1))
-
-
-def stop(process, data):
-    """SIGTERM, up to 30 s to exit, then the store's folder removed."""
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
-    shutil.rmtree(data, ignore_errors=True)
+@contextlib.contextmanager
+def serving(server, arguments, data, **popen):
+    """`vecsync-server serve --port 0 ARGUMENTS…` for the length of a `with` block, which gets
+    (the process, its port); afterwards SIGTERM, up to 30 s to exit, and the store's folder
+    `data` removed, whatever happened (also when the server did not start)."""
+    try:
+        process = subprocess.Popen([server, "serve", "--port", "0", *arguments], stdout=subprocess.PIPE, text=True,
+                                   **popen)
+        try:
+            yield process, int(re.search(r":(\d+) ", process.stdout.readline()).group(1))
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)

@@ -25,10 +25,9 @@ import argparse
 import os
 import sqlite3
 import subprocess
-import tempfile
 import time
 
-from parents import run
+from benchkit import add_build_arguments, built_tools, run, scratch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -72,61 +71,61 @@ def approve(path, extension, messages, start):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--approvals", default="6,10", help="approvals on the Mac and on the phone (default 6,10)")
-    parser.add_argument("--build", default=".build/release", help="the folder holding vecsync-cli")
+    add_build_arguments(parser)
     parser.add_argument("--extension", default=".build/libvecsync.so")
     args = parser.parse_args()
     on_mac, on_phone = (int(n) for n in args.approvals.split(","))
-    cli = os.path.join(args.build, "vecsync-cli")
+    cli = built_tools(args)
     extension = os.path.splitext(args.extension)[0]
-    work = tempfile.mkdtemp(prefix="choir-bench-")
-    folder = os.path.join(work, "shared")
-    paths = {site: os.path.join(work, f"{site}.db") for site in ("mac", "phone")}
-    for site, path in paths.items():
-        shell(path, extension, schema_sql())
-        run([cli, "track", "--db", path, "--site", site, "--table", "users", "--table", "messages",
-             "--table", "parameter_history"])
-        run([cli, "track", "--db", path, "--table", "threads", "--counter", "k0", "--counter", "alpha",
-             "--counter", "m"])
-    total = on_mac + on_phone
-    con = connect(paths["mac"], extension)
-    with con:
-        con.execute("INSERT INTO users (id, name) VALUES ('u1', 'Ada')")
-        con.execute("INSERT INTO threads (id, title, created_at, updated_at, k0, alpha, m)"
-                    " VALUES ('t1', 'choir', 0, 0, 1.0, 0.5, 1.0)")
-        con.execute("INSERT INTO parameter_history (thread_id, timestamp, k0, alpha, m, event_type)"
-                    " VALUES ('t1', 0, 1.0, 0.5, 1.0, 'thread_creation')")
-        con.executemany("INSERT INTO messages (id, thread_id, user_id, content, phase, created_at)"
-                        " VALUES (?, 't1', 'u1', ?, 'action', 0)",
-                        ((f"m{i}", f"message {i}") for i in range(total)))
-    con.close()
-    started = time.perf_counter()
-    run([cli, "sync", "--db", paths["mac"], "--folder", folder])
-    run([cli, "sync", "--db", paths["phone"], "--folder", folder])
-    # Offline: the Mac approves the first messages, the phone the others.
-    approve(paths["mac"], extension, [f"m{i}" for i in range(on_mac)], 1000)
-    approve(paths["phone"], extension, [f"m{i}" for i in range(on_mac, total)], 2000)
-    for site in ("mac", "phone", "mac"):
-        run([cli, "sync", "--db", paths[site], "--folder", folder])
-    quiet = {site: run([cli, "sync", "--db", paths[site], "--folder", folder, "--until-quiet"]).strip().splitlines()[-1]
-             for site in ("phone", "mac")}
-    seconds = time.perf_counter() - started
-    expected = {"k0": 1.0 + 0.05 * total, "alpha": 0.5 + 0.02 * total, "m": 1.0 - 0.01 * total}
-    failed = False
-    print(f"Choir on two devices: {on_mac} approvals on the Mac and {on_phone} on the phone, offline; "
-          f"syncs {seconds:.2f} s in all ({args.build})")
-    for site, path in paths.items():
-        con = connect(path, extension)
-        k0, alpha, m = con.execute("SELECT k0, alpha, m FROM threads WHERE id = 't1'").fetchone()
-        rows = con.execute("SELECT count(*) FROM parameter_history WHERE thread_id = 't1'").fetchone()[0]
-        approved = con.execute("SELECT count(*) FROM parameter_history WHERE event_type = 'message_approved'").fetchone()[0]
+    with scratch("choir-bench-") as work:
+        folder = os.path.join(work, "shared")
+        paths = {site: os.path.join(work, f"{site}.db") for site in ("mac", "phone")}
+        for site, path in paths.items():
+            shell(path, extension, schema_sql())
+            run([cli, "track", "--db", path, "--site", site, "--table", "users", "--table", "messages",
+                 "--table", "parameter_history"])
+            run([cli, "track", "--db", path, "--table", "threads", "--counter", "k0", "--counter", "alpha",
+                 "--counter", "m"])
+        total = on_mac + on_phone
+        con = connect(paths["mac"], extension)
+        with con:
+            con.execute("INSERT INTO users (id, name) VALUES ('u1', 'Ada')")
+            con.execute("INSERT INTO threads (id, title, created_at, updated_at, k0, alpha, m)"
+                        " VALUES ('t1', 'choir', 0, 0, 1.0, 0.5, 1.0)")
+            con.execute("INSERT INTO parameter_history (thread_id, timestamp, k0, alpha, m, event_type)"
+                        " VALUES ('t1', 0, 1.0, 0.5, 1.0, 'thread_creation')")
+            con.executemany("INSERT INTO messages (id, thread_id, user_id, content, phase, created_at)"
+                            " VALUES (?, 't1', 'u1', ?, 'action', 0)",
+                            ((f"m{i}", f"message {i}") for i in range(total)))
         con.close()
-        good = (rows == 1 + total and approved == total
-                and all(abs(v - expected[name]) < 1e-9 for name, v in (("k0", k0), ("alpha", alpha), ("m", m))))
-        failed |= not good
-        print(f"  {site}: k0 {k0:.4f} (expected {expected['k0']:.4f}), alpha {alpha:.4f}, m {m:.4f}; "
-              f"parameter_history {rows} rows ({approved} approvals; expected {1 + total}); {quiet[site]}"
-              + ("" if good else "  <- WRONG"))
-    raise SystemExit(1 if failed else 0)
+        started = time.perf_counter()
+        run([cli, "sync", "--db", paths["mac"], "--folder", folder])
+        run([cli, "sync", "--db", paths["phone"], "--folder", folder])
+        # Offline: the Mac approves the first messages, the phone the others.
+        approve(paths["mac"], extension, [f"m{i}" for i in range(on_mac)], 1000)
+        approve(paths["phone"], extension, [f"m{i}" for i in range(on_mac, total)], 2000)
+        for site in ("mac", "phone", "mac"):
+            run([cli, "sync", "--db", paths[site], "--folder", folder])
+        quiet = {site: run([cli, "sync", "--db", paths[site], "--folder", folder, "--until-quiet"]).strip().splitlines()[-1]
+                 for site in ("phone", "mac")}
+        seconds = time.perf_counter() - started
+        expected = {"k0": 1.0 + 0.05 * total, "alpha": 0.5 + 0.02 * total, "m": 1.0 - 0.01 * total}
+        failed = False
+        print(f"Choir on two devices: {on_mac} approvals on the Mac and {on_phone} on the phone, offline; "
+              f"syncs {seconds:.2f} s in all ({args.build})")
+        for site, path in paths.items():
+            con = connect(path, extension)
+            k0, alpha, m = con.execute("SELECT k0, alpha, m FROM threads WHERE id = 't1'").fetchone()
+            rows = con.execute("SELECT count(*) FROM parameter_history WHERE thread_id = 't1'").fetchone()[0]
+            approved = con.execute("SELECT count(*) FROM parameter_history WHERE event_type = 'message_approved'").fetchone()[0]
+            con.close()
+            good = (rows == 1 + total and approved == total
+                    and all(abs(v - expected[name]) < 1e-9 for name, v in (("k0", k0), ("alpha", alpha), ("m", m))))
+            failed |= not good
+            print(f"  {site}: k0 {k0:.4f} (expected {expected['k0']:.4f}), alpha {alpha:.4f}, m {m:.4f}; "
+                  f"parameter_history {rows} rows ({approved} approvals; expected {1 + total}); {quiet[site]}"
+                  + ("" if good else "  <- WRONG"))
+        raise SystemExit(1 if failed else 0)
 
 
 if __name__ == "__main__":

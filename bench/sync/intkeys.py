@@ -22,12 +22,9 @@ whether every post points at its own user there, the rows of `vecsync_ids` and i
 """
 import argparse
 import os
-import platform
-import shutil
 import sqlite3
-import tempfile
 
-from parents import count, run, timed_sync
+from benchkit import add_build_arguments, built_tools, count, folder_bytes, machine, run, scratch, timed_sync
 
 SCHEMA = """
 CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT);
@@ -48,10 +45,6 @@ def make_db(path, rows, prefix):
                     ((i, f"{prefix} user {i}") for i in range(1, rows + 1)))
     con.commit()
     con.close()
-
-
-def folder_bytes(folder):
-    return sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(folder) for name in names)
 
 
 def map_bytes(path):
@@ -76,7 +69,7 @@ def first_sync(cli, work, rows, mode):
     for path, site in ((mac, "mac"), (phone, "phone")):
         run([cli, "track", "--db", path, "--site", site, "--table", "users", "--table", "posts"] + authority)
     run([cli, "sync", "--db", mac, "--folder", folder, "--no-progress"])
-    cpu, wall, _ = timed_sync(cli, phone, folder, 0)
+    cpu, wall, _ = timed_sync(cli, phone, folder)
     users = count(phone, "SELECT count(*) FROM users WHERE name LIKE 'mac %'")
     linked = count(phone, "SELECT count(*) FROM posts AS p JOIN users AS u ON u.id = p.user_id "
                           "WHERE u.name = p.title AND p.title LIKE 'mac %'")
@@ -89,23 +82,16 @@ def first_sync(cli, work, rows, mode):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=10_000, help="users (and posts) on the Mac")
-    parser.add_argument("--build", default=".build/release", help="folder with vecsync-cli")
-    parser.add_argument("--cli", help="the vecsync-cli to measure (default: BUILD/vecsync-cli)")
+    add_build_arguments(parser)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    cli = args.cli or os.path.join(args.build, "vecsync-cli")
-    if not os.path.exists(cli):
-        raise SystemExit(f"{cli} is missing: swift build -c release --product vecsync-cli")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-          f"SQLite {sqlite3.sqlite_version}; cli: {cli}; {args.rows} users + {args.rows} posts")
+    cli = built_tools(args)
+    print(f"machine: {machine()}; cli: {cli}; {args.rows} users + {args.rows} posts")
     best = {}
     for mode in ("authority", "local", "local, phone has rows"):
         for _ in range(args.repeat):
-            work = tempfile.mkdtemp(prefix="vecsync-intkeys-")
-            try:
+            with scratch("vecsync-intkeys-") as work:
                 result = first_sync(cli, work, args.rows, mode)
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
             if mode not in best or result[0] < best[mode][0]:
                 best[mode] = result
         cpu, wall, users, linked, moved, mapped, size, files = best[mode]

@@ -20,14 +20,10 @@ past that many seconds (reported as such): the engine before parent ordering too
 """
 import argparse
 import os
-import platform
 import random
-import resource
-import shutil
 import sqlite3
-import subprocess
-import tempfile
-import time
+
+from benchkit import add_build_arguments, built_tools, count, machine, run, scratch, timed_sync
 
 SCHEMA = """
 CREATE TABLE drives (
@@ -70,43 +66,9 @@ def make_db(path, files, rnd):
     con.close()
 
 
-def run(cmd):
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stdout}\n{result.stderr}")
-    return result.stdout
-
-
 def track(cli, path, site, order):
     run([cli, "track", "--db", path, "--site", site, "--authority", "mac"]
         + [arg for table in order for arg in ("--table", table)])
-
-
-def timed_sync(cli, path, folder, cpu_limit):
-    """CPU seconds (user + system) of one `vecsync-cli sync`, or None past cpu_limit."""
-    def limit():
-        if cpu_limit:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.monotonic()
-    result = subprocess.run([cli, "sync", "--db", path, "--folder", folder, "--no-progress"],
-                            capture_output=True, text=True, preexec_fn=limit)
-    wall = time.monotonic() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if result.returncode != 0:
-        if cpu_limit and cpu >= cpu_limit - 1:
-            return None, wall, result.stdout
-        raise SystemExit(f"sync failed:\n{result.stdout}\n{result.stderr}")
-    return cpu, wall, result.stdout
-
-
-def count(path, sql):
-    con = sqlite3.connect(path)
-    try:
-        return con.execute(sql).fetchone()[0]
-    finally:
-        con.close()
 
 
 def first_sync(cli, work, files, order, cpu_limit, seed):
@@ -128,18 +90,14 @@ def first_sync(cli, work, files, order, cpu_limit, seed):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, action="append", help="files on the Mac (repeat; default 1200 and 8000)")
-    parser.add_argument("--build", default=".build/release", help="folder with vecsync-cli")
-    parser.add_argument("--cli", help="the vecsync-cli to measure (default: BUILD/vecsync-cli)")
+    add_build_arguments(parser)
     parser.add_argument("--cpu-limit", type=int, default=0, help="stop a sync after this many CPU seconds")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    cli = args.cli or os.path.join(args.build, "vecsync-cli")
-    if not os.path.exists(cli):
-        raise SystemExit(f"{cli} is missing: swift build -c release --product vecsync-cli")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}; cli: {cli}")
+    cli = built_tools(args)
+    print(f"machine: {machine()}; cli: {cli}")
     for files in args.files or [1200, 8000]:
-        work = tempfile.mkdtemp(prefix="vecsync-parents-")
-        try:
+        with scratch("vecsync-parents-") as work:
             results = {}
             for order in (["files", "drives"], ["drives", "files"]):
                 cpu, wall, kept, waiting, lines = first_sync(cli, work, files, order, args.cpu_limit, args.seed)
@@ -150,8 +108,6 @@ def main():
             if results["files"] is not None and results["drives"]:
                 print(f"{files} files: children first / parents first = {results['files'] / results['drives']:.2f} "
                       f"(bar <= 1.3)")
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -29,16 +29,16 @@ Prints one line per measure with the absolute figures, the bar and the machine.
 """
 import argparse
 import os
-import platform
 import random
 import resource
-import shutil
 import signal
 import sqlite3
 import struct
 import subprocess
-import tempfile
 import time
+
+from benchkit import (add_build_arguments, built_tools, count, folder_bytes, index_registry_sql, machine, run,
+                      scratch, vec0_index_sql)
 
 DRIVE_SCHEMA = """
 CREATE TABLE drive_index (
@@ -50,6 +50,7 @@ CREATE TABLE drive_index (
   kind TEXT,
   embedding F32_BLOB({dims}))
 """
+DRIVE_ROWS = "SELECT count(*) FROM drive_index"
 
 
 def drive_rows(count, dims, rnd):
@@ -62,11 +63,6 @@ def drive_rows(count, dims, rnd):
                1_700_000_000 + index * 13.5, kind, vector)
 
 
-def run(cmd, **kwargs):
-    result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
-    if result.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stdout}\n{result.stderr}")
-    return result.stdout
 
 
 def make_db(path, dims, data=None):
@@ -81,21 +77,10 @@ def make_db(path, dims, data=None):
 
 def add_index(sqlite3_shell, extension, path, dims):
     """A vec0 index over the embeddings, registered with the engine, as an app has one."""
-    sql = (f".load {extension}\n"
-           f"CREATE VIRTUAL TABLE drive_vec USING vec0(id text primary key, embedding float[{dims}] distance_metric=cosine);\n"
-           "CREATE TABLE IF NOT EXISTS vecsync_vector_indexes(name TEXT PRIMARY KEY, source_table TEXT NOT NULL, "
-           "primary_key TEXT NOT NULL, embedding_column TEXT NOT NULL, dimensions INTEGER NOT NULL, "
-           "metric TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '[]');\n"
-           f"INSERT INTO vecsync_vector_indexes VALUES ('drive_vec', 'drive_index', 'id', 'embedding', {dims}, 'cosine', '[]');\n")
+    sql = f".load {extension}\n{vec0_index_sql('drive_vec', dims)}\n{index_registry_sql('drive_vec', 'drive_index', dims)}\n"
     run([sqlite3_shell, "-batch", "-bail", path], input=sql)
 
 
-def count(path, table="drive_index"):
-    con = sqlite3.connect(path)
-    try:
-        return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    finally:
-        con.close()
 
 
 def indexed(sqlite3_shell, extension, path):
@@ -109,13 +94,6 @@ def receiver(cli, sqlite3_shell, extension, path, dims):
     add_index(sqlite3_shell, extension, path, dims)
 
 
-def folder_bytes(folder):
-    total = 0
-    for directory, _, names in os.walk(folder):
-        for name in names:
-            if name.endswith(".vcs"):
-                total += os.path.getsize(os.path.join(directory, name))
-    return total
 
 
 def kill_and_resume(args, cli, extension, work, rnd):
@@ -166,13 +144,13 @@ def kill_and_resume(args, cli, extension, work, rnd):
         # "merged 3 batches, 1200 rows, 480000 bytes of 960000"
         if line.startswith("merged "):
             reported = int(line.split(", ")[1].split()[0])
-    kept = count(cut)
+    kept = count(cut, DRIVE_ROWS)
     kept_index = indexed(args.sqlite3, extension, cut)
     start = time.perf_counter()
     summary = run([cli, "sync", "--db", cut, "--folder", folder]).splitlines()[0]
     resume_s = time.perf_counter() - start
     applied = int(summary.split(": ")[2].split(" applied")[0]) if " applied" in summary else -1
-    final = count(cut)
+    final = count(cut, DRIVE_ROWS)
     final_index = indexed(args.sqlite3, extension, cut)
     return dict(rows=args.drive_rows, whole_s=whole_s, delay=delay, reported=reported, kept=kept,
                 kept_index=kept_index, resume_s=resume_s, applied=applied, final=final, final_index=final_index)
@@ -190,7 +168,7 @@ def settle(args, cli, extension, work, rnd):
     folder = os.path.join(work, "settle-shared")
     for db in (a, b, a, b):
         run([cli, "sync", "--db", db, "--folder", folder])
-    before = folder_bytes(folder)
+    before = folder_bytes(folder, ".vcs")
     edited = rnd.sample(range(rows), rows // 100)
     edits = []
     for index in edited:
@@ -203,13 +181,13 @@ def settle(args, cli, extension, work, rnd):
     edited_bytes = sum(len(vector) + 8 + len(key) for vector, _, key in edits)
     rounds = 0
     while True:
-        moved_before = folder_bytes(folder)
+        moved_before = folder_bytes(folder, ".vcs")
         for db in (a, b):
             run([cli, "sync", "--db", db, "--folder", folder])
         rounds += 1
-        if folder_bytes(folder) == moved_before or rounds > 5:
+        if folder_bytes(folder, ".vcs") == moved_before or rounds > 5:
             break
-    moved = folder_bytes(folder) - before
+    moved = folder_bytes(folder, ".vcs") - before
     con_a, con_b = sqlite3.connect(a), sqlite3.connect(b)
     same = (con_a.execute("SELECT id, embedding, modified FROM drive_index ORDER BY id").fetchall()
             == con_b.execute("SELECT id, embedding, modified FROM drive_index ORDER BY id").fetchall())
@@ -250,7 +228,7 @@ def phone_budget(args, cli, extension, work, rnd):
     if code != "0":
         raise SystemExit("the phone-budget sync failed")
     return dict(rows=rows, dims=dims, peak_mb=int(peak_kb) / 1024, seconds=float(elapsed),
-                synced=count(phone), indexed=indexed(args.sqlite3, extension, phone))
+                synced=count(phone, DRIVE_ROWS), indexed=indexed(args.sqlite3, extension, phone))
 
 
 def main():
@@ -261,20 +239,13 @@ def main():
     parser.add_argument("--settle-rows", type=int, default=10_000)
     parser.add_argument("--phone-rows", type=int, default=10_000)
     parser.add_argument("--phone-dims", type=int, default=768)
-    parser.add_argument("--build", default=".build/release", help="folder with vecsync-cli and libvecsync.so")
-    parser.add_argument("--sqlite3", default="sqlite3")
+    add_build_arguments(parser, extension=True)
     parser.add_argument("--only", choices=["kill", "settle", "phone"], help="run one measure")
     args = parser.parse_args()
-    cli = os.path.join(args.build, "vecsync-cli")
-    extension = os.path.join(args.build, "libvecsync")
-    for needed in (cli, extension + ".so"):
-        if not os.path.exists(needed):
-            raise SystemExit(f"{needed} is missing: run `swift build -c release` first")
+    cli, extension = built_tools(args, extension=True)
     rnd = random.Random(args.seed)
-    work = tempfile.mkdtemp(prefix="vecsync-progress-bench-")
-    machine = f"{platform.machine()} {os.cpu_count()} cores, {platform.system()}"
-    print(f"machine: {machine}; seed {args.seed}")
-    try:
+    print(f"machine: {machine()}; seed {args.seed}")
+    with scratch("vecsync-progress-bench-") as work:
         if args.only in (None, "kill"):
             k = kill_and_resume(args, cli, extension, work, rnd)
             share = k["kept"] / k["reported"] if k["reported"] else float("nan")
@@ -292,8 +263,6 @@ def main():
             p = phone_budget(args, cli, extension, work, rnd)
             print(f"phone:   first sync of {p['rows']} x {p['dims']}: peak RSS {p['peak_mb']:.1f} MB (bar 100), "
                   f"{p['seconds']:.2f} s; {p['synced']} rows, vec0 {p['indexed']}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -25,14 +25,12 @@ Prints one line per measure with the absolute figures, the ratio and the machine
 """
 import argparse
 import os
-import platform
 import random
-import shutil
 import sqlite3
 import struct
-import subprocess
-import tempfile
 import time
+
+from benchkit import add_build_arguments, built_tools, index_registry_sql, machine, run, scratch, vec0_index_sql
 
 SCHEMA = """
 CREATE TABLE photos (
@@ -61,11 +59,6 @@ def make_db(path, dims):
     con.close()
 
 
-def run(cmd, **kwargs):
-    result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
-    if result.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stdout}\n{result.stderr}")
-    return result.stdout
 
 
 def timed_writes(path, sql, arguments):
@@ -117,29 +110,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--dims", type=int, default=768)
-    parser.add_argument("--build", default=".build/release", help="folder with vecsync-cli and libvecsync.so")
-    parser.add_argument("--sqlite3", default="sqlite3")
+    add_build_arguments(parser, extension=True)
     parser.add_argument("--only", choices=["capture", "merge"],
                         help="run one measure (merge includes the size of the files it merges)")
     args = parser.parse_args()
 
-    cli = os.path.join(args.build, "vecsync-cli")
-    extension = os.path.join(args.build, "libvecsync")
-    for needed in (cli, extension + ".so"):
-        if not os.path.exists(needed):
-            raise SystemExit(f"{needed} is missing: run `swift build -c release` first")
+    cli, extension = built_tools(args, extension=True)
 
     data = list(rows(args.rows, args.dims))
     raw_bytes = sum(len(r[0]) + len(r[1]) + 8 + 8 + len(r[4]) for r in data)
-    work = tempfile.mkdtemp(prefix="vecsync-sync-bench-")
-    try:
+    with scratch("vecsync-sync-bench-") as work:
         # 1. Capture cost, for each kind of write.
         capture_plain, capture_tracked = {}, {}
         if args.only in (None, "capture"):
             capture_plain = capture_seconds(cli, work, args.dims, data, tracked=False)
             capture_tracked = capture_seconds(cli, work, args.dims, data, tracked=True)
-        machine = f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores, {platform.system()}".strip()
-        print(f"machine: {machine}; {args.rows} rows of {args.dims}-d embeddings; "
+        print(f"machine: {machine()}; {args.rows} rows of {args.dims}-d embeddings; "
               f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for name in capture_plain:
             t, u = capture_tracked[name], capture_plain[name]
@@ -158,12 +144,8 @@ def main():
         # 2. Merge cost, index refresh included.
         folder = os.path.join(work, "shared")
         run([cli, "sync", "--db", tracked, "--folder", folder])
-        index_sql = (f"CREATE VIRTUAL TABLE photos_vec USING vec0(id text primary key, "
-                     f"embedding float[{args.dims}] distance_metric=cosine);")
-        registry = ("CREATE TABLE IF NOT EXISTS vecsync_vector_indexes(name TEXT PRIMARY KEY, source_table TEXT NOT NULL, "
-                    "primary_key TEXT NOT NULL, embedding_column TEXT NOT NULL, dimensions INTEGER NOT NULL, "
-                    "metric TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '[]');"
-                    f"INSERT INTO vecsync_vector_indexes VALUES ('photos_vec', 'photos', 'id', 'embedding', {args.dims}, 'cosine', '[]');")
+        index_sql = vec0_index_sql("photos_vec", args.dims)
+        registry = index_registry_sql("photos_vec", "photos", args.dims)
         merge_s = bulk_s = float("inf")
         for attempt in range(3):
             receiver = os.path.join(work, f"receiver-{attempt}.db")
@@ -195,8 +177,6 @@ def main():
               f"bulk insert + vec0 fill {bulk_s:.3f} s (sqlite3 shell), ratio {merge_s / bulk_s:.2f} (bar 3)")
         print(f"         {summary}")
         print(f"size:    {file_bytes} bytes in {len(files)} files for {raw_bytes} raw bytes, ratio {file_bytes / raw_bytes:.3f} (bar 1.2)")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
