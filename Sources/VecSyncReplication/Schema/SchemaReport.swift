@@ -81,3 +81,20 @@ public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
         return lines.isEmpty ? "no schema changes" : lines.joined(separator: "\n")
     }
 }
+
+extension SchemaReport {
+    /// Adds what `other` reports.
+    mutating func merge(_ other: SchemaReport) {
+        addedColumns.merge(other.addedColumns) { $0 + $1 }
+        droppedColumns.merge(other.droppedColumns) { $0 + $1 }
+        renamedColumns.merge(other.renamedColumns) { $0.merging($1) { $1 } }
+        droppedTables += other.droppedTables
+        renamedTables.merge(other.renamedTables) { $1 }
+        restoredTables += other.restoredTables
+        unverifiedTables.merge(other.unverifiedTables) { $1 }
+        recordedRows += other.recordedRows
+        defaultedRows += other.defaultedRows
+        appliedKeptValues += other.appliedKeptValues
+        suspendedTables.merge(other.suspendedTables) { $1 }
+    }
+}
