@@ -125,7 +125,8 @@ struct SQLCaseFileParser {
     private mutating func finishCase() throws(SQLCaseFileError) {
         guard let title else { return }
         guard expecting else {
-            throw fault(caseLine, "case “\(title)” does not say what it must print (`-- row:`, `-- no rows` or `-- error:`)")
+            throw fault(
+                caseLine, "case “\(title)” does not say what it must print (`-- row:`, `-- no rows` or `-- error:`)")
         }
         let sql = Self.block(sqlLines).joined(separator: "\n")
         var sqlCase =

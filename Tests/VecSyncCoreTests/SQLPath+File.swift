@@ -15,7 +15,6 @@ extension SQLPath {
     func verify(
         onFileAfter setUp: String, _ cases: [SQLCase], sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        if sqlCaseRecording != nil { sqlCaseRecording?.append((setUp, cases)); return }
         try withTemporaryFile("sql-\(rawValue.filter(\.isLetter))") { file in
             if !setUp.isEmpty { _ = try run(setUp, databasePath: file) }
             for sqlCase in cases {
