@@ -22,6 +22,10 @@ struct SQLCaseFileParser {
     private var noRows = false
     private var expecting = false
 
+    /// The flags only the Python runner reads (`python/tests/test_sql_cases.py`), each
+    /// followed by a reason.
+    static let pythonFlags = ["-- python skips: ", "-- apsw skips: ", "-- apsw fails: "]
+
     init(file: String) {
         self.file = file
     }
@@ -54,14 +58,14 @@ struct SQLCaseFileParser {
             group = SQLCaseGroup(setup: "", onFile: line == "-- file setup", cases: [], line: number)
             inSetup = true
             seenGroup = true
-        } else if line == "-- read-only" || line.hasPrefix("-- python skips: ") {
+        } else if line == "-- read-only" || Self.pythonFlags.contains(where: line.hasPrefix) {
             guard title != nil, sqlLines.allSatisfy(\.isBlank), !expecting else {
                 throw fault(number, "a flag (`\(line)`) belongs right after its `-- case:` line, before the SQL")
             }
             if line == "-- read-only" {
                 readOnly = true
-            } else if line.dropFirst("-- python skips: ".count).isBlank {
-                throw fault(number, "`-- python skips:` needs a reason")
+            } else if line.drop(while: { $0 != ":" }).dropFirst().isBlank {
+                throw fault(number, "`\(line)` needs a reason")
             }
         } else if line == "-- row:" || line.hasPrefix("-- row: ") {
             try expect(line, at: number, allowed: errorWords.isEmpty && !noRows)
@@ -78,7 +82,8 @@ struct SQLCaseFileParser {
             throw fault(
                 number,
                 "`\(line)` looks like a case file's line but is not one: the lines are `-- case: TITLE`, `-- row: …`, "
-                    + "`-- no rows`, `-- error: …`, `-- read-only`, `-- python skips: …`, `-- setup`, `-- file setup`")
+                    + "`-- no rows`, `-- error: …`, `-- read-only`, `-- python skips: …`, `-- apsw skips: …`, "
+                    + "`-- apsw fails: …`, `-- setup`, `-- file setup`")
         } else if title != nil {
             if !expecting {
                 sqlLines.append(line)
@@ -170,7 +175,8 @@ struct SQLCaseFileParser {
         let rest = text.dropFirst(2).drop(while: { $0 == " " || $0 == "\t" })
         let keys = [
             "case", "row", "rows", "no rows", "no row", "error", "errors", "read-only", "readonly", "read only",
-            "python skips", "python skip", "setup", "file setup",
+            "python skips", "python skip", "apsw skips", "apsw skip", "apsw fails", "apsw fail", "setup",
+            "file setup",
         ]
         return keys.contains { key in
             guard rest.hasPrefix(key) else { return false }
