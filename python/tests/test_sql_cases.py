@@ -22,12 +22,7 @@ from pathlib import Path
 
 import pytest
 
-import vecsync
-
-try:
-    import apsw
-except ImportError:  # pragma: no cover - make test-python installs it
-    apsw = None
+from loaded_connection import LoadedConnection
 
 CASES = Path(__file__).resolve().parents[2] / "Tests" / "SQLCases"
 KEY_WORDS = ("case", "row", "rows", "no rows", "no row", "error", "errors", "read-only", "readonly",
@@ -187,33 +182,15 @@ def statements(sql):
     return found
 
 
-class Connection:
-    """One connection with the extension loaded, through either module."""
+class Connection(LoadedConnection):
+    """A loaded connection that runs a case's script and prints its rows as the shell does."""
 
     def __init__(self, kind, path=":memory:", read_only=False):
-        if kind == "sqlite3":
-            if read_only:
-                conn = sqlite3.connect("file:%s?mode=ro" % path, uri=True, isolation_level=None)
-            else:
-                conn = sqlite3.connect(path, isolation_level=None)
-            if not hasattr(conn, "enable_load_extension"):
-                pytest.skip("this Python's sqlite3 module was built without extension loading "
-                            "(no enable_load_extension): the apsw cases cover it")
-            self.error = sqlite3.Error
-        else:
-            if apsw is None:
-                pytest.fail("apsw is not installed (pip install apsw)")
-            flags = apsw.SQLITE_OPEN_READONLY if read_only else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
-            conn = apsw.Connection(path, flags=flags)
-            self.error = apsw.Error
-        conn.enable_load_extension(True)
-        vecsync.load(conn)
-        conn.enable_load_extension(False)
-        self.conn = conn
+        super().__init__(kind, path, read_only)
         self.renders_reals = self.value("select cast(0.1 + 0.2 as text)") == "0.3"
 
     def value(self, sql, params=()):
-        return [tuple(r) for r in self.conn.execute(sql, params)][0][0]
+        return self.rows(sql, params)[0][0]
 
     def text(self, value):
         """A value as the shell prints it with .nullvalue NULL."""
@@ -235,9 +212,6 @@ class Connection:
             except self.error as e:
                 errors.append(str(e))
         return rows, errors
-
-    def close(self):
-        self.conn.close()
 
 
 def real_text(value):
