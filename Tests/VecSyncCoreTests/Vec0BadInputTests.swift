@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 
 /// Bad input to vec0 is one clear error, in-process and in the shell: no

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 
 /// What sqlite-vec 0.1.9 does with typed columns, primary keys and tables without one, done

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 
 /// Bad input to vector_top_k and libsql_vector_idx is one clear error, in-process and in
