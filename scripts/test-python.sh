@@ -5,7 +5,8 @@
 #
 # In a temporary folder, removed afterwards: `pip wheel ./python` in one venv, then the
 # wheel installed with pytest and apsw in a fresh venv, and python/tests run from outside
-# the repository (so `import vecsync` is the installed package). PYTHON chooses the
+# the repository (so `import vecsync` is the installed package; test_sql_cases.py reads
+# the SQL cases of Tests/SQLCases/ from the repository). PYTHON chooses the
 # interpreter: by default Debian's /usr/bin/python3, whose sqlite3 module can load
 # extensions (the sqlite3 cases skip, saying why, on one that cannot; apsw's always run).
 set -euo pipefail

@@ -27,6 +27,8 @@ enum SQLExpectation: Sendable, CustomStringConvertible {
     case rows([String])
     /// No row, and an error whose message contains each of these words (any case).
     case error(mentioning: [String])
+    /// Nothing: the case file this case was to come from cannot be read.
+    case unreadable(SQLCaseFileError)
 
     var description: String {
         switch self {
@@ -34,6 +36,8 @@ enum SQLExpectation: Sendable, CustomStringConvertible {
             rows.isEmpty ? "no rows" : "rows " + rows.map(SQLRun.quoted).joined(separator: ", ")
         case .error(let words):
             "an error mentioning " + words.map(SQLRun.quoted).joined(separator: ", ")
+        case .unreadable(let error):
+            "a readable case file (\(error))"
         }
     }
 
@@ -47,6 +51,8 @@ enum SQLExpectation: Sendable, CustomStringConvertible {
                 return false
             }
             return words.allSatisfy { message.localizedCaseInsensitiveContains($0) }
+        case .unreadable:
+            return false
         }
     }
 }
@@ -72,6 +78,8 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
     var expected: SQLExpectation
     /// Whether the case runs on a connection that opened the file read-only.
     var readOnly = false
+    /// Where the case is written, `Tests/SQLCases/<file>:<line>`, when it comes from a case file.
+    var origin: String?
 
     /// A case that must return exactly `rows` and no error.
     init(_ title: String, _ sql: String, rows: [String]) {
@@ -88,6 +96,13 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
     }
 
     var testDescription: String { title }
+
+    /// A case that only fails, saying why its case file cannot be run, at the file's line.
+    static func unreadable(_ error: SQLCaseFileError) -> SQLCase {
+        var sqlCase = SQLCase(error.place, "", rows: [])
+        sqlCase.expected = .unreadable(error)
+        return sqlCase
+    }
 
     /// The same case, run on a connection that opened the file read-only.
     var readingOnly: SQLCase {
@@ -108,6 +123,14 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
         _ path: SQLPath, databasePath: String? = nil, readOnly: Bool = false,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
+        if case .unreadable(let error) = expected {
+            Issue.record(
+                "[\(path.rawValue)] cannot run the cases of \(error)",
+                sourceLocation: SourceLocation(
+                    fileID: "SQLCases/\(error.file)", filePath: SQLCaseFile.folder.appendingPathComponent(error.file).path,
+                    line: max(error.line, 1), column: 1))
+            return
+        }
         let run: SQLRun
         do {
             run = try path.run(sql, databasePath: databasePath, readOnly: readOnly || self.readOnly)
@@ -127,6 +150,7 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
     /// The SQL and the expectation, for failure messages.
     var report: String {
         let lines = sql.split(separator: "\n").map { "  " + SQLRun.abbreviated(String($0)) }
-        return "SQL:\n" + lines.joined(separator: "\n") + "\nexpected: \(expected)"
+        let place = origin.map { "case:     \($0)\n" } ?? ""
+        return place + "SQL:\n" + lines.joined(separator: "\n") + "\nexpected: \(expected)"
     }
 }

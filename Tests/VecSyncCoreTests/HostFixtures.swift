@@ -46,6 +46,22 @@ enum HostFixtures {
         }
     }
 
+    /// Runs `body` in a write transaction of a fresh in-memory database holding an empty
+    /// table `name(id <keyType> PRIMARY KEY, embedding F32_BLOB(4))` and its vec0 index
+    /// `<name>_vec`, created, with a generator seeded from `seed` (or `$VECSYNC_SEED`).
+    static func withIndexedTable(
+        _ name: String, keyType: String, seed: UInt64,
+        _ body: (Database, VectorIndex, inout ExtensionRandom) throws -> Void
+    ) throws {
+        var rng = ExtensionRandom(defaultSeed: seed)
+        try database().write { db in
+            try db.execute(sql: "CREATE TABLE \(name) (id \(keyType) PRIMARY KEY, embedding F32_BLOB(4))")
+            let index = VectorIndex(table: name, dimensions: 4, name: name + "_vec")
+            try index.create(db)
+            try body(db, index, &rng)
+        }
+    }
+
     /// Runs `body` with the engine's merging flag set, as a merge writes: the index triggers
     /// stay silent, and the index learns of the rows only from a refresh.
     static func whileMerging(_ db: Database, _ body: () throws -> Void) throws {

@@ -22,4 +22,26 @@ extension SQLPath {
             }
         }
     }
+
+    /// Runs every case of `Tests/SQLCases/<name>` on this path: a setup's cases each alone,
+    /// a file setup's cases in order on one new file (``verify(onFileAfter:_:sourceLocation:)``).
+    /// A file that cannot be read or parsed is a recorded issue naming the file and line.
+    func verify(casesIn name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let file: SQLCaseFile
+        do throws(SQLCaseFileError) {
+            file = try SQLCaseFile(named: name)
+        } catch {
+            SQLCase.unreadable(error).verify(self, sourceLocation: sourceLocation)
+            return
+        }
+        for group in file.groups {
+            if group.onFile {
+                try verify(onFileAfter: group.setup, group.cases, sourceLocation: sourceLocation)
+            } else {
+                for sqlCase in group.standaloneCases {
+                    sqlCase.verify(self, sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
 }

@@ -8,116 +8,6 @@ import VecSyncTestSupport
 /// a KNN query reports (sqlite-vec's float32 figure, in the exact order).
 @Suite("vec0 as sqlite-vec's own tests see it")
 struct SQLiteVecConformanceTests {
-    static let table = """
-        create virtual table t using vec0(e float[2]);
-        insert into t(rowid, e) values (1, '[1, 1]'), (2, '[2, 2]'), (3, '[3, 3]');
-
-        """
-
-    static let cases: [SQLCase] = [
-        SQLCase(
-            "k is read as sqlite-vec reads it: 2.5 is 2, text that is a number is that number",
-            table + """
-                select 'a', rowid from t where e match '[1, 1]' and k = 2.5;
-                select 'b', rowid from t where e match '[1, 1]' and k = '1';
-                """,
-            rows: ["a|1", "a|2", "b|1"]),
-        SQLCase(
-            "k = NULL, and a k that is no number, return no row, as in sqlite-vec",
-            table + """
-                select 'null', rowid from t where e match '[1, 1]' and k = NULL;
-                select 'text', rowid from t where e match '[1, 1]' and k = 'x';
-                select 'blob', rowid from t where e match '[1, 1]' and k = x'02';
-                select 'done';
-                """,
-            rows: ["done"]),
-        SQLCase(
-            "a negative k is still refused, as in sqlite-vec",
-            table + "select rowid from t where e match '[1, 1]' and k = -1;",
-            error: ["k must be a non-negative integer, got -1"]),
-        SQLCase(
-            "a KNN query reports sqlite-vec's float32 distance: sqrt(2) as float32",
-            table + "select rowid, distance from t where e match '[1, 1]' and k = 2;",
-            rows: ["1|0.0", "2|1.41421353816986"]),
-        SQLCase(
-            "a distance range bounds the reported distance, so paging by the last one seen repeats no row",
-            table + """
-                select rowid, distance from t where e match '[1, 1]' and k = 1 and distance > 0;
-                select rowid from t where e match '[1, 1]' and k = 5
-                  and distance > (select distance from t where e match '[1, 1]' and k = 1 and distance > 0);
-                """,
-            rows: ["2|1.41421353816986", "3"]),
-    ]
-
-    /// The checks of sqlite-vec's tests/test-loadable.py, each answered here with the
-    /// values sqlite-vec 0.1.9 gives for the same SQL (bytes as hex).
-    static let loadableCases: [SQLCase] = [
-        SQLCase(
-            "vec_bit passes its bytes through",
-            "select hex(vec_bit(X'FF')), subtype(vec_bit(X'FF'));",
-            rows: ["FF|224"]),
-        SQLCase(
-            "vec_f32 of JSON gives float32 bytes",
-            "select hex(vec_f32('[0]')), hex(vec_f32('[1, -1, 10, -10]')), hex(vec_f32('[-0, 0, .0001, -.0001]'));",
-            rows: ["00000000|0000803F000080BF00002041000020C1|000000800000000017B7D13817B7D1B8"]),
-        SQLCase(
-            "vec_int8 of bytes and of JSON",
-            "select hex(vec_int8(X'000f')), hex(vec_int8('[1, 2, 3]')), subtype(vec_int8(X'00'));",
-            rows: ["000F|010203|225"]),
-        SQLCase(
-            "vec_distance_cosine gives sqlite-vec's float32 figure",
-            "select vec_distance_cosine('[1.1, 1.0]', '[1.2, 1.2]') = 0.001131898257881403;",
-            rows: ["1"]),
-        SQLCase(
-            "vec_distance_cosine of int8 vectors",
-            "select printf('%.6f', vec_distance_cosine(vec_int8('[1,2,3]'), vec_int8('[-9,-8,-7]')));",
-            rows: ["1.882659"]),
-        SQLCase(
-            "vec_distance_hamming counts differing bits",
-            "select vec_distance_hamming(vec_bit(X'FF'), vec_bit(X'00')), vec_distance_hamming(vec_bit(X'FF'), vec_bit(X'01')), vec_distance_hamming(vec_bit(X'ab'), vec_bit(X'ab'));",
-            rows: ["8.0|7.0|0.0"]),
-        SQLCase(
-            "vec_distance_l1 of int8 does not overflow",
-            "select vec_distance_l1(vec_int8('[127,127,127]'), vec_int8('[-128,-128,-128]')), vec_distance_l1(vec_int8('[-128, 127]'), vec_int8('[127, -128]'));",
-            rows: ["765|510"]),
-        SQLCase(
-            "vec_distance_l2 of float32 and int8",
-            "select printf('%.6f', vec_distance_l2('[1.2, 0.1]', '[0.4, -0.4]')), printf('%.6f', vec_distance_l2(vec_int8('[1,2,3]'), vec_int8('[-9,-8,-7]')));",
-            rows: ["0.943398|17.320509"]),
-        SQLCase(
-            "vec_length of each type",
-            "select vec_length(X'AABBCCDD01020304'), vec_length(vec_int8(X'AABBCCDD')), vec_length(vec_bit(X'AABBCCDD'));",
-            rows: ["2|4|32"]),
-        SQLCase(
-            "vec_normalize gives sqlite-vec's bytes",
-            "select hex(vec_normalize(vec_f32('[1, 2, -1, -2]')));",
-            rows: ["9BE8A13E9BE8213F9BE8A1BE9BE821BF"]),
-        SQLCase(
-            "vec_slice of each type",
-            "select hex(vec_slice(vec_f32('[1.1,2.2,3.3]'), 0, 2)), hex(vec_slice(vec_int8('[1,2,3]'), 1, 3)), hex(vec_slice(vec_bit(X'AABBCCDD'), 8, 24));",
-            rows: ["CDCC8C3FCDCC0C40|0203|BBCC"]),
-        SQLCase(
-            "vec_add and vec_sub keep the type",
-            "select hex(vec_add('[.1]', '[.2]')), hex(vec_add(vec_int8('[1]'), vec_int8('[2]'))), hex(vec_sub('[.1]', '[.2]')), hex(vec_sub(vec_int8('[11]'), vec_int8('[2]')));",
-            rows: ["9A99993E|03|CDCCCCBD|09"]),
-        SQLCase(
-            "vec_to_json of each type",
-            "select vec_to_json('[1, 2, 3]'), vec_to_json(X'00000000000080bf'), vec_to_json(vec_int8(X'04ff')), vec_to_json(vec_bit(X'0f'));",
-            rows: ["[1.000000,2.000000,3.000000]|[0.000000,-1.000000]|[4,-1]|[1,1,1,1,0,0,0,0]"]),
-        SQLCase(
-            "vec_quantize_binary and vec_quantize_int8",
-            "select hex(vec_quantize_binary('[-1, -1, -1, -1, 1, 1, 1, 1]')), hex(vec_quantize_int8('[-1, 0.5, 1]', 'unit'));",
-            rows: ["F0|803F7E"]),
-        SQLCase(
-            "vec_each lists float32, int8 and bit elements",
-            "select group_concat(rowid || ':' || value, ' ') from vec_each(vec_f32('[1.0, 2.0, 3.0]')) union all select group_concat(rowid || ':' || value, ' ') from vec_each(vec_int8('[1, -2]')) union all select group_concat(value, '') from vec_each(vec_bit(X'0F'));",
-            rows: ["0:1.0 1:2.0 2:3.0", "0:1 1:-2", "00001111"]),
-        SQLCase(
-            "text k reading as a number and a k that reads as 0, in a vec0 KNN",
-            "create virtual table t using vec0(e float[2]); insert into t(rowid, e) values (1, '[1,1]'), (2, '[2,2]'); select count(*) from t where e match '[1,1]' and k = '2'; select count(*) from t where e match '[1,1]' and k = -0.5;",
-            rows: ["2", "0"]),
-    ]
-
     /// The result code of `sql` on `db`, or nil when it succeeds.
     static func resultCode(_ db: Database, _ sql: String) -> ResultCode? {
         do {
@@ -219,10 +109,9 @@ struct SQLiteVecConformanceTests {
         }
     }
 
-    /// Every case of every group above, each in-process and in the sqlite3 shell.
-    static let everyCase: [SQLCase] = cases + loadableCases
-
-    @Test("vec0 and the scalar functions answer as sqlite-vec 0.1.9 does", arguments: SQLPath.allCases, everyCase)
+    @Test(
+        "vec0 and the scalar functions answer as sqlite-vec 0.1.9 does", arguments: SQLPath.allCases,
+        SQLCaseFile.cases("sqlite-vec-conformance.cases"))
     func answersAsSqliteVec(path: SQLPath, sqlCase: SQLCase) {
         sqlCase.verify(path)
     }

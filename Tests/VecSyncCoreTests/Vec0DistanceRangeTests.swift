@@ -7,26 +7,9 @@ import VecSyncCore
 /// the search itself, so a page of k rows after the last one seen is a full page.
 @Suite("vec0 KNN with distance bounds")
 struct Vec0DistanceRangeTests {
-    static let line = """
-        create virtual table t using vec0(embedding float[2]);
-        insert into t(rowid, embedding) values (1, '[0,0]'), (2, '[1,0]'), (3, '[2,0]'), (4, '[3,0]'), (5, '[4,0]'), (6, '[5,0]');
-
-        """
-    static let knn = "select group_concat(rowid, ' ') from (select rowid from t where embedding match '[0,0]' and k = 2"
-
-    static let cases: [SQLCase] = [
-        SQLCase("distance > d gives the next page, a full one", line + knn + " and distance > 1);", rows: ["3 4"]),
-        SQLCase("distance >= d includes the boundary", line + knn + " and distance >= 1);", rows: ["2 3"]),
-        SQLCase("an upper bound keeps only nearer rows", line + knn + " and distance < 1.5);", rows: ["1 2"]),
-        SQLCase(
-            "both bounds",
-            line
-                + "select group_concat(rowid, ' ') from (select rowid from t where embedding match '[0,0]' and k = 9 and distance > 1 and distance <= 4);",
-            rows: ["3 4 5"]),
-        SQLCase("a NULL bound matches nothing, as in SQL", line + knn + " and distance > NULL);", rows: ["NULL"]),
-    ]
-
-    @Test("Distance bounds inside the search", arguments: SQLPath.allCases, cases)
+    @Test(
+        "Distance bounds inside the search", arguments: SQLPath.allCases,
+        SQLCaseFile.cases("vec0-distance-bounds.cases"))
     func distanceBounds(path: SQLPath, sqlCase: SQLCase) {
         sqlCase.verify(path)
     }

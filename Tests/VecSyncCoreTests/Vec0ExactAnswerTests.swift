@@ -7,90 +7,9 @@ import VecSyncTestSupport
 /// element type or the quantizer, with many rows tied at the cut or at a bound.
 @Suite("vec0 KNN answers are exact with ties, duplicates and bounds")
 struct Vec0ExactAnswerTests {
-    /// Rows 1…40 `[1,0]`, rows 41…50 `[0,1]`: 40 rows sit just below `distance > 0`.
-    static func duplicates(_ declaration: String, _ near: String = "'[1,0]'", _ far: String = "'[0,1]'") -> String {
-        """
-        create virtual table t using vec0(\(declaration));
-        with recursive c(i) as (select 1 union all select i + 1 from c where i < 50)
-        insert into t(rowid, e) select i, case when i <= 40 then \(near) else \(far) end from c;
-
-        """
-    }
-
-    static func page(_ query: String, _ rest: String) -> String {
-        "select group_concat(rowid, ' ') from (select rowid from t where e match \(query) and \(rest));"
-    }
-
-    static let nextTen = "41 42 43 44 45 46 47 48 49 50"
-
-    static let cases: [SQLCase] = [
-        SQLCase(
-            "distance > 0 past 40 duplicates at 0 gives the next k rows",
-            duplicates("e float[2]") + page("'[1,0]'", "k = 5 and distance > 0"), rows: ["41 42 43 44 45"]),
-        SQLCase(
-            "distance > 0 with k above the rows in range gives all of them",
-            duplicates("e float[2]") + page("'[1,0]'", "k = 30 and distance > 0"), rows: [nextTen]),
-        SQLCase(
-            "distance >= the far rows' distance, under cosine",
-            duplicates("e float[2] distance_metric=cosine") + page("'[1,0]'", "k = 3 and distance >= 1"),
-            rows: ["41 42 43"]),
-        SQLCase(
-            "an upper bound below the far rows leaves the 40 duplicates, lowest rowids first",
-            duplicates("e float[2] distance_metric=l1") + page("'[0,1]'", "k = 4 and distance > 0 and distance <= 2"),
-            rows: ["1 2 3 4"]),
-        SQLCase(
-            "int8 column: distance > 0 past 40 duplicates",
-            duplicates("e int8[2]", "vec_int8('[1,0]')", "vec_int8('[0,1]')")
-                + page("vec_int8('[1,0]')", "k = 5 and distance > 0"), rows: ["41 42 43 44 45"]),
-        SQLCase(
-            "bit column: distance > 0 past 40 duplicates",
-            duplicates("e bit[8]", "vec_bit(x'01')", "vec_bit(x'02')")
-                + page("vec_bit(x'01')", "k = 5 and distance > 0"), rows: ["41 42 43 44 45"]),
-        SQLCase(
-            "rescore int8, oversample 1: candidates outside the bound do not crowd out the rows inside",
-            duplicates("e float[2] indexed by rescore(quantizer=int8, oversample=1)")
-                + page("'[1,0]'", "k = 5 and distance > 0"), rows: ["41 42 43 44 45"]),
-        SQLCase(
-            "rescore bit, oversample 1: the same",
-            duplicates("e float[8] indexed by rescore(quantizer=bit, oversample=1)", "'[1,0,1,0,1,0,1,0]'", "'[0,1,0,1,0,1,0,1]'")
-                + page("'[1,0,1,0,1,0,1,0]'", "k = 30 and distance > 0"), rows: [nextTen]),
-        SQLCase(
-            "distance > the largest of a first page (max() becomes ORDER BY distance DESC LIMIT 1)",
-            duplicates("e float[2]")
-                + page(
-                    "'[1,0]'",
-                    "k = 5 and distance > (select max(distance) from (select distance from t where e match '[1,0]' and k = 5))"),
-            rows: ["41 42 43 44 45"]),
-        SQLCase(
-            "two bounds at the same figure, one open: the open one wins, in either order",
-            duplicates("e float[2]")
-                + page("'[1,0]'", "k = 5 and distance >= 0 and distance > 0")
-                + page("'[1,0]'", "k = 5 and distance > 0 and distance >= 0")
-                + """
-                select count(*) from t where e match '[1,0]' and k = 50
-                  and distance <= (select vec_distance_l2('[1,0]', '[0,1]')) and distance < (select vec_distance_l2('[1,0]', '[0,1]'));
-                select count(*) from t where e match '[1,0]' and k = 50
-                  and distance < (select vec_distance_l2('[1,0]', '[0,1]')) and distance <= (select vec_distance_l2('[1,0]', '[0,1]'));
-                """,
-            rows: ["41 42 43 44 45", "41 42 43 44 45", "40", "40"]),
-        SQLCase(
-            "ORDER BY distance DESC with k orders the k nearest farthest first",
-            """
-            create virtual table t using vec0(e float[1]);
-            insert into t(rowid, e) values (1, '[0]'), (2, '[1]'), (3, '[2]'), (4, '[3]'), (5, '[4]');
-            select group_concat(rowid, ' ') from (select rowid from t where e match '[0]' and k = 3 order by distance desc);
-            select rowid from t where e match '[0]' and k = 3 order by distance desc limit 1;
-            """, rows: ["3 2 1", "3"]),
-        SQLCase(
-            "ORDER BY distance DESC without k is still refused: LIMIT would choose the nearest",
-            """
-            create virtual table t using vec0(e float[1]);
-            insert into t(rowid, e) values (1, '[0]');
-            select rowid from t where e match '[0]' order by distance desc limit 1;
-            """, error: ["ordered by distance ascending only", "k = ?"]),
-    ]
-
-    @Test("Bounds and duplicates, hand-written", arguments: SQLPath.allCases, cases)
+    @Test(
+        "Bounds and duplicates, hand-written", arguments: SQLPath.allCases,
+        SQLCaseFile.cases("vec0-exact-answers.cases"))
     func handWritten(path: SQLPath, sqlCase: SQLCase) {
         sqlCase.verify(path)
     }
@@ -170,7 +89,9 @@ struct Vec0ExactAnswerTests {
         var stored: [Int64: [Float]] = [:]
         var sql = "create virtual table t using vec0(\(column.declaration));\n"
         for rowid in Array(Int64(1)...120).shuffled(using: &random).prefix(90) {
-            let v = Double.random(in: 0..<1, using: &random) < 0.85 ? pool.randomElement(using: &random)! : column.vector(&random)
+            let v =
+                Double.random(in: 0..<1, using: &random) < 0.85
+                ? pool.randomElement(using: &random)! : column.vector(&random)
             stored[rowid] = v
             sql += "insert into t(rowid, e) values (\(rowid), \(column.sql(v)));\n"
         }
@@ -187,7 +108,8 @@ struct Vec0ExactAnswerTests {
         let queries = Array(pool.prefix(3)) + (0..<2).map { _ in column.vector(&random) }
         for query in queries {
             let rows = stored.map { rowid, v in
-                let (key, figure) = BruteForce.vec0Distances(metric: column.metric, element: column.element, query: query, row: v)
+                let (key, figure) = BruteForce.vec0Distances(
+                    metric: column.metric, element: column.element, query: query, row: v)
                 return (rowid: rowid, key: key, figure: figure)
             }
             let byRowid = Dictionary(uniqueKeysWithValues: rows.map { ($0.rowid, $0.figure) })
@@ -206,10 +128,14 @@ struct Vec0ExactAnswerTests {
                     ("and distance >= \(rowBound.sql)", { $0 >= rowBound.value }),
                     ("and distance < \(rowBound.sql)", { $0 < rowBound.value }),
                     ("and distance <= \(rowBound.sql)", { $0 <= rowBound.value }),
-                    ("and distance >= \(literal) and distance < \(rowBound.sql)", { $0 >= literal && $0 < rowBound.value }),
+                    (
+                        "and distance >= \(literal) and distance < \(rowBound.sql)",
+                        { $0 >= literal && $0 < rowBound.value }
+                    ),
                 ]
                 for bound in bounds {
-                    sql += "select group_concat(rowid, ' ') from (select rowid from t where e match \(column.sql(query)) and k = \(k) \(bound.sql));\n"
+                    sql +=
+                        "select group_concat(rowid, ' ') from (select rowid from t where e match \(column.sql(query)) and k = \(k) \(bound.sql));\n"
                     let answer = BruteForce.vec0Answer(rows, k: k, accepts: bound.accepts)
                     expected.append(answer.isEmpty ? "NULL" : answer.map(String.init).joined(separator: " "))
                 }
@@ -218,7 +144,8 @@ struct Vec0ExactAnswerTests {
         return SQLCase("\(column.testDescription), seed \(column.seed)", sql, rows: expected)
     }
 
-    @Test("Random tables of ties and duplicates, every bound, against brute force", arguments: SQLPath.allCases, columns)
+    @Test(
+        "Random tables of ties and duplicates, every bound, against brute force", arguments: SQLPath.allCases, columns)
     func againstBruteForce(path: SQLPath, column: Column) {
         Self.randomCase(column).verify(path)
     }

@@ -119,6 +119,27 @@ struct Vec0Fixture {
         }
     }
 
+    /// Updates row `j` of `t`, found by its key, in one statement: its vector, its category
+    /// (`.some(nil)` sets NULL), or both; the Swift copy follows.
+    mutating func update(_ db: Database, row j: Int, vector: [Float]? = nil, cat: String?? = nil) throws {
+        var assignments: [String] = []
+        var arguments: StatementArguments = []
+        if let vector {
+            assignments.append("embedding = ?")
+            arguments += [BruteForce.blob(vector)]
+        }
+        if let cat {
+            assignments.append("cat = ?")
+            arguments += [cat]
+        }
+        arguments += [rows[j].key]
+        try db.execute(
+            sql: "update t set \(assignments.joined(separator: ", ")) where \(keyKind.keyColumn) = ?",
+            arguments: arguments)
+        if let vector { rows[j].vector = vector }
+        if let cat { rows[j].cat = cat }
+    }
+
     /// The reference over the current rows.
     var reference: BruteForce {
         BruteForce(metric: metric, rows: rows.map { BruteForce.Row(key: $0.key, rowid: $0.rowid, vector: $0.vector) })

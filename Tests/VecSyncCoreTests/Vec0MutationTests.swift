@@ -40,26 +40,15 @@ struct Vec0MutationTests {
             let key = keyKind.keyColumn
             for _ in 0..<60 {
                 let j = Int.random(in: fixture.rows.indices, using: &random)
-                let v = BruteForce.randomVector(Self.dimensions, using: &random)
-                try db.execute(
-                    sql: "update t set embedding = ? where \(key) = ?",
-                    arguments: [BruteForce.blob(v), fixture.rows[j].key])
-                fixture.rows[j].vector = v
+                try fixture.update(db, row: j, vector: BruteForce.randomVector(Self.dimensions, using: &random))
             }
             for _ in 0..<60 {
                 let j = Int.random(in: fixture.rows.indices, using: &random)
-                let cat = ["a", "b", "c", nil].randomElement(using: &random) ?? nil
-                try db.execute(sql: "update t set cat = ? where \(key) = ?", arguments: [cat, fixture.rows[j].key])
-                fixture.rows[j].cat = cat
+                try fixture.update(db, row: j, cat: ["a", "b", "c", nil].randomElement(using: &random) ?? nil)
             }
             // Embedding and metadata in one statement.
             let j = Int.random(in: fixture.rows.indices, using: &random)
-            let v = BruteForce.randomVector(Self.dimensions, using: &random)
-            try db.execute(
-                sql: "update t set embedding = ?, cat = 'b' where \(key) = ?",
-                arguments: [BruteForce.blob(v), fixture.rows[j].key])
-            fixture.rows[j].vector = v
-            fixture.rows[j].cat = "b"
+            try fixture.update(db, row: j, vector: BruteForce.randomVector(Self.dimensions, using: &random), cat: "b")
             try Self.expectAgreement(db, fixture, &random, "after updates, \(keyKind)")
 
             for _ in 0..<100 {

@@ -144,12 +144,7 @@ struct VectorIndexTests {
     }
 
     @Test func refreshFindsTextKeysJSONMustEscapeAndMoreKeysThanOneStatementTakes() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_0109)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            try db.execute(sql: "CREATE TABLE notes (id TEXT PRIMARY KEY, embedding F32_BLOB(4))")
-            let index = VectorIndex(table: "notes", dimensions: 4, name: "notes_vec")
-            try index.create(db)
+        try HostFixtures.withIndexedTable("notes", keyType: "TEXT", seed: 0x5EED_0109) { db, index, rng in
             let awkward = ["quote \"q\"", "back\\slash", "line\nbreak", "tab\t", "bell\u{7}", "é 🧭", "a/b", "", "123"]
             let keys = awkward + (0...VectorIndex.refreshBatchKeys).map { "note-\($0)" }
             try HostFixtures.whileMerging(db) {
@@ -169,12 +164,7 @@ struct VectorIndexTests {
     }
 
     @Test func refreshFindsIntegerKeysAtTheEndsOfTheirRangeAndDropsDeletedRows() throws {
-        var rng = ExtensionRandom(defaultSeed: 0x5EED_010A)
-        let db = try HostFixtures.database()
-        try db.write { db in
-            try db.execute(sql: "CREATE TABLE counts (id INTEGER PRIMARY KEY, embedding F32_BLOB(4))")
-            let index = VectorIndex(table: "counts", dimensions: 4, name: "counts_vec")
-            try index.create(db)
+        try HostFixtures.withIndexedTable("counts", keyType: "INTEGER", seed: 0x5EED_010A) { db, index, rng in
             let keys: [Int64] = [Int64.min, -1, 0, 1, 1 << 53 + 1, Int64.max]
             for key in keys {
                 try db.execute(

@@ -15,6 +15,7 @@ import struct
 import pytest
 
 import vecsync
+from loaded_connection import LoadedConnection
 
 try:
     import apsw
@@ -29,34 +30,9 @@ def f32(values):
     return struct.pack("<%df" % len(values), *values)
 
 
-class DB:
-    """One connection with the extension loaded, through either module."""
-
-    def __init__(self, kind):
-        self.kind = kind
-        if kind == "sqlite3":
-            conn = sqlite3.connect(":memory:")
-            if not hasattr(conn, "enable_load_extension"):
-                pytest.skip("this Python's sqlite3 module was built without extension loading "
-                            "(no enable_load_extension): the apsw cases cover it")
-            self.error = sqlite3.Error
-        else:
-            if apsw is None:
-                pytest.fail("apsw is not installed (pip install apsw)")
-            conn = apsw.Connection(":memory:")
-            self.error = apsw.Error
-        conn.enable_load_extension(True)
-        vecsync.load(conn)
-        conn.enable_load_extension(False)
-        self.conn = conn
-
-    def rows(self, sql, params=()):
-        return [tuple(r) for r in self.conn.execute(sql, params)]
-
-
 @pytest.fixture(params=["sqlite3", "apsw"])
 def db(request):
-    return DB(request.param)
+    return LoadedConnection(request.param)
 
 
 def test_loadable_path_names_the_installed_library():
