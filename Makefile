@@ -202,7 +202,7 @@ test-arm64:
 # The shell cases of these Swift suites (their expected rows and errors) with the aarch64
 # sqlite3 shell and build under qemu-aarch64; `swift build --build-tests` first (nothing
 # to do after make test's Swift tests).
-ARM64_SWIFT_SUITES ?= SQLiteVecFunctionTests|SQLiteVecConformanceTests|Vec0ShellTests|VectorTopKShellTests
+ARM64_SWIFT_SUITES ?= SQLCaseFilesTests|SQLiteVecConformanceTests|Vec0ShellTests|VectorTopKShellTests
 
 test-arm64-shell: deps
 	@./scripts/ensure-packages $(ARM64_DEB_PACKAGES)

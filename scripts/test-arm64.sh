@@ -3,7 +3,7 @@
 # x86-64 build of the same sources (make test-arm64).
 #
 #   scripts/test-arm64.sh [--seed N]        # arguments go to scripts/arm64_differential.py
-#   scripts/test-arm64.sh --swift-suites 'Vec0ShellTests|SQLiteVecFunctionTests'
+#   scripts/test-arm64.sh --swift-suites 'Vec0ShellTests|SQLCaseFilesTests'
 #
 # 1. An aarch64 userland from Debian's arm64 packages (libc6, sqlite3 and its libraries,
 #    the reference BLAS and OpenBLAS), downloaded once with apt-get through a private

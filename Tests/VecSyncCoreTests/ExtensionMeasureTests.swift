@@ -13,11 +13,4 @@ struct ExtensionMeasureTests {
             "vecsync_version() = \(VecSyncExtension.version)")
     }
 
-    @Test(
-        "Distances, norms and the build are measured and reported as documented", arguments: SQLPath.allCases,
-        SQLCaseFile.cases("measures.cases")
-    )
-    func measuresAreAsDocumented(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
 }

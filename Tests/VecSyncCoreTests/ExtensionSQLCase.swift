@@ -95,7 +95,11 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
         self.expected = .error(mentioning: words)
     }
 
-    var testDescription: String { title }
+    /// The title, after the file and line it is written at when it comes from a case file.
+    var testDescription: String {
+        guard let origin else { return title }
+        return "\(origin.dropFirst("Tests/SQLCases/".count)) \(title)"
+    }
 
     /// A case that only fails, saying why its case file cannot be run, at the file's line.
     static func unreadable(_ error: SQLCaseFileError) -> SQLCase {

@@ -16,17 +16,6 @@ struct LibSQLVectorIndexCompatibilityTests {
 
         """
 
-    @Test("libSQL's compact vector types", arguments: SQLPath.allCases, SQLCaseFile.cases("libsql-vector-types.cases"))
-    func compactTypesAreReadWrittenAndIndexed(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test(
-        "libSQL's vector index behaviours", arguments: SQLPath.allCases, SQLCaseFile.cases("libsql-vector-index.cases"))
-    func vectorIndexBehavesAsLibSQLs(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
     @Test(
         "each of two vector indexes of a table refuses a vector of another size",
         arguments: SQLPath.allCases)
@@ -53,20 +42,6 @@ struct LibSQLVectorIndexCompatibilityTests {
         #expect(
             run.errors.last?.contains("vector index ib: the vector's size is not the 3 dimensions of t.b") == true,
             "\(run)")
-    }
-
-    @Test(
-        "writes of a connection that never searched are applied by the next search that can write; a read-only search answers from the table meanwhile",
-        arguments: SQLPath.allCases)
-    func loggedWritesAreAppliedByTheNextWritableSearch(path: SQLPath) throws {
-        try path.verify(casesIn: "libsql-index-log.cases")
-    }
-
-    @Test(
-        "a WITHOUT ROWID index: a read-only search answers from the table by key, and the next writable search applies the log",
-        arguments: SQLPath.allCases)
-    func withoutRowidLoggedWritesAreAnsweredAndApplied(path: SQLPath) throws {
-        try path.verify(casesIn: "libsql-index-log-without-rowid.cases")
     }
 
     /// Runs `sql` in the `sqlite3` shell on `path` without loading the extension.

@@ -109,10 +109,4 @@ struct SQLiteVecConformanceTests {
         }
     }
 
-    @Test(
-        "vec0 and the scalar functions answer as sqlite-vec 0.1.9 does", arguments: SQLPath.allCases,
-        SQLCaseFile.cases("sqlite-vec-conformance.cases"))
-    func answersAsSqliteVec(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
 }

@@ -10,11 +10,6 @@ struct Vec0BadInputTests {
 
         """
 
-    @Test(arguments: SQLPath.allCases, SQLCaseFile.cases("vec0-bad-input.cases"))
-    func vec0BadInputIsOneClearError(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
     @Test(arguments: SQLPath.allCases)
     func aFailedMultiRowInsertLeavesTheTableAsItWas(path: SQLPath) throws {
         let run = try path.run(

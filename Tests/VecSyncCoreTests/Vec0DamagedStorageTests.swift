@@ -15,20 +15,6 @@ struct Vec0DamagedStorageTests {
     static let knn = "select id from v where embedding match '[1,0,0,0]' and k = 2;"
 
     @Test(
-        "Damaged storage is one clear error, never a crash", arguments: SQLPath.allCases,
-        SQLCaseFile.cases("vec0-damaged-storage.cases"))
-    func damagedStorageIsAnError(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test(
-        "A database written by sqlite-vec is migrated by its first statement, or is an error that says why",
-        arguments: SQLPath.allCases)
-    func sqliteVecFileIsRecognised(path: SQLPath) throws {
-        try path.verify(casesIn: "sqlite-vec-file-recognised.cases")
-    }
-
-    @Test(
         "T_info that contradicts the declaration is damage, seen by the next connection",
         arguments: SQLPath.allCases)
     func infoContradictingTheDeclaration(path: SQLPath) throws {

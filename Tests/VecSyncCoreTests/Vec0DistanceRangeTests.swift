@@ -8,13 +8,6 @@ import VecSyncCore
 @Suite("vec0 KNN with distance bounds")
 struct Vec0DistanceRangeTests {
     @Test(
-        "Distance bounds inside the search", arguments: SQLPath.allCases,
-        SQLCaseFile.cases("vec0-distance-bounds.cases"))
-    func distanceBounds(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
-    @Test(
         "Paging with distance > last visits every row once, in order, for each metric",
         arguments: ["l2", "cosine", "dot", "l1"])
     func pagingVisitsEveryRow(metric: String) throws {

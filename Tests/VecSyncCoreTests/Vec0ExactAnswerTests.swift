@@ -7,13 +7,6 @@ import VecSyncTestSupport
 /// element type or the quantizer, with many rows tied at the cut or at a bound.
 @Suite("vec0 KNN answers are exact with ties, duplicates and bounds")
 struct Vec0ExactAnswerTests {
-    @Test(
-        "Bounds and duplicates, hand-written", arguments: SQLPath.allCases,
-        SQLCaseFile.cases("vec0-exact-answers.cases"))
-    func handWritten(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
     /// One kind of vector column the random cases cover.
     struct Column: Sendable, CustomTestStringConvertible {
         var element: BruteForce.Element

@@ -223,11 +223,6 @@ struct Vec0MultiVectorTests {
 
         """
 
-    @Test(arguments: SQLPath.allCases, SQLCaseFile.cases("vec0-multi-vector.cases"))
-    func behavesAsSqliteVec(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
-
     @Test(
         "A layout in T_info that contradicts the declaration is damage, seen by the next connection",
         arguments: SQLPath.allCases,

@@ -203,10 +203,6 @@ struct Vec0TypedColumnTests {
         insert into ti(rowid, e) values (1, vec_int8('[1, 2, 3, 4]')), (8, vec_int8('[-128, 127, 0, -1]'));
 
         """
-    @Test(arguments: SQLPath.allCases, SQLCaseFile.cases("vec0-typed-columns.cases"))
-    func behavesAsSqliteVec(path: SQLPath, sqlCase: SQLCase) {
-        sqlCase.verify(path)
-    }
 
     @Test(
         "An element_bits that contradicts the declaration is damage, seen by the next connection",
