@@ -153,15 +153,15 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     int bDesc = pInfo->nOrderBy>=1
              && vec0UserColumn(p, pInfo->aOrderBy[0].iColumn)==iColDistance
              && pInfo->aOrderBy[0].desc;
-    if( bDesc && iK>=0 ){
-      /* "k = ?" chooses the rows, SQLite orders them farthest first and applies any
-      ** LIMIT itself: max(distance) over a KNN query becomes such an ORDER BY ... LIMIT 1. */
+    if( iK>=0 ){
+      /* "k = ?" chooses the rows and SQLite applies any LIMIT to them itself (ordering
+      ** them farthest first under ORDER BY distance DESC): the LIMIT 1 SQLite 3.41+ hands
+      ** down from a scalar subquery, max(distance) over a KNN query, or a LIMIT written
+      ** beside k, which sqlite-vec refuses. */
       iLimit = -1;
     }
     if( bDesc && iK<0 && bKUnusable ) return SQLITE_CONSTRAINT;   /* a plan with k comes */
-    if( iK>=0 && iLimit>=0 ){
-      zRefuse = "a KNN query takes \"k = ?\" or LIMIT, not both";
-    }else if( bDesc && iK<0 ){
+    if( bDesc && iK<0 ){
       zRefuse = "a KNN query without \"k = ?\" is ordered by distance ascending only";
     }
     for(i=0; zRefuse==0 && i<pInfo->nConstraint; i++){
