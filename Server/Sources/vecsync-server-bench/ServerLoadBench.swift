@@ -10,6 +10,7 @@
 // --max-rounds rounds, whichever comes first; the servers are stopped with SIGTERM.
 import ArgumentParser
 import Foundation
+import ServerFixtures
 import VecSyncReplication
 import VecSyncServer
 
@@ -78,14 +79,7 @@ struct ServerLoadBench: AsyncParsableCommand {
             try postgres.map { try PostgresServerStore(url: $0) }
             ?? SQLiteServerStore(directory: directory)
         try await store.prepare()
-        let space = "bench-\(UUID().uuidString.prefix(8).lowercased())"
-        _ = try await store.createSpace(named: space, at: 0)
-        var tokens: [String] = []
-        for index in 0..<devices {
-            let (token, record) = AccessToken.issue(label: "device \(index)", at: 0)
-            try await store.addToken(record, toSpaceNamed: space)
-            tokens.append(token)
-        }
+        let (space, tokens) = try await makeSpace(store, "bench", tokens: devices, at: 0)
         await store.close()
 
         var servers: [ServerProcess] = []

@@ -1,8 +1,9 @@
 import Foundation
+import ServerFixtures
+import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import ServerTestSupport
 
 /// Background sync on an interval, backing off while the server cannot be reached.
 @Suite("Background sync", .serialized)

@@ -1,8 +1,9 @@
 import Foundation
+import ServerFixtures
+import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import ServerTestSupport
 
 extension ServerScenarios {
     /// The server's store restored from a backup: a reader that had pulled past the backup's
