@@ -1,3 +1,6 @@
+import Foundation
+import ServerFixtures
+
 // Connections that connect to a server and never send a byte, as a slow or hostile client
 // holds them: the load test runs beside them to show what they cost the working devices.
 #if canImport(Glibc)
@@ -5,8 +8,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
-import ServerFixtures
 
 /// Holds `count` idle TCP connections to a loopback port from a thread of its own,
 /// reopening each one the server closes (its idle timeout) once a second, so that about

@@ -9,11 +9,8 @@ import VecSyncServer
 struct CompressionTests {
     @Test func jsonIsGzippedAndChangeSetsAreNot() async throws {
         try await withServedSpace(.sqlite, "gzip") { test, server, space, tokens in
-            var random = SeededRandom(defaultSeed: 0x5E4F_000B)
-            let device = try PhotoDevice("zipper")
-            try device.addPhotos(4, prefix: "z", random: &random)
-            let transport = HTTPTransport(server: server.url, space: space, token: tokens[0])
-            _ = try await blocking { try device.replica.sync(through: transport) }
+            let device = try PhotoDevice("zipper", photos: 4, prefix: "z", seed: 0x5E4F_000B)
+            try await device.sync(through: HTTPTransport(server: server.url, space: space, token: tokens[0]))
             let base = server.url.appendingPathComponent("v1/spaces/\(space)")
 
             let status = try await raw(

@@ -23,7 +23,7 @@ extension ServerScenarios {
             }
             @Sendable func syncAll() async throws {
                 for (device, transport) in transports {
-                    let report = try await blocking { try device.replica.sync(through: transport) }
+                    let report = try await device.sync(through: transport)
                     #expect(report.problems.isEmpty, "seed \(seed), \(device.name): \(report.problems)")
                 }
             }

@@ -24,7 +24,7 @@ extension ServerScenarios {
             try tablet.addPhotos(2, prefix: "tablet", random: &random)
             for (device, token) in [(phone, phoneToken), (tablet, tabletToken)] {
                 let transport = HTTPTransport(server: server.url, space: space, token: token)
-                let report = try await blocking { try device.replica.sync(through: transport) }
+                let report = try await device.sync(through: transport)
                 #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
             }
             let spaceID = try await spaceID(test.store, phoneToken)

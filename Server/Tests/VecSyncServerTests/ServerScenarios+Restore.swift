@@ -39,7 +39,7 @@ extension ServerScenarios {
             var transport = HTTPTransport(server: server.url, space: space, token: token)
             transport.pageSize = 5
             let configured = transport
-            let report = try await blocking { try device.replica.sync(through: configured) }
+            let report = try await device.sync(through: configured)
             #expect(report.problems.isEmpty, "seed \(seed), \(device.name): \(report.problems)")
         }
         try writer.addPhotos(20, prefix: "before", random: &random)

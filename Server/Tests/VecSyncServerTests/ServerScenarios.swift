@@ -31,7 +31,7 @@ enum ServerScenarios {
             }
             for round in 0..<2 {
                 for index in devices.indices {
-                    let report = try await blocking { try devices[index].replica.sync(through: transports[index]) }
+                    let report = try await devices[index].sync(through: transports[index])
                     #expect(
                         report.problems.isEmpty,
                         "seed \(seed), round \(round), \(devices[index].name): \(report.problems)")
@@ -47,7 +47,7 @@ enum ServerScenarios {
             _ = try devices[0].photos.delete(sourceId: "phone-4")
             for _ in 0..<2 {
                 for index in devices.indices {
-                    _ = try await blocking { try devices[index].replica.sync(through: transports[index]) }
+                    try await devices[index].sync(through: transports[index])
                 }
             }
             let reference = try devices[0].snapshot()
@@ -91,7 +91,7 @@ enum ServerScenarios {
                 for index in devices.indices {
                     let transport = HTTPTransport(
                         server: servers[(index + round) % 2].url, space: space, token: tokens[index])
-                    let report = try await blocking { try devices[index].replica.sync(through: transport) }
+                    let report = try await devices[index].sync(through: transport)
                     #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
                 }
             }
@@ -117,11 +117,8 @@ enum ServerScenarios {
         try await withServer(backEnd) { test, server in
             let (first, firstTokens) = try await makeSpace(test.store, "first")
             let (second, secondTokens) = try await makeSpace(test.store, "second")
-            var random = SeededRandom(defaultSeed: 0x5E4F_0002)
-            let alice = try PhotoDevice("alice")
-            try alice.addPhotos(5, prefix: "alice", random: &random)
-            let aliceTransport = HTTPTransport(server: server.url, space: first, token: firstTokens[0])
-            _ = try await blocking { try alice.replica.sync(through: aliceTransport) }
+            let alice = try PhotoDevice("alice", photos: 5, prefix: "alice", seed: 0x5E4F_0002)
+            try await alice.sync(through: HTTPTransport(server: server.url, space: first, token: firstTokens[0]))
 
             let base = server.url.appendingPathComponent("v1/spaces/\(first)")
             for (method, path) in [
@@ -141,7 +138,7 @@ enum ServerScenarios {
             // The second space sees nothing of the first.
             let bob = try PhotoDevice("bob")
             let bobTransport = HTTPTransport(server: server.url, space: second, token: secondTokens[0])
-            let report = try await blocking { try bob.replica.sync(through: bobTransport) }
+            let report = try await bob.sync(through: bobTransport)
             #expect(report.merges.isEmpty)
             #expect(try bob.photos.count() == 0)
             let page = try await raw(
@@ -256,9 +253,7 @@ enum ServerScenarios {
     static func storeDamagedChangeSet(in store: any ServerStore, spaceID: Int64, seed: UInt64)
         async throws -> (batch: ChangeSet, outcome: PushOutcome)
     {
-        var random = SeededRandom(defaultSeed: seed)
-        let author = try PhotoDevice("author")
-        try author.addPhotos(3, prefix: "a", random: &random)
+        let author = try PhotoDevice("author", photos: 3, prefix: "a", seed: seed)
         let batch = try author.replica.changes(since: 0)
         var body = batch.serialized()
         let honestSHA = sha256Hex(body)
@@ -289,20 +284,20 @@ enum ServerScenarios {
                 return transport
             }
             try phone.addPhotos(20, prefix: "before", random: &random)
-            _ = try await blocking { try phone.replica.sync(through: transport(phone, tokens[0])) }
+            try await phone.sync(through: transport(phone, tokens[0]))
             let backup = try DatabaseQueue(configuration: Configuration.vecSync())
             try phone.database.writer.backup(to: backup)
             try phone.addPhotos(15, prefix: "lost", random: &random)
-            _ = try await blocking { try phone.replica.sync(through: transport(phone, tokens[0])) }
+            try await phone.sync(through: transport(phone, tokens[0]))
             try mac.addPhotos(5, prefix: "mac", random: &random)
-            _ = try await blocking { try mac.replica.sync(through: transport(mac, tokens[1])) }
+            try await mac.sync(through: transport(mac, tokens[1]))
 
             let restored = try PhotoDevice("phone", restoring: backup, options: options)
             try restored.addPhotos(10, prefix: "after", random: &random)
             for _ in 0..<2 {
-                let report = try await blocking { try restored.replica.sync(through: transport(restored, tokens[0])) }
+                let report = try await restored.sync(through: transport(restored, tokens[0]))
                 #expect(report.problems.isEmpty, "\(report.problems)")
-                _ = try await blocking { try mac.replica.sync(through: transport(mac, tokens[1])) }
+                try await mac.sync(through: transport(mac, tokens[1]))
             }
             let reference = try mac.snapshot()
             #expect(reference.filter { $0.hasPrefix("photos ") }.count == 50)
@@ -322,7 +317,7 @@ enum ServerScenarios {
             guard case .stored = outcome else { throw ServerConfigurationError("not stored: \(outcome)") }
             let reader = try PhotoDevice("reader")
             let transport = HTTPTransport(server: server.url, space: space, token: tokens[0])
-            let report = try await blocking { try reader.replica.sync(through: transport) }
+            let report = try await reader.sync(through: transport)
             #expect(report.merges.isEmpty)
             #expect(report.problems.count == 1 && report.problems[0].contains("SHA-256"), "\(report.problems)")
             #expect(try reader.photos.count() == 0)
@@ -350,7 +345,7 @@ enum ServerScenarios {
                 return transport
             }
             let firstServer = server
-            let pushing = Task { try await blocking { try writer.replica.sync(through: transport(0, firstServer)) } }
+            let pushing = Task { try await writer.sync(through: transport(0, firstServer)) }
             let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline {
                 if try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 5).count >= 5 { break }
@@ -367,15 +362,15 @@ enum ServerScenarios {
             // is cut off in turn.
             let reopened = try await test.reopen(backEnd)
             let secondServer = try await RunningServer.start(reopened)
-            _ = try await blocking { try writer.replica.sync(through: transport(0, secondServer)) }
-            let pulling = Task { try await blocking { try reader.replica.sync(through: transport(1, secondServer)) } }
+            try await writer.sync(through: transport(0, secondServer))
+            let pulling = Task { try await reader.sync(through: transport(1, secondServer)) }
             while ContinuousClock.now < deadline, try reader.photos.count() < 50 {
                 try await Task.sleep(for: .milliseconds(2))
             }
             await secondServer.stop()
             _ = await pulling.result
             let thirdServer = try await RunningServer.start(reopened)
-            _ = try await blocking { try reader.replica.sync(through: transport(1, thirdServer)) }
+            try await reader.sync(through: transport(1, thirdServer))
             #expect(try reader.snapshot() == writer.snapshot(), "seed \(seed)")
             #expect(try reader.photos.count() == 300)
             let entries = try await reopened.changeSets(inSpace: spaceID, after: 0, limit: 1000)
@@ -448,9 +443,9 @@ enum ServerScenarios {
 
             // As its own device: register, push and pull through the transport.
             let macTransport = HTTPTransport(server: server.url, space: space, token: spaceTokens[0])
-            _ = try await blocking { try mac.replica.sync(through: macTransport) }
+            try await mac.sync(through: macTransport)
             let phoneTransport = HTTPTransport(server: server.url, space: space, token: phoneToken)
-            let report = try await blocking { try phone.replica.sync(through: phoneTransport) }
+            let report = try await phone.sync(through: phoneTransport)
             #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
             #expect(try phone.photos.count() == 7, "seed \(seed)")
 
@@ -501,14 +496,14 @@ enum ServerScenarios {
             try writer.addPhotos(750, prefix: "w", random: &random)
             let writerTransport = HTTPTransport(server: server.url, space: space, token: tokens[0])
             let editorTransport = HTTPTransport(server: server.url, space: space, token: tokens[1])
-            _ = try await blocking { try writer.replica.sync(through: writerTransport) }
-            _ = try await blocking { try editor.replica.sync(through: editorTransport) }
+            try await writer.sync(through: writerTransport)
+            try await editor.sync(through: editorTransport)
             try await editor.database.writer.write { db in
                 try db.execute(sql: "UPDATE photos SET mood = 'edited' WHERE rowid % 7 = 0")
             }
             for index in stride(from: 0, to: 60, by: 3) { _ = try editor.photos.delete(sourceId: "w-\(index)") }
-            _ = try await blocking { try editor.replica.sync(through: editorTransport) }
-            _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+            try await editor.sync(through: editorTransport)
+            try await writer.sync(through: writerTransport)
 
             let (compactor, snapshot) = try await snapshot(of: spaceID, in: test.store)
             let history = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 10_000)
@@ -525,7 +520,7 @@ enum ServerScenarios {
 
             // Changes after the snapshot, then everything the snapshot holds dropped.
             try writer.addPhotos(12, prefix: "late", random: &random)
-            _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+            try await writer.sync(through: writerTransport)
             let (through, dropped) = try await compactor.compact(spaceID: spaceID, force: true)
             #expect(through == snapshot.seq && dropped == history.count)
             #expect(try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 10_000).count >= 1)
@@ -539,7 +534,7 @@ enum ServerScenarios {
             var rangedTransport = HTTPTransport(server: server.url, space: space, token: tokens[2])
             rangedTransport.rangeBytes = 256 << 10
             let transport = rangedTransport
-            let report = try await blocking { try newcomer.replica.sync(through: transport) }
+            let report = try await newcomer.sync(through: transport)
             #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
             let storeID = try await test.store.storeID()
             #expect(try newcomer.replica.publishedThrough(to: transport.pullCursorKey(storeID: storeID)) > snapshot.seq)
@@ -548,7 +543,7 @@ enum ServerScenarios {
             for (device, deviceTransport) in [
                 (newcomer, transport), (writer, writerTransport), (editor, editorTransport),
             ] {
-                let again = try await blocking { try device.replica.sync(through: deviceTransport) }
+                let again = try await device.sync(through: deviceTransport)
                 #expect(again.problems.isEmpty, "seed \(seed), \(device.name): \(again.problems)")
             }
             let reference = try writer.snapshot()
@@ -583,10 +578,10 @@ enum ServerScenarios {
             let writerTransport = HTTPTransport(server: server.url, space: space, token: tokens[0])
             let laggardTransport = HTTPTransport(server: server.url, space: space, token: tokens[1])
             try writer.addPhotos(30, prefix: "early", random: &random)
-            _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+            try await writer.sync(through: writerTransport)
             // Twice: a pull tells the server the cursor it starts from, so the second one tells
             // it everything the first merged.
-            for _ in 0..<2 { _ = try await blocking { try laggard.replica.sync(through: laggardTransport) } }
+            for _ in 0..<2 { try await laggard.sync(through: laggardTransport) }
             let storeID = try await test.store.storeID()
             let laggardCursor = try laggard.replica.publishedThrough(
                 to: laggardTransport.pullCursorKey(storeID: storeID))
@@ -596,8 +591,8 @@ enum ServerScenarios {
             try await writer.database.writer.write { db in
                 try db.execute(sql: "UPDATE photos SET mood = 'revised' WHERE source_id LIKE 'early-%'")
             }
-            _ = try await blocking { try writer.replica.sync(through: writerTransport) }
-            _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+            try await writer.sync(through: writerTransport)
+            try await writer.sync(through: writerTransport)
 
             let (compactor, snapshot) = try await snapshot(of: spaceID, in: test.store)
             // Safe compaction stops at the laggard's pull point.
@@ -618,9 +613,9 @@ enum ServerScenarios {
                     .appending(queryItems: [.init(name: "after", value: String(laggardCursor))]), token: tokens[1])
             #expect(gone.status == 410 && gone.errorCode == "compacted", "\(gone.status)")
 
-            let report = try await blocking { try laggard.replica.sync(through: laggardTransport) }
+            let report = try await laggard.sync(through: laggardTransport)
             #expect(report.problems.isEmpty, "seed \(seed): \(report.problems)")
-            _ = try await blocking { try writer.replica.sync(through: writerTransport) }
+            try await writer.sync(through: writerTransport)
             #expect(try laggard.snapshot() == writer.snapshot(), "seed \(seed)")
             #expect(try writer.photos.photo(sourceId: "offline-1") != nil, "the laggard's own changes were pushed")
             #expect(try laggard.photos.photo(sourceId: "early-3")?.mood == "revised")
@@ -724,7 +719,7 @@ enum ServerScenarios {
                 return
             }
             try author.replica.setPublishedThrough(first.through, to: authorTransport.pushCursorKey(storeID: storeID))
-            let pushed = try await blocking { try author.replica.sync(through: authorTransport) }
+            let pushed = try await author.sync(through: authorTransport)
             #expect(pushed.problems.isEmpty, "seed \(seed): \(pushed.problems)")
 
             // Two readers: one downloads whole bodies, one in byte ranges of 256 bytes.
@@ -735,7 +730,7 @@ enum ServerScenarios {
                 return transport
             }
             for index in readers.indices {
-                let report = try await blocking { try readers[index].replica.sync(through: readerTransports[index]) }
+                let report = try await readers[index].sync(through: readerTransports[index])
                 #expect(
                     report.problems.first?.contains("409 damaged") == true,
                     "seed \(seed), \(readers[index].name): \(report.problems)")
@@ -757,7 +752,7 @@ enum ServerScenarios {
             let small = try await RunningServer.start(test.store, limits: SyncServer.Limits(maximumBodyBytes: 4096))
             let smallTransport = HTTPTransport(server: small.url, space: space, token: tokens[0])
             let refused = await #expect(throws: HTTPTransportError.self) {
-                try await blocking { try author.replica.sync(through: smallTransport) }
+                try await author.sync(through: smallTransport)
             }
             if case .refused(_, 413, "too-large", let message) = refused {
                 #expect(message.contains("cannot re-publish damaged change set \(damagedEntry.seq)"), "\(message)")
@@ -774,7 +769,7 @@ enum ServerScenarios {
                 try db.execute(sql: "UPDATE photos SET mood = 'mended' WHERE source_id = 'a-0'")
             }
             _ = try author.photos.delete(sourceId: "a-1")
-            let repairing = try await blocking { try author.replica.sync(through: authorTransport) }
+            let repairing = try await author.sync(through: authorTransport)
             #expect(repairing.problems.isEmpty, "seed \(seed): \(repairing.problems)")
             #expect(try await test.store.devices(inSpace: spaceID).first { $0.site == "author" }?.damaged == nil)
             guard let repaired = try await test.store.changeSet(inSpace: spaceID, seq: damagedEntry.seq) else {
@@ -788,7 +783,7 @@ enum ServerScenarios {
             let reference = try author.snapshot()
             #expect(reference.filter { $0.hasPrefix("photos ") }.count == 11, "seed \(seed)")
             for index in readers.indices {
-                let report = try await blocking { try readers[index].replica.sync(through: readerTransports[index]) }
+                let report = try await readers[index].sync(through: readerTransports[index])
                 #expect(report.problems.isEmpty, "seed \(seed), \(readers[index].name): \(report.problems)")
                 #expect(try readers[index].replica.gaps().isEmpty, "seed \(seed), \(readers[index].name)")
                 #expect(try readers[index].snapshot() == reference, "seed \(seed): \(readers[index].name) differs")
