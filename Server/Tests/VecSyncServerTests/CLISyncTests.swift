@@ -60,7 +60,7 @@ struct CLISyncTests {
     @Test func twoDatabasesSyncThroughTheServer() async throws {
         let folder = try temporaryDirectory("cli-server")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await withServedSpace(.sqlite, "cli", tokens: 2) { test, server, space, tokens in
+        try await withServedSpace(.sqlite, "cli", tokens: 2) { test, server, space, tokens, _ in
             let files = ["A.db", "B.db"].map { folder.appendingPathComponent($0).path }
             for (index, file) in files.enumerated() {
                 let queue = try DatabaseQueue(path: file)

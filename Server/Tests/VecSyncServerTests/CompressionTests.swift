@@ -8,7 +8,7 @@ import VecSyncServer
 @Suite("Server compression")
 struct CompressionTests {
     @Test func jsonIsGzippedAndChangeSetsAreNot() async throws {
-        try await withServedSpace(.sqlite, "gzip") { test, server, space, tokens in
+        try await withServedSpace(.sqlite, "gzip") { test, server, space, tokens, _ in
             let device = try PhotoDevice("zipper", photos: 4, prefix: "z", seed: 0x5E4F_000B)
             try await device.sync(through: HTTPTransport(server: server.url, space: space, token: tokens[0]))
             let base = server.url.appendingPathComponent("v1/spaces/\(space)")

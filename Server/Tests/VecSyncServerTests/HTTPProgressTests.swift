@@ -42,7 +42,7 @@ struct HTTPProgressTests {
     func firstSyncThroughServerReportsAndResumes() async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0101)
         let seed = random.seed
-        try await withServedSpace(.sqlite, "progress", tokens: 3) { test, server, space, tokens in
+        try await withServedSpace(.sqlite, "progress", tokens: 3) { test, server, space, tokens, _ in
             let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 20))
             try writer.addPhotos(200, prefix: "w", random: &random)
             let transports = tokens.map { token in
@@ -112,8 +112,7 @@ struct HTTPProgressTests {
 
     @Test("a change set that fails its SHA-256 is reported as waited for, and downloaded again by the next pull")
     func damagedDownloadIsWaitedFor() async throws {
-        try await withServedSpace(.sqlite, "gap", tokens: 1) { test, server, space, tokens in
-            let spaceID = try await ServerScenarios.spaceID(test.store, tokens[0])
+        try await withServedSpace(.sqlite, "gap", tokens: 1) { test, server, space, tokens, spaceID in
             let (batch, _) = try await ServerScenarios.storeDamagedChangeSet(
                 in: test.store, spaceID: spaceID, seed: 0x5E4F_0102)
             let reader = try PhotoDevice("reader")

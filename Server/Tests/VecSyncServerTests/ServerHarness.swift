@@ -41,15 +41,16 @@ func withServer<T>(
         }, then: { await test.close() })
 }
 
-/// ``withServer(_:limits:_:)`` with a new space of `count` tokens: what most scenarios start
-/// from.
+/// ``withServer(_:limits:_:)`` with a new space of `count` tokens (its name, its tokens and
+/// its id in the store): what most scenarios start from.
 func withServedSpace<T>(
     _ backEnd: BackEnd, _ label: String, tokens count: Int = 1, limits: SyncServer.Limits = SyncServer.Limits(),
-    _ body: (_ test: TestStore, _ server: RunningServer, _ space: String, _ tokens: [String]) async throws -> T
+    _ body: (_ test: TestStore, _ server: RunningServer, _ space: String, _ tokens: [String], _ spaceID: Int64)
+        async throws -> T
 ) async throws -> T {
     try await withServer(backEnd, limits: limits) { test, server in
         let (space, tokens) = try await makeSpace(test.store, label, tokens: count)
-        return try await body(test, server, space, tokens)
+        return try await body(test, server, space, tokens, try await ServerScenarios.spaceID(test.store, tokens[0]))
     }
 }
 

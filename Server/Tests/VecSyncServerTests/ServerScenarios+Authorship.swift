@@ -13,7 +13,7 @@ extension ServerScenarios {
     static func forgedAuthorshipIsRefused(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0023)
         let seed = random.seed
-        try await withServedSpace(backEnd, "authorship", tokens: 3) { test, server, space, tokens in
+        try await withServedSpace(backEnd, "authorship", tokens: 3) { test, server, space, tokens, _ in
             let desk = try PhotoDevice("desk")
             let phone = try PhotoDevice("phone")
             let reader = try PhotoDevice("reader")

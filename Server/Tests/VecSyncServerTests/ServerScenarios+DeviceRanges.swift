@@ -12,7 +12,7 @@ extension ServerScenarios {
     static func noTokenCanBlackHoleAnotherDevice(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0022)
         let seed = random.seed
-        try await withServedSpace(backEnd, "black-hole", tokens: 3) { test, server, space, tokens in
+        try await withServedSpace(backEnd, "black-hole", tokens: 3) { test, server, space, tokens, _ in
             let (tabletToken, tabletRecord) = AccessToken.issue(label: "tablet", device: "tablet", at: 2)
             try await test.store.addToken(tabletRecord, toSpaceNamed: space)
             let (phoneToken, attackerToken, readerToken) = (tokens[0], tokens[1], tokens[2])

@@ -13,7 +13,7 @@ extension ServerScenarios {
     /// forged-write check reads identities as it reads other keys), and every replica ends with
     /// every user and every post, each post pointing at its own author, under ids of its own.
     static func integerKeysFromEveryDevice(_ backEnd: BackEnd) async throws {
-        try await withServedSpace(backEnd, "intkeys", tokens: 3) { test, server, space, tokens in
+        try await withServedSpace(backEnd, "intkeys", tokens: 3) { test, server, space, tokens, _ in
             let sites = ["mac", "phone", "tablet"]
             var replicas: [Replica] = []
             for site in sites {

@@ -8,7 +8,7 @@ extension ServerScenarios {
     /// change set's origin, a space in the path — are refused with a 4xx on both back ends
     /// (PostgreSQL's text cannot hold them: it answered 500), and the server goes on.
     static func invalidNamesAreRefused(_ backEnd: BackEnd) async throws {
-        try await withServedSpace(backEnd, "names") { test, server, space, tokens in
+        try await withServedSpace(backEnd, "names") { test, server, space, tokens, _ in
             let base = server.url.appendingPathComponent("v1/spaces/\(space)")
             for (field, registration) in [
                 ("site", ["site": "a\u{0}b", "name": "n", "platform": "p"]),

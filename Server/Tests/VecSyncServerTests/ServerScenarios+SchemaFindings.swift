@@ -8,7 +8,7 @@ extension ServerScenarios {
     /// - `after=9223372036854775807`, the largest cursor the document allows, overflowed
     ///   `after + 1` and killed the process (SIGILL) for every space: an empty page now.
     static func schemaFindingsAreAnswered(_ backEnd: BackEnd) async throws {
-        try await withServedSpace(backEnd, "schema") { test, server, space, tokens in
+        try await withServedSpace(backEnd, "schema") { test, server, space, tokens, _ in
             let base = server.url.appendingPathComponent("v1/spaces/\(space)")
             for after in [Int64.max, Int64.max - 1] {
                 let page = try await raw(

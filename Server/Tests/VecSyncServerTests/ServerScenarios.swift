@@ -14,7 +14,7 @@ enum ServerScenarios {
     static func threeReplicasConverge(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0001)
         let seed = random.seed
-        try await withServedSpace(backEnd, "photos", tokens: 3) { test, server, space, tokens in
+        try await withServedSpace(backEnd, "photos", tokens: 3) { test, server, space, tokens, _ in
             let devices = try ["mac", "phone", "tablet"].map {
                 try PhotoDevice($0, options: Replica.Options(maximumBatchRows: 40))
             }
@@ -159,7 +159,7 @@ enum ServerScenarios {
     /// The push protocol: a change set stored once however often it is sent, a gap refused
     /// with the head, a damaged body or a wrong SHA-256 refused with nothing stored.
     static func pushProtocol(_ backEnd: BackEnd) async throws {
-        try await withServedSpace(backEnd, "push") { test, server, space, tokens in
+        try await withServedSpace(backEnd, "push") { test, server, space, tokens, _ in
             let token = tokens[0]
             var random = SeededRandom(defaultSeed: 0x5E4F_0003)
             let device = try PhotoDevice("pusher", options: Replica.Options(maximumBatchRows: 4))
@@ -272,7 +272,7 @@ enum ServerScenarios {
     /// photos it adds after the restore reach the others: every device ends with every row.
     static func restoredDeviceGetsItsLostFutureBack(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_000D)
-        try await withServedSpace(backEnd, "photos", tokens: 2) { test, server, space, tokens in
+        try await withServedSpace(backEnd, "photos", tokens: 2) { test, server, space, tokens, _ in
             let options = Replica.Options(maximumBatchRows: 7)
             let phone = try PhotoDevice("phone", options: options)
             let mac = try PhotoDevice("mac", options: options)
@@ -311,8 +311,7 @@ enum ServerScenarios {
     /// nothing of it is merged, the pull cursor stays before it, and once it is repaired
     /// the next pull merges it.
     static func tamperedDownloadIsRefused(_ backEnd: BackEnd) async throws {
-        try await withServedSpace(backEnd, "tamper", tokens: 1) { test, server, space, tokens in
-            let spaceID = try await spaceID(test.store, tokens[0])
+        try await withServedSpace(backEnd, "tamper", tokens: 1) { test, server, space, tokens, spaceID in
             let (_, outcome) = try await storeDamagedChangeSet(in: test.store, spaceID: spaceID, seed: 0x5E4F_0004)
             guard case .stored = outcome else { throw ServerConfigurationError("not stored: \(outcome)") }
             let reader = try PhotoDevice("reader")
@@ -331,8 +330,7 @@ enum ServerScenarios {
     static func serverStoppedMidTransferLosesNothing(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0005)
         let seed = random.seed
-        try await withServedSpace(backEnd, "restart", tokens: 2) { test, server, space, tokens in
-            let spaceID = try await spaceID(test.store, tokens[0])
+        try await withServedSpace(backEnd, "restart", tokens: 2) { test, server, space, tokens, spaceID in
             let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 10))
             try writer.addPhotos(300, prefix: "w", random: &random)
             let reader = try PhotoDevice("reader")
@@ -389,7 +387,7 @@ enum ServerScenarios {
     /// Per-token rate limit and the body size limit.
     static func limitsAreEnforced(_ backEnd: BackEnd) async throws {
         let limits = SyncServer.Limits(maximumBodyBytes: 1000, requestsPerSecond: 0.5, burst: 3)
-        try await withServedSpace(backEnd, "limits", tokens: 2, limits: limits) { _, server, space, tokens in
+        try await withServedSpace(backEnd, "limits", tokens: 2, limits: limits) { _, server, space, tokens, _ in
             let status = server.url.appendingPathComponent("v1/spaces/\(space)/status")
             var codes: [Int] = []
             for _ in 0..<5 { codes.append(try await raw("GET", status, token: tokens[0]).status) }
@@ -488,8 +486,7 @@ enum ServerScenarios {
     static func newDeviceBootstrapsFromSnapshot(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0009)
         let seed = random.seed
-        try await withServedSpace(backEnd, "bootstrap", tokens: 3) { test, server, space, tokens in
-            let spaceID = try await spaceID(test.store, tokens[0])
+        try await withServedSpace(backEnd, "bootstrap", tokens: 3) { test, server, space, tokens, spaceID in
             let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 50))
             let editor = try PhotoDevice("editor", options: Replica.Options(maximumBatchRows: 50))
             // 750 photos and 250 notes: 1,000 changes.
@@ -571,8 +568,7 @@ enum ServerScenarios {
     static func deviceBehindCompactionRecovers(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_000A)
         let seed = random.seed
-        try await withServedSpace(backEnd, "behind", tokens: 2) { test, server, space, tokens in
-            let spaceID = try await spaceID(test.store, tokens[0])
+        try await withServedSpace(backEnd, "behind", tokens: 2) { test, server, space, tokens, spaceID in
             let writer = try PhotoDevice("writer", options: Replica.Options(maximumBatchRows: 20))
             let laggard = try PhotoDevice("laggard")
             let writerTransport = HTTPTransport(server: server.url, space: space, token: tokens[0])
@@ -693,8 +689,7 @@ enum ServerScenarios {
     static func damagedChangeSetIsRepublishedByItsOrigin(_ backEnd: BackEnd) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0010)
         let seed = random.seed
-        try await withServedSpace(backEnd, "repair", tokens: 3) { test, server, space, tokens in
-            let spaceID = try await spaceID(test.store, tokens[0])
+        try await withServedSpace(backEnd, "repair", tokens: 3) { test, server, space, tokens, spaceID in
             let storeID = try await test.store.storeID()
             let author = try PhotoDevice("author", options: Replica.Options(maximumBatchRows: 4))
             try author.addPhotos(10, prefix: "a", random: &random)
