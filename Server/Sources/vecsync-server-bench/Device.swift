@@ -12,8 +12,8 @@ import VecSyncServer
 struct Device: Sendable {
     let index: Int
     let token: String
-    let space: String
-    let server: URL
+    /// The space's API root on one server, `…/v1/spaces/NAME`.
+    let base: URL
     let session: URLSession
     let workload: Workload
 
@@ -22,7 +22,6 @@ struct Device: Sendable {
     func run(until deadline: ContinuousClock.Instant) async -> DeviceResult {
         var result = DeviceResult()
         var random = SplitMix64(seed: workload.seed &+ UInt64(index))
-        let base = server.appendingPathComponent("v1/spaces/\(space)")
         let registration =
             (try? JSONEncoder().encode(["site": site.rawValue, "name": "bench \(index)", "platform": "bench"]))
             ?? Data()

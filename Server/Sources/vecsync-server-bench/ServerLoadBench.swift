@@ -102,7 +102,8 @@ struct ServerLoadBench: AsyncParsableCommand {
         let results = await withTaskGroup(of: DeviceResult.self) { group in
             for index in 0..<devices {
                 let device = Device(
-                    index: index, token: tokens[index], space: space, server: servers[index % servers.count].url,
+                    index: index, token: tokens[index],
+                    base: servers[index % servers.count].url.appendingPathComponent("v1/spaces/\(space)"),
                     session: session, workload: workload)
                 group.addTask { await device.run(until: deadline) }
             }
