@@ -11,23 +11,9 @@ struct CLISyncTests {
     /// Runs the root package's `vecsync-cli` (`$VECSYNC_CLI`, which `make test` sets, else
     /// `../.build/debug/vecsync-cli`) and throws with its output when it fails.
     static func run(_ arguments: [String], token: String? = nil) throws {
-        let process = Process()
-        process.executableURL = try cliPath()
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["VECSYNC_TOKEN"] = token
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CLIFailure(
-                arguments: arguments, status: process.terminationStatus,
-                output: String(decoding: printed, as: UTF8.self))
-        }
+        try ProgramRun.run(try cliPath(), arguments, environment: environment)
     }
 
     /// The command's binary; missing, the tests fail instead of passing without having run.
@@ -40,21 +26,11 @@ struct CLISyncTests {
             ).standardized
             : URL(fileURLWithPath: configured)
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw CLIFailure(
-                arguments: [], status: -1,
-                output:
-                    "vecsync-cli not found at \(url.path): run `swift build --product vecsync-cli` in the repository root, or set VECSYNC_CLI"
+            throw ServerConfigurationError(
+                "vecsync-cli not found at \(url.path): run `swift build --product vecsync-cli` in the repository root, or set VECSYNC_CLI"
             )
         }
         return url
-    }
-
-    /// A failed run of the command, with what it printed.
-    struct CLIFailure: Error, CustomStringConvertible {
-        var arguments: [String]
-        var status: Int32
-        var output: String
-        var description: String { "vecsync-cli \(arguments.joined(separator: " ")) exited \(status): \(output)" }
     }
 
     @Test func twoDatabasesSyncThroughTheServer() async throws {
