@@ -68,10 +68,13 @@ let package = Package(
         .executableTarget(
             name: "vecsync-server-bench",
             dependencies: [
-                "VecSyncServer",
+                "VecSyncServer", "ServerFixtures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the load test and the tests both use to drive a server: a space with tokens,
+        // a TCP connection on loopback.
+        .target(name: "ServerFixtures", dependencies: ["VecSyncServer"]),
         // The root package's test support (seeded generator, stepping clock, temporary
         // directories), compiled here from the same files under another module name.
         .target(
@@ -82,7 +85,7 @@ let package = Package(
         .testTarget(
             name: "VecSyncServerTests",
             dependencies: [
-                "VecSyncServer", "ServerTestSupport",
+                "VecSyncServer", "ServerTestSupport", "ServerFixtures",
                 .product(name: "VecSync", package: "VecSync"),
                 .product(name: "Logging", package: "swift-log"),
             ]

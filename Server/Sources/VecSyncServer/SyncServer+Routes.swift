@@ -310,26 +310,34 @@ extension SyncServer {
             rows: Int64(changeSet.records.count), sha256: actual, body: data, writes: WriteAttestation(changeSet))
         incoming.quotaBytes = limits.spaceQuotaBytes
         let outcome = try await store.push(incoming, inSpace: grant.spaceID, at: Self.now())
-        if let result = Self.acceptedResult(outcome) { metrics.push(space: grant.spaceName, result: result) }
+        let (result, status) = try answer(to: outcome, of: incoming, bytes: data.count, grant: grant)
+        metrics.push(space: grant.spaceName, result: result.result)
+        return try JSONResponse.make(result, status: status)
+    }
+
+    /// The answer to an accepted push (`stored`: 201; `duplicate`, `covered`, `repaired`: 200);
+    /// a refused one throws the error it is answered with.
+    private func answer(to outcome: PushOutcome, of incoming: IncomingChangeSet, bytes: Int, grant: TokenGrant) throws
+        -> (PushResult, HTTPResponse.Status)
+    {
         switch outcome {
         case .stored(let entry):
-            return try JSONResponse.make(
-                PushResult(result: "stored", seq: entry.seq, head: entry.through), status: .created)
+            return (PushResult(result: "stored", seq: entry.seq, head: entry.through), .created)
         case .duplicate(let entry):
-            return try JSONResponse.make(PushResult(result: "duplicate", seq: entry.seq, head: entry.through))
+            return (PushResult(result: "duplicate", seq: entry.seq, head: entry.through), .ok)
         case .covered(let head):
-            return try JSONResponse.make(PushResult(result: "covered", seq: nil, head: head))
+            return (PushResult(result: "covered", seq: nil, head: head), .ok)
+        case .repaired(let entry):
+            logger.notice(
+                "change set \(entry.seq) of space \(grant.spaceName) (\(entry.origin) \(entry.since)-\(entry.through)) re-published by its origin: repaired"
+            )
+            return (PushResult(result: "repaired", seq: entry.seq, head: entry.through), .ok)
         case .gap(let head):
             throw APIError(
                 status: .conflict, code: "gap",
                 message:
                     "'\(incoming.origin)' has changes through \(head) here; a change set starting after \(incoming.since) would leave a hole; push from \(head) or before",
                 head: head)
-        case .repaired(let entry):
-            logger.notice(
-                "change set \(entry.seq) of space \(grant.spaceName) (\(entry.origin) \(entry.since)-\(entry.through)) re-published by its origin: repaired"
-            )
-            return try JSONResponse.make(PushResult(result: "repaired", seq: entry.seq, head: entry.through))
         case .conflict(let entry):
             throw APIError(
                 status: .conflict, code: "range-conflict",
@@ -353,24 +361,13 @@ extension SyncServer {
             throw APIError(
                 status: APIError.insufficientStorage, code: "quota-exceeded",
                 message:
-                    "space '\(grant.spaceName)' holds \(held) bytes of change sets; \(data.count) more would pass its quota of \(quota) bytes; nothing stored (compact the space, or raise --space-quota-mib)"
+                    "space '\(grant.spaceName)' holds \(held) bytes of change sets; \(bytes) more would pass its quota of \(quota) bytes; nothing stored (compact the space, or raise --space-quota-mib)"
             )
         case .unregisteredOrigin:
             throw APIError(
                 status: .forbidden, code: "unregistered-device",
                 message:
                     "device '\(incoming.origin)' is not registered in space '\(grant.spaceName)': POST …/devices first")
-        }
-    }
-
-    /// The word the answer to an accepted push carries; nil for a refused one.
-    static func acceptedResult(_ outcome: PushOutcome) -> String? {
-        switch outcome {
-        case .stored: "stored"
-        case .duplicate: "duplicate"
-        case .covered: "covered"
-        case .repaired: "repaired"
-        case .gap, .conflict, .unregisteredOrigin, .overreach, .forged, .overQuota: nil
         }
     }
 

@@ -54,56 +54,46 @@ public struct WriteAttestation: Sendable, Hashable {
     /// The writes of `changeSet`, sorted into the four kinds.
     public init(_ changeSet: ChangeSet) {
         let origin = changeSet.origin
-        var own = Set<String>()
         for record in changeSet.records {
             guard changeSet.tables.indices.contains(record.table) else { continue }
             let table = changeSet.tables[record.table]
             let authority = table.definition?.authority
             let key = Self.canonical(record.key)
             // The row's incarnation.
-            let rowDigest = Self.digest([
-                Data("row".utf8), Self.text(table.name), key, Self.integer(record.causalLength),
-                Self.integer(record.authorityCount),
-                Self.text(record.authorityCount > 0 ? authority?.rawValue ?? "" : ""),
-                Self.integer(record.rowVersion.rawValue), Self.text(record.rowSite.rawValue),
-            ])
-            let rowText =
-                "\(table.name) key \(record.key) row state by '\(record.rowSite)' at \(record.rowVersion.rawValue)"
-            if record.rowSite != origin {
-                relayed.append(Claim(digest: rowDigest, count: record.authorityCount, description: rowText))
-            } else {
-                own.insert(rowDigest)
-                Self.sort(
-                    count: record.authorityCount, cell: Self.rowCell(authority), origin: origin, authority: authority,
-                    description: rowText, bounded: &bounded, raised: &raised)
-            }
+            file(
+                Self.digest([
+                    Data("row".utf8), Self.text(table.name), key, Self.integer(record.causalLength),
+                    Self.integer(record.authorityCount),
+                    Self.text(record.authorityCount > 0 ? authority?.rawValue ?? "" : ""),
+                    Self.integer(record.rowVersion.rawValue), Self.text(record.rowSite.rawValue),
+                ]),
+                by: record.rowSite, count: record.authorityCount, origin: origin, authority: authority,
+                description:
+                    "\(table.name) key \(record.key) row state by '\(record.rowSite)' at \(record.rowVersion.rawValue)",
+                cell: { Self.rowCell(authority) })
             // Each column carried.
             for (index, column) in record.presentColumns where table.columns.indices.contains(index) {
                 let name = table.columns[index]
-                let digest = Self.digest([
-                    Data("column".utf8), Self.text(table.name), key, Self.text(name),
-                    Self.integer(column.authorityCount),
-                    Self.text(column.authorityCount > 0 ? authority?.rawValue ?? "" : ""),
-                    Self.integer(column.version.rawValue), Self.text(column.site.rawValue),
-                    Self.canonical(column.value),
-                ])
-                let text =
-                    "\(table.name) key \(record.key) column \(name) by '\(column.site)' at \(column.version.rawValue)"
-                if column.site != origin {
-                    relayed.append(Claim(digest: digest, count: column.authorityCount, description: text))
-                } else {
-                    own.insert(digest)
-                    let cell = Self.digest([
-                        Data("cell".utf8), Self.text(table.name), key, Self.text(name),
-                        Self.text(authority?.rawValue ?? ""),
-                    ])
-                    Self.sort(
-                        count: column.authorityCount, cell: cell, origin: origin, authority: authority,
-                        description: text, bounded: &bounded, raised: &raised)
-                }
+                file(
+                    Self.digest([
+                        Data("column".utf8), Self.text(table.name), key, Self.text(name),
+                        Self.integer(column.authorityCount),
+                        Self.text(column.authorityCount > 0 ? authority?.rawValue ?? "" : ""),
+                        Self.integer(column.version.rawValue), Self.text(column.site.rawValue),
+                        Self.canonical(column.value),
+                    ]),
+                    by: column.site, count: column.authorityCount, origin: origin, authority: authority,
+                    description:
+                        "\(table.name) key \(record.key) column \(name) by '\(column.site)' at \(column.version.rawValue)",
+                    cell: {
+                        Self.digest([
+                            Data("cell".utf8), Self.text(table.name), key, Self.text(name),
+                            Self.text(authority?.rawValue ?? ""),
+                        ])
+                    })
             }
         }
-        self.own = own.sorted()
+        own = Set(own).sorted()
     }
 
     /// Why the change set is refused, given which digests the store holds as attested and the
@@ -136,12 +126,20 @@ public struct WriteAttestation: Sendable, Hashable {
         digest([Data("rows".utf8), text(authority?.rawValue ?? "")])
     }
 
-    private static func sort(
-        count: Int64, cell: String, origin: SiteID, authority: SiteID?, description: String,
-        bounded: inout [Claim], raised: inout [Claim]
+    /// Files one write (`digest`) by `site`: another site's is relayed, and must be attested;
+    /// the origin's own is recorded, and a count it carries is bounded by `cell`'s recorded
+    /// count, or raises it when the origin is the table's authority.
+    private mutating func file(
+        _ digest: String, by site: SiteID, count: Int64, origin: SiteID, authority: SiteID?, description: String,
+        cell: () -> String
     ) {
+        guard site == origin else {
+            relayed.append(Claim(digest: digest, count: count, description: description))
+            return
+        }
+        own.append(digest)
         guard count > 0 else { return }
-        let claim = Claim(digest: cell, count: count, description: description)
+        let claim = Claim(digest: cell(), count: count, description: description)
         if authority == origin {
             raised.append(claim)
         } else {

@@ -6,25 +6,22 @@ import VecSyncServer
     import FoundationNetworking
 #endif
 
-/// One simulated device: registers, then in rounds pushes a change set of `rows` rows with
-/// random embeddings, lists the change sets after its cursor and downloads a few of them.
+/// One simulated device: registers, then in rounds pushes a change set of the workload's
+/// `rows` rows with random embeddings (from its seed plus the device's index), lists the
+/// change sets after its cursor and downloads a few of them.
 struct Device: Sendable {
     let index: Int
     let token: String
-    let space: String
-    let server: URL
+    /// The space's API root on one server, `…/v1/spaces/NAME`.
+    let base: URL
     let session: URLSession
-    let rows: Int
-    let dimensions: Int
-    let downloads: Int
-    let seed: UInt64
+    let workload: Workload
 
     var site: SiteID { SiteID("device-\(index)") }
 
-    func run(until deadline: ContinuousClock.Instant, maxRounds: Int) async -> DeviceResult {
+    func run(until deadline: ContinuousClock.Instant) async -> DeviceResult {
         var result = DeviceResult()
-        var random = SplitMix64(seed: seed)
-        let base = server.appendingPathComponent("v1/spaces/\(space)")
+        var random = SplitMix64(seed: workload.seed &+ UInt64(index))
         let registration =
             (try? JSONEncoder().encode(["site": site.rawValue, "name": "bench \(index)", "platform": "bench"]))
             ?? Data()
@@ -35,14 +32,14 @@ struct Device: Sendable {
         else { return result }
         var cursor: Int64 = 0
         var sequence: Int64 = 0
-        for _ in 0..<maxRounds where ContinuousClock.now < deadline {
+        for _ in 0..<workload.maxRounds where ContinuousClock.now < deadline {
             let body = changeSet(since: sequence, random: &random).serialized()
             if await request(
                 "push", "POST", base.appendingPathComponent("changesets"), body: body,
                 headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
                 into: &result) != nil
             {
-                sequence += Int64(rows)
+                sequence += Int64(workload.rows)
                 result.pushedBytes += body.count
             }
             guard
@@ -59,7 +56,7 @@ struct Device: Sendable {
                 let entries = json["changeSets"] as? [[String: Any]]
             else { continue }
             let others = entries.filter { ($0["origin"] as? String) != site.rawValue }.compactMap { $0["seq"] as? Int }
-            for seq in others.suffix(downloads) {
+            for seq in others.suffix(workload.downloads) {
                 if let bytes = await request(
                     "download", "GET", base.appendingPathComponent("changesets/\(seq)"), into: &result)
                 {
@@ -71,13 +68,13 @@ struct Device: Sendable {
         return result
     }
 
-    /// A change set of `rows` rows of `table(id, embedding)` after `since`.
+    /// A change set of the workload's `rows` rows of `photos(id, embedding)` after `since`.
     func changeSet(since: Int64, random: inout SplitMix64) -> ChangeSet {
         let table = ChangeSet.Table(name: "photos", primaryKey: "id", columns: ["embedding"], fingerprint: 0x5EED)
         let clock = HybridLogicalClock(milliseconds: 1_700_000_000_000 + since)
-        let records = (0..<rows).map { row -> ChangeSet.Record in
-            var embedding = Data(capacity: dimensions * 4)
-            for _ in 0..<dimensions {
+        let records = (0..<workload.rows).map { row -> ChangeSet.Record in
+            var embedding = Data(capacity: workload.dimensions * 4)
+            for _ in 0..<workload.dimensions {
                 var value = Float(Double(random.next() >> 11) / Double(1 << 53) * 2 - 1).bitPattern.littleEndian
                 withUnsafeBytes(of: &value) { embedding.append(contentsOf: $0) }
             }
@@ -86,7 +83,8 @@ struct Device: Sendable {
                 rowVersion: clock, rowSite: site,
                 columns: [ChangeSet.Column(version: clock, site: site, value: .blob(embedding))])
         }
-        return ChangeSet(origin: site, since: since, through: since + Int64(rows), tables: [table], records: records)
+        return ChangeSet(
+            origin: site, since: since, through: since + Int64(workload.rows), tables: [table], records: records)
     }
 
     /// One timed request; the body on a 2xx answer, nil (and a failure counted) otherwise.

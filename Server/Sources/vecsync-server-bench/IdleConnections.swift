@@ -1,3 +1,6 @@
+import Foundation
+import ServerFixtures
+
 // Connections that connect to a server and never send a byte, as a slow or hostile client
 // holds them: the load test runs beside them to show what they cost the working devices.
 #if canImport(Glibc)
@@ -5,7 +8,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
 
 /// Holds `count` idle TCP connections to a loopback port from a thread of its own,
 /// reopening each one the server closes (its idle timeout) once a second, so that about
@@ -94,26 +96,5 @@ private func closeSocket(_ socket: Int32) {
 
 /// A connected socket to 127.0.0.1:`port` (a blocking connect, at most 2 s), or -1.
 private func openSocket(port: UInt16) -> Int32 {
-    #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    guard descriptor >= 0 else { return -1 }
-    var timeout = timeval(tv_sec: 2, tv_usec: 0)
-    _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-    }
-    guard result == 0 else {
-        closeSocket(descriptor)
-        return -1
-    }
-    return descriptor
+    (try? LoopbackSocket.connect(port: Int(port), timeout: .seconds(2))) ?? -1
 }

@@ -10,6 +10,7 @@
 // --max-rounds rounds, whichever comes first; the servers are stopped with SIGTERM.
 import ArgumentParser
 import Foundation
+import ServerFixtures
 import VecSyncReplication
 import VecSyncServer
 
@@ -38,39 +39,29 @@ struct ServerLoadBench: AsyncParsableCommand {
     @Option(help: "Seconds of load.")
     var seconds = 60.0
 
-    @Option(help: "The most rounds (push, list, downloads) a device makes.")
-    var maxRounds = 100_000
-
-    @Option(help: "Rows per pushed change set.")
-    var rows = 4
-
-    @Option(help: "Embedding dimensions of each row.")
-    var dimensions = 768
-
-    @Option(help: "Change sets a device downloads per round, at most.")
-    var downloads = 2
-
-    @Option(help: "The seed of the generated rows.")
-    var seed: UInt64 = 0x5E4F
-
     @Option(help: "The servers' rate limit, requests a second per token (0: off); 50 is their default.")
     var rate = 50.0
 
     @Option(
         help:
-            "Idle connections held open to each server for the whole run (connected, never sending; reopened when the server closes them).")
+            "Idle connections held open to each server for the whole run (connected, never sending; reopened when the server closes them)."
+    )
     var idleConnections = 0
+
+    @OptionGroup var workload: Workload
 
     func validate() throws {
         guard (1...8).contains(instances) else { throw ValidationError("--instances must be in 1...8") }
         guard (1...1000).contains(devices) else { throw ValidationError("--devices must be in 1...1000") }
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
         guard rate >= 0 else { throw ValidationError("--rate cannot be negative") }
-        guard (0...5000).contains(idleConnections) else { throw ValidationError("--idle-connections must be in 0...5000") }
+        guard (0...5000).contains(idleConnections) else {
+            throw ValidationError("--idle-connections must be in 0...5000")
+        }
     }
 
     func run() async throws {
-        print("seed \(seed)")
+        print("seed \(workload.seed)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "vecsync-server-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -78,14 +69,7 @@ struct ServerLoadBench: AsyncParsableCommand {
             try postgres.map { try PostgresServerStore(url: $0) }
             ?? SQLiteServerStore(directory: directory)
         try await store.prepare()
-        let space = "bench-\(UUID().uuidString.prefix(8).lowercased())"
-        _ = try await store.createSpace(named: space, at: 0)
-        var tokens: [String] = []
-        for index in 0..<devices {
-            let (token, record) = AccessToken.issue(label: "device \(index)", at: 0)
-            try await store.addToken(record, toSpaceNamed: space)
-            tokens.append(token)
-        }
+        let (space, tokens) = try await makeSpace(store, "bench", tokens: devices, at: 0)
         await store.close()
 
         var servers: [ServerProcess] = []
@@ -95,7 +79,8 @@ struct ServerLoadBench: AsyncParsableCommand {
                 try ServerProcess.start(binary: serverBinary, postgres: postgres, data: directory.path, rate: rate))
         }
         let idle = servers.compactMap { server in
-            idleConnections > 0 ? server.url.port.map { IdleConnections(count: idleConnections, port: UInt16($0)) } : nil
+            idleConnections > 0
+                ? server.url.port.map { IdleConnections(count: idleConnections, port: UInt16($0)) } : nil
         }
         defer { for holder in idle { holder.stop() } }
         let running = servers
@@ -117,10 +102,10 @@ struct ServerLoadBench: AsyncParsableCommand {
         let results = await withTaskGroup(of: DeviceResult.self) { group in
             for index in 0..<devices {
                 let device = Device(
-                    index: index, token: tokens[index], space: space, server: servers[index % servers.count].url,
-                    session: session, rows: rows, dimensions: dimensions, downloads: downloads,
-                    seed: seed &+ UInt64(index))
-                group.addTask { await device.run(until: deadline, maxRounds: maxRounds) }
+                    index: index, token: tokens[index],
+                    base: servers[index % servers.count].url.appendingPathComponent("v1/spaces/\(space)"),
+                    session: session, workload: workload)
+                group.addTask { await device.run(until: deadline) }
             }
             var all: [DeviceResult] = []
             for await result in group { all.append(result) }
@@ -143,11 +128,12 @@ struct ServerLoadBench: AsyncParsableCommand {
         let backEnd = postgres == nil ? "SQLite" : "PostgreSQL"
         print(
             "\(backEnd), \(instances) instance(s), \(devices) devices, \(String(format: "%.1f", elapsedSeconds)) s, "
-                + "\(rows) rows of \(dimensions)-d per change set")
+                + "\(workload.rows) rows of \(workload.dimensions)-d per change set")
         for (index, counts) in idleCounts.enumerated() {
             print(
                 "server \(index + 1): \(counts.open) idle connections open at the end, "
-                    + "\(counts.reopened) closed by the server and reopened, \(counts.failed) connection attempts failed")
+                    + "\(counts.reopened) closed by the server and reopened, \(counts.failed) connection attempts failed"
+            )
         }
         print(
             String(

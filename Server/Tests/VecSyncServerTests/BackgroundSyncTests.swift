@@ -1,8 +1,9 @@
 import Foundation
+import ServerFixtures
+import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import ServerTestSupport
 
 /// Background sync on an interval, backing off while the server cannot be reached.
 @Suite("Background sync", .serialized)
@@ -24,9 +25,7 @@ struct BackgroundSyncTests {
         let stopped = try await RunningServer.start(test.store)
         await stopped.stop()
         let (space, tokens) = try await makeSpace(test.store, "background")
-        var random = SeededRandom(defaultSeed: 0x5E4F_0006)
-        let device = try PhotoDevice("laptop")
-        try device.addPhotos(3, prefix: "l", random: &random)
+        let device = try PhotoDevice("laptop", photos: 3, prefix: "l", seed: 0x5E4F_0006)
 
         var down = HTTPTransport(server: stopped.url, space: space, token: tokens[0])
         down.attempts = 1

@@ -1,43 +1,42 @@
 import Foundation
+import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import ServerTestSupport
 
 /// gzip where it helps: JSON both ways, never the change sets' float blobs.
 @Suite("Server compression")
 struct CompressionTests {
     @Test func jsonIsGzippedAndChangeSetsAreNot() async throws {
-        let (test, server, space, tokens) = try await servedSpace(.sqlite, "gzip")
-        var random = SeededRandom(defaultSeed: 0x5E4F_000B)
-        let device = try PhotoDevice("zipper")
-        try device.addPhotos(4, prefix: "z", random: &random)
-        let transport = HTTPTransport(server: server.url, space: space, token: tokens[0])
-        _ = try await blocking { try device.replica.sync(through: transport) }
-        let base = server.url.appendingPathComponent("v1/spaces/\(space)")
+        try await withServedSpace(.sqlite, "gzip") { test, server, space, tokens, _ in
+            let device = try PhotoDevice("zipper", photos: 4, prefix: "z", seed: 0x5E4F_000B)
+            try await device.sync(through: HTTPTransport(server: server.url, space: space, token: tokens[0]))
+            let base = server.url.appendingPathComponent("v1/spaces/\(space)")
 
-        let status = try await raw(
-            "GET", base.appendingPathComponent("status"), token: tokens[0], headers: ["Accept-Encoding": "gzip"])
-        #expect(status.status == 200 && status.headers["content-encoding"] == "gzip", "\(status.headers)")
-        #expect(status.json?["space"] as? String == space, "the client decodes it")
-        let plain = try await raw(
-            "GET", base.appendingPathComponent("status"), token: tokens[0], headers: ["Accept-Encoding": "identity"])
-        #expect(plain.headers["content-encoding"] == nil, "not accepted, not compressed")
+            let status = try await raw(
+                "GET", base.appendingPathComponent("status"), token: tokens[0], headers: ["Accept-Encoding": "gzip"])
+            #expect(status.status == 200 && status.headers["content-encoding"] == "gzip", "\(status.headers)")
+            #expect(status.json?["space"] as? String == space, "the client decodes it")
+            let plain = try await raw(
+                "GET", base.appendingPathComponent("status"), token: tokens[0], headers: ["Accept-Encoding": "identity"]
+            )
+            #expect(plain.headers["content-encoding"] == nil, "not accepted, not compressed")
 
-        let changeSet = try await raw(
-            "GET", base.appendingPathComponent("changesets/1"), token: tokens[0],
-            headers: ["Accept-Encoding": "gzip"])
-        #expect(changeSet.status == 200 && changeSet.headers["content-encoding"] == nil, "\(changeSet.headers)")
-        #expect(sha256Hex(changeSet.body) == changeSet.headers["x-vecsync-sha256"])
+            let changeSet = try await raw(
+                "GET", base.appendingPathComponent("changesets/1"), token: tokens[0],
+                headers: ["Accept-Encoding": "gzip"])
+            #expect(changeSet.status == 200 && changeSet.headers["content-encoding"] == nil, "\(changeSet.headers)")
+            #expect(sha256Hex(changeSet.body) == changeSet.headers["x-vecsync-sha256"])
 
-        // A gzip request body is read decompressed.
-        let registration = try JSONEncoder().encode(["site": "gz", "name": "Gzipped", "platform": "Linux"])
-        let registered = try await raw(
-            "POST", base.appendingPathComponent("devices"), token: tokens[0],
-            headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: Gzip.stored(registration))
-        #expect(registered.status == 200 && registered.json?["name"] as? String == "Gzipped", "\(registered.status)")
-        await server.stop()
-        await test.close()
+            // A gzip request body is read decompressed.
+            let registration = try JSONEncoder().encode(["site": "gz", "name": "Gzipped", "platform": "Linux"])
+            let registered = try await raw(
+                "POST", base.appendingPathComponent("devices"), token: tokens[0],
+                headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
+                body: Gzip.stored(registration))
+            #expect(
+                registered.status == 200 && registered.json?["name"] as? String == "Gzipped", "\(registered.status)")
+        }
     }
 }
 

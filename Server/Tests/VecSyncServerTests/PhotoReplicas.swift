@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
+import ServerTestSupport
 import VecSyncCore
 import VecSyncReplication
 import VecSyncStores
-import ServerTestSupport
 
 /// A device with the photo library: photos with 768-d embeddings (vec0 index), notes and
 /// albums (FTS5 over photos), all tracked; the indexes are derived and rebuilt locally.
@@ -30,6 +30,23 @@ struct PhotoDevice: Sendable {
         try backup.backup(to: database.writer)
         photos = try PhotoStore(database, dimensions: 768, clock: { Date(timeIntervalSince1970: 1_700_000_000) })
         replica = try Replica(database.writer, site: SiteID(name), options: options)
+    }
+
+    /// A new device `name` holding `count` random photos (`prefix`-0, …) drawn from a
+    /// generator seeded with `seed` (``SeededRandom``: `VECSYNC_SEED` replays another).
+    init(_ name: String, photos count: Int, prefix: String, seed: UInt64, options: Replica.Options = Replica.Options())
+        throws
+    {
+        try self.init(name, options: options)
+        var random = SeededRandom(defaultSeed: seed)
+        try addPhotos(count, prefix: prefix, random: &random)
+    }
+
+    /// Syncs through `transport` on a thread of its own (``blocking(_:)``), so that the
+    /// cooperative pool stays free to run the in-process server.
+    @discardableResult
+    func sync(through transport: HTTPTransport) async throws -> SyncReport {
+        try await blocking { try replica.sync(through: transport) }
     }
 
     /// Adds `count` photos with random unit embeddings and a note on every third one.

@@ -28,22 +28,10 @@ enum PostgresTools {
         return result
     }
 
-    /// Runs a program to its end and returns what it printed; throws with its output when it
-    /// fails.
+    /// Runs PostgreSQL's program `name` to its end and returns what it printed; throws with
+    /// its output when it fails.
     @discardableResult
     static func run(_ name: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try program(name))
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ServerConfigurationError("\(name) \(arguments.joined(separator: " ")) failed: \(text)")
-        }
-        return text
+        try ProgramRun.run(URL(fileURLWithPath: try program(name)), arguments)
     }
 }

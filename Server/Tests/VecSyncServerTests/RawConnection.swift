@@ -1,4 +1,5 @@
 import Foundation
+import ServerFixtures
 import VecSyncServer
 
 #if canImport(Glibc)
@@ -44,33 +45,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// Connects to `127.0.0.1:port`.
     init(port: Int, timeout: Duration = .seconds(10)) throws {
-        #if canImport(Glibc)
-            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard socket >= 0 else { throw ServerConfigurationError("socket() failed: errno \(errno)") }
-        let seconds = timeout.components.seconds
-        var interval = timeval(tv_sec: Int(seconds), tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        #if canImport(Darwin)
-            var one: Int32 = 1
-            setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(socket)
-            throw ServerConfigurationError("connect to port \(port) failed: errno \(errno)")
-        }
+        socket = try LoopbackSocket.connect(port: port, timeout: timeout)
     }
 
     deinit { close(socket) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServerFixtures
 import ServerTestSupport
 import Testing
 import VecSyncReplication

@@ -1,8 +1,9 @@
 import Foundation
+import ServerFixtures
+import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
-import ServerTestSupport
 
 extension ServerScenarios {
     /// The server's store restored from a backup: a reader that had pulled past the backup's
@@ -38,7 +39,7 @@ extension ServerScenarios {
             var transport = HTTPTransport(server: server.url, space: space, token: token)
             transport.pageSize = 5
             let configured = transport
-            let report = try await blocking { try device.replica.sync(through: configured) }
+            let report = try await device.sync(through: configured)
             #expect(report.problems.isEmpty, "seed \(seed), \(device.name): \(report.problems)")
         }
         try writer.addPhotos(20, prefix: "before", random: &random)

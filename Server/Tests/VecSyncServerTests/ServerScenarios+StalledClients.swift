@@ -1,4 +1,5 @@
 import Foundation
+import ServerFixtures
 import Testing
 import VecSyncServer
 

@@ -47,24 +47,35 @@ struct StoreAvailabilityTests {
         deinit { close(socket) }
     }
 
-    @Test func refusedConnectionFailsFastWithAMessage() async throws {
-        let store = try PostgresServerStore(url: "postgres://vecsync@127.0.0.1:1/vecsync")
+    /// Prepares a store of `url`, expecting it to throw, within `limit` when one is given, an
+    /// error whose text names `expected`; returns the store, still to close.
+    static func failingStore(
+        _ url: String, within limit: Duration? = nil, naming expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> PostgresServerStore {
+        let store = try PostgresServerStore(url: url)
         let started = ContinuousClock.now
-        let error = await #expect(throws: ServerConfigurationError.self) { try await store.prepare() }
+        let error = await #expect(throws: ServerConfigurationError.self, sourceLocation: sourceLocation) {
+            try await store.prepare()
+        }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .seconds(20), "\(elapsed)")
-        #expect(error?.description.contains("127.0.0.1:1") == true, "\(error?.description ?? "")")
+        if let limit { #expect(elapsed < limit, "\(elapsed)", sourceLocation: sourceLocation) }
+        #expect(
+            error?.description.contains(expected) == true, "\(error?.description ?? "")", sourceLocation: sourceLocation)
+        return store
+    }
+
+    @Test func refusedConnectionFailsFastWithAMessage() async throws {
+        let store = try await Self.failingStore(
+            "postgres://vecsync@127.0.0.1:1/vecsync", within: .seconds(20), naming: "127.0.0.1:1")
         await store.close()
     }
 
     @Test func silentDatabaseFailsFastWithAMessage() async throws {
         let listener = try SilentListener()
-        let store = try PostgresServerStore(url: "postgres://vecsync@127.0.0.1:\(listener.port)/vecsync")
-        let started = ContinuousClock.now
-        let error = await #expect(throws: ServerConfigurationError.self) { try await store.prepare() }
-        let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .seconds(25), "\(elapsed)")
-        #expect(error?.description.contains("127.0.0.1:\(listener.port)") == true, "\(error?.description ?? "")")
+        let store = try await Self.failingStore(
+            "postgres://vecsync@127.0.0.1:\(listener.port)/vecsync", within: .seconds(25),
+            naming: "127.0.0.1:\(listener.port)")
         // A call of a server's store (time-limited) fails after its limit, whatever the
         // database does meanwhile.
         let timed = TimedStore(store, limit: .seconds(1))
@@ -79,9 +90,7 @@ struct StoreAvailabilityTests {
         let url = try PostgresTools.url(BackEnd.postgresURL ?? "", database: "postgres")
         guard var components = URLComponents(string: url) else { return }
         components.user = "no_such_user"
-        let store = try PostgresServerStore(url: components.string ?? "")
-        let error = await #expect(throws: ServerConfigurationError.self) { try await store.prepare() }
-        #expect(error?.description.contains("no_such_user") == true, "\(error?.description ?? "")")
+        let store = try await Self.failingStore(components.string ?? "", naming: "no_such_user")
         await store.close()
     }
 }

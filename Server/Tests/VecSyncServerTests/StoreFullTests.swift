@@ -1,4 +1,5 @@
 import Foundation
+import ServerFixtures
 import ServerTestSupport
 import Testing
 import VecSyncReplication

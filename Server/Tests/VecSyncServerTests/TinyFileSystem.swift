@@ -20,23 +20,12 @@ struct TinyFileSystem {
 
     init(megabytes: Int) throws {
         directory = try temporaryDirectory("tiny-fs")
-        try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", directory.path])
+        try ProgramRun.run(
+            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", directory.path])
     }
 
     func remove() {
-        try? Self.run("/bin/umount", [directory.path])
+        _ = try? ProgramRun.run(URL(fileURLWithPath: "/bin/umount"), [directory.path])
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ServerConfigurationError(
-                "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-        }
     }
 }
