@@ -26,7 +26,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // ByteBuffer for the server's bodies (already in the graph through Hummingbird).
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Graceful shutdown (already in the graph through Hummingbird).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // Metrics (`GET /metrics`): recorded through swift-metrics, exposed by swift-prometheus.

@@ -72,11 +72,14 @@ struct ServeCommand: AsyncParsableCommand {
     var bodyBudgetMib = ServerEnvironment.number("VECSYNC_BODY_BUDGET_MIB", 256)
 
     @Option(
-        name: .long,
+        name: .customLong("metrics-token"),
         help: ArgumentHelp(
             "The bearer token GET /metrics needs; without one metrics are not served (env VECSYNC_METRICS_TOKEN, which keeps it out of ps).",
             valueName: "token"))
-    var metricsToken: String? = ServerEnvironment.value("VECSYNC_METRICS_TOKEN")
+    var metricsTokenOption: String?
+
+    /// `--metrics-token`, else `VECSYNC_METRICS_TOKEN`; nil: metrics are not served.
+    var metricsToken: String? { metricsTokenOption ?? ServerEnvironment.value("VECSYNC_METRICS_TOKEN") }
 
     @Option(
         name: .long,

@@ -8,11 +8,14 @@ struct StoreOptions: ParsableArguments {
     var data: String = ServerEnvironment.value("VECSYNC_DATA") ?? "./server-data"
 
     @Option(
-        name: .long,
+        name: .customLong("postgres"),
         help: ArgumentHelp(
             "A PostgreSQL URL, postgres://user@host:port/database; used instead of --data (env VECSYNC_POSTGRES_URL; the password from VECSYNC_POSTGRES_PASSWORD or the file VECSYNC_POSTGRES_PASSWORD_FILE names).",
             valueName: "url"))
-    var postgres: String? = ServerEnvironment.value("VECSYNC_POSTGRES_URL")
+    var postgresURL: String?
+
+    /// `--postgres`, else `VECSYNC_POSTGRES_URL`; nil: the SQLite store.
+    var postgres: String? { postgresURL ?? ServerEnvironment.value("VECSYNC_POSTGRES_URL") }
 
     func validate() throws {
         if data.isEmpty { throw ValidationError("--data cannot be empty") }

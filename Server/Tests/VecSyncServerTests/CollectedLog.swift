@@ -36,13 +36,10 @@ final class CollectedLog: @unchecked Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-            function: String, line: UInt
-        ) {
-            let merged = self.metadata.merging(metadata ?? [:]) { $1 }
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
             let pairs = merged.keys.sorted().map { "\($0)=\(merged[$0].map { "\($0)" } ?? "")" }
-            log.append(([level.rawValue, message.description] + pairs).joined(separator: " "))
+            log.append(([event.level.rawValue, event.message.description] + pairs).joined(separator: " "))
         }
     }
 }
