@@ -5,7 +5,15 @@
 
 SWIFT      ?= swift
 SQLITE3    ?= sqlite3
-EXTENSION  := .build/libvecsync.so
+# The loadable extension is libvecsync.dylib on macOS, libvecsync.so elsewhere; off Debian
+# (a Mac) the package steps skip themselves and `make test` runs the Mac subset below.
+UNAME_S    := $(shell uname -s)
+ifeq ($(UNAME_S),Darwin)
+LIB_SUFFIX := dylib
+else
+LIB_SUFFIX := so
+endif
+EXTENSION  := .build/libvecsync.$(LIB_SUFFIX)
 # Debian packages: the SQLite headers the C code and GRDB build against, the sqlite3 shell
 # the demo and the shell tests run, the system BLAS (libblas-dev to link; OpenBLAS behind
 # the libblas.so.3 alternative, whose sgemm answers batches of queries 1.6x faster than
@@ -33,7 +41,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
+.PHONY: all deps extension demo test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
 
 all: extension
 
@@ -45,10 +53,15 @@ deps:
 # extension never calls; this build, in its own folder, leaves them out, so the .so loads on
 # machines without a Swift runtime (a plain `swift build -c release --product vecsync` writes
 # .build/release/libvecsync.so, which needs the runtime beside it).
+# On macOS the Swift runtime is part of the OS: the plain build serves.
 extension: deps
+ifeq ($(UNAME_S),Darwin)
+	$(SWIFT) build -c release --product vecsync --scratch-path .build/extension
+else
 	$(SWIFT) build -c release --product vecsync --scratch-path .build/extension \
 	  -Xswiftc -nostartfiles -Xswiftc -static-stdlib
-	cp .build/extension/release/libvecsync.so $(EXTENSION)
+endif
+	cp .build/extension/release/libvecsync.$(LIB_SUFFIX) $(EXTENSION)
 
 demo: extension
 	$(SWIFT) build -c release --product vecsync-cli
@@ -60,16 +73,70 @@ demo: extension
 	@echo "== vecsync-cli demo: a message and photo library, searched and synced from Swift =="
 	.build/release/vecsync-cli demo
 
-# Every test of the package: the C checked (check-c) and the maps (check-maps), the C
-# fuzzed briefly (fuzz-smoke: every seed and crash reproducer replayed, then
-# FUZZ_SMOKE_SECONDS a harness), the core suites with their shell cases loading an
-# ASan/UBSan build (test-sanitized), the other Swift suites once, the Python package
-# (test-python) and the aarch64 build under qemu (test-arm64). Each suite runs once.
+# Every test of the package: the C checked (check-c), for Apple's toolchain too
+# (check-darwin), and the maps (check-maps); the C fuzzed briefly (fuzz-smoke: every seed
+# and crash reproducer replayed, then FUZZ_SMOKE_SECONDS a harness); the core suites with
+# their shell cases loading an ASan/UBSan build (test-sanitized), the other Swift suites
+# once; every Swift suite, vecsync-cli demo and the example app again under Apple's SQLite
+# behaviour (test-apple-sqlite); the example app as is (test-example); the Python package
+# (test-python) and the aarch64 build under qemu (test-arm64).
 # The sync server is its own package with its own command (test-server); test-all runs
-# both, as CI does.
-test: extension check-c check-maps fuzz-smoke test-sanitized
+# both, as CI does. On macOS, `make test` is test-mac.
+ifeq ($(UNAME_S),Darwin)
+test: test-mac
+else
+test: extension check-c check-darwin check-maps fuzz-smoke test-sanitized
 	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test --skip VecSyncCoreTests
-	$(MAKE) test-python test-arm64
+	$(MAKE) test-apple-sqlite test-example test-python test-arm64
+endif
+
+# What a Mac runs (no apt, no root, no LD_PRELOAD, no qemu): every Swift suite on the
+# system SQLite, which is Apple's, so the per-connection installation is what they test;
+# the shell cases need a sqlite3 that loads extensions (Homebrew's: SQLITE3=... or on PATH
+# before /usr/bin; they skip, saying so, otherwise); the example app and the Python package.
+test-mac: extension check-maps
+	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test
+	$(MAKE) test-example test-python
+
+# Apple's SQLite simulated over Debian's: a preloaded shim (scripts/apple-sqlite/) makes
+# sqlite3_auto_extension() return SQLITE_MISUSE and register nothing, and extension loading
+# fail. Every Swift suite runs again in-process under it (their sqlite3 shell children stand
+# for Homebrew's and run without it), then vecsync-cli demo and the example app.
+APPLE_SQLITE_SHIM := .build/apple-sqlite/libapplesqlite.so
+APPLE_SQLITE_ENV   = LD_PRELOAD=$(CURDIR)/$(APPLE_SQLITE_SHIM) VECSYNC_APPLE_SQLITE=1
+
+$(APPLE_SQLITE_SHIM): scripts/apple-sqlite/apple_sqlite_shim.c
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $<
+
+test-apple-sqlite: extension $(APPLE_SQLITE_SHIM)
+	$(SWIFT) build --build-tests
+	$(SWIFT) build -c release --product vecsync-cli
+	$(APPLE_SQLITE_ENV) VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test --skip-build
+	$(APPLE_SQLITE_ENV) .build/release/vecsync-cli demo > .build/apple-sqlite/demo.log
+	@tail -n 3 .build/apple-sqlite/demo.log
+	$(MAKE) test-example EXAMPLE_ENV='$(APPLE_SQLITE_ENV)'
+
+# Examples/PhotoSearch, an app package that depends on VecSync by path: built and run.
+EXAMPLE_ENV ?=
+test-example: deps
+	$(SWIFT) build --package-path Examples/PhotoSearch
+	$(EXAMPLE_ENV) Examples/PhotoSearch/.build/debug/PhotoSearch
+
+# The C as Apple's toolchain builds it (arm64 and x86_64 macOS, arm64 iOS; host and loadable
+# builds; -Werror; only SQLite, CBLAS and libSystem symbols undefined) and the SQLite 3.39
+# floor (scripts/check-darwin.py), with zig's clang and macOS headers from PyPI
+# (scripts/requirements-zig.txt) in a venv of its own.
+ZIG_VENV := .build/venv-zig
+
+$(ZIG_VENV)/bin/ziglang-installed: scripts/requirements-zig.txt
+	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES) libsqlite3-dev
+	python3 -m venv $(ZIG_VENV)
+	$(ZIG_VENV)/bin/pip install -q -r scripts/requirements-zig.txt
+	touch $@
+
+check-darwin: $(ZIG_VENV)/bin/ziglang-installed
+	python3 scripts/check-darwin.py --zig "$(ZIG_VENV)/bin/python -m ziglang"
 
 test-all: test
 	$(MAKE) test-server

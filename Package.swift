@@ -2,22 +2,39 @@
 //
 // VecSync: exact vector search inside SQLite, and sync that never loses an embedding.
 //
-// Two faces, one compiled C target:
-// - the loadable extension `libvecsync.so` (product `vecsync`), for the sqlite3 shell,
-//   Python, or any SQLite host: `.load .build/libvecsync`;
-// - the Swift host (`import VecSync`), which registers the same C code on every GRDB
-//   connection through `sqlite3_auto_extension`.
+// Two faces, two builds of one set of C sources (CSources/vecsync):
+// - the loadable extension `libvecsync.so` / `.dylib` (product `vecsync`, target
+//   CVecSyncLoadable), for the sqlite3 shell, Python, or any SQLite host:
+//   `.load .build/libvecsync`. It reaches SQLite through the routine table SQLite hands it;
+// - the Swift host (`import VecSync`, target CVecSync), compiled with SQLITE_CORE so that it
+//   calls the SQLite the app links, whichever it is (Apple's, Debian's, SQLCipher, a custom
+//   build), and installed on each connection GRDB opens. Apple's SQLite makes
+//   `sqlite3_auto_extension` a no-op and cannot load extensions: per connection is the one
+//   way that works everywhere.
 //
 // The sync server (`vecsync-server`) is a package of its own, `Server/`, which depends on
 // this one by path: an app that adds VecSync resolves GRDB, argument-parser and
 // swift-crypto, never the server's HTTP and PostgreSQL stack.
 import PackageDescription
 
+// What both builds of the C share: the Apple define, and the BLAS they link.
+let cSettings: [CSetting] = [
+    .headerSearchPath("."),
+    .define("VECSYNC_ACCELERATE", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+]
+let linkerSettings: [LinkerSetting] = [
+    // Debian merged the CBLAS interface into libblas.so (libblas-dev); there is no separate
+    // libcblas.so to link.
+    .linkedLibrary("blas", .when(platforms: [.linux])),
+    .linkedLibrary("m", .when(platforms: [.linux])),
+    .linkedFramework("Accelerate", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+]
+
 let package = Package(
     name: "VecSync",
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
-        .library(name: "vecsync", type: .dynamic, targets: ["CVecSync"]),
+        .library(name: "vecsync", type: .dynamic, targets: ["CVecSyncLoadable"]),
         .library(name: "VecSync", targets: ["VecSync"]),
         // The sync server's HTTP bodies, SHA-256 helper and paging rules, for the server
         // package (`Server/`); apps reach the few types they need through `VecSync`.
@@ -34,22 +51,24 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // The SQLite extension. It includes sqlite3ext.h and reaches SQLite only through the
-        // routines table handed to its entry point, so it links no libsqlite3 of its own.
+        // The C sources as the Swift host compiles them: SQLITE_CORE, so every sqlite3_*
+        // call goes to the SQLite library the app links (through GRDB, which links it; no
+        // target of ours names GRDB's SQLite target, which GRDB's SQLCipher setup removes).
         .target(
             name: "CVecSync",
             path: "CSources/vecsync",
-            cSettings: [
-                .headerSearchPath("."),
-                .define("VECSYNC_ACCELERATE", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
-            ],
-            linkerSettings: [
-                // Debian merged the CBLAS interface into libblas.so (libblas-dev); there is
-                // no separate libcblas.so to link.
-                .linkedLibrary("blas", .when(platforms: [.linux])),
-                .linkedLibrary("m", .when(platforms: [.linux])),
-                .linkedFramework("Accelerate", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
-            ]
+            cSettings: cSettings + [.define("SQLITE_CORE")],
+            linkerSettings: linkerSettings
+        ),
+        // The same sources as the loadable extension (product `vecsync`): each file of
+        // CSources/vecsync-loadable includes its namesake in CSources/vecsync, since SwiftPM
+        // compiles a file for one target only. No SQLITE_CORE: SQLite hands the entry point
+        // its routine table, and no libsqlite3 is linked.
+        .target(
+            name: "CVecSyncLoadable",
+            path: "CSources/vecsync-loadable",
+            cSettings: cSettings,
+            linkerSettings: linkerSettings
         ),
         .target(
             name: "VecSyncCore",

@@ -129,6 +129,21 @@ def check_file_map(files, problems):
         problems.append(f"vecsync_int.h's file map does not name {name}")
 
 
+def check_loadable_build(files, problems):
+    """CSources/vecsync-loadable holds, for each C file of CSources/vecsync, one file of the
+    same name that includes it (the loadable build of the same sources), and nothing else."""
+    sources = {os.path.basename(p) for p in files if p.startswith("CSources/vecsync/") and p.endswith(".c")}
+    wrappers = {os.path.basename(p) for p in files if p.startswith("CSources/vecsync-loadable/") and p.endswith(".c")}
+    for name in sorted(sources - wrappers):
+        problems.append(f"CSources/vecsync-loadable/{name} is missing: the loadable build would lack {name}")
+    for name in sorted(wrappers - sources):
+        problems.append(f"CSources/vecsync-loadable/{name} has no namesake in CSources/vecsync/")
+    for name in sorted(sources & wrappers):
+        with open(os.path.join(ROOT, "CSources/vecsync-loadable", name), encoding="utf-8") as f:
+            if f'#include "../vecsync/{name}"' not in f.read():
+                problems.append(f"CSources/vecsync-loadable/{name} does not include ../vecsync/{name}")
+
+
 def main():
     files = tracked_files()
     sources = source_text(files)
@@ -136,6 +151,7 @@ def main():
     checked = check_contributing(files, sources, problems)
     check_layout(files, problems)
     check_file_map(files, problems)
+    check_loadable_build(files, problems)
     for problem in problems:
         print(problem)
     if problems:

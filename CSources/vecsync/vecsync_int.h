@@ -36,8 +36,9 @@
 ** CREATE INDEX ... (libsql_vector_idx(col)) (libsql_index*.c), whose search data is a vec0
 ** table.
 **
-** Every file includes this header first. It includes sqlite3ext.h: the extension reaches
-** SQLite only through the routine table its entry point receives.
+** Every file includes this header first. It includes sqlite3ext.h: the loadable build
+** reaches SQLite only through the routine table its entry point receives; the host build
+** (SQLITE_CORE, CSources/vecsync-loadable/ says which is which) calls it directly.
 */
 #ifndef VECSYNC_INT_H
 #define VECSYNC_INT_H

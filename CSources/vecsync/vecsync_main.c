@@ -9,17 +9,23 @@
 **   import sqlite3                                    # Python
 **   conn.enable_load_extension(True); conn.load_extension(".build/release/libvecsync")
 **
-** How it works: sqlite3_vecsync_init() receives SQLite's routine table (through
-** SQLITE_EXTENSION_INIT2, so no libsqlite3 is linked here) and registers the scalar
-** functions, the vec0 module and the libSQL index functions on one connection. A
-** host that links SQLite registers the same code for every connection it opens with
-** sqlite3_auto_extension(vecsync_auto_extension_entry()).
+** How it works: sqlite3_vecsync_init() registers the scalar functions, the vec0 module
+** and the libSQL index functions on one connection. The same sources are built two ways:
+**
+**   - the loadable extension (libvecsync.so / .dylib, no SQLITE_CORE): SQLite hands the
+**     entry point its routine table (SQLITE_EXTENSION_INIT2), so no libsqlite3 is linked;
+**   - the host build (SQLITE_CORE, what the Swift package compiles into an app): the code
+**     calls the SQLite the host links directly, whichever it is (Apple's, Debian's,
+**     SQLCipher, a custom build), and the host installs it on each connection it opens
+**     with vecsync_install(). Apple's SQLite makes sqlite3_auto_extension() a no-op that
+**     returns SQLITE_MISUSE, so a host there cannot rely on it.
 */
 #include "vecsync_int.h"
 #include "vecsync.h"
 SQLITE_EXTENSION_INIT1
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 static pthread_once_t kernelsOnce = PTHREAD_ONCE_INIT;
@@ -88,6 +94,11 @@ int sqlite3_vecsync_init(
   char *zErr = 0;
   Vec0Registry *pReg = 0;
   int bNew = 0;
+#ifndef SQLITE_CORE
+  /* The loadable build reaches SQLite only through pApi: without it there is nothing to
+  ** call, not even sqlite3_mprintf() for the error text. */
+  if( pApi==0 ) return SQLITE_MISUSE;
+#endif
   SQLITE_EXTENSION_INIT2(pApi);
   pthread_once(&kernelsOnce, vsKernelsInit);
   rc = vsRegistryFor(db, &pReg, &bNew);
@@ -111,6 +122,52 @@ int sqlite3_vecsync_init(
 
 void (*vecsync_auto_extension_entry(void))(void){
   return (void(*)(void))sqlite3_vecsync_init;
+}
+
+int vecsync_install(sqlite3 *db, char *zErr, int nErr){
+  int rc;
+  char *zMsg = 0;
+  if( zErr && nErr>0 ) zErr[0] = 0;
+#ifdef SQLITE_CORE
+  if( db==0 ) return SQLITE_MISUSE;
+  rc = sqlite3_vecsync_init(db, &zMsg, 0);
+  if( rc!=SQLITE_OK && zErr && nErr>0 ){
+    snprintf(zErr, (size_t)nErr, "%s", zMsg ? zMsg : sqlite3_errstr(rc));
+  }
+  sqlite3_free(zMsg);
+#else
+  (void)db;
+  (void)zMsg;
+  rc = SQLITE_MISUSE;
+  if( zErr && nErr>0 ){
+    snprintf(zErr, (size_t)nErr, "%s", "this is the loadable build of VecSync: load it with "
+        "sqlite3_load_extension(); vecsync_install() needs the SQLITE_CORE build");
+  }
+#endif
+  return rc;
+}
+
+int vecsync_register_auto_extension(void){
+#ifdef SQLITE_CORE
+# if defined(__clang__)
+#  pragma clang diagnostic push
+   /* Apple's sqlite3.h deprecates it ("Process-global auto extensions are not supported on
+   ** Apple platforms"); the caller reports what it returns, SQLITE_MISUSE there. */
+#  pragma clang diagnostic ignored "-Wdeprecated-declarations"
+# endif
+  return sqlite3_auto_extension(vecsync_auto_extension_entry());
+# if defined(__clang__)
+#  pragma clang diagnostic pop
+# endif
+#else
+  return SQLITE_MISUSE;
+#endif
+}
+
+void vecsync_unregister_auto_extension(void){
+#ifdef SQLITE_CORE
+  sqlite3_cancel_auto_extension(vecsync_auto_extension_entry());
+#endif
 }
 
 const char *vecsync_version_string(void){

@@ -395,12 +395,11 @@ int vsScoreBlockThreads(void){
 
 /* ---- which BLAS ---------------------------------------------------------------------- */
 
-static char zBlas[256];
-
 const char *vsBlasName(void){
 #if defined(VECSYNC_ACCELERATE)
   return "Accelerate";
 #elif !defined(_WIN32)
+  static char zBlas[256];
   Dl_info info;
   if( zBlas[0] ) return zBlas;
   memset(&info, 0, sizeof(info));

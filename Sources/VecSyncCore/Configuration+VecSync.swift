@@ -16,17 +16,15 @@ extension Configuration {
 
     /// Makes every connection opened with this configuration vector-capable.
     ///
-    /// It registers the extension for the whole process (``VecSyncExtension/register()``,
-    /// through `sqlite3_auto_extension`) and adds a check, run as each connection opens, that
-    /// fails with ``VecSyncError/extensionMissing(feature:sql:)`` if the extension did not
-    /// reach it (as when GRDB is linked against another SQLite than the extension). Each
-    /// connection also gets `PRAGMA threads = ` ``VecSyncExtension/helperThreads``, so a
+    /// Each connection gets the extension as it opens (``VecSyncExtension/install(on:)``, in
+    /// GRDB's `prepareDatabase`), on whatever SQLite GRDB links: Apple's system SQLite
+    /// included, which supports neither `sqlite3_auto_extension` nor loading extensions.
+    /// Each connection also gets `PRAGMA threads = ` ``VecSyncExtension/helperThreads``, so a
     /// vec0 search of a large table (and SQLite's sorter) runs on every core; a
     /// `prepareDatabase` added after this one can set another value.
     public mutating func enableVecSync() {
-        VecSyncExtension.register()
         prepareDatabase { db in
-            try VecSyncDatabase.checkExtension(db)
+            try VecSyncExtension.install(on: db)
             try db.execute(sql: "PRAGMA threads = \(VecSyncExtension.helperThreads)")
         }
     }

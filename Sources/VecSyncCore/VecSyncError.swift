@@ -40,6 +40,10 @@ public enum VecSyncError: Error, Sendable, Hashable {
     case schemaMismatch(table: String, reason: String)
     /// The connection lacks the VecSync extension (or the named part of it).
     case extensionMissing(feature: String, sql: String)
+    /// SQLite refused to install the VecSync extension: on one connection
+    /// (``VecSyncExtension/install(on:)``), or for the whole process
+    /// (``VecSyncExtension/register()``, which Apple's SQLite does not support).
+    case extensionInstall(resultCode: Int32, reason: String)
     /// A derived index is not registered, or its definition is unusable.
     case derivedIndex(name: String, reason: String)
     /// SQLite refused a statement: its message, extended result code and the SQL.
@@ -136,8 +140,10 @@ extension VecSyncError: CustomStringConvertible, LocalizedError {
         case .schemaMismatch(let table, let reason):
             "table \(table) does not match: \(reason)"
         case .extensionMissing(let feature, let sql):
-            "the VecSync extension is not loaded on this connection (\(feature)); "
-                + "call VecSyncExtension.register() before opening it, or use VecSyncDatabase. SQL: \(sql)"
+            "the VecSync extension is not installed on this connection (\(feature)); "
+                + VecSyncExtension.installAdvice + " SQL: \(sql)"
+        case .extensionInstall(let resultCode, let reason):
+            "the VecSync extension could not be installed (SQLite result \(resultCode)): \(reason)"
         case .derivedIndex(let name, let reason):
             "derived index \(name): \(reason)"
         case .sqlite(let message, let resultCode, let sql):

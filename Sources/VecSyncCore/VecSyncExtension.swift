@@ -1,39 +1,87 @@
 import CVecSync
 import Foundation
-import GRDBSQLite
+import GRDB
 
-/// Registers the VecSync SQLite extension with the SQLite library linked into the process.
+/// The VecSync SQLite extension, compiled into the app: vector functions, the `vec0` module
+/// and `vector_top_k`, installed on the connections of the SQLite library the app links.
 ///
-/// After ``register()``, every connection opened by any SQLite client in the process —
-/// GRDB's `DatabaseQueue` and `DatabasePool` included — has the vector functions, the `vec0`
-/// module and `vector_top_k`:
+/// Connections opened with ``GRDB/Configuration/vecSync(_:)`` or by ``VecSyncDatabase`` have
+/// it already. A connection the app opened another way gets it with ``install(on:)``:
 ///
 /// ```swift
-/// VecSyncExtension.register()
-/// let dbQueue = try DatabaseQueue(path: "app.db")
+/// var configuration = Configuration()
+/// configuration.prepareDatabase { db in try VecSyncExtension.install(on: db) }
+/// let dbQueue = try DatabaseQueue(path: "app.db", configuration: configuration)
 /// try dbQueue.read { db in
 ///     try String.fetchOne(db, sql: "SELECT vector_extract(vector32('[1,2]'))")
 /// }
 /// ```
 ///
-/// It is the same compiled C code the `libvecsync.so` loadable extension carries, handed to
-/// `sqlite3_auto_extension`.
+/// It is the C code the `libvecsync` loadable extension carries, compiled with `SQLITE_CORE`
+/// so that it calls the app's SQLite directly: Apple's system SQLite (which can neither load
+/// extensions nor run `sqlite3_auto_extension`), Debian's, SQLCipher or a custom build.
 public enum VecSyncExtension {
     /// The extension's version, as `vecsync_version()` reports it.
     public static var version: String { String(cString: vecsync_version_string()) }
 
-    /// Makes every SQLite connection opened from now on vector-capable.
+    /// Installs the extension on one open connection.
     ///
-    /// Calling it more than once is harmless: SQLite registers an entry point once.
-    /// Connections that are already open are not affected.
-    public static func register() {
-        _ = registration
+    /// Installing it again on the same connection does nothing. Throws
+    /// ``VecSyncError/extensionInstall(resultCode:reason:)`` when SQLite refuses a function or
+    /// module (out of memory, or a connection that is closed).
+    public static func install(on db: Database) throws {
+        guard let connection = db.sqliteConnection else {
+            throw VecSyncError.extensionInstall(resultCode: SQLITE_MISUSE_CODE, reason: "the connection is closed")
+        }
+        var reason = [CChar](repeating: 0, count: 512)
+        let rc = vecsync_install(connection, &reason, Int32(reason.count))
+        guard rc == 0 else {
+            throw VecSyncError.extensionInstall(resultCode: rc, reason: String(cString: reason))
+        }
     }
 
-    private static let registration: Int32 = sqlite3_auto_extension(vecsync_auto_extension_entry())
+    /// Asks SQLite to install the extension on every connection the process opens from now
+    /// on, GRDB's or not (`sqlite3_auto_extension`), and throws
+    /// ``VecSyncError/extensionInstall(resultCode:reason:)`` when it refuses.
+    ///
+    /// Apple's system SQLite always refuses (SQLITE_MISUSE): on iOS and macOS open
+    /// connections with ``GRDB/Configuration/vecSync(_:)`` or ``VecSyncDatabase``, which
+    /// install the extension on each connection, or call ``install(on:)``. Those work on
+    /// every platform and need no call to `register()`. Calling it more than once is
+    /// harmless: SQLite registers an entry point once.
+    public static func register() throws {
+        let rc = vecsync_register_auto_extension()
+        guard rc == 0 else {
+            throw VecSyncError.extensionInstall(
+                resultCode: rc,
+                reason: "this SQLite library does not support process-wide extensions (sqlite3_auto_extension); "
+                    + "install the extension on each connection instead: "
+                    + "Configuration.vecSync(), VecSyncDatabase or VecSyncExtension.install(on:)")
+        }
+    }
+
+    /// Undoes ``register()`` (`sqlite3_cancel_auto_extension`), for tests that must not
+    /// leave every later connection of the process with the extension.
+    static func unregister() {
+        vecsync_unregister_auto_extension()
+    }
+
+    /// SQLite's SQLITE_MISUSE, without importing SQLite's module (its name depends on how
+    /// GRDB is set up: system SQLite, SQLCipher, a custom build).
+    private static let SQLITE_MISUSE_CODE: Int32 = 21
+
+    /// What to do about a connection without the extension, on this platform.
+    static var installAdvice: String {
+        #if canImport(Darwin)
+        "open it with Configuration.vecSync() or VecSyncDatabase, or call VecSyncExtension.install(on:) "
+            + "on it (Apple's SQLite ignores VecSyncExtension.register() and cannot load extensions)."
+        #else
+        "open it with Configuration.vecSync() or VecSyncDatabase, or call VecSyncExtension.install(on:) on it."
+        #endif
+    }
 
     /// The helper threads a statement may start (`PRAGMA threads`) on the connections
-    /// ``Configuration/vecSync(_:)`` opens: one for each core after the first, at most 8
+    /// ``GRDB/Configuration/vecSync(_:)`` opens: one for each core after the first, at most 8
     /// (SQLite's limit). A vec0 search of a table of 32,768 rows or more then scans on up to
     /// `1 + helperThreads` threads; stock SQLite's default is 0, one thread.
     public static var helperThreads: Int {

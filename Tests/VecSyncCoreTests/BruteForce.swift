@@ -132,11 +132,10 @@ extension BruteForce {
         }
     }
 
-    /// A new in-memory or on-disk connection with the extension registered.
+    /// A new in-memory or on-disk connection with the extension installed.
     static func openQueue(path: String? = nil) throws -> DatabaseQueue {
-        VecSyncExtension.register()
-        if let path { return try DatabaseQueue(path: path) }
-        return try DatabaseQueue()
+        if let path { return try DatabaseQueue(path: path, configuration: .vecSync()) }
+        return try DatabaseQueue(configuration: .vecSync())
     }
 
     /// The first two columns of every row of `sql`, as key and distance.

@@ -3,10 +3,10 @@ import GRDB
 import GRDBSQLite
 import VecSyncCore
 
-/// Runs SQL in this process, on a GRDB connection opened after `VecSyncExtension.register()`.
+/// Runs SQL in this process, on a GRDB connection with the extension installed on it.
 ///
 /// This is the extension as a Swift app uses it: the C code compiled into the app and
-/// registered with `sqlite3_auto_extension`, on the SQLite library GRDB links.
+/// installed on each connection, on the SQLite library GRDB links.
 ///
 /// ```swift
 /// let run = try InProcess.run("SELECT vector_extract(vector32('[1,2]'));")
@@ -21,14 +21,16 @@ enum InProcess {
     /// errors. Without `databasePath` the database is in memory; with `readOnly` the file
     /// is opened read-only (`SQLITE_OPEN_READONLY`).
     static func run(_ sql: String, databasePath: String? = nil, readOnly: Bool = false) throws -> SQLRun {
-        VecSyncExtension.register()
+        // The extension alone, as the sqlite3 shell has it: no `PRAGMA threads` of
+        // Configuration.vecSync(), which the cases about threads set themselves.
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try VecSyncExtension.install(on: db) }
+        configuration.readonly = readOnly
         let dbQueue: DatabaseQueue
         if let databasePath {
-            var configuration = Configuration()
-            configuration.readonly = readOnly
             dbQueue = try DatabaseQueue(path: databasePath, configuration: configuration)
         } else {
-            dbQueue = try DatabaseQueue()
+            dbQueue = try DatabaseQueue(configuration: configuration)
         }
         return try dbQueue.inDatabase { db in
             guard let connection = db.sqliteConnection else {

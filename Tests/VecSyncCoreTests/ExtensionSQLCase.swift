@@ -2,7 +2,7 @@ import Testing
 
 /// One way of running the extension: in this process from Swift, or in the `sqlite3` shell.
 enum SQLPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
-    /// GRDB in this process, after `VecSyncExtension.register()`.
+    /// GRDB in this process, with the extension installed on the connection (`Configuration.vecSync()`).
     case inProcess = "in-process"
     /// The real `sqlite3` binary with `.load libvecsync`.
     case shell = "sqlite3 shell"

@@ -113,12 +113,15 @@ enum Shell {
                 databasePath,
             ]
         // `make test` runs the shell cases once more against a sanitizer build of the
-        // extension: the shell then needs the sanitizer runtime preloaded.
-        if let preload = ProcessInfo.processInfo.environment["VECSYNC_SHELL_PRELOAD"], !preload.isEmpty {
-            var environment = ProcessInfo.processInfo.environment
+        // extension: the shell then needs the sanitizer runtime preloaded. Nothing else this
+        // process preloads reaches the shell: the Apple-SQLite lane's shim stands for the
+        // app's SQLite, while the shell stands for one that loads extensions (Homebrew's).
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = nil
+        if let preload = environment["VECSYNC_SHELL_PRELOAD"], !preload.isEmpty {
             environment["LD_PRELOAD"] = preload
-            process.environment = environment
         }
+        process.environment = environment
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr

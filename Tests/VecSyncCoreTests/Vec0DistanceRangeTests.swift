@@ -11,9 +11,8 @@ struct Vec0DistanceRangeTests {
         "Paging with distance > last visits every row once, in order, for each metric",
         arguments: ["l2", "cosine", "dot", "l1"])
     func pagingVisitsEveryRow(metric: String) throws {
-        VecSyncExtension.register()
         var random = ExtensionRandom(defaultSeed: 0x5eed_0120)
-        let queue = try DatabaseQueue()
+        let queue = try DatabaseQueue(configuration: .vecSync())
         try queue.write { db in
             try db.execute(
                 sql: "CREATE VIRTUAL TABLE p USING vec0(embedding float[6] distance_metric=\(metric), chunk_size=16)")

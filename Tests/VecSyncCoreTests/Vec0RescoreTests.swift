@@ -215,10 +215,9 @@ struct Vec0RescoreTests {
         "A reader on another connection sees the writer's committed rows in its codes",
         arguments: quantizers)
     func sharedAcrossConnections(quantizer: String) throws {
-        VecSyncExtension.register()
         try withTemporaryFile("rescore", named: "rescore.db") { path in
             var random = SeededRandom(defaultSeed: 0x5eed_0142)
-            let writer = try DatabaseQueue(path: path)
+            let writer = try DatabaseQueue(path: path, configuration: .vecSync())
             try writer.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA journal_mode=WAL")
                 try db.execute(
@@ -233,7 +232,7 @@ struct Vec0RescoreTests {
                         sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)", arguments: [row, Vector(values)])
                 }
             }
-            let reader = try DatabaseQueue(path: path)
+            let reader = try DatabaseQueue(path: path, configuration: .vecSync())
             let target = Vector((0..<8).map { _ in Float.random(in: -1...1, using: &random) })
             let nearestSQL = "SELECT rowid FROM v WHERE embedding MATCH ? AND k = 1"
             let before = try reader.read { try Int.fetchOne($0, sql: nearestSQL, arguments: [target]) }

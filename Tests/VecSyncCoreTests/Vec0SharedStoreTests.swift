@@ -16,7 +16,6 @@ struct Vec0SharedStoreTests {
         let path: String
 
         init(rows: Int, seed: UInt64) throws {
-            VecSyncExtension.register()
             directory = try temporaryDirectory("shared")
             path = directory.appendingPathComponent("shared.db").path
             var random = ExtensionRandom(defaultSeed: seed)
@@ -36,7 +35,7 @@ struct Vec0SharedStoreTests {
         }
 
         func connection() throws -> DatabaseQueue {
-            try DatabaseQueue(path: path)
+            try DatabaseQueue(path: path, configuration: .vecSync())
         }
 
         /// Runs `body` with a new fixture, then removes its folder.

@@ -16,7 +16,6 @@ struct EditBytesTests: FolderSuite {
 
     /// A database with photos of 768-d embeddings, tracked.
     static func replica(_ site: SiteID) throws -> Replica {
-        VecSyncExtension.register()
         let queue = try DatabaseQueue(configuration: Configuration.vecSync())
         try queue.write { db in
             try db.execute(

@@ -24,7 +24,6 @@ struct ForeignKeyTests: ReplicationSuite {
     /// A replica of a fresh database with foreign keys enforced (GRDB's default), tracking
     /// photos and notes.
     static func replica(_ site: SiteID, schema: String = schema) throws -> Replica {
-        VecSyncExtension.register()
         let queue = try DatabaseQueue(configuration: Configuration.vecSync())
         try queue.write { db in try db.execute(sql: schema) }
         let replica = try Replica(queue, site: site)

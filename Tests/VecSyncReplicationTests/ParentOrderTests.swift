@@ -26,7 +26,6 @@ struct ParentOrderTests: FolderSuite {
     /// `files` files on 3 drives (none when `files` is 0) written before anything is
     /// tracked; then `files` is tracked before `drives`, as DriveIndex does.
     static func replica(_ site: SiteID, files: Int, options: Replica.Options = Replica.Options()) throws -> Replica {
-        VecSyncExtension.register()
         let queue = try DatabaseQueue(configuration: Configuration.vecSync())
         try queue.write { db in
             try db.execute(sql: schema)

@@ -21,7 +21,6 @@ struct QuarantineTests {
         dimensions: 4, metric: .l2, name: "photos_vec")
 
     static func replica(_ site: SiteID, schema: String, indexed: Bool) throws -> Replica {
-        VecSyncExtension.register()
         let queue = try DatabaseQueue(configuration: Configuration.vecSync())
         try queue.write { db in
             try db.execute(sql: schema)

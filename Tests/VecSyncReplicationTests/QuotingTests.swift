@@ -19,7 +19,6 @@ struct QuotingTests: FolderSuite {
         """#
 
     static func replica(_ site: SiteID) throws -> Replica {
-        VecSyncExtension.register()
         let queue = try DatabaseQueue(configuration: Configuration.vecSync())
         try queue.write { db in try db.execute(sql: schema) }
         let replica = try Replica(queue, site: site)

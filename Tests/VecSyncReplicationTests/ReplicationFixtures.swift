@@ -52,7 +52,6 @@ enum Fixture {
 
     /// An in-memory database with the extension, the schema, and the vec0 index.
     static func database() throws -> DatabaseQueue {
-        VecSyncExtension.register()
         let queue = try DatabaseQueue(configuration: Configuration.vecSync())
         try queue.write { db in
             try db.execute(sql: schema)

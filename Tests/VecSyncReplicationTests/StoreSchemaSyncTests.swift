@@ -14,7 +14,6 @@ import VecSyncTestSupport
 struct StoreSchemaSyncTests {
     /// A fresh in-memory database with the extension on every connection.
     static func database() throws -> DatabaseQueue {
-        VecSyncExtension.register()
         return try DatabaseQueue(configuration: Configuration.vecSync())
     }
 

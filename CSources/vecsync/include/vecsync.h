@@ -7,10 +7,15 @@
 **   sqlite> select vector_extract(vector32('[1, 2.5, -3e-2]'));
 **   [1,2.5,-0.03]
 **
-** From a host that links SQLite itself, register the same code on every connection
-** opened afterwards:
+** From a host that links SQLite itself and compiles these sources with SQLITE_CORE (the
+** Swift package does), install it on each connection the host opens:
 **
-**   sqlite3_auto_extension(vecsync_auto_extension_entry());
+**   char zErr[256];
+**   if( vecsync_install(db, zErr, sizeof(zErr))!=SQLITE_OK ) fprintf(stderr, "%s\n", zErr);
+**
+** sqlite3_auto_extension(vecsync_auto_extension_entry()) reaches every later connection
+** instead, where the SQLite library allows it: Apple's returns SQLITE_MISUSE and does
+** nothing.
 **
 ** The declarations use incomplete struct types so this header can sit beside any
 ** sqlite3.h without redefining its typedefs.
@@ -31,6 +36,21 @@ int sqlite3_vecsync_init(
   char **pzErrMsg,                            /* OUT: error text, sqlite3_malloc'ed */
   const struct sqlite3_api_routines *pApi     /* SQLite's routine table */
 );
+
+/* Installs the extension on one open connection of the SQLite the host links: the
+** SQLITE_CORE build only (the loadable build answers SQLITE_MISUSE). Installing it twice on
+** a connection is harmless. Returns an SQLite result code; on failure zErr (nErr bytes,
+** may be NULL) receives the reason. */
+int vecsync_install(struct sqlite3 *db, char *zErr, int nErr);
+
+/* sqlite3_auto_extension(vecsync_auto_extension_entry()) in the SQLITE_CORE build, and its
+** result: SQLITE_MISUSE on Apple's SQLite, which does not support auto extensions, and in
+** the loadable build. */
+int vecsync_register_auto_extension(void);
+
+/* Undoes vecsync_register_auto_extension() (sqlite3_cancel_auto_extension()); nothing in
+** the loadable build. */
+void vecsync_unregister_auto_extension(void);
 
 /* The entry point cast to the type sqlite3_auto_extension() takes. */
 void (*vecsync_auto_extension_entry(void))(void);

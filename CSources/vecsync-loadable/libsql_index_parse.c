@@ -1,0 +1,2 @@
+/* libsql_index_parse.c, built as the loadable extension (no SQLITE_CORE): Package.swift says why. */
+#include "../vecsync/libsql_index_parse.c"

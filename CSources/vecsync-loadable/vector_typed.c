@@ -1,0 +1,2 @@
+/* vector_typed.c, built as the loadable extension (no SQLITE_CORE): Package.swift says why. */
+#include "../vecsync/vector_typed.c"
