@@ -41,7 +41,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
+.PHONY: all deps extension demo soak test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
 
 all: extension
 
@@ -137,6 +137,16 @@ $(ZIG_VENV)/bin/ziglang-installed: scripts/requirements-zig.txt
 
 check-darwin: $(ZIG_VENV)/bin/ziglang-installed
 	python3 scripts/check-darwin.py --zig "$(ZIG_VENV)/bin/python -m ziglang"
+
+# Open-ended exploration, run for a while before submitting (not in CI): the randomised
+# suites draw new seeds (VECSYNC_EXPLORE=1) and the convergence property test tries
+# SOAK_RUNS histories. A seed that fails is printed with the command that replays it; it
+# becomes a fixed case (ConvergencePropertyTests' historiesThatOnceDivergedConverge), so
+# that make test replays it on every run.
+SOAK_RUNS ?= 400
+soak: extension
+	VECSYNC_EXPLORE=1 VECSYNC_PROPERTY_RUNS=$(SOAK_RUNS) VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) \
+	  $(SWIFT) test --filter 'Convergence|Vec0KNNTests|Vec0MutationTests|ExtensionRoundTripPropertyTests|VectorTopK'
 
 test-all: test
 	$(MAKE) test-server
