@@ -111,9 +111,8 @@ $(APPLE_SQLITE_SHIM): scripts/apple-sqlite/apple_sqlite_shim.c
 
 test-apple-sqlite: extension $(APPLE_SQLITE_SHIM)
 	$(SWIFT) build --build-tests
-	$(SWIFT) build -c release --product vecsync-cli
 	$(APPLE_SQLITE_ENV) VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test --skip-build
-	$(APPLE_SQLITE_ENV) .build/release/vecsync-cli demo > .build/apple-sqlite/demo.log
+	$(APPLE_SQLITE_ENV) .build/debug/vecsync-cli demo > .build/apple-sqlite/demo.log
 	@tail -n 3 .build/apple-sqlite/demo.log
 	$(MAKE) test-example EXAMPLE_ENV='$(APPLE_SQLITE_ENV)'
 

@@ -144,6 +144,18 @@ def check_loadable_build(files, problems):
                 problems.append(f"CSources/vecsync-loadable/{name} does not include ../vecsync/{name}")
 
 
+def check_sqlite_module(files, problems):
+    """The library's modules (Sources/, Package.swift) never name GRDB's GRDBSQLite target:
+    GRDB's SQLCipher and custom-SQLite setups remove it, and an app so set up must still
+    build VecSync. (Tests and the server's package may.)"""
+    for path in files:
+        if path == "Package.swift" or (path.startswith("Sources/") and path.endswith(".swift")):
+            with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    if "GRDBSQLite" in line and not line.lstrip().startswith("//"):
+                        problems.append(f"{path}:{number} names GRDBSQLite, which GRDB's SQLCipher setup removes")
+
+
 def main():
     files = tracked_files()
     sources = source_text(files)
@@ -152,6 +164,7 @@ def main():
     check_layout(files, problems)
     check_file_map(files, problems)
     check_loadable_build(files, problems)
+    check_sqlite_module(files, problems)
     for problem in problems:
         print(problem)
     if problems:

@@ -415,7 +415,7 @@ static int vec0ParsePrimaryKey(Vec0Scan *s, char **pzName, const char *zType, in
   int rc = SQLITE_ERROR;
   if( !vec0Is(zWord, "key") || bAux ){
     *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected PRIMARY KEY", *pzName);
-  }else if( p->iPk>=0 ){
+  }else if( p->iPk>=0 || p->bRowidPk ){
     *pzErr = sqlite3_mprintf("vec0: more than one primary key");
   }else if( eType<0 ){
     *pzErr = sqlite3_mprintf("vec0: primary key \"%s\" must be text or integer", *pzName);
@@ -425,6 +425,30 @@ static int vec0ParsePrimaryKey(Vec0Scan *s, char **pzName, const char *zType, in
     rc = SQLITE_OK;
   }
   sqlite3_free(zWord);
+  return rc;
+}
+
+/* "rowid integer primary key" ("rowid" read already), which sqlite-vec accepts and
+** LangChain's SQLiteVec and sqlite-vec-client declare: the table's own rowid, declared
+** explicitly. Nothing is added: the table is a rowid table, as without it. */
+static int vec0ParseRowidKey(Vec0Scan *s, Vec0Config *p, char **pzErr){
+  char *zType = vec0Word(s);
+  char *zPrimary = vec0Word(s);
+  char *zKey = vec0Word(s);
+  int rc = SQLITE_ERROR;
+  if( !(vec0Is(zType, "integer") || vec0Is(zType, "int"))
+   || !vec0Is(zPrimary, "primary") || !vec0Is(zKey, "key") ){
+    *pzErr = sqlite3_mprintf("vec0: \"rowid\" is reserved: declare it only as \"rowid "
+                             "integer primary key\" (the table's rowid)");
+  }else if( p->iPk>=0 || p->bRowidPk ){
+    *pzErr = sqlite3_mprintf("vec0: more than one primary key");
+  }else{
+    p->bRowidPk = 1;
+    rc = SQLITE_OK;
+  }
+  sqlite3_free(zType);
+  sqlite3_free(zPrimary);
+  sqlite3_free(zKey);
   return rc;
 }
 
@@ -485,6 +509,11 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
     rc = vec0ParseTableOption(&s, zName, p, pzErr);
     goto cleanup;
   }
+  if( !bAux && vec0Is(zName, "rowid") ){
+    rc = vec0ParseRowidKey(&s, p, pzErr);
+    if( rc==SQLITE_OK ) goto trailing;
+    goto cleanup;
+  }
   rc = vec0CheckNewColumn(p, zName, pzErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   zType = vec0Word(&s);
@@ -506,6 +535,7 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
     }
   }
   if( rc!=SQLITE_OK ) goto cleanup;
+trailing:
   vec0SkipBlanks(&s);
   if( s.z[s.i] ){
     *pzErr = sqlite3_mprintf("vec0: unexpected text \"%s\" in \"%s\"", &s.z[s.i], zArg);

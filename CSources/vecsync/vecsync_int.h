@@ -72,6 +72,10 @@ extern const sqlite3_api_routines *sqlite3_api;
 
 #define VECSYNC_VERSION "0.1.0"
 
+/* The sqlite-vec release whose SQL (functions, vec0 declarations and queries) this
+** extension covers, measured against it: what vec_version() answers, with a "v". */
+#define VS_SQLITE_VEC_VERSION "0.1.9"
+
 /* The largest number of dimensions a vector may have (libSQL's limit too). */
 #define VS_MAX_DIMS 65536
 
@@ -229,6 +233,8 @@ struct Vec0Config {
   int nCol;             /* User columns, in declared order */
   Vec0Column aCol[VEC0_MAX_COLUMNS];
   int iPk;              /* Index of the primary key column, or -1 (rowid only) */
+  int bRowidPk;         /* "rowid integer primary key" was declared (as LangChain and
+                        ** sqlite-vec-client do): the table's own rowid, no column added */
   int iVec;             /* Index of the first vector column: the one the fields below
                         ** describe, kept in T_vectors and the in-memory copy. Further
                         ** vector columns ("extra") are stored in T_rows and scanned from

@@ -220,10 +220,12 @@ static void vsVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_result_text(ctx, VECSYNC_VERSION, -1, SQLITE_STATIC);
 }
 
-/* vec_version(): sqlite-vec's name for the version, "v" and ours. */
+/* vec_version(): the sqlite-vec version whose SQL this extension covers (VS_SQLITE_VEC_VERSION),
+** as sqlite-vec spells its own, so that code checking it for a feature (metadata columns
+** came in v0.1.6) finds them; vecsync_version() is ours. */
 static void vsVecVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc; (void)argv;
-  sqlite3_result_text(ctx, "v" VECSYNC_VERSION, -1, SQLITE_STATIC);
+  sqlite3_result_text(ctx, "v" VS_SQLITE_VEC_VERSION, -1, SQLITE_STATIC);
 }
 
 /* vecsync_debug(), vec_debug(): version, SQLite, BLAS and SIMD in use, one per line. */

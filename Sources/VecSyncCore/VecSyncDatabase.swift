@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A GRDB database whose every connection has the VecSync extension: vector functions,
@@ -19,12 +20,22 @@ public struct VecSyncDatabase: Sendable {
     /// Opens (or creates) the database file at `path` as a GRDB `DatabasePool`.
     ///
     /// `configuration` is extended with ``GRDB/Configuration/enableVecSync()``; pass your own
-    /// to set GRDB options such as `readonly` or `maximumReaderCount`.
+    /// to set GRDB options such as `readonly` or `maximumReaderCount`. Unless it sets a
+    /// `busyMode`, a write waits up to ``defaultBusyTimeout`` for another connection's (the
+    /// app's own writes, a sync in another process) instead of failing at once with
+    /// "database is locked".
     public init(path: String, configuration: Configuration = Configuration()) throws {
         var configuration = configuration
+        if case .immediateError = configuration.busyMode {
+            configuration.busyMode = .timeout(Self.defaultBusyTimeout)
+        }
         configuration.enableVecSync()
         self.writer = try VecSyncError.wrap { try DatabasePool(path: path, configuration: configuration) }
     }
+
+    /// How long a write to a database file waits for another writer before it fails, when
+    /// the configuration does not say (GRDB's default is not to wait).
+    public static let defaultBusyTimeout: TimeInterval = 10
 
     /// Opens a private in-memory database (a GRDB `DatabaseQueue`), for tests and tools.
     public static func inMemory(configuration: Configuration = Configuration()) throws -> VecSyncDatabase {

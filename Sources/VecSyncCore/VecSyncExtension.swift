@@ -36,7 +36,8 @@ public enum VecSyncExtension {
         var reason = [CChar](repeating: 0, count: 512)
         let rc = vecsync_install(connection, &reason, Int32(reason.count))
         guard rc == 0 else {
-            throw VecSyncError.extensionInstall(resultCode: rc, reason: String(cString: reason))
+            let text = reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            throw VecSyncError.extensionInstall(resultCode: rc, reason: String(decoding: text, as: UTF8.self))
         }
     }
 

@@ -1,7 +1,7 @@
 /// The paging rules of `GET /v1/spaces/{space}/changesets`: a cursor (`after`, a sequence
 /// number, 0 for the start), a page size (`limit`) and, for a device recording its pull,
-/// its site id (`site`). The answer is a ``ServerChangeSetPage``; pass its `nextCursor` as
-/// `after` until `hasMore` is false.
+/// its site id (`site`) and what it holds merged (`merged`, its pull point). The answer is a
+/// ``ServerChangeSetPage``; pass its `nextCursor` as `after` until `hasMore` is false.
 public enum ChangeSetPaging {
     /// The query parameter of the cursor: the change sets after this sequence number.
     public static let afterParameter = "after"
@@ -9,6 +9,12 @@ public enum ChangeSetPaging {
     public static let limitParameter = "limit"
     /// The query parameter naming the pulling device (its site id).
     public static let siteParameter = "site"
+    /// The query parameter of the pulling device's pull point: the sequence number through
+    /// which it holds every change set merged. A client that lists pages ahead of
+    /// downloading sends it; without it, `after` is taken for it (a client that merges each
+    /// page before listing the next). Compaction stays behind the smallest pull point, so it
+    /// must never name change sets listed but not merged yet.
+    public static let mergedParameter = "merged"
 
     /// The cursor before the first change set of a space.
     public static let firstCursor: Int64 = 0

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs SQL through the real `sqlite3` shell, with `libvecsync.so` loaded by `.load`.
 ///
@@ -40,21 +41,36 @@ enum Shell {
     }
 
     /// The built extension: `$VECSYNC_EXTENSION` (set by `make test`), else
-    /// `.build/libvecsync.so` in this package. Throws when the file is missing, so
-    /// the shell tests fail rather than pass without having run.
+    /// `.build/libvecsync.so` (`.dylib` on macOS) in this package. When `make test` named it,
+    /// a missing file fails the test, so the shell tests never pass without having run; in a
+    /// plain `swift test` of a fresh clone the shell cases skip instead, saying why (once).
     static func extensionPath() throws -> String {
         let configured = ProcessInfo.processInfo.environment["VECSYNC_EXTENSION"] ?? ""
-        return try existing(configured.isEmpty ? builtExtension : configured)
+        guard configured.isEmpty else { return try existing(configured) }
+        guard FileManager.default.fileExists(atPath: builtExtension) else {
+            try skipShellCases(
+                "the sqlite3 shell cases are skipped: no loadable extension at \(builtExtension) "
+                    + "(`make extension` builds it; `make test` runs them)")
+        }
+        return builtExtension
     }
 
-    /// The file `make extension` writes, `.build/libvecsync.so` in this package, whatever
-    /// `$VECSYNC_EXTENSION` names. Throws when it is missing, as ``extensionPath()`` does.
+    /// The file `make extension` writes, `.build/libvecsync.so` (`.dylib` on macOS) in this
+    /// package, whatever `$VECSYNC_EXTENSION` names. Throws, or skips, when it is missing, as
+    /// ``extensionPath()`` does.
     static func builtExtensionPath() throws -> String {
-        try existing(builtExtension)
+        if ProcessInfo.processInfo.environment["VECSYNC_EXTENSION"].map({ !$0.isEmpty }) == true {
+            return try existing(builtExtension)
+        }
+        return try extensionPath()
     }
 
     private static var builtExtension: String {
+        #if canImport(Darwin)
+        packageRoot.appendingPathComponent(".build/libvecsync.dylib").path
+        #else
         packageRoot.appendingPathComponent(".build/libvecsync.so").path
+        #endif
     }
 
     private static func existing(_ path: String) throws -> String {
@@ -63,6 +79,55 @@ enum Shell {
         }
         return path
     }
+
+    /// In a plain `swift test` (no `$VECSYNC_EXTENSION`), skips the shell cases when the
+    /// shell cannot load extensions at all (macOS's `/usr/bin/sqlite3`); under `make test`
+    /// the cases run and fail with the shell's own words.
+    private static func checkShellLoads(_ loadPath: String) throws {
+        guard (ProcessInfo.processInfo.environment["VECSYNC_EXTENSION"] ?? "").isEmpty else { return }
+        let refusal = shellRefusal.value {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [shellBinary, "-batch", "-cmd", ".load \(loadPath)", ":memory:", "select 1;"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            guard (try? process.run()) != nil else { return nil }
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return process.terminationStatus == 0 && text.hasPrefix("1") ? nil : text
+        }
+        if let refusal {
+            try skipShellCases(
+                "the sqlite3 shell cases are skipped: \(shellBinary) cannot load \(loadPath) "
+                    + "(\(refusal.trimmingCharacters(in: .whitespacesAndNewlines))); set SQLITE3 to a shell that "
+                    + "loads extensions (Homebrew's on macOS)")
+        }
+    }
+
+    private static let shellRefusal = Memo<String?>()
+
+    /// What `.load` takes for `library`: its path without the suffix, as the README shows
+    /// it; SQLite adds the platform's suffix and derives the entry point sqlite3_vecsync_init.
+    static func loadArgument(_ library: String) -> String {
+        var loadPath = library
+        for suffix in [".so", ".dylib"] where loadPath.hasSuffix(suffix) {
+            loadPath.removeLast(suffix.count)
+        }
+        return loadPath
+    }
+
+    /// Prints `reason` once for the whole run and skips the calling test case.
+    private static func skipShellCases(_ reason: String) throws -> Never {
+        skipNotice.once { FileHandle.standardError.write(Data("note: \(reason)\n".utf8)) }
+        #if compiler(>=6.3)
+        try Test.cancel(Comment(rawValue: reason))
+        #else
+        throw ShellError.extensionNotBuilt(path: builtExtension)
+        #endif
+    }
+
+    private static let skipNotice = Once()
 
     /// The package root, three levels above this file (Tests/VecSyncCoreTests/<file>).
     static var packageRoot: URL {
@@ -75,13 +140,8 @@ enum Shell {
     /// Runs `sql` in one `sqlite3` session on `databasePath` (in memory by default); with
     /// `readOnly`, the shell opens it with `-readonly`.
     static func run(_ sql: String, databasePath: String = ":memory:", readOnly: Bool = false) throws -> Output {
-        let library = try extensionPath()
-        // `.load` takes the path without its suffix, as the README shows it; SQLite adds
-        // the platform's suffix and derives the entry point sqlite3_vecsync_init.
-        var loadPath = library
-        for suffix in [".so", ".dylib"] where loadPath.hasSuffix(suffix) {
-            loadPath.removeLast(suffix.count)
-        }
+        let loadPath = loadArgument(try extensionPath())
+        try checkShellLoads(loadPath)
 
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("vecsync-shell-\(UUID().uuidString)", isDirectory: true)
@@ -142,10 +202,18 @@ enum Shell {
         return Output(stdout: out, stderr: err, status: process.terminationStatus)
     }
 
-    /// The `sqlite3` binary to run.
+    /// The `sqlite3` binary to run: `$SQLITE3`, else `sqlite3` from PATH. On macOS, whose
+    /// `/usr/bin/sqlite3` cannot load extensions, Homebrew's when it is installed.
     static var shellBinary: String {
         let configured = ProcessInfo.processInfo.environment["SQLITE3"] ?? ""
-        return configured.isEmpty ? "sqlite3" : configured
+        if !configured.isEmpty { return configured }
+        #if canImport(Darwin)
+        for brew in ["/opt/homebrew/opt/sqlite/bin/sqlite3", "/usr/local/opt/sqlite/bin/sqlite3"]
+        where FileManager.default.isExecutableFile(atPath: brew) {
+            return brew
+        }
+        #endif
+        return "sqlite3"
     }
 }
 
@@ -161,14 +229,44 @@ enum ShellError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .extensionNotBuilt(let path):
-            "the loadable extension \(path) does not exist: run `make test`, or "
-                + "`swift build -c release --product vecsync` and set VECSYNC_EXTENSION to the "
-                + "built libvecsync.so"
+            "the loadable extension \(path) does not exist: run `make test`, or `make extension` "
+                + "and set VECSYNC_EXTENSION to the built libvecsync.so (.dylib on macOS)"
         case .cannotStart(let binary, let underlying):
             "cannot run the sqlite3 shell `\(binary)` (install Debian's `sqlite3` package, or "
                 + "set SQLITE3): \(underlying)"
         case .crashed(let signal, let sql):
             "the sqlite3 shell died of signal \(signal) running:\n\(SQLRun.abbreviated(sql, limit: 2000))"
         }
+    }
+}
+
+/// Runs a block once per process.
+final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+
+    func once(_ body: () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !done else { return }
+        done = true
+        body()
+    }
+}
+
+/// A value computed once per process, on first use.
+final class Memo<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+    private var computed = false
+
+    func value(_ compute: () -> Value) -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        if !computed {
+            stored = compute()
+            computed = true
+        }
+        return stored!
     }
 }

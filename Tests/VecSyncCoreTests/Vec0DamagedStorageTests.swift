@@ -25,7 +25,7 @@ struct Vec0DamagedStorageTests {
 
     @Test("Loading the extension twice on one connection, then dropping a table")
     func loadingTwiceIsHarmless() throws {
-        let again = ".load " + (try Shell.extensionPath()).replacingOccurrences(of: ".so", with: "")
+        let again = ".load " + Shell.loadArgument(try Shell.extensionPath())
         let output = try Shell.run(Self.table + again + "\n" + Self.knn + "\ndrop table v;\nselect 'dropped';\n")
         #expect(output.stdout == "a\nb\ndropped\n", "stdout: \(output.stdout)")
         #expect(output.stderr == "", "stderr: \(output.stderr)")

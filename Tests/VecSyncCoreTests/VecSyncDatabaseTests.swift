@@ -52,6 +52,29 @@ struct VecSyncDatabaseTests {
         #expect(text == "[1,2]")
     }
 
+    @Test func aWriteWaitsForAnotherConnectionsWriteInsteadOfFailing() throws {
+        try withTemporaryFile("busy", named: "busy.db") { path in
+            let app = try VecSyncDatabase(path: path)
+            let sync = try VecSyncDatabase(path: path)  // a second pool, as a sync in another process
+            try app.write { db in try db.execute(sql: "CREATE TABLE t(x)") }
+            let holding = DispatchSemaphore(value: 0)
+            let released = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                try? app.write { db in
+                    try db.execute(sql: "INSERT INTO t VALUES (1)")
+                    holding.signal()
+                    Thread.sleep(forTimeInterval: 0.3)  // the write lock stays taken meanwhile
+                }
+                released.signal()
+            }
+            thread.start()
+            holding.wait()
+            try sync.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+            released.wait()
+            #expect(try sync.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 2)
+        }
+    }
+
     @Test func ownDatabaseQueueBecomesVectorCapableWithTheConfigurationHelper() throws {
         let queue = try DatabaseQueue(configuration: .vecSync())
         let db = try VecSyncDatabase(queue)

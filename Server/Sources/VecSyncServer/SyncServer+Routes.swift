@@ -386,7 +386,13 @@ extension SyncServer {
             try Self.checkText(site, "site")
             try requireDevice(site, allowedBy: grant, to: "record a pull")
             try await requireOwnership(of: site, by: grant, to: "record a pull", inSpace: grant.spaceID)
-            try await store.recordPull(bySite: site, inSpace: grant.spaceID, after: after, at: Self.now())
+            // The pull point is what the device holds merged, never what it has only listed:
+            // a compaction between its listing and its downloads would drop them.
+            let merged = try Self.integer(
+                query.get(ChangeSetPaging.mergedParameter), name: ChangeSetPaging.mergedParameter,
+                default: after, range: ChangeSetPaging.cursors)
+            try await store.recordPull(
+                bySite: site, inSpace: grant.spaceID, after: min(merged, after), at: Self.now())
         }
         var entries = try await store.changeSets(inSpace: grant.spaceID, after: after, limit: Int(limit) + 1)
         // Sequence numbers have no holes but those compaction makes: an empty page, or one

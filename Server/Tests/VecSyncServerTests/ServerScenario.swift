@@ -29,6 +29,7 @@ struct ServerScenario: Sendable, CustomTestStringConvertible {
         ServerScenario("rateLimitAcrossInstances", ServerScenarios.rateLimitAcrossInstances),
         ServerScenario("newDeviceBootstrapsFromSnapshot", ServerScenarios.newDeviceBootstrapsFromSnapshot),
         ServerScenario("deviceBehindCompactionRecovers", ServerScenarios.deviceBehindCompactionRecovers),
+        ServerScenario("compactionDuringAPullLosesNothing", ServerScenarios.compactionDuringAPullLosesNothing),
         ServerScenario("deviceTokensActAsTheirDeviceOnly", ServerScenarios.deviceTokensActAsTheirDeviceOnly),
         ServerScenario("pagesAreStableUnderConcurrentPushes", ServerScenarios.pagesAreStableUnderConcurrentPushes),
         ServerScenario("malformedRequestsAreRefusedAndServingGoesOn", ServerScenarios.malformedRequestsAreRefusedAndServingGoesOn),

@@ -295,12 +295,18 @@ public struct HTTPTransport: SyncTransport {
     /// One page of the space's change sets after `after`; with `site`, the server records
     /// the listing as that device's pull (it holds everything up to `after`).
     /// Its entries must follow `after` in increasing order.
-    func listPage(after: Int64, pullingAs site: String? = nil) throws -> ServerChangeSetPage {
+    /// One page of the listing after `after`. `pullingAs` names this replica's site and the
+    /// sequence number through which it holds every change set merged (its pull cursor), for
+    /// the server to record as its pull point.
+    func listPage(after: Int64, pullingAs puller: (site: String, merged: Int64)? = nil) throws -> ServerChangeSetPage {
         var query = [
             URLQueryItem(name: ChangeSetPaging.afterParameter, value: String(after)),
             URLQueryItem(name: ChangeSetPaging.limitParameter, value: String(pageSize)),
         ]
-        if let site { query.append(URLQueryItem(name: ChangeSetPaging.siteParameter, value: site)) }
+        if let puller {
+            query.append(URLQueryItem(name: ChangeSetPaging.siteParameter, value: puller.site))
+            query.append(URLQueryItem(name: ChangeSetPaging.mergedParameter, value: String(puller.merged)))
+        }
         let page = try decode(ServerChangeSetPage.self, send("GET", "changesets", query: query))
         var previous = after
         for entry in page.changeSets {
@@ -390,7 +396,9 @@ public struct HTTPTransport: SyncTransport {
         for _ in 0..<Self.maximumPages {
             let page: ServerChangeSetPage
             do {
-                page = try listPage(after: after, pullingAs: own)
+                // The pull point sent is the cursor as merged, not `after`: every page after the
+                // first lists change sets this replica has not downloaded yet.
+                page = try listPage(after: after, pullingAs: (own, cursor))
             } catch HTTPTransportError.refused(_, 410, "compacted", _) where !bootstrapped {
                 // Compacted past our cursor while we were away: bootstrap again, go on after it.
                 guard let snapshot = try self.status().snapshot else {
@@ -457,7 +465,10 @@ public struct HTTPTransport: SyncTransport {
         events: SyncEventSink
     ) throws {
         let received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
-        let origins = Set(listed.map(\.origin)).subtracting([replica.site.rawValue])
+        // Origins listed now, and those a gap was recorded for before: a snapshot merged
+        // since (a bootstrap after a compaction) may have filled it without listing them.
+        let waiting = try replica.gaps().map(\.origin.rawValue)
+        let origins = Set(listed.map(\.origin) + waiting).subtracting([replica.site.rawValue])
         for origin in origins.sorted() {
             let cursor = received[origin] ?? 0
             var gap: SyncGap?
