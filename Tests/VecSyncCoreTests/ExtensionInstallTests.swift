@@ -14,15 +14,15 @@ struct ExtensionInstallTests {
     /// True in the Apple-SQLite lane, where process-wide registration is refused.
     static let appleSQLite = ProcessInfo.processInfo.environment["VECSYNC_APPLE_SQLITE"] == "1"
 
-    static func hasExtension(_ queue: DatabaseQueue) throws -> Bool {
-        try queue.inDatabase { db in
+    static func hasExtension(_ queue: DatabaseQueue) -> Bool {
+        queue.inDatabase { db in
             (try? String.fetchOne(db, sql: "SELECT vecsync_version()")) == VecSyncExtension.version
         }
     }
 
     @Test func aPlainConnectionHasNoExtensionUntilInstalledOnIt() throws {
         let queue = try DatabaseQueue()
-        #expect(try !Self.hasExtension(queue))
+        #expect(!Self.hasExtension(queue))
         try queue.inDatabase { db in
             try VecSyncExtension.install(on: db)
             try VecSyncExtension.install(on: db)  // a second time changes nothing
@@ -86,11 +86,11 @@ struct ExtensionInstallTests {
                 #expect(resultCode == 21)
                 #expect(reason.contains("install the extension on each connection"), "\(reason)")
             }
-            #expect(try !Self.hasExtension(try DatabaseQueue()))
+            #expect(!Self.hasExtension(try DatabaseQueue()))
         } else {
             try VecSyncExtension.register()
             defer { VecSyncExtension.unregister() }
-            #expect(try Self.hasExtension(try DatabaseQueue()))
+            #expect(Self.hasExtension(try DatabaseQueue()))
         }
     }
 }

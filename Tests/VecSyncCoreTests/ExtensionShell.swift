@@ -43,16 +43,50 @@ enum Shell {
     /// The built extension: `$VECSYNC_EXTENSION` (set by `make test`), else
     /// `.build/libvecsync.so` (`.dylib` on macOS) in this package. When `make test` named it,
     /// a missing file fails the test, so the shell tests never pass without having run; in a
-    /// plain `swift test` of a fresh clone the shell cases skip instead, saying why (once).
+    /// plain `swift test` of a fresh clone the shell cases skip instead (``skipReason()``).
     static func extensionPath() throws -> String {
         let configured = ProcessInfo.processInfo.environment["VECSYNC_EXTENSION"] ?? ""
         guard configured.isEmpty else { return try existing(configured) }
-        guard FileManager.default.fileExists(atPath: builtExtension) else {
-            try skipShellCases(
-                "the sqlite3 shell cases are skipped: no loadable extension at \(builtExtension) "
-                    + "(`make extension` builds it; `make test` runs them)")
-        }
+        if let reason = skipReason() { try skipShellCases(reason) }
         return builtExtension
+    }
+
+    /// Why the shell cases cannot run in a plain `swift test` (no `$VECSYNC_EXTENSION`): no
+    /// built extension, or a shell that cannot load it (macOS's `/usr/bin/sqlite3`); nil when
+    /// they can, and always nil under `make test`, where they must run. Printed once.
+    static func skipReason() -> String? {
+        guard (ProcessInfo.processInfo.environment["VECSYNC_EXTENSION"] ?? "").isEmpty else { return nil }
+        return skipping.value {
+            let reason: String?
+            if !FileManager.default.fileExists(atPath: builtExtension) {
+                reason = "the sqlite3 shell cases are skipped: no loadable extension at \(builtExtension) "
+                    + "(`make extension` builds it; `make test` runs them)"
+            } else if let refusal = shellRefusal(loading: loadArgument(builtExtension)) {
+                reason = "the sqlite3 shell cases are skipped: \(shellBinary) cannot load the extension "
+                    + "(\(refusal)); set SQLITE3 to a shell that loads extensions (Homebrew's on macOS)"
+            } else {
+                reason = nil
+            }
+            if let reason { FileHandle.standardError.write(Data("note: \(reason)\n".utf8)) }
+            return reason
+        }
+    }
+
+    private static let skipping = Memo<String?>()
+
+    /// What the shell printed when `.load` failed, or nil when it loaded.
+    private static func shellRefusal(loading loadPath: String) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [shellBinary, "-batch", "-cmd", ".load \(loadPath)", ":memory:", "select 1;"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        guard (try? process.run()) != nil else { return "it does not start" }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if process.terminationStatus == 0 && text.hasPrefix("1") { return nil }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The file `make extension` writes, `.build/libvecsync.so` (`.dylib` on macOS) in this
@@ -80,33 +114,6 @@ enum Shell {
         return path
     }
 
-    /// In a plain `swift test` (no `$VECSYNC_EXTENSION`), skips the shell cases when the
-    /// shell cannot load extensions at all (macOS's `/usr/bin/sqlite3`); under `make test`
-    /// the cases run and fail with the shell's own words.
-    private static func checkShellLoads(_ loadPath: String) throws {
-        guard (ProcessInfo.processInfo.environment["VECSYNC_EXTENSION"] ?? "").isEmpty else { return }
-        let refusal = shellRefusal.value {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [shellBinary, "-batch", "-cmd", ".load \(loadPath)", ":memory:", "select 1;"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            guard (try? process.run()) != nil else { return nil }
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return process.terminationStatus == 0 && text.hasPrefix("1") ? nil : text
-        }
-        if let refusal {
-            try skipShellCases(
-                "the sqlite3 shell cases are skipped: \(shellBinary) cannot load \(loadPath) "
-                    + "(\(refusal.trimmingCharacters(in: .whitespacesAndNewlines))); set SQLITE3 to a shell that "
-                    + "loads extensions (Homebrew's on macOS)")
-        }
-    }
-
-    private static let shellRefusal = Memo<String?>()
-
     /// What `.load` takes for `library`: its path without the suffix, as the README shows
     /// it; SQLite adds the platform's suffix and derives the entry point sqlite3_vecsync_init.
     static func loadArgument(_ library: String) -> String {
@@ -117,17 +124,14 @@ enum Shell {
         return loadPath
     }
 
-    /// Prints `reason` once for the whole run and skips the calling test case.
+    /// Skips the calling test case (``skipReason()`` printed why, once).
     private static func skipShellCases(_ reason: String) throws -> Never {
-        skipNotice.once { FileHandle.standardError.write(Data("note: \(reason)\n".utf8)) }
         #if compiler(>=6.3)
         try Test.cancel(Comment(rawValue: reason))
         #else
         throw ShellError.extensionNotBuilt(path: builtExtension)
         #endif
     }
-
-    private static let skipNotice = Once()
 
     /// The package root, three levels above this file (Tests/VecSyncCoreTests/<file>).
     static var packageRoot: URL {
@@ -141,7 +145,6 @@ enum Shell {
     /// `readOnly`, the shell opens it with `-readonly`.
     static func run(_ sql: String, databasePath: String = ":memory:", readOnly: Bool = false) throws -> Output {
         let loadPath = loadArgument(try extensionPath())
-        try checkShellLoads(loadPath)
 
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("vecsync-shell-\(UUID().uuidString)", isDirectory: true)
@@ -237,20 +240,6 @@ enum ShellError: Error, CustomStringConvertible {
         case .crashed(let signal, let sql):
             "the sqlite3 shell died of signal \(signal) running:\n\(SQLRun.abbreviated(sql, limit: 2000))"
         }
-    }
-}
-
-/// Runs a block once per process.
-final class Once: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-
-    func once(_ body: () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !done else { return }
-        done = true
-        body()
     }
 }
 
