@@ -4,7 +4,6 @@
 # Debian it installs them with apt-get, anywhere else it says what to install.
 
 SWIFT      ?= swift
-SQLITE3    ?= sqlite3
 # The loadable extension is libvecsync.dylib on macOS, libvecsync.so elsewhere; off Debian
 # (a Mac) the package steps skip themselves and `make test` runs the Mac subset below.
 UNAME_S    := $(shell uname -s)
@@ -14,6 +13,13 @@ else
 LIB_SUFFIX := so
 endif
 EXTENSION  := .build/libvecsync.$(LIB_SUFFIX)
+# The sqlite3 shell of the demo; on macOS one that loads extensions: Homebrew's when it is
+# there (Apple's /usr/bin/sqlite3 cannot). SQLITE3=... chooses another.
+ifeq ($(UNAME_S),Darwin)
+SQLITE3    ?= $(firstword $(wildcard /opt/homebrew/opt/sqlite/bin/sqlite3 /usr/local/opt/sqlite/bin/sqlite3) sqlite3)
+else
+SQLITE3    ?= sqlite3
+endif
 # Debian packages: the SQLite headers the C code and GRDB build against, the sqlite3 shell
 # the demo and the shell tests run, the system BLAS (libblas-dev to link; OpenBLAS behind
 # the libblas.so.3 alternative, whose sgemm answers batches of queries 1.6x faster than
@@ -65,10 +71,10 @@ endif
 
 demo: extension
 	$(SWIFT) build -c release --product vecsync-cli
-	@echo "== sql/demo.sql in the sqlite3 shell, with .load $(EXTENSION:.so=) =="
-	$(SQLITE3) -batch -cmd ".load $(EXTENSION:.so=)" :memory: < sql/demo.sql
+	@echo "== sql/demo.sql in the sqlite3 shell, with .load $(EXTENSION:.$(LIB_SUFFIX)=) =="
+	$(SQLITE3) -batch -cmd ".load $(EXTENSION:.$(LIB_SUFFIX)=)" :memory: < sql/demo.sql
 	@# Every statement of demo-errors.sql after its table fails on purpose: the exit status is 1.
-	@$(SQLITE3) -batch -cmd ".load $(EXTENSION:.so=)" :memory: < sql/demo-errors.sql 2>&1 || true
+	@$(SQLITE3) -batch -cmd ".load $(EXTENSION:.$(LIB_SUFFIX)=)" :memory: < sql/demo-errors.sql 2>&1 || true
 	@echo
 	@echo "== vecsync-cli demo: a message and photo library, searched and synced from Swift =="
 	.build/release/vecsync-cli demo
