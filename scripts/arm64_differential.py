@@ -290,7 +290,14 @@ def main():
     ap.add_argument("--sql-dir", default=os.path.join(os.path.dirname(__file__), "..", "sql"))
     ap.add_argument("--seed", type=lambda s: int(s, 0), default=None)
     args = ap.parse_args()
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    # A fixed seed, so make test passes or fails the same way on the same code; a new one
+    # under make soak's VECSYNC_EXPLORE=1 (a failing one becomes --seed of a rerun, and a case).
+    if args.seed is not None:
+        seed = args.seed
+    elif os.environ.get("VECSYNC_EXPLORE") == "1":
+        seed = random.SystemRandom().randrange(1 << 32)
+    else:
+        seed = 2026112800
     print("arm64 differential: seed %d (replay with --seed %d)" % (seed, seed))
 
     scripts = []

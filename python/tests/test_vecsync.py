@@ -22,7 +22,10 @@ try:
 except ImportError:  # pragma: no cover - make test-python installs it
     apsw = None
 
-SEED = int(os.environ.get("VECSYNC_SEED", "0"), 0) or random.SystemRandom().randrange(1, 1 << 31)
+# VECSYNC_SEED replays a run; otherwise a fixed seed (make test is deterministic), or a new
+# one under make soak's VECSYNC_EXPLORE=1.
+SEED = int(os.environ.get("VECSYNC_SEED", "0"), 0) or (
+    random.SystemRandom().randrange(1, 1 << 31) if os.environ.get("VECSYNC_EXPLORE") == "1" else 20261128)
 
 
 def f32(values):
