@@ -27,6 +27,7 @@ struct ConvergencePropertyTests {
     @Test("replicas converge byte for byte under random writes and random delivery", arguments: 0..<runs)
     func replicasConvergeUnderRandomDelivery(history: Int) throws {
         let seed = Self.baseSeed &+ UInt64(history)
+        if history == 0 { print("convergence: \(Self.runs) histories from seed \(Self.baseSeed)") }
         let rerun = "seed \(seed) (rerun with VECSYNC_PROPERTY_SEED=\(seed) VECSYNC_PROPERTY_RUNS=1)"
         do {
             if let failure = try Self.run(seed: seed) { Issue.record("\(rerun): \(failure)") }
