@@ -47,7 +47,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo soak test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
+.PHONY: all deps extension demo soak check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
 
 all: extension
 
@@ -142,6 +142,13 @@ $(ZIG_VENV)/bin/ziglang-installed: scripts/requirements-zig.txt
 
 check-darwin: $(ZIG_VENV)/bin/ziglang-installed
 	python3 scripts/check-darwin.py --zig "$(ZIG_VENV)/bin/python -m ziglang"
+
+# VecSync and vecsync-cli built against GRDB set up as for SQLCipher (its GRDBSQLite target
+# deleted, the SQLite module under another name): about 5 minutes, a full build of the
+# package's dependencies, so not in make test, whose check-maps refuses any mention of
+# GRDBSQLite in Sources/ and Package.swift (scripts/check-sqlcipher-shape.sh).
+check-sqlcipher-shape: deps
+	SWIFT=$(SWIFT) ./scripts/check-sqlcipher-shape.sh
 
 # Open-ended exploration, run for a while before submitting (not in CI): the randomised
 # suites draw new seeds (VECSYNC_EXPLORE=1) and the convergence property test tries
