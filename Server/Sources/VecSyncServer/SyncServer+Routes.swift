@@ -382,15 +382,16 @@ extension SyncServer {
         let limit = try Self.integer(
             query.get(ChangeSetPaging.limitParameter), name: ChangeSetPaging.limitParameter,
             default: Int64(ChangeSetPaging.defaultLimit), range: 1...Int64(limits.maximumPageSize))
+        // The pull point is what the device holds merged, never what it has only listed: a
+        // compaction between its listing and its downloads would drop them. Checked whether
+        // `site` is there or not, as every parameter is.
+        let merged = try Self.integer(
+            query.get(ChangeSetPaging.mergedParameter), name: ChangeSetPaging.mergedParameter,
+            default: after, range: ChangeSetPaging.cursors)
         if let site = query.get(ChangeSetPaging.siteParameter) {
             try Self.checkText(site, "site")
             try requireDevice(site, allowedBy: grant, to: "record a pull")
             try await requireOwnership(of: site, by: grant, to: "record a pull", inSpace: grant.spaceID)
-            // The pull point is what the device holds merged, never what it has only listed:
-            // a compaction between its listing and its downloads would drop them.
-            let merged = try Self.integer(
-                query.get(ChangeSetPaging.mergedParameter), name: ChangeSetPaging.mergedParameter,
-                default: after, range: ChangeSetPaging.cursors)
             try await store.recordPull(
                 bySite: site, inSpace: grant.spaceID, after: min(merged, after), at: Self.now())
         }
