@@ -269,7 +269,7 @@ float vec0QuantScoreOne(const Vec0QuantQuery *pQ, const unsigned char *pCode, fl
 
 /* An int8 or bit column's vectors are not codes of anything: they are scanned as stored,
 ** and these give each row's exact key (smaller is nearer): int8 l2 the squared distance,
-** l1 the sum of absolute differences, cosine 1 - cos (VEC0_TYPED_NO_DIRECTION when the
+** l1 the sum of absolute differences, cosine 1 - cos (VS_NO_DIRECTION when the
 ** row is all zeros); bit the Hamming distance. All sums are exact integers. */
 
 static void vec0I8Sums(const signed char *q, const signed char *v, int n,
@@ -358,7 +358,7 @@ void vec0TypedScore(const Vec0Config *pCfg, const unsigned char *q, const unsign
       switch( pCfg->eMetric ){
         case VS_METRIC_L1:     aKey[i] = (double)l1; break;
         case VS_METRIC_COSINE:
-          aKey[i] = (vv==0 || qq==0) ? VEC0_TYPED_NO_DIRECTION
+          aKey[i] = (vv==0 || qq==0) ? VS_NO_DIRECTION
                   : 1.0 - (double)dot/sqrt((double)qq*(double)vv);
           break;
         default:               aKey[i] = (double)l2; break;

@@ -9,9 +9,12 @@
 **   vec0SearchBatch(p, Q, nQuery, k, aTop);            // many queries, one pass
 **
 ** How it works: a query reads down these steps, in this order.
-**   1. check   the query vector has the column's dimensions, is finite, and is not all
-**              zeros under cosine (vec0VectorArg / vec0VectorCheck: one set of checks for
-**              MATCH, the batch function and vector_top_k);
+**   1. check   the query vector has the column's dimensions and is finite (vec0VectorArg
+**              / vec0VectorCheck: one set of checks for MATCH, the batch function and
+**              vector_top_k). An all-zero vector is taken: under cosine it has no
+**              direction, its distance to anything is NULL, and such a row (or every row,
+**              for such a query) ranks after every row that has one, by rowid, and is
+**              outside any distance range (VS_NO_DIRECTION), as NULL is in SQL;
 **   2. scan    each chunk of the in-memory copy is scored against the query by one block
 **              product (vsScoreBlock: AVX2 or BLAS sgemv; sgemm for a batch), or under
 **              distance_metric=l1 by the L1 distances themselves (vsL1Block); a filter's
@@ -65,11 +68,8 @@ static int vec0CheckF32(const Vec0Config *pCfg, const float *a, const char *zWha
       return SQLITE_ERROR;
     }
   }
-  if( pCfg->eMetric==VS_METRIC_COSINE && vsNormF32(a, pCfg->nDim)==0.0f ){
-    *pzErr = sqlite3_mprintf(
-        "the %s vector is all zeros: cosine distance is undefined for it", zWhat);
-    return SQLITE_ERROR;
-  }
+  /* All zeros is taken, as sqlite-vec takes it: under cosine it has no direction, so its
+  ** distance is NULL and it ranks after every row that has one (VS_NO_DIRECTION). */
   return SQLITE_OK;
 }
 
@@ -123,17 +123,6 @@ static int vec0TypedArg(const Vec0Config *pCfg, sqlite3_value *pVal, const char 
   if( *paOut==0 ) return SQLITE_NOMEM;
   memset(*paOut, 0, sizeof(float)*(size_t)pCfg->nWord);
   if( nByte>0 ) memcpy(*paOut, sqlite3_value_blob(pVal), (size_t)nByte);
-  if( pCfg->eMetric==VS_METRIC_COSINE ){
-    int i;
-    const signed char *a = (const signed char*)*paOut;
-    for(i=0; i<nByte && a[i]==0; i++){}
-    if( i==nByte ){
-      /* sqlite-vec stores it and reports NULL distances; refused here as for float32. */
-      *pzErr = sqlite3_mprintf("the %s vector is all zeros: cosine distance is undefined "
-                               "for it", zWhat);
-      return SQLITE_ERROR;
-    }
-  }
   return SQLITE_OK;
 }
 
@@ -258,6 +247,9 @@ static double vec0Tiny(const Vec0Scan *s){
 ** float32 norm is vNorm may be from its exact distance, on a's scale (+inf: no bound). */
 static double vec0ScoreError(const Vec0Scan *s, double a, float vNorm){
   double g = s->rGamma, qn = s->qNorm, vn = vNorm;
+  if( s->p->cfg.eMetric==VS_METRIC_COSINE && (qn==0.0 || vn==0.0) ){
+    return 0.0;               /* no direction: vsScoreDistance's VS_NO_DIRECTION, exactly */
+  }
   if( !(qn<=VEC0_NORM_MAX) || !(vn<=VEC0_NORM_MAX) ) return INFINITY;
   switch( s->p->cfg.eMetric ){
     case VS_METRIC_COSINE:
@@ -324,12 +316,15 @@ static void vec0Offer(Vec0Scan *s, double a, float vNorm, const float *v,
   double e = vec0ScoreError(s, a, vNorm);
   double lb = a - e, d;
   if( lb!=lb ) lb = -INFINITY;  /* a float32 overflow: no bound, the exact distance decides */
+  if( s->pRange && eMetric==VS_METRIC_COSINE && (s->qNorm==0.0f || vNorm==0.0f) ){
+    return;                   /* no direction: a NULL distance, outside any range */
+  }
   if( s->bExact ){
     double rTau = vsTopKBound(s->pTop);
     if( s->rTau<rTau ) rTau = s->rTau;
     if( lb > vec0ApproxScale(eMetric, rTau) ) return;
     d = vsDistanceF32(eMetric, s->q, v, nDim);
-    if( d!=d ) return;        /* no direction (a damaged file's zero vector): never a hit */
+    if( d!=d ) d = VS_NO_DIRECTION;   /* all zeros under cosine: after every other row */
     if( s->pRange
      && !vec0InRange(s->pRange, vec0ReportedDistance(eMetric, s->q, v, nDim, d)) ) return;
     vsTopKPush(s->pTop, d, iRowid, iSlot);
@@ -439,8 +434,11 @@ static int vec0Rerank(Vec0Table *p, const float *q, sqlite3_int64 k,
     }
     d = vsDistanceF32(p->cfg.eMetric, q, v, p->cfg.nDim);
     /* A range (only vec0 KNN queries have one) bounds the distance the query reports
-    ** (step 5), so "distance > the last one seen" pages without skipping or repeating. */
-    if( pRange && !vec0InRange(pRange, vec0ReportedDistance(p->cfg.eMetric, q, v, p->cfg.nDim, d)) ){
+    ** (step 5), so "distance > the last one seen" pages without skipping or repeating.
+    ** No direction (all zeros under cosine) is a NULL distance: after every other row,
+    ** outside any range. */
+    if( d!=d ) d = pRange ? NAN : VS_NO_DIRECTION;
+    if( pRange && (d!=d || !vec0InRange(pRange, vec0ReportedDistance(p->cfg.eMetric, q, v, p->cfg.nDim, d))) ){
       if( aOut ) aOut[pTop->a[i].iSlot] = 0;
       continue;
     }
@@ -1146,15 +1144,29 @@ static int vec0SearchTyped(Vec0Table *p, const float *q, sqlite3_int64 k,
   return rc;
 }
 
+/* A float32 search's hits with no direction (ranked at VS_NO_DIRECTION) get the distance
+** NaN: NULL, as sqlite-vec reports it. */
+static void vec0NullNoDirection(const Vec0Table *p, VsTopK *pTop){
+  int i;
+  if( p->cfg.eMetric!=VS_METRIC_COSINE ) return;
+  for(i=0; i<pTop->n; i++){
+    if( pTop->a[i].rDist==VS_NO_DIRECTION ) pTop->a[i].rDist = NAN;
+  }
+}
+
 int vec0Search(Vec0Table *p, const float *q, sqlite3_int64 k,
                const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
+  int rc;
   p->nScanThreads = 1;        /* until vec0ScanRun says otherwise */
   /* An int8 or bit query is nWord words of bytes: no float norm, its own scan. */
   if( p->cfg.eElem!=VS_F32 ) return vec0SearchTyped(p, q, k, aMask, pRange, pTop);
   if( !p->pView->bStreamed && p->cfg.eQuant!=VEC0_QUANT_NONE ){
-    return vec0SearchCoded(p, q, k, aMask, pRange, pTop);
+    rc = vec0SearchCoded(p, q, k, aMask, pRange, pTop);
+  }else{
+    rc = vec0SearchF32(p, q, k, aMask, pRange, pTop);
   }
-  return vec0SearchF32(p, q, k, aMask, pRange, pTop);
+  if( rc==SQLITE_OK ) vec0NullNoDirection(p, pTop);
+  return rc;
 }
 
 /* ---- 5. report ------------------------------------------------------------------------ */
@@ -1355,6 +1367,7 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
     aWorst[j] = vec0HeapWorst(&aTop[j]);
     rc = vec0Rerank(p, Q + (size_t)j*nDim, k, 0, 0, &aTop[j]);
     if( rc==SQLITE_OK ) rc = vec0Certify(&aScan[j], k, aWorst[j], 0);
+    if( rc==SQLITE_OK ) vec0NullNoDirection(p, &aTop[j]);
   }
 
 cleanup:

@@ -139,8 +139,12 @@ double vsL2SqF64(const VsVector *a, const VsVector *b);
 double vsDistanceF32(int eMetric, const float *q, const float *v, int n);
 /* The distance a float32 score s = q·v stands for, for ranking candidates before the
 ** exact re-rank (L2 is squared: same order, no square root a candidate). Under L1 the
-** score is the distance already (vsL1Block), and is returned as it is. */
+** score is the distance already (vsL1Block), and is returned as it is. Under cosine, a
+** zero norm (q or v all zeros: no direction) gives VS_NO_DIRECTION. */
 double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm);
+/* The ranking key of a vector with no direction under cosine (all zeros): after every
+** cosine distance (at most 2), its reported distance NULL. */
+#define VS_NO_DIRECTION 3.0
 /* out[i] = sum |A[i][j] - q[j]| in float32 for the nRow rows of a row-major block: the
 ** scan's L1 scores (AVX2 where the CPU has it), re-ranked exactly by vsDistanceF32. */
 void vsL1Block(const float *A, int nRow, int nDim, const float *q, float *out);
@@ -590,9 +594,7 @@ float vec0QuantRefineBits(const Vec0QuantQuery *pQ, const unsigned char *pCode, 
 
 /* int8[N] and bit[N] columns, scanned as stored: each row's exact key for ranking (int8:
 ** squared L2, L1, or 1 - cos; bit: Hamming), rows nStride bytes apart. A row with no
-** direction under cosine (all zeros: only a migrated or damaged table has one) ranks after
-** every other, at VEC0_TYPED_NO_DIRECTION. */
-#define VEC0_TYPED_NO_DIRECTION 3.0
+** direction under cosine (all zeros) ranks after every other, at VS_NO_DIRECTION. */
 void vec0TypedScore(const Vec0Config *pCfg, const unsigned char *q, const unsigned char *aRow,
                     int nStride, int nRow, double *aKey);
 /* The distance a KNN query reports for one row: the figure sqlite-vec's vec_distance_l2,

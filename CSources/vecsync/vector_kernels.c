@@ -295,7 +295,9 @@ double vsDistanceF32(int eMetric, const float *q, const float *v, int n){
 double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm){
   double d2;
   switch( eMetric ){
-    case VS_METRIC_COSINE: return 1.0 - (double)s/((double)qNorm*(double)vNorm);
+    case VS_METRIC_COSINE:
+      if( qNorm==0.0f || vNorm==0.0f ) return VS_NO_DIRECTION;
+      return 1.0 - (double)s/((double)qNorm*(double)vNorm);
     case VS_METRIC_DOT:    return -(double)s;
     case VS_METRIC_L1:     return (double)s;
   }
