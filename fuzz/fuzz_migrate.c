@@ -1,7 +1,7 @@
 /*
-** fuzz_migrate.c: a sqlite-vec 0.1.9 file damaged behind its back, migrated as a connection
-** connects its tables, read from a copy where the connection cannot write, and migrated by
-** vecsync_migrate_sqlite_vec().
+** fuzz_migrate.c: a sqlite-vec 0.1.9 file damaged behind its back, read from a migrated
+** copy, migrated in place by vecsync_migrate_sqlite_vec(), written, and written back in
+** sqlite-vec's format by vecsync_export_sqlite_vec().
 **
 ** Each input gets a fresh :memory: connection holding the layout sqlite-vec 0.1.9 writes
 ** for five tables (the rows pip sqlite-vec wrote, rebuilt with plain SQL as the migration
@@ -17,12 +17,13 @@
 ** then 1..8 input-chosen damages with plain SQL on sqlite-vec's tables (a row's chunk id
 ** or offset set to an interesting integer, a blob replaced by input bytes, cut short or
 ** turned into text or NULL, a text length rewritten, a row or a whole table deleted), then
-** a KNN query, a filtered query and a scan of each table: the first statement connects it,
-** which migrates it in place, or (when the input chose PRAGMA query_only, so the migration
-** fails and is rolled back) reads it from a migrated copy; then the explicit migration of
-** each and the same queries, and writes. A migration that fails must leave the file as it
-** was; one that succeeds must leave a table that answers. Only a crash, a sanitizer report
-** or a leak is a finding.
+** a KNN query, a filtered query and a scan of each table, read from a migrated copy (and
+** a write, refused); then the explicit migration of each (refused under PRAGMA
+** query_only, when the input chose it) and the same queries, and writes; then the export
+** of each back to sqlite-vec's format, the queries again (from a copy), and the migration
+** again. A migration or export that fails must leave the file as it was; one that
+** succeeds must leave a table that answers. Only a crash, a sanitizer report or a leak is
+** a finding.
 */
 #include "fuzz_common.h"
 
@@ -220,12 +221,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   if( bQueryOnly ) fuzzExec(db, "PRAGMA query_only = 1");
   queries(db);
   fuzzExec(db, "INSERT INTO items(rowid, e, cat, n, f, b) VALUES (50, '[1,1]', 'x', 1, 1.0, 1)");
+  for(i=0; i<5; i++) fuzzExec(db, "SELECT vecsync_migrate_sqlite_vec('%s')", azTable[i]);
   if( bQueryOnly ) fuzzExec(db, "PRAGMA query_only = 0");
   for(i=0; i<5; i++) fuzzExec(db, "SELECT vecsync_migrate_sqlite_vec('%s')", azTable[i]);
   queries(db);
   fuzzExec(db, "INSERT INTO items(rowid, e, cat, n, f, b) VALUES (51, '[1,1]', 'x', 1, 1.0, 1)");
   fuzzExec(db, "DELETE FROM docs WHERE doc_id = 'alpha'");
   fuzzExec(db, "INSERT INTO signs(id, e) VALUES ('w', vec_bit(x'0102'))");
+  for(i=0; i<5; i++) fuzzExec(db, "SELECT vecsync_export_sqlite_vec('%s')", azTable[i]);
+  queries(db);
+  for(i=0; i<5; i++) fuzzExec(db, "SELECT vecsync_migrate_sqlite_vec('%s')", azTable[i]);
+  queries(db);
   fuzzClose(db);
   return 0;
 }

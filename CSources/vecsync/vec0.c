@@ -59,7 +59,6 @@ static void vec0Free(Vec0Table *p){
   vec0CacheClear(p);
   vec0CopyClose(p);
   vec0ConfigClear(&p->cfg);
-  sqlite3_free(p->zMigrateErr);
   sqlite3_free(p->base.zErrMsg);
   sqlite3_free(p->zSchema);
   sqlite3_free(p->zName);
@@ -103,7 +102,6 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   if( p->zSchema==0 || p->zName==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   p->dbStore = db;
   p->zStoreSchema = p->zSchema;
-  p->nMigrated = -1;
   rc = vec0ParseConfig(argc, argv, &p->cfg, pzErr);
   if( rc==SQLITE_OK && bCreate ) rc = vec0BlockCheck(&p->cfg, p->zName, pzErr);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -131,9 +129,7 @@ static int vec0Init(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   }
   /* Connecting reads nothing but the names of the shadow tables: a damaged storage is
   ** reported by the first statement that uses the table (vec0StorageReady), and DROP TABLE
-  ** still works. A table sqlite-vec wrote is migrated here, before any statement uses it,
-  ** where the connection can write: a failure leaves it as it was, read from a copy. */
-  if( !bCreate ) vec0MigrateOnConnect(p, (Vec0Registry*)pAux);
+  ** still works. A table sqlite-vec wrote is left as it is, read from a copy. */
   vec0RegistryAdd((Vec0Registry*)pAux, p);
   *ppVtab = &p->base;
   p = 0;
@@ -480,11 +476,10 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   rc = vec0StorageReady(p);
   if( rc==SQLITE_OK && p->dbCopy ){
     /* sqlite-vec's table, read from a copy: the file is written once it is migrated. */
-    vec0SetError(p, "vec0 \"%s\" was written by sqlite-vec and is read from a copy, as this "
-                    "connection could not migrate it (%s); write it through a connection "
-                    "that can migrate it, or with select vecsync_migrate_sqlite_vec('%s')",
-                 p->zName, p->zMigrateErr ? p->zMigrateErr : "it was connected read-only",
-                 p->zName);
+    vec0SetError(p, "vec0 \"%s\" is in sqlite-vec's format, which this extension reads but "
+                    "does not write; migrate it once with select "
+                    "vecsync_migrate_sqlite_vec('%s') (select vecsync_export_sqlite_vec('%s') "
+                    "writes it back for sqlite-vec)", p->zName, p->zName, p->zName);
     rc = SQLITE_READONLY;
   }
   /* The generation is bumped (and the copy made this transaction's own) before any

@@ -1,13 +1,16 @@
 /*
-** vec0_migrate.c: a vec0 table written by sqlite-vec, read and written as it is. Where the
-** connection can write, it is migrated in place, every row kept, when the connection
-** connects it; where it cannot, it is read from a copy migrated into a private database.
+** vec0_migrate.c: a vec0 table written by sqlite-vec, read as it is and migrated when the
+** user asks. Reading never changes the file: a statement reads the table from a copy
+** migrated into a private database, so the file stays sqlite-vec's and sqlite-vec can
+** still open it. Writes are refused until the user migrates the table in place
+** (vecsync_migrate_sqlite_vec), every row kept; vecsync_export_sqlite_vec
+** (vec0_export.c) writes it back in sqlite-vec's format.
 **
 ** Usage:
 **
 **   .load libvecsync                                   -- where .load vec0 was
-**   select rowid, distance from vec_items where embedding match :q and k = 10;
-**   select vecsync_migrate_sqlite_vec('vec_items');  -- by hand: 'vec_items: 20000 rows migrated'
+**   select rowid, distance from vec_items where embedding match :q and k = 10;  -- a copy
+**   select vecsync_migrate_sqlite_vec('vec_items');  -- in place: 'vec_items: 20000 rows migrated'
 **
 ** Both extensions declare vec0 tables with the same statement, so the table's declaration
 ** stays as it is; only its shadow tables change. sqlite-vec 0.1.x keeps (for a table T):
@@ -26,21 +29,18 @@
 ** (all little-endian).
 **
 ** How it works. Every row of T_rowids is read, its values bound to a SELECT that hands them
-** over as the arguments of an INSERT, and written by vec0InsertRow (vec0_write.c): the table's own
-** write path, so every value is checked as an INSERT checks it, into whichever storage the
-** table writes (Vec0Table.dbStore).
-**   In place (vec0MigrateOnConnect, from xConnect; vecsync_migrate_sqlite_vec): inside one
-**   savepoint, sqlite-vec's T_info (its version only) is dropped, this extension's shadow
-**   tables created, the rows copied, sqlite-vec's tables dropped. Any failure rolls all of
-**   it back and the file is as it was. xConnect runs before any statement uses the table,
-**   while the connection runs no other statement (a savepoint can be opened, tables dropped);
-**   the rollback of a failed one makes SQLite read the schema again and connect the table
-**   anew, so the failure is kept on the connection (Vec0Registry.pUnmigrated) and not tried
-**   again there.
-**   A copy (vec0MigrateCopy, from vec0StorageReady, which every statement calls first: the
-**   connection is read-only, or the migration failed): the rows go into a private temporary database (in memory where no
-**   temporary file can be made) that the table reads instead of its file, made again when
-**   the file's data version moves; writes are refused.
+** over as the arguments of an INSERT, and written by vec0InsertRow (vec0_write.c): the
+** table's own write path, so every value is checked as an INSERT checks it, into whichever
+** storage the table writes (Vec0Table.dbStore).
+**   A copy (vec0MigrateCopy, from vec0StorageReady, which every statement calls first): the
+**   rows go into a private temporary database (in memory where no temporary file can be
+**   made) that the table reads instead of its file, made again when the file's data
+**   version moves.
+**   In place (vecsync_migrate_sqlite_vec): inside one savepoint, sqlite-vec's T_info (its
+**   version only) is dropped, this extension's shadow tables created, the rows copied,
+**   sqlite-vec's tables dropped. Any failure rolls all of it back and the file is as it
+**   was. It cannot happen on a table's first write instead: SQLite drops no table while
+**   another statement of the connection (the write) is running.
 **
 ** Each number read from sqlite-vec's tables (chunk ids, offsets, lengths) is checked
 ** against the blob it points into: a damaged file is an error naming what is damaged.
@@ -470,92 +470,7 @@ static int migrateInSavepoint(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr,
   return rc;
 }
 
-/* A table whose migration on connect failed, with the reason. The failed migration's
-** rollback makes SQLite read the schema again and connect the table anew: it is not tried
-** again then (nor later on this connection; vecsync_migrate_sqlite_vec() tries again). */
-typedef struct MigrateFailed MigrateFailed;
-struct MigrateFailed {
-  char *zSchema;              /* The table's schema and name */
-  char *zName;
-  char *zErr;                 /* Why it failed */
-  MigrateFailed *pNext;
-};
-
-static MigrateFailed **migrateFailedFind(Vec0Registry *pReg, Vec0Table *p){
-  MigrateFailed **pp = (MigrateFailed**)&pReg->pUnmigrated;
-  for(; *pp; pp=&(*pp)->pNext){
-    if( sqlite3_stricmp((*pp)->zSchema, p->zSchema)==0
-     && sqlite3_stricmp((*pp)->zName, p->zName)==0 ) break;
-  }
-  return pp;
-}
-
-static void migrateFailedFree(MigrateFailed *f){
-  sqlite3_free(f->zSchema);
-  sqlite3_free(f->zName);
-  sqlite3_free(f->zErr);
-  sqlite3_free(f);
-}
-
-/* Forget p's failure (a migration succeeded). */
-static void migrateFailedForget(Vec0Registry *pReg, Vec0Table *p){
-  MigrateFailed **pp = migrateFailedFind(pReg, p), *f = *pp;
-  if( f ){
-    *pp = f->pNext;
-    migrateFailedFree(f);
-  }
-}
-
-void vec0MigrateForgetAll(Vec0Registry *pReg){
-  MigrateFailed *f = (MigrateFailed*)pReg->pUnmigrated, *pNext;
-  for(; f; f=pNext){
-    pNext = f->pNext;
-    migrateFailedFree(f);
-  }
-  pReg->pUnmigrated = 0;
-}
-
-void vec0MigrateOnConnect(Vec0Table *p, Vec0Registry *pReg){
-  MigrateFailed *f;
-  sqlite3_int64 nRow = 0;
-  char *zErr = 0;
-  int bLegacy = 0, bChanged = 0;
-  if( vec0Legacy(p, &bLegacy)!=SQLITE_OK || !bLegacy ) return;
-  sqlite3_free(p->zMigrateErr);
-  p->zMigrateErr = 0;
-  f = *migrateFailedFind(pReg, p);
-  if( f ){
-    p->zMigrateErr = sqlite3_mprintf("%s", f->zErr);
-    return;
-  }
-  if( sqlite3_db_readonly(p->db, p->zSchema) ){
-    p->zMigrateErr = sqlite3_mprintf("the database \"%s\" is read-only", p->zSchema);
-    return;
-  }
-  if( migrateInSavepoint(p, &nRow, &zErr, &bChanged)==SQLITE_OK ){
-    p->nMigrated = nRow;
-    return;
-  }
-  p->zMigrateErr = zErr;
-  /* Refused before its first write (a lock, another statement in progress): nothing was
-  ** rolled back, and the next connect may try again. */
-  if( !bChanged ) return;
-  f = sqlite3_malloc(sizeof(*f));
-  if( f ){
-    memset(f, 0, sizeof(*f));
-    f->zSchema = sqlite3_mprintf("%s", p->zSchema);
-    f->zName = sqlite3_mprintf("%s", p->zName);
-    f->zErr = sqlite3_mprintf("%s", zErr ? zErr : "the migration failed");
-    if( f->zSchema && f->zName && f->zErr ){
-      f->pNext = (MigrateFailed*)pReg->pUnmigrated;
-      pReg->pUnmigrated = f;
-    }else{
-      migrateFailedFree(f);
-    }
-  }
-}
-
-/* ---- the copy a connection that cannot migrate reads ----------------------------------- */
+/* ---- the copy a connection reads until the table is migrated ---------------------------- */
 
 static unsigned int migrateSourceVersion(Vec0Table *p){
   unsigned int v = 0;
@@ -671,20 +586,15 @@ static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     zErr = sqlite3_mprintf("no such vec0 table: %s (%s)", zTable, sqlite3_errmsg(db));
   }
   if( rc==SQLITE_OK ) rc = vec0Find(db, pReg, 0, zTable, &p, &zErr);
-  if( rc==SQLITE_OK && p->nMigrated>=0 ){
-    /* Connecting it migrated it already (reported once). */
-    nRow = p->nMigrated;
-    p->nMigrated = -1;
-  }else if( rc==SQLITE_OK ){
-    /* A copy this connection read is left for the file itself. */
-    vec0CopyClose(p);
+  if( rc==SQLITE_OK && sqlite3_db_readonly(db, p->zSchema) ){
+    zErr = sqlite3_mprintf("the database \"%s\" is read-only", p->zSchema);
+    rc = SQLITE_READONLY;
+  }
+  if( rc==SQLITE_OK ){
     int bChanged = 0;
+    /* The copy this connection read is left for the file itself. */
+    vec0CopyClose(p);
     rc = migrateInSavepoint(p, &nRow, &zErr, &bChanged);
-    if( rc==SQLITE_OK ){
-      sqlite3_free(p->zMigrateErr);
-      p->zMigrateErr = 0;
-      migrateFailedForget(pReg, p);
-    }
   }
   sqlite3_finalize(pHold);              /* p may be gone from here on */
   if( rc==SQLITE_OK ){

@@ -406,6 +406,10 @@ int vec0ShadowDropForeign(Vec0Table *p){
   return vec0ShadowDropWhere(p, VEC0_SHADOW_THEIRS);
 }
 
+int vec0ShadowDropOwn(Vec0Table *p){
+  return vec0ShadowDropWhere(p, VEC0_SHADOW_OURS);
+}
+
 int vec0ShadowPresent(Vec0Table *p, int *pbOurs, int *pbTheirs){
   int rc = vec0ShadowExists(p, "rows", pbOurs);
   if( rc==SQLITE_OK ) rc = vec0ShadowExists(p, "rowids", pbTheirs);

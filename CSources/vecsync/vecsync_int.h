@@ -379,9 +379,6 @@ struct Vec0Table {
                               ** private in-memory database holding it migrated, which
                               ** reads serve (vec0_migrate.c), or NULL */
   unsigned int iCopySource;   /* The file's SQLITE_FCNTL_DATA_VERSION dbCopy was made at */
-  char *zMigrateErr;          /* Why the migration on connect did not happen, or NULL */
-  sqlite3_int64 nMigrated;    /* Rows the migration on connect copied (-1: none ran), for
-                              ** vecsync_migrate_sqlite_vec() to report once */
   int bNoConflict;            /* Rows inserted outside a statement (the migration): a key
                               ** conflict is an error, with no ON CONFLICT to consult */
   Vec0Config cfg;             /* Parsed declaration */
@@ -416,8 +413,6 @@ struct Vec0Registry {
   void (*xRelease)(void*);    /* What each module's destructor is: drops its reference,
                               ** the last one frees the registry (vsRegistryRelease, set
                               ** by vecsync_main.c, which owns the registries) */
-  void *pUnmigrated;          /* sqlite-vec tables whose migration on connect failed, not
-                              ** tried again on this connection (vec0_migrate.c) */
   Vec0Registry *pNextReg;     /* Next connection's registry (vecsync_main.c's list) */
 };
 
@@ -441,6 +436,8 @@ int vec0ShadowDrop(Vec0Table *p);
 ** (ours) and T_rowids (sqlite-vec's) exist; whether T is sqlite-vec's layout (vec0Legacy);
 ** forget a storage check after the storage changed (the caller clears the copy first). */
 int vec0ShadowDropForeign(Vec0Table *p);
+/* Drop only this extension's shadow tables (vec0_export.c). */
+int vec0ShadowDropOwn(Vec0Table *p);
 int vec0ShadowPresent(Vec0Table *p, int *pbOurs, int *pbTheirs);
 int vec0Legacy(Vec0Table *p, int *pbLegacy);
 void vec0StorageForget(Vec0Table *p);
@@ -788,6 +785,7 @@ int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVec0Batch(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterLibsqlIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 int vsRegisterVec0Migrate(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
+int vsRegisterVec0Export(sqlite3 *db, Vec0Registry *pReg, char **pzErr);
 
 /* ---- vec0: one row written (vec0_write.c) -------------------------------------------- */
 
@@ -801,16 +799,10 @@ int vec0InsertRow(Vec0Table *p, int argc, sqlite3_value **argv);
 /* ---- vec0: a table sqlite-vec wrote; the storage a statement reads (vec0_migrate.c) --- */
 
 /* Before a statement reads or writes the table: its storage checked (vec0StorageCheck) and
-** attached to the process's snapshots, or, when the shadow tables are sqlite-vec's (not
-** migrated on connect), a migrated copy made or kept current. */
+** attached to the process's snapshots, or, when the shadow tables are sqlite-vec's, a
+** migrated copy made or kept current: a read never changes the file. vec0MigrateCopy
+** migrates the table into dbCopy, which p then reads; vec0CopyClose forgets that copy. */
 int vec0StorageReady(Vec0Table *p);
-/* A table sqlite-vec wrote. On connect, where the connection can write:
-** migrated in place, in a savepoint (a failure rolls it back and is kept in zMigrateErr).
-** Where it cannot: vec0MigrateCopy migrates it into dbCopy, which p then reads; and
-** vec0CopyClose forgets that copy. */
-void vec0MigrateOnConnect(Vec0Table *p, Vec0Registry *pReg);
-/* Forget the registry's failed migrations (the connection closes). */
-void vec0MigrateForgetAll(Vec0Registry *pReg);
 int vec0MigrateCopy(Vec0Table *p);
 void vec0CopyClose(Vec0Table *p);
 /* Whether p reads no copy, or one made of the file as it is now. */

@@ -49,10 +49,7 @@ static void vsRegistryRelease(void *pArg){
     }
   }
   pthread_mutex_unlock(&registryMutex);
-  if( bFree ){
-    vec0MigrateForgetAll(pReg);
-    sqlite3_free(pReg);
-  }
+  if( bFree ) sqlite3_free(pReg);
 }
 
 /* The registry of db, new (*pbNew) when the extension was not registered on db yet. */
@@ -109,6 +106,7 @@ int sqlite3_vecsync_init(
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Batch(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterLibsqlIndex(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Migrate(db, pReg, &zErr);
+  if( rc==SQLITE_OK ) rc = vsRegisterVec0Export(db, pReg, &zErr);
   vsRegistryRelease(pReg);                    /* the modules hold it now */
   if( rc!=SQLITE_OK ){
     if( pzErrMsg ){

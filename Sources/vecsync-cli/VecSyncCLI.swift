@@ -18,6 +18,7 @@ struct VecSyncCLI: ParsableCommand {
               vecsync-cli query --db app.db --table docs --vector '[0.1, 0.2, 0.3]' -k 5
               vecsync-cli verify --db app.db
               vecsync-cli rebuild --db app.db
+              vecsync-cli sqlite-vec migrate --db app.db --table vec_items
             """,
         version: VecSyncExtension.version,
         subcommands: [
@@ -30,6 +31,7 @@ struct VecSyncCLI: ParsableCommand {
             SyncCommand.self,
             StatusCommand.self,
             ChangesCommand.self,
+            SqliteVecCommand.self,
         ]
     )
 }

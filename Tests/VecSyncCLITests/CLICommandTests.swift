@@ -75,6 +75,38 @@ struct CLICommandTests {
         #expect(try db.read { db in try index.verify(db).isConsistent })
     }
 
+    @Test func sqliteVecExportAndMigrateMoveATableBothWays() throws {
+        let file = path("sv.db")
+        let db = try VecSyncDatabase(path: file)
+        let layout = """
+            select group_concat(name, ' ') from (select name from sqlite_schema
+              where name like 'items\\_%' escape '\\' order by name)
+            """
+        let nearest = "select rowid from items where e match '[1, 0]' and k = 2"
+        try db.write { db in
+            try db.execute(sql: "create virtual table items using vec0(e float[2], tag text, +note text)")
+            try db.execute(
+                sql: "insert into items(rowid, e, tag, note) values (1, '[1, 0]', 'a', 'x'), (2, '[0, 1]', 'b', NULL), (3, '[1, 0.1]', 'a', 'y')")
+        }
+        try run(["sqlite-vec", "export", "--db", file, "--table", "items"])
+        let reopened = try VecSyncDatabase(path: file)
+        #expect(
+            try reopened.read { try String.fetchOne($0, sql: layout) }
+                == "items_auxiliary items_chunks items_info items_metadatachunks00 items_metadatatext00 items_rowids items_vector_chunks00")
+        #expect(try reopened.read { try Int64.fetchAll($0, sql: nearest) } == [1, 3])
+        #expect(throws: (any Error).self) {
+            try reopened.write { try $0.execute(sql: "insert into items(rowid, e, tag) values (4, '[1, 1]', 'c')") }
+        }
+        #expect(throws: (any Error).self) { try run(["sqlite-vec", "export", "--db", file, "--table", "items"]) }
+        try run(["sqlite-vec", "migrate", "--db", file, "--table", "items"])
+        let migrated = try VecSyncDatabase(path: file)
+        #expect(try migrated.read { try String.fetchOne($0, sql: layout) } == "items_changes items_free items_info items_rows items_vectors")
+        #expect(try migrated.read { try Int64.fetchAll($0, sql: nearest) } == [1, 3])
+        try migrated.write { try $0.execute(sql: "insert into items(rowid, e, tag) values (4, '[1, 0.01]', 'c')") }
+        #expect(try migrated.read { try Int64.fetchAll($0, sql: nearest) } == [1, 4])
+        #expect(throws: (any Error).self) { try run(["sqlite-vec", "migrate", "--db", file, "--table", "nothing"]) }
+    }
+
     @Test func importJSONLinesKeepsKeysAndFieldsAndBuildsALibSQLIndex() throws {
         let lines = (0..<50).map { i in
             #"{"id": "doc-\#(i)", "embedding": [\#(i), 1, 0.5], "title": "Document \#(i)", "year": \#(2000 + i)}"#

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import VecSyncTestSupport
 
-/// A table written by sqlite-vec 0.1.9 answers plain statements as it is: the connection
-/// that connects it migrates it in place (every row and value kept) where it can write, and
-/// reads a migrated copy where it cannot; `vecsync_migrate_sqlite_vec(table)` migrates by
-/// hand. The files below are sqlite-vec's own layout, written by pip `sqlite-vec` 0.1.9 and
+/// A table written by sqlite-vec 0.1.9 answers plain statements as it is, read from a
+/// migrated copy: reading never changes the file. Writes wait for
+/// `vecsync_migrate_sqlite_vec(table)`, which migrates it in place (every row and value
+/// kept); `vecsync_export_sqlite_vec(table)` writes it back in sqlite-vec's format. The files below are sqlite-vec's own layout, written by pip `sqlite-vec` 0.1.9 and
 /// rebuilt here table by table with plain SQL (its shadow tables' rows as it wrote them,
 /// then the declarations put back in sqlite_schema), so the test needs no sqlite-vec at run
 /// time.
@@ -91,20 +91,33 @@ struct Vec0SqliteVecMigrationTests {
         select count(*) from sqlite_schema where name = 'items_rows';
         """
 
-    @Test("The first statements answer as sqlite-vec did, the table migrated in place", arguments: SQLPath.allCases)
+    @Test("Plain statements answer as sqlite-vec did and leave the table sqlite-vec's", arguments: SQLPath.allCases)
     func answersThroughPlainStatements(path: SQLPath) throws {
         try path.verify(
             onFileAfter: Self.sqliteVecFile,
             [
-                SQLCase("the tables answer as sqlite-vec did", Self.answers, rows: Self.expected),
+                SQLCase("the tables answer as sqlite-vec did", Self.answers + Self.layout, rows: Self.expected + ["1", "0"]),
+                SQLCase("the next connection answers the same", Self.answers, rows: Self.expected),
                 SQLCase(
-                    "sqlite-vec's shadow tables are gone, ours are there",
+                    "a write is refused, naming the migration and the way back",
+                    "insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');",
+                    error: [
+                        "items", "sqlite-vec's format", "vecsync_migrate_sqlite_vec('items')",
+                        "vecsync_export_sqlite_vec('items')",
+                    ]
+                ),
+                SQLCase(
+                    "migrated by hand: sqlite-vec's shadow tables are gone, ours are there",
                     """
+                    select vecsync_migrate_sqlite_vec('items');
                     select name from sqlite_schema where type = 'table' and name like 'items%' order by name;
                     """,
-                    rows: ["items", "items_changes", "items_free", "items_info", "items_rows", "items_vectors"]
+                    rows: [
+                        "items: 3 rows migrated", "items", "items_changes", "items_free", "items_info", "items_rows",
+                        "items_vectors",
+                    ]
                 ),
-                SQLCase("the next connection answers the same", Self.answers, rows: Self.expected),
+                SQLCase("migrated, the tables answer the same", Self.answers, rows: Self.expected),
                 SQLCase(
                     "a migrated table takes writes",
                     """
@@ -118,29 +131,73 @@ struct Vec0SqliteVecMigrationTests {
                     "select vecsync_migrate_sqlite_vec('items');",
                     error: ["already in this extension's storage"]
                 ),
+                SQLCase(
+                    "exported, the table is sqlite-vec's again, with the row written",
+                    "select vecsync_export_sqlite_vec('items');\n" + Self.layout
+                        + "select rowid, cat, quote(note) from items where e match '[1, 0]' and k = 2 and cat = 'red';",
+                    rows: ["items: 4 rows exported", "1", "0", "1|red|'first'", "9|red|'new'"]
+                ),
+                SQLCase(
+                    "exported, the tables answer as before, with the row written",
+                    Self.answers,
+                    rows: [
+                        "1|0.0", "9|0.004962805", "2|1.0", "1|red|10|0.5|1|'first'", "2|blue|-20|1.25|0|NULL",
+                        "4|a category name longer than twelve bytes|40|-3.5|0|'fourth'", "9|red|1|1.0|1|'new'",
+                        "alpha|[1.000000,2.000000]", "beta|[3.000000,4.000000]", "1|0.0", "3|1.0",
+                    ]),
+                SQLCase(
+                    "a second export is refused",
+                    "select vecsync_export_sqlite_vec('items');",
+                    error: ["vecsync_export_sqlite_vec", "in sqlite-vec's format already"]
+                ),
             ])
     }
 
-    @Test("The first statement may be a write: the table is migrated, then written", arguments: SQLPath.allCases)
-    func firstStatementWrites(path: SQLPath) throws {
+    @Test("Writes wait for the migration, then the table takes them", arguments: SQLPath.allCases)
+    func writesWaitForTheMigration(path: SQLPath) throws {
+        let writes = """
+            insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
+            update docs set e = '[5, 6]' where doc_id = 'beta';
+            delete from parts where rowid = 3;
+            """
         try path.verify(
             onFileAfter: Self.sqliteVecFile,
             [
+                SQLCase("an insert first is refused", "insert into items(rowid, e) values (9, '[1, 0.1]');", error: ["sqlite-vec's format"]),
+                SQLCase("an update first is refused", "update docs set e = '[5, 6]' where doc_id = 'beta';", error: ["sqlite-vec's format"]),
+                SQLCase("a delete first is refused", "delete from parts where rowid = 3;", error: ["sqlite-vec's format"]),
+                SQLCase("nothing was written", Self.answers + Self.layout, rows: Self.expected + ["1", "0"]),
                 SQLCase(
-                    "an insert, an update and a delete first",
+                    "migrated, an insert, an update and a delete",
                     """
-                    insert into items(rowid, e, cat, n, f, b, note) values (9, '[1, 0.1]', 'red', 1, 1.0, 1, 'new');
-                    update docs set e = '[5, 6]' where doc_id = 'beta';
-                    delete from parts where rowid = 3;
+                    select vecsync_migrate_sqlite_vec('items'), vecsync_migrate_sqlite_vec('docs'), vecsync_migrate_sqlite_vec('parts');
+                    """ + writes + """
                     select rowid, cat, quote(note) from items order by rowid;
                     select doc_id, vec_to_json(e) from docs order by doc_id;
                     select rowid, user_id from parts order by rowid;
                     """,
                     rows: [
+                        "items: 3 rows migrated|docs: 2 rows migrated|parts: 3 rows migrated",
                         "1|red|'first'", "2|blue|NULL", "4|a category name longer than twelve bytes|'fourth'",
                         "9|red|'new'", "alpha|[1.000000,2.000000]", "beta|[5.000000,6.000000]", "1|5", "2|6",
                     ]
-                )
+                ),
+                SQLCase(
+                    "exported, every table reads back the same, partitions included",
+                    """
+                    select vecsync_export_sqlite_vec('items'), vecsync_export_sqlite_vec('docs'), vecsync_export_sqlite_vec('parts');
+                    select rowid, cat, quote(note) from items order by rowid;
+                    select doc_id, vec_to_json(e) from docs order by doc_id;
+                    select rowid, user_id from parts order by rowid;
+                    select rowid from parts where e match '[1, 0]' and k = 3 and user_id = 6;
+                    select count(*) from sqlite_schema where name in ('items_rows', 'docs_rows', 'parts_rows');
+                    """,
+                    rows: [
+                        "items: 4 rows exported|docs: 2 rows exported|parts: 2 rows exported",
+                        "1|red|'first'", "2|blue|NULL", "4|a category name longer than twelve bytes|'fourth'",
+                        "9|red|'new'", "alpha|[1.000000,2.000000]", "beta|[5.000000,6.000000]", "1|5", "2|6", "2", "0",
+                    ]
+                ),
             ])
     }
 
@@ -152,14 +209,15 @@ struct Vec0SqliteVecMigrationTests {
             onFileAfter: Self.sqliteVecFile,
             [
                 SQLCase(
-                    "begin, read (which migrates), roll back",
+                    "begin, migrate, read, roll back",
                     """
                     begin;
+                    select vecsync_migrate_sqlite_vec('items');
                     select count(*) from items;
                     select count(*) from sqlite_schema where name = 'items_rows';
                     rollback;
                     """ + Self.layout,
-                    rows: ["3", "1", "1", "0"]
+                    rows: ["items: 3 rows migrated", "3", "1", "1", "0"]
                 ),
                 SQLCase("the file still answers as sqlite-vec did", Self.answers, rows: Self.expected),
             ])
@@ -202,20 +260,24 @@ struct Vec0SqliteVecMigrationTests {
             .verify(path, databasePath: "file:\(file)?mode=ro")
             #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the file changed")
             SQLCase(
-                "under query_only the migration fails and rolls back: reads use the copy",
-                "pragma query_only = 1;\nselect rowid from items where e match '[1, 0]' and k = 1;",
-                rows: ["1"]
+                "a connection that can write reads it the same",
+                Self.answers + "select rowid from items where e match '[0, 1]' and k = 3 and cat = 'blue';",
+                rows: Self.expected + ["2"]
+            )
+            .verify(path, databasePath: file)
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: file)) == before,
+                "reads on a connection that can write changed the file")
+            SQLCase(
+                "under query_only the migration is refused and nothing changes",
+                "pragma query_only = 1;\nselect vecsync_migrate_sqlite_vec('items');",
+                error: ["vecsync_migrate_sqlite_vec"]
             )
             .verify(path, databasePath: file)
             SQLCase(
-                "connected under query_only, the table is read from a copy: a write after is refused, saying why",
-                """
-                pragma query_only = 1;
-                select rowid from items where 0;
-                pragma query_only = 0;
-                insert into items(rowid, e) values (9, '[1, 1]');
-                """,
-                error: ["items", "was written by sqlite-vec and is read from a copy", "vecsync_migrate_sqlite_vec"]
+                "a write before the migration is refused, saying why",
+                "insert into items(rowid, e) values (9, '[1, 1]');",
+                error: ["items", "sqlite-vec's format", "vecsync_migrate_sqlite_vec('items')"]
             )
             .verify(path, databasePath: file)
             SQLCase(
@@ -245,14 +307,18 @@ struct Vec0SqliteVecMigrationTests {
             onFileAfter: Self.sqliteVecFloat64File,
             [
                 SQLCase(
-                    "read-only, then migrated",
+                    "read-only, from a copy",
                     "select rowid, distance, vec_to_json(e) from w where e match '[0, 1]' and k = 2;",
                     rows: ["2|0.0|[0.000000,1.000000]", "1|1.0|[1.000000,0.000000]"]
                 ).readingOnly,
                 SQLCase(
                     "migrated",
-                    "select rowid, distance from w where e match '[0, 1]' and k = 1;\nselect hex(e) from w where rowid = 1;",
-                    rows: ["2|0.0", "0000803F00000000"]
+                    """
+                    select vecsync_migrate_sqlite_vec('w');
+                    select rowid, distance from w where e match '[0, 1]' and k = 1;
+                    select hex(e) from w where rowid = 1;
+                    """,
+                    rows: ["w: 2 rows migrated", "2|0.0", "0000803F00000000"]
                 ),
             ])
     }
@@ -278,7 +344,8 @@ struct Vec0SqliteVecMigrationTests {
         "int8[N] and bit[N] tables come over with their bytes, and answer as sqlite-vec did",
         arguments: SQLPath.allCases)
     func migratesTypedColumns(path: SQLPath) throws {
-        // sqlite-vec 0.1.9's answers on the file, read from a copy, then migrated.
+        // sqlite-vec 0.1.9's answers on the file, read from a copy (read-only, then on a
+        // connection that can write), then migrated and exported.
         let answers = SQLCase(
             "the tables answer as sqlite-vec did",
             """
@@ -301,10 +368,22 @@ struct Vec0SqliteVecMigrationTests {
                 SQLCase(
                     "a migrated int8 table takes writes",
                     """
+                    select vecsync_migrate_sqlite_vec('bytes8'), vecsync_migrate_sqlite_vec('signs');
                     insert into bytes8(rowid, e, cat) values (9, vec_int8('[0, 0, 4, 5]'), 'a');
                     select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 2;
                     """,
-                    rows: ["9|1.0", "4|10.0"]),
+                    rows: ["bytes8: 3 rows migrated|signs: 3 rows migrated", "9|1.0", "4|10.0"]),
+                SQLCase(
+                    "exported, int8 and bit tables read back their bytes",
+                    """
+                    select vecsync_export_sqlite_vec('bytes8'), vecsync_export_sqlite_vec('signs');
+                    select rowid, distance from bytes8 where e match vec_int8('[0, 0, 4, 4]') and k = 2 and cat = 'a';
+                    select id, hex(e), vec_type(e) from signs order by id;
+                    """,
+                    rows: [
+                        "bytes8: 4 rows exported|signs: 3 rows exported", "9|1.0", "4|10.0", "x|0F00|bit",
+                        "y|FFFF|bit", "z|550F|bit",
+                    ]),
             ])
     }
 
@@ -338,14 +417,16 @@ struct Vec0SqliteVecMigrationTests {
             [
                 // sqlite-vec 0.1.9's answers on the file before the migration.
                 SQLCase(
-                    "the table answers as sqlite-vec did, migrated as the statement connected it",
+                    "the table answers as sqlite-vec did, migrated by hand after the reads",
                     """
                     select rowid, round(distance, 6) from multi where b match '[1, 0.5]' and k = 3;
                     select rowid, distance from multi where c match vec_int8('[0, 0]') and k = 3 and tag = 'x';
                     select rowid, distance from multi where d match vec_bit(x'07') and k = 3;
                     select rowid, round(distance, 6) from multi where a match '[1, 0.5]' and k = 3;
                     select rowid, hex(a), hex(b), hex(c), hex(d), tag from multi order by rowid;
+                    select vecsync_migrate_sqlite_vec('multi');
                     select name from sqlite_schema where name like 'multi_vector_chunks%';
+                    select rowid, hex(a), hex(b), hex(c), hex(d), tag from multi order by rowid;
                     """,
                     rows: [
                         "1|0.2", "2|0.4", "4|1.707107", "1|3.0", "4|255.0", "1|1.0", "4|5.0", "2|7.0",
@@ -353,8 +434,28 @@ struct Vec0SqliteVecMigrationTests {
                         "1|0000803F00000000|0000803F00000040|01FE|0F|x",
                         "2|000000000000803F|00000040000080BF|6403|F0|y",
                         "4|000080BF0000003F|000040C00000803F|807F|FF|x",
+                        "multi: 3 rows migrated",
+                        "1|0000803F00000000|0000803F00000040|01FE|0F|x",
+                        "2|000000000000803F|00000040000080BF|6403|F0|y",
+                        "4|000080BF0000003F|000040C00000803F|807F|FF|x",
                     ]
-                )
+                ),
+                SQLCase(
+                    "exported, each vector column back in its own chunks",
+                    """
+                    select vecsync_export_sqlite_vec('multi');
+                    select name from sqlite_schema where name like 'multi_vector_chunks%' order by name;
+                    select rowid, round(distance, 6) from multi where b match '[1, 0.5]' and k = 3;
+                    select rowid, hex(a), hex(b), hex(c), hex(d), tag from multi order by rowid;
+                    """,
+                    rows: [
+                        "multi: 3 rows exported", "multi_vector_chunks00", "multi_vector_chunks01",
+                        "multi_vector_chunks02", "multi_vector_chunks03", "1|0.2", "2|0.4", "4|1.707107",
+                        "1|0000803F00000000|0000803F00000040|01FE|0F|x",
+                        "2|000000000000803F|00000040000080BF|6403|F0|y",
+                        "4|000080BF0000003F|000040C00000803F|807F|FF|x",
+                    ]
+                ),
             ])
     }
 
@@ -414,7 +515,7 @@ struct Vec0SqliteVecMigrationTests {
                     error: ["items_vector_chunks00 row 1", "past its end"]
                 ),
                 SQLCase(
-                    "the table is still sqlite-vec's, whole; the undamaged table beside it was migrated",
+                    "the table is still sqlite-vec's, whole, and so is the undamaged table beside it",
                     """
                     select count(*) from docs;
                     select count(*) from items_rowids;
@@ -422,7 +523,7 @@ struct Vec0SqliteVecMigrationTests {
                     select count(*) from sqlite_schema where name = 'items_rows';
                     select count(*) from sqlite_schema where name = 'docs_rows';
                     """,
-                    rows: ["2", "3", "2", "0", "1"]
+                    rows: ["2", "3", "2", "0", "0"]
                 ),
                 SQLCase(
                     "repaired, it is migrated by hand",

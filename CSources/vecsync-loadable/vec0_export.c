@@ -1,0 +1,2 @@
+/* vec0_export.c, built as the loadable extension (no SQLITE_CORE): Package.swift says why. */
+#include "../vecsync/vec0_export.c"
