@@ -272,7 +272,7 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     pCur->bEof = 1;                   /* k = 0 or LIMIT 0: no row, nothing scanned */
     goto cleanup;
   }
-  rc = vec0CacheEnsure(p);
+  rc = vec0CacheEnsure(p, VEC0_NEED_SEARCH);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( k<0 ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
   if( bFilter ){

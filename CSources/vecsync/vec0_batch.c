@@ -113,7 +113,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   }
   rc = vec0Find(pReg->db, pReg, 0, zTable, &pTab, &zErr);
   if( rc==SQLITE_OK ) rc = vec0StorageReady(pTab);
-  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pTab);
+  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pTab, VEC0_NEED_COPY);
   if( rc!=SQLITE_OK ){
     if( zErr==0 && pTab ) zErr = vec0TakeError(pTab);
     goto cleanup;
@@ -275,7 +275,7 @@ static void vkbCacheInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
   }
   rc = vec0Find(pReg->db, pReg, 0, zTable, &p, &zErr);
   if( rc==SQLITE_OK ) rc = vec0StorageReady(p);
-  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(p);
+  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(p, VEC0_NEED_INFO);
   if( rc!=SQLITE_OK ){
     char *zMsg;
     if( zErr==0 && p ) zErr = vec0TakeError(p);

@@ -6,7 +6,7 @@
 ** Usage (internal):
 **
 **   vec0StorageReady(p);     // (vec0_migrate.c) the storage a statement reads, then
-**   vec0CacheEnsure(p);      // before a search: p->pView is this connection's snapshot
+**   vec0CacheEnsure(p, eNeed); // before a search: p->pView is this connection's snapshot
 **   vec0WriteBegin(p);       // first write of a transaction: the view becomes private
 **   vec0WriteNewSlot(p, &iSlot); vec0WriteVector(p, iSlot, iRowid, a);
 **                            // the shadow tables (vec0_store.c), then the view, in step
@@ -27,6 +27,12 @@
 ** reading only those slots' vectors: time proportional to the rows changed. A connection
 ** too far behind (older than T_changes keeps, or a bulk import marked "reload") loads
 ** the table whole. The new snapshot is published for the other connections.
+**
+** The first search of a table in a process does not wait for a whole load: its snapshot
+** is streamed (rowids and liveness only; the search reads T_vectors a blob at a time, as
+** a table over the memory budget does) and provisional; the next search loads the
+** vectors and publishes that snapshot (vec0FirstLoad). The batch function asks for the
+** vectors at once (VEC0_NEED_COPY).
 **
 ** A write transaction works on a private snapshot: the view it had (if current) is
 ** taken over, by copying each chunk it writes that another snapshot also holds
@@ -364,6 +370,8 @@ struct Vec0Shared {
   char *zFile;                /* Database file name */
   sqlite3_int64 iUid;         /* T_info 'uid' of the table */
   int nRef;                   /* Connected tables using this entry */
+  int bSearched;              /* A snapshot was built for a search before: the next whole
+                              ** load keeps the vectors (vec0ViewBuild) */
   Vec0Snapshot *apSnap[VEC0_SHARED_SNAPSHOTS];  /* Newest first; NULL past the last */
   Vec0Shared *pNext;          /* Next table of the process */
 };
@@ -693,16 +701,43 @@ static int vec0ApplyLog(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iTo){
   return rc;
 }
 
+/* Whether snapshot s no longer serves a statement needing eNeed: made under another
+** budget, or provisional (vec0FirstLoad) for anything but a report. */
+static int vec0ViewStale(Vec0Table *p, const Vec0Snapshot *s, int eNeed){
+  if( s->bProvisional ) return eNeed!=VEC0_NEED_INFO;
+  return s->bStreamed!=vec0OverBudget(p, s->nSlot);
+}
+
+/* Whether a whole load of a shared table is the first of the process (no base snapshot,
+** no search built one before): it is streamed, as a table over the budget is. Its search
+** reads each blob of T_vectors once into one small buffer, as sqlite-vec reads its chunks,
+** instead of first copying them all into new memory: 100,000 x 384 float32, the first
+** query of a new process took 200-550 ms with the copy against sqlite-vec's 125-180 ms,
+** 90-170 ms streamed. A process (a CLI run, a request handler that opens a connection a
+** request) that searches a table once never pays for the copy. The next search finds a
+** provisional snapshot (streamed where the budget holds vectors) and loads them; a report
+** (vecsync_cache_info) shows it as it is. */
+static int vec0FirstLoad(Vec0Table *p, int bPrivate, const Vec0Snapshot *pBase, int eNeed){
+  int bFirst;
+  if( eNeed!=VEC0_NEED_SEARCH || bPrivate || pBase || p->pShared==0 ) return 0;
+  pthread_mutex_lock(&sharedMutex);
+  bFirst = !p->pShared->bSearched;
+  p->pShared->bSearched = 1;
+  pthread_mutex_unlock(&sharedMutex);
+  return bFirst;
+}
+
 /* A snapshot of generation iGen as this connection reads it, into *ppSnap. bPrivate: it
 ** includes this transaction's uncommitted writes (never published). */
-static int vec0ViewBuild(Vec0Table *p, sqlite3_int64 iGen, int bPrivate, Vec0Snapshot **ppSnap){
+static int vec0ViewBuild(Vec0Table *p, sqlite3_int64 iGen, int bPrivate, int eNeed,
+                         Vec0Snapshot **ppSnap){
   Vec0Snapshot *pBase = 0, *s = 0;
   sqlite3_int64 nSlot = 0;
-  int rc = SQLITE_OK, bUsable = 0, bStreamed = 0;
+  int rc = SQLITE_OK, bUsable = 0, bStreamed = 0, bProvisional = 0;
   *ppSnap = 0;
   if( !bPrivate ){
     s = vec0SharedGet(p->pShared, iGen, 1);
-    if( s && s->bStreamed!=vec0OverBudget(p, s->nSlot) ){
+    if( s && vec0ViewStale(p, s, eNeed) ){
       vec0SnapUnref(s);               /* made under another budget: build one for this */
       s = 0;
     }
@@ -721,14 +756,21 @@ static int vec0ViewBuild(Vec0Table *p, sqlite3_int64 iGen, int bPrivate, Vec0Sna
     vec0SnapRef(pBase);
   }
   rc = vec0NextSlot(p, &nSlot);
-  if( rc==SQLITE_OK ) bStreamed = vec0OverBudget(p, nSlot);
+  if( rc==SQLITE_OK ){
+    bStreamed = vec0OverBudget(p, nSlot);
+    bProvisional = !bStreamed && vec0FirstLoad(p, bPrivate, pBase, eNeed);
+    bStreamed = bStreamed || bProvisional;
+  }
   if( rc==SQLITE_OK && pBase && pBase->bStreamed==bStreamed ){
     rc = vec0LogUsable(p, pBase->iGeneration, iGen, pBase->nSlot, &bUsable);
   }
   if( rc==SQLITE_OK ){
     s = vec0SnapNew(bUsable ? pBase : 0);
     if( s==0 ) rc = SQLITE_NOMEM;
-    else if( !bUsable ) s->bStreamed = bStreamed;
+    else if( !bUsable ){
+      s->bStreamed = bStreamed;
+      s->bProvisional = bProvisional;
+    }
   }
   if( rc==SQLITE_OK ) rc = bUsable ? vec0ApplyLog(p, s, iGen) : vec0LoadAll(p, s);
   vec0SnapUnref(pBase);
@@ -756,14 +798,14 @@ void vec0CacheClear(Vec0Table *p){
   vec0SharedDetach(p);
 }
 
-int vec0CacheEnsure(Vec0Table *p){
+int vec0CacheEnsure(Vec0Table *p, int eNeed){
   Vec0Snapshot *s = 0;
   sqlite3_int64 iGen = 0;
   unsigned int v;
   int rc = SQLITE_OK;
   if( p->pView && p->bViewPrivate ) return SQLITE_OK;   /* this transaction's own copy */
-  if( p->pView && p->pView->bStreamed!=vec0OverBudget(p, p->pView->nSlot) ){
-    vec0CacheDrop(p);                 /* the budget changed: build it again */
+  if( p->pView && vec0ViewStale(p, p->pView, eNeed) ){
+    vec0CacheDrop(p);                 /* the budget changed, or a second search: build again */
   }
   v = vec0DataVersion(p);
   if( p->pView && v==p->iDataVersion ) return SQLITE_OK;
@@ -772,7 +814,7 @@ int vec0CacheEnsure(Vec0Table *p){
     p->iDataVersion = v;
     return SQLITE_OK;
   }
-  if( rc==SQLITE_OK ) rc = vec0ViewBuild(p, iGen, p->bWriteTx, &s);
+  if( rc==SQLITE_OK ) rc = vec0ViewBuild(p, iGen, p->bWriteTx, eNeed, &s);
   if( rc==SQLITE_OK ){
     vec0CacheDrop(p);
     p->pView = s;

@@ -4,7 +4,7 @@
 ** Usage (internal; vec0.c, vec0_batch.c and libsql_index_topk.c call these):
 **
 **   vec0VectorArg(p, argv[i], "query", &q, &zErr);     // decode + check, once for all
-**   vec0CacheEnsure(p);
+**   vec0CacheEnsure(p, VEC0_NEED_SEARCH);
 **   vec0Search(p, q, k, aMask, pRange, &top);          // top.a[0..top.n) nearest first
 **   vec0SearchBatch(p, Q, nQuery, k, aTop);            // many queries, one pass
 **

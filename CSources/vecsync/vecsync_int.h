@@ -319,6 +319,8 @@ struct Vec0Snapshot {
   Vec0Chunk **apChunk;        /* apChunk[c] holds slots c*nChunk .. (c+1)*nChunk-1 */
   int bStreamed;              /* Over the memory budget: chunks hold no vectors (aVec is
                               ** NULL), searches read them from T_vectors */
+  int bProvisional;           /* Streamed only because it was the process's first search
+                              ** of the table: the next search loads the vectors */
 };
 
 /* The process-wide list of snapshots of one table (vec0_cache.c). */
@@ -514,8 +516,11 @@ void vec0WriteRetry(Vec0Table *p);
 
 /* Make p->pView the copy this connection's read should scan: the shared snapshot of its
 ** generation, else one built from an older snapshot and T_changes, else loaded whole. The
-** caller has made the storage ready (vec0StorageReady). */
-int vec0CacheEnsure(Vec0Table *p);
+** caller has made the storage ready (vec0StorageReady) and says what it needs: */
+#define VEC0_NEED_COPY   0    /* the vectors in memory (the batch function) */
+#define VEC0_NEED_SEARCH 1    /* one search: the process's first whole load streams */
+#define VEC0_NEED_INFO   2    /* a report (vecsync_cache_info): the view as it is */
+int vec0CacheEnsure(Vec0Table *p, int eNeed);
 /* Release the view and the process-wide entry (disconnect). */
 void vec0CacheClear(Vec0Table *p);
 /* Drop the view: the next search builds it again (rollback, a failed write). */

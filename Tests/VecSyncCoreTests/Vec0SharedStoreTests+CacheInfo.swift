@@ -10,9 +10,10 @@ extension Vec0SharedStoreTests {
         var replayed: Int
         var loaded: Int
         var processWide: Bool
+        var streamed: Bool
 
         enum CodingKeys: String, CodingKey {
-            case generation, rows, taken, replayed, loaded
+            case generation, rows, taken, replayed, loaded, streamed
             case processWide = "process_wide"
         }
     }

@@ -59,16 +59,30 @@ struct Vec0SharedStoreTests {
             arguments: [query, k])
     }
 
-    @Test("A second connection takes the first one's copy instead of loading its own")
+    @Test("The first search of the process streams; the second loads the copy, which other connections take")
     func secondConnectionSharesTheCopy() throws {
         try Fixture.with(rows: 500, seed: 0x5eed_0110) { fixture in
             let first = try fixture.connection()
             let second = try fixture.connection()
             let a = try first.read { db in (try Self.nearest(db), try Self.info(db)) }
+            #expect(a.1.processWide && a.1.loaded == 1 && a.1.streamed, "first search: \(a.1)")
+            let warm = try first.read { db in (try Self.nearest(db), try Self.info(db)) }
+            #expect(warm.0 == a.0)
+            #expect(warm.1.loaded == 2 && !warm.1.streamed, "second search: \(warm.1)")
             let b = try second.read { db in (try Self.nearest(db), try Self.info(db)) }
             #expect(a.0 == b.0)
-            #expect(a.1.processWide && a.1.loaded == 1)
-            #expect(b.1.loaded == 0 && b.1.taken == 1, "second connection: \(b.1)")
+            #expect(b.1.loaded == 0 && b.1.taken == 1 && !b.1.streamed, "second connection: \(b.1)")
+        }
+    }
+
+    @Test("The batch function loads the copy at once")
+    func batchLoadsTheCopy() throws {
+        try Fixture.with(rows: 500, seed: 0x5eed_0112) { fixture in
+            let info = try fixture.connection().read { db in
+                _ = try Row.fetchAll(db, sql: "SELECT * FROM vecsync_knn_batch('v', ?, 3)", arguments: [Self.query])
+                return try Self.info(db)
+            }
+            #expect(info.loaded == 1 && !info.streamed, "\(info)")
         }
     }
 
@@ -77,13 +91,14 @@ struct Vec0SharedStoreTests {
         try Fixture.with(rows: 500, seed: 0x5eed_0111) { fixture in
             let reader = try fixture.connection()
             let writer = try fixture.connection()
-            _ = try Self.nearest(in: reader)
+            _ = try Self.nearest(in: reader)     // streamed: the first search of the process
+            _ = try Self.nearest(in: reader)     // the copy, loaded
             try writer.write { db in
                 try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (9999, ?)", arguments: [Self.query])
             }
             let (rows, info) = try reader.read { db in (try Self.nearest(db), try Self.info(db)) }
             #expect(rows.first == 9999, "the new row is the nearest: \(rows)")
-            #expect(info.loaded == 1 && info.replayed + info.taken == 1, "\(info)")
+            #expect(info.loaded == 2 && info.replayed + info.taken == 1, "\(info)")
             #expect(info.rows == 501)
             try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid = 9999") }
             let after = try Self.nearest(in: reader)
