@@ -47,7 +47,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo soak check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python
+.PHONY: all deps extension demo soak check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel
 
 all: extension
 
@@ -85,7 +85,8 @@ demo: extension
 # their shell cases loading an ASan/UBSan build (test-sanitized), the other Swift suites
 # once; every Swift suite, vecsync-cli demo and the example app again under Apple's SQLite
 # behaviour (test-apple-sqlite); the example app as is (test-example); the Python package
-# (test-python) and the aarch64 build under qemu (test-arm64).
+# (test-python), its manylinux wheel installed where no compiler is (test-wheel) and the
+# aarch64 build under qemu (test-arm64).
 # The sync server is its own package with its own command (test-server); test-all runs
 # both, as CI does. On macOS, `make test` is test-mac.
 ifeq ($(UNAME_S),Darwin)
@@ -93,7 +94,7 @@ test: test-mac
 else
 test: extension check-c check-darwin check-maps fuzz-smoke test-sanitized
 	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test --skip VecSyncCoreTests
-	$(MAKE) test-apple-sqlite test-example test-python test-arm64
+	$(MAKE) test-apple-sqlite test-example test-python test-wheel test-arm64
 endif
 
 # What a Mac runs (no apt, no root, no LD_PRELOAD, no qemu): every Swift suite on the
@@ -306,6 +307,17 @@ PYTHON_DEB_PACKAGES := python3 python3-venv gcc libsqlite3-dev libblas-dev
 test-python:
 	@./scripts/ensure-packages $(PYTHON_DEB_PACKAGES)
 	./scripts/test-python.sh
+
+# The wheel a user without a compiler installs: sdist, then a manylinux wheel from it (zig's
+# clang for glibc 2.17, from $(ZIG_VENV); the reference BLAS bundled by auditwheel), checked
+# (tag, LICENSE, no build path), installed and tested in a mount namespace where compilers,
+# BLAS libraries, SQLite headers and the repository are hidden (scripts/test-wheel.sh).
+# gcc gives libgcc's CPU detection, binutils readelf and strings, util-linux unshare.
+WHEEL_DEB_PACKAGES := python3 python3-venv gcc libsqlite3-dev libblas-dev binutils util-linux
+
+test-wheel: $(ZIG_VENV)/bin/ziglang-installed
+	@./scripts/ensure-packages $(WHEEL_DEB_PACKAGES)
+	ZIG="$(CURDIR)/$(ZIG_VENV)/bin/python -m ziglang" ./scripts/test-wheel.sh
 
 clean:
 	rm -rf .build Server/.build

@@ -5,14 +5,21 @@
 
 The C sources are the repository's own (../CSources/vecsync), read where they are: nothing
 is copied into python/. An sdist (python -m build --sdist) carries a copy of them in csrc/,
-made when the sdist is assembled, so it builds away from the repository.
+made when the sdist is assembled, so it builds away from the repository; it carries the
+tests too (tests/, with a copy of the repository's Tests/SQLCases in tests/SQLCases), so
+`pip install` of it and `pytest tests` in it run away from the repository.
 
 The extension is one shared library compiled from every .c file, as the Swift package
 builds it, with -ffp-contract=off (GCC ignores the sources' FP_CONTRACT pragma) and linked
 against the system BLAS (-lblas -lm -lpthread on Linux: Debian's libblas-dev; Accelerate on
 Apple platforms). It needs SQLite's sqlite3ext.h (Debian: libsqlite3-dev). It links no
 Python and no libsqlite3: it reaches SQLite through the routines its entry point is given,
-so one wheel serves every Python 3 of the platform.
+so one wheel serves every Python 3 of the platform. It carries no debug information (-g0),
+so no path of the machine that built it.
+
+CC, CFLAGS, LDSHARED and LDFLAGS choose another compiler and flags, as for any setuptools
+build: scripts/test-wheel.sh builds the manylinux wheel so, with zig's clang for an old
+glibc, then bundles the BLAS with auditwheel.
 """
 import os
 import re
@@ -32,6 +39,9 @@ except ImportError:  # setuptools before 70.1
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_SOURCES = os.path.join(HERE, "..", "CSources", "vecsync")
 SDIST_SOURCES = os.path.join(HERE, "csrc")
+# The SQL cases tests/test_sql_cases.py runs: the repository's, copied into an sdist.
+REPO_CASES = os.path.join(HERE, "..", "Tests", "SQLCases")
+SDIST_CASES = os.path.join("tests", "SQLCases")
 LIBRARY = "libvecsync"
 HINT = ("building vecsync needs a C compiler, SQLite's headers (sqlite3ext.h) and a CBLAS "
         "library: on Debian or Ubuntu, apt-get install gcc libsqlite3-dev libblas-dev")
@@ -78,7 +88,8 @@ class build_vecsync(Command):
         sources = sorted(os.path.join(src, f) for f in os.listdir(src) if f.endswith(".c"))
         cc = new_compiler()
         customize_compiler(cc)
-        macros, args, libraries, link_args = [], ["-std=c11", "-O2", "-ffp-contract=off"], [], []
+        # After Python's own CFLAGS, which have -g: -g0 wins.
+        macros, args, libraries, link_args = [], ["-std=c11", "-O2", "-g0", "-ffp-contract=off"], [], []
         if sys.platform == "darwin":
             macros.append(("VECSYNC_ACCELERATE", "1"))
             link_args += ["-framework", "Accelerate"]
@@ -108,7 +119,8 @@ class build_with_extension(build):
 
 
 class sdist_with_sources(sdist):
-    """An sdist that builds anywhere: the repository's C sources copied in as csrc/."""
+    """An sdist that builds and tests anywhere: the repository's C sources copied in as
+    csrc/, its SQL cases as tests/SQLCases (MANIFEST.in adds the rest of tests/)."""
 
     def make_release_tree(self, base_dir, files):
         super().make_release_tree(base_dir, files)
@@ -117,6 +129,12 @@ class sdist_with_sources(sdist):
         if os.path.exists(dest):
             shutil.rmtree(dest)
         shutil.copytree(src, dest, ignore=shutil.ignore_patterns("*.o", "*.so", "*.dylib"))
+        # From the repository; an sdist rebuilt from an sdist has them in tests/ already.
+        if os.path.isdir(REPO_CASES):
+            dest = os.path.join(base_dir, SDIST_CASES)
+            if os.path.exists(dest):
+                shutil.rmtree(dest)
+            shutil.copytree(REPO_CASES, dest, ignore=shutil.ignore_patterns("*~", ".*"))
 
 
 class platform_wheel(bdist_wheel):

@@ -24,7 +24,10 @@ import pytest
 
 from loaded_connection import LoadedConnection
 
-CASES = Path(__file__).resolve().parents[2] / "Tests" / "SQLCases"
+# The repository's cases, or the copy an sdist carries beside this file (setup.py makes it).
+HERE = Path(__file__).resolve().parent
+CASES = next((d for d in (HERE / "SQLCases", HERE.parents[1] / "Tests" / "SQLCases")
+              if d.is_dir()), HERE.parents[1] / "Tests" / "SQLCases")
 KEY_WORDS = ("case", "row", "rows", "no rows", "no row", "error", "errors", "read-only", "readonly",
              "read only", "python skips", "python skip", "apsw skips", "apsw skip", "apsw fails",
              "apsw fail", "setup", "file setup")

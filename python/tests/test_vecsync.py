@@ -98,7 +98,51 @@ def test_load_refuses_a_connection_without_extension_loading():
         vecsync.load(NoLoading())
 
 
-def test_sqlite3_and_apsw_connections_share_a_process():
+def test_serialize_float32_writes_little_endian_float32():
+    # The bytes written out by hand: 1.0 = 0x3f800000, -2.5 = 0xc0200000, 0.1 rounds to
+    # 0x3dcccccd; sqlite_vec.serialize_float32 gives these on a little-endian machine.
+    assert vecsync.serialize_float32([1.0, -2.5, 0.1]) == bytes.fromhex("0000803f" "000020c0" "cdcccc3d")
+    assert vecsync.serialize_float32([3, True]) == bytes.fromhex("00004040" "0000803f")
+    assert vecsync.serialize_float32([]) == b""
+
+
+def test_serialize_int8_writes_one_signed_byte_each():
+    assert vecsync.serialize_int8([0, 1, -1, 127, -128]) == bytes([0x00, 0x01, 0xff, 0x7f, 0x80])
+    assert vecsync.serialize_int8([]) == b""
+
+
+@pytest.mark.parametrize("serialize, vector, words", [
+    (vecsync.serialize_float32, [1.0, "2"], "not a float"),
+    (vecsync.serialize_float32, [1.0, None], "not a float"),
+    (vecsync.serialize_int8, [1, 128], "-128 <= number <= 127"),
+    (vecsync.serialize_int8, [-129], "-128 <= number <= 127"),
+    (vecsync.serialize_int8, [1, 2.5], "not an integer"),
+])
+def test_serialize_refuses_a_value_it_cannot_pack(serialize, vector, words):
+    with pytest.raises(struct.error, match=words):
+        serialize(vector)
+
+
+def test_serialized_vectors_are_what_vec0_stores(db):
+    db.conn.execute("create virtual table v using vec0(id integer primary key, f float[3], q int8[3])")
+    db.conn.execute("insert into v(id, f, q) values (1, ?, vec_int8(?))",
+                    (vecsync.serialize_float32([1.0, -2.5, 0.25]), vecsync.serialize_int8([1, -2, 127])))
+    assert db.rows("select vec_to_json(f), vec_to_json(q) from v") == [("[1.000000,-2.500000,0.250000]", "[1,-2,127]")]
+    assert db.rows("select id, distance from v where f match ? and k = 1",
+                   (vecsync.serialize_float32([1.0, -2.5, 0.25]),)) == [(1, 0.0)]
+
+
+def test_numpy_float32_arrays_bind_as_serialize_float32_does(db):
+    np = pytest.importorskip("numpy", reason='numpy is the package\'s optional extra: pip install "vecsync[numpy]"')
+    vector = np.array([1.0, -2.5, 0.1], dtype=np.float32)
+    assert vector.tobytes() == vecsync.serialize_float32([1.0, -2.5, 0.1])
+    db.conn.execute("create virtual table v using vec0(id integer primary key, embedding float[3])")
+    db.conn.execute("insert into v(id, embedding) values (1, ?)", (vector,))
+    assert db.rows("select id, distance from v where embedding match ? and k = 1",
+                   (vecsync.serialize_float32([1.0, -2.5, 0.1]),)) == [(1, 0.0)]
+
+
+def test_sqlite3_and_apsw_connections_share_a_process(tmp_path):
     """apsw carries its own SQLite: each gets its own copy of the library (one copy serving
     both pointed the first's connections at the second's SQLite, and closing one crashed
     the process). Run in a child process, so a crash is a failure and not the test run's."""
@@ -121,7 +165,10 @@ def test_sqlite3_and_apsw_connections_share_a_process():
         "print('ok')\n")
     import subprocess
     import sys
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    # Not in the current folder, which `python -c` puts first on sys.path: run from an
+    # sdist, its vecsync/ (no library in it) would stand in for the installed package.
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                         cwd=str(tmp_path))
     assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stdout, run.stderr)
 
 

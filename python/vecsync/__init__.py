@@ -8,14 +8,19 @@
 
 Works with any connection that has load_extension(): Python's sqlite3 (where the
 interpreter was built with extension loading) and apsw.Connection.
+
+A vector binds as a blob of its values in the machine's byte order, as sqlite-vec's
+package makes it (serialize_float32, serialize_int8), or as a numpy array of float32 or
+int8 (pip install "vecsync[numpy]"); or as JSON text, '[1, 0, 0]'.
 """
 import atexit
 import os
 import shutil
+import struct
 import tempfile
 import threading
 
-__all__ = ["load", "loadable_path"]
+__all__ = ["load", "loadable_path", "serialize_float32", "serialize_int8"]
 
 _lock = threading.Lock()
 _paths = {}   # SQLite module ("sqlite3", "apsw", ...) -> the library its connections load
@@ -44,9 +49,16 @@ def _library_for(conn):
                 suffix = ".dylib" if os.path.exists(original + ".dylib") else ".so"
                 folder = tempfile.mkdtemp(prefix="vecsync-%s-" % module)
                 atexit.register(shutil.rmtree, folder, True)
-                # Same file name: SQLite derives the entry point from it.
-                shutil.copy2(original + suffix, os.path.join(folder, "libvecsync" + suffix))
-                _paths[module] = os.path.join(folder, "libvecsync")
+                # The copy keeps the file name (SQLite derives the entry point from it) and
+                # its place beside vecsync.libs/, the libraries a manylinux wheel bundles
+                # (auditwheel: the BLAS), which the library finds at $ORIGIN/../vecsync.libs.
+                copy = os.path.join(folder, "vecsync")
+                os.mkdir(copy)
+                shutil.copy2(original + suffix, os.path.join(copy, "libvecsync" + suffix))
+                bundled = os.path.join(os.path.dirname(os.path.dirname(original)), "vecsync.libs")
+                if os.path.isdir(bundled):
+                    os.symlink(bundled, os.path.join(folder, "vecsync.libs"))
+                _paths[module] = os.path.join(copy, "libvecsync")
         return _paths[module]
 
 
@@ -59,3 +71,17 @@ def load(conn):
             "without them (no Connection.load_extension); pip install apsw and pass an "
             "apsw.Connection (after conn.enable_load_extension(True)) instead")
     conn.load_extension(_library_for(conn))
+
+
+def serialize_float32(vector):
+    """The blob of a float[N] vector: each value as a 4-byte float, in the machine's byte
+    order, as vec0 reads it; the same bytes as sqlite_vec.serialize_float32. struct.error
+    for a value that is not a number."""
+    return struct.pack("%df" % len(vector), *vector)
+
+
+def serialize_int8(vector):
+    """The blob of an int8[N] vector (bind it as vec_int8(?)): each value as one signed
+    byte; the same bytes as sqlite_vec.serialize_int8. struct.error for a value that is not
+    an integer or is outside -128..127."""
+    return struct.pack("%db" % len(vector), *vector)
