@@ -257,13 +257,23 @@ static void vec0AddColumn(Vec0Config *p, char **pzName, int eKind, int eType){
   p->nCol++;
 }
 
+/* Whether zType is "float" followed by digits or nothing (float, float32, float16, ...). */
+static int vec0FloatName(const char *zType){
+  int i;
+  if( zType==0 || sqlite3_strnicmp(zType, "float", 5)!=0 ) return 0;
+  for(i=5; zType[i]; i++){
+    if( zType[i]<'0' || zType[i]>'9' ) return 0;
+  }
+  return 1;
+}
+
 /* The element type of a vector column's type name: VS_F32, VS_I8 or VS_BIT. */
 static int vec0VectorElement(const char *zName, const char *zType, int *peElem, char **pzErr){
-  if( vec0Is(zType, "float") || vec0Is(zType, "float32") || vec0Is(zType, "f32")
-   || vec0Is(zType, "float64") || vec0Is(zType, "float8") ){
-    /* float64[N] and float8[N] are float32 columns, as in sqlite-vec 0.1.x (which takes
-    ** any type name beginning "float" for float32): their vectors are stored, compared
-    ** and returned as float32, so a file sqlite-vec wrote with them reads the same. */
+  if( vec0FloatName(zType) || vec0Is(zType, "f32") ){
+    /* float64[N], float16[N] and float8[N] are float32 columns, as in sqlite-vec 0.1.x
+    ** (which takes any type name beginning "float" for float32): their vectors are
+    ** stored, compared and returned as float32, so a file sqlite-vec wrote with them
+    ** reads the same. */
     *peElem = VS_F32;
   }else if( vec0Is(zType, "int8") || vec0Is(zType, "i8") ){
     *peElem = VS_I8;
@@ -371,17 +381,22 @@ static int vec0ParseVectorColumn(Vec0Scan *s, char **pzName, const char *zType,
   Vec0Column *pCol = &p->aCol[p->nCol];
   char *zEnd = 0;
   long nDim;
-  int eElem = 0, bMetric = 0, eMetric = VS_METRIC_L2, bFirst = p->iVec<0;
+  int eElem = 0, bMetric = 0, eMetric = VS_METRIC_L2, bFirst = p->iVec<0, bNumber;
   int rc = vec0VectorElement(zName, zType, &eElem, pzErr);
   if( rc!=SQLITE_OK ) return rc;
-  nDim = strtol(&s->z[s->i+1], &zEnd, 10);
-  if( zEnd==&s->z[s->i+1] || *zEnd!=']' || nDim<1 || nDim>VS_MAX_DIMS ){
+  s->i++;                     /* past "[": the number, blanks around it allowed */
+  vec0SkipBlanks(s);
+  nDim = strtol(&s->z[s->i], &zEnd, 10);
+  bNumber = zEnd!=&s->z[s->i];
+  s->i = (int)(zEnd - s->z);
+  vec0SkipBlanks(s);
+  if( !bNumber || s->z[s->i]!=']' || nDim<1 || nDim>VS_MAX_DIMS ){
     *pzErr = sqlite3_mprintf(
       "vec0: column \"%s\": dimensions must be an integer from 1 to %d", zName,
       VS_MAX_DIMS);
     return SQLITE_ERROR;
   }
-  s->i = (int)(zEnd - s->z) + 1;
+  s->i++;                     /* past "]" */
   rc = vec0ParseVectorOptions(s, zName, bFirst, p, &eMetric, &bMetric, pzErr);
   if( rc==SQLITE_OK ){
     rc = vec0CheckVectorColumn(p, zName, bFirst, eElem, nDim, eMetric, bMetric, pzErr);
@@ -525,13 +540,31 @@ static int vec0ParseArg(const char *zArg, Vec0Config *p, char **pzErr){
     if( vec0Is(zWord, "primary") ){
       rc = vec0ParsePrimaryKey(&s, &zName, zType, bAux, p, pzErr);
     }else{
-      if( vec0Is(zWord, "partition") && !bAux ){
+      int bNotNull = 0;
+      if( vec0Is(zWord, "not") ){
+        /* "c text not null": sqlite-vec 0.1.9 takes the declaration (its metadata are
+        ** never NULL); here NULL is then refused for the column. */
+        sqlite3_free(zWord);
+        zWord = vec0Word(&s);
+        if( vec0Is(zWord, "null") ){
+          bNotNull = 1;
+          sqlite3_free(zWord);
+          zWord = 0;
+        }else{
+          *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected \"not null\"", zName);
+          rc = SQLITE_ERROR;
+        }
+      }
+      if( rc!=SQLITE_OK ){
+        /* reported above */
+      }else if( vec0Is(zWord, "partition") && !bAux ){
         rc = vec0ParsePartitionKey(&s, zName, zType, p, pzErr);
       }else if( zWord ){
         *pzErr = sqlite3_mprintf("vec0: column \"%s\": unexpected \"%s\"", zName, zWord);
         rc = SQLITE_ERROR;
       }
       if( rc==SQLITE_OK ) rc = vec0ParseScalarColumn(&zName, zType, bAux, p, pzErr);
+      if( rc==SQLITE_OK ) p->aCol[p->nCol-1].bNotNull = bNotNull;
     }
   }
   if( rc!=SQLITE_OK ) goto cleanup;

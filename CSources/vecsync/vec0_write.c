@@ -187,7 +187,8 @@ static int vec0CheckTypes(Vec0Table *p, sqlite3_value **aVal){
     if( (pCol->eKind!=VEC0_META && pCol->eKind!=VEC0_AUX) || sqlite3_value_nochange(pVal) ){
       continue;
     }
-    if( vec0TypeFits(pCol->eType, pVal) ) continue;
+    if( vec0TypeFits(pCol->eType, pVal)
+     && !(pCol->bNotNull && sqlite3_value_type(pVal)==SQLITE_NULL) ) continue;
     if( pCol->eKind==VEC0_AUX ){
       vec0SetError(p, "Auxiliary column type mismatch: The auxiliary column %s has type %s, "
                       "but %s was provided.", pCol->zName, vec0ColumnTypeName(pCol->eType),

@@ -226,6 +226,7 @@ struct Vec0Column {
   int eKind;            /* VEC0_PK, VEC0_VECTOR, VEC0_META or VEC0_AUX */
   int eType;            /* VEC0_TYPE_* of PK, META and AUX columns */
   int bPartition;       /* "partition key": T_rows has an index on it */
+  int bNotNull;         /* META and AUX: declared "not null", NULL refused */
   int nDim;             /* Vector columns: dimensions */
   int eElem;            /* Vector columns: VS_F32, VS_I8 or VS_BIT */
   int eMetric;          /* Vector columns: VS_METRIC_* */
