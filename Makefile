@@ -47,7 +47,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo soak check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel
+.PHONY: all deps extension demo soak check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel test-python-clients
 
 all: extension
 
@@ -85,7 +85,8 @@ demo: extension
 # their shell cases loading an ASan/UBSan build (test-sanitized), the other Swift suites
 # once; every Swift suite, vecsync-cli demo and the example app again under Apple's SQLite
 # behaviour (test-apple-sqlite); the example app as is (test-example); the Python package
-# (test-python), its manylinux wheel installed where no compiler is (test-wheel) and the
+# (test-python), its manylinux wheel installed where no compiler is (test-wheel), real
+# clients of sqlite-vec run with it in sqlite-vec's place (test-python-clients) and the
 # aarch64 build under qemu (test-arm64).
 # The sync server is its own package with its own command (test-server); test-all runs
 # both, as CI does. On macOS, `make test` is test-mac.
@@ -94,7 +95,7 @@ test: test-mac
 else
 test: extension check-c check-darwin check-maps fuzz-smoke test-sanitized
 	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test --skip VecSyncCoreTests
-	$(MAKE) test-apple-sqlite test-example test-python test-wheel test-arm64
+	$(MAKE) test-apple-sqlite test-example test-python test-wheel test-python-clients test-arm64
 endif
 
 # What a Mac runs (no apt, no root, no LD_PRELOAD, no qemu): every Swift suite on the
@@ -318,6 +319,14 @@ WHEEL_DEB_PACKAGES := python3 python3-venv gcc libsqlite3-dev libblas-dev binuti
 test-wheel: $(ZIG_VENV)/bin/ziglang-installed
 	@./scripts/ensure-packages $(WHEEL_DEB_PACKAGES)
 	ZIG="$(CURDIR)/$(ZIG_VENV)/bin/python -m ziglang" ./scripts/test-wheel.sh
+
+# Real clients of sqlite-vec from PyPI (python/tests/clients/requirements.txt: LangChain's
+# SQLiteVec, sqlite-utils with its sqlite-vec plugin, sqlite-vec-client and its own test
+# suite), each run on sqlite-vec 0.1.9 and with the wheel's VecSync in its place, their
+# rows, ids and distances compared (scripts/test-python-clients.sh).
+test-python-clients:
+	@./scripts/ensure-packages $(PYTHON_DEB_PACKAGES)
+	./scripts/test-python-clients.sh
 
 clean:
 	rm -rf .build Server/.build
