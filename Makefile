@@ -47,7 +47,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo soak check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel test-python-clients
+.PHONY: all deps extension demo soak check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel check-docs test-python-clients
 
 all: extension
 
@@ -83,8 +83,9 @@ demo: extension
 # (check-darwin), and the maps (check-maps); the C fuzzed briefly (fuzz-smoke: every seed
 # and crash reproducer replayed, then FUZZ_SMOKE_SECONDS a harness); the core suites with
 # their shell cases loading an ASan/UBSan build (test-sanitized), the other Swift suites
-# once; every Swift suite, vecsync-cli demo and the example app again under Apple's SQLite
-# behaviour (test-apple-sqlite); the example app as is (test-example); the Python package
+# once, then the examples of README.md and docs/ (check-docs); every Swift suite,
+# vecsync-cli demo and the example app again under Apple's SQLite behaviour
+# (test-apple-sqlite); the example app as is (test-example); the Python package
 # (test-python), its manylinux wheel installed where no compiler is (test-wheel), real
 # clients of sqlite-vec run with it in sqlite-vec's place (test-python-clients) and the
 # aarch64 build under qemu (test-arm64).
@@ -95,6 +96,7 @@ test: test-mac
 else
 test: extension check-c check-darwin check-maps fuzz-smoke test-sanitized
 	VECSYNC_EXTENSION=$(CURDIR)/$(EXTENSION) $(SWIFT) test --skip VecSyncCoreTests
+	$(MAKE) check-docs
 	$(MAKE) test-apple-sqlite test-example test-python test-wheel test-python-clients test-arm64
 endif
 
@@ -273,7 +275,16 @@ check-c:
 	if [ $$status = 0 ]; then echo "check-c: $(words $(C_SOURCES)) files clean on the host and for aarch64"; fi; \
 	exit $$status
 
-# README's Layout, CONTRIBUTING's "Where does X happen?" table and vecsync_int.h's file map
+# The README and the pages of docs/ (scripts/check-docs.py): every swift block is a region of
+# Tests/DocExamplesTests (compiled and run by the Swift tests), every sh and console block runs
+# here with the built extension and vecsync-cli (a console block's output compared line by
+# line), every sql block says what it prints (SQLCaseFilesTests runs it), the README stays
+# within 250 lines and links every page. The python blocks run in test-python.
+check-docs: extension
+	$(SWIFT) build --product vecsync-cli
+	python3 scripts/check-docs.py --run --cli .build/debug/vecsync-cli --extension $(EXTENSION) --sqlite3 $(SQLITE3)
+
+# docs/architecture.md's Layout, CONTRIBUTING's "Where does X happen?" table and vecsync_int.h's file map
 # name only files and symbols that exist; the C files call each other in no cycle, each
 # only files the file map lists before it (scripts/check-c-calls.py).
 check-maps:

@@ -98,6 +98,9 @@ let package = Package(
             name: "VecSyncReplicationTests",
             dependencies: ["VecSyncReplication", "VecSyncStores", "VecSyncTestSupport"]
         ),
+        // The Swift examples of README.md and docs/*.md, each a `// snippet:` region that
+        // scripts/check-docs.py matches to its page: compiled, and run where they can be.
+        .testTarget(name: "DocExamplesTests", dependencies: ["VecSync", "VecSyncTestSupport"]),
         .testTarget(
             name: "VecSyncCLITests",
             dependencies: [

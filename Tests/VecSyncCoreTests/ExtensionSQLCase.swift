@@ -98,7 +98,8 @@ struct SQLCase: Sendable, CustomTestStringConvertible {
     /// The title, after the file and line it is written at when it comes from a case file.
     var testDescription: String {
         guard let origin else { return title }
-        return "\(origin.dropFirst("Tests/SQLCases/".count)) \(title)"
+        let place = origin.dropFirst("Tests/SQLCases/".count)
+        return "\(place.hasPrefix("../../") ? place.dropFirst("../../".count) : place) \(title)"
     }
 
     /// A case that only fails, saying why its case file cannot be run, at the file's line.

@@ -2,7 +2,8 @@ import Testing
 
 /// Every case of every file in `Tests/SQLCases/` (what each covers: its opening comment),
 /// in this process and in the sqlite3 shell. A new `.cases` file runs here, and from Python
-/// (`python/tests/test_sql_cases.py`), without a line of code.
+/// (`python/tests/test_sql_cases.py`), without a line of code; so do the SQL examples of the
+/// README and of `docs/` (`SQLCaseFile+Docs.swift`).
 @Suite("SQL case files")
 struct SQLCaseFilesTests {
     @Test("Each case of a file, alone, prints what it says", arguments: SQLPath.allCases, SQLCaseFile.everyStandaloneCase)
@@ -15,5 +16,12 @@ struct SQLCaseFilesTests {
         arguments: SQLPath.allCases, SQLCaseFile.everySessionFile)
     func session(path: SQLPath, file: String) throws {
         try path.verify(casesIn: file)
+    }
+
+    @Test(
+        "Each SQL example of README.md and docs/*.md prints what the page says",
+        arguments: SQLPath.allCases, SQLCaseFile.everyDocExample)
+    func docExample(path: SQLPath, sqlCase: SQLCase) {
+        sqlCase.verify(path)
     }
 }
