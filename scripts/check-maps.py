@@ -3,12 +3,14 @@
 
 Checks, from the repository root:
 - CONTRIBUTING.md's "Where does X happen?" table: every file it names exists (a path with a
-  slash from the root, a bare file name somewhere in the tree) and every symbol it names
+  slash from the root, a bare file name somewhere in the tree), and every symbol it names
   (`vec0Search`, `Quarantine.retry`, `refusal(_:columns:)`, `vecsync_quarantine`)
-  occurs in the sources; and the rows of the sync path (SYNC_PATH_ROWS) are there, each
-  naming a file;
-- README.md's Layout block: every folder it lists exists, and every top-level folder of the
-  repository is listed;
+  occurs in a file that its row names: a symbol in the row's files is where the row says
+  it is, and one that is only elsewhere is a stale row; a row that names no source file (an
+  engine table such as `vecsync_quarantine`) is checked against every source; and the rows
+  of the sync path (SYNC_PATH_ROWS) are there, each naming a file;
+- docs/architecture.md's Layout block: every folder it lists exists, and every top-level
+  folder of the repository is listed;
 - the file map in CSources/vecsync/vecsync_int.h: every C file it names exists and every C
   file of the extension is named.
 
@@ -46,6 +48,34 @@ def source_text(files):
     return "\n".join(chunks)
 
 
+def source_files(files):
+    """The text of every source file, by path."""
+    texts = {}
+    for path in files:
+        if path.endswith(SOURCE_ENDINGS) and any(path.startswith(d + "/") for d in SOURCE_DIRS):
+            full = os.path.join(ROOT, path)
+            if os.path.isfile(full):
+                with open(full, encoding="utf-8", errors="replace") as f:
+                    texts[path] = f.read()
+    return texts
+
+
+def files_named(line, files, source_paths):
+    """The source files a table row names, by path or by bare name, with their text: where the
+    row says its symbols are. Folders named (`Sources/VecSyncWire/`) stand for their files."""
+    named = {}
+    for token in re.findall(r"`([^`]+)`", line):
+        if token.endswith(SOURCE_ENDINGS):
+            for path in source_paths:
+                if path == token or os.path.basename(path) == token or path.endswith("/" + token):
+                    named[path] = source_paths[path]
+        elif token.endswith("/") and "/" in token.rstrip("/"):
+            for path in source_paths:
+                if path.startswith(token):
+                    named[path] = source_paths[path]
+    return named
+
+
 def symbol_name(token):
     """The name to look for in `Type.method(_:label:)`, `function()`, `table_name`."""
     token = token.split("(")[0]
@@ -53,7 +83,7 @@ def symbol_name(token):
     return token.split(".")[-1]
 
 
-def check_contributing(files, sources, problems):
+def check_contributing(files, sources, source_paths, problems):
     with open(os.path.join(ROOT, "CONTRIBUTING.md"), encoding="utf-8") as f:
         text = f.read()
     start = text.find("## Where does X happen?")
@@ -71,6 +101,7 @@ def check_contributing(files, sources, problems):
             continue
         row = line.split("|")[1].strip()
         rows[row] = line
+        row_files = files_named(line, files, source_paths)
         for token in re.findall(r"`([^`]+)`", line):
             checked += 1
             if " " in token or token.startswith("-") or "<" in token or "=" in token or "[" in token:
@@ -88,7 +119,15 @@ def check_contributing(files, sources, problems):
                     problems.append(f"CONTRIBUTING.md ({row}): no folder {token}")
                 continue
             name = symbol_name(token)
-            if name and not re.search(r"\b" + re.escape(name) + r"\b", sources):
+            if not name:
+                continue
+            if row_files:
+                if not any(re.search(r"\b" + re.escape(name) + r"\b", text) for text in row_files.values()):
+                    elsewhere = [p for p in source_paths if re.search(r"\b" + re.escape(name) + r"\b", source_paths[p])]
+                    where = f" (it is in {', '.join(sorted(elsewhere)[:3])})" if elsewhere else " nor in the sources"
+                    problems.append(f"CONTRIBUTING.md ({row}): `{token}` is not in the files the row names"
+                                    f" ({', '.join(sorted(row_files))}){where}")
+            elif not re.search(r"\b" + re.escape(name) + r"\b", sources):
                 problems.append(f"CONTRIBUTING.md ({row}): `{token}` is not in the sources")
     for row in SYNC_PATH_ROWS:
         if row not in rows:
@@ -99,11 +138,11 @@ def check_contributing(files, sources, problems):
 
 
 def check_layout(files, problems):
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as f:
         text = f.read()
-    match = re.search(r"## Layout\s*\n+```\n(.*?)```", text, re.S)
+    match = re.search(r"## Layout\s*\n+```text\n(.*?)```", text, re.S)
     if not match:
-        problems.append("README.md: the Layout block is missing")
+        problems.append("docs/architecture.md: the Layout block is missing")
         return
     listed = set()
     for line in match.group(1).splitlines():
@@ -111,10 +150,10 @@ def check_layout(files, problems):
         if first and not line.startswith(" "):
             listed.add(first.rstrip("/").split("/")[0])
             if not os.path.exists(os.path.join(ROOT, first)):
-                problems.append(f"README.md Layout: {first} does not exist")
+                problems.append(f"docs/architecture.md Layout: {first} does not exist")
     top = {p.split("/")[0] for p in files if "/" in p and not p.startswith(".")}
     for folder in sorted(top - listed):
-        problems.append(f"README.md Layout: the folder {folder}/ is not listed")
+        problems.append(f"docs/architecture.md Layout: the folder {folder}/ is not listed")
 
 
 def check_file_map(files, problems):
@@ -159,8 +198,9 @@ def check_sqlite_module(files, problems):
 def main():
     files = tracked_files()
     sources = source_text(files)
+    source_paths = source_files(files)
     problems = []
-    checked = check_contributing(files, sources, problems)
+    checked = check_contributing(files, sources, source_paths, problems)
     check_layout(files, problems)
     check_file_map(files, problems)
     check_loadable_build(files, problems)
@@ -170,7 +210,8 @@ def main():
     if problems:
         print(f"check-maps: {len(problems)} stale entries")
         return 1
-    print(f"check-maps: CONTRIBUTING's table ({checked} names), README's Layout and vecsync_int.h's file map are true")
+    print(f"check-maps: CONTRIBUTING's table ({checked} names, each in a file its row names), "
+          "docs/architecture.md's Layout and vecsync_int.h's file map are true")
     return 0
 
 
