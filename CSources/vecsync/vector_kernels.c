@@ -3,19 +3,30 @@
 **
 ** Usage (internal; the SQL functions and vec0 call these):
 **
-**   vsScoreBlock(A, nRow, nDim, q, out);   // out[i] = A[i]·q, one cblas_sgemv
-**   vsScoreBlockBatch(A, nRow, nDim, Q, nQuery, out);   // one cblas_sgemm
+**   vsScoreBlock(A, nRow, nDim, q, out);   // out[i] = A[i]·q, one query against a block
+**   vsScoreBlockBatch(A, nRow, nDim, Q, nQuery, out);   // many queries against a block
 **
 ** How it works: vectors of a vec0 block are stored row-major and contiguous, so scoring a
 ** block against a query is a matrix-vector product, and against many queries a
-** matrix-matrix product: BLAS does both at the speed memory allows. The BLAS is the one
-** the system provides (Debian: libblas.so.3, which OpenBLAS or BLIS can stand behind;
-** Apple: Accelerate). The CBLAS prototypes are declared here rather than taken from a
-** header, because Debian ships cblas.h under an alternatives path; the CBLAS ABI (enum
-** arguments passed as int) is the same everywhere.
+** matrix-matrix product. What computes them is chosen once, by vsKernelsInit():
 **
-** The pairwise kernels below are plain C the compiler vectorises; on x86-64 an AVX2+FMA
-** variant is chosen at run time when the CPU has it (no build flags needed).
+**   one query (vsScoreBlock): on x86-64 with AVX2 and FMA, the AVX2 kernel of this file
+**     (vsScoreRowsAvx2, eight rows a pass), which scans faster than the reference BLAS's
+**     and OpenBLAS's sgemv; elsewhere (arm64, older x86-64) the system BLAS's cblas_sgemv;
+**   many queries (vsScoreBlockBatch, vecsync_knn_batch): the system BLAS's cblas_sgemm;
+**     on x86-64 with AVX2 and FMA and the reference BLAS, whose sgemm is not
+**     cache-blocked, the tiled AVX2 kernel (vsScoreBatchAvx2) instead;
+**   VECSYNC_SCAN=blas in the environment keeps BLAS for both, for comparison; vsScanName()
+**     (vecsync_debug()'s "scan:" line) says which is in use.
+**
+** The BLAS is the one the system provides (Debian: libblas.so.3, which OpenBLAS or BLIS can
+** stand behind; Apple: Accelerate). The CBLAS prototypes are declared here rather than
+** taken from a header, because Debian ships cblas.h under an alternatives path; the CBLAS
+** ABI (enum arguments passed as int) is the same everywhere.
+**
+** The pairwise kernels below (dot products, norms, the exact distances, L1 rows) are plain
+** C the compiler vectorises; on x86-64 an AVX2 variant (with FMA for the dot products) is
+** chosen at run time when the CPU has it (no build flags needed).
 */
 #define _GNU_SOURCE 1
 #include "vecsync_int.h"
