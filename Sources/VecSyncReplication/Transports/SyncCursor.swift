@@ -7,18 +7,25 @@ import Foundation
 /// there (a push cursor under the destination itself, the others behind a prefix), and
 /// ``init(storedName:)`` reads a stored name back. Nothing else builds those names.
 ///
+/// A folder's cursors are keyed by its standardized path (``FolderTransport/destination``);
+/// a server space's by `vecsync-server:<store id>/<space>`, the server's store id and the
+/// space's name, so another URL of the same server goes on where the last sync stopped:
+///
 /// ```swift
 /// let published = try replica.cursor(.push(folder.destination))
-/// try replica.setCursor(.pull(space), to: 42)
+/// let pulled = try replica.cursor(server.pullCursor(storeID: status.storeID))
 /// ```
 public enum SyncCursor: Hashable, Sendable {
-    /// The last local sequence number published to a destination (a folder's path, a server
-    /// space's name): the push cursor, stored under the destination's name.
+    /// The last local sequence number published to a destination (a folder's standardized
+    /// path, or a server space's `vecsync-server:<store id>/<space>`): the push cursor,
+    /// stored under that name as it is.
     case push(String)
-    /// How far a pull read a server space's listing (`pull:<space>`).
+    /// How far a pull read a server space's listing: the associated value is the space's
+    /// `vecsync-server:<store id>/<space>` (``HTTPTransport/pullCursor(storeID:)``), stored
+    /// as `pull:vecsync-server:<store id>/<space>`.
     case pull(String)
-    /// The generation of a server space's store the pull cursor was made under
-    /// (`pull:epoch:<space>`).
+    /// The generation of a server space's store the pull cursor was made under, for the same
+    /// `vecsync-server:<store id>/<space>`, stored as `pull:epoch:vecsync-server:<store id>/<space>`.
     case pullEpoch(String)
     /// Where the last file written to a shared folder ends (`file:<folder>`): the next file
     /// starts there.
