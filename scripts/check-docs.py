@@ -25,7 +25,8 @@ Every fenced block of README.md and docs/*.md is one of these, by its language:
 A block whose line before is `<!-- not run: REASON -->` or `<!-- not compiled: REASON -->`
 is left out, with its reason printed (installs, root, a package make test does not build).
 A block without a language is refused. The README stays within 250 lines and links every
-page of docs/.
+page of docs/, and every relative link of the pages names a file that exists (and a heading
+of it, after a #).
 
 Prints each problem and exits 1 when there is one; `make check-docs` runs it with --run, and
 `make test` runs that.
@@ -84,6 +85,31 @@ def blocks_of(page):
         else:
             index += 1
     return found
+
+
+def slug(heading):
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def check_links(page, problems):
+    """Every relative link of `page` names a file that exists, and an anchor one of its headings has."""
+    with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+        text = f.read()
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        full = os.path.normpath(os.path.join(ROOT, os.path.dirname(page), path)) if path else os.path.join(ROOT, page)
+        if not os.path.exists(full):
+            problems.append(f"{page}: the link {target} names no file")
+        elif anchor and full.endswith(".md"):
+            with open(full, encoding="utf-8") as f:
+                headings = [slug(m) for m in re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", f.read(), flags=re.S), re.M)]
+            if anchor not in headings:
+                problems.append(f"{page}: the link {target} names no heading of {os.path.relpath(full, ROOT)}")
 
 
 def snippets():
@@ -211,6 +237,7 @@ def main():
         if f"({page})" not in readme and f"({page}#" not in readme:
             problems.append(f"README.md links no {page}")
     for page in pages():
+        check_links(page, problems)
         for block in blocks_of(page):
             if not block.language:
                 problems.append(f"{block.place}: a block without a language (sql, swift, python, console, sh, text, …)")
