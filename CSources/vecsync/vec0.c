@@ -81,7 +81,16 @@ static char *vec0Declaration(Vec0Table *p){
       case VEC0_TYPE_FLOAT:   zType = " REAL"; break;
       case VEC0_TYPE_BLOB:    zType = " BLOB"; break;
     }
-    sqlite3_str_appendf(pDecl, "\"%w\"%s, ", pCol->zName, zType);
+    if( i==p->cfg.iPk ){
+      /* Declared as sqlite-vec declares it, so tools that read the schema (sqlite-utils'
+      ** Table.pks, PRAGMA table_info's pk column) address rows by it. An integer key is
+      ** declared INT, not INTEGER: "INTEGER PRIMARY KEY" would make it SQLite's alias of
+      ** the rowid, which changes how SQLite hands it to xUpdate. */
+      if( pCol->eType==VEC0_TYPE_INTEGER ) zType = " INT";
+      sqlite3_str_appendf(pDecl, "\"%w\"%s PRIMARY KEY NOT NULL, ", pCol->zName, zType);
+    }else{
+      sqlite3_str_appendf(pDecl, "\"%w\"%s, ", pCol->zName, zType);
+    }
   }
   sqlite3_str_appendall(pDecl, "distance HIDDEN REAL, k HIDDEN INTEGER)");
   return sqlite3_str_finish(pDecl);
@@ -287,6 +296,9 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     if( rc==SQLITE_OK ) rc = vec0ReportDistances(p, q, &pCur->top);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
+  /* k took the nearest rows, those without a distance last; they are returned in the
+  ** order of ORDER BY distance (which this plan consumes), NULL first. */
+  vsTopKNullsFirst(&pCur->top);
   rc = vec0StmtBorrow(p, VEC0_STMT_READ_BY_ROWID, &pCur->pRow);
   if( rc!=SQLITE_OK ) goto cleanup;
   pCur->iHit = 0;

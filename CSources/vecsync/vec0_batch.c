@@ -180,6 +180,7 @@ static int vkbFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     pCur->aTop = 0;
     goto cleanup;
   }
+  for(j=0; j<nQuery; j++) vsTopKNullsFirst(&pCur->aTop[j]);   /* as MATCH returns them */
   pCur->nQuery = nQuery;
   pCur->pTab = pTab;
   if( vec0HasTextPk(pTab) ){

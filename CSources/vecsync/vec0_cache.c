@@ -714,12 +714,16 @@ static int vec0ViewStale(Vec0Table *p, const Vec0Snapshot *s, int eNeed){
 ** instead of first copying them all into new memory: 100,000 x 384 float32, the first
 ** query of a new process took 200-550 ms with the copy against sqlite-vec's 125-180 ms,
 ** 90-170 ms streamed. A process (a CLI run, a request handler that opens a connection a
-** request) that searches a table once never pays for the copy. The next search finds a
+** request) that searches a table once never pays for the copy. Quantized tables load
+** their codes at once. The next search finds a
 ** provisional snapshot (streamed where the budget holds vectors) and loads them; a report
 ** (vecsync_cache_info) shows it as it is. */
 static int vec0FirstLoad(Vec0Table *p, int bPrivate, const Vec0Snapshot *pBase, int eNeed){
   int bFirst;
   if( eNeed!=VEC0_NEED_SEARCH || bPrivate || pBase || p->pShared==0 ) return 0;
+  /* A quantized table's copy is its codes (T_codes, 4 to 32 times smaller than the
+  ** vectors): loading them costs less than streaming the vectors. */
+  if( p->cfg.eQuant!=VEC0_QUANT_NONE ) return 0;
   pthread_mutex_lock(&sharedMutex);
   bFirst = !p->pShared->bSearched;
   p->pShared->bSearched = 1;

@@ -190,6 +190,10 @@ void vsTopKPush(VsTopK *p, double rDist, sqlite3_int64 iRowid, sqlite3_int64 iSl
 double vsTopKBound(const VsTopK *p);
 /* Sort the kept hits nearest first (destroys the heap order). */
 void vsTopKSort(VsTopK *p);
+/* After vsTopKSort: the hits whose distance is NaN (no direction: NULL in SQL), which rank
+** last, moved first, keeping both groups' order: the order of ORDER BY distance, where
+** NULL comes first. */
+void vsTopKNullsFirst(VsTopK *p);
 
 /* ---- vec0: declaration (vec0_config.c) ----------------------------------------------- */
 

@@ -212,6 +212,14 @@ static void vsScoreBatchAvx2(const float *A, int nRow, int nDim,
   }
 }
 
+/* Whether the BLAS is one whose sgemm is tuned (OpenBLAS, BLIS, ATLAS, MKL, Accelerate):
+** the reference BLAS and any library not recognised are not. */
+static int vsBlasTuned(void){
+  const char *z = vsBlasName();
+  return strncmp(z, "OpenBLAS", 8)==0 || strncmp(z, "BLIS", 4)==0 || strncmp(z, "ATLAS", 5)==0
+      || strncmp(z, "MKL", 3)==0 || strncmp(z, "Accelerate", 10)==0;
+}
+
 #endif /* VS_X86 */
 
 static float (*vsDotImpl)(const float*, const float*, int) = vsDotScalar;
@@ -226,12 +234,13 @@ void vsKernelsInit(void){
   if( __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ){
     vsDotImpl = vsDotAvx2;
     /* This kernel scans faster than the sgemv of the reference BLAS and of OpenBLAS; for
-    ** batches the tiled kernel replaces the reference BLAS's sgemm and matches OpenBLAS's,
+    ** batches the tiled kernel replaces the reference BLAS's sgemm (and any BLAS not known
+    ** to be tuned: a wheel's bundled copy has a name of its own) and matches OpenBLAS's,
     ** which is kept where present (figures: bench/RESULTS.md, its "reference BLAS" rows).
     ** VECSYNC_SCAN=blas forces BLAS for both, for comparison. */
     if( getenv("VECSYNC_SCAN")==0 || strcmp(getenv("VECSYNC_SCAN"), "blas")!=0 ){
       vsScoreRowsImpl = vsScoreRowsAvx2;
-      if( strstr(vsBlasName(), "reference") ) vsScoreBatchImpl = vsScoreBatchAvx2;
+      if( !vsBlasTuned() ) vsScoreBatchImpl = vsScoreBatchAvx2;
     }
     zSimd = "avx2+fma (chosen at run time)";
   }else{

@@ -18,6 +18,7 @@ SQLITE_EXTENSION_INIT3
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* True when hit x ranks after hit y (is farther, or as far with a larger rowid). */
 static int vsHitAfter(const VsHit *x, const VsHit *y){
@@ -86,4 +87,25 @@ static int vsHitCompare(const void *x, const void *y){
 
 void vsTopKSort(VsTopK *p){
   qsort(p->a, (size_t)p->n, sizeof(VsHit), vsHitCompare);
+}
+
+void vsTopKNullsFirst(VsTopK *p){
+  int nNull = 0, i;
+  VsHit *aTmp;
+  while( nNull<p->n && p->a[p->n-1-nNull].rDist!=p->a[p->n-1-nNull].rDist ) nNull++;
+  if( nNull==0 || nNull==p->n ) return;
+  aTmp = sqlite3_malloc64(sizeof(VsHit)*(size_t)nNull);
+  if( aTmp==0 ){
+    /* No memory for the move: rotate one hit at a time, in place. */
+    for(i=0; i<nNull; i++){
+      VsHit h = p->a[p->n-1];
+      memmove(&p->a[1], &p->a[0], sizeof(VsHit)*(size_t)(p->n-1));
+      p->a[0] = h;
+    }
+    return;
+  }
+  memcpy(aTmp, &p->a[p->n-nNull], sizeof(VsHit)*(size_t)nNull);
+  memmove(&p->a[nNull], &p->a[0], sizeof(VsHit)*(size_t)(p->n-nNull));
+  memcpy(&p->a[0], aTmp, sizeof(VsHit)*(size_t)nNull);
+  sqlite3_free(aTmp);
 }

@@ -78,18 +78,9 @@ def test_rows_where_runs_a_knn_query():
                            expected, actual, ties_cut_at=6)
 
 
-# A difference VecSync is to lose: sqlite-utils then takes rowid for the key, and with a text
-# key get, update and delete raise NotFoundError. strict: the test fails once it holds.
-PK_UNDECLARED = pytest.mark.xfail(strict=True, reason=(
-    "VecSync's vec0 does not declare its primary key column to SQLite (PRAGMA table_info pk 0;"
-    " sqlite-vec 0.1.9: 1): sqlite-utils' Table.pks is ['rowid'] instead of the key"))
-
-
 @pytest.mark.parametrize("pk, ddl, key", [
-    pytest.param("doc", "doc text primary key, embedding float[3], tag text, +body text", "d3",
-                 marks=PK_UNDECLARED),
-    pytest.param("id", "id integer primary key, embedding float[3], tag text, +body text", 3,
-                 marks=PK_UNDECLARED),
+    pytest.param("doc", "doc text primary key, embedding float[3], tag text, +body text", "d3"),
+    pytest.param("id", "id integer primary key, embedding float[3], tag text, +body text", 3),
 ])
 def test_primary_key_column_is_the_tables_pk(pk, ddl, key):
     """sqlite-utils finds a table's primary key with PRAGMA table_info: with sqlite-vec the

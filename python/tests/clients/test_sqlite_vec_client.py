@@ -173,9 +173,6 @@ def test_zero_embeddings_in_a_cosine_table_are_stored_with_null_distances(tmp_pa
     assert_same_neighbours("similarity_search([0, 0, 0], top_k=20)", expected_zero, actual_zero)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "VecSync answers ORDER BY distance itself and puts NULL distances last; SQL sorts NULL "
-    "first, as SQLite does for sqlite-vec 0.1.9, which leaves ORDER BY to it"))
 def test_order_by_distance_puts_null_distances_first(tmp_path):
     """similarity_search's SQL ends in ORDER BY v.distance: with every row among the k, the
     order is SQL's, NULL distances first, then nearest first."""
