@@ -23,7 +23,9 @@ Every fenced block of README.md and docs/*.md is one of these, by its language:
 - `text`, `ini`, `nginx`, `yaml`, `json`: diagrams and configuration files, not examples.
 
 A block whose line before is `<!-- not run: REASON -->` or `<!-- not compiled: REASON -->`
-is left out, with its reason printed (installs, root, a package make test does not build).
+is left out, with its reason printed (installs, root, a Mac). A block whose line before is
+`<!-- with vecsync-server: make test-server runs it -->` runs only with --server PATH (and
+then only such blocks run), with `vecsync-server` on PATH too: make test-server does that.
 A block without a language is refused. The README stays within 250 lines and links every
 page of docs/, and every relative link of the pages names a file that exists (and a heading
 of it, after a #).
@@ -35,6 +37,7 @@ import argparse
 import difflib
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,16 +48,18 @@ README_LIMIT = 250
 NOT_EXAMPLES = {"text", "ini", "nginx", "yaml", "json"}
 EXAMPLES = {"sql", "swift", "python", "console", "sh"}
 EXEMPTION = re.compile(r"^<!-- not (run|compiled): (.+?) -->$")
+WITH_SERVER = "<!-- with vecsync-server: make test-server runs it -->"
 EXPECTATION = re.compile(r"^-- (row:( |$)|no rows$|error: )")
 
 
 class Block:
     """A fenced block of a page: its language, its text, the line of its opening fence."""
 
-    def __init__(self, page, line, language, lines, exemption):
+    def __init__(self, page, line, language, lines, exemption, needs_server):
         self.page, self.line, self.language = page, line, language
         self.text = "\n".join(lines) + "\n"
         self.exemption = exemption
+        self.needs_server = needs_server
 
     @property
     def place(self):
@@ -80,7 +85,7 @@ def blocks_of(page):
             before = lines[index - 1] if index > 0 else ""
             match = EXEMPTION.match(before)
             found.append(Block(page, index + 1, language, lines[index + 1:end],
-                               match.group(2) if match else None))
+                               match.group(2) if match else None, before == WITH_SERVER))
             index = end + 1
         else:
             index += 1
@@ -151,23 +156,44 @@ def sandbox(args):
     folder = tempfile.mkdtemp(prefix="vecsync-docs.")
     os.makedirs(os.path.join(folder, ".build"))
     os.makedirs(os.path.join(folder, "bin"))
-    os.symlink(os.path.abspath(args.extension), os.path.join(folder, ".build", os.path.basename(args.extension)))
+    if os.path.exists(args.extension):
+        os.symlink(os.path.abspath(args.extension), os.path.join(folder, ".build", os.path.basename(args.extension)))
     os.symlink(os.path.join(ROOT, "sql"), os.path.join(folder, "sql"))
     os.symlink(os.path.abspath(args.cli), os.path.join(folder, "bin", "vecsync-cli"))
+    if args.server:
+        os.symlink(os.path.abspath(args.server), os.path.join(folder, "bin", "vecsync-server"))
     if args.sqlite3 != "sqlite3":
         os.symlink(os.path.abspath(args.sqlite3), os.path.join(folder, "bin", "sqlite3"))
     env = dict(os.environ, PATH=os.path.join(folder, "bin") + os.pathsep + os.environ.get("PATH", ""))
     return folder, env
 
 
+def run_script(script, folder, env):
+    """Runs `script` with bash in `folder`: its exit status and output. The script runs in a
+    session of its own, ended when it exits, so what it left in the background (a server)
+    goes with it, whether it passed or failed."""
+    with tempfile.TemporaryFile(mode="w+") as out:
+        process = subprocess.Popen(["bash", "-euo", "pipefail", "-c", script], cwd=folder, env=env,
+                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            status = process.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            status = "a timeout (300 s)"
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        process.wait()
+        out.seek(0)
+        return status, out.read()
+
+
 def run_sh(block, args, problems):
     folder, env = sandbox(args)
-    result = subprocess.run(["bash", "-euo", "pipefail", "-c", block.text], cwd=folder, env=env,
-                            capture_output=True, text=True, timeout=300)
+    status, output = run_script(block.text, folder, env)
     subprocess.run(["rm", "-rf", folder])
-    if result.returncode != 0:
-        problems.append(f"{block.place}: the sh block exits with status {result.returncode}:\n"
-                        + (result.stdout + result.stderr).rstrip())
+    if status != 0:
+        problems.append(f"{block.place}: the sh block exits with status {status}:\n" + output.rstrip())
 
 
 def transcript(block):
@@ -203,11 +229,10 @@ def run_console(block, args, problems):
         return
     folder, env = sandbox(args)
     marker = "@@vecsync-docs-step@@"
-    script = "exec 2>&1\n" + "".join(f"printf '\\n%s\\n' '{marker}'\n{command}\n" for command, _ in steps)
-    result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=folder, env=env,
-                            capture_output=True, text=True, timeout=300)
+    script = "".join(f"printf '\\n%s\\n' '{marker}'\n{command}\n" for command, _ in steps)
+    status, output = run_script(script, folder, env)
     subprocess.run(["rm", "-rf", folder])
-    outputs = result.stdout.split("\n" + marker + "\n")[1:]
+    outputs = output.split("\n" + marker + "\n")[1:]
     for index, (command, expected) in enumerate(steps):
         if index >= len(outputs):
             problems.append(f"{block.place}: `{command}` did not run (an earlier command failed)")
@@ -216,8 +241,8 @@ def run_console(block, args, problems):
         if not matches(expected, actual):
             problems.append(f"{block.place}: `{command}` prints\n  " + "\n  ".join(actual)
                             + "\nwhere the page says\n  " + "\n  ".join(expected))
-    if result.returncode != 0 and len(outputs) == len(steps):
-        problems.append(f"{block.place}: the last command exits with status {result.returncode}")
+    if status != 0 and len(outputs) == len(steps):
+        problems.append(f"{block.place}: the last command exits with status {status}")
 
 
 def main():
@@ -226,6 +251,7 @@ def main():
     parser.add_argument("--cli", default=".build/debug/vecsync-cli")
     parser.add_argument("--extension", default=".build/libvecsync.so")
     parser.add_argument("--sqlite3", default=os.environ.get("SQLITE3", "sqlite3"))
+    parser.add_argument("--server", help="a built vecsync-server: run only the blocks that need it")
     args = parser.parse_args()
 
     problems, counts, exempt = [], {}, []
@@ -244,6 +270,10 @@ def main():
                 continue
             if block.exemption:
                 exempt.append(f"{block.place} ({block.language}): {block.exemption}")
+                continue
+            if block.needs_server != bool(args.server):
+                if block.needs_server:
+                    exempt.append(f"{block.place} ({block.language}): needs vecsync-server, run by make test-server")
                 continue
             if block.language in NOT_EXAMPLES:
                 continue
@@ -267,6 +297,9 @@ def main():
     if problems:
         print(f"check-docs: {len(problems)} problems")
         return 1
+    if args.server:
+        print(f"check-docs: {summary} blocks that need vecsync-server run")
+        return 0
     ran = "sh and console run, " if args.run else ""
     print(f"check-docs: {summary} blocks ({ran}swift matched to compiled snippets; sql run by "
           f"SQLCaseFilesTests, python by make test-python); {len(exempt)} left out")
