@@ -217,6 +217,10 @@ test-sanitized: extension sanitized-extension
 # the connection (e.g. mmap_size=2147483648).
 QUANTIZED_ARGS ?= --oversample 8,16
 SCALE_ARGS     ?= --oversample 8
+# A new process's first query on 100,000 x 384 in a file, page cache dropped and cached,
+# beside sqlite-vec's and sqlite-vector's: the median of 5 processes each (bench/cold-start/).
+COLD_START_ARGS ?= --n 100000 --systems vecsync-vec0,sqlite-vec,sqliteai-vector --oversample '' \
+  --repeat 5 --out-dir bench/cold-start
 
 bench: extension
 	@./scripts/ensure-packages $(BENCH_DEB_PACKAGES)
@@ -225,6 +229,7 @@ bench: extension
 	cd bench && .venv/bin/python concurrent.py --extension ../$(EXTENSION)
 	bench/.venv/bin/python bench/quantized.py --extension $(EXTENSION) $(QUANTIZED_ARGS)
 	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(SCALE_ARGS)
+	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(COLD_START_ARGS)
 	$(SWIFT) build -c release --product vecsync-cli
 	python3 bench/sync/run.py --build .build/release
 	python3 bench/sync/progress.py --build .build/release

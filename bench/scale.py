@@ -268,6 +268,23 @@ def worker(a) -> int:
 # Driver side.
 
 
+def median_runs(runs: list) -> dict:
+    """One phase run several times (--repeat): each number the median of the runs, everything
+    else the first run's; "runs" keeps each run's first-query time. A failed run wins."""
+    for run in runs:
+        if run.get("status") != "ok":
+            return run
+    out = dict(runs[0])
+    for key, value in runs[0].items():
+        values = [run.get(key) for run in runs]
+        if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and all(isinstance(v, (int, float)) for v in values):
+            out[key] = statistics.median(values)
+    out["runs"] = len(runs)
+    out["first_query_runs_ms"] = [run.get("first_query_ms") for run in runs]
+    return out
+
+
 def drop_page_cache() -> bool:
     """Flush and drop the OS page cache, if this process is allowed to (root)."""
     try:
@@ -321,6 +338,8 @@ def main() -> int:
     p.add_argument("--no-drop-cache", action="store_true",
                    help="never drop the page cache: cold means a new process only")
     p.add_argument("--out-dir")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="cold and warm processes per system; the report gives their medians")
     p.add_argument("--threads", default="1,2",
                    help="thread counts the warm queries are timed at, beside one thread "
                         "(ours: PRAGMA threads; faiss: omp_set_num_threads; default 1,2)")
@@ -394,9 +413,12 @@ def main() -> int:
                 log(f"{label}: {r['status']}: {r['error']}")
                 results.append(r)
                 continue
-            r["cache_dropped"] = can_drop and drop_page_cache()
-            r["cold"] = run_phase(args, system, label, kind, option, "cold", db, data_dir, 600, env)
-            r["warm"] = run_phase(args, system, label, kind, option, "warm", db, data_dir, 900, env)
+            colds, warms = [], []
+            for _ in range(max(1, args.repeat)):
+                r["cache_dropped"] = can_drop and drop_page_cache()
+                colds.append(run_phase(args, system, label, kind, option, "cold", db, data_dir, 600, env))
+                warms.append(run_phase(args, system, label, kind, option, "warm", db, data_dir, 900, env))
+            r["cold"], r["warm"] = median_runs(colds), median_runs(warms)
             bad = [ph for ph in ("cold", "warm") if r[ph].get("status") != "ok"]
             r["status"] = "failed" if bad else "ok"
             if bad:
@@ -421,6 +443,7 @@ def main() -> int:
                         "threads": common.parse_threads(args.threads),
                         "clusters": datasets.CLUSTERS, "rank": datasets.RANK, "noise": datasets.NOISE,
                         "import_budget_s": args.import_budget, "page_cache_dropped": can_drop,
+                        "repeat": max(1, args.repeat),
                         "extension": os.path.relpath(args.extension, REPO) if args.extension else None,
                         "quick": args.quick},
            "results": results}

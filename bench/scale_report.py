@@ -62,8 +62,9 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         f"{run['wall_s'] / 60:.1f} min.",
         "",
     ] + machine_lines(m, "The machine was shared with other builds: above 2 the two cores were "
-                         "contended, so the figures are noisy; each is one measurement (warm: a "
-                         "median).") + [
+                         "contended, so the figures are noisy; " + (
+                             "each is one measurement (warm: a median)." if s.get("repeat", 1) == 1
+                             else f"each is the median of {s['repeat']} processes.")) + [
         f"- Rows {', '.join(a['systems'])} were added by a later run on {a['date']} "
         f"(`--merge`), load average {a['machine']['load_at_start']} at its start, "
         f"{a['machine'].get('load_at_end', '?')} at its end."
@@ -130,14 +131,18 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         "## Cold and warm queries",
         "",
         "| System | Cold: open (ms) | Cold: first query (ms) | Cold: open + first (ms) | "
-        "Cold: from process start (ms) | New process, file cached: open + first (ms) | Warm median (ms) | "
+        "Cold: from process start (ms) | New process, file cached: first query (ms) | "
+        "New process, file cached: open + first (ms) | Warm median (ms) | "
         "× our float32 | × faiss IndexFlatIP | RSS warm (MiB) | Recall@10 |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    if s.get("repeat", 1) > 1:
+        lines[-4:-4] = [f"Each figure is the median of {s['repeat']} processes (cold: the page cache "
+                        "dropped before each).", ""]
     for r in res:
         if not _ok(r):
             if (r.get("import") or {}).get("status") == "ok":
-                lines.append(f"| {r['label']} | {r.get('status')}: {r.get('error')} ||||||||||")
+                lines.append(f"| {r['label']} | {r.get('status')}: {r.get('error')} |||||||||||")
             continue
         warm = _g(r, "warm", "warm_median_ms")
         name = f"**{r['label']}**" if r["system"].startswith("vecsync") else r["label"]
@@ -145,6 +150,7 @@ def markdown(run: dict, path: str, chart: str | None = None) -> None:
         lines.append(
             f"| {name} | {ms(_g(r, 'cold', 'open_ms'))} | {ms(_g(r, 'cold', 'first_query_ms'))} | "
             f"{ms(_g(r, 'cold', 'open_and_first_ms'))} | {ms(_g(r, 'cold', 'process_to_first_answer_ms'))} | "
+            f"{ms(_g(r, 'warm', 'first_query_ms'))} | "
             f"{ms(_g(r, 'warm', 'open_and_first_ms'))} | {ms(warm)} | {times(_ratio(warm, ours_warm))} | "
             f"{times(_ratio(warm, flat_warm))} | {'—' if rss is None else f'{rss:,.0f}'} | "
             f"{recall(r.get('recall'))} |")
