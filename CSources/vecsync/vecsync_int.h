@@ -20,8 +20,11 @@
 **   vec0_plan.c          KNN, point and scan plans: xBestIndex, idxStr, the filter mask
 **   vec0_search.c        query checks, the block scan, the top-k heap feed, exact re-rank
 **   vec0_write.c         one row written: checks, keys, conflicts (INSERT, UPDATE, DELETE)
-**   vec0_migrate.c       a table sqlite-vec wrote, made ours (vecsync_migrate_sqlite_vec());
-**                        vec0StorageReady(): the storage a statement reads
+**   vec0_migrate.c       a table sqlite-vec wrote, read from a copy, made ours on request
+**                        (vecsync_migrate_sqlite_vec()); vec0StorageReady(): the storage
+**                        a statement reads
+**   vec0_export.c        a table written back in sqlite-vec's format
+**                        (vecsync_export_sqlite_vec())
 **   vec0.c               the vec0 module: create/connect, cursors, xUpdate, transactions
 **   vec0_batch.c         vecsync_knn_batch(): many queries in one pass; vecsync_cache_info(),
 **                        vecsync_memory_budget()
