@@ -9,8 +9,14 @@
     /// 5 s of CPU in an 8 s wait, measured), which with several clients slows every sync.
     /// One request per connection (`Connection: close`), the body sent whole, the answer read
     /// to its `Content-Length`, through its chunks, or to the close; each read and write gives
-    /// up after the request's timeout. `https://` still goes through URLSession.
+    /// up after the request's timeout, and the whole exchange after twice it. An answer (the
+    /// server's JSON to a push or a registration) is refused past ``maximumAnswerBytes``
+    /// before it is buffered, whatever length it announces. `https://` still goes through
+    /// URLSession.
     enum PlainHTTP {
+        /// The largest answer read: the answers to requests with a body are small JSON
+        /// documents; a longer one (or a length past it, up to `Int.max`) is a protocol error.
+        static let maximumAnswerBytes = 16 << 20
         /// Sends `request` and reads the answer.
         static func exchange(_ request: URLRequest) throws(HTTPTransportError) -> HTTPAnswer {
             let urlText = request.url?.absoluteString ?? "?"
@@ -33,8 +39,10 @@
             head += "\r\n"
             let socket = try connect(host: host, port: port, timeout: request.timeoutInterval, url: urlText)
             defer { close(socket) }
+            let idle = request.timeoutInterval.isFinite && request.timeoutInterval > 0 ? request.timeoutInterval : 60
+            let deadline = Date().addingTimeInterval(2 * idle)
             try write(Array(head.utf8) + [UInt8](body), to: socket, url: urlText)
-            return try readAnswer(from: socket, url: urlText)
+            return try readAnswer(from: socket, url: urlText, deadline: deadline)
         }
 
         private static func connect(host: String, port: Int, timeout: TimeInterval, url: String)
@@ -82,10 +90,18 @@
         }
 
         /// Reads the status line, the headers and the body of one answer.
-        private static func readAnswer(from socket: Int32, url: String) throws(HTTPTransportError) -> HTTPAnswer {
+        private static func readAnswer(from socket: Int32, url: String, deadline: Date) throws(HTTPTransportError)
+            -> HTTPAnswer
+        {
             var buffer: [UInt8] = []
             var ended = false
             func more() throws(HTTPTransportError) {
+                if Date() > deadline {
+                    throw .unreachable(url: url, reason: "the answer did not come in time (a server sending it too slowly)")
+                }
+                if buffer.count > maximumAnswerBytes + (64 << 10) {
+                    throw .protocolViolation(url: url, reason: "an answer longer than \(maximumAnswerBytes) bytes")
+                }
                 var chunk = [UInt8](repeating: 0, count: 64 << 10)
                 let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
                 if count < 0 {
@@ -138,6 +154,9 @@
                     guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
                         throw .protocolViolation(url: url, reason: "a bad chunk size '\(sizeText.prefix(20))'")
                     }
+                    guard size <= maximumAnswerBytes - body.count else {
+                        throw .protocolViolation(url: url, reason: "an answer longer than \(maximumAnswerBytes) bytes")
+                    }
                     position = sizeEnd + 2
                     if size == 0 { break }
                     while buffer.count < position + size + 2 {
@@ -148,6 +167,9 @@
                     position += size + 2
                 }
             } else if let length = answer.header("Content-Length").flatMap({ Int($0) }), length >= 0 {
+                guard length <= maximumAnswerBytes else {
+                    throw .protocolViolation(url: url, reason: "an answer of \(length) bytes, over \(maximumAnswerBytes)")
+                }
                 while buffer.count < position + length {
                     if ended { throw .unreachable(url: url, reason: "the answer's body was cut") }
                     try more()
