@@ -14,8 +14,9 @@
 **     (vsScoreRowsAvx2, eight rows a pass), which scans faster than the reference BLAS's
 **     and OpenBLAS's sgemv; elsewhere (arm64, older x86-64) the system BLAS's cblas_sgemv;
 **   many queries (vsScoreBlockBatch, vecsync_knn_batch): the system BLAS's cblas_sgemm;
-**     on x86-64 with AVX2 and FMA and the reference BLAS, whose sgemm is not
-**     cache-blocked, the tiled AVX2 kernel (vsScoreBatchAvx2) instead;
+**     on x86-64 with AVX2 and FMA and a BLAS not known to be tuned (vsBlasTuned: the
+**     reference BLAS, whose sgemm is not cache-blocked, or a wheel's bundled copy), the
+**     tiled AVX2 kernel (vsScoreBatchAvx2) instead;
 **   VECSYNC_SCAN=blas in the environment keeps BLAS for both, for comparison; vsScanName()
 **     (vecsync_debug()'s "scan:" line) says which is in use.
 **
