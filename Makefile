@@ -47,7 +47,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo soak check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel test-wheel-arm64 check-docs test-python-clients
+.PHONY: all deps extension demo soak check check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel test-wheel-arm64 check-docs test-python-clients
 
 all: extension
 
@@ -282,6 +282,18 @@ check-c:
 	done; \
 	if [ $$status = 0 ]; then echo "check-c: $(words $(C_SOURCES)) files clean on the host and for aarch64"; fi; \
 	exit $$status
+
+# The smoke tier, before each commit (about a minute on two cores once .build/ is warm;
+# the first build of a fresh clone takes about 5 minutes more): the maps, the C under
+# every warning on the host and for aarch64, the docs' blocks matched to what runs them,
+# the Swift build with its tests, then in-process (no sqlite3 shell, no loadable
+# extension: those cases say they are skipped) the SQL cases of Tests/SQLCases/ and one
+# quick suite or more of each test target. make test is the whole run.
+CHECK_SUITES := SQLCaseFilesTests|SQLCaseFileTests|ExtensionInstallTests|Vec0KNNTests|MergeTests|CaptureTests|KeyTests|ChangeSetFormatTests|CLICommandTests|PhotoStoreTests
+check: check-maps check-c
+	python3 scripts/check-docs.py
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter '$(CHECK_SUITES)'
 
 # The README and the pages of docs/ (scripts/check-docs.py): every swift block is a region of
 # Tests/DocExamplesTests (compiled and run by the Swift tests), every sh and console block runs

@@ -73,7 +73,7 @@
 extern const sqlite3_api_routines *sqlite3_api;
 #endif
 
-#define VECSYNC_VERSION "0.1.0"
+#define VECSYNC_VERSION "0.2.0"
 
 /* The sqlite-vec release whose SQL (functions, vec0 declarations and queries) this
 ** extension covers, measured against it: what vec_version() answers, with a "v". */

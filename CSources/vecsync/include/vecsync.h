@@ -55,7 +55,7 @@ void vecsync_unregister_auto_extension(void);
 /* The entry point cast to the type sqlite3_auto_extension() takes. */
 void (*vecsync_auto_extension_entry(void))(void);
 
-/* The extension's version, e.g. "0.1.0". */
+/* The extension's version, e.g. "0.2.0". */
 const char *vecsync_version_string(void);
 
 /* The memory the process may spend on in-memory copies of vec0 tables, in bytes: a table
