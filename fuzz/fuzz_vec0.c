@@ -780,7 +780,7 @@ static void opKnnOracle(sqlite3 *db, FuzzIn *in, const Model *m){
       memcpy(a, v, (size_t)nByte);
       r->rKey = oracleExactF32(m->eMetric, (const float*)aQuery, a, m->nDim);
       r->rFigure = oracleFigureF32(m->eMetric, (const float*)aQuery, a, m->nDim, r->rKey);
-      if( r->rKey!=r->rKey || r->rFigure!=r->rFigure ) continue;  /* refused when stored */
+      /* NaN: no direction under cosine (all zeros): stored, its distance NULL. */
     }else{
       r->rFigure = r->rKey = oracleFigureTyped(m->eElem, m->eMetric, aQuery, v, m->nDim);
     }
@@ -822,6 +822,20 @@ static void opKnnOracle(sqlite3 *db, FuzzIn *in, const Model *m){
   }
   qsort(aRow, (size_t)nWant, sizeof(OracleRow), oracleCompare);
   if( nWant>k ) nWant = k;
+  /* k takes the rows without a distance last; they come back first, as ORDER BY distance
+  ** sorts NULL. */
+  {
+    int nNull = 0;
+    while( nNull<nWant && aRow[nWant-1-nNull].rKey!=aRow[nWant-1-nNull].rKey ) nNull++;
+    if( nNull>0 && nNull<nWant ){
+      OracleRow *aTmp = malloc(sizeof(OracleRow)*(size_t)nNull);
+      if( aTmp==0 ) goto cleanup;
+      memcpy(aTmp, &aRow[nWant-nNull], sizeof(OracleRow)*(size_t)nNull);
+      memmove(&aRow[nNull], &aRow[0], sizeof(OracleRow)*(size_t)(nWant-nNull));
+      memcpy(&aRow[0], aTmp, sizeof(OracleRow)*(size_t)nNull);
+      free(aTmp);
+    }
+  }
 
   while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
     sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0);
