@@ -15,21 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-if [ -z "${PYTHON:-}" ]; then
-  if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
-fi
+. scripts/python-wheel.sh
 requirements=python/tests/clients/requirements.txt
 client_version=$(sed -n 's/^sqlite-vec-client==//p' "$requirements")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vecsync-python-clients.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-start=$(date +%s)
-
-echo "== pip wheel ./python ($($PYTHON --version))"
-"$PYTHON" -m venv "$tmp/build"
-"$tmp/build/bin/pip" wheel -q --no-deps -w "$tmp/wheels" ./python
-# setuptools leaves its build folders beside setup.py: not the source tree's business.
-rm -rf python/build python/vecsync.egg-info
-ls "$tmp"/wheels
+python_wheel vecsync-python-clients
 
 echo "== the wheel in a fresh venv, with the clients of $requirements"
 "$PYTHON" -m venv "$tmp/venv"

@@ -67,31 +67,32 @@ static int exportError(Export *x, int rc, const char *zFmt, ...){
   return rc;
 }
 
-static int exportExec(Export *x, const char *zFmt, ...){
-  va_list ap;
-  char *zSql;
+/* Run (ppStmt NULL) or prepare into *ppStmt the SQL zFmt makes; a failure is x's error. */
+static int exportSqlV(Export *x, sqlite3_stmt **ppStmt, const char *zFmt, va_list ap){
+  char *zSql = sqlite3_vmprintf(zFmt, ap);
   int rc;
-  va_start(ap, zFmt);
-  zSql = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
   if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(x->db, zSql, 0, 0, 0);
+  rc = ppStmt ? sqlite3_prepare_v2(x->db, zSql, -1, ppStmt, 0) : sqlite3_exec(x->db, zSql, 0, 0, 0);
   if( rc!=SQLITE_OK ) exportError(x, rc, "%s", sqlite3_errmsg(x->db));
   sqlite3_free(zSql);
   return rc;
 }
 
-static int exportPrepare(Export *x, sqlite3_stmt **ppStmt, const char *zFmt, ...){
+static int exportExec(Export *x, const char *zFmt, ...){
   va_list ap;
-  char *zSql;
   int rc;
   va_start(ap, zFmt);
-  zSql = sqlite3_vmprintf(zFmt, ap);
+  rc = exportSqlV(x, 0, zFmt, ap);
   va_end(ap);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(x->db, zSql, -1, ppStmt, 0);
-  if( rc!=SQLITE_OK ) exportError(x, rc, "%s", sqlite3_errmsg(x->db));
-  sqlite3_free(zSql);
+  return rc;
+}
+
+static int exportPrepare(Export *x, sqlite3_stmt **ppStmt, const char *zFmt, ...){
+  va_list ap;
+  int rc;
+  va_start(ap, zFmt);
+  rc = exportSqlV(x, ppStmt, zFmt, ap);
+  va_end(ap);
   return rc;
 }
 
@@ -505,75 +506,33 @@ static int exportInPlace(Export *x, sqlite3_int64 *pnRow){
 
 /* ---- vecsync_export_sqlite_vec(table) ---------------------------------------------------- */
 
-static void exportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
-  sqlite3 *db = sqlite3_context_db_handle(ctx);
-  const char *zTable = (const char*)sqlite3_value_text(argv[0]);
-  Vec0Table *p = 0;
-  sqlite3_stmt *pHold = 0;
-  sqlite3_int64 nRow = 0;
-  char *zErr = 0, *zSql;
+static int exportBody(void *pCtx, sqlite3_int64 *pnRow){
+  return exportInPlace((Export*)pCtx, pnRow);
+}
+
+/* The export for vec0RewriteFunc, in a savepoint of its own. */
+static int exportRewrite(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr){
   Export x;
+  char *zErr = 0;
   int rc;
-  (void)argc;
   memset(&x, 0, sizeof(x));
-  if( zTable==0 ){
-    sqlite3_result_error(ctx, "vecsync_export_sqlite_vec: the table name is NULL", -1);
-    return;
-  }
-  /* A prepared statement on the table holds its connected instance: a rollback makes
-  ** SQLite read the schema again, which would otherwise disconnect (free) it. */
-  zSql = sqlite3_mprintf("SELECT rowid FROM \"%w\"", zTable);
-  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pHold, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
-    zErr = sqlite3_mprintf("no such vec0 table: %s (%s)", zTable, sqlite3_errmsg(db));
-  }
-  if( rc==SQLITE_OK ) rc = vec0Find(db, pReg, 0, zTable, &p, &zErr);
-  if( rc==SQLITE_OK && sqlite3_db_readonly(db, p->zSchema) ){
-    zErr = sqlite3_mprintf("the database \"%s\" is read-only", p->zSchema);
-    rc = SQLITE_READONLY;
-  }
-  if( rc==SQLITE_OK ){
-    vec0CopyClose(p);
-    x.p = p;
-    x.db = db;
-    x.nChunk = p->cfg.nChunk;
-    rc = sqlite3_exec(db, "SAVEPOINT vecsync_export", 0, 0, 0);
-    if( rc!=SQLITE_OK ){
-      zErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-    }else{
-      rc = exportInPlace(&x, &nRow);
-      if( rc==SQLITE_OK ) rc = sqlite3_exec(db, "RELEASE vecsync_export", 0, 0, 0);
-      if( rc!=SQLITE_OK && x.zErr==0 ) exportError(&x, rc, "%s", sqlite3_errmsg(db));
-      if( rc!=SQLITE_OK ){
-        sqlite3_exec(db, "ROLLBACK TO vecsync_export; RELEASE vecsync_export", 0, 0, 0);
-      }
-      /* Either way the storage changed under the table's state: it is read afresh. */
-      vec0CacheClear(p);
-      vec0StorageForget(p);
-      if( rc!=SQLITE_OK ){
-        zErr = x.zErr;
-        x.zErr = 0;
-      }
-    }
-  }
-  exportEnd(&x);
-  sqlite3_finalize(pHold);              /* p may be gone from here on */
-  if( rc==SQLITE_OK ){
-    char *zOut = sqlite3_mprintf("%s: %lld rows exported", zTable, nRow);
-    if( zOut ) sqlite3_result_text(ctx, zOut, -1, sqlite3_free);
-    else sqlite3_result_error_nomem(ctx);
-  }else if( rc==SQLITE_NOMEM ){
-    sqlite3_result_error_nomem(ctx);
-  }else{
-    char *zMsg = sqlite3_mprintf("vecsync_export_sqlite_vec: %s",
-                                 zErr ? zErr : sqlite3_errstr(rc));
-    sqlite3_result_error(ctx, zMsg ? zMsg : "vecsync_export_sqlite_vec failed", -1);
-    sqlite3_result_error_code(ctx, rc);
-    sqlite3_free(zMsg);
+  vec0CopyClose(p);
+  x.p = p;
+  x.db = p->db;
+  x.nChunk = p->cfg.nChunk;
+  rc = vec0InSavepoint(p, "vecsync_export", exportBody, &x, pnRow, &zErr);
+  if( rc!=SQLITE_OK ){
+    *pzErr = x.zErr ? x.zErr : zErr;
+    if( *pzErr==x.zErr ) x.zErr = 0; else zErr = 0;
   }
   sqlite3_free(zErr);
+  exportEnd(&x);
+  return rc;
+}
+
+static void exportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  vec0RewriteFunc(ctx, argv[0], "vecsync_export_sqlite_vec", "exported", exportRewrite);
 }
 
 int vsRegisterVec0Export(sqlite3 *db, Vec0Registry *pReg, char **pzErr){

@@ -69,7 +69,6 @@ struct Migrate {
   int nPart;                /* partition key columns */
   int aSource[VEC0_MAX_COLUMNS];  /* user column i: its NN among its kind */
   int nVecByteMax;          /* the largest vector column's bytes */
-  int bChanged;             /* the schema was changed (a rollback makes SQLite read it again) */
   MigrateBlob aVec[VEC0_MAX_COLUMNS];   /* vector column i: T_vector_chunksNN */
   MigrateBlob aMeta[VEC0_MAX_COLUMNS];
   char *zErr;               /* what went wrong, sqlite3_malloc'ed */
@@ -426,7 +425,6 @@ static int migrateInPlace(Migrate *m, sqlite3_int64 *pnRow){
   }
   rc = migrateExec(m, m->db, "DROP TABLE IF EXISTS \"%w\".\"%w_info\"", p->zSchema, p->zName);
   if( rc==SQLITE_OK ){
-    m->bChanged = 1;
     rc = vec0ShadowCreate(p);
     if( rc==SQLITE_OK ) rc = vec0CacheAttach(p);
     if( rc!=SQLITE_OK ) migrateError(m, rc, "%s", sqlite3_errmsg(m->db));
@@ -441,31 +439,50 @@ static int migrateInPlace(Migrate *m, sqlite3_int64 *pnRow){
   return rc;
 }
 
-/* Migrate p in place in a savepoint; a failure rolls it all back (and *pzErr says why;
-** *pbChanged, whether it failed after changing the schema: not before its first write). */
-static int migrateInSavepoint(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr,
-                              int *pbChanged){
-  Migrate m;
-  int rc = migrateBegin(&m, p);
-  if( rc==SQLITE_OK ) rc = migrateExec(&m, p->db, "SAVEPOINT vecsync_migrate");
+int vec0InSavepoint(Vec0Table *p, const char *zName,
+                    int (*xBody)(void*, sqlite3_int64*), void *pCtx, sqlite3_int64 *pnRow,
+                    char **pzErr){
+  char *zSql = sqlite3_mprintf("SAVEPOINT %s", zName);
+  int rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    if( rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(p->db));
+    return rc;
+  }
+  rc = xBody(pCtx, pnRow);
   if( rc==SQLITE_OK ){
-    rc = migrateInPlace(&m, pnRow);
-    if( rc==SQLITE_OK ){
-      /* The outermost savepoint commits here: a failed commit (a lock) undoes it all. */
-      rc = migrateExec(&m, p->db, "RELEASE vecsync_migrate");
-    }
-    if( rc!=SQLITE_OK ){
-      sqlite3_exec(p->db, "ROLLBACK TO vecsync_migrate; RELEASE vecsync_migrate", 0, 0, 0);
-      /* The shadow tables are sqlite-vec's again: the storage is checked afresh. */
-      vec0CacheClear(p);
-      vec0StorageForget(p);
-    }
+    /* The outermost savepoint commits here: a failed commit (a lock) undoes it all. */
+    zSql = sqlite3_mprintf("RELEASE %s", zName);
+    rc = zSql ? sqlite3_exec(p->db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(p->db));
   }
   if( rc!=SQLITE_OK ){
-    *pzErr = m.zErr ? m.zErr : sqlite3_mprintf("%s", sqlite3_errstr(rc));
-    m.zErr = 0;
+    zSql = sqlite3_mprintf("ROLLBACK TO %s; RELEASE %s", zName, zName);
+    if( zSql ) sqlite3_exec(p->db, zSql, 0, 0, 0);
+    sqlite3_free(zSql);
   }
-  *pbChanged = m.bChanged;
+  /* Either way the storage may have changed under the table's state: read afresh. */
+  vec0CacheClear(p);
+  vec0StorageForget(p);
+  return rc;
+}
+
+static int migrateBody(void *pCtx, sqlite3_int64 *pnRow){
+  return migrateInPlace((Migrate*)pCtx, pnRow);
+}
+
+/* Migrate p in place in a savepoint; a failure rolls it all back (and *pzErr says why). */
+static int migrateInSavepoint(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr){
+  Migrate m;
+  char *zErr = 0;
+  int rc = migrateBegin(&m, p);
+  if( rc==SQLITE_OK ) rc = vec0InSavepoint(p, "vecsync_migrate", migrateBody, &m, pnRow, &zErr);
+  if( rc!=SQLITE_OK ){
+    *pzErr = m.zErr ? m.zErr : zErr ? zErr : sqlite3_mprintf("%s", sqlite3_errstr(rc));
+    if( *pzErr==m.zErr ) m.zErr = 0; else if( *pzErr==zErr ) zErr = 0;
+  }
+  sqlite3_free(zErr);
   migrateEnd(&m);
   return rc;
 }
@@ -563,21 +580,36 @@ int vec0StorageReady(Vec0Table *p){
 
 /* ---- vecsync_migrate_sqlite_vec(table) -------------------------------------------------- */
 
+/* The migration in place for vec0RewriteFunc: the copy this connection read is left for the
+** file itself. */
+static int migrateRewrite(Vec0Table *p, sqlite3_int64 *pnRow, char **pzErr){
+  vec0CopyClose(p);
+  return migrateInSavepoint(p, pnRow, pzErr);
+}
+
 static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  vec0RewriteFunc(ctx, argv[0], "vecsync_migrate_sqlite_vec", "migrated", migrateRewrite);
+}
+
+void vec0RewriteFunc(sqlite3_context *ctx, sqlite3_value *pTable, const char *zFunc,
+                     const char *zDone,
+                     int (*xRewrite)(Vec0Table*, sqlite3_int64*, char**)){
   Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
   sqlite3 *db = sqlite3_context_db_handle(ctx);
-  const char *zTable = (const char*)sqlite3_value_text(argv[0]);
+  const char *zTable = (const char*)sqlite3_value_text(pTable);
   Vec0Table *p = 0;
   sqlite3_stmt *pHold = 0;
   sqlite3_int64 nRow = 0;
   char *zErr = 0, *zSql;
   int rc;
-  (void)argc;
   if( zTable==0 ){
-    sqlite3_result_error(ctx, "vecsync_migrate_sqlite_vec: the table name is NULL", -1);
+    char *zMsg = sqlite3_mprintf("%s: the table name is NULL", zFunc);
+    sqlite3_result_error(ctx, zMsg ? zMsg : "the table name is NULL", -1);
+    sqlite3_free(zMsg);
     return;
   }
-  /* A statement that scans the table holds its connected instance: a failed migration's
+  /* A statement that scans the table holds its connected instance: a failed rewrite's
   ** rollback makes SQLite read the schema again, which would disconnect (free) it. */
   zSql = sqlite3_mprintf("SELECT rowid FROM \"%w\"", zTable);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pHold, 0) : SQLITE_NOMEM;
@@ -590,23 +622,17 @@ static void migrateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     zErr = sqlite3_mprintf("the database \"%s\" is read-only", p->zSchema);
     rc = SQLITE_READONLY;
   }
-  if( rc==SQLITE_OK ){
-    int bChanged = 0;
-    /* The copy this connection read is left for the file itself. */
-    vec0CopyClose(p);
-    rc = migrateInSavepoint(p, &nRow, &zErr, &bChanged);
-  }
+  if( rc==SQLITE_OK ) rc = xRewrite(p, &nRow, &zErr);
   sqlite3_finalize(pHold);              /* p may be gone from here on */
   if( rc==SQLITE_OK ){
-    char *zOut = sqlite3_mprintf("%s: %lld rows migrated", zTable, nRow);
+    char *zOut = sqlite3_mprintf("%s: %lld rows %s", zTable, nRow, zDone);
     if( zOut ) sqlite3_result_text(ctx, zOut, -1, sqlite3_free);
     else sqlite3_result_error_nomem(ctx);
   }else if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);
   }else{
-    char *zMsg = sqlite3_mprintf("vecsync_migrate_sqlite_vec: %s",
-                                 zErr ? zErr : sqlite3_errstr(rc));
-    sqlite3_result_error(ctx, zMsg ? zMsg : "vecsync_migrate_sqlite_vec failed", -1);
+    char *zMsg = sqlite3_mprintf("%s: %s", zFunc, zErr ? zErr : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, zMsg ? zMsg : "the rewrite failed", -1);
     sqlite3_result_error_code(ctx, rc);
     sqlite3_free(zMsg);
   }

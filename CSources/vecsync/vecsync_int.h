@@ -818,6 +818,19 @@ int vec0InsertRow(Vec0Table *p, int argc, sqlite3_value **argv);
 int vec0StorageReady(Vec0Table *p);
 int vec0MigrateCopy(Vec0Table *p);
 void vec0CopyClose(Vec0Table *p);
+/* The body of vecsync_migrate_sqlite_vec(table) and vecsync_export_sqlite_vec(table): the
+** table found (held by a statement, so a rollback cannot free it), refused on a read-only
+** database, rewritten by xRewrite (rows counted, its error in *pzErr), and the answer
+** "T: N rows <zDone>", or zFunc's error. */
+void vec0RewriteFunc(sqlite3_context *ctx, sqlite3_value *pTable, const char *zFunc,
+                     const char *zDone, int (*xRewrite)(Vec0Table*, sqlite3_int64*, char**));
+/* Run xBody(pCtx, pnRow) in savepoint zName on p's connection: released when it succeeds
+** (a failed release, and a failed savepoint, say why in *pzErr), else rolled back, the file
+** as it was; either way p's copy and storage check are dropped, the storage having changed
+** under them. */
+int vec0InSavepoint(Vec0Table *p, const char *zName,
+                    int (*xBody)(void*, sqlite3_int64*), void *pCtx, sqlite3_int64 *pnRow,
+                    char **pzErr);
 /* Whether p reads no copy, or one made of the file as it is now. */
 int vec0CopyCurrent(Vec0Table *p);
 

@@ -4,13 +4,11 @@ import GRDB
 extension Vec0SharedStoreTests {
     /// What `vecsync_cache_info('v')` reports of the process-wide copy of `v`.
     struct CacheInfo: Decodable {
-        var generation: Int
-        var rows: Int
-        var taken: Int
-        var replayed: Int
-        var loaded: Int
-        var processWide: Bool
-        var streamed: Bool
+        var generation, rows: Int
+        /// Snapshots this connection took from the process, replayed from the log, loaded whole.
+        var taken, replayed, loaded: Int
+        /// Shared by the process; streamed (no vectors in memory).
+        var processWide, streamed: Bool
 
         enum CodingKeys: String, CodingKey {
             case generation, rows, taken, replayed, loaded, streamed

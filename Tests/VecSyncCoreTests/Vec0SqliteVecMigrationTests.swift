@@ -160,6 +160,16 @@ struct Vec0SqliteVecMigrationTests {
             update docs set e = '[5, 6]' where doc_id = 'beta';
             delete from parts where rowid = 3;
             """
+        // The three tables as the writes leave them, read back after each step.
+        let readBack = """
+            select rowid, cat, quote(note) from items order by rowid;
+            select doc_id, vec_to_json(e) from docs order by doc_id;
+            select rowid, user_id from parts order by rowid;
+            """
+        let written = [
+            "1|red|'first'", "2|blue|NULL", "4|a category name longer than twelve bytes|'fourth'",
+            "9|red|'new'", "alpha|[1.000000,2.000000]", "beta|[5.000000,6.000000]", "1|5", "2|6",
+        ]
         try path.verify(
             onFileAfter: Self.sqliteVecFile,
             [
@@ -171,32 +181,18 @@ struct Vec0SqliteVecMigrationTests {
                     "migrated, an insert, an update and a delete",
                     """
                     select vecsync_migrate_sqlite_vec('items'), vecsync_migrate_sqlite_vec('docs'), vecsync_migrate_sqlite_vec('parts');
-                    """ + writes + """
-                    select rowid, cat, quote(note) from items order by rowid;
-                    select doc_id, vec_to_json(e) from docs order by doc_id;
-                    select rowid, user_id from parts order by rowid;
-                    """,
-                    rows: [
-                        "items: 3 rows migrated|docs: 2 rows migrated|parts: 3 rows migrated",
-                        "1|red|'first'", "2|blue|NULL", "4|a category name longer than twelve bytes|'fourth'",
-                        "9|red|'new'", "alpha|[1.000000,2.000000]", "beta|[5.000000,6.000000]", "1|5", "2|6",
-                    ]
+                    """ + writes + readBack,
+                    rows: ["items: 3 rows migrated|docs: 2 rows migrated|parts: 3 rows migrated"] + written
                 ),
                 SQLCase(
                     "exported, every table reads back the same, partitions included",
                     """
                     select vecsync_export_sqlite_vec('items'), vecsync_export_sqlite_vec('docs'), vecsync_export_sqlite_vec('parts');
-                    select rowid, cat, quote(note) from items order by rowid;
-                    select doc_id, vec_to_json(e) from docs order by doc_id;
-                    select rowid, user_id from parts order by rowid;
+                    """ + readBack + """
                     select rowid from parts where e match '[1, 0]' and k = 3 and user_id = 6;
                     select count(*) from sqlite_schema where name in ('items_rows', 'docs_rows', 'parts_rows');
                     """,
-                    rows: [
-                        "items: 4 rows exported|docs: 2 rows exported|parts: 2 rows exported",
-                        "1|red|'first'", "2|blue|NULL", "4|a category name longer than twelve bytes|'fourth'",
-                        "9|red|'new'", "alpha|[1.000000,2.000000]", "beta|[5.000000,6.000000]", "1|5", "2|6", "2", "0",
-                    ]
+                    rows: ["items: 4 rows exported|docs: 2 rows exported|parts: 2 rows exported"] + written + ["2", "0"]
                 ),
             ])
     }

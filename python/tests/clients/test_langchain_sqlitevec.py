@@ -50,14 +50,18 @@ def test_from_texts_finds_the_query_text_first():
     assert actual == expected
 
 
-def test_similarity_search_with_score_returns_each_text_at_its_distance():
-    metadatas = [{"page": i} for i in range(len(TEXTS))]
+def paged_store(name):
+    """TEXTS in a store on `name`, each with its page number as metadata."""
+    store = SQLiteVec.from_texts(TEXTS, IndexEmbeddings(),
+                                 metadatas=[{"page": i} for i in range(len(TEXTS))],
+                                 table="test", db_file=":memory:")
+    expect_loaded(store._connection, name)
+    return store
 
+
+def test_similarity_search_with_score_returns_each_text_at_its_distance():
     def scenario(name):
-        store = SQLiteVec.from_texts(TEXTS, IndexEmbeddings(), metadatas=metadatas,
-                                     table="test", db_file=":memory:")
-        expect_loaded(store._connection, name)
-        return store.similarity_search_with_score("foo", k=3)
+        return paged_store(name).similarity_search_with_score("foo", k=3)
 
     expected, actual = run_both(scenario)
     assert [doc for doc, _ in expected] == [
@@ -72,12 +76,8 @@ def test_similarity_search_with_score_returns_each_text_at_its_distance():
 
 def test_add_texts_with_metadatas_adds_rows_at_tied_distances():
     """The second batch embeds like the first: each text is there twice, at one distance."""
-    metadatas = [{"page": i} for i in range(len(TEXTS))]
-
     def scenario(name):
-        store = SQLiteVec.from_texts(TEXTS, IndexEmbeddings(), metadatas=metadatas,
-                                     table="test", db_file=":memory:")
-        expect_loaded(store._connection, name)
+        store = paged_store(name)
         ids = store.add_texts(TEXTS, [{"page": i, "batch": 2} for i in range(len(TEXTS))])
         return ids, store.similarity_search_with_score("foo", k=10)
 

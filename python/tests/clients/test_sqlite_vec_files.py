@@ -8,15 +8,13 @@ an auxiliary column with NULLs, a small chunk_size so rows span several chunks, 
 and LangChain's `rowid INTEGER PRIMARY KEY` declaration.
 """
 import hashlib
-import math
 import random
 import sqlite3
 import struct
 
 import pytest
-import sqlite_vec
 
-import vecsync
+from side_by_side import connect, same_distance
 
 QUERIES = [
     ("select id, distance, user_id, flag, n, f, s, aux from t "
@@ -31,17 +29,6 @@ SCANS = [
 ]
 
 
-def connect(path, extension):
-    conn = sqlite3.connect(path)
-    conn.enable_load_extension(True)
-    if extension == "sqlite-vec":
-        sqlite_vec.load(conn)
-    else:
-        vecsync.load(conn)
-    conn.enable_load_extension(False)
-    return conn
-
-
 def answers(conn, rng):
     """Every query with fixed random vectors (rng seeded by the caller), then every scan: a
     list of ("knn", rows) and ("scan", rows)."""
@@ -53,15 +40,24 @@ def answers(conn, rng):
             else:
                 n = int(fmt[:-1])
                 q = struct.pack(fmt, *[rng.uniform(-1, 1) for _ in range(n)])
-            out.append(("knn", conn.execute(sql, (q,)).fetchall()))
+            out.append(("knn", [tuple(row) for row in conn.execute(sql, (q,))]))
     for sql in SCANS:
-        out.append(("scan", conn.execute(sql).fetchall()))
+        out.append(("scan", [tuple(row) for row in conn.execute(sql)]))
     return out
+
+
+def answers_of(path, extension, seed):
+    """answers() on a new connection of `extension` ("sqlite-vec" or "vecsync") to path."""
+    conn = connect(extension, path)
+    try:
+        return answers(conn, random.Random(seed))
+    finally:
+        conn.close()
 
 
 def close(a, b):
     if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6)
+        return same_distance(a, b)
     return a == b
 
 
@@ -94,7 +90,7 @@ def same(a, b):
 
 def write_with_sqlite_vec(path):
     rng = random.Random(20261128)
-    conn = connect(path, "sqlite-vec")
+    conn = connect("sqlite-vec", path)
     conn.execute(
         "create virtual table t using vec0(id text primary key, user_id integer partition key, "
         "e float[4] distance_metric=cosine, b bit[8], i int8[2], flag boolean, n integer, "
@@ -124,12 +120,10 @@ def digest(path):
 def test_reading_leaves_the_file_as_it_was(tmp_path):
     path = str(tmp_path / "sv.db")
     write_with_sqlite_vec(path)
-    conn = connect(path, "sqlite-vec")
-    theirs = answers(conn, random.Random(7))
-    conn.close()
+    theirs = answers_of(path, "sqlite-vec", 7)
     before = digest(path)
 
-    conn = connect(path, "vecsync")
+    conn = connect("vecsync", path)
     ours = answers(conn, random.Random(7))
     with pytest.raises(sqlite3.OperationalError, match="vecsync_migrate_sqlite_vec"):
         conn.execute("insert into u(rowid, e) values (100, '[1, 2, 3]')")
@@ -138,8 +132,8 @@ def test_reading_leaves_the_file_as_it_was(tmp_path):
     assert digest(path) == before, "a read through VecSync changed the file"
 
     # sqlite-vec still opens it and writes it.
-    conn = connect(path, "sqlite-vec")
-    assert same(answers(conn, random.Random(7)), theirs)
+    assert same(answers_of(path, "sqlite-vec", 7), theirs)
+    conn = connect("sqlite-vec", path)
     conn.execute("insert into u(rowid, e) values (100, '[1, 2, 3]')")
     conn.commit()
     conn.close()
@@ -148,14 +142,12 @@ def test_reading_leaves_the_file_as_it_was(tmp_path):
 def test_migrated_written_and_exported_sqlite_vec_answers_as_vecsync_did(tmp_path):
     path = str(tmp_path / "sv.db")
     write_with_sqlite_vec(path)
-    conn = connect(path, "sqlite-vec")
-    theirs = answers(conn, random.Random(11))
-    conn.close()
+    theirs = answers_of(path, "sqlite-vec", 11)
 
-    conn = connect(path, "vecsync")
-    assert conn.execute(
+    conn = connect("vecsync", path)
+    assert tuple(conn.execute(
         "select vecsync_migrate_sqlite_vec('t'), vecsync_migrate_sqlite_vec('u')"
-    ).fetchone() == ("t: 57 rows migrated", "u: 37 rows migrated")
+    ).fetchone()) == ("t: 57 rows migrated", "u: 37 rows migrated")
     assert same(answers(conn, random.Random(11)), theirs)
     conn.execute(
         "insert into t(id, user_id, e, b, i, flag, n, f, s, aux) values "
@@ -167,21 +159,21 @@ def test_migrated_written_and_exported_sqlite_vec_answers_as_vecsync_did(tmp_pat
     conn.execute("delete from u where rowid = 1")
     conn.commit()
     ours = answers(conn, random.Random(12))
-    assert conn.execute(
+    assert tuple(conn.execute(
         "select vecsync_export_sqlite_vec('t'), vecsync_export_sqlite_vec('u')"
-    ).fetchone() == ("t: 57 rows exported", "u: 37 rows exported")
+    ).fetchone()) == ("t: 57 rows exported", "u: 37 rows exported")
     conn.commit()
     conn.close()
 
-    conn = connect(path, "sqlite-vec")
-    assert same(answers(conn, random.Random(12)), ours)
+    assert same(answers_of(path, "sqlite-vec", 12), ours)
+    conn = connect("sqlite-vec", path)
     # sqlite-vec keeps writing where VecSync left it: a new row, in a partition's chunk.
     conn.execute(
         "insert into t(id, user_id, e, b, i, flag, n, f, s, aux) values "
         "('later', 1, '[0.5, 0.5, 0.5, 0.6]', vec_bit(x'0f'), vec_int8('[1, 1]'), 0, 1, 0.5, "
         "'s', NULL)")
-    assert conn.execute(
+    assert tuple(conn.execute(
         "select id from t where e match '[0.5, 0.5, 0.5, 0.6]' and k = 1 and user_id = 1"
-    ).fetchone() == ("later",)
+    ).fetchone()) == ("later",)
     conn.commit()
     conn.close()
