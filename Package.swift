@@ -47,6 +47,9 @@ let package = Package(
         // SHA-256 of change set bodies, on both sides of the wire (CryptoKit on Apple
         // platforms, the same API over BoringSSL on Linux).
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The HTTP transport's client on Linux (Apple platforms use URLSession): deadlines,
+        // size caps and no busy wait, where FoundationNetworking's URLSession spins.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Documentation only: `swift package generate-documentation --target VecSync`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -80,7 +83,13 @@ let package = Package(
         .target(name: "VecSyncStores", dependencies: ["VecSyncCore"]),
         // One home for what the HTTP client and the server must spell the same.
         .target(name: "VecSyncWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "VecSyncReplication", dependencies: ["VecSyncCore", "VecSyncWire"]),
+        .target(
+            name: "VecSyncReplication",
+            dependencies: [
+                "VecSyncCore", "VecSyncWire",
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+            ]),
         .target(name: "VecSync", dependencies: ["VecSyncCore", "VecSyncStores", "VecSyncReplication"]),
         .executableTarget(
             name: "vecsync-cli",

@@ -21,21 +21,19 @@ extension HTTPTransport {
     /// The header carrying a body's hex SHA-256, both ways.
     static let sha256Header = Wire.sha256Header
 
-    /// One URL session for every transport: no cookies, no cache.
-    static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        return URLSession(configuration: configuration)
-    }()
+    /// The largest answer a request takes unless its caller expects more (the JSON of a
+    /// listing page, a status, a push's answer): a longer one is refused before it is
+    /// buffered, whatever length it announces.
+    static let maximumJSONBytes = 16 << 20
 
     /// Sends a request under `/v1/spaces/{space}/` and returns the answer when its status
     /// is in `accepted`. Network failures, 5xx and 429 are retried up to ``attempts``
-    /// times with doubling pauses (a 429's `Retry-After`, up to 10 s, is honoured);
-    /// every request the transport makes may be repeated safely.
+    /// times with doubling pauses (a 429's or 503's `Retry-After`, up to 10 s, is
+    /// honoured); every request the transport makes may be repeated safely. Each try has
+    /// ``timeout`` seconds in all, and an answer past `maximumBytes` is a protocol error.
     func send(
         _ method: String, _ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:],
-        body: Data? = nil, accepted: Set<Int> = [200]
+        body: Data? = nil, accepted: Set<Int> = [200], maximumBytes: Int = HTTPTransport.maximumJSONBytes
     ) throws -> HTTPAnswer {
         guard var components = URLComponents(string: destination + "/" + path) else {
             throw HTTPTransportError.protocolViolation(url: destination, reason: "not a valid URL with '\(path)'")
@@ -57,8 +55,9 @@ extension HTTPTransport {
             pause = min(pause * 2, 10)
             let answer: HTTPAnswer
             do {
-                answer = try Self.exchange(request)
+                answer = try Self.exchange(request, maximumBytes: maximumBytes)
             } catch {
+                if case .protocolViolation = error { throw error }   // the same answer again
                 lastError = error
                 continue
             }
@@ -83,33 +82,12 @@ extension HTTPTransport {
         return .refused(url: url.absoluteString, status: answer.status, code: "http-\(answer.status)", message: text)
     }
 
-    /// One request, waited for on the calling thread.
-    static func exchange(_ request: URLRequest) throws(HTTPTransportError) -> HTTPAnswer {
-        #if canImport(FoundationNetworking) && canImport(Glibc)
-            // URLSession on Linux spins while it waits for the answer to a request with a body.
-            if request.httpBody != nil, request.url?.scheme?.lowercased() == "http" {
-                return try PlainHTTP.exchange(request)
-            }
-        #endif
-        let box = AnswerBox()
-        let task = session.dataTask(with: request) { data, response, error in
-            box.finish(data: data, response: response, error: error)
-        }
-        task.resume()
-        box.wait()
-        let url = request.url?.absoluteString ?? "?"
-        let (data, response, error) = box.result
-        if let error {
-            throw .unreachable(url: url, reason: error.localizedDescription)
-        }
-        guard let http = response as? HTTPURLResponse else {
-            throw .unreachable(url: url, reason: "no HTTP response")
-        }
-        var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers[name] = value }
-        }
-        return HTTPAnswer(status: http.statusCode, headers: headers, body: data ?? Data())
+    /// The answer past `maximumBytes`, as the error it is.
+    static func tooLong(_ url: String, _ maximumBytes: Int, announced: Int? = nil) -> HTTPTransportError {
+        .protocolViolation(
+            url: url,
+            reason: announced.map { "an answer of \($0) bytes, over the \(maximumBytes) expected" }
+                ?? "an answer longer than the \(maximumBytes) bytes expected")
     }
 
     /// A JSON answer decoded.
@@ -120,29 +98,5 @@ extension HTTPTransport {
             throw HTTPTransportError.protocolViolation(
                 url: destination, reason: "cannot read the JSON answer: \(error)")
         }
-    }
-}
-
-/// Where a data task leaves its result for the thread waiting on it.
-private final class AnswerBox: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var stored: (Data?, URLResponse?, (any Error)?) = (nil, nil, nil)
-
-    func finish(data: Data?, response: URLResponse?, error: (any Error)?) {
-        lock.lock()
-        stored = (data, response, error)
-        lock.unlock()
-        done.signal()
-    }
-
-    func wait() {
-        done.wait()
-    }
-
-    var result: (Data?, URLResponse?, (any Error)?) {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }

@@ -52,7 +52,8 @@ public struct HTTPTransport: SyncTransport {
     public var rangeBytes = 4 << 20
     /// Tries per request (network failures, 5xx, 429), with doubling pauses between them.
     public var attempts = 4
-    /// Seconds one request may take.
+    /// Seconds one request may take, in all (connection, upload, answer): a server that
+    /// sends slowly is given up on then, and the request tried again.
     public var timeout: TimeInterval = 60
 
     /// A transport to `space` on `server`, authenticated by `token` (issued with
@@ -532,7 +533,9 @@ public struct HTTPTransport: SyncTransport {
             body.reserveCapacity(Int(size))
             while Int64(body.count) < size {
                 let end = min(Int64(body.count) + Int64(rangeBytes), size) - 1
-                let part = try send("GET", path, headers: ["Range": "bytes=\(body.count)-\(end)"], accepted: [206])
+                let part = try send(
+                    "GET", path, headers: ["Range": "bytes=\(body.count)-\(end)"], accepted: [206],
+                    maximumBytes: Int(end) - body.count + 1)
                 guard !part.body.isEmpty, Int64(body.count + part.body.count) <= size else {
                     throw HTTPTransportError.protocolViolation(
                         url: "\(destination)/\(path)", reason: "a byte range of the wrong size")
@@ -545,7 +548,7 @@ public struct HTTPTransport: SyncTransport {
                 body.append(part.body)
             }
         } else {
-            let answer = try send("GET", path)
+            let answer = try send("GET", path, maximumBytes: Int(size))
             if let announced = answer.header(Self.sha256Header)?.lowercased(), announced != sha256.lowercased() {
                 throw HTTPTransportError.protocolViolation(
                     url: "\(destination)/\(path)", reason: "listed with SHA-256 \(sha256), served with \(announced)")
