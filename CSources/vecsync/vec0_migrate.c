@@ -505,7 +505,8 @@ void vec0CopyClose(Vec0Table *p){
   p->zStoreSchema = p->zSchema;
 }
 
-int vec0CopyCurrent(Vec0Table *p){
+/* Whether p reads no copy, or one made of the file as it is now. */
+static int vec0CopyCurrent(Vec0Table *p){
   return p->dbCopy==0 || migrateSourceVersion(p)==p->iCopySource;
 }
 

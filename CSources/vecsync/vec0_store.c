@@ -441,7 +441,8 @@ static int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists){
   return rc;
 }
 
-int vec0Legacy(Vec0Table *p, int *pbLegacy){
+/* Whether T is sqlite-vec's layout: its T_rowids and not our T_rows. */
+static int vec0Legacy(Vec0Table *p, int *pbLegacy){
   int bOurs = 0, rc = vec0ShadowPresent(p, &bOurs, pbLegacy);
   if( rc==SQLITE_OK && !bOurs && !*pbLegacy ){
     /* A table whose T_rowids is gone is still sqlite-vec's (a damaged one). */

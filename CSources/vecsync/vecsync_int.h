@@ -443,13 +443,11 @@ void vec0SetError(Vec0Table *p, const char *zFmt, ...);
 int vec0ShadowCreate(Vec0Table *p);
 int vec0ShadowDrop(Vec0Table *p);
 /* sqlite-vec's storage (for vec0_migrate.c): drop only its shadow tables; whether T_rows
-** (ours) and T_rowids (sqlite-vec's) exist; whether T is sqlite-vec's layout (vec0Legacy);
-** forget a storage check after the storage changed (the caller clears the copy first). */
+** (ours) and T_rowids (sqlite-vec's) exist; forget a storage check after the storage changed (the caller clears the copy first). */
 int vec0ShadowDropForeign(Vec0Table *p);
 /* Drop only this extension's shadow tables (vec0_export.c). */
 int vec0ShadowDropOwn(Vec0Table *p);
 int vec0ShadowPresent(Vec0Table *p, int *pbOurs, int *pbTheirs);
-int vec0Legacy(Vec0Table *p, int *pbLegacy);
 void vec0StorageForget(Vec0Table *p);
 /* Read T_info and check it matches the declaration. *pbForeign: the shadow tables are
 ** sqlite-vec's (SQLITE_OK, nothing checked): vec0StorageReady reads them from a copy.
@@ -831,8 +829,6 @@ void vec0RewriteFunc(sqlite3_context *ctx, sqlite3_value *pTable, const char *zF
 int vec0InSavepoint(Vec0Table *p, const char *zName,
                     int (*xBody)(void*, sqlite3_int64*), void *pCtx, sqlite3_int64 *pnRow,
                     char **pzErr);
-/* Whether p reads no copy, or one made of the file as it is now. */
-int vec0CopyCurrent(Vec0Table *p);
 
 
 /* ---- libSQL indexes (libsql_index*.c) ------------------------------------------------ */
