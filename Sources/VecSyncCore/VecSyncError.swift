@@ -5,14 +5,14 @@ import GRDB
 /// dimensions, the offending input, the table or site, or the SQL that failed and SQLite's
 /// message.
 ///
-/// The package's APIs throw this one type (sync's `SyncError` is another name for it), so a
-/// caller pattern-matches one set of cases whichever layer failed: a merge's SQLite failure
-/// is ``sqlite(message:resultCode:sql:)`` whether it came from the engine or from an index
-/// refresh. Three kinds of error pass through as they are: `HTTPTransportError` (what a sync
-/// server answered, or that it could not be reached), `CancellationError` (a sync whose
-/// `SyncEventSink` was cancelled) and whatever your own event handler throws; and the
-/// `Decodable` conformances (`Vector`, `ChangeSet`'s JSON) throw `DecodingError`, as
-/// `Decoder`s expect.
+/// The package's APIs throw this one type (`SyncError`, the sync engine's old name for it,
+/// is deprecated), so a caller pattern-matches one set of cases whichever layer failed: a
+/// merge's SQLite failure is ``sqlite(message:resultCode:sql:)`` whether it came from the
+/// engine or from an index refresh. Three kinds of error pass through as they are:
+/// `HTTPTransportError` (what a sync server answered, or that it could not be reached),
+/// `CancellationError` (a sync whose `SyncEventSink` was cancelled) and whatever your own
+/// event handler throws; and the `Decodable` conformances (`Vector`, `ChangeSet`'s JSON)
+/// throw `DecodingError`, as `Decoder`s expect.
 ///
 /// ```swift
 /// do {
@@ -85,6 +85,11 @@ public enum VecSyncError: Error, Sendable, Hashable {
     case readOnlyReplica(site: SiteID, operation: String)
     /// A file could not be read or written.
     case io(path: String, reason: String)
+    /// A push found this replica's own changes at `destination` past its push cursor
+    /// (`published`), through `held`: changes it made before its database was restored from
+    /// a backup. They are taken back before anything is pushed (`Replica.sync` does it, through
+    /// the transport's `recoverLostChanges(of:events:)`); nothing was pushed.
+    case lostChangesNotRecovered(destination: String, published: Int64, held: Int64)
 
     /// At most 80 characters of `text`, for error messages.
     static func excerpt(_ text: String) -> String {
@@ -176,6 +181,8 @@ extension VecSyncError: CustomStringConvertible, LocalizedError {
             "replica '\(site)' is read-only: cannot \(operation)"
         case .io(let path, let reason):
             "\(path): \(reason)"
+        case .lostChangesNotRecovered(let destination, let published, let held):
+            "\(destination) holds this replica's changes through \(held), past the \(published) it published: changes made before its database was restored; sync (which takes them back first) instead of pushing alone; nothing was pushed"
         }
     }
 

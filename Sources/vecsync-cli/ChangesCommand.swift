@@ -30,7 +30,7 @@ struct ChangesCommand: ParsableCommand {
     }
 
     func run() throws {
-        let database = try ReplicaFile.open(db)
+        let database = try CLIDatabase.open(db)
         let replica = try Replica(opening: database.writer)
         print(try replica.changes(since: since, maximumRows: limit).jsonString())
     }

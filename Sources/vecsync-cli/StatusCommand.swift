@@ -26,7 +26,7 @@ struct StatusCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let database = try ReplicaFile.open(db)
+        let database = try CLIDatabase.open(db)
         let replica = try Replica(opening: database.writer)
         let status = try replica.syncStatus()
         guard json else {

@@ -109,7 +109,7 @@ struct SyncCommand: ParsableCommand {
     }
 
     func run() throws {
-        let database = try ReplicaFile.open(db)
+        let database = try CLIDatabase.open(db)
         let replica = try Replica(opening: database.writer)
         var bar: ProgressBar?
         let drawBar = !events && !noProgress && ProgressBar.stderrIsTerminal

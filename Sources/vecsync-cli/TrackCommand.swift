@@ -86,7 +86,7 @@ struct TrackCommand: ParsableCommand {
     }
 
     func run() throws {
-        let database = try ReplicaFile.open(db)
+        let database = try CLIDatabase.open(db)
         let stored = try Replica.storedSite(in: database.writer)
         if let site, let stored, stored.rawValue != site {
             throw ValidationError("\(db) is already replica '\(stored)'; a database keeps its site id")

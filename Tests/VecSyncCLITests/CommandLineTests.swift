@@ -20,7 +20,7 @@ struct CommandLineTests {
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         guard let executable else {
-            throw SyncError.io(
+            throw VecSyncError.io(
                 path: "vecsync-cli", reason: "not found beside the test bundle; build it first (swift build)")
         }
         let process = Process()

@@ -224,7 +224,7 @@ struct CaptureTests: ReplicationSuite {
         do {
             try replica.track("t")
             Issue.record("\(sql) was tracked")
-        } catch let error as SyncError {
+        } catch let error as VecSyncError {
             guard case .untrackableTable(let table, let message) = error else {
                 Issue.record("unexpected error \(error)")
                 return
@@ -238,7 +238,7 @@ struct CaptureTests: ReplicationSuite {
     func siteIdIsKept() throws {
         let queue = try DatabaseQueue()
         _ = try Replica(queue, site: "a")
-        #expect(throws: SyncError.siteMismatch(stored: "a", requested: "b")) { try Replica(queue, site: "b") }
+        #expect(throws: VecSyncError.siteMismatch(stored: "a", requested: "b")) { try Replica(queue, site: "b") }
         #expect(try Replica(opening: queue).site == "a")
     }
 

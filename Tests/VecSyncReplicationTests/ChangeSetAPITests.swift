@@ -150,8 +150,8 @@ struct ChangeSetAPITests: ReplicationSuite {
         #expect(try ChangeSet(json: numeric) == decoded)
         // A changed definition no longer matches its fingerprint.
         let tampered = json.replacingOccurrences(of: #""REAL""#, with: #""TEXT""#)
-        #expect(throws: SyncError.self) { try ChangeSet(json: tampered) }
-        #expect(throws: SyncError.self) { try ChangeSet(json: "{\"formatVersion\": 3}") }
+        #expect(throws: VecSyncError.self) { try ChangeSet(json: tampered) }
+        #expect(throws: VecSyncError.self) { try ChangeSet(json: "{\"formatVersion\": 3}") }
     }
 
     @Test("changes come as a sequence of batches that together carry every change")
@@ -200,10 +200,10 @@ struct ChangeSetAPITests: ReplicationSuite {
         #expect {
             try a.compactTombstones(acknowledgedThrough: a.currentSequence() + 1)
         } throws: { error in
-            guard case SyncError.invalidArgument(let name, _, _) = error else { return false }
+            guard case VecSyncError.invalidArgument(let name, _, _) = error else { return false }
             return name == "acknowledgedThrough"
         }
-        #expect(throws: SyncError.self) { try a.compactTombstones(acknowledgedThrough: -1) }
+        #expect(throws: VecSyncError.self) { try a.compactTombstones(acknowledgedThrough: -1) }
         // A key re-used after its tombstone went still wins over a peer that kept it.
         try Self.write(a, "INSERT INTO photos (id, title) VALUES ('p1', 'back')")
         try b.merge(a.changes(since: 0))

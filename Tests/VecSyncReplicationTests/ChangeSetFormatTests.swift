@@ -49,7 +49,7 @@ struct ChangeSetFormatTests {
     func truncatedChangeSetsAreRefused() throws {
         let data = try Self.replicaWithPhotos(2, dimensions: 8).changes(since: 0).serialized()
         for length in 0..<data.count {
-            #expect(throws: SyncError.self) { try ChangeSet(serialized: data.prefix(length)) }
+            #expect(throws: VecSyncError.self) { try ChangeSet(serialized: data.prefix(length)) }
         }
     }
 
@@ -59,7 +59,7 @@ struct ChangeSetFormatTests {
         for index in 0..<data.count {
             var tampered = data
             tampered[index] ^= 0x40
-            #expect(throws: SyncError.self, "byte \(index)") { try ChangeSet(serialized: tampered) }
+            #expect(throws: VecSyncError.self, "byte \(index)") { try ChangeSet(serialized: tampered) }
         }
     }
 
@@ -67,10 +67,10 @@ struct ChangeSetFormatTests {
     func incompatibleFormatIsRefused() throws {
         var data = try Self.replicaWithPhotos(1, dimensions: 4).changes(since: 0).serialized()
         data[4] = 9
-        #expect(throws: SyncError.incompatibleFormat(found: 9, supported: ChangeSet.formatVersion)) {
+        #expect(throws: VecSyncError.incompatibleFormat(found: 9, supported: ChangeSet.formatVersion)) {
             try ChangeSet(serialized: data)
         }
-        #expect(SyncError.incompatibleFormat(found: 9, supported: 2).description.contains("version 9"))
+        #expect(VecSyncError.incompatibleFormat(found: 9, supported: 2).description.contains("version 9"))
     }
 
     @Test("a change set in format 1, written before authority counts, still reads and merges")
@@ -147,14 +147,14 @@ struct ChangeSetFormatTests {
         }
         let second = try a.changes(since: first.through)
         #expect(second.records.contains { !$0.isComplete })
-        #expect(throws: SyncError.missingEarlierChanges(origin: "a", since: first.through, received: 0)) {
+        #expect(throws: VecSyncError.missingEarlierChanges(origin: "a", since: first.through, received: 0)) {
             try b.merge(second)
         }
         #expect(
             try b.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") } == 0, "nothing applied"
         )
         #expect(
-            SyncError.missingEarlierChanges(origin: "a", since: 4, received: 0).description
+            VecSyncError.missingEarlierChanges(origin: "a", since: 4, received: 0).description
                 .contains("merge 'a''s change sets in order"))
         try b.merge(first)
         try b.merge(second)

@@ -69,7 +69,7 @@ struct ConvergencePropertyTests {
     static func mergeUnlessEarlierChangesAreMissing(_ replica: Replica, _ data: Data) throws -> MergeReport? {
         do {
             return try replica.merge(serialized: data)
-        } catch SyncError.missingEarlierChanges {
+        } catch VecSyncError.missingEarlierChanges {
             return nil
         }
     }
@@ -308,7 +308,7 @@ struct ConvergencePropertyTests {
                         }
                         if reports.contains(where: Self.changedSomething) { anyApplied = true }
                         continue
-                    } catch SyncError.missingEarlierChanges {
+                    } catch VecSyncError.missingEarlierChanges {
                     }
                 }
                 for message in messages {

@@ -164,7 +164,7 @@ struct CounterTests: ReplicationSuite {
             try CounterColumns.declare(db, table: "tags", columns: ["uses"])
         }
         let replica = try Replica(queue, site: SiteID("a"))
-        #expect(throws: SyncError.self) { try replica.track("tags") }
+        #expect(throws: VecSyncError.self) { try replica.track("tags") }
         // Nothing of the attempts stays: no clock table, no record.
         func clockTables() throws -> [String] {
             try queue.read { db in
@@ -178,7 +178,7 @@ struct CounterTests: ReplicationSuite {
             try db.execute(sql: "CREATE TABLE scores (id INTEGER PRIMARY KEY, points INTEGER)")
             try CounterColumns.declare(db, table: "scores", columns: ["points"])
         }
-        #expect(throws: SyncError.self) { try replica.track("scores") }
+        #expect(throws: VecSyncError.self) { try replica.track("scores") }
         #expect(try clockTables().isEmpty)
         #expect(try replica.trackedTables().isEmpty)
         _ = try replica.track("scores", authority: "a")

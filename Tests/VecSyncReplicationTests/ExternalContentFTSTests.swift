@@ -113,10 +113,10 @@ struct ExternalContentFTSTests {
         let replica = try Replica(queue, site: "mac")
         try replica.track("files", authority: "mac")
         try replica.track("drives", authority: "mac")
-        #expect(throws: SyncError.self) {
+        #expect(throws: VecSyncError.self) {
             try replica.register(DerivedIndex(fts5: "files_fts", on: "drives", columns: ["label"]))
         }
-        #expect(throws: SyncError.self) {
+        #expect(throws: VecSyncError.self) {
             try replica.register(DerivedIndex(fts5: "files_fts", on: "files", keyColumn: "name", columns: ["path"]))
         }
         #expect(try replica.derivedIndexes().indexes.isEmpty)

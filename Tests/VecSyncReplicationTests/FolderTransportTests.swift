@@ -142,7 +142,7 @@ struct FolderTransportTests: FolderSuite {
         do {
             let report = try b.sync(through: transport)
             Issue.record("the sync went on: \(report); \(report.problems)")
-        } catch let SyncError.sqlite(message, resultCode, _) {
+        } catch let VecSyncError.sqlite(message, resultCode, _) {
             #expect(resultCode & 0xff == 13, "\(message)")
         }
         #expect(try b.peers().first { $0.site == "a" }?.received == 0, "nothing was merged")

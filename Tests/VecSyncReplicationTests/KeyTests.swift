@@ -76,7 +76,7 @@ struct KeyTests: FolderSuite {
             }
             #expect(names == ["1:Alice L.", "2:Bob"])
         }
-        #expect(throws: SyncError.self, "an integer-keyed table keeps an authority") {
+        #expect(throws: VecSyncError.self, "an integer-keyed table keeps an authority") {
             try node1.setAuthority(nil, for: "users")
         }
         try node1.setAuthority("node-2", for: "users")
@@ -107,7 +107,7 @@ struct KeyTests: FolderSuite {
         do {
             try c.track("notes")
             Issue.record("a table with NULL and blob keys was tracked")
-        } catch let SyncError.untrackableTable(table, reason) {
+        } catch let VecSyncError.untrackableTable(table, reason) {
             #expect(table == "notes")
             #expect(reason.hasPrefix("2 rows have a NULL key or a key that is not TEXT in column id"), "\(reason)")
         }

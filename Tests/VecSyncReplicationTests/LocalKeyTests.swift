@@ -255,7 +255,7 @@ struct LocalKeyTests: ReplicationSuite {
         let plain = try a.changes(since: afterNotes)
         #expect(plain.records.count == 1 && plain.writtenFormatVersion == 3 && plain.serialized()[4] == 3)
         // Format 3 carries no identity: one written so anyway is refused as corrupt.
-        #expect(throws: SyncError.self) { try ChangeSet(serialized: changes.serialized(formatVersion: 3)) }
+        #expect(throws: VecSyncError.self) { try ChangeSet(serialized: changes.serialized(formatVersion: 3)) }
     }
 
     @Test("a table tracked without an authority by an earlier version keeps ids the same on every replica")
@@ -280,7 +280,7 @@ struct LocalKeyTests: ReplicationSuite {
         let fresh = try Self.replica("c", schema: schema)
         try fresh.track("users")
         #expect(try fresh.merge(changes).quarantined.count == 2)
-        #expect(throws: SyncError.self, "ids local to each replica have no authority") {
+        #expect(throws: VecSyncError.self, "ids local to each replica have no authority") {
             try fresh.setAuthority("c", for: "users")
         }
     }

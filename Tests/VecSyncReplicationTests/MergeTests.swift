@@ -113,7 +113,7 @@ struct MergeTests: ReplicationSuite {
         let before = try Fixture.snapshot(b)
         let sequence = try b.currentSequence()
         let changes = try a.changes(since: 0)
-        #expect(throws: SyncError.self) { try b.merge(changes) }
+        #expect(throws: VecSyncError.self) { try b.merge(changes) }
         #expect(try Fixture.snapshot(b) == before)
         #expect(try b.currentSequence() == sequence)
         #expect(try b.peers().isEmpty)
@@ -169,7 +169,7 @@ struct MergeTests: ReplicationSuite {
         #expect {
             try Self.deliver(a, to: b)
         } throws: { error in
-            guard case SyncError.clockTooFarAhead(let site, _, _, _) = error else { return false }
+            guard case VecSyncError.clockTooFarAhead(let site, _, _, _) = error else { return false }
             return site == "a"
         }
         #expect(try Self.photo(b, "p1") == nil)
@@ -178,7 +178,7 @@ struct MergeTests: ReplicationSuite {
     @Test("a replica's own change set is not merged back")
     func ownChangeSetIsRefused() throws {
         try Self.write(a, "INSERT INTO photos (id) VALUES ('p1')")
-        #expect(throws: SyncError.ownChangeSet(site: "a")) { try a.merge(a.changes(since: 0)) }
+        #expect(throws: VecSyncError.ownChangeSet(site: "a")) { try a.merge(a.changes(since: 0)) }
     }
 
     /// Checks photo `id`'s title and rating on each of `replicas`.

@@ -60,17 +60,17 @@ struct PortPitfallTests: ReplicationSuite {
         #expect {
             try ChangeSet(json: moved)
         } throws: { error in
-            guard case SyncError.corruptChangeSet(let reason, _) = error else { return false }
+            guard case VecSyncError.corruptChangeSet(let reason, _) = error else { return false }
             return reason.contains("checksum")
         }
         // A row's value edited, and a JSON form without its checksum.
         let edited = json.replacingOccurrences(of: "photo 1", with: "photo one")
         #expect(edited != json)
-        #expect(throws: SyncError.self) { try ChangeSet(json: edited) }
+        #expect(throws: VecSyncError.self) { try ChangeSet(json: edited) }
         let unchecked = json.replacingOccurrences(
             of: #"\"checksum\" : \"[0-9a-f]{8}\","#, with: "", options: .regularExpression)
         #expect(unchecked != json)
-        #expect(throws: SyncError.self) { try ChangeSet(json: unchecked) }
+        #expect(throws: VecSyncError.self) { try ChangeSet(json: unchecked) }
         // The honest one merges, and the rest follows from its through.
         try phone.merge(try ChangeSet(json: json))
         try phone.merge(mac.changes(since: first.through))
@@ -136,7 +136,7 @@ struct PortPitfallTests: ReplicationSuite {
         #expect {
             try a.compactTombstones(acknowledgedThrough: current)
         } throws: { error in
-            guard case SyncError.invalidArgument(let name, _, let reason) = error else { return false }
+            guard case VecSyncError.invalidArgument(let name, _, let reason) = error else { return false }
             return name == "acknowledgedThrough" && reason.contains("b (through \(acknowledged))")
         }
         #expect(try a.tombstoneCount() == 1)

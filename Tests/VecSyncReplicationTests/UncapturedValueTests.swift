@@ -95,7 +95,7 @@ struct UncapturedValueTests {
         // Nothing recorded the lower-cased body: the peer keeps "Hello".
         try S.deliver(a, to: b)
         #expect(try S.rows(b, "SELECT body FROM notes WHERE id = 'n1'") == ["t48656c6c6f"])
-        #expect(throws: SyncError.self) { try a.restamp("notes", columns: ["nope"]) }
+        #expect(throws: VecSyncError.self) { try a.restamp("notes", columns: ["nope"]) }
         #expect(try a.restamp("notes", columns: ["body"]) == 2)
         #expect(try a.unverifiedTables().isEmpty)
         let sent = try a.changes(since: 0)
@@ -185,7 +185,7 @@ extension UncapturedValueTests {
         try S.write(a, "ALTER TABLE albums ADD COLUMN rank INTEGER NOT NULL DEFAULT 0")
         try S.write(z, "ALTER TABLE albums ADD COLUMN rank INTEGER NOT NULL DEFAULT 9")
         #expect(try z.adoptSchemaChanges().defaultedRows == 0)
-        #expect(throws: SyncError.readOnlyReplica(site: "z", operation: "restamp table albums")) {
+        #expect(throws: VecSyncError.readOnlyReplica(site: "z", operation: "restamp table albums")) {
             try z.restamp("albums")
         }
         try S.deliver(a, to: z)

@@ -311,7 +311,7 @@ extension SyncServer {
         incoming.quotaBytes = limits.spaceQuotaBytes
         let outcome = try await store.push(incoming, inSpace: grant.spaceID, at: Self.now())
         let (result, status) = try answer(to: outcome, of: incoming, bytes: data.count, grant: grant)
-        metrics.push(space: grant.spaceName, result: result.result)
+        metrics.push(space: grant.spaceName, result: result.result.rawValue)
         return try JSONResponse.make(result, status: status)
     }
 
@@ -322,16 +322,16 @@ extension SyncServer {
     {
         switch outcome {
         case .stored(let entry):
-            return (PushResult(result: "stored", seq: entry.seq, head: entry.through), .created)
+            return (PushResult(result: .stored, seq: entry.seq, head: entry.through), .created)
         case .duplicate(let entry):
-            return (PushResult(result: "duplicate", seq: entry.seq, head: entry.through), .ok)
+            return (PushResult(result: .duplicate, seq: entry.seq, head: entry.through), .ok)
         case .covered(let head):
-            return (PushResult(result: "covered", seq: nil, head: head), .ok)
+            return (PushResult(result: .covered, seq: nil, head: head), .ok)
         case .repaired(let entry):
             logger.notice(
                 "change set \(entry.seq) of space \(grant.spaceName) (\(entry.origin) \(entry.since)-\(entry.through)) re-published by its origin: repaired"
             )
-            return (PushResult(result: "repaired", seq: entry.seq, head: entry.through), .ok)
+            return (PushResult(result: .repaired, seq: entry.seq, head: entry.through), .ok)
         case .gap(let head):
             throw APIError(
                 status: .conflict, code: "gap",

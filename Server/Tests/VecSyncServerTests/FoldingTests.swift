@@ -61,7 +61,7 @@ struct FoldingTests {
         other.fingerprint = 2
         let first = ChangeSet(origin: "a", since: 0, through: 1, tables: [table])
         let second = ChangeSet(origin: "b", since: 0, through: 1, tables: [other])
-        #expect(throws: SyncError.self) {
+        #expect(throws: VecSyncError.self) {
             _ = try ChangeSet.folded([first, second], origin: "fold", since: 0, through: 1)
         }
     }

@@ -8,7 +8,7 @@ extension Replica {
     /// another UNIQUE column while recursive triggers are off. Returns how many.
     @discardableResult
     public func reconcile() throws -> Int {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 // Notes left by inserts that did not happen (OR IGNORE, upserts).
                 try db.execute(sql: "DELETE FROM \(EngineNames.unchanged)")

@@ -7,7 +7,7 @@ extension Replica {
     /// every row already in it a version, as if this site had just inserted it.
     ///
     /// Tracking a table that is already tracked does nothing and returns its definition.
-    /// Throws ``SyncError/untrackableTable(table:reason:)`` for tables the engine cannot
+    /// Throws ``VecSyncError/untrackableTable(table:reason:)`` for tables the engine cannot
     /// track safely: no primary key, a composite, real or untyped key, virtual tables, rows
     /// whose key is NULL or of another kind than the column's.
     ///
@@ -30,7 +30,7 @@ extension Replica {
     /// ```
     @discardableResult
     public func track(_ table: String, authority: SiteID? = nil) throws -> TrackedTable {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in try Self.track(db, table: table, authority: authority, site: site) }
         }
     }
@@ -49,7 +49,7 @@ extension Replica {
                 sql: "SELECT count(*) FROM \(definition.name.quotedSQLIdentifier) WHERE typeof(\(key)) <> ?",
                 arguments: [definition.keyKind.storageClass]) ?? 0
         if misfits > 0 {
-            throw SyncError.untrackableTable(
+            throw VecSyncError.untrackableTable(
                 table: definition.name,
                 reason:
                     "\(misfits) rows have a NULL key or a key that is not \(definition.keyKind.storageClass.uppercased()) "
@@ -79,14 +79,14 @@ extension Replica {
         let columns = try counterColumns(db, of: table)
         guard !columns.isEmpty else { return }
         guard table.keyKind != .blob else {
-            throw SyncError.untrackableTable(
+            throw VecSyncError.untrackableTable(
                 table: table.name,
                 reason:
                     "counter columns need an INTEGER or TEXT primary key (a contribution names its row in JSON, which holds no BLOB)"
             )
         }
         guard !table.hasLocalKeys else {
-            throw SyncError.untrackableTable(
+            throw VecSyncError.untrackableTable(
                 table: table.name,
                 reason: "counter columns need keys that name the same row on every replica: a TEXT key, or an "
                     + "INTEGER key with an authority (its ids are local to each replica without one)")
@@ -107,7 +107,7 @@ extension Replica {
 
     /// Stops replicating `table`: drops its triggers and clock table. Its rows stay.
     public func untrack(_ table: String) throws {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 let definition = try Self.trackedTable(db, named: table)
                 let sql = TriggerSQL(table: definition, site: site)
@@ -124,7 +124,7 @@ extension Replica {
     /// The tracked tables that sync, in name order: those whose live schema the engine can
     /// follow (see ``schemaStatus()`` for the others).
     public func trackedTables() throws -> [TrackedTable] {
-        try SyncError.wrap { try writer.read { db in try Self.trackedTables(db) } }
+        try VecSyncError.wrap { try writer.read { db in try Self.trackedTables(db) } }
     }
 
     /// The tracked tables that sync, each checked against the live schema unless
@@ -139,12 +139,12 @@ extension Replica {
     }
 
     /// The tracked table named `table` (in any case), suspended or not; throws
-    /// ``SyncError/tableNotTracked(table:)`` when there is none.
+    /// ``VecSyncError/tableNotTracked(table:)`` when there is none.
     static func trackedTable(_ db: Database, named table: String) throws -> TrackedTable {
         guard
             let tracked = try trackedTables(db, checkingSchema: false)
                 .first(where: { $0.name.lowercased() == table.lowercased() })
-        else { throw SyncError.tableNotTracked(table: table) }
+        else { throw VecSyncError.tableNotTracked(table: table) }
         return tracked
     }
 
@@ -160,13 +160,13 @@ extension Replica {
             let name: String = row["name"]
             let kindName: String = row["key_kind"]
             guard let kind = TrackedTable.KeyKind(rawValue: kindName) else {
-                throw SyncError.schemaChanged(
+                throw VecSyncError.schemaChanged(
                     table: name, reason: "\(EngineNames.tables) names an unknown key kind '\(kindName)'")
             }
             let columns = decodeList(row["columns"])
             let types = decodeList(row["declared_types"])
             guard columns.count == types.count else {
-                throw SyncError.schemaChanged(
+                throw VecSyncError.schemaChanged(
                     table: name,
                     reason:
                         "\(EngineNames.tables) holds \(columns.count) columns and \(types.count) declared types (damaged)"

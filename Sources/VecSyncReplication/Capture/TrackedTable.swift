@@ -115,7 +115,7 @@ public struct TrackedTable: Sendable, Hashable {
     }
 
     /// Reads a table's definition from the database, or throws
-    /// ``SyncError/untrackableTable(table:reason:)`` saying why it cannot be tracked.
+    /// ``VecSyncError/untrackableTable(table:reason:)`` saying why it cannot be tracked.
     ///
     /// `authority` is the site that will be authoritative for the table. An integer key
     /// without one gives a table with local keys when `checkingKeyKind` is true (tracking it);
@@ -134,7 +134,7 @@ public struct TrackedTable: Sendable, Hashable {
                     sql:
                         "SELECT 1 FROM sqlite_master WHERE type IN ('view', 'index', 'trigger') AND name = ? COLLATE NOCASE",
                     arguments: [requested]) ?? false
-            throw SyncError.untrackableTable(
+            throw VecSyncError.untrackableTable(
                 table: requested,
                 reason: other ? "it is not a table (a view, index or trigger)" : "no such table")
         }
@@ -142,7 +142,7 @@ public struct TrackedTable: Sendable, Hashable {
         let createSQL: String = master["sql"] ?? ""
         let upperSQL = createSQL.uppercased()
         if upperSQL.hasPrefix("CREATE VIRTUAL TABLE") {
-            throw SyncError.untrackableTable(
+            throw VecSyncError.untrackableTable(
                 table: name,
                 reason:
                     "it is a virtual table, which is derived data: track the table it is built from and register it as a derived index"
@@ -150,7 +150,7 @@ public struct TrackedTable: Sendable, Hashable {
         }
         let lower = name.lowercased()
         if (lower.hasPrefix(EngineNames.prefix) && lower != CounterSQL.contributions) || lower.hasPrefix("sqlite_") {
-            throw SyncError.untrackableTable(table: name, reason: "tables named vecsync_* and sqlite_* are internal")
+            throw VecSyncError.untrackableTable(table: name, reason: "tables named vecsync_* and sqlite_* are internal")
         }
         var keyColumns: [(position: Int, name: String, type: String)] = []
         var columns: [String] = []
@@ -172,7 +172,7 @@ public struct TrackedTable: Sendable, Hashable {
             }
         }
         guard !keyColumns.isEmpty else {
-            throw SyncError.untrackableTable(
+            throw VecSyncError.untrackableTable(
                 table: name,
                 reason:
                     "it has no primary key, so its rows cannot be matched across replicas; add a TEXT or BLOB PRIMARY KEY holding a UUID"
@@ -180,7 +180,7 @@ public struct TrackedTable: Sendable, Hashable {
         }
         guard keyColumns.count == 1 else {
             let names = keyColumns.sorted { $0.position < $1.position }.map(\.name).joined(separator: ", ")
-            throw SyncError.untrackableTable(
+            throw VecSyncError.untrackableTable(
                 table: name,
                 reason: "its primary key (\(names)) has several columns; only single-column keys are supported")
         }
@@ -199,7 +199,7 @@ public struct TrackedTable: Sendable, Hashable {
         if type.contains("INT") { return .integer }
         if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return .text }
         if type.contains("BLOB") { return .blob }
-        throw SyncError.untrackableTable(
+        throw VecSyncError.untrackableTable(
             table: table,
             reason:
                 "its primary key \(column) has type '\(type)'; only TEXT, BLOB and INTEGER keys are "

@@ -55,7 +55,7 @@ struct ByteWriter {
     }
 }
 
-/// Reads what ``ByteWriter`` writes, throwing ``SyncError/corruptChangeSet(reason:offset:)``
+/// Reads what ``ByteWriter`` writes, throwing ``VecSyncError/corruptChangeSet(reason:offset:)``
 /// on anything out of bounds or malformed.
 struct ByteReader {
     let bytes: [UInt8]
@@ -72,8 +72,8 @@ struct ByteReader {
 
     var remaining: Int { end - offset }
 
-    func corrupt(_ reason: String) -> SyncError {
-        SyncError.corruptChangeSet(reason: reason, offset: offset)
+    func corrupt(_ reason: String) -> VecSyncError {
+        VecSyncError.corruptChangeSet(reason: reason, offset: offset)
     }
 
     mutating func byte() throws -> UInt8 {

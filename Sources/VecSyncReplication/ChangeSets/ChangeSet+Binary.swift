@@ -126,22 +126,22 @@ extension ChangeSet {
 
     /// Decodes a change set, checking its magic, format version, length and checksum first.
     ///
-    /// Throws ``SyncError/incompatibleFormat(found:supported:)`` for another format version
-    /// and ``SyncError/corruptChangeSet(reason:offset:)`` for damaged, truncated or
+    /// Throws ``VecSyncError/incompatibleFormat(found:supported:)`` for another format version
+    /// and ``VecSyncError/corruptChangeSet(reason:offset:)`` for damaged, truncated or
     /// padded bytes.
     public init(serialized data: Data) throws {
         let bytes = [UInt8](data)
         guard bytes.count >= 16 else {
-            throw SyncError.corruptChangeSet(
+            throw VecSyncError.corruptChangeSet(
                 reason: "only \(bytes.count) bytes, shorter than any change set", offset: 0)
         }
         guard Array(bytes[0..<4]) == Self.magic else {
-            throw SyncError.corruptChangeSet(reason: "not a VecSync change set (bad magic)", offset: 0)
+            throw VecSyncError.corruptChangeSet(reason: "not a VecSync change set (bad magic)", offset: 0)
         }
         var header = ByteReader(bytes, offset: 4)
         let version = try header.uint16()
         guard (Self.oldestReadableFormatVersion...Self.formatVersion).contains(version) else {
-            throw SyncError.incompatibleFormat(found: version, supported: Self.formatVersion)
+            throw VecSyncError.incompatibleFormat(found: version, supported: Self.formatVersion)
         }
         let hasAuthority = version >= 2
         let hasDefinition = version >= 3
@@ -149,7 +149,7 @@ extension ChangeSet {
         _ = try header.uint16()
         let bodyLength = Int(try header.uint32())
         guard bytes.count == 12 + bodyLength + 4 else {
-            throw SyncError.corruptChangeSet(
+            throw VecSyncError.corruptChangeSet(
                 reason: "length is \(bytes.count) bytes, the header says \(12 + bodyLength + 4) (truncated or padded)",
                 offset: 8)
         }
@@ -159,7 +159,7 @@ extension ChangeSet {
             CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(12 + bodyLength)]))
         }
         guard stored == computed else {
-            throw SyncError.corruptChangeSet(
+            throw VecSyncError.corruptChangeSet(
                 reason:
                     "checksum mismatch (stored \(String(stored, radix: 16)), computed \(String(computed, radix: 16)))",
                 offset: 12 + bodyLength)
@@ -276,11 +276,11 @@ extension ChangeSet {
             origin: origin, since: since, through: through, acknowledgements: acknowledgements,
             tables: tables, records: records)
         guard schemaFingerprint == fingerprint else {
-            throw SyncError.corruptChangeSet(
+            throw VecSyncError.corruptChangeSet(
                 reason: "schema fingerprint does not match the table definitions", offset: 12)
         }
         guard since <= through else {
-            throw SyncError.corruptChangeSet(reason: "range \(since)...\(through) is reversed", offset: 12)
+            throw VecSyncError.corruptChangeSet(reason: "range \(since)...\(through) is reversed", offset: 12)
         }
     }
 

@@ -12,9 +12,9 @@ extension ChangeSet {
     /// sets. Folding is order-independent, and folding a fold with later change sets equals
     /// folding everything.
     ///
-    /// Throws ``SyncError/changeSetSchemaMismatch(table:local:remote:)`` when two change sets
+    /// Throws ``VecSyncError/changeSetSchemaMismatch(table:local:remote:)`` when two change sets
     /// define a table differently (a schema changed within the history), and
-    /// ``SyncError/corruptChangeSet(reason:offset:)`` when a record names no table or a live
+    /// ``VecSyncError/corruptChangeSet(reason:offset:)`` when a record names no table or a live
     /// row ends up without some column (a history that lacks the row's creation).
     ///
     /// ```swift
@@ -34,7 +34,7 @@ extension ChangeSet {
                 if let index = tableIndex[table.name] {
                     let known = tables[index]
                     guard known == table else {
-                        throw SyncError.changeSetSchemaMismatch(
+                        throw VecSyncError.changeSetSchemaMismatch(
                             table: table.name, local: describe(known), remote: describe(table))
                     }
                     local.append(index)
@@ -46,7 +46,7 @@ extension ChangeSet {
             }
             for record in changeSet.records {
                 guard local.indices.contains(record.table) else {
-                    throw SyncError.corruptChangeSet(reason: "a record refers to table #\(record.table)", offset: 0)
+                    throw VecSyncError.corruptChangeSet(reason: "a record refers to table #\(record.table)", offset: 0)
                 }
                 let row = RowID(table: local[record.table], key: record.key)
                 var single = record
@@ -63,7 +63,7 @@ extension ChangeSet {
         for row in order {
             guard let group = changes[row], var record = Replica.joined(group)?.records.first else { continue }
             if record.isLive && !record.isComplete {
-                throw SyncError.corruptChangeSet(
+                throw VecSyncError.corruptChangeSet(
                     reason: "row \(record.key) of \(tables[row.table].name) lacks some columns in every change set",
                     offset: 0)
             }

@@ -28,7 +28,7 @@ import Foundation
 /// (keys, causal lengths, ranges, fingerprints), so a change set whose `since`, `through`,
 /// origin or rows were edited is refused — a moved `through` would otherwise move the
 /// receiver's cursor past changes it never gets. Errors are
-/// ``SyncError/corruptChangeSet(reason:offset:)`` naming the problem.
+/// ``VecSyncError/corruptChangeSet(reason:offset:)`` naming the problem.
 extension ChangeSet: Codable {
     private enum CodingKeys: String, CodingKey {
         case formatVersion, origin, since, through, schemaFingerprint, acknowledgements, tables, records, checksum
@@ -89,7 +89,7 @@ extension ChangeSet: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(Int.self, forKey: .formatVersion)
         guard version >= Int(Self.oldestReadableFormatVersion), version <= Int(Self.formatVersion) else {
-            throw SyncError.incompatibleFormat(found: UInt16(clamping: version), supported: Self.formatVersion)
+            throw VecSyncError.incompatibleFormat(found: UInt16(clamping: version), supported: Self.formatVersion)
         }
         let origin = SiteID(try container.decode(String.self, forKey: .origin))
         let since = try Self.integer(container, .since)
@@ -229,12 +229,12 @@ extension ChangeSet: Codable {
 
     /// Decodes a change set from its JSON form (see ``jsonString(prettyPrinted:)``).
     ///
-    /// Throws ``SyncError/corruptChangeSet(reason:offset:)`` for text that is not one, and
-    /// ``SyncError/incompatibleFormat(found:supported:)`` for a format this build cannot read.
+    /// Throws ``VecSyncError/corruptChangeSet(reason:offset:)`` for text that is not one, and
+    /// ``VecSyncError/incompatibleFormat(found:supported:)`` for a format this build cannot read.
     public init(json: String) throws {
         do {
             self = try JSONDecoder().decode(ChangeSet.self, from: Data(json.utf8))
-        } catch let error as SyncError {
+        } catch let error as VecSyncError {
             throw error
         } catch {
             throw Self.corrupt("not a change set in JSON: \(error)")
@@ -264,7 +264,7 @@ extension ChangeSet: Codable {
         return value
     }
 
-    private static func corrupt(_ reason: String) -> SyncError {
-        SyncError.corruptChangeSet(reason: "JSON: \(reason)", offset: 0)
+    private static func corrupt(_ reason: String) -> VecSyncError {
+        VecSyncError.corruptChangeSet(reason: "JSON: \(reason)", offset: 0)
     }
 }

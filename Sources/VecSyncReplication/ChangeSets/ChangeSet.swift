@@ -10,7 +10,7 @@ import Foundation
 /// title sends the title, not the row's embedding. A receiver that merged an origin's change
 /// sets through N has every change the origin made through N; one that skips ahead may meet
 /// part of a row it lacks, and then the merge refuses the change set whole (see
-/// ``SyncError/missingEarlierChanges(origin:since:received:)``). Merging is
+/// ``VecSyncError/missingEarlierChanges(origin:since:received:)``). Merging is
 /// idempotent, commutative and associative, so change sets may arrive late, twice or out
 /// of order. Its binary form (``serialized()``) starts with a format version and ends with a
 /// CRC-32C; ``jsonString(prettyPrinted:)`` renders it for people.

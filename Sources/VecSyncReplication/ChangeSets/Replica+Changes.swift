@@ -34,7 +34,7 @@ extension Replica {
         let bounded = maximumRows != nil || maximumBytes != nil
         let limits = bounded ? (rows: max(1, maximumRows ?? .max), bytes: max(1, maximumBytes ?? .max)) : (.max, .max)
         try adoptSchemaChangesIfNeeded()
-        return try SyncError.wrap {
+        return try VecSyncError.wrap {
             try writer.read { db in
                 // A batch whose rows were all excluded is empty; read on until a batch has
                 // rows or the changes end, so that an empty change set always means "done".
@@ -72,7 +72,7 @@ extension Replica {
     ) throws -> Int64 {
         let limits = batchLimits(maximumRows, maximumBytes)
         try adoptSchemaChangesIfNeeded()
-        return try SyncError.wrap {
+        return try VecSyncError.wrap {
             try writer.read { db in
                 var scan = try ChangeScan(
                     db, origin: site, since: since, excluding: excluding,
@@ -409,7 +409,7 @@ struct ChangeScan {
 
     private func siteName(_ ordinal: Int64) throws -> SiteID {
         guard let site = sites[ordinal] else {
-            throw SyncError.notAReplica(
+            throw VecSyncError.notAReplica(
                 reason: "a clock table refers to unknown site ordinal \(ordinal) (\(EngineNames.sites) damaged)")
         }
         return site

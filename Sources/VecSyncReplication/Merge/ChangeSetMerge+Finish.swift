@@ -3,7 +3,7 @@ import GRDB
 import VecSyncCore
 
 // Steps 6 and 7 of a merge (ChangeSetMerge.swift lists the steps): after the records,
-// orphans follow their deleted parents, counters are recomputed and the cursor recorded.
+// orphans follow their deleted parents and counters are recomputed.
 
 extension ChangeSetMerge {
     /// Step 6: a row whose foreign key refers to a deleted row of a tracked table is deleted
@@ -11,11 +11,12 @@ extension ChangeSetMerge {
     /// deleted by an `ON DELETE CASCADE` during the merge gets its delete recorded the same
     /// way. Repeats while deletes make new orphans (grandchildren).
     mutating func deleteOrphans() throws {
-        guard !foreignKeys.isEmpty else { return }
+        guard !tables.foreignKeys.isEmpty else { return }
         for _ in 0..<16 {
             var deleted = 0
-            for (childName, links) in foreignKeys.sorted(by: { $0.key < $1.key }) {
-                guard let child = trackedTables[childName.lowercased()] else { continue }
+            for (childName, links) in tables.foreignKeys.sorted(by: { $0.key < $1.key }) {
+                guard let child = tables.tracked[childName.lowercased()] else { continue }
+                let changedKeys = state.changedKeys
                 let touched = changedKeys[child.name] != nil || links.contains { changedKeys[$0.parent.name] != nil }
                 guard touched else { continue }
                 let t = child.name.quotedSQLIdentifier
@@ -27,7 +28,7 @@ extension ChangeSetMerge {
                         (SELECT 1 FROM \(link.parent.name.quotedSQLIdentifier) AS p WHERE p.\(link.parent.primaryKey.quotedSQLIdentifier) = c.\(column))
                         """
                     var orphans: [Row] = []
-                    if deletedRows {
+                    if state.deletedRows {
                         orphans = try Row.fetchAll(db, sql: orphanSQL)
                     } else {
                         // Nothing was deleted: only a row this merge wrote can lack its parent.
@@ -42,7 +43,7 @@ extension ChangeSetMerge {
                             try Bool.fetchOne(
                                 db, sql: "SELECT 1 FROM \(link.parent.clockTable.quotedName) WHERE pk = ?",
                                 arguments: [orphan["parent"] as DatabaseValue]) ?? false
-                        if !parentKnown, let record = createdRows[child.name]?[childKey] {
+                        if !parentKnown, let record = state.creator(of: child.name, childKey) {
                             // Its parent arrived in this change set but was not merged
                             // (quarantined): the child waits with it instead.
                             try unmerge(
@@ -55,7 +56,7 @@ extension ChangeSetMerge {
                         deleted += try recordLocalDelete(child, key: childKey) ? 1 : 0
                     }
                 }
-                guard deletedRows else { continue }
+                guard state.deletedRows else { continue }
                 let cascaded = try DatabaseValue.fetchAll(
                     db,
                     sql: """
@@ -70,10 +71,11 @@ extension ChangeSetMerge {
         }
     }
 
-    /// Step 6b: sets the counter columns (``CounterSQL``) of every row whose contributions or
+    /// Step 7: sets the counter columns (``CounterSQL``) of every row whose contributions or
     /// values this merge changed to the sum of the contributions.
     mutating func recomputeCounters() throws {
         var rows: [String: [DatabaseValue]] = [:]
+        let changedKeys = state.changedKeys
         if let contributions = changedKeys[CounterSQL.contributions] {
             // The row names its table and key in its id (a JSON array), which outlives the row.
             // An id that is not such an array names no row.
@@ -90,13 +92,13 @@ extension ChangeSetMerge {
         }
         for (name, keys) in changedKeys where name != CounterSQL.contributions { rows[name, default: []] += keys }
         for (name, keys) in rows.sorted(by: { $0.key < $1.key }) {
-            guard let table = trackedTables[name.lowercased()] else { continue }
+            guard let table = tables.tracked[name.lowercased()] else { continue }
             let columns = try Replica.counterColumns(db, of: table)
             guard !columns.isEmpty else { continue }
             var seen = Set<DatabaseValue>()
             for key in keys where seen.insert(key).inserted {
                 try CounterSQL.recompute(db, table: table, columns: columns, key: key)
-                changedKeys[table.name, default: []].append(key)
+                state.rowChanged(table.name, key)
             }
         }
     }
@@ -109,10 +111,7 @@ extension ChangeSetMerge {
             sql: "DELETE FROM \(table.name.quotedSQLIdentifier) WHERE \(table.primaryKey.quotedSQLIdentifier) = ?",
             arguments: [key])
         try db.execute(sql: "DELETE FROM \(table.clockTable.quotedName) WHERE pk = ?", arguments: [key])
-        createdRows[table.name]?[key] = nil
-        deletedRows = true
-        report.inserted -= 1
-        report.applied -= 1
+        state.rowTakenBack(table.name, key)
         try quarantine(
             record, key: key, reason: "its parent row arrived with it but was not merged here; it waits for that row",
             waitingFor: parent)
@@ -125,40 +124,15 @@ extension ChangeSetMerge {
         guard let row = try Row.fetchOne(db, sql: clockTable.selectRowSQL, arguments: [key]) else { return false }
         var clock = clockTable.decode(row)
         guard clock.isLive else { return false }
-        newest = max(newest + 1, wallMilliseconds << HybridLogicalClock.counterBits)
-        seq += 1
         clock.causalLength += 1
-        clock.rowVersion = newest
+        clock.rowVersion = state.nextLocalVersion()
         clock.rowSite = 0
         if table.authority == localSite { clock.rowAuthority += 1 }
-        clock.sequence = seq
+        clock.sequence = state.nextSequence()
         try db.execute(sql: clockTable.writeRowSQL, arguments: clockTable.arguments(clock))
-        deletedRows = true
-        changedKeys[table.name, default: []].append(key)
-        report.orphansDeleted[table.name, default: 0] += 1
-        report.deleted += 1
+        state.rowDeleted()
+        state.rowChanged(table.name, key)
+        state.count(.orphanDeleted(table: table.name))
         return true
-    }
-
-    /// Step 7: the clock, sequence, cursor and acknowledgement, in the same transaction.
-    mutating func recordCursor() throws {
-        try db.execute(
-            sql: "UPDATE \(EngineNames.replica) SET hlc = max(hlc, ?), seq = ? WHERE id = 1",
-            arguments: [newest, seq])
-        if changeSet.origin == localSite { return }
-        report.cursorAdvanced = changeSet.since <= received
-        let newReceived = report.cursorAdvanced ? max(received, changeSet.through) : received
-        // An acknowledgement counts only from a change set merged in sequence: then every
-        // earlier change set of the origin — made before it had our tombstones — is behind
-        // the cursor and will be skipped if it turns up late, so compaction is safe.
-        let newAcknowledged =
-            report.cursorAdvanced
-            ? max(acknowledged, changeSet.acknowledgements[localSite] ?? 0) : acknowledged
-        try db.execute(
-            sql: """
-                INSERT INTO \(EngineNames.peers) (site, received, acknowledged) VALUES (?, ?, ?)
-                ON CONFLICT(site) DO UPDATE SET received = excluded.received, acknowledged = excluded.acknowledged
-                """,
-            arguments: [changeSet.origin.rawValue, newReceived, newAcknowledged])
     }
 }

@@ -3,14 +3,9 @@ import GRDB
 import VecSyncCore
 
 extension ChangeSetMerge {
-    /// How the records of one of the change set's tables merge here.
-    enum TableMatch {
-        /// Into the local table, through ``statements``.
-        case merge
-        /// Not at all for now: each record is quarantined with the reason.
-        case quarantine(String)
-        /// Not at all: the table was dropped here with `Replica.alter`.
-        case retired
+    /// How an incoming record's incarnation compares with the local one.
+    enum Incarnation {
+        case newer, same, older
     }
 
     /// What the merge decided for one record.

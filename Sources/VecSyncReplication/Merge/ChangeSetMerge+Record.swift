@@ -11,23 +11,24 @@ extension ChangeSetMerge {
         // The record as it came (kept so in quarantine, where it is translated again when
         // retried), and with a local key.
         let original = changeSet.records[position]
-        let key = records[position].key.databaseValue
-        switch matches[original.table] {
-        case .merge: break
+        let key = keys.records[position].key.databaseValue
+        let table: TableStatements
+        switch tables.matches[original.table] {
+        case .merge(let statements):
+            table = statements
         case .quarantine(let reason):
             try quarantine(original, key: key, reason: reason)
             return
         case .retired:
-            report.ignored += 1
+            state.count(.ignored)
             return
         }
-        guard let table = statements[original.table] else { return }
-        if let reason = untranslatable[position] {
+        if let reason = keys.untranslatable[position] {
             try quarantine(original, key: key, reason: reason)
             return
         }
         // A record of a table whose columns differ here, laid out as the local table.
-        var record = records[position]
+        var record = keys.records[position]
         if let mapping = table.mapping {
             var columns = [ChangeSet.Column?](repeating: nil, count: table.table.columns.count)
             if original.isLive {
@@ -37,7 +38,7 @@ extension ChangeSetMerge {
                 record.columns = columns
             }
         }
-        if let reason = try translateValues(&record, table: table.table) {
+        if let reason = try keys.translateValues(&record, table: table.table, state: &state, db) {
             try quarantine(original, key: key, reason: reason)
             return
         }
@@ -46,7 +47,7 @@ extension ChangeSetMerge {
             ?? ClockRow(key: key, columnCount: table.table.columns.count)
         var outcome = Outcome(clock: local)
         // The row site's ordinal is recorded even when the record loses.
-        let incomingRowSite = try ordinal(record.rowSite)
+        let incomingRowSite = try state.ordinal(record.rowSite, db)
         switch decideIncarnation(record, local: local) {
         case .newer:
             if lacksColumns(record, table: table), try isQuarantined(table.table, key: key) {
@@ -80,7 +81,7 @@ extension ChangeSetMerge {
         case .same:
             if Replica.wins(
                 (0, record.rowVersion.rawValue, record.rowSite),
-                over: local.exists ? (0, local.rowVersion, sites[local.rowSite]) : nil)
+                over: local.exists ? (0, local.rowVersion, state.site(local.rowSite)) : nil)
             {
                 outcome.clock.rowVersion = record.rowVersion.rawValue
                 outcome.clock.rowSite = incomingRowSite
@@ -106,8 +107,8 @@ extension ChangeSetMerge {
             return
         }
         if rowChanged {
-            changedKeys[table.table.name, default: []].append(key)
-            if !local.exists && outcome.clock.isLive { createdRows[table.table.name, default: [:]][key] = original }
+            state.rowChanged(table.table.name, key)
+            if !local.exists && outcome.clock.isLive { state.rowCreated(table.table.name, key, by: original) }
         }
         try writeClock(&outcome, record: record, table: table)
         if let mapping = table.mapping, !mapping.kept.isEmpty, original.isLive, outcome.clock.isLive,
@@ -152,9 +153,7 @@ extension ChangeSetMerge {
                     table.name, record.key.databaseValue, name, record.authorityCount, record.causalLength,
                     column.authorityCount, column.version.rawValue, column.site.rawValue, column.value.databaseValue,
                 ])
-            if !(report.keptColumns[table.name]?.contains(name) ?? false) {
-                report.keptColumns[table.name, default: []].append(name)
-            }
+            state.count(.kept(table: table.name, column: name))
         }
     }
 
@@ -185,17 +184,17 @@ extension ChangeSetMerge {
     {
         let table = statements.table
         let written = Set(columns)
-        for (column, index) in vectorColumns[table.name] ?? [] where written.contains(column) {
+        for (column, index) in tables.vectorColumns[table.name] ?? [] where written.contains(column) {
             guard let value = record.columns[column]?.value else { continue }
             if let reason = Self.vectorRefusal(value, index: index, column: table.columns[column]) {
                 return (reason, nil)
             }
         }
-        for foreignKey in foreignKeys[table.name] ?? [] where written.contains(foreignKey.column) {
+        for foreignKey in tables.foreignKeys[table.name] ?? [] where written.contains(foreignKey.column) {
             guard let value = record.columns[foreignKey.column]?.value, value != .null else { continue }
             let parent = foreignKey.parent
             let parentKey = value.databaseValue
-            if liveKeys[parent.name]?.contains(parentKey) == true { continue }
+            if keys.liveKeys[parent.name]?.contains(parentKey) == true { continue }
             let present =
                 try Bool.fetchOne(
                     db,
@@ -262,8 +261,8 @@ extension ChangeSetMerge {
             db, origin: changeSet.origin.rawValue.databaseValue, table: table.name.databaseValue, key: key,
             reason: reason.databaseValue, changeSet: kept.serialized().databaseValue,
             waitingFor: waitingFor?.table.databaseValue ?? .null, waitingKey: waitingFor?.key ?? .null)
-        report.quarantined.append(
-            QuarantinedRecord(origin: changeSet.origin, table: table.name, key: SyncValue(key), reason: reason))
+        state.count(
+            .quarantined(QuarantinedRecord(origin: changeSet.origin, table: table.name, key: SyncValue(key), reason: reason)))
     }
 
     /// Whether a change of `key` in `table` is in quarantine.
@@ -296,7 +295,8 @@ extension ChangeSetMerge {
         // change set of its origin is missing here.
         let lacking = table.mapping?.lacking ?? []
         if lacksColumns(record, table: table) {
-            throw SyncError.missingEarlierChanges(origin: changeSet.origin, since: changeSet.since, received: received)
+            throw VecSyncError.missingEarlierChanges(
+                origin: changeSet.origin, since: changeSet.since, received: peer.received)
         }
         outcome.clock.causalLength = record.causalLength
         outcome.clock.rowAuthority = record.authorityCount
@@ -316,7 +316,7 @@ extension ChangeSetMerge {
         }
         for (index, column) in record.presentColumns {
             outcome.clock.columns[index].version = column.version.rawValue
-            outcome.clock.columns[index].writer = try ordinal(column.site)
+            outcome.clock.columns[index].writer = try state.ordinal(column.site, db)
             outcome.clock.columns[index].authority = column.authorityCount
         }
     }
@@ -330,7 +330,7 @@ extension ChangeSetMerge {
         var localRow: Row?
         for (index, column) in record.presentColumns {
             let local = outcome.clock.columns[index]
-            guard let localVersion = local.version, let localSite = local.writer.flatMap({ sites[$0] }) else {
+            guard let localVersion = local.version, let localSite = state.site(local.writer) else {
                 outcome.winners.append(index)
                 continue
             }
@@ -353,20 +353,16 @@ extension ChangeSetMerge {
         for index in outcome.winners {
             guard let column = record.columns[index] else { continue }
             outcome.clock.columns[index].version = column.version.rawValue
-            outcome.clock.columns[index].writer = try ordinal(column.site)
+            outcome.clock.columns[index].writer = try state.ordinal(column.site, db)
             outcome.clock.columns[index].authority = column.authorityCount
         }
         if !outcome.winners.isEmpty { outcome.clockChanged = true }
     }
 
-    /// `value` of column `index` of `table` as every replica names it, for ordering two
-    /// writes under one tag: a foreign key to a table with local keys holds a local id, which
-    /// differs from replica to replica, so it is compared as its row's identity.
+    /// `value` of column `index` of `table` as every replica names it (see
+    /// ``KeyTranslation/comparable(_:column:of:sites:_:)``).
     func comparable(_ value: SyncValue, column index: Int, of table: TrackedTable) throws -> SyncValue {
-        guard case .integer(let id) = value,
-            let link = identityLinks[table.name]?.first(where: { $0.column == index })
-        else { return value }
-        return try IdentityMap.Outgoing(db, localSite: localSite, sites: sites).identity(table: link.parent.name, id: id)
+        try keys.comparable(value, column: index, of: table, sites: state.sites, db)
     }
 
     /// Writes the table row the outcome calls for; true when the row changed.
@@ -384,7 +380,7 @@ extension ChangeSetMerge {
                         + record.columns.indices.map {
                             table.lackingValues[$0] ?? record.columns[$0]?.value.databaseValue ?? .null
                         }))
-            if wasLive { report.updated += 1 } else { report.inserted += 1 }
+            state.count(wasLive ? .updated : .inserted)
             return true
         }
         if isLive && wasLive {
@@ -402,23 +398,23 @@ extension ChangeSetMerge {
                 let differs = localValue.map { !$0.isIdentical(to: incoming.value) } ?? true
                 if differs && outcome.winners.contains(index) { changed.append(index) }
                 let localColumn = local.columns[index]
-                if differs, localValue != nil, let localWriter = localColumn.writer.flatMap({ sites[$0] }),
+                if differs, localValue != nil, let localWriter = state.site(localColumn.writer),
                     localWriter != incoming.site, (localColumn.changedAt ?? .max) > originAcknowledged
                 {
-                    report.conflicts += 1
+                    state.count(.conflict)
                 }
             }
             guard !changed.isEmpty else { return false }
             let statement = try table.update(db, columns: changed)
             try execute(
                 statement, StatementArguments(changed.map { record.columns[$0]?.value.databaseValue ?? .null } + [key]))
-            report.updated += 1
+            state.count(.updated)
             return true
         }
         if !isLive && wasLive {
-            deletedRows = true
+            state.rowDeleted()
             try execute(table.deleteRow, [key])
-            report.deleted += 1
+            state.count(.deleted)
             return true
         }
         return false
@@ -429,19 +425,19 @@ extension ChangeSetMerge {
     mutating func writeClock(_ outcome: inout Outcome, record: ChangeSet.Record, table: TableStatements) throws
     {
         guard outcome.clockChanged else {
-            report.ignored += 1
+            state.count(.ignored)
             return
         }
-        seq += 1
+        let seq = state.nextSequence()
         outcome.clock.sequence = seq
         for index in outcome.winners + outcome.defaulted { outcome.clock.columns[index].changedAt = seq }
         try table.writeClock.execute(arguments: table.table.clockTable.arguments(outcome.clock))
-        report.applied += 1
-        report.accepted.append(
-            MergeReport.AcceptedChange(
-                table: table.table.name, key: record.key, isLive: outcome.clock.isLive,
-                columns: outcome.winners.sorted().compactMap {
-                    record.columns[$0] == nil ? nil : table.table.columns[$0]
-                }))
+        state.count(
+            .applied(
+                MergeReport.AcceptedChange(
+                    table: table.table.name, key: record.key, isLive: outcome.clock.isLive,
+                    columns: outcome.winners.sorted().compactMap {
+                        record.columns[$0] == nil ? nil : table.table.columns[$0]
+                    })))
     }
 }

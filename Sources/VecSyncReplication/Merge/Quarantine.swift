@@ -230,12 +230,12 @@ enum Quarantine {
             }
             for member in members {
                 do {
-                    var merge = ChangeSetMerge(db, member.changeSet, localSite: localSite, options: options)
+                    var merged: ChangeSetMerge.Merged?
                     try db.inSavepoint {
-                        try merge.run()
+                        merged = try ChangeSetMerge.run(db, member.changeSet, localSite: localSite, options: options)
                         return .commit
                     }
-                    record(merge, of: [member.group], into: &outcome)
+                    if let merged { record(merged, of: [member.group], into: &outcome) }
                 } catch let error as VecSyncError {
                     // The row's table changed or is no longer tracked: keep the changes as they were.
                     try keepAgain(member.group, reason: error.description, db)
@@ -249,7 +249,7 @@ enum Quarantine {
     /// (and nothing written) when it fails as a whole.
     private static func mergeTogether(
         _ changeSets: [ChangeSet], _ db: Database, localSite: SiteID, options: Replica.Options
-    ) throws -> ChangeSetMerge? {
+    ) throws -> ChangeSetMerge.Merged? {
         guard var combined = changeSets.first else { return nil }
         // Each is one record of one table.
         (combined.tables, combined.records) = ChangeSet.withOneTableList(
@@ -257,21 +257,21 @@ enum Quarantine {
                 guard let table = changeSet.tables.first, let record = changeSet.records.first else { return nil }
                 return (table, record)
             })
-        var merge = ChangeSetMerge(db, combined, localSite: localSite, options: options)
+        var merged: ChangeSetMerge.Merged?
         do {
             try db.inSavepoint {
-                try merge.run()
+                merged = try ChangeSetMerge.run(db, combined, localSite: localSite, options: options)
                 return .commit
             }
         } catch is VecSyncError {
             return nil
         }
-        return merge
+        return merged
     }
 
     /// Counts the groups a retry merged (those whose row was not quarantined again) as
     /// released, and gathers what the merge changed.
-    private static func record(_ merge: ChangeSetMerge, of groups: [Group], into outcome: inout RetryOutcome) {
+    private static func record(_ merge: ChangeSetMerge.Merged, of groups: [Group], into outcome: inout RetryOutcome) {
         let kept = Set(merge.report.quarantined.map { [$0.table.databaseValue, $0.key.databaseValue] })
         for group in groups where !kept.contains([group.table.databaseValue, group.key]) {
             outcome.changes += group.rows.count

@@ -7,14 +7,14 @@ extension Replica {
     /// `vec0` indexes need no registration: VecSyncCore's `VectorIndex.create(_:)` records
     /// them, and libSQL indexes are found in the schema.
     public func register(_ index: DerivedIndex) throws {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 guard try Self.trackedTables(db).contains(where: { $0.name.lowercased() == index.table.lowercased() })
                 else {
-                    throw SyncError.tableNotTracked(table: index.table)
+                    throw VecSyncError.tableNotTracked(table: index.table)
                 }
                 guard try db.tableExists(index.name) || index.kind == .libsqlVectorIndex else {
-                    throw SyncError.derivedIndex(name: index.name, reason: "no such table; create the FTS5 table first")
+                    throw VecSyncError.derivedIndex(name: index.name, reason: "no such table; create the FTS5 table first")
                 }
                 try DerivedIndexCatalogue.register(index, in: db)
             }
@@ -24,7 +24,7 @@ extension Replica {
     /// The derived indexes of the database (its ``DerivedIndexCatalogue``): registered FTS5
     /// and libSQL indexes, and VecSyncCore's vec0 indexes.
     public func derivedIndexes() throws -> (indexes: [DerivedIndex], vectorIndexes: [VectorIndex]) {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 let catalogue = try DerivedIndexCatalogue(db)
                 return (catalogue.indexes, catalogue.vectorIndexes)
@@ -35,7 +35,7 @@ extension Replica {
     /// Checks every derived index against its table; returns, per index name, the number
     /// of rows out of step (0 when it is in step).
     public func verifyDerivedIndexes() throws -> [String: Int] {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 var result: [String: Int] = [:]
                 for check in try DerivedIndexCatalogue(db).verify(db) { result[check.name] = check.outOfStep }
@@ -46,7 +46,7 @@ extension Replica {
 
     /// Rebuilds every derived index from its table, in one transaction.
     public func rebuildDerivedIndexes() throws {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 try DerivedIndexCatalogue(db).rebuild(db)
             }

@@ -20,8 +20,8 @@ extension Replica {
     /// ```
     @discardableResult
     public func merge(_ changeSet: ChangeSet) throws -> MergeReport {
-        guard changeSet.origin != site else { throw SyncError.ownChangeSet(site: site) }
-        return try SyncError.wrap {
+        guard changeSet.origin != site else { throw VecSyncError.ownChangeSet(site: site) }
+        return try VecSyncError.wrap {
             try writer.write { db in
                 let wroteLocally = try Quarantine.wroteLocallySinceRetry(db)
                 var (report, changedKeys) = try Self.apply(db, changeSet, localSite: site, options: options)
@@ -44,7 +44,7 @@ extension Replica {
     /// per batch. The refreshed indexes are reported on the last report.
     @discardableResult
     public func merge(_ changeSets: [ChangeSet]) throws -> [MergeReport] {
-        for changeSet in changeSets where changeSet.origin == site { throw SyncError.ownChangeSet(site: site) }
+        for changeSet in changeSets where changeSet.origin == site { throw VecSyncError.ownChangeSet(site: site) }
         return try mergeInOneTransaction(changeSets)
     }
 
@@ -61,12 +61,12 @@ extension Replica {
     /// (see ``wins(_:over:)``). No cursor moves. Merging a change set of this site that is
     /// not lost is harmless: its writes are already here, or older than what is.
     ///
-    /// Throws ``SyncError/notOwnChangeSet(site:origin:)`` for a change set another site
+    /// Throws ``VecSyncError/notOwnChangeSet(site:origin:)`` for a change set another site
     /// made; then nothing is applied.
     @discardableResult
     public func recoverLostChanges(_ changeSets: [ChangeSet]) throws -> [MergeReport] {
         for changeSet in changeSets where changeSet.origin != site {
-            throw SyncError.notOwnChangeSet(site: site, origin: changeSet.origin)
+            throw VecSyncError.notOwnChangeSet(site: site, origin: changeSet.origin)
         }
         return try mergeInOneTransaction(changeSets)
     }
@@ -74,7 +74,7 @@ extension Replica {
     /// Merges `changeSets` in order in one transaction, refreshing the derived indexes once.
     private func mergeInOneTransaction(_ changeSets: [ChangeSet]) throws -> [MergeReport] {
         guard !changeSets.isEmpty else { return [] }
-        return try SyncError.wrap {
+        return try VecSyncError.wrap {
             try writer.write { db in
                 let wroteLocally = try Quarantine.wroteLocallySinceRetry(db)
                 var reports: [MergeReport] = []
@@ -222,8 +222,7 @@ extension Replica {
         _ db: Database, _ changeSet: ChangeSet, localSite: SiteID,
         options: Options
     ) throws -> (MergeReport, [String: [DatabaseValue]]) {
-        var merge = ChangeSetMerge(db, changeSet, localSite: localSite, options: options)
-        try merge.run()
-        return (merge.report, merge.changedKeys)
+        let merged = try ChangeSetMerge.run(db, changeSet, localSite: localSite, options: options)
+        return (merged.report, merged.changedKeys)
     }
 }

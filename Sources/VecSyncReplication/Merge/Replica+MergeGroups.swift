@@ -14,7 +14,7 @@ extension Replica {
     ///
     /// When the group fails for a reason of its own (a change set that cannot be merged),
     /// its change sets are merged one by one, so the bad one is refused alone and the others
-    /// land. A failure of the database itself (``SyncError/isDatabaseFailure(_:)``)
+    /// land. A failure of the database itself (``VecSyncError/isDatabaseFailure(_:)``)
     /// is thrown: what committed before it stays. `bytes` are the group's serialized bytes.
     func mergeGroup(
         _ changeSets: [ChangeSet], bytes: Int, events: SyncEventSink
@@ -23,14 +23,14 @@ extension Replica {
         var results: [Result<MergeReport, any Error>]
         do {
             results = try merge(changeSets).map { .success($0) }
-        } catch  where SyncError.isDatabaseFailure(error) {
+        } catch  where VecSyncError.isDatabaseFailure(error) {
             throw error
         } catch {
             results = []
             for changeSet in changeSets {
                 do {
                     results.append(.success(try merge(changeSet)))
-                } catch  where SyncError.isDatabaseFailure(error) {
+                } catch  where VecSyncError.isDatabaseFailure(error) {
                     throw error
                 } catch {
                     results.append(.failure(error))

@@ -15,7 +15,7 @@ extension Replica {
     /// against a peer that still keeps its tombstone.
     @discardableResult
     public func compactTombstones() throws -> Int {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 guard let horizon = try Int64.fetchOne(db, sql: "SELECT min(acknowledged) FROM \(EngineNames.peers)"),
                     horizon > 0
@@ -33,7 +33,7 @@ extension Replica {
     /// what each device has pulled. A peer that had not merged a delete before its tombstone
     /// went can bring the row back, so the number must be what every peer has merged of
     /// this replica's changes (a cursor `changes(since:)` returned to all of them).
-    /// Throws ``SyncError/invalidArgument(name:value:reason:)`` for a negative number or one
+    /// Throws ``VecSyncError/invalidArgument(name:value:reason:)`` for a negative number or one
     /// beyond ``currentSequence()``, and — unless `force` is true — for one past what a peer
     /// this replica knows (``peers()``) has acknowledged merging: its tombstones would go
     /// before that peer has the deletes, and the two would stay different for good. A forced
@@ -45,11 +45,11 @@ extension Replica {
     /// ```
     @discardableResult
     public func compactTombstones(acknowledgedThrough acknowledged: Int64, force: Bool = false) throws -> Int {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 let current = try Int64.fetchOne(db, sql: "SELECT seq FROM \(EngineNames.replica) WHERE id = 1") ?? 0
                 guard acknowledged >= 0, acknowledged <= current else {
-                    throw SyncError.invalidArgument(
+                    throw VecSyncError.invalidArgument(
                         name: "acknowledgedThrough", value: "\(acknowledged)",
                         reason:
                             "an acknowledged sequence number lies between 0 and the replica's current sequence, \(current)"
@@ -60,7 +60,7 @@ extension Replica {
                     arguments: [acknowledged])
                 if !force, !behind.isEmpty {
                     let peers = behind.map { "\($0["site"] as String) (through \($0["acknowledged"] as Int64))" }
-                    throw SyncError.invalidArgument(
+                    throw VecSyncError.invalidArgument(
                         name: "acknowledgedThrough", value: "\(acknowledged)",
                         reason:
                             "known peers have acknowledged less of this replica's changes: \(peers.joined(separator: ", ")); "
@@ -121,7 +121,7 @@ extension Replica {
 
     /// The number of tombstones kept for deleted rows, over all tracked tables.
     public func tombstoneCount() throws -> Int {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 try Self.trackedTables(db, checkingSchema: false).reduce(0) { sum, table in
                     sum

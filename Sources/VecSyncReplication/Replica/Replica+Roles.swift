@@ -8,7 +8,7 @@ extension Replica {
     /// `vecsync: table photos is read-only on replica 'phone'; its rows change only by sync`.
     /// Merges still write, as the guard triggers stay silent while merging.
     public func setReadOnly(_ readOnly: Bool) throws {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 try db.execute(
                     sql: "UPDATE \(EngineNames.replica) SET read_only = ? WHERE id = 1", arguments: [readOnly])
@@ -23,7 +23,7 @@ extension Replica {
 
     /// Whether the replica is read-only.
     public func isReadOnly() throws -> Bool {
-        try SyncError.wrap { try writer.read { db in try Self.isReadOnly(db) } }
+        try VecSyncError.wrap { try writer.read { db in try Self.isReadOnly(db) } }
     }
 
     /// Makes `site` authoritative for `table` (or no site, with nil), as a desktop indexer is
@@ -38,14 +38,14 @@ extension Replica {
     ///
     /// A table tracked with integer keys and an authority keeps one, the only site that
     /// inserts its rows (see ``track(_:authority:)``): it may move to another site, never be
-    /// removed; removing it throws ``SyncError/untrackableTable(table:reason:)``. A table with
+    /// removed; removing it throws ``VecSyncError/untrackableTable(table:reason:)``. A table with
     /// local keys (``TrackedTable/hasLocalKeys``) cannot get one: its ids differ per replica.
     public func setAuthority(_ site: SiteID?, for table: String) throws {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 let tracked = try Self.trackedTable(db, named: table)
                 if site != nil && tracked.hasLocalKeys {
-                    throw SyncError.untrackableTable(
+                    throw VecSyncError.untrackableTable(
                         table: tracked.name,
                         reason:
                             "its integer key \(tracked.primaryKey) is local to each replica (rows from other replicas have ids "
@@ -53,7 +53,7 @@ extension Replica {
                             + "track(_:authority:) on a copy whose ids are the same everywhere")
                 }
                 if site == nil && tracked.keyKind == .integer && tracked.authority != nil {
-                    throw SyncError.untrackableTable(
+                    throw VecSyncError.untrackableTable(
                         table: tracked.name,
                         reason:
                             "its integer key \(tracked.primaryKey) needs the authoritative site that alone inserts rows; "

@@ -42,6 +42,14 @@ extension Replica {
                 try events.phase(.reconciling)
                 report.reconciled = try reconcile()
                 try events.phase(.pushing)
+                if let lost = try transport.recoverLostChanges(of: self, events: events) {
+                    // Peers may have compacted tombstones the lost future acknowledged: what
+                    // this replica writes next must follow their deletes, so it merges first,
+                    // then numbers its newer changes past the lost future, so no reader's
+                    // cursor passes over them.
+                    _ = try transport.pull(into: self, events: events)
+                    try moveChanges(after: lost.published, above: lost.claimed, settingCursor: lost.pushCursor)
+                }
                 let pushed = try transport.push(self, events: events)
                 report.pushedFiles = pushed.files
                 report.pushedRows = pushed.rows

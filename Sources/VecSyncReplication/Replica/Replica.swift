@@ -60,37 +60,37 @@ public final class Replica: Sendable {
 
     /// Opens `writer` as the replica `site`, creating the engine's tables on first use.
     ///
-    /// Throws ``SyncError/siteMismatch(stored:requested:)`` when the database was set up
+    /// Throws ``VecSyncError/siteMismatch(stored:requested:)`` when the database was set up
     /// for another site.
     public init(_ writer: any DatabaseWriter, site: SiteID, options: Options = Options()) throws {
         guard !site.rawValue.isEmpty else {
-            throw SyncError.invalidArgument(name: "site", value: "", reason: "a site id cannot be empty")
+            throw VecSyncError.invalidArgument(name: "site", value: "", reason: "a site id cannot be empty")
         }
         self.writer = writer
         self.site = site
         self.options = options
-        try SyncError.wrap { try writer.write { db in try EngineSchema.install(db, site: site) } }
+        try VecSyncError.wrap { try writer.write { db in try EngineSchema.install(db, site: site) } }
     }
 
     /// Opens a database that was already set up as a replica, with the site id it stores.
     ///
-    /// Throws ``SyncError/notAReplica(reason:)`` when it has none.
+    /// Throws ``VecSyncError/notAReplica(reason:)`` when it has none.
     public convenience init(opening writer: any DatabaseWriter, options: Options = Options()) throws {
         guard let site = try Self.storedSite(in: writer) else {
-            throw SyncError.notAReplica(reason: "the database has no replication state; track a table first")
+            throw VecSyncError.notAReplica(reason: "the database has no replication state; track a table first")
         }
         try self.init(writer, site: site, options: options)
     }
 
     /// The site id stored in a database, or nil when it was never set up as a replica.
     public static func storedSite(in reader: any DatabaseReader) throws -> SiteID? {
-        try SyncError.wrap { try reader.read { db in try EngineSchema.storedSite(db) } }
+        try VecSyncError.wrap { try reader.read { db in try EngineSchema.storedSite(db) } }
     }
 
     /// The local sequence number of the latest captured or merged change: the cursor a
     /// peer that has everything would hold.
     public func currentSequence() throws -> Int64 {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 try Int64.fetchOne(db, sql: "SELECT seq FROM \(EngineNames.replica) WHERE id = 1") ?? 0
             }
@@ -99,7 +99,7 @@ public final class Replica: Sendable {
 
     /// The current hybrid logical clock.
     public func currentClock() throws -> HybridLogicalClock {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 HybridLogicalClock(
                     rawValue: try Int64.fetchOne(db, sql: "SELECT hlc FROM \(EngineNames.replica) WHERE id = 1") ?? 0)
@@ -119,7 +119,7 @@ public final class Replica: Sendable {
     /// Cursors of every known peer: how far this replica merged its changes and how far it
     /// acknowledged ours.
     public func peers() throws -> [PeerState] {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT site, received, acknowledged FROM \(EngineNames.peers) ORDER BY site")
                     .map {
@@ -134,7 +134,7 @@ public final class Replica: Sendable {
     /// every site that has a subfolder.
     public func addPeer(_ site: SiteID) throws {
         guard site != self.site else { return }
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO \(EngineNames.peers) (site) VALUES (?)", arguments: [site.rawValue])

@@ -137,7 +137,7 @@ enum EngineSchema {
                 """)
         if let stored = try String.fetchOne(db, sql: "SELECT site FROM \(EngineNames.replica) WHERE id = 1") {
             guard stored == site.rawValue else {
-                throw SyncError.siteMismatch(stored: SiteID(stored), requested: site)
+                throw VecSyncError.siteMismatch(stored: SiteID(stored), requested: site)
             }
         } else {
             try db.execute(

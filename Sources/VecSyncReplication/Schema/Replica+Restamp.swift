@@ -27,10 +27,10 @@ extension Replica {
     /// by sync.
     @discardableResult
     public func restamp(_ table: String, columns: [String]? = nil) throws -> Int {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 if try Self.isReadOnly(db) {
-                    throw SyncError.readOnlyReplica(site: site, operation: "restamp table \(table)")
+                    throw VecSyncError.readOnlyReplica(site: site, operation: "restamp table \(table)")
                 }
                 _ = try Self.adoptSchemaChanges(db, site: site)
                 guard
@@ -41,14 +41,14 @@ extension Replica {
                         db, sql: "SELECT reason FROM \(EngineNames.suspended) WHERE tbl = ? COLLATE NOCASE",
                         arguments: [table]
                     ) {
-                        throw SyncError.schemaChanged(table: table, reason: reason)
+                        throw VecSyncError.schemaChanged(table: table, reason: reason)
                     }
-                    throw SyncError.tableNotTracked(table: table)
+                    throw VecSyncError.tableNotTracked(table: table)
                 }
                 var stamped = Set<Int>()
                 for name in columns ?? tracked.columns {
                     guard let index = tracked.columns.firstIndex(where: { $0.lowercased() == name.lowercased() }) else {
-                        throw SyncError.invalidArgument(
+                        throw VecSyncError.invalidArgument(
                             name: "columns", value: name,
                             reason:
                                 "table \(tracked.name) has no synced column \(name) (its columns: \(tracked.columns.joined(separator: ", ")))"
@@ -74,7 +74,7 @@ extension Replica {
     /// (``restamp(_:columns:)``). The same entries ``SchemaReport/unverifiedTables`` reported.
     public func unverifiedTables() throws -> [String: String] {
         try adoptSchemaChangesIfNeeded()
-        return try SyncError.wrap {
+        return try VecSyncError.wrap {
             try writer.read { db in
                 let tracked = Set(try Self.recordedTables(db).map(\.name))
                 var tables: [String: String] = [:]

@@ -44,13 +44,13 @@ extension Replica {
     /// ```
     @discardableResult
     public func adoptSchemaChanges() throws -> SchemaReport {
-        try SyncError.wrap { try writer.write { db in try Self.adoptSchemaChanges(db, site: site) } }
+        try VecSyncError.wrap { try writer.write { db in try Self.adoptSchemaChanges(db, site: site) } }
     }
 
     /// The tracked tables that do not sync because their schema changed in a way the engine
     /// cannot follow on its own, with the reason for each.
     public func suspendedTables() throws -> [String: String] {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 var suspended: [String: String] = [:]
                 for table in try Self.recordedTables(db) {
@@ -98,15 +98,15 @@ extension Replica {
     public func alter(
         _ table: String, renamingColumns renames: [String: String] = [:], _ body: (Database) throws -> Void
     ) throws -> SchemaReport {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 guard
                     let before = try Self.recordedTables(db).first(where: { $0.name.lowercased() == table.lowercased() }
                     )
-                else { throw SyncError.tableNotTracked(table: table) }
+                else { throw VecSyncError.tableNotTracked(table: table) }
                 for (old, new) in renames {
                     guard before.columns.contains(where: { $0.lowercased() == old.lowercased() }) else {
-                        throw SyncError.invalidArgument(
+                        throw VecSyncError.invalidArgument(
                             name: "renamingColumns", value: old,
                             reason: "table \(before.name) has no tracked column \(old) to rename to \(new)")
                     }
@@ -227,7 +227,7 @@ extension Replica {
             // keeps syncing; setAuthority(_:for:) makes it safe.
             live = try TrackedTable.introspect(
                 db, table: recorded.name, authority: recorded.authority, checkingKeyKind: false)
-        } catch let SyncError.untrackableTable(_, reason) {
+        } catch let VecSyncError.untrackableTable(_, reason) {
             state.suspension =
                 "its table cannot be tracked any more (\(reason)); drop it with Replica.alter, or re-create it as it was"
             return state
@@ -256,7 +256,7 @@ extension Replica {
     /// Adopts pending schema changes in a write of its own when a read finds one: what
     /// change scans call first, since they only read.
     func adoptSchemaChangesIfNeeded() throws {
-        let needed = try SyncError.wrap {
+        let needed = try VecSyncError.wrap {
             try writer.read { db in
                 try Self.recordedTables(db).contains { table in
                     let state = try Self.schemaState(db, of: table)
@@ -335,11 +335,11 @@ extension Replica {
         do {
             live = try TrackedTable.introspect(
                 db, table: before.name, authority: before.authority, checkingKeyKind: false)
-        } catch let SyncError.untrackableTable(_, reason) {
-            throw SyncError.schemaChanged(table: before.name, reason: "after the alter, \(reason)")
+        } catch let VecSyncError.untrackableTable(_, reason) {
+            throw VecSyncError.schemaChanged(table: before.name, reason: "after the alter, \(reason)")
         }
         guard live.primaryKey == before.primaryKey, live.keyKind == before.keyKind else {
-            throw SyncError.schemaChanged(
+            throw VecSyncError.schemaChanged(
                 table: before.name,
                 reason:
                     "the alter changed the key from \(before.primaryKey) (\(before.keyKind.rawValue)) to \(live.primaryKey) "
@@ -351,7 +351,7 @@ extension Replica {
         var renamedTo: [String: String] = [:]
         for (old, new) in renames {
             guard live.columns.contains(where: { $0.lowercased() == new.lowercased() }) else {
-                throw SyncError.invalidArgument(
+                throw VecSyncError.invalidArgument(
                     name: "renamingColumns", value: new,
                     reason: "after the alter, table \(before.name) has no column \(new) (renamed from \(old))")
             }
@@ -437,7 +437,7 @@ extension Replica {
         do {
             live = try TrackedTable.introspect(
                 db, table: table.name, authority: table.authority, checkingKeyKind: false)
-        } catch SyncError.untrackableTable {
+        } catch VecSyncError.untrackableTable {
             return nil
         }
         guard live.primaryKey.lowercased() == table.primaryKey.lowercased() else { return nil }

@@ -143,7 +143,7 @@ extension Replica {
         var ordinals: [SiteID: Int64] = [:]
         for (ordinal, site) in sites { ordinals[site] = ordinal }
         guard let state = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM \(EngineNames.replica) WHERE id = 1") else {
-            throw SyncError.notAReplica(reason: "\(EngineNames.replica) is empty")
+            throw VecSyncError.notAReplica(reason: "\(EngineNames.replica) is empty")
         }
         var seq: Int64 = state["seq"]
         var hlc: Int64 = state["hlc"]
@@ -224,7 +224,7 @@ extension Replica {
             do {
                 return try DatabaseValue.fetchOne(db, sql: "SELECT \(expression)") ?? .null
             } catch {
-                throw SyncError.schemaChanged(
+                throw VecSyncError.schemaChanged(
                     table: table.name,
                     reason: "the default of column \(name), \(expression), cannot be evaluated: \(error)")
             }

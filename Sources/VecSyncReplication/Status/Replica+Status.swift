@@ -11,7 +11,7 @@ extension Replica {
     /// badge.text = status.pendingLocalChanges == 0 ? "Synced" : "\(status.pendingLocalChanges) to send"
     /// ```
     public func syncStatus() throws -> SyncStatus {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM \(EngineNames.replica) WHERE id = 1") ?? 0
                 let tables = try Self.trackedTables(db, checkingSchema: false)
@@ -102,7 +102,7 @@ extension Replica {
 
     /// The ranges this replica waits for, one per origin at most, by origin.
     public func gaps() throws -> [SyncGap] {
-        try SyncError.wrap { try writer.read { db in try Self.gaps(db) } }
+        try VecSyncError.wrap { try writer.read { db in try Self.gaps(db) } }
     }
 
     static func gaps(_ db: Database) throws -> [SyncGap] {
@@ -117,7 +117,7 @@ extension Replica {
     /// Records what this replica waits for from `origin` (nil: nothing), as a transport
     /// found it at the end of a pull.
     func setGap(_ gap: SyncGap?, for origin: SiteID) throws {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 if let gap {
                     try db.execute(
@@ -144,7 +144,7 @@ extension Replica {
         to destination: String, started: Date, succeeded: Bool, summary: String, merged: Int = 0,
         caughtUp: Bool = false
     ) throws {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
                 try db.execute(

@@ -79,12 +79,12 @@ extension FolderTransport {
             if rename(temporary.path, url.path) != 0 {
                 let reason = String(cString: strerror(errno))
                 try? FileManager.default.removeItem(at: temporary)
-                throw SyncError.io(path: url.path, reason: reason)
+                throw VecSyncError.io(path: url.path, reason: reason)
             }
-        } catch let error as SyncError {
+        } catch let error as VecSyncError {
             throw error
         } catch {
-            throw SyncError.io(path: url.path, reason: "cannot write the request: \(error.localizedDescription)")
+            throw VecSyncError.io(path: url.path, reason: "cannot write the request: \(error.localizedDescription)")
         }
     }
 

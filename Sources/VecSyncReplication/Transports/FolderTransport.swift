@@ -109,17 +109,17 @@ public struct FolderTransport: SyncTransport {
     static func readRegularFile(_ url: URL) throws -> Data {
         let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw SyncError.io(path: url.path, reason: "cannot open: \(String(cString: strerror(errno)))")
+            throw VecSyncError.io(path: url.path, reason: "cannot open: \(String(cString: strerror(errno)))")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw SyncError.io(path: url.path, reason: "not a regular file; not read")
+            throw VecSyncError.io(path: url.path, reason: "not a regular file; not read")
         }
         do {
             return try handle.readToEnd() ?? Data()
         } catch {
-            throw SyncError.io(path: url.path, reason: "cannot read: \(error.localizedDescription)")
+            throw VecSyncError.io(path: url.path, reason: "cannot read: \(error.localizedDescription)")
         }
     }
 
@@ -200,6 +200,42 @@ public struct FolderTransport: SyncTransport {
         return held
     }
 
+    /// This replica's own subfolder, made when missing.
+    private func ownDirectory(of replica: Replica) throws -> URL {
+        let directory = folder.appendingPathComponent(Self.folderName(for: replica.site), isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw VecSyncError.io(path: directory.path, reason: "cannot create the folder: \(error.localizedDescription)")
+        }
+        return directory
+    }
+
+    /// The end of this replica's files in its subfolder (`files`), ignoring a file that ends
+    /// implausibly far past anything it made (a stray file, not its own).
+    private func claimedEnd(
+        of files: [(url: URL, since: Int64, through: Int64)], replica: Replica, published: Int64
+    ) throws -> Int64 {
+        let latest = try replica.currentSequence()
+        return files.map(\.through).filter { $0 <= max(latest, published) + Self.plausibleRange }.max() ?? 0
+    }
+
+    /// Before a push (see ``SyncTransport/recoverLostChanges(of:events:)``): when the
+    /// subfolder holds files past the push cursor — the database was restored from a backup
+    /// after writing them, or a stray file sits there — takes back this replica's own
+    /// changes those files hold (its lost future, ``recoverLostChanges(of:from:after:through:)``).
+    public func recoverLostChanges(of replica: Replica, events: SyncEventSink = SyncEventSink()) throws
+        -> LostChanges?
+    {
+        let directory = try ownDirectory(of: replica)
+        let published = try replica.cursor(.push(destination))
+        let ownFiles = files(in: directory).files
+        let claimed = try claimedEnd(of: ownFiles, replica: replica, published: published)
+        guard claimed > published else { return nil }
+        try recoverLostChanges(of: replica, from: ownFiles, after: published, through: claimed)
+        return LostChanges(published: published, claimed: claimed, pushCursor: .push(destination))
+    }
+
     /// Writes every change of `replica` after its push cursor for this folder (kept in the
     /// database, never read from file names), in bounded batches, and moves the cursor;
     /// then publishes again what readers asked for (see ``FolderTransport`` requests).
@@ -207,34 +243,17 @@ public struct FolderTransport: SyncTransport {
     /// Rows whose every column was last written by a site whose own files here already hold
     /// them are left out: a replica never echoes back what it received. A batch whose rows
     /// were all left out is not written, and the next file runs from the end of the last one
-    /// written, so the files cover the sequence without a hole. When the subfolder holds
-    /// files past the cursor — a database restored from a backup, or a stray file — the
-    /// replica first takes back its own changes those files hold (its lost future,
-    /// ``recoverLostChanges(of:from:after:through:)``) and merges what the others published
-    /// (their deletes may since have been compacted away as acknowledged by that lost
-    /// future, so nothing may be published before them), then the changes since the cursor are
-    /// moved above them (``Replica/moveChanges(after:above:)``), so no reader's cursor
-    /// passes over them.
+    /// written, so the files cover the sequence without a hole. The subfolder must hold no
+    /// file of this replica past the cursor: ``recoverLostChanges(of:events:)`` first (a sync
+    /// does).
     public func push(_ replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (files: Int, rows: Int) {
-        let directory = folder.appendingPathComponent(Self.folderName(for: replica.site), isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw SyncError.io(path: directory.path, reason: "cannot create the folder: \(error.localizedDescription)")
-        }
+        let directory = try ownDirectory(of: replica)
         let published = try replica.cursor(.push(destination))
-        let latest = try replica.currentSequence()
         let ownFiles = files(in: directory).files
-        let claimed =
-            ownFiles.map(\.through)
-            .filter { $0 <= max(latest, published) + Self.plausibleRange }.max() ?? 0
+        let claimed = try claimedEnd(of: ownFiles, replica: replica, published: published)
         if claimed > published {
-            try recoverLostChanges(of: replica, from: ownFiles, after: published, through: claimed)
-            // Peers may have compacted tombstones the lost future acknowledged: what this
-            // replica writes next must follow their deletes, so it merges them first.
-            _ = try pull(into: replica, events: events)
+            throw VecSyncError.lostChangesNotRecovered(destination: destination, published: published, held: claimed)
         }
-        try replica.moveChanges(after: published, above: claimed)
         let excluded = try sitesHeldHere(by: replica)
         var written = 0
         var rows = 0
@@ -284,12 +303,12 @@ public struct FolderTransport: SyncTransport {
             }
             try bytes.write(to: temporary)
             if rename(temporary.path, destination.path) != 0 {
-                throw SyncError.io(path: destination.path, reason: String(cString: strerror(errno)))
+                throw VecSyncError.io(path: destination.path, reason: String(cString: strerror(errno)))
             }
             return bytes.count
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw SyncError.io(
+            throw VecSyncError.io(
                 path: destination.path, reason: "cannot write the change set: \(error.localizedDescription)")
         }
     }

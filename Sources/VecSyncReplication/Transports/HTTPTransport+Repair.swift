@@ -32,7 +32,7 @@ extension HTTPTransport {
         var rows = 0
         for entry in damaged.sorted(by: { $0.seq < $1.seq }) {
             let replacement = try self.replacement(for: entry, of: replica)
-            let posted: (result: String, bytes: Int)
+            let posted: (answer: PostAnswer, bytes: Int)
             do {
                 posted = try post(replacement)
             } catch HTTPTransportError.refused(let url, 413, let code, let message) {
@@ -42,7 +42,7 @@ extension HTTPTransport {
                         "cannot re-publish damaged change set \(entry.seq) (\(replica.site.rawValue) \(entry.since)-\(entry.through)): its replacement of \(replacement.serialized().count) bytes (\(replacement.records.count) rows) exceeds the server's body limit (\(message)); its readers wait until the server's --max-body-mib is raised"
                 )
             }
-            if posted.result == "conflict" {
+            if posted.answer == .conflict {
                 throw HTTPTransportError.refused(
                     url: destination + "/changesets", status: 409, code: "range-conflict",
                     message:

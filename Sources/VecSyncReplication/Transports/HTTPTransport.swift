@@ -12,10 +12,11 @@ import VecSyncWire
 /// batch is acknowledged, so a push cut short resumes where it stopped; a retried batch is
 /// recognised by the server and stored once. Rows last written by sites whose changes the
 /// server already holds are left out (no echo). When the server holds more of this site
-/// than the cursor says — the database was restored from a backup — the replica first takes
-/// back its own changes the server holds past the cursor (its lost future) and pulls, then
-/// the new changes are renumbered above them, as ``FolderTransport`` does; when it holds less —
-/// the server's database was restored — the push starts again from what it holds.
+/// than the cursor says — the database was restored from a backup — a sync first takes
+/// back its own changes the server holds past the cursor (its lost future,
+/// ``recoverLostChanges(of:events:)``) and pulls, then the new changes are renumbered above
+/// them, as with ``FolderTransport``; when it holds less — the server's database was
+/// restored — the push starts again from what it holds.
 /// Change sets of this site the server reports damaged (their stored bytes no longer match
 /// their SHA-256) are pushed again, made from what the replica holds now, and replace the
 /// damaged ones (see `HTTPTransport+Repair.swift`).
@@ -155,73 +156,107 @@ public struct HTTPTransport: SyncTransport {
         try decode(ServerStatus.self, send("GET", "status"))
     }
 
-    /// Posts every change after the push cursor, in bounded batches; moves the cursor as the
-    /// server acknowledges each, and reports each to `events`.
-    public func push(_ replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (files: Int, rows: Int) {
-        try register(replica)
+    /// Where this replica's changes stand on the server: what the space's status says of
+    /// them, and what the replica says.
+    private struct PushPosition {
+        let devices: [ServerDevice]
+        let pushCursor: SyncCursor
+        /// The push cursor as stored.
+        let stored: Int64
+        /// How far the server holds this replica's changes.
+        let head: Int64
+        /// Sites whose changes the server holds (as far as this replica has them): rows they
+        /// wrote last are left out of what is posted.
+        let excluded: Set<SiteID>
+
+        /// Where the push starts: the server holds at least this much (it may hold less than
+        /// the cursor says when its database was restored).
+        var start: Int64 { min(stored, head) }
+    }
+
+    /// Reads the space's status and the replica's cursors. A head this far past anything
+    /// this replica made is not its own: another client claimed its range (servers refuse
+    /// that now; older ones did not). Every push would be answered "covered" and stored
+    /// nowhere, so that is an error, not a success.
+    private func pushPosition(of replica: Replica) throws -> PushPosition {
         let status = try status()
-        let pushCursor = self.pushCursor(storeID: status.storeID)
         let devices = status.devices
         let heads = Dictionary(devices.map { ($0.site, $0.head) }, uniquingKeysWith: max)
-        let ownHead = heads[replica.site.rawValue] ?? 0
-        let storedCursor = try replica.cursor(pushCursor)
+        let head = heads[replica.site.rawValue] ?? 0
+        let pushCursor = self.pushCursor(storeID: status.storeID)
+        let stored = try replica.cursor(pushCursor)
         let latest = try replica.currentSequence()
         let received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
         let excluded = Set(
             devices.filter { $0.site != replica.site.rawValue && $0.head >= received[$0.site] ?? 0 }
                 .map { SiteID($0.site) })
-        // A head this far past anything this replica made is not its own: another client
-        // claimed its range (servers refuse that now; older ones did not). Every push would
-        // be answered "covered" and stored nowhere, so say so instead of reporting success.
-        if ownHead > max(latest, storedCursor) + FolderTransport.plausibleRange {
+        if head > max(latest, stored) + FolderTransport.plausibleRange {
             throw HTTPTransportError.protocolViolation(
                 url: destination,
                 reason:
-                    "the server holds changes of '\(replica.site.rawValue)' through \(ownHead), far past the \(latest) this replica made: its range was claimed by another client, and nothing it pushes would be stored; ask the server's operator"
+                    "the server holds changes of '\(replica.site.rawValue)' through \(head), far past the \(latest) this replica made: its range was claimed by another client, and nothing it pushes would be stored; ask the server's operator"
             )
         }
-        // The server holds less than we published: our tail was all rows it holds from their
-        // authors, or its database was restored. Push again from what it holds.
-        var reached = min(storedCursor, ownHead)
+        return PushPosition(devices: devices, pushCursor: pushCursor, stored: stored, head: head, excluded: excluded)
+    }
+
+    /// Before a push (see ``SyncTransport/recoverLostChanges(of:events:)``): when the server
+    /// holds more of this replica than its push cursor says, either the answers to its last
+    /// pushes were lost (the same batches are stored: posted again, they are recognised as
+    /// duplicates and the cursor catches up), or this database was restored from a backup:
+    /// then what it would push differs from what is stored, and its own changes the server
+    /// holds past the cursor (its lost future) are merged back here.
+    public func recoverLostChanges(of replica: Replica, events: SyncEventSink = SyncEventSink()) throws
+        -> LostChanges?
+    {
+        let position = try pushPosition(of: replica)
+        var reached = position.start
+        guard position.head > reached else { return nil }
+        do {
+            try replica.forEachChangeSet(since: reached, excluding: position.excluded) { batch in
+                guard batch.through <= position.head else { throw ReplayEnded() }
+                var batch = batch
+                batch.since = reached
+                // A range the server held damaged is replaced by the replay: as good.
+                switch try post(batch).answer {
+                case .accepted(.duplicate), .accepted(.repaired): break
+                default: throw ReplayEnded()
+                }
+                reached = batch.through
+            }
+        } catch is ReplayEnded {
+        } catch {
+            if reached != position.stored { try replica.setCursor(position.pushCursor, to: reached) }
+            throw error
+        }
+        if reached != position.stored { try replica.setCursor(position.pushCursor, to: reached) }
+        guard reached < position.head else { return nil }
+        try recoverLostChanges(of: replica, after: reached, through: position.head)
+        return LostChanges(published: reached, claimed: position.head, pushCursor: position.pushCursor)
+    }
+
+    /// Posts every change after the push cursor, in bounded batches; moves the cursor as the
+    /// server acknowledges each, and reports each to `events`. The server must hold nothing
+    /// of this replica past the cursor: ``recoverLostChanges(of:events:)`` first (a sync does).
+    public func push(_ replica: Replica, events: SyncEventSink = SyncEventSink()) throws -> (files: Int, rows: Int) {
+        try register(replica)
+        let position = try pushPosition(of: replica)
+        var reached = position.start
+        if position.head > reached {
+            throw VecSyncError.lostChangesNotRecovered(destination: destination, published: reached, held: position.head)
+        }
         var sent = 0
         var rows = 0
         var posts: [(rows: Int, bytes: Int)] = []
         do {
-            if ownHead > reached, ownHead <= max(latest, reached) + FolderTransport.plausibleRange {
-                // The server holds more than we published. Either the answers to our last
-                // pushes were lost (the same batches are stored: they are recognised as
-                // duplicates and the cursor catches up), or this database was restored from
-                // a backup: then what we would push differs from what is stored, and the
-                // changes since the cursor are renumbered above it, as FolderTransport does.
-                do {
-                    try replica.forEachChangeSet(since: reached, excluding: excluded) { batch in
-                        guard batch.through <= ownHead else { throw ReplayEnded() }
-                        var batch = batch
-                        batch.since = reached
-                        // A range the server held damaged is replaced by the replay: as good.
-                        guard ["duplicate", "repaired"].contains(try post(batch).result) else {
-                            throw ReplayEnded()
-                        }
-                        reached = batch.through
-                    }
-                } catch is ReplayEnded {
-                }
-                if reached < ownHead {
-                    try recoverLostChanges(of: replica, after: reached, through: ownHead)
-                    // Peers may have compacted tombstones the lost future acknowledged: what
-                    // this replica writes next must follow their deletes, so it merges first.
-                    _ = try pull(into: replica, events: events)
-                    try replica.moveChanges(after: reached, above: ownHead)
-                }
-            }
-            let end = try replica.forEachChangeSet(since: reached, excluding: excluded) { batch in
+            let end = try replica.forEachChangeSet(since: reached, excluding: position.excluded) { batch in
                 // Batches whose rows were all left out are skipped; the next one is sent as
                 // following the last one sent, so the server sees no hole (what lies between
                 // is held there from its authors).
                 var batch = batch
                 batch.since = reached
                 let posted = try post(batch)
-                if posted.result == "conflict" {
+                if posted.answer == .conflict {
                     throw HTTPTransportError.refused(
                         url: destination + "/changesets", status: 409, code: "range-conflict",
                         message:
@@ -234,31 +269,37 @@ public struct HTTPTransport: SyncTransport {
             }
             reached = max(reached, end)
         } catch {
-            if reached != storedCursor { try replica.setCursor(pushCursor, to: reached) }
+            if reached != position.stored { try replica.setCursor(position.pushCursor, to: reached) }
             throw error
         }
-        if reached != storedCursor { try replica.setCursor(pushCursor, to: reached) }
+        if reached != position.stored { try replica.setCursor(position.pushCursor, to: reached) }
         try events.pushed(posts)
         // Last, so that a replacement the server refuses does not hold back the new changes.
-        let damaged = devices.first { $0.site == replica.site.rawValue }?.damaged ?? []
+        let damaged = position.devices.first { $0.site == replica.site.rawValue }?.damaged ?? []
         let repaired = try republishDamaged(damaged, of: replica)
         return (sent + repaired.files, rows + repaired.rows)
     }
 
-    /// Posts one change set; returns what the server did (`stored`, `duplicate`: the same
-    /// range with the same bytes is held, `covered`: every row of the range is held), or
-    /// `conflict` when the same range is held with other bytes; and the bytes posted.
+    /// What the server answered to one posted change set.
+    enum PostAnswer: Equatable {
+        /// Accepted: stored, or held already (``PushResult/Outcome``).
+        case accepted(PushResult.Outcome)
+        /// The same range is held with other bytes (`409 range-conflict`).
+        case conflict
+    }
+
+    /// Posts one change set; returns what the server answered and the bytes posted.
     @discardableResult
-    func post(_ changeSet: ChangeSet) throws -> (result: String, bytes: Int) {
+    func post(_ changeSet: ChangeSet) throws -> (answer: PostAnswer, bytes: Int) {
         let body = changeSet.serialized()
         do {
             let answer = try send(
                 "POST", "changesets",
                 headers: ["Content-Type": Wire.changeSetMediaType, Self.sha256Header: sha256Hex(body)],
                 body: body, accepted: [200, 201])
-            return (try decode(PushResult.self, answer).result, body.count)
+            return (.accepted(try decode(PushResult.self, answer).result), body.count)
         } catch HTTPTransportError.refused(_, 409, "range-conflict", _) {
-            return ("conflict", body.count)
+            return (.conflict, body.count)
         }
     }
 
@@ -505,7 +546,7 @@ public struct HTTPTransport: SyncTransport {
         } catch let error as HTTPTransportError {
             if case .unreachable = error { throw error }
             return .failure(error)
-        } catch let error as SyncError {
+        } catch let error as VecSyncError {
             return .failure(error)
         }
     }

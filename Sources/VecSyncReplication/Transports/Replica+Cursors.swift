@@ -5,7 +5,7 @@ import VecSyncCore
 extension Replica {
     /// The value of `cursor` (0 when it was never set), kept in `vecsync_published`.
     public func cursor(_ cursor: SyncCursor) throws -> Int64 {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.read { db in
                 try Int64.fetchOne(
                     db, sql: "SELECT through FROM \(EngineNames.published) WHERE destination = ?",
@@ -16,7 +16,7 @@ extension Replica {
 
     /// Sets `cursor` to `value`.
     public func setCursor(_ cursor: SyncCursor, to value: Int64) throws {
-        try SyncError.wrap {
+        try VecSyncError.wrap {
             try writer.write { db in
                 try db.execute(
                     sql: """
@@ -39,8 +39,9 @@ extension Replica {
     }
 
     /// Moves this replica's changes after `published` above `claimed`, the greatest sequence
-    /// number the destination already holds files for; returns how far they moved (0 when
-    /// `claimed <= published`).
+    /// number the destination already holds files for, and sets `cursor` (the destination's
+    /// push cursor) to `claimed` in the same transaction; returns how far they moved (0, and
+    /// nothing changed, when `claimed <= published`).
     ///
     /// A destination holding files past the push cursor means the database was restored from
     /// a backup (those files came from its lost future) or a stray file sits among ours. The
@@ -50,10 +51,12 @@ extension Replica {
     /// cursor past every reader's, so no reader skips them. Changes already in the
     /// destination travel again; merging them twice is harmless.
     @discardableResult
-    public func moveChanges(after published: Int64, above claimed: Int64) throws -> Int64 {
+    public func moveChanges(after published: Int64, above claimed: Int64, settingCursor cursor: SyncCursor? = nil)
+        throws -> Int64
+    {
         guard claimed > published else { return 0 }
         let shift = claimed - published
-        return try SyncError.wrap {
+        return try VecSyncError.wrap {
             try writer.write { db in
                 // Every recorded table, suspended ones too: their changes move with the others.
                 for table in try Self.trackedTables(db, checkingSchema: false) {
@@ -69,6 +72,13 @@ extension Replica {
                 try db.execute(
                     sql: "UPDATE \(EngineNames.replica) SET seq = max(seq, :published) + :shift WHERE id = 1",
                     arguments: ["published": published, "shift": shift])
+                if let cursor {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO \(EngineNames.published) (destination, through) VALUES (?, ?)
+                            ON CONFLICT(destination) DO UPDATE SET through = excluded.through
+                            """, arguments: [cursor.storedName, claimed])
+                }
                 return shift
             }
         }

@@ -14,8 +14,19 @@ public protocol SyncTransport: Sendable {
     /// which ``Replica/syncStatus()`` records the last sync.
     var destination: String { get }
 
+    /// Before a push: when the destination holds changes of this replica past its push
+    /// cursor that the replica lacks (it published them, then its database was restored from
+    /// a backup: its lost future), merges them back (``Replica/recoverLostChanges(_:)``) and
+    /// returns where they lie; nil when there are none. ``Replica/sync(through:events:)``
+    /// then pulls and renumbers the replica's newer changes above them
+    /// (``Replica/moveChanges(after:above:settingCursor:)``) before it pushes.
+    func recoverLostChanges(of replica: Replica, events: SyncEventSink) throws -> LostChanges?
+
     /// Sends the replica's changes after its push cursor, reporting each change set sent to
-    /// `events`; returns the change sets and rows sent.
+    /// `events`; returns the change sets and rows sent. Throws
+    /// ``VecSyncCore/VecSyncError/lostChangesNotRecovered(destination:published:held:)`` when
+    /// the destination holds changes of this replica past the cursor
+    /// (``recoverLostChanges(of:events:)`` comes first).
     func push(_ replica: Replica, events: SyncEventSink) throws -> (files: Int, rows: Int)
 
     /// Fetches and merges other replicas' change sets in bounded transactions (see
@@ -26,4 +37,22 @@ public protocol SyncTransport: Sendable {
     func pull(into replica: Replica, events: SyncEventSink) throws -> (
         merges: [MergeReport], problems: [String], unknownFiles: Int
     )
+}
+
+/// Where a replica's lost future lies at a destination (``SyncTransport/recoverLostChanges(of:events:)``):
+/// the destination holds its changes in `(published, claimed]`, made before its database was
+/// restored from a backup, and now merged back.
+public struct LostChanges: Hashable, Sendable {
+    /// The replica's push cursor: what the destination holds of it and it still has.
+    public var published: Int64
+    /// The end of what the destination holds of this replica.
+    public var claimed: Int64
+    /// The push cursor to move to `claimed` once newer changes are renumbered above it.
+    public var pushCursor: SyncCursor
+
+    public init(published: Int64, claimed: Int64, pushCursor: SyncCursor) {
+        self.published = published
+        self.claimed = claimed
+        self.pushCursor = pushCursor
+    }
 }

@@ -22,7 +22,7 @@ extension IdentityMap {
             }
             let ordinal: Int64 = row[0]
             guard let site = sites[ordinal] else {
-                throw SyncError.notAReplica(
+                throw VecSyncError.notAReplica(
                     reason: "\(EngineNames.ids) refers to unknown site ordinal \(ordinal) (\(EngineNames.sites) damaged)")
             }
             return .identity(site: site, id: row[1])

@@ -154,7 +154,7 @@ enum IdentityMap {
                     )) ?? 0
             let highest = max(floor, rows, ownClaimed[table.name] ?? 0, 0)
             guard highest < Int64.max else {
-                throw SyncError.schemaChanged(
+                throw VecSyncError.schemaChanged(
                     table: table.name, reason: "its ids reach \(Int64.max): no id is left for rows from other replicas")
             }
             floors[table.name] = highest + 1
