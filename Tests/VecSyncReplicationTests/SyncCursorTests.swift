@@ -20,6 +20,7 @@ struct SyncCursorTests: FolderSuite {
             (.push("vecsync-server:store-1/family"), "vecsync-server:store-1/family"),
             (.pull("vecsync-server:store-1/family"), "pull:vecsync-server:store-1/family"),
             (.pullEpoch("vecsync-server:store-1/family"), "pull:epoch:vecsync-server:store-1/family"),
+            (.pullMark("vecsync-server:store-1/family"), "pull:mark:vecsync-server:store-1/family"),
             (.lastFile("/Volumes/Shared/photos"), "file:/Volumes/Shared/photos"),
         ])
     func storedNames(cursor: SyncCursor, stored: String) {

@@ -37,6 +37,7 @@ struct ServerScenario: Sendable, CustomTestStringConvertible {
         ServerScenario("forgedAuthorshipIsRefused", ServerScenarios.forgedAuthorshipIsRefused),
         ServerScenario("integerKeysFromEveryDevice", ServerScenarios.integerKeysFromEveryDevice),
         ServerScenario("restoredStoreLosesNoRows", ServerScenarios.restoredStoreLosesNoRows),
+        ServerScenario("rawCopyRestoreLosesNoRows", ServerScenarios.rawCopyRestoreLosesNoRows),
         ServerScenario("stalledClientsAreDropped", ServerScenarios.stalledClientsAreDropped),
         ServerScenario("invalidNamesAreRefused", ServerScenarios.invalidNamesAreRefused),
         ServerScenario("connectionsPastTheCapAreClosed", ServerScenarios.connectionsPastTheCapAreClosed),

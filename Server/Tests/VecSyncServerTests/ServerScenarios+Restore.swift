@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ServerFixtures
 import ServerTestSupport
 import Testing
@@ -13,6 +14,19 @@ extension ServerScenarios {
     /// SQLite: `backup` (VACUUM INTO, with a new generation) and the file put back.
     /// PostgreSQL: `pg_dump`, `pg_restore` into a new database, then `newEpoch()`.
     static func restoredStoreLosesNoRows(_ backEnd: BackEnd) async throws {
+        try await restore(backEnd, newGeneration: true)
+    }
+
+    /// The same, restored from a raw copy that keeps the old generation: SQLite's file copied
+    /// with `VACUUM INTO` behind the server's back (as a filesystem snapshot or Litestream
+    /// would give it), PostgreSQL's `pg_restore` without `new-epoch`. The devices that pushed
+    /// after the restore take the numbers the reader had passed, and more: the reader finds
+    /// another change set at its cursor and lists again from the start.
+    static func rawCopyRestoreLosesNoRows(_ backEnd: BackEnd) async throws {
+        try await restore(backEnd, newGeneration: false)
+    }
+
+    private static func restore(_ backEnd: BackEnd, newGeneration: Bool) async throws {
         var random = SeededRandom(defaultSeed: 0x5E4F_0024)
         let seed = random.seed
         let directory = try temporaryDirectory("restore")
@@ -50,9 +64,14 @@ extension ServerScenarios {
         // The backup, taken while the server serves.
         let backupFile = directory.appendingPathComponent("backup.sqlite").path
         switch backEnd {
-        case .sqlite:
+        case .sqlite where newGeneration:
             let copyEpoch = try await (store as? SQLiteServerStore)?.backup(to: backupFile)
             #expect(copyEpoch != nil && copyEpoch != epochBefore, "the copy has a generation of its own")
+        case .sqlite:
+            let live = directory.appendingPathComponent("live/vecsync-server.sqlite").path
+            try DatabaseQueue(path: live).inDatabase { db in
+                try db.execute(sql: "VACUUM INTO ?", arguments: [backupFile])
+            }
         case .postgres:
             try PostgresTools.run("pg_dump", ["--format=custom", "--file=\(backupFile)", postgresURL ?? ""])
         }
@@ -90,23 +109,32 @@ extension ServerScenarios {
             try PostgresTools.run("pg_restore", ["--no-owner", "--dbname=\(restoredURL)", backupFile])
             store = try PostgresServerStore(url: restoredURL)
             try await store.prepare()
-            _ = try await store.newEpoch()
+            if newGeneration { _ = try await store.newEpoch() }
         }
-        #expect(try await store.epoch() != epochBefore, "the restored store is a new generation")
+        if newGeneration {
+            #expect(try await store.epoch() != epochBefore, "the restored store is a new generation")
+        } else {
+            #expect(try await store.epoch() == epochBefore, "a raw copy keeps the generation")
+        }
         #expect(try await store.lastSequence(inSpace: spaceID) == backupLastSeq)
         server = try await RunningServer.start(store)
 
         // A device that never saw the old store pushes first: its change sets take the
-        // numbers the reader had passed. Then everyone syncs twice.
-        try latecomer.addPhotos(10, prefix: "late", random: &random)
+        // numbers the reader had passed (from a raw copy, more of them than the reader
+        // passed, so its cursor is not past the last one). Then everyone syncs twice.
+        let late = newGeneration ? 10 : 40
+        try latecomer.addPhotos(late, prefix: "late", random: &random)
         try await sync(latecomer, tokens[2], server)
+        if !newGeneration {
+            #expect(try await store.lastSequence(inSpace: spaceID) >= readerCursor, "seed \(seed)")
+        }
         for _ in 0..<2 {
             try await sync(writer, tokens[0], server)
             try await sync(reader, tokens[1], server)
             try await sync(latecomer, tokens[2], server)
         }
         let reference = try writer.snapshot()
-        #expect(reference.filter { $0.hasPrefix("photos ") }.count == 45, "seed \(seed)")
+        #expect(reference.filter { $0.hasPrefix("photos ") }.count == 35 + late, "seed \(seed)")
         #expect(try reader.snapshot() == reference, "seed \(seed): the reader lost rows")
         #expect(try latecomer.snapshot() == reference, "seed \(seed): the latecomer lost rows")
         await server.stop()

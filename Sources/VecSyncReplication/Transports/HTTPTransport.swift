@@ -114,11 +114,25 @@ public struct HTTPTransport: SyncTransport {
         pullCursor(storeID: storeID).storedName
     }
 
-    /// Where a pull starts: at `cursor`, unless the server's store was restored from a backup
-    /// since it was saved — its generation changed, or the cursor is past the space's last
-    /// sequence number — then from the start (what is already merged is skipped), as the
-    /// change sets stored after the restore reuse the numbers the cursor passed. Records the
-    /// generation seen.
+    /// Where a replica keeps ``mark(of:)`` of the change set at its pull cursor.
+    func markCursor(storeID: String) -> SyncCursor {
+        .pullMark(cursorName(storeID: storeID))
+    }
+
+    /// What identifies a listed change set (its place, origin, range and SHA-256), in 63 bits
+    /// and never 0 (0 is "no mark").
+    static func mark(of entry: ServerChangeSet) -> Int64 {
+        let text = "\(entry.seq) \(entry.origin) \(entry.since) \(entry.through) \(entry.sha256)"
+        return Int64(bitPattern: FNV1a.hash(Array(text.utf8)) & UInt64(Int64.max)) | 1
+    }
+
+    /// Where a pull starts: at `cursor`, unless the server's store went back in time since
+    /// it was saved — its generation changed (a restore from `backup`, or `new-epoch`), the
+    /// cursor is past the space's last sequence number, or the change set at the cursor is
+    /// not the one this replica merged there (a file copy, a filesystem snapshot or a
+    /// point-in-time recovery put back without a new generation) — then from the start
+    /// (what is already merged is skipped), as the change sets stored after the restore
+    /// reuse the numbers the cursor passed. Records the generation seen.
     func pullStart(of replica: Replica, status: ServerStatus, cursor: Int64, pullCursor: SyncCursor) throws -> Int64 {
         var restored = false
         if let epoch = status.epoch {
@@ -128,9 +142,27 @@ public struct HTTPTransport: SyncTransport {
             if known != epoch { try replica.setCursor(epochCursor, to: epoch) }
         }
         if let last = status.lastSeq, cursor > last { restored = true }
+        let markCursor = self.markCursor(storeID: status.storeID)
+        if !restored, cursor > 0 {
+            let mark = try replica.cursor(markCursor)
+            restored = try mark != 0 && !holds(mark, at: cursor)
+        }
         guard restored, cursor > 0 else { return cursor }
         try replica.setCursor(pullCursor, to: 0)
+        try replica.setCursor(markCursor, to: 0)
         return 0
+    }
+
+    /// Whether the server lists at `seq` the change set marked `mark`. A history compacted
+    /// past it cannot say: the pull's listing answers that (with the snapshot).
+    private func holds(_ mark: Int64, at seq: Int64) throws -> Bool {
+        do {
+            let page = try listPage(after: seq - 1, limit: 1)
+            guard let entry = page.changeSets.first, entry.seq == seq else { return false }
+            return Self.mark(of: entry) == mark
+        } catch HTTPTransportError.refused(_, 410, "compacted", _) {
+            return true
+        }
     }
 
     /// The space's base URL: `<server>/v1/spaces/<space>`.
@@ -340,10 +372,12 @@ public struct HTTPTransport: SyncTransport {
     /// One page of the listing after `after`. `pullingAs` names this replica's site and the
     /// sequence number through which it holds every change set merged (its pull cursor), for
     /// the server to record as its pull point.
-    func listPage(after: Int64, pullingAs puller: (site: String, merged: Int64)? = nil) throws -> ServerChangeSetPage {
+    func listPage(after: Int64, limit: Int? = nil, pullingAs puller: (site: String, merged: Int64)? = nil) throws
+        -> ServerChangeSetPage
+    {
         var query = [
             URLQueryItem(name: ChangeSetPaging.afterParameter, value: String(after)),
-            URLQueryItem(name: ChangeSetPaging.limitParameter, value: String(pageSize)),
+            URLQueryItem(name: ChangeSetPaging.limitParameter, value: String(limit ?? pageSize)),
         ]
         if let puller {
             query.append(URLQueryItem(name: ChangeSetPaging.siteParameter, value: puller.site))
@@ -378,6 +412,7 @@ public struct HTTPTransport: SyncTransport {
         let own = replica.site.rawValue
         let status = try status()
         let pullCursor = self.pullCursor(storeID: status.storeID)
+        let markCursor = self.markCursor(storeID: status.storeID)
         var cursor = try pullStart(
             of: replica, status: status, cursor: try replica.cursor(pullCursor), pullCursor: pullCursor)
         var merges: [MergeReport] = []
@@ -385,6 +420,7 @@ public struct HTTPTransport: SyncTransport {
         var bootstrapped = false
         if let snapshot = status.snapshot, cursor == 0 || cursor < snapshot.compactedThrough {
             merges += try bootstrap(replica, from: snapshot, pullCursor: pullCursor)
+            try replica.setCursor(markCursor, to: 0)
             cursor = max(cursor, snapshot.seq)
             bootstrapped = true
         }
@@ -395,13 +431,19 @@ public struct HTTPTransport: SyncTransport {
         // The cursor moves over change sets merged (or already held) in order, and stops
         // before the first that failed, so the next pull tries it again.
         var blocked = false
+        // The mark of the change set the cursor moved to, saved with it (0: the cursor is a
+        // snapshot's place); nil while the cursor has not moved.
+        var mark: Int64?
         func settle(_ entry: ServerChangeSet, failure: String?) {
             if let failure {
                 blocked = true
                 problems.append(failure)
                 if failures[entry.origin] == nil { failures[entry.origin] = (entry, failure) }
             }
-            if !blocked { cursor = max(cursor, entry.seq) }
+            if !blocked && entry.seq > cursor {
+                cursor = entry.seq
+                mark = Self.mark(of: entry)
+            }
         }
         var groups = BoundedMerge<(entry: ServerChangeSet, step: PullStep)>(replica) { group, bytes in
             let changeSets = group.compactMap { item -> ChangeSet? in
@@ -429,6 +471,7 @@ public struct HTTPTransport: SyncTransport {
                 }
             }
             try replica.setCursor(pullCursor, to: cursor)
+            if let mark { try replica.setCursor(markCursor, to: mark) }
         }
 
         // The list first (a few hundred bytes per change set), so the bytes to read are known.
@@ -448,8 +491,10 @@ public struct HTTPTransport: SyncTransport {
                         url: destination, reason: "the history is compacted but there is no snapshot")
                 }
                 merges += try bootstrap(replica, from: snapshot, pullCursor: pullCursor)
+                try replica.setCursor(markCursor, to: 0)
                 bootstrapped = true
                 cursor = max(cursor, snapshot.seq)
+                mark = nil
                 after = cursor
                 received = Dictionary(
                     try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)

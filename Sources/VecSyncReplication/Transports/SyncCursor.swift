@@ -27,12 +27,18 @@ public enum SyncCursor: Hashable, Sendable {
     /// The generation of a server space's store the pull cursor was made under, for the same
     /// `vecsync-server:<store id>/<space>`, stored as `pull:epoch:vecsync-server:<store id>/<space>`.
     case pullEpoch(String)
+    /// What the change set at the pull cursor was (``HTTPTransport/mark(of:)``), for the
+    /// same `vecsync-server:<store id>/<space>`, stored as `pull:mark:vecsync-server:<store id>/<space>`:
+    /// a store that went back in time without a new generation (a file copy put back) is
+    /// noticed when the change set at the cursor is another one.
+    case pullMark(String)
     /// Where the last file written to a shared folder ends (`file:<folder>`): the next file
     /// starts there.
     case lastFile(String)
 
     private static let pullPrefix = "pull:"
     private static let pullEpochPrefix = "pull:epoch:"
+    private static let pullMarkPrefix = "pull:mark:"
     private static let lastFilePrefix = "file:"
 
     /// The name the cursor is stored under in `vecsync_published`.
@@ -41,6 +47,7 @@ public enum SyncCursor: Hashable, Sendable {
         case .push(let destination): destination
         case .pull(let space): Self.pullPrefix + space
         case .pullEpoch(let space): Self.pullEpochPrefix + space
+        case .pullMark(let space): Self.pullMarkPrefix + space
         case .lastFile(let folder): Self.lastFilePrefix + folder
         }
     }
@@ -49,6 +56,8 @@ public enum SyncCursor: Hashable, Sendable {
     public init(storedName: String) {
         if storedName.hasPrefix(Self.pullEpochPrefix) {
             self = .pullEpoch(String(storedName.dropFirst(Self.pullEpochPrefix.count)))
+        } else if storedName.hasPrefix(Self.pullMarkPrefix) {
+            self = .pullMark(String(storedName.dropFirst(Self.pullMarkPrefix.count)))
         } else if storedName.hasPrefix(Self.pullPrefix) {
             self = .pull(String(storedName.dropFirst(Self.pullPrefix.count)))
         } else if storedName.hasPrefix(Self.lastFilePrefix) {
