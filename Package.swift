@@ -36,6 +36,10 @@ let package = Package(
     products: [
         .library(name: "vecsync", type: .dynamic, targets: ["CVecSyncLoadable"]),
         .library(name: "VecSync", targets: ["VecSync"]),
+        // Sync through a vecsync-server (HTTPTransport): a product of its own, so that only
+        // an app that syncs through a server gains an HTTP client (AsyncHTTPClient on Linux;
+        // URLSession on Apple platforms).
+        .library(name: "VecSyncHTTP", targets: ["VecSyncHTTP"]),
         // The sync server's HTTP bodies, SHA-256 helper and paging rules, for the server
         // package (`Server/`); apps reach the few types they need through `VecSync`.
         .library(name: "VecSyncWire", targets: ["VecSyncWire"]),
@@ -83,10 +87,12 @@ let package = Package(
         .target(name: "VecSyncStores", dependencies: ["VecSyncCore"]),
         // One home for what the HTTP client and the server must spell the same.
         .target(name: "VecSyncWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "VecSyncReplication", dependencies: ["VecSyncCore"]),
+        // The only target that depends on an HTTP client.
         .target(
-            name: "VecSyncReplication",
+            name: "VecSyncHTTP",
             dependencies: [
-                "VecSyncCore", "VecSyncWire",
+                "VecSyncReplication", "VecSyncWire",
                 .product(
                     name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
             ]),
@@ -94,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "vecsync-cli",
             dependencies: [
-                "VecSync",
+                "VecSync", "VecSyncHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -105,11 +111,11 @@ let package = Package(
         .testTarget(name: "VecSyncStoresTests", dependencies: ["VecSyncStores", "VecSyncTestSupport"]),
         .testTarget(
             name: "VecSyncReplicationTests",
-            dependencies: ["VecSyncReplication", "VecSyncStores", "VecSyncTestSupport"]
+            dependencies: ["VecSyncReplication", "VecSyncHTTP", "VecSyncStores", "VecSyncTestSupport"]
         ),
         // The Swift examples of README.md and docs/*.md, each a `// snippet:` region that
         // scripts/check-docs.py matches to its page: compiled, and run where they can be.
-        .testTarget(name: "DocExamplesTests", dependencies: ["VecSync", "VecSyncTestSupport"]),
+        .testTarget(name: "DocExamplesTests", dependencies: ["VecSync", "VecSyncHTTP", "VecSyncTestSupport"]),
         .testTarget(
             name: "VecSyncCLITests",
             dependencies: [

@@ -87,6 +87,7 @@ let package = Package(
             dependencies: [
                 "VecSyncServer", "ServerTestSupport", "ServerFixtures",
                 .product(name: "VecSync", package: "VecSync"),
+                .product(name: "VecSyncHTTP", package: "VecSync"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

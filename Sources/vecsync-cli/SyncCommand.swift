@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VecSync
+import VecSyncHTTP
 
 /// `vecsync-cli sync`: pushes, pulls and merges through a shared folder or a sync server.
 struct SyncCommand: ParsableCommand {

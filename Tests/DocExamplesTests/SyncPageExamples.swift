@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VecSync
+import VecSyncHTTP
 
 /// The examples of docs/sync.md and docs/server.md: compiled, not run (they name a shared
 /// drive and a server; the sync suites run the same calls).

@@ -3,6 +3,7 @@
     import Glibc
     import Testing
 
+    @testable import VecSyncHTTP
     @testable import VecSyncReplication
 
     /// Requests (a push-like POST, a GET) against a server that lies about its answer's

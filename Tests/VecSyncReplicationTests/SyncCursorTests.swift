@@ -4,6 +4,7 @@ import Testing
 import VecSyncCore
 import VecSyncTestSupport
 
+@testable import VecSyncHTTP
 @testable import VecSyncReplication
 
 /// Push cursors, pull cursors and folder markers share `vecsync_published`; ``SyncCursor``

@@ -4,6 +4,7 @@ import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
+import VecSyncHTTP
 
 /// Background sync on an interval, backing off while the server cannot be reached.
 @Suite("Background sync", .serialized)

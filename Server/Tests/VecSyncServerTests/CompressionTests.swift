@@ -3,6 +3,7 @@ import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
+import VecSyncHTTP
 
 /// gzip where it helps: JSON both ways, never the change sets' float blobs.
 @Suite("Server compression")

@@ -5,6 +5,7 @@ import VecSyncCore
 import VecSyncReplication
 import VecSyncServer
 import VecSyncStores
+import VecSyncHTTP
 
 /// Syncing through a server reports the same events as through a folder, merges in bounded
 /// transactions, keeps what it merged when cut short, and says what it waits for.

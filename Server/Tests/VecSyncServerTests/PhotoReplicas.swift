@@ -4,6 +4,7 @@ import ServerTestSupport
 import VecSyncCore
 import VecSyncReplication
 import VecSyncStores
+import VecSyncHTTP
 
 /// A device with the photo library: photos with 768-d embeddings (vec0 index), notes and
 /// albums (FTS5 over photos), all tracked; the indexes are derived and rebuilt locally.

@@ -4,6 +4,7 @@ import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
+import VecSyncHTTP
 
 extension ServerScenarios {
     /// A device cannot push a row in another site's name, nor outrank the table's authority

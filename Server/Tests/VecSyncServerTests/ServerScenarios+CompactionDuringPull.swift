@@ -3,6 +3,7 @@ import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
+import VecSyncHTTP
 
 extension ServerScenarios {
     /// A new device lists every page of the history before it downloads any (so that it

@@ -3,6 +3,7 @@ import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
+import VecSyncHTTP
 
 extension ServerScenarios {
     /// No token can make another device's pushes vanish. Another space token can neither

@@ -4,6 +4,7 @@ import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
+import VecSyncHTTP
 
 extension ServerScenarios {
     /// Integer keys written on every device, through the server: three replicas of

@@ -5,6 +5,7 @@ import ServerTestSupport
 import Testing
 import VecSyncReplication
 import VecSyncServer
+import VecSyncHTTP
 
 extension ServerScenarios {
     /// The server's store restored from a backup: a reader that had pulled past the backup's

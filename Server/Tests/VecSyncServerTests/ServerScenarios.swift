@@ -6,6 +6,7 @@ import VecSyncCore
 import VecSyncReplication
 import VecSyncServer
 import VecSyncStores
+import VecSyncHTTP
 
 /// Every scenario, written once and run on each back end by the suites below.
 enum ServerScenarios {

@@ -209,9 +209,9 @@ public struct TrackedTable: Sendable, Hashable {
 }
 
 /// 64-bit FNV-1a, for schema fingerprints (not for security).
-enum FNV1a {
+package enum FNV1a {
     /// The hash of `bytes`.
-    static func hash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
+    package static func hash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)

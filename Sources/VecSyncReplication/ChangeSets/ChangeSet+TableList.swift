@@ -5,7 +5,7 @@ extension ChangeSet {
     /// each record's ``Record/table`` is renumbered into the returned tables, which hold
     /// every table once, in the order the records first name them. What joining records of
     /// several change sets needs, as each numbers the tables it uses on its own.
-    static func withOneTableList(
+    package static func withOneTableList(
         _ records: some Sequence<(Table, Record)>
     ) -> (tables: [Table], records: [Record]) {
         var tables: [Table] = []

@@ -17,7 +17,7 @@ import Foundation
 /// for changeSet in read { try groups.add(changeSet, rows: changeSet.records.count, bytes: size) }
 /// try groups.finish()
 /// ```
-struct BoundedMerge<Item> {
+package struct BoundedMerge<Item> {
     private let replica: Replica
     private let commit: (_ items: [Item], _ bytes: Int) throws -> Void
     private var items: [Item] = []
@@ -25,14 +25,14 @@ struct BoundedMerge<Item> {
     private var bytes = 0
 
     /// Groups for `replica`'s limits, each handed to `commit` with its bytes.
-    init(_ replica: Replica, commit: @escaping (_ items: [Item], _ bytes: Int) throws -> Void) {
+    package init(_ replica: Replica, commit: @escaping (_ items: [Item], _ bytes: Int) throws -> Void) {
         self.replica = replica
         self.commit = commit
     }
 
     /// Adds `item`, of `rows` rows and `bytes` bytes, committing the group held first when the
     /// item would take it over the limits.
-    mutating func add(_ item: Item, rows itemRows: Int, bytes itemBytes: Int) throws {
+    package mutating func add(_ item: Item, rows itemRows: Int, bytes itemBytes: Int) throws {
         if rows > 0 || bytes > 0,
             replica.mergeGroupExceedsLimits(rows: rows + itemRows, bytes: bytes + itemBytes)
         {
@@ -44,7 +44,7 @@ struct BoundedMerge<Item> {
     }
 
     /// Commits the group held (even an empty one: `commit` may record a cursor).
-    mutating func finish() throws {
+    package mutating func finish() throws {
         try flush()
     }
 

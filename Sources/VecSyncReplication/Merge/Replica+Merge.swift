@@ -54,7 +54,7 @@ extension Replica {
     /// destination and the peers, which never send a site its own changes back.
     ///
     /// Transports call it when they find more of this site's changes at a destination than
-    /// its push cursor says (``FolderTransport`` and ``HTTPTransport`` do, on push): the rows
+    /// its push cursor says (``FolderTransport`` and `HTTPTransport` do, on push): the rows
     /// come back by the merge's ordinary rules, and the clock moves past every version the
     /// lost future used. Writes made after the restore and before this call may have reused
     /// some of those versions; such ties are broken by value, the same way on every replica

@@ -16,7 +16,7 @@ extension Replica {
     /// its change sets are merged one by one, so the bad one is refused alone and the others
     /// land. A failure of the database itself (``VecSyncError/isDatabaseFailure(_:)``)
     /// is thrown: what committed before it stays. `bytes` are the group's serialized bytes.
-    func mergeGroup(
+    package func mergeGroup(
         _ changeSets: [ChangeSet], bytes: Int, events: SyncEventSink
     ) throws -> [Result<MergeReport, any Error>] {
         guard !changeSets.isEmpty else { return [] }

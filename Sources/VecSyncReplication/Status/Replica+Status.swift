@@ -116,7 +116,7 @@ extension Replica {
 
     /// Records what this replica waits for from `origin` (nil: nothing), as a transport
     /// found it at the end of a pull.
-    func setGap(_ gap: SyncGap?, for origin: SiteID) throws {
+    package func setGap(_ gap: SyncGap?, for origin: SiteID) throws {
         try VecSyncError.wrap {
             try writer.write { db in
                 if let gap {

@@ -33,7 +33,7 @@ public final class SyncEventSink: @unchecked Sendable {
     }
 
     /// Sends `event`, after checking for cancellation.
-    func send(_ event: SyncEvent) throws {
+    package func send(_ event: SyncEvent) throws {
         if isCancelled { throw CancellationError() }
         try handler?(event)
     }
@@ -44,14 +44,14 @@ public final class SyncEventSink: @unchecked Sendable {
     }
 
     /// The pull expects to read `bytes` of change sets in all.
-    func expect(bytes: Int) {
+    package func expect(bytes: Int) {
         merged.expectedBytes = bytes
     }
 
     /// Change sets were sent, each with its rows and bytes: one event per change set. Pushes
     /// report them once the scan of the clock tables has ended, so a handler never runs
     /// inside a read of the database.
-    func pushed(_ sent: [(rows: Int, bytes: Int)]) throws {
+    package func pushed(_ sent: [(rows: Int, bytes: Int)]) throws {
         for (rows, bytes) in sent {
             pushed.batches += 1
             pushed.changeSets += 1
@@ -63,7 +63,7 @@ public final class SyncEventSink: @unchecked Sendable {
 
     /// One merge transaction committed `changeSets` change sets of `rows` rows and `bytes`
     /// bytes.
-    func merged(changeSets: Int, rows: Int, bytes: Int) throws {
+    package func merged(changeSets: Int, rows: Int, bytes: Int) throws {
         merged.batches += 1
         merged.changeSets += changeSets
         merged.rows += rows
@@ -74,7 +74,7 @@ public final class SyncEventSink: @unchecked Sendable {
 
     /// Change sets were read but not merged (refused, skipped): they count towards the
     /// expected bytes only.
-    func passed(bytes: Int) {
+    package func passed(bytes: Int) {
         if let expected = merged.expectedBytes { merged.expectedBytes = max(0, expected - bytes) }
     }
 }

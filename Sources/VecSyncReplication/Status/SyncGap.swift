@@ -3,7 +3,7 @@
 /// merge, but its cursor waits at ``since`` until the range arrives.
 ///
 /// ``FolderTransport`` asks the origin to publish the range again (the origin does on its
-/// next push); ``HTTPTransport`` downloads it again on the next pull.
+/// next push); `HTTPTransport` downloads it again on the next pull.
 public struct SyncGap: Sendable, Hashable, CustomStringConvertible {
     /// The site whose changes are missing.
     public var origin: SiteID

@@ -156,7 +156,7 @@ public struct FolderTransport: SyncTransport {
 
     /// The greatest file range this transport trusts: a name claiming more than this beyond
     /// the replica's own sequence is a stray file, not a lost future to move above.
-    static let plausibleRange: Int64 = 1 << 32
+    package static let plausibleRange: Int64 = 1 << 32
 
     /// The end of the run of files covering `(0, x]` without a gap, in sequence order.
     static func contiguousEnd(_ files: [(url: URL, since: Int64, through: Int64)]) -> Int64 {

@@ -21,13 +21,13 @@ public enum SyncCursor: Hashable, Sendable {
     /// stored under that name as it is.
     case push(String)
     /// How far a pull read a server space's listing: the associated value is the space's
-    /// `vecsync-server:<store id>/<space>` (``HTTPTransport/pullCursor(storeID:)``), stored
+    /// `vecsync-server:<store id>/<space>` (`HTTPTransport/pullCursor(storeID:)`), stored
     /// as `pull:vecsync-server:<store id>/<space>`.
     case pull(String)
     /// The generation of a server space's store the pull cursor was made under, for the same
     /// `vecsync-server:<store id>/<space>`, stored as `pull:epoch:vecsync-server:<store id>/<space>`.
     case pullEpoch(String)
-    /// What the change set at the pull cursor was (``HTTPTransport/mark(of:)``), for the
+    /// What the change set at the pull cursor was (`HTTPTransport/mark(of:)`), for the
     /// same `vecsync-server:<store id>/<space>`, stored as `pull:mark:vecsync-server:<store id>/<space>`:
     /// a store that went back in time without a new generation (a file copy put back) is
     /// noticed when the change set at the cursor is another one.

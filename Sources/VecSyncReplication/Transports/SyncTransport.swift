@@ -1,7 +1,7 @@
 import Foundation
 
 /// What carries change sets between replicas: a shared folder (``FolderTransport``), a sync
-/// server (``HTTPTransport``), or anything else that can push a replica's changes and pull
+/// server (`HTTPTransport`), or anything else that can push a replica's changes and pull
 /// everyone else's.
 ///
 /// The engine's guarantees hold whatever the transport: a transport pushes from the push

@@ -4,7 +4,7 @@
 // the two against each other.
 //
 // An app sees only the bodies `HTTPTransport`'s public API returns, re-exported here (and so
-// through `import VecSync`); the request and page bodies stay the transport's business.
+// through `import VecSyncHTTP`); the request and page bodies stay the transport's business.
 @_exported import struct VecSyncWire.ServerDamagedChangeSet
 @_exported import struct VecSyncWire.ServerDevice
 @_exported import struct VecSyncWire.ServerSnapshot

@@ -1,4 +1,5 @@
 import Foundation
+import VecSyncReplication
 import VecSyncCore
 
 /// Re-publishing change sets the server holds damaged.

@@ -1,4 +1,5 @@
 import Foundation
+import VecSyncReplication
 import VecSyncWire
 
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import Foundation
+import VecSyncReplication
 import GRDB
 import VecSyncCore
 import VecSyncWire

@@ -1,4 +1,5 @@
 import Foundation
+import VecSyncReplication
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,4 +1,5 @@
 import Foundation
+import VecSyncReplication
 
 /// Why a request to a sync server failed, with what a person needs to act on it.
 public enum HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
