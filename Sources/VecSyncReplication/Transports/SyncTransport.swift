@@ -41,18 +41,14 @@ public protocol SyncTransport: Sendable {
 
 /// Where a replica's lost future lies at a destination (``SyncTransport/recoverLostChanges(of:events:)``):
 /// the destination holds its changes in `(published, claimed]`, made before its database was
-/// restored from a backup, and now merged back.
+/// restored from a backup, and now merged back; `published` is what the destination holds of
+/// it and it still has, and `pushCursor` the cursor to move to `claimed` once the newer
+/// changes are renumbered above it.
 public struct LostChanges: Hashable, Sendable {
-    /// The replica's push cursor: what the destination holds of it and it still has.
-    public var published: Int64
-    /// The end of what the destination holds of this replica.
-    public var claimed: Int64
-    /// The push cursor to move to `claimed` once newer changes are renumbered above it.
+    public var published, claimed: Int64
     public var pushCursor: SyncCursor
 
     public init(published: Int64, claimed: Int64, pushCursor: SyncCursor) {
-        self.published = published
-        self.claimed = claimed
-        self.pushCursor = pushCursor
+        (self.published, self.claimed, self.pushCursor) = (published, claimed, pushCursor)
     }
 }
