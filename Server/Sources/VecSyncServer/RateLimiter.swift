@@ -9,8 +9,15 @@ actor RateLimiter {
         var updated: ContinuousClock.Instant
     }
 
-    private var buckets: [String: Bucket] = [:]
+    /// The buckets of the keys used most recently: a key forgotten had a full bucket or
+    /// waited longest, and starts again full.
+    private var buckets: RecentlyUsed<Bucket>
     private let clock = ContinuousClock()
+
+    /// A limiter that remembers at most `capacity` keys.
+    init(capacity: Int = 100_000) {
+        buckets = RecentlyUsed(capacity: capacity)
+    }
 
     /// Takes one request from `key`'s bucket; false when it is empty. A rate of 0 or less
     /// allows everything.
@@ -19,7 +26,7 @@ actor RateLimiter {
         var bucket = refilled(key, perSecond: perSecond, burst: burst)
         let allowed = bucket.tokens >= 1
         if allowed { bucket.tokens -= 1 }
-        store(bucket, key, burst: burst)
+        buckets.set(key, bucket)
         return allowed
     }
 
@@ -28,7 +35,7 @@ actor RateLimiter {
     func wait(_ key: String, perSecond: Double, burst: Int) -> Int {
         guard perSecond > 0 else { return 0 }
         let bucket = refilled(key, perSecond: perSecond, burst: burst)
-        store(bucket, key, burst: burst)
+        buckets.set(key, bucket)
         guard bucket.tokens < 1 else { return 0 }
         return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
     }
@@ -37,7 +44,7 @@ actor RateLimiter {
     private func refilled(_ key: String, perSecond: Double, burst: Int) -> Bucket {
         let capacity = Double(max(1, burst))
         let now = clock.now
-        var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: now)
+        var bucket = buckets.peek(key) ?? Bucket(tokens: capacity, updated: now)
         let elapsed = bucket.updated.duration(to: now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         bucket.tokens = min(capacity, bucket.tokens + seconds * perSecond)
@@ -45,10 +52,4 @@ actor RateLimiter {
         return bucket
     }
 
-    /// Keeps `bucket`; past 100,000 keys the full buckets (nothing to remember) are dropped.
-    private func store(_ bucket: Bucket, _ key: String, burst: Int) {
-        buckets[key] = bucket
-        let capacity = Double(max(1, burst))
-        if buckets.count > 100_000 { buckets = buckets.filter { $0.value.tokens < capacity } }
-    }
 }

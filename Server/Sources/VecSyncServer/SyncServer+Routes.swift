@@ -56,21 +56,32 @@ extension SyncServer {
     /// The grant of the request's bearer token, checked against the space in the path and
     /// the token's rate limit. A token of another space is refused like an unknown one, so
     /// a device learns nothing about spaces it cannot open. Each refusal counts against the
-    /// client address (``Limits/authFailuresPerSecond``); an address past its limit gets 429
-    /// before its token is looked at.
+    /// client address (``Limits/authFailuresPerSecond``); an address past its limit is held
+    /// (see ``countingAuthFailures(_:_:_:)``).
     func authorize(_ request: Request, _ context: SyncRequestContext) async throws -> TokenGrant {
         try await countingAuthFailures(request, context) { try await grant(of: request, context) }
     }
 
-    /// Runs `check` unless the client address is past its limit of requests without a valid
-    /// token (429 then, `check` not run); a 401 from `check` counts against the address.
+    /// Runs `check`, counting a 401 from it against the client address. An address past its
+    /// limit of requests without a valid token is held: its request gets 429 without `check`,
+    /// unless its bearer token is one this process found valid, or, while
+    /// ``Limits/heldLookupsPerSecond`` allows over all held addresses, a well-formed one.
     func countingAuthFailures<T>(
         _ request: Request, _ context: SyncRequestContext, _ check: () async throws -> T
     ) async throws -> T {
         let client = ClientAddress.of(request, context, trustForwardedFor: limits.trustForwardedFor)
         let wait = await authFailures.wait(
             client, perSecond: limits.authFailuresPerSecond, burst: limits.authFailureBurst)
-        if wait > 0 {
+        var mayGoOn = false
+        if wait > 0, let token = Self.bearerToken(request), token.hasPrefix(AccessToken.prefix) {
+            let known = await knownTokens.contains(AccessToken.hash(token))
+            mayGoOn =
+                known
+                ? true
+                : await heldLookups.allow(
+                    "", perSecond: limits.heldLookupsPerSecond, burst: Int(limits.heldLookupsPerSecond.rounded(.up)))
+        }
+        if wait > 0 && !mayGoOn {
             throw APIError(
                 status: .tooManyRequests, code: "rate-limited",
                 message:
@@ -96,11 +107,7 @@ extension SyncServer {
                 message: "metrics are not served: start the server with VECSYNC_METRICS_TOKEN (or --metrics-token)")
         }
         try await countingAuthFailures(request, context) {
-            let given = request.headers[.authorization].flatMap { header -> String? in
-                let parts = header.split(separator: " ", maxSplits: 1)
-                return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
-            }
-            guard let given, AccessToken.hash(given) == expected else {
+            guard let given = Self.bearerToken(request), AccessToken.hash(given) == expected else {
                 throw APIError.unauthorized("GET /metrics needs 'Authorization: Bearer <the metrics token>'")
             }
         }
@@ -109,22 +116,28 @@ extension SyncServer {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text())))
     }
 
+    /// The token of the request's `Authorization: Bearer <token>` header, if it has one.
+    static func bearerToken(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
+    }
+
     /// The grant of the request's bearer token (401 when there is none), then one request
     /// taken from the token's bucket (429 when it is empty).
     private func grant(of request: Request, _ context: SyncRequestContext) async throws -> TokenGrant {
-        guard let header = request.headers[.authorization] else {
+        guard request.headers[.authorization] != nil else {
             throw APIError.unauthorized("an Authorization: Bearer <token> header is required")
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].hasPrefix(AccessToken.prefix) else {
+        guard let token = Self.bearerToken(request), token.hasPrefix(AccessToken.prefix) else {
             throw APIError.unauthorized("the Authorization header must be 'Bearer vst_…'")
         }
         let space = context.parameters.get("space") ?? ""
-        guard let grant = try await store.grant(forTokenHash: AccessToken.hash(String(parts[1]))),
-            grant.spaceName == space
-        else {
+        let hash = AccessToken.hash(token)
+        guard let grant = try await store.grant(forTokenHash: hash), grant.spaceName == space else {
             throw APIError.unauthorized("the token is unknown, revoked, or not one of space '\(space)'")
         }
+        await knownTokens.insert(hash)
         guard
             try await store.takeRequest(
                 fromBucket: grant.tokenID, perSecond: limits.requestsPerSecond, burst: limits.burst)

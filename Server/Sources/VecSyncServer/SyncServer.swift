@@ -41,10 +41,17 @@ public final class SyncServer: Sendable {
         public var maximumConnections: Int = 1000
         /// Requests without a valid token (none, malformed, unknown, revoked, of another
         /// space) one client address (``ClientAddress``) may make per second, on average,
-        /// counted in this process (0: no limit). Past it, every request of that address is
-        /// answered 429 before its token is looked at, so a scanner cannot keep the token
-        /// check busy.
+        /// counted in this process (0: no limit). Past it the address is held: its requests
+        /// are answered 429 before their token is looked up, so a scanner cannot keep the
+        /// token check busy, except those bearing a token this process has found valid
+        /// (behind a NAT or a proxy, a scanner would otherwise lock out every device of the
+        /// address), and, up to ``heldLookupsPerSecond`` over all held addresses, those with
+        /// a well-formed token not seen yet (a device's first request since the server
+        /// started).
         public var authFailuresPerSecond: Double = 1
+        /// Lookups of tokens not yet known valid allowed to held addresses, per second over
+        /// all of them (a burst of as many).
+        public var heldLookupsPerSecond: Double = 20
         /// The request-body bytes held in memory at once over every request (``BodyBudget``);
         /// a body that would pass it waits up to ``bodyWait``, then gets 503 `busy`.
         public var bodyBudgetBytes: Int = 256 << 20
@@ -84,6 +91,11 @@ public final class SyncServer: Sendable {
     let logger: Logger
     /// Requests without a valid token, per client address.
     let authFailures = RateLimiter()
+    /// Token lookups allowed to held addresses for tokens not known valid, process-wide.
+    let heldLookups = RateLimiter(capacity: 1)
+    /// Hashes of the tokens this process found valid, the most recent 100,000: a request
+    /// bearing one is never held back by its address's limit.
+    let knownTokens = KnownTokens()
     /// The request bodies held at once.
     let bodyBudget: BodyBudget
     /// The change sets this process found whole and matching their SHA-256.

@@ -48,7 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "Requests a second without a valid token one client address may make, on average; past it the address gets 429 (0: no limit; env VECSYNC_AUTH_FAILURE_RATE)."
+            "Requests a second without a valid token one client address may make, on average; past it the address gets 429, but for tokens known valid (0: no limit; env VECSYNC_AUTH_FAILURE_RATE)."
     )
     var authFailureRate: Double = ServerEnvironment.number("VECSYNC_AUTH_FAILURE_RATE", 1.0)
 
