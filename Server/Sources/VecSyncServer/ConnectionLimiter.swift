@@ -10,26 +10,40 @@ final class ConnectionLimiter: @unchecked Sendable {
     let maximum: Int
     private let lock = NSLock()
     private var open = 0
+    /// The connections admitted and not ended, for ``closeAll()``.
+    private var channels: [ObjectIdentifier: any Channel] = [:]
 
     /// A limiter of `maximum` connections.
     init(maximum: Int) {
         self.maximum = maximum
     }
 
-    /// Takes a place; false (nothing taken) when all are taken.
-    func enter() -> Bool {
+    /// Takes a place for `channel`; false (nothing taken) when all are taken.
+    func enter(_ channel: any Channel) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         guard open < maximum else { return false }
         open += 1
+        channels[ObjectIdentifier(channel)] = channel
         return true
     }
 
-    /// Gives a place back.
-    func leave() {
+    /// Gives `channel`'s place back.
+    func leave(_ channel: any Channel) {
         lock.lock()
         open -= 1
+        channels[ObjectIdentifier(channel)] = nil
         lock.unlock()
+    }
+
+    /// Closes every connection still open (a shutdown past its deadline); returns how many.
+    @discardableResult
+    func closeAll() -> Int {
+        lock.lock()
+        let open = Array(channels.values)
+        lock.unlock()
+        for channel in open { channel.close(promise: nil) }
+        return open.count
     }
 
     /// The channel handler to add to each connection's pipeline.
@@ -47,12 +61,12 @@ final class ConnectionLimiter: @unchecked Sendable {
         }
 
         func handlerAdded(context: ChannelHandlerContext) {
-            admitted = limiter.enter()
+            admitted = limiter.enter(context.channel)
             if !admitted { context.close(promise: nil) }
         }
 
         func handlerRemoved(context: ChannelHandlerContext) {
-            if admitted { limiter.leave() }
+            if admitted { limiter.leave(context.channel) }
             admitted = false
         }
     }

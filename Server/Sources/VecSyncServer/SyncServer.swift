@@ -36,6 +36,10 @@ public final class SyncServer: Sendable {
         /// closed (``IdleConnectionCloser``): idle keep-alive connections, stalled uploads,
         /// half-sent headers.
         public var idleTimeout: Duration = .seconds(60)
+        /// How long a graceful shutdown (SIGTERM, SIGINT, the serving task cancelled) waits
+        /// for the requests in flight; past it every connection left is closed, so one slow
+        /// client cannot hold a deploy.
+        public var shutdownDeadline: Duration = .seconds(10)
         /// The most connections served at once (``ConnectionLimiter``); one past it is
         /// closed when accepted.
         public var maximumConnections: Int = 1000
@@ -146,8 +150,12 @@ public final class SyncServer: Sendable {
         // Cancelling the task that serves would instead drop connections accepted but not
         // yet served, which NIO does not allow (a trap, not an error). So the group runs in
         // a task of its own, and cancelling this one asks it to shut down.
+        // The group stops its services in reverse order: the deadline hears of the shutdown
+        // first, arms its timer and returns, then the application stops gracefully.
+        let deadline = ShutdownDeadline(after: limits.shutdownDeadline, connections: connections, logger: logger)
         let group = ServiceGroup(
-            services: [app], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger)
+            services: [app, deadline], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+            logger: logger)
         let serving = Task { try await group.run() }
         try await withTaskCancellationHandler {
             try await serving.value

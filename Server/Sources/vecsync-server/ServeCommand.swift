@@ -39,6 +39,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help:
+            "Seconds SIGTERM or SIGINT waits for the requests in flight before the connections left are closed (env VECSYNC_SHUTDOWN_DEADLINE)."
+    )
+    var shutdownDeadline = ServerEnvironment.number("VECSYNC_SHUTDOWN_DEADLINE", 10)
+
+    @Option(
+        name: .long,
         help: "Seconds one store call may take before the request is answered 503 (env VECSYNC_STORE_TIMEOUT).")
     var storeTimeout = ServerEnvironment.number("VECSYNC_STORE_TIMEOUT", 30)
 
@@ -113,6 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
         if rate < 0 { throw ValidationError("--rate cannot be negative") }
         if burst < 1 { throw ValidationError("--burst must be at least 1") }
         if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1") }
+        if shutdownDeadline < 0 { throw ValidationError("--shutdown-deadline cannot be negative") }
         if storeTimeout < 1 { throw ValidationError("--store-timeout must be at least 1") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
     }
@@ -125,6 +133,7 @@ struct ServeCommand: AsyncParsableCommand {
     private func serve(_ store: any ServerStore) async throws {
         var limits = SyncServer.Limits(maximumBodyBytes: maxBodyMib << 20, requestsPerSecond: rate, burst: burst)
         limits.idleTimeout = .seconds(idleTimeout)
+        limits.shutdownDeadline = .seconds(shutdownDeadline)
         limits.storeTimeout = .seconds(storeTimeout)
         limits.maximumConnections = maxConnections
         limits.authFailuresPerSecond = authFailureRate

@@ -39,6 +39,7 @@ struct ServerScenario: Sendable, CustomTestStringConvertible {
         ServerScenario("restoredStoreLosesNoRows", ServerScenarios.restoredStoreLosesNoRows),
         ServerScenario("rawCopyRestoreLosesNoRows", ServerScenarios.rawCopyRestoreLosesNoRows),
         ServerScenario("stalledClientsAreDropped", ServerScenarios.stalledClientsAreDropped),
+        ServerScenario("shutdownHasADeadline", ServerScenarios.shutdownHasADeadline),
         ServerScenario("invalidNamesAreRefused", ServerScenarios.invalidNamesAreRefused),
         ServerScenario("connectionsPastTheCapAreClosed", ServerScenarios.connectionsPastTheCapAreClosed),
         ServerScenario("schemaFindingsAreAnswered", ServerScenarios.schemaFindingsAreAnswered),

@@ -51,4 +51,35 @@ extension ServerScenarios {
         _ = stalled
         await test.close()
     }
+
+    /// An upload that trickles a byte every 200 ms is never idle, so the idle limit cannot
+    /// close it; a graceful stop still ends within its deadline (1 s here), closing it.
+    static func shutdownHasADeadline(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        var limits = SyncServer.Limits()
+        limits.idleTimeout = .seconds(60)
+        limits.shutdownDeadline = .seconds(1)
+        let server = try await RunningServer.start(test.store, limits: limits)
+        let (space, tokens) = try await makeSpace(test.store, "deadline")
+        let port = server.url.port ?? 0
+        let upload =
+            "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n"
+            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: 100000\r\n\r\n"
+        let connection = try await blocking { try RawConnection(port: port, timeout: .seconds(30)) }
+        _ = connection.send(upload)
+        // A byte every 200 ms for up to 20 s, until the server closes the connection.
+        let trickle = Task.detached {
+            for _ in 0..<100 {
+                try await Task.sleep(for: .milliseconds(200))
+                if !connection.send("x") { return }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(600))
+        let began = ContinuousClock.now
+        await server.stop()
+        let elapsed = ContinuousClock.now - began
+        #expect(elapsed < .seconds(5), "\(backEnd): the stop waited \(elapsed) for a trickling upload")
+        trickle.cancel()
+        await test.close()
+    }
 }
