@@ -6,9 +6,10 @@ import NIOCore
 /// The router middleware that gzips JSON answers — errors included — for clients whose
 /// `Accept-Encoding` admits gzip (see ``HTTPCompression``). Other bodies pass untouched.
 /// It renders the routes' errors itself (so they are compressed too): a store that did not
-/// answer in time (``TimedStore``) as 503 `store-unavailable`, a store whose disk is full as
-/// 507 `storage-full` (``StoreFailure``); each store failure is counted in ``ServerMetrics``
-/// and every 5xx it renders gets an error line in the log.
+/// answer or cannot be reached (``StoreFailure``) as 503 `store-unavailable`, a store whose
+/// disk is full as 507 `storage-full`, anything else as 500 `internal` (never an empty
+/// body); each such failure is counted in ``ServerMetrics`` and every 5xx it renders gets an
+/// error line in the log.
 struct ResponseCompression<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
 
@@ -41,7 +42,11 @@ struct ResponseCompression<Context: RequestContext>: RouterMiddleware {
                     message: "the server's storage is full; nothing was stored; retry later",
                     headers: [.retryAfter: "60"])
             case .other:
-                throw error  // a 500, logged by RequestObserver
+                // Never an empty 500: the client gets the same JSON shape as every error,
+                // the log gets what failed.
+                answer = APIError(
+                    status: .internalServerError, code: "internal",
+                    message: "the server failed to answer; it is logged; retry later")
             }
             context.logger.error("\(answer.status.code) \(answer.code): \(error)")
             response = try answer.response(from: request, context: context)
