@@ -10,6 +10,8 @@ public enum ServerStoreError: Error, Sendable, Hashable, CustomStringConvertible
     case corrupt(String)
     /// The store did not answer in time (a database down or unreachable): retry later.
     case unavailable(String)
+    /// A space's snapshot would pass the largest value the store holds in one piece.
+    case snapshotTooLarge(bytes: Int, limit: Int)
 
     /// One line.
     public var description: String {
@@ -20,6 +22,8 @@ public enum ServerStoreError: Error, Sendable, Hashable, CustomStringConvertible
             "cannot compact through \(requested): the snapshot holds the change sets through \(snapshot) only"
         case .corrupt(let what): "the store holds a value that cannot be right: \(what)"
         case .unavailable(let what): "the store did not answer: \(what)"
+        case .snapshotTooLarge(let bytes, let limit):
+            "the snapshot would be \(bytes) bytes, past the \(limit) the store holds in one value: none was made, the history stays whole and devices keep pulling it"
         }
     }
 }

@@ -27,12 +27,20 @@ public struct SpaceCompactor: Sendable {
     /// Change sets read per page while folding (the fold holds one page and the snapshot).
     public static let foldPage = 100
 
+    /// The largest snapshot stored: SQLite's default limit on one value (`SQLITE_MAX_LENGTH`,
+    /// 10^9 bytes) and PostgreSQL's on a `bytea` (1 GiB), less room for the row around it.
+    public static let defaultMaximumSnapshotBytes = 1_000_000_000 - (1 << 20)
+
     /// Where the space is stored.
     public let store: any ServerStore
+    /// The largest snapshot made; a larger one is an error
+    /// (``ServerStoreError/snapshotTooLarge(bytes:limit:)``), not a failed write.
+    public let maximumSnapshotBytes: Int
 
     /// A compactor over `store`.
-    public init(store: any ServerStore) {
+    public init(store: any ServerStore, maximumSnapshotBytes: Int = Self.defaultMaximumSnapshotBytes) {
         self.store = store
+        self.maximumSnapshotBytes = maximumSnapshotBytes
     }
 
     /// Folds the change sets after the space's snapshot into a new snapshot and stores it;
@@ -65,6 +73,9 @@ public struct SpaceCompactor: Sendable {
         }
         guard seq > start, let folded else { return previous?.entry }
         let body = folded.serialized()
+        guard body.count <= maximumSnapshotBytes else {
+            throw ServerStoreError.snapshotTooLarge(bytes: body.count, limit: maximumSnapshotBytes)
+        }
         let entry = ServerSnapshot(
             seq: seq, heads: heads, rows: Int64(folded.records.count), size: Int64(body.count),
             sha256: sha256Hex(body), createdAt: time, compactedThrough: previous?.entry.compactedThrough ?? 0)

@@ -503,6 +503,10 @@ enum ServerScenarios {
             try await editor.sync(through: editorTransport)
             try await writer.sync(through: writerTransport)
 
+            // A snapshot past the store's value limit (here 64 KiB) is an error, and none is kept.
+            let small = SpaceCompactor(store: test.store, maximumSnapshotBytes: 64 << 10)
+            await #expect(throws: ServerStoreError.self) { try await small.makeSnapshot(spaceID: spaceID, at: 4) }
+            #expect(try await test.store.snapshotEntry(inSpace: spaceID) == nil, "\(backEnd)")
             let (compactor, snapshot) = try await snapshot(of: spaceID, in: test.store)
             let history = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 10_000)
             let historyBytes = history.reduce(0) { $0 + $1.size }
