@@ -311,7 +311,7 @@ static int vec0ParseIvf(Vec0Scan *s, const char *zCol, int bDiskann, Vec0Config 
   p->bIvf = 1;
   p->nIvfList = 0;
   p->nIvfProbe = 0;
-  p->eIvfQuant = VEC0_QUANT_NONE;
+  p->eIvfQuant = -1;
   p->nIvfOversample = 1;
   if( bDiskann ){
     rc = vec0ParseIndexOptions(s, zCol, "diskann(neighbor_quantizer=binary|int8, "
@@ -320,7 +320,7 @@ static int vec0ParseIvf(Vec0Scan *s, const char *zCol, int bDiskann, Vec0Config 
   }else{
     rc = vec0ParseIndexOptions(s, zCol, "ivf(nlist=N, nprobe=N)", vec0IvfOption, p, pzErr);
   }
-  if( rc==SQLITE_OK && p->nIvfOversample>1 && p->eIvfQuant==VEC0_QUANT_NONE ){
+  if( rc==SQLITE_OK && p->nIvfOversample>1 && p->eIvfQuant<=VEC0_QUANT_NONE ){
     *pzErr = sqlite3_mprintf("vec0: column \"%s\": ivf oversample needs a quantizer (int8 "
                              "or binary)", zCol);
     rc = SQLITE_ERROR;
@@ -329,6 +329,14 @@ static int vec0ParseIvf(Vec0Scan *s, const char *zCol, int bDiskann, Vec0Config 
     *pzErr = sqlite3_mprintf("vec0: column \"%s\": nprobe (%d) must not exceed nlist (%d)",
                              zCol, p->nIvfProbe, p->nIvfList);
     rc = SQLITE_ERROR;
+  }
+  /* The lists keep int8 codes unless quantizer=none asks for float32 (sqlite-vec's
+  ** default, slower to scan for the same answers: every candidate is re-scored from the
+  ** float32 vectors either way). oversample: the candidates re-scored per result. */
+  if( p->eIvfQuant<0 ) p->eIvfQuant = VEC0_QUANT_INT8;
+  if( p->nIvfOversample<=1 ){
+    p->nIvfOversample = p->eIvfQuant==VEC0_QUANT_BIT ? VEC0_DEFAULT_OVERSAMPLE_BIT
+                                                     : VEC0_DEFAULT_OVERSAMPLE;
   }
   if( p->nIvfProbe==0 ){
     p->nIvfProbe = VEC0_IVF_DEFAULT_PROBE;

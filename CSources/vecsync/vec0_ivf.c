@@ -57,12 +57,16 @@ SQLITE_EXTENSION_INIT3
 /* Candidates kept beyond k for the exact re-score: float32 keys may misorder near ties. */
 #define VEC0_IVF_EXTRA 16
 
-/* One list: the slots of its rows, in no order. */
+/* One list: the slots of its rows, in no order, and (coded lists) each row's code, one
+** contiguous block that a query scans. */
 typedef struct Vec0IvfList Vec0IvfList;
 struct Vec0IvfList {
-  int n;                      /* Slots in the list */
-  int nAlloc;                 /* Room in aSlot */
-  sqlite3_int64 *aSlot;       /* The slots */
+  int n;                      /* Rows in the list */
+  int nAlloc;                 /* Room for rows in the arrays below */
+  sqlite3_int64 *aSlot;       /* Their slots */
+  unsigned char *aCode;       /* Coded lists: n codes of nCode bytes, in aSlot's order */
+  float *aScale;              /* Coded lists: each code's scale (int8) */
+  float *aNorm;               /* Coded lists: each vector's L2 norm */
 };
 
 struct Vec0Ivf {
@@ -70,6 +74,9 @@ struct Vec0Ivf {
   sqlite3_int64 iVersion;     /* T_info ivf_version they reflect */
   int nList;                  /* Lists; 0 while the index is not trained */
   int nDim;                   /* Dimensions of a centroid */
+  Vec0Config cfgCode;         /* The table's declaration with eQuant set to the lists'
+                              ** codes (eIvfQuant), for vec0_quant.c; shares its names */
+  int nCode;                  /* Bytes of a code; 0: the lists scan the copy's float32 */
   float *aCent;               /* nList*nDim floats: the centroids (unit length: cosine) */
   float *aCentSq;             /* nList floats: their squared norms */
   sqlite3_int64 nTrained;     /* Rows the lists were trained on */
@@ -82,7 +89,12 @@ struct Vec0Ivf {
 static void vec0IvfFree(Vec0Ivf *x){
   int i;
   if( x==0 ) return;
-  for(i=0; i<x->nList; i++) sqlite3_free(x->aList[i].aSlot);
+  for(i=0; i<x->nList; i++){
+    sqlite3_free(x->aList[i].aSlot);
+    sqlite3_free(x->aList[i].aCode);
+    sqlite3_free(x->aList[i].aScale);
+    sqlite3_free(x->aList[i].aNorm);
+  }
   sqlite3_free(x->aList);
   sqlite3_free(x->aCent);
   sqlite3_free(x->aCentSq);
@@ -105,13 +117,17 @@ static int vec0IvfCorrupt(Vec0Table *p, const char *zWhat){
 /* ---- the lists in memory ---------------------------------------------------------------- */
 
 /* An empty index of nList lists with room for nSlot slots (centroids not set). */
-static int vec0IvfNew(int nList, int nDim, sqlite3_int64 nSlot, Vec0Ivf **ppOut){
+static int vec0IvfNew(const Vec0Table *p, int nList, sqlite3_int64 nSlot, Vec0Ivf **ppOut){
   Vec0Ivf *x = sqlite3_malloc(sizeof(*x));
+  int nDim = p->cfg.nDim;
   int rc = SQLITE_OK;
   *ppOut = 0;
   if( x==0 ) return SQLITE_NOMEM;
   memset(x, 0, sizeof(*x));
   x->nDim = nDim;
+  x->cfgCode = p->cfg;
+  x->cfgCode.eQuant = p->cfg.eIvfQuant;
+  x->nCode = x->cfgCode.eQuant!=VEC0_QUANT_NONE ? vec0QuantCodeBytes(&x->cfgCode) : 0;
   if( nSlot>0x7fffffff ){
     rc = SQLITE_TOOBIG;                       /* places are ints */
   }else if( nList>0 ){
@@ -166,25 +182,60 @@ static void vec0IvfListRemove(Vec0Ivf *x, sqlite3_int64 iSlot){
   iPos = x->aPos[iSlot];
   pL->aSlot[iPos] = pL->aSlot[pL->n-1];
   x->aPos[pL->aSlot[iPos]] = iPos;
+  if( x->nCode ){
+    memcpy(&pL->aCode[(size_t)iPos*(size_t)x->nCode],
+           &pL->aCode[(size_t)(pL->n-1)*(size_t)x->nCode], (size_t)x->nCode);
+    pL->aScale[iPos] = pL->aScale[pL->n-1];
+    pL->aNorm[iPos] = pL->aNorm[pL->n-1];
+  }
   pL->n--;
   x->aListOf[iSlot] = -1;
 }
 
-/* Put slot iSlot (< x->nSlot) into list iList, out of any other. */
-static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot){
-  Vec0IvfList *pL = &x->aList[iList];
-  if( x->aListOf[iSlot]==iList ) return SQLITE_OK;
-  vec0IvfListRemove(x, iSlot);
-  if( pL->n>=pL->nAlloc ){
-    int nNew = pL->nAlloc<16 ? 16 : pL->nAlloc*2;
-    sqlite3_int64 *a = sqlite3_realloc64(pL->aSlot, sizeof(sqlite3_int64)*(sqlite3_uint64)nNew);
-    if( a==0 ) return SQLITE_NOMEM;
-    pL->aSlot = a;
-    pL->nAlloc = nNew;
+/* Room for one more row in list pL. */
+static int vec0IvfListRoom(Vec0Ivf *x, Vec0IvfList *pL){
+  int nNew;
+  void *pNew;
+  if( pL->n<pL->nAlloc ) return SQLITE_OK;
+  if( pL->nAlloc>=0x3fffffff ) return SQLITE_TOOBIG;
+  nNew = pL->nAlloc<16 ? 16 : pL->nAlloc*2;
+  pNew = sqlite3_realloc64(pL->aSlot, sizeof(sqlite3_int64)*(sqlite3_uint64)nNew);
+  if( pNew==0 ) return SQLITE_NOMEM;
+  pL->aSlot = pNew;
+  if( x->nCode ){
+    pNew = sqlite3_realloc64(pL->aCode, (sqlite3_uint64)x->nCode*(sqlite3_uint64)nNew);
+    if( pNew==0 ) return SQLITE_NOMEM;
+    pL->aCode = pNew;
+    pNew = sqlite3_realloc64(pL->aScale, sizeof(float)*(sqlite3_uint64)nNew);
+    if( pNew==0 ) return SQLITE_NOMEM;
+    pL->aScale = pNew;
+    pNew = sqlite3_realloc64(pL->aNorm, sizeof(float)*(sqlite3_uint64)nNew);
+    if( pNew==0 ) return SQLITE_NOMEM;
+    pL->aNorm = pNew;
   }
-  x->aListOf[iSlot] = iList;
-  x->aPos[iSlot] = pL->n;
-  pL->aSlot[pL->n++] = iSlot;
+  pL->nAlloc = nNew;
+  return SQLITE_OK;
+}
+
+/* Put slot iSlot (< x->nSlot), whose vector is a, into list iList, out of any other; a
+** coded list keeps a's code (again, when the slot stays in its list). */
+static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, const float *a){
+  Vec0IvfList *pL = &x->aList[iList];
+  int iPos, rc;
+  if( x->aListOf[iSlot]!=iList ){
+    vec0IvfListRemove(x, iSlot);
+    rc = vec0IvfListRoom(x, pL);
+    if( rc!=SQLITE_OK ) return rc;
+    x->aListOf[iSlot] = iList;
+    x->aPos[iSlot] = pL->n;
+    pL->aSlot[pL->n++] = iSlot;
+  }
+  iPos = x->aPos[iSlot];
+  if( x->nCode ){
+    vec0QuantEncode(&x->cfgCode, a, &pL->aCode[(size_t)iPos*(size_t)x->nCode],
+                    &pL->aScale[iPos]);
+    pL->aNorm[iPos] = vsNormF32(a, x->nDim);
+  }
   return SQLITE_OK;
 }
 
@@ -271,6 +322,7 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   sqlite3_int64 nList = 0, nTrained = 0, nSlot = 0;
   sqlite3_stmt *pStmt = 0;
   Vec0Ivf *x = 0;
+  float *a = 0;
   int nDim = p->cfg.nDim, i = 0, rc, j;
   *ppOut = 0;
   rc = vec0InfoGet(p, "ivf_lists", &nList);
@@ -281,7 +333,7 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
     rc = vec0IvfCorrupt(p, "ivf_lists or ivf_trained_rows out of range");
     goto cleanup;
   }
-  rc = vec0IvfNew((int)nList, nDim, nSlot, &x);
+  rc = vec0IvfNew(p, (int)nList, nSlot, &x);
   if( rc!=SQLITE_OK ) goto cleanup;
   x->iGen = iGen;
   x->iVersion = iVersion;
@@ -315,6 +367,8 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   }
   if( rc!=SQLITE_OK ) goto cleanup;
   vec0IvfCentroidsDone(x, p->cfg.eMetric);
+  a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
+  if( a==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = vec0IvfPrepare(p, "SELECT slot, list FROM \"%w\".\"%w_ivf_assign\"", &pStmt);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 0);
@@ -324,7 +378,9 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
       rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
       break;
     }
-    rc = vec0IvfListAdd(x, (int)iList, iSlot);
+    /* A coded list needs each row's vector: from the copy when it is current. */
+    if( x->nCode ) rc = vec0ReadVector(p, iSlot, a);
+    if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
   }
   if( pStmt ){
     int rc2 = sqlite3_finalize(pStmt);
@@ -332,6 +388,7 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   }
 
 cleanup:
+  sqlite3_free(a);
   if( rc!=SQLITE_OK ){
     vec0IvfFree(x);
     x = 0;
@@ -569,7 +626,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   if( nList<=0 ) nList = (int)(sqrt((double)n) + 0.5);
   if( nList>VEC0_IVF_MAX_LISTS ) nList = VEC0_IVF_MAX_LISTS;
   if( nList>n ) nList = (int)n;
-  rc = vec0IvfNew(nList, nDim, nSlot, &x);
+  rc = vec0IvfNew(p, nList, nSlot, &x);
   if( rc!=SQLITE_OK ) goto cleanup;
   x->nTrained = n;
   x->iGen = iGen;
@@ -599,7 +656,9 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
       rc = vec0IvfReadRows(p, aRow, i, nB, X);
       if( rc!=SQLITE_OK ) break;
       vec0IvfNearest(x, p->cfg.eMetric, X, nB, aScore, aBest);
-      for(j=0; j<nB && rc==SQLITE_OK; j++) rc = vec0IvfListAdd(x, aBest[j], aRow[i+j].iSlot);
+      for(j=0; j<nB && rc==SQLITE_OK; j++){
+        rc = vec0IvfListAdd(x, aBest[j], aRow[i+j].iSlot, &X[(size_t)j*(size_t)nDim]);
+      }
     }
   }
   if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x);
@@ -660,7 +719,7 @@ int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
   }
-  if( rc==SQLITE_OK ) rc = vec0IvfListAdd(p->pIvf, iList, iSlot);
+  if( rc==SQLITE_OK ) rc = vec0IvfListAdd(p->pIvf, iList, iSlot, a);
   if( rc!=SQLITE_OK ) vec0IvfDrop(p);
   return rc;
 }
@@ -689,52 +748,100 @@ static int vec0IvfOrderCmp(const void *a, const void *b){
   return x->iList - y->iList;
 }
 
-/* The approximate search itself, the index trained and the copy in memory. */
+/* The lists in the order a query probes them: nearest centroid first. *paOrder is
+** sqlite3_malloc'ed (nList entries). */
+static int vec0IvfProbeOrder(Vec0Table *p, const float *q, Vec0IvfOrder **paOrder){
+  const Vec0Ivf *x = p->pIvf;
+  Vec0IvfOrder *aOrder = sqlite3_malloc64(sizeof(Vec0IvfOrder)*(sqlite3_uint64)x->nList);
+  float *aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)x->nList);
+  int i, rc = SQLITE_OK;
+  if( aOrder==0 || aScore==0 ){
+    sqlite3_free(aOrder);
+    aOrder = 0;
+    rc = SQLITE_NOMEM;
+  }else{
+    vsScoreBlock(x->aCent, x->nList, x->nDim, q, aScore);
+    for(i=0; i<x->nList; i++){
+      aOrder[i].iList = i;
+      aOrder[i].r = p->cfg.eMetric==VS_METRIC_COSINE ? -aScore[i]
+                                                    : x->aCentSq[i] - 2*aScore[i];
+    }
+    qsort(aOrder, (size_t)x->nList, sizeof(Vec0IvfOrder), vec0IvfOrderCmp);
+  }
+  sqlite3_free(aScore);
+  *paOrder = aOrder;
+  return rc;
+}
+
+/* Whether slot iSlot holds a row that passes the query's filters. */
+static const Vec0Chunk *vec0IvfLiveChunk(const Vec0Table *p, sqlite3_int64 iSlot,
+                                         const unsigned char *aMask){
+  const Vec0Snapshot *v = p->pView;
+  const Vec0Chunk *c;
+  if( iSlot<0 || iSlot>=v->nSlot || (aMask && !aMask[iSlot]) ) return 0;
+  c = v->apChunk[iSlot/p->cfg.nChunk];
+  if( c==0 || !c->aLive[iSlot%p->cfg.nChunk] ) return 0;
+  return c;
+}
+
+/* The approximate search itself, the index trained and the copy in memory: the lists in
+** probe order, nProbe of them and then more while fewer than k rows passed the filters
+** (aMask); each row ranked by its code (coded lists: the best k*oversample kept) or by
+** its float32 vector; the kept candidates re-scored from the float32 vectors in double
+** precision, as the exact scan orders them. */
 static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
                        const unsigned char *aMask, VsTopK *pTop){
   const Vec0Ivf *x = p->pIvf;
-  const Vec0Snapshot *v = p->pView;
   Vec0IvfOrder *aOrder = 0;
-  float *aScore = 0;
+  Vec0QuantQuery qq;
+  float *aDist = 0;
   float qNorm = vsNormF32(q, p->cfg.nDim);
   int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nDim = p->cfg.nDim;
-  int rc, i, j;
+  sqlite3_int64 nKeep = k + VEC0_IVF_EXTRA, nPassed = 0;
+  int rc, i, j, nMax = 0;
 
-  rc = vsTopKInit(pTop, k + VEC0_IVF_EXTRA, v->nLive);
-  aOrder = sqlite3_malloc64(sizeof(Vec0IvfOrder)*(sqlite3_uint64)x->nList);
-  aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)x->nList);
-  if( rc==SQLITE_OK && (aOrder==0 || aScore==0) ) rc = SQLITE_NOMEM;
-  if( rc!=SQLITE_OK ) goto cleanup;
-  vsScoreBlock(x->aCent, x->nList, nDim, q, aScore);
-  for(i=0; i<x->nList; i++){
-    aOrder[i].iList = i;
-    aOrder[i].r = p->cfg.eMetric==VS_METRIC_COSINE ? -aScore[i] : x->aCentSq[i] - 2*aScore[i];
+  memset(&qq, 0, sizeof(qq));
+  if( x->nCode ) nKeep = k*x->cfgCode.nIvfOversample;
+  rc = vsTopKInit(pTop, nKeep, p->pView->nLive);
+  if( rc==SQLITE_OK ) rc = vec0IvfProbeOrder(p, q, &aOrder);
+  if( rc==SQLITE_OK && x->nCode ){
+    for(i=0; i<x->nList; i++) if( x->aList[i].n>nMax ) nMax = x->aList[i].n;
+    aDist = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)(nMax+1));
+    rc = aDist ? vec0QuantQueryInit(&x->cfgCode, q, &qq) : SQLITE_NOMEM;
   }
-  qsort(aOrder, (size_t)x->nList, sizeof(Vec0IvfOrder), vec0IvfOrderCmp);
+  if( rc!=SQLITE_OK ) goto cleanup;
   for(i=0; i<x->nList; i++){
     const Vec0IvfList *pL = &x->aList[aOrder[i].iList];
-    /* nprobe lists, then more while fewer than k rows passed the filters. */
-    if( i>=nProbe && pTop->n>=k ) break;
-    for(j=0; j<pL->n; j++){
-      sqlite3_int64 iSlot = pL->aSlot[j];
-      const Vec0Chunk *c;
-      int iIn;
-      float s;
-      if( iSlot<0 || iSlot>=v->nSlot ) continue;
-      if( aMask && !aMask[iSlot] ) continue;
-      c = v->apChunk[iSlot/nChunk];
-      iIn = (int)(iSlot%nChunk);
-      if( c==0 || !c->aLive[iIn] ) continue;
-      s = vsDotF32(q, &c->aVec[(size_t)iIn*(size_t)nWord], nDim);
-      vsTopKPush(pTop, vsScoreDistance(p->cfg.eMetric, s, qNorm, c->aNorm[iIn]),
-                 c->aRowid[iIn], iSlot);
+    if( i>=nProbe && nPassed>=k ) break;
+    if( x->nCode ){
+      vec0QuantScore(&qq, pL->aCode, pL->aScale, pL->aNorm, pL->n, aDist);
+      for(j=0; j<pL->n; j++){
+        const Vec0Chunk *c = vec0IvfLiveChunk(p, pL->aSlot[j], aMask);
+        if( c==0 ) continue;
+        nPassed++;
+        vsTopKPush(pTop, aDist[j], c->aRowid[pL->aSlot[j]%nChunk], pL->aSlot[j]);
+      }
+    }else{
+      for(j=0; j<pL->n; j++){
+        sqlite3_int64 iSlot = pL->aSlot[j];
+        const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, aMask);
+        int iIn = (int)(iSlot%nChunk);
+        float s;
+        if( c==0 ) continue;
+        nPassed++;
+        s = vsDotF32(q, &c->aVec[(size_t)iIn*(size_t)nWord], nDim);
+        vsTopKPush(pTop, vsScoreDistance(p->cfg.eMetric, s, qNorm, c->aNorm[iIn]),
+                   c->aRowid[iIn], iSlot);
+      }
     }
   }
-  /* The candidates re-scored in double precision, as the exact scan orders them. */
   for(i=0; i<pTop->n; i++){
-    if( pTop->a[i].rDist==VS_NO_DIRECTION ) continue;
-    pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, vec0CacheVector(p, pTop->a[i].iSlot),
-                                     nDim);
+    const float *v = vec0CacheVector(p, pTop->a[i].iSlot);
+    if( p->cfg.eMetric==VS_METRIC_COSINE && vsNormF32(v, nDim)==0 ){
+      pTop->a[i].rDist = VS_NO_DIRECTION;     /* no direction: last, NULL */
+    }else{
+      pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, v, nDim);
+    }
   }
   vsTopKSort(pTop);
   if( pTop->n>k ) pTop->n = (int)k;
@@ -743,8 +850,9 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   }
 
 cleanup:
+  vec0QuantQueryClear(&qq);
   sqlite3_free(aOrder);
-  sqlite3_free(aScore);
+  sqlite3_free(aDist);
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
 }
@@ -764,6 +872,10 @@ int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
     return vec0Search(p, q, k, aMask, pRange, pTop);
   }
   if( nProbe<=0 ) nProbe = p->cfg.nIvfProbe;
+  if( nProbe>=p->pIvf->nList ){
+    /* Every list: the exact scan is the same answer, certain and no slower. */
+    return vec0Search(p, q, k, aMask, pRange, pTop);
+  }
   p->nScanThreads = 1;
   return vec0IvfScan(p, q, k, nProbe, aMask, pTop);
 }

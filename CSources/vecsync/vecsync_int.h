@@ -268,8 +268,10 @@ struct Vec0Config {
                         ** first vector column has an approximate index (vec0_ivf.c) */
   int nIvfList;         /* ivf: lists declared by nlist=N; 0: chosen at training, ~sqrt(n) */
   int nIvfProbe;        /* ivf: lists a query scans unless "nprobe = ?" says otherwise */
-  int eIvfQuant;        /* ivf: quantizer=..., accepted and checked (the lists are float32) */
-  int nIvfOversample;   /* ivf: oversample=..., accepted and checked */
+  int eIvfQuant;        /* ivf: what its lists keep of each vector: VEC0_QUANT_INT8 (the
+                        ** default), VEC0_QUANT_BIT (quantizer=binary), or VEC0_QUANT_NONE
+                        ** (quantizer=none: they scan the copy's float32 vectors) */
+  int nIvfOversample;   /* ivf: coded lists: candidates re-scored exactly per result */
 };
 
 /* "indexed by ivf(nlist=N, nprobe=N, quantizer=none|int8|binary, oversample=N)", sqlite-vec
