@@ -835,13 +835,23 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
       }
     }
   }
-  for(i=0; i<pTop->n; i++){
-    const float *v = vec0CacheVector(p, pTop->a[i].iSlot);
-    if( p->cfg.eMetric==VS_METRIC_COSINE && vsNormF32(v, nDim)==0 ){
-      pTop->a[i].rDist = VS_NO_DIRECTION;     /* no direction: last, NULL */
-    }else{
-      pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, v, nDim);
+  if( x->nCode ){
+    /* The coded candidates ranked by float32 key, as the exact scan ranks rows; the best
+    ** k + VEC0_IVF_EXTRA go on to the exact distance. */
+    for(i=0; i<pTop->n; i++){
+      sqlite3_int64 iSlot = pTop->a[i].iSlot;
+      const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, 0);
+      float s = vsDotF32(q, vec0CacheVector(p, iSlot), nDim);
+      pTop->a[i].rDist = vsScoreDistance(p->cfg.eMetric, s, qNorm, c->aNorm[iSlot%nChunk]);
     }
+    vsTopKSort(pTop);
+    if( pTop->n>k + VEC0_IVF_EXTRA ) pTop->n = (int)(k + VEC0_IVF_EXTRA);
+  }
+  for(i=0; i<pTop->n; i++){
+    /* A row with no direction (an all-zero vector under cosine) stays last, NULL. */
+    if( pTop->a[i].rDist==VS_NO_DIRECTION ) continue;
+    pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, vec0CacheVector(p, pTop->a[i].iSlot),
+                                     nDim);
   }
   vsTopKSort(pTop);
   if( pTop->n>k ) pTop->n = (int)k;
