@@ -116,6 +116,8 @@ def main() -> int:
     p.add_argument("--extension", default=common.EXTENSION)
     p.add_argument("--json", default=os.path.join(common.DATA, "ivf.json"))
     p.add_argument("--no-faiss", action="store_true")
+    p.add_argument("--ivf-options", default="",
+                   help="what goes inside ivf(...) in the declaration, e.g. oversample=4")
     args = p.parse_args()
     nprobes = [int(x) for x in args.nprobe.split(",")]
 
@@ -129,7 +131,7 @@ def main() -> int:
     common.log(f"{len(X):,} x {X.shape[1]} vectors, {len(Q)} queries; exact answers")
     _, gt_d = datasets.exact_topk(X, Q, K)
     result = {"rows": len(X), "dim": X.shape[1], "queries": len(Q), "k": K,
-              "load": os.getloadavg()}
+              "load": os.getloadavg(), "ivf_options": args.ivf_options}
 
     conn = connect(args.extension)
     dim = X.shape[1]
@@ -143,7 +145,7 @@ def main() -> int:
     conn.execute("drop table exact")
 
     conn.execute(f"create virtual table v using vec0(e float[{dim}] distance_metric=cosine "
-                 f"indexed by ivf())")
+                 f"indexed by ivf({args.ivf_options}))")
     t = load(conn, "v", X)
     ivf = {"insert_rows_s": len(X) / t}
     t0 = time.perf_counter()

@@ -336,7 +336,7 @@ static int vec0ParseIvf(Vec0Scan *s, const char *zCol, int bDiskann, Vec0Config 
   if( p->eIvfQuant<0 ) p->eIvfQuant = VEC0_QUANT_INT8;
   if( p->nIvfOversample<=1 ){
     p->nIvfOversample = p->eIvfQuant==VEC0_QUANT_BIT ? VEC0_DEFAULT_OVERSAMPLE_BIT
-                                                     : VEC0_DEFAULT_OVERSAMPLE;
+                                                     : VEC0_IVF_DEFAULT_OVERSAMPLE;
   }
   if( p->nIvfProbe==0 ){
     p->nIvfProbe = VEC0_IVF_DEFAULT_PROBE;

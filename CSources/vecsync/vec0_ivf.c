@@ -56,6 +56,11 @@ SQLITE_EXTENSION_INIT3
 #define VEC0_IVF_BLOCK_SCORES ((sqlite3_int64)4*1024*1024)
 /* Candidates kept beyond k for the exact re-score: float32 keys may misorder near ties. */
 #define VEC0_IVF_EXTRA 16
+/* Above this many lists the centroids are scored by their int8 codes first (a quarter of
+** the bytes read a query and an insert), and only the best lists again in float32: the
+** VEC0_IVF_REFINE best for an insert's list, nprobe + VEC0_IVF_REFINE for a query's. */
+#define VEC0_IVF_CODED_CENTROIDS 64
+#define VEC0_IVF_REFINE 8
 
 /* One list: the slots of its rows, in no order, and (coded lists) each row's code, one
 ** contiguous block that a query scans. */
@@ -76,6 +81,10 @@ struct Vec0Ivf {
   int nDim;                   /* Dimensions of a centroid */
   Vec0Config cfgCode;         /* The table's declaration with eQuant set to the lists'
                               ** codes (eIvfQuant), for vec0_quant.c; shares its names */
+  Vec0Config cfgCent;         /* The same with int8 codes: the centroids' */
+  unsigned char *aCentCode;   /* More than VEC0_IVF_CODED_CENTROIDS lists: their int8 codes */
+  float *aCentScale;          /* ... each code's scale */
+  float *aCentNorm;           /* ... each centroid's L2 norm */
   int nCode;                  /* Bytes of a code; 0: the lists scan the copy's float32 */
   float *aCent;               /* nList*nDim floats: the centroids (unit length: cosine) */
   float *aCentSq;             /* nList floats: their squared norms */
@@ -98,6 +107,9 @@ static void vec0IvfFree(Vec0Ivf *x){
   sqlite3_free(x->aList);
   sqlite3_free(x->aCent);
   sqlite3_free(x->aCentSq);
+  sqlite3_free(x->aCentCode);
+  sqlite3_free(x->aCentScale);
+  sqlite3_free(x->aCentNorm);
   sqlite3_free(x->aListOf);
   sqlite3_free(x->aPos);
   sqlite3_free(x);
@@ -128,12 +140,20 @@ static int vec0IvfNew(const Vec0Table *p, int nList, sqlite3_int64 nSlot, Vec0Iv
   x->cfgCode = p->cfg;
   x->cfgCode.eQuant = p->cfg.eIvfQuant;
   x->nCode = x->cfgCode.eQuant!=VEC0_QUANT_NONE ? vec0QuantCodeBytes(&x->cfgCode) : 0;
+  x->cfgCent = p->cfg;
+  x->cfgCent.eQuant = VEC0_QUANT_INT8;
   if( nSlot>0x7fffffff ){
     rc = SQLITE_TOOBIG;                       /* places are ints */
   }else if( nList>0 ){
     x->aCent = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList*(sqlite3_uint64)nDim);
     x->aCentSq = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList);
     x->aList = sqlite3_malloc64(sizeof(Vec0IvfList)*(sqlite3_uint64)nList);
+    if( nList>VEC0_IVF_CODED_CENTROIDS ){
+      x->aCentCode = sqlite3_malloc64((sqlite3_uint64)nList*(sqlite3_uint64)nDim);
+      x->aCentScale = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList);
+      x->aCentNorm = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList);
+      if( x->aCentCode==0 || x->aCentScale==0 || x->aCentNorm==0 ) rc = SQLITE_NOMEM;
+    }
     if( x->aCent==0 || x->aCentSq==0 || x->aList==0 ) rc = SQLITE_NOMEM;
     else memset(x->aList, 0, sizeof(Vec0IvfList)*(size_t)nList);
     if( rc==SQLITE_OK ) x->nList = nList;
@@ -251,7 +271,29 @@ static void vec0IvfCentroidsDone(Vec0Ivf *x, int eMetric){
       r = vsDotF32(c, c, x->nDim);
     }
     x->aCentSq[i] = r;
+    if( x->aCentCode ){
+      vec0QuantEncode(&x->cfgCent, c, &x->aCentCode[(size_t)i*(size_t)x->nDim],
+                      &x->aCentScale[i]);
+      x->aCentNorm[i] = sqrtf(r);
+    }
   }
+}
+
+/* How far centroid i is from a query or row scored s = q.c against it (smaller is
+** nearer): l2 |c|^2 - 2 q.c orders by |q - c|; cosine the largest q.c (c unit length). */
+static float vec0IvfCentroidKey(const Vec0Ivf *x, int eMetric, int i, float s){
+  return eMetric==VS_METRIC_COSINE ? -s : x->aCentSq[i] - 2.0f*s;
+}
+
+/* Coarse distances of every centroid to q, from their int8 codes, into aOut (nList). */
+static int vec0IvfCoarse(const Vec0Ivf *x, const float *q, float *aOut){
+  Vec0QuantQuery qq;
+  int rc = vec0QuantQueryInit(&x->cfgCent, q, &qq);
+  if( rc==SQLITE_OK ){
+    vec0QuantScore(&qq, x->aCentCode, x->aCentScale, x->aCentNorm, x->nList, aOut);
+  }
+  vec0QuantQueryClear(&qq);
+  return rc;
 }
 
 /* For each of the nRow rows of X (row-major, nDim), its nearest centroid into aBest:
@@ -279,20 +321,38 @@ static void vec0IvfNearest(const Vec0Ivf *x, int eMetric, const float *X, int nR
   }
 }
 
-/* The nearest list of one vector (one sgemv over the centroids). */
+/* The nearest list of one vector: one sgemv over the centroids, or (many lists) their
+** codes scored, then the VEC0_IVF_REFINE best again in float32. */
 static int vec0IvfNearestOne(const Vec0Ivf *x, int eMetric, const float *a, int *piList){
   float *aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)x->nList);
-  int j, iBest = 0;
+  int aBest[VEC0_IVF_REFINE];
+  int j, t, nBest = 0, iBest = 0, rc = SQLITE_OK;
   float rBest = 0;
   if( aScore==0 ) return SQLITE_NOMEM;
-  vsScoreBlock(x->aCent, x->nList, x->nDim, a, aScore);
-  for(j=0; j<x->nList; j++){
-    float r = eMetric==VS_METRIC_COSINE ? -aScore[j] : x->aCentSq[j] - 2.0f*aScore[j];
-    if( j==0 || r<rBest ){ rBest = r; iBest = j; }
+  if( x->aCentCode==0 ){
+    vsScoreBlock(x->aCent, x->nList, x->nDim, a, aScore);
+    for(j=0; j<x->nList; j++){
+      float r = vec0IvfCentroidKey(x, eMetric, j, aScore[j]);
+      if( j==0 || r<rBest ){ rBest = r; iBest = j; }
+    }
+  }else{
+    rc = vec0IvfCoarse(x, a, aScore);
+    /* The VEC0_IVF_REFINE best by code, kept sorted (insertion: few and small). */
+    for(j=0; rc==SQLITE_OK && j<x->nList; j++){
+      if( nBest==VEC0_IVF_REFINE && !(aScore[j]<aScore[aBest[nBest-1]]) ) continue;
+      t = nBest<VEC0_IVF_REFINE ? nBest++ : nBest-1;
+      while( t>0 && aScore[aBest[t-1]]>aScore[j] ){ aBest[t] = aBest[t-1]; t--; }
+      aBest[t] = j;
+    }
+    for(t=0; t<nBest; t++){
+      const float *c = &x->aCent[(size_t)aBest[t]*(size_t)x->nDim];
+      float r = vec0IvfCentroidKey(x, eMetric, aBest[t], vsDotF32(a, c, x->nDim));
+      if( t==0 || r<rBest || (r==rBest && aBest[t]<iBest) ){ rBest = r; iBest = aBest[t]; }
+    }
   }
   sqlite3_free(aScore);
   *piList = iBest;
-  return SQLITE_OK;
+  return rc;
 }
 
 /* ---- the lists read from the shadow tables ---------------------------------------------- */
@@ -750,7 +810,8 @@ static int vec0IvfOrderCmp(const void *a, const void *b){
 
 /* The lists in the order a query probes them: nearest centroid first. *paOrder is
 ** sqlite3_malloc'ed (nList entries). */
-static int vec0IvfProbeOrder(Vec0Table *p, const float *q, Vec0IvfOrder **paOrder){
+static int vec0IvfProbeOrder(Vec0Table *p, const float *q, int nProbe,
+                             Vec0IvfOrder **paOrder){
   const Vec0Ivf *x = p->pIvf;
   Vec0IvfOrder *aOrder = sqlite3_malloc64(sizeof(Vec0IvfOrder)*(sqlite3_uint64)x->nList);
   float *aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)x->nList);
@@ -759,14 +820,35 @@ static int vec0IvfProbeOrder(Vec0Table *p, const float *q, Vec0IvfOrder **paOrde
     sqlite3_free(aOrder);
     aOrder = 0;
     rc = SQLITE_NOMEM;
-  }else{
+  }else if( x->aCentCode==0 ){
     vsScoreBlock(x->aCent, x->nList, x->nDim, q, aScore);
     for(i=0; i<x->nList; i++){
       aOrder[i].iList = i;
-      aOrder[i].r = p->cfg.eMetric==VS_METRIC_COSINE ? -aScore[i]
-                                                    : x->aCentSq[i] - 2*aScore[i];
+      aOrder[i].r = vec0IvfCentroidKey(x, p->cfg.eMetric, i, aScore[i]);
     }
     qsort(aOrder, (size_t)x->nList, sizeof(Vec0IvfOrder), vec0IvfOrderCmp);
+  }else{
+    /* By code, then the first nProbe + VEC0_IVF_REFINE again in float32: the lists a
+    ** query scans are in the order of their exact centroid distance. */
+    int nRefine = nProbe + VEC0_IVF_REFINE;
+    rc = vec0IvfCoarse(x, q, aScore);
+    for(i=0; rc==SQLITE_OK && i<x->nList; i++){
+      aOrder[i].iList = i;
+      aOrder[i].r = aScore[i];
+    }
+    if( rc==SQLITE_OK ){
+      qsort(aOrder, (size_t)x->nList, sizeof(Vec0IvfOrder), vec0IvfOrderCmp);
+      if( nRefine>x->nList ) nRefine = x->nList;
+      for(i=0; i<nRefine; i++){
+        const float *c = &x->aCent[(size_t)aOrder[i].iList*(size_t)x->nDim];
+        aOrder[i].r = vec0IvfCentroidKey(x, p->cfg.eMetric, aOrder[i].iList,
+                                         vsDotF32(q, c, x->nDim));
+      }
+      qsort(aOrder, (size_t)nRefine, sizeof(Vec0IvfOrder), vec0IvfOrderCmp);
+    }else{
+      sqlite3_free(aOrder);
+      aOrder = 0;
+    }
   }
   sqlite3_free(aScore);
   *paOrder = aOrder;
@@ -803,7 +885,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   memset(&qq, 0, sizeof(qq));
   if( x->nCode ) nKeep = k*x->cfgCode.nIvfOversample;
   rc = vsTopKInit(pTop, nKeep, p->pView->nLive);
-  if( rc==SQLITE_OK ) rc = vec0IvfProbeOrder(p, q, &aOrder);
+  if( rc==SQLITE_OK ) rc = vec0IvfProbeOrder(p, q, nProbe, &aOrder);
   if( rc==SQLITE_OK && x->nCode ){
     for(i=0; i<x->nList; i++) if( x->aList[i].n>nMax ) nMax = x->aList[i].n;
     aDist = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)(nMax+1));

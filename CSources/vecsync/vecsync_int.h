@@ -279,6 +279,9 @@ struct Vec0Config {
 ** answered with the same index. */
 #define VEC0_IVF_MAX_LISTS      65536
 #define VEC0_IVF_DEFAULT_PROBE  10      /* sqlite-vec's default nprobe */
+/* int8 lists: candidates re-scored per result. 100,000 x 768 clustered, cosine: recall@10
+** the same at 4 as at 8 for every nprobe measured, 0.43 ms instead of 0.53 at nprobe 5 */
+#define VEC0_IVF_DEFAULT_OVERSAMPLE 4
 
 /* "indexed by rescore(quantizer=int8|bit, oversample=N)": the in-memory copy keeps codes
 ** (vec0_quant.c) instead of float32 vectors; the best k*nOversample by code are re-scored
