@@ -21,7 +21,8 @@
 ** sgemm a block of rows (vsScoreBlockBatch); under cosine the k-means is spherical
 ** (rows and centroids of unit length). Every row then joins the list of its nearest
 ** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list, T_info
-** ivf_lists, ivf_trained_rows and ivf_version. A connection keeps the lists in memory
+** ivf_lists, ivf_trained_rows and ivf_version (random, new at each training). A
+** connection keeps the lists in memory
 ** (Vec0Ivf: per list the slots of its rows, per slot its list and place, so a delete is
 ** O(1)), stamped with the generation and ivf_version it reflects; another connection's
 ** commit changes one of them and the lists are read again. Writes (vec0IvfPut,
@@ -657,11 +658,17 @@ static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x){
       rc = sqlite3_reset(pStmt);
     }
   }
-  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_version", &iVersion);
-  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_version", iVersion+1);
+  /* A new version, never a count: a retrain rolled back with an outer transaction leaves
+  ** this connection's lists stamped with a version the file never kept, which a later
+  ** retrain elsewhere must not reach again. */
+  while( iVersion<=0 ){
+    sqlite3_randomness(sizeof(iVersion), &iVersion);
+    iVersion &= 0x7fffffffffffffffLL;
+  }
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_version", iVersion);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_lists", x->nList);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_trained_rows", x->nTrained);
-  if( rc==SQLITE_OK ) x->iVersion = iVersion+1;
+  if( rc==SQLITE_OK ) x->iVersion = iVersion;
   sqlite3_free(pBlob);
   return rc;
 }
