@@ -18,8 +18,8 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 
 /* The vec0 table zFunc's argument pName names, with an ivf index, its storage ready, its
-** copy current (eNeed, or not at all when negative) and its index read; NULL after
-** setting ctx's error otherwise. */
+** copy current and its index read (eNeed; when negative, neither: a retrain makes the
+** index anew, and so repairs a damaged one); NULL after setting ctx's error otherwise. */
 static Vec0Table *vec0IvfTableArg(sqlite3_context *ctx, const char *zFunc,
                                   sqlite3_value *pName, int eNeed){
   Vec0Registry *pReg = sqlite3_user_data(ctx);
@@ -44,7 +44,7 @@ static Vec0Table *vec0IvfTableArg(sqlite3_context *ctx, const char *zFunc,
     rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_OK && eNeed>=0 ) rc = vec0CacheEnsure(p, eNeed);
-  if( rc==SQLITE_OK ) rc = vec0IvfReady(p);
+  if( rc==SQLITE_OK && eNeed>=0 ) rc = vec0IvfReady(p);
   if( rc==SQLITE_OK ) return p;
   if( zErr==0 && p ) zErr = vec0TakeError(p);
   zMsg = sqlite3_mprintf("%s: %s", zFunc, zErr ? zErr : sqlite3_errstr(rc));
