@@ -160,8 +160,9 @@ def main() -> int:
         recall, _ = datasets.recall_at_k(X, Q, gt_d, out, K)
         ivf["rows"].append({"nprobe": nprobe, "recall": recall, **summary(lat)})
         common.log(f"ivf nprobe={nprobe}: {ivf['rows'][-1]}")
-    # Inserts into the trained index: 10% more rows (new points of the same clusters).
-    extra, _ = datasets.generate(len(X) // 10, 1, args.seed + 100)
+    # Inserts into the trained index: 10% more rows, the next rows of the same stream (new
+    # points of the same clusters: a prefix of the data does not depend on its length).
+    extra = datasets.generate(len(X) + len(X) // 10, 1, args.seed)[0][len(X):]
     t0 = time.perf_counter()
     for start in range(0, len(extra), BATCH):
         with conn:
@@ -169,6 +170,28 @@ def main() -> int:
                              ((len(X) + i + 1, extra[i].tobytes())
                               for i in range(start, min(start + BATCH, len(extra)))))
     ivf["insert_trained_rows_s"] = len(extra) / (time.perf_counter() - t0)
+    # Recall after that growth, without a retrain, against the exact answer over every row.
+    X2 = np.concatenate([X, extra])
+    _, gt2 = datasets.exact_topk(X2, Q, K)
+    ivf["after_growth"] = []
+    for nprobe in nprobes:
+        lat, out = query(conn, "v", Q, f" and nprobe = {nprobe}")
+        recall, _ = datasets.recall_at_k(X2, Q, gt2, out, K)
+        ivf["after_growth"].append({"nprobe": nprobe, "recall": recall, **summary(lat)})
+    # Then 10% of the original rows deleted (every tenth rowid), again without a retrain.
+    with conn:
+        conn.execute("delete from v where rowid % 10 = 0 and rowid <= ?", (len(X),))
+    keep = np.array([i for i in range(len(X2)) if not ((i + 1) % 10 == 0 and i < len(X))])
+    X3 = X2[keep]
+    _, gt3 = datasets.exact_topk(X3, Q, K)
+    where = {int(r): j for j, r in enumerate(keep)}
+    ivf["after_deletes"] = []
+    for nprobe in nprobes:
+        lat, out = query(conn, "v", Q, f" and nprobe = {nprobe}")
+        out = [[where.get(r, -1) for r in rows] for rows in out]
+        recall, _ = datasets.recall_at_k(X3, Q, gt3, out, K)
+        ivf["after_deletes"].append({"nprobe": nprobe, "recall": recall, **summary(lat)})
+    ivf["info_after"] = json.loads(conn.execute("select vecsync_index_info('v')").fetchone()[0])
     result["ivf"] = ivf
     conn.close()
 
@@ -198,6 +221,12 @@ def print_table(r):
         for row in r[key]["rows"]:
             print(f"| {name} ({v['nlist']} lists) | {row['nprobe']} | {r[key]['build_s']:.2f} | "
                   f"{row['mean_ms']:.2f} / {row['p50_ms']:.2f} | {row['recall']:.3f} |")
+    print("\nWithout a retrain, after 10% more rows, then after deleting 10% of the first rows:\n")
+    print("| nprobe | recall@10 after growth | ms | recall@10 after deletes | ms |")
+    print("| --- | --- | --- | --- | --- |")
+    for g, d in zip(v["after_growth"], v["after_deletes"]):
+        print(f"| {g['nprobe']} | {g['recall']:.3f} | {g['mean_ms']:.2f} | {d['recall']:.3f} | "
+              f"{d['mean_ms']:.2f} |")
     print(f"\nInserts, 1,000-row transactions: vec0 exact {e['insert_rows_s']:,.0f} rows/s; "
           f"vec0 ivf {v['insert_rows_s']:,.0f} rows/s (training at 4,096 rows included), "
           f"{v['insert_trained_rows_s']:,.0f} rows/s into the trained index.")
