@@ -21,21 +21,25 @@
 ** sgemm a block of rows (vsScoreBlockBatch); under cosine the k-means is spherical
 ** (rows and centroids of unit length). Every row then joins the list of its nearest
 ** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list, T_info
-** ivf_lists, ivf_trained_rows and ivf_version (random, new at each training). A
-** connection keeps the lists in memory
-** (Vec0Ivf: per list the slots of its rows, per slot its list and place, so a delete is
-** O(1)), stamped with the generation and ivf_version it reflects; another connection's
-** commit changes one of them and the lists are read again. Writes (vec0IvfPut,
-** vec0IvfRemove) change the shadow table and the lists together; a statement or
-** transaction rolled back drops the lists (vec0IvfDrop), which are then read again.
+** ivf_lists, ivf_trained_rows and ivf_version (random, new at each training).
 **
-** A KNN query (vec0IvfSearch) scores the centroids (one sgemv), scans the nprobe nearest
-** lists over the in-memory copy's float32 vectors, then further lists, nearest first,
-** until k rows that pass the query's filters are found or no list is left: a filtered
-** query still returns k rows when k rows match. The kept candidates are re-scored in
-** double precision, as the exact scan orders them, and reported with its figures.
-** Before training, over the memory budget (a streamed copy), and with distance bounds,
-** the query is the exact search.
+** A connection keeps the index in memory (Vec0Ivf): per list the slots of its rows and,
+** unless quantizer=none, their int8 (or bit) codes in one block, vec0_quant.c's; per
+** slot its list and place, so a delete is O(1); past VEC0_IVF_CODED_CENTROIDS lists the
+** centroids' int8 codes too. It is stamped with the generation and ivf_version it
+** reflects: another connection's commit changes one of them and it is read again whole
+** (the codes made again from the vectors). Writes (vec0IvfPut, vec0IvfRemove) change the
+** shadow table and the lists together; a statement or transaction rolled back drops the
+** lists (vec0IvfDrop), which are then read again.
+**
+** A KNN query (vec0IvfSearch) orders the lists by centroid distance (vec0IvfProbeOrder),
+** scans the nprobe nearest, then further lists, nearest first, until k rows that pass
+** the query's filters are found or no list is left: a filtered query still returns k
+** rows when k rows match. Coded lists keep the k*oversample best by code, which are
+** ranked again by float32 key from the in-memory copy; the best k + VEC0_IVF_EXTRA get the
+** exact (double) distance the exact scan orders by, and are reported with its figures.
+** Before training, at nprobe >= the lists, over the memory budget (a streamed copy), and
+** with distance bounds, the query is the exact search.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
