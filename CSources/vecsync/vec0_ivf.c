@@ -462,6 +462,62 @@ cleanup:
   return rc;
 }
 
+/* Bring x from its generation to iGen by T_changes: each slot written since is set again
+** from T_ivf_assign (its list, its vector's code) or taken out of its list. *pbDone stays 0
+** when the log cannot (pruned past x's generation, or marked "reload" by a large
+** transaction): the caller reads the whole index instead. Costs a lookup a changed slot,
+** where a whole read costs one a row. */
+static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbDone){
+  sqlite3_stmt *pLog = 0, *pAt = 0;
+  sqlite3_int64 iLogFrom = 0, nSlot = 0;
+  float *a = 0;
+  int rc, bReload = 0;
+  *pbDone = 0;
+  if( !p->bChangeLog ) return SQLITE_OK;
+  rc = vec0LogFrom(p, &iLogFrom);
+  if( rc!=SQLITE_OK || x->iGen<iLogFrom ) return rc;
+  rc = vec0NextSlot(p, &nSlot);
+  if( rc==SQLITE_OK ) rc = vec0IvfSlotsGrow(x, nSlot);
+  if( rc==SQLITE_OK ){
+    a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
+    if( a==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_GET, &pAt);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_LOG_RANGE, &pLog);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  sqlite3_bind_int64(pLog, 1, x->iGen);
+  sqlite3_bind_int64(pLog, 2, iGen);
+  while( rc==SQLITE_OK && sqlite3_step(pLog)==SQLITE_ROW ){
+    sqlite3_int64 iSlot = sqlite3_column_int64(pLog, 0), iList = -1;
+    if( iSlot<0 ){ bReload = 1; break; }
+    if( iSlot>=nSlot ){
+      rc = vec0IvfCorrupt(p, "T_changes names a slot past next_slot");
+      break;
+    }
+    sqlite3_bind_int64(pAt, 1, iSlot);
+    if( sqlite3_step(pAt)==SQLITE_ROW ) iList = sqlite3_column_int64(pAt, 0);
+    rc = sqlite3_reset(pAt);
+    if( rc!=SQLITE_OK ) break;
+    if( iList<0 ){
+      vec0IvfListRemove(x, iSlot);
+    }else if( iList>=x->nList ){
+      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no list");
+    }else{
+      if( x->nCode ) rc = vec0ReadVector(p, iSlot, a);
+      if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
+    }
+  }
+  if( pLog ){
+    int rc2 = sqlite3_reset(pLog);
+    if( rc==SQLITE_OK ) rc = rc2;
+  }
+  if( rc==SQLITE_OK ) *pbDone = !bReload;
+
+cleanup:
+  sqlite3_free(a);
+  return rc;
+}
+
 /* Make p->pIvf the index as this connection sees the storage now. Lists loaded before
 ** this transaction's first write (which bumped the generation by one) are still its. */
 int vec0IvfReady(Vec0Table *p){
@@ -475,7 +531,17 @@ int vec0IvfReady(Vec0Table *p){
     x->iGen = iGen;
     return SQLITE_OK;
   }
+  if( x && x->iVersion==iVersion && x->iGen<iGen && x->nList>0 ){
+    /* Other connections committed rows since: replay the slots they changed. */
+    int bDone = 0;
+    rc = vec0IvfCatchUp(p, x, iGen, &bDone);
+    if( rc==SQLITE_OK && bDone ){
+      x->iGen = iGen;
+      return SQLITE_OK;
+    }
+  }
   vec0IvfDrop(p);
+  if( rc!=SQLITE_OK ) return rc;
   rc = vec0IvfLoad(p, iGen, iVersion, &p->pIvf);
   return rc;
 }

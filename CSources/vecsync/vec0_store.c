@@ -125,6 +125,7 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
   [VEC0_STMT_IVF_ASSIGN_SET] = "INSERT OR REPLACE INTO \"%w\".\"%w_ivf_assign\"(slot, list)"
                                " VALUES(?1, ?2)",
   [VEC0_STMT_IVF_ASSIGN_DEL] = "DELETE FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
+  [VEC0_STMT_IVF_ASSIGN_GET] = "SELECT list FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
 };
 
 /* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */

@@ -388,6 +388,7 @@ enum {
   VEC0_STMT_LOG_MARK,         /* DELETE this generation's rows, for a "reload" mark */
   VEC0_STMT_IVF_ASSIGN_SET,   /* INSERT OR REPLACE INTO T_ivf_assign(slot, list) VALUES(?1, ?2) */
   VEC0_STMT_IVF_ASSIGN_DEL,   /* DELETE FROM T_ivf_assign WHERE slot=?1 */
+  VEC0_STMT_IVF_ASSIGN_GET,   /* SELECT list FROM T_ivf_assign WHERE slot=?1 */
   VEC0_STMT_COUNT
 };
 
