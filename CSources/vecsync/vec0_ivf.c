@@ -956,10 +956,13 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   float *aDist = 0;
   float qNorm = vsNormF32(q, p->cfg.nDim);
   int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nDim = p->cfg.nDim;
-  sqlite3_int64 nKeep = k + VEC0_IVF_EXTRA, nPassed = 0;
+  sqlite3_int64 nKeep, nPassed = 0;
   int rc, i, j, nMax = 0;
 
   memset(&qq, 0, sizeof(qq));
+  /* k may be any int64: no more than the rows, so k*oversample cannot overflow. */
+  if( k>p->pView->nLive ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
+  nKeep = k + VEC0_IVF_EXTRA;
   if( x->nCode ) nKeep = k*x->cfgCode.nIvfOversample;
   rc = vsTopKInit(pTop, nKeep, p->pView->nLive);
   if( rc==SQLITE_OK ) rc = vec0IvfProbeOrder(p, q, nProbe, &aOrder);
