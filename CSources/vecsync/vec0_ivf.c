@@ -38,8 +38,9 @@
 ** rows when k rows match. Coded lists keep the k*oversample best by code, which are
 ** ranked again by float32 key from the in-memory copy; the best k + VEC0_IVF_EXTRA get the
 ** exact (double) distance the exact scan orders by, and are reported with its figures.
-** Before training, at nprobe >= the lists, over the memory budget (a streamed copy), and
-** with distance bounds, the query is the exact search.
+** Before training, at nprobe >= the lists, over the memory budget (a streamed copy), with
+** distance bounds, and with a filter that passes few rows (VEC0_IVF_FILTER_EXACT), the
+** query is the exact search.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -66,6 +67,9 @@ SQLITE_EXTENSION_INIT3
 ** VEC0_IVF_REFINE best for an insert's list, nprobe + VEC0_IVF_REFINE for a query's. */
 #define VEC0_IVF_CODED_CENTROIDS 64
 #define VEC0_IVF_REFINE 8
+/* A filter that passes at most this many times the rows nprobe lists hold is answered by
+** the exact scan of the rows it passes. */
+#define VEC0_IVF_FILTER_EXACT 4
 
 /* One list: the slots of its rows, in no order, and (coded lists) each row's code, one
 ** contiguous block that a query scans. */
@@ -1047,6 +1051,18 @@ int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
   if( nProbe>=p->pIvf->nList ){
     /* Every list: the exact scan is the same answer, certain and no slower. */
     return vec0Search(p, q, k, aMask, pRange, pTop);
+  }
+  if( aMask ){
+    /* A selective filter: when fewer rows pass it than VEC0_IVF_FILTER_EXACT times the
+    ** rows nprobe lists hold, scoring exactly the rows that pass costs about as much as
+    ** the probe, and finds the nearest of them for certain (probing stops in the first
+    ** lists that hold k passing rows, which need not hold the nearest). */
+    sqlite3_int64 i, nPass = 0, nSlot = p->pView->nSlot;
+    double rProbed = (double)nProbe*(double)p->pView->nLive/(double)p->pIvf->nList;
+    for(i=0; i<nSlot; i++) nPass += aMask[i]!=0;
+    if( (double)nPass<=VEC0_IVF_FILTER_EXACT*rProbed ){
+      return vec0Search(p, q, k, aMask, pRange, pTop);
+    }
   }
   p->nScanThreads = 1;
   return vec0IvfScan(p, q, k, nProbe, aMask, pTop);
