@@ -25,7 +25,7 @@
 ** vec0_cache.c, and its rows read here from T_rows (vec0_store.c's statements). A write
 ** (xUpdate) is vec0_write.c's: it checks everything first (vector, key, conflicts), then
 ** writes the shadow tables and the copy. Hidden columns: distance (the metric's distance,
-** ascending) and k.
+** ascending) and k, and nprobe on a table with an ivf index (vec0_ivf.c).
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -57,6 +57,7 @@ static void vec0Free(Vec0Table *p){
   vec0RegistryRemove(p);
   vec0StmtsFinalize(p);
   vec0CacheClear(p);
+  vec0IvfDrop(p);
   vec0CopyClose(p);
   vec0ConfigClear(&p->cfg);
   sqlite3_free(p->base.zErrMsg);
@@ -92,7 +93,11 @@ static char *vec0Declaration(Vec0Table *p){
       sqlite3_str_appendf(pDecl, "\"%w\"%s, ", pCol->zName, zType);
     }
   }
-  sqlite3_str_appendall(pDecl, "distance HIDDEN REAL, k HIDDEN INTEGER)");
+  sqlite3_str_appendall(pDecl, "distance HIDDEN REAL, k HIDDEN INTEGER");
+  /* The ivf index's per-query knob, "and nprobe = 16": a table without the index keeps
+  ** the columns it always had. */
+  if( p->cfg.bIvf ) sqlite3_str_appendall(pDecl, ", nprobe HIDDEN INTEGER");
+  sqlite3_str_appendall(pDecl, ")");
   return sqlite3_str_finish(pDecl);
 }
 
@@ -222,7 +227,7 @@ static int vec0ReadK(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
 static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
                          sqlite3_value **argv){
   Vec0Table *p = (Vec0Table*)pCur->base.pVtab;
-  sqlite3_int64 k = -1, kLimit = -1;
+  sqlite3_int64 k = -1, kLimit = -1, nProbe = 0;
   unsigned char *aMask = 0;
   float *q = 0;
   char *zErr = 0;
@@ -240,6 +245,15 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
         break;
       case VEC0_ARG_K:      rc = vec0ReadK(p, argv[i], "k", &k); break;
       case VEC0_ARG_LIMIT:  rc = vec0ReadK(p, argv[i], "LIMIT", &kLimit); break;
+      case VEC0_ARG_NPROBE:
+        nProbe = sqlite3_value_int64(argv[i]);
+        if( sqlite3_value_numeric_type(argv[i])!=SQLITE_INTEGER || nProbe<1
+         || nProbe>VEC0_IVF_MAX_LISTS ){
+          vec0SetError(p, "vec0 \"%s\": nprobe must be an integer from 1 to %d",
+                       p->zName, VEC0_IVF_MAX_LISTS);
+          rc = SQLITE_ERROR;
+        }
+        break;
       case VEC0_ARG_FILTER: bFilter = 1; break;
       case VEC0_ARG_DISTANCE: {
         int eType = sqlite3_value_numeric_type(argv[i]);
@@ -281,7 +295,9 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     pCur->bEof = 1;                   /* k = 0 or LIMIT 0: no row, nothing scanned */
     goto cleanup;
   }
-  rc = vec0CacheEnsure(p, VEC0_NEED_SEARCH);
+  /* An ivf index scans lists of the copy's vectors: it needs them in memory, where the
+  ** process's first exact search would stream them. */
+  rc = vec0CacheEnsure(p, p->cfg.bIvf ? VEC0_NEED_COPY : VEC0_NEED_SEARCH);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( k<0 ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
   if( bFilter ){
@@ -292,7 +308,7 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     /* An extra vector column: an exact scan of its values in T_rows. */
     rc = vec0SearchColumn(p, iMatch, q, k, aMask, bRange ? &range : 0, &pCur->top);
   }else{
-    rc = vec0Search(p, q, k, aMask, bRange ? &range : 0, &pCur->top);
+    rc = vec0IvfSearch(p, q, k, (int)nProbe, aMask, bRange ? &range : 0, &pCur->top);
     if( rc==SQLITE_OK ) rc = vec0ReportDistances(p, q, &pCur->top);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -426,7 +442,7 @@ static int vec0Column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     if( pCur->ePlan==VEC0_PLAN_KNN ) sqlite3_result_double(ctx, pCur->top.a[pCur->iHit].rDist);
     goto cleanup;
   }
-  if( i==p->cfg.nCol+1 ) goto cleanup;        /* k */
+  if( i==p->cfg.nCol+1 || i==p->cfg.nCol+2 ) goto cleanup;    /* k, nprobe */
   if( i==VEC0_COL_ROWID || (i==p->cfg.iPk && !vec0HasTextPk(p)) ){
     sqlite3_int64 iRowid;
     vec0Rowid(cur, &iRowid);
@@ -505,6 +521,7 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     /* The statement is rolled back, perhaps with the generation bump: the copy may hold
     ** part of it, and the next write bumps again. */
     vec0CacheDrop(p);
+    vec0IvfDrop(p);
     vec0WriteRetry(p);
     if( pVtab->zErrMsg==0 && rc!=SQLITE_CONSTRAINT ){
       vec0SetError(p, "vec0 \"%s\": %s", p->zName, sqlite3_errmsg(p->dbStore));
@@ -521,6 +538,7 @@ static int vec0Update(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
 static int vec0TransactionFresh(sqlite3_vtab *pVtab){
   Vec0Table *p = (Vec0Table*)pVtab;
   if( p->bViewPrivate ) vec0CacheDrop(p);
+  if( p->bWriteTx ) vec0IvfDrop(p);   /* its lists may hold writes now undone */
   vec0WriteEnd(p);
   return SQLITE_OK;
 }
@@ -540,13 +558,15 @@ static int vec0RollbackTo(sqlite3_vtab *pVtab, int i){
   Vec0Table *p = (Vec0Table*)pVtab;
   (void)i;
   if( p->bViewPrivate ) vec0CacheDrop(p);
+  vec0IvfDrop(p);
   vec0WriteRetry(p);                  /* the bump may have been undone: bump again */
   return SQLITE_OK;
 }
 
 static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
   Vec0Table *p = (Vec0Table*)pVtab;
-  static const char *azSuffix[] = { "info", "vectors", "free", "rows", "changes", "codes" };
+  static const char *azSuffix[] = { "info", "vectors", "free", "rows", "changes", "codes",
+                                     "ivf_centroids", "ivf_assign" };
   char *zName = sqlite3_mprintf("%s", zNew);
   int rc = zName ? SQLITE_OK : SQLITE_NOMEM;
   size_t i;
@@ -568,6 +588,7 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
     int bExists = 1;
     if( i==4 ) bExists = p->bChangeLog;   /* tables made before T_changes have none */
     if( i==5 ) bExists = p->bCodes;       /* only quantized tables have codes */
+    if( i>=6 ) bExists = p->cfg.bIvf;     /* only an ivf index has these */
     if( !bExists ) continue;
     zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"",
                                  p->zSchema, p->zName, azSuffix[i], zNew, azSuffix[i]);
@@ -588,7 +609,9 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
 static int vec0ShadowName(const char *zSuffix){
   return sqlite3_stricmp(zSuffix, "info")==0 || sqlite3_stricmp(zSuffix, "vectors")==0
       || sqlite3_stricmp(zSuffix, "free")==0 || sqlite3_stricmp(zSuffix, "rows")==0
-      || sqlite3_stricmp(zSuffix, "changes")==0 || sqlite3_stricmp(zSuffix, "codes")==0;
+      || sqlite3_stricmp(zSuffix, "changes")==0 || sqlite3_stricmp(zSuffix, "codes")==0
+      || sqlite3_stricmp(zSuffix, "ivf_centroids")==0
+      || sqlite3_stricmp(zSuffix, "ivf_assign")==0;
 }
 
 static sqlite3_module vec0Module = {

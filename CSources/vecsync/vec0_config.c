@@ -8,6 +8,8 @@
 **     embedding float[768] distance_metric=cosine,  -- cosine | l2 (default) | dot | l1
 **                                                   -- or int8[N] (l2, cosine, l1), bit[N]
 **       indexed by rescore(quantizer=int8, oversample=8),  -- optional: int8 | bit codes
+**                                                   -- or ivf(nlist=N, nprobe=N): an
+**                                                   -- approximate index (vec0_ivf.c)
 **     album text,                                   -- metadata: filterable in KNN
 **     taken_at integer,
 **     +caption text,                                -- auxiliary: stored, returned
@@ -123,27 +125,11 @@ static int vec0IntValue(const char *zValue, int iMin, int iMax, int *piOut){
   return 1;
 }
 
-/* After "indexed" in a vector column's declaration: "by rescore(quantizer=int8|bit
-** [, oversample=N])", sqlite-vec's syntax for a quantized scan with exact re-scoring. */
+/* After "indexed by rescore": "(quantizer=int8|bit [, oversample=N])", sqlite-vec's
+** syntax for a quantized scan with exact re-scoring. */
 static int vec0ParseRescore(Vec0Scan *s, const char *zCol, Vec0Config *p, char **pzErr){
   char *zWord = 0, *zValue = 0;
   int rc = SQLITE_OK;
-  zWord = vec0Word(s);
-  if( !vec0Is(zWord, "by") ) goto syntax;
-  sqlite3_free(zWord);
-  zWord = vec0Word(s);
-  if( !vec0Is(zWord, "rescore") ){
-    *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown index \"%s\"; the index is "
-                             "rescore(quantizer=int8|bit, oversample=N)", zCol,
-                             zWord ? zWord : "");
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
-  if( p->eQuant!=VEC0_QUANT_NONE ){
-    *pzErr = sqlite3_mprintf("vec0: column \"%s\": more than one index", zCol);
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
   vec0SkipBlanks(s);
   if( s->z[s->i]!='(' ) goto syntax;
   s->i++;
@@ -202,6 +188,191 @@ syntax:
 cleanup:
   sqlite3_free(zWord);
   sqlite3_free(zValue);
+  return rc;
+}
+
+
+/* Read "(key=value, ...)" after an index's name: calls xOption for each pair, which
+** returns SQLITE_OK or sets *pzErr. SQLITE_ERROR with zSyntax's message on bad syntax. */
+static int vec0ParseIndexOptions(Vec0Scan *s, const char *zCol, const char *zSyntax,
+                                 int (*xOption)(const char*, const char*, const char*,
+                                                Vec0Config*, char**),
+                                 Vec0Config *p, char **pzErr){
+  char *zWord = 0, *zValue = 0;
+  int rc = SQLITE_OK;
+  vec0SkipBlanks(s);
+  if( s->z[s->i]!='(' ) goto syntax;
+  s->i++;
+  vec0SkipBlanks(s);
+  if( s->z[s->i]==')' ){ s->i++; goto cleanup; }      /* "ivf()": every default */
+  for(;;){
+    zWord = vec0Word(s);
+    vec0SkipBlanks(s);
+    if( zWord==0 || s->z[s->i]!='=' ) goto syntax;
+    s->i++;
+    zValue = vec0Word(s);
+    if( zValue==0 ) goto syntax;
+    rc = xOption(zCol, zWord, zValue, p, pzErr);
+    if( rc!=SQLITE_OK ) goto cleanup;
+    sqlite3_free(zWord);
+    sqlite3_free(zValue);
+    zWord = zValue = 0;
+    vec0SkipBlanks(s);
+    if( s->z[s->i]==',' ){ s->i++; continue; }
+    if( s->z[s->i]==')' ){ s->i++; break; }
+    goto syntax;
+  }
+  goto cleanup;
+
+syntax:
+  *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected \"indexed by %s\"", zCol, zSyntax);
+  rc = SQLITE_ERROR;
+cleanup:
+  sqlite3_free(zWord);
+  sqlite3_free(zValue);
+  return rc;
+}
+
+/* One option of ivf(...), as sqlite-vec 0.1.10 reads them: nlist (0 to 65536; 0, as
+** leaving it out, lets training choose about sqrt(rows)), nprobe (1 to 65536),
+** quantizer (none, int8, binary) and oversample (1 or more, with a quantizer). The lists
+** are scanned in float32 whatever the quantizer: the distances are exact either way. */
+static int vec0IvfOption(const char *zCol, const char *zKey, const char *zValue,
+                         Vec0Config *p, char **pzErr){
+  if( vec0Is(zKey, "nlist") ){
+    if( !vec0IntValue(zValue, 0, VEC0_IVF_MAX_LISTS, &p->nIvfList) ){
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": nlist must be an integer from 0 to %d, "
+                               "got \"%s\"", zCol, VEC0_IVF_MAX_LISTS, zValue);
+      return SQLITE_ERROR;
+    }
+  }else if( vec0Is(zKey, "nprobe") ){
+    if( !vec0IntValue(zValue, 1, VEC0_IVF_MAX_LISTS, &p->nIvfProbe) ){
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": nprobe must be an integer from 1 to %d, "
+                               "got \"%s\"", zCol, VEC0_IVF_MAX_LISTS, zValue);
+      return SQLITE_ERROR;
+    }
+  }else if( vec0Is(zKey, "quantizer") ){
+    if( vec0Is(zValue, "none") ) p->eIvfQuant = VEC0_QUANT_NONE;
+    else if( vec0Is(zValue, "int8") ) p->eIvfQuant = VEC0_QUANT_INT8;
+    else if( vec0Is(zValue, "binary") ) p->eIvfQuant = VEC0_QUANT_BIT;
+    else{
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown ivf quantizer \"%s\"; use none, "
+                               "int8 or binary", zCol, zValue);
+      return SQLITE_ERROR;
+    }
+  }else if( vec0Is(zKey, "oversample") ){
+    if( !vec0IntValue(zValue, 1, VEC0_MAX_OVERSAMPLE, &p->nIvfOversample) ){
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": oversample must be an integer from 1 "
+                               "to %d, got \"%s\"", zCol, VEC0_MAX_OVERSAMPLE, zValue);
+      return SQLITE_ERROR;
+    }
+  }else{
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown ivf option \"%s\"; use nlist, "
+                             "nprobe, quantizer and oversample", zCol, zKey);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+/* One option of diskann(...), sqlite-vec 0.1.10's graph index, checked as it reads them
+** and otherwise unused: the column gets this extension's inverted-file index instead. */
+static int vec0DiskannOption(const char *zCol, const char *zKey, const char *zValue,
+                             Vec0Config *p, char **pzErr){
+  int n = 0;
+  (void)p;
+  if( vec0Is(zKey, "neighbor_quantizer") ){
+    if( vec0Is(zValue, "binary") || vec0Is(zValue, "int8") ) return SQLITE_OK;
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown diskann neighbor_quantizer "
+                             "\"%s\"; use binary or int8", zCol, zValue);
+    return SQLITE_ERROR;
+  }
+  if( vec0Is(zKey, "n_neighbors") || vec0Is(zKey, "search_list_size")
+   || vec0Is(zKey, "search_list_size_search") || vec0Is(zKey, "search_list_size_insert")
+   || vec0Is(zKey, "buffer_threshold") ){
+    if( vec0IntValue(zValue, vec0Is(zKey, "buffer_threshold") ? 0 : 1, 1<<20, &n) ){
+      return SQLITE_OK;
+    }
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": diskann %s must be a whole number, got "
+                             "\"%s\"", zCol, zKey, zValue);
+    return SQLITE_ERROR;
+  }
+  *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown diskann option \"%s\"; use "
+                           "neighbor_quantizer, n_neighbors, search_list_size, "
+                           "search_list_size_search, search_list_size_insert or "
+                           "buffer_threshold", zCol, zKey);
+  return SQLITE_ERROR;
+}
+
+/* After "indexed by ivf" or "by diskann": its options, then the checks sqlite-vec makes
+** (an explicit nprobe above nlist, oversample without a quantizer). */
+static int vec0ParseIvf(Vec0Scan *s, const char *zCol, int bDiskann, Vec0Config *p,
+                        char **pzErr){
+  int rc;
+  p->bIvf = 1;
+  p->nIvfList = 0;
+  p->nIvfProbe = 0;
+  p->eIvfQuant = -1;
+  p->nIvfOversample = 1;
+  if( bDiskann ){
+    rc = vec0ParseIndexOptions(s, zCol, "diskann(neighbor_quantizer=binary|int8, "
+                               "n_neighbors=N, search_list_size=N, ...)",
+                               vec0DiskannOption, p, pzErr);
+  }else{
+    rc = vec0ParseIndexOptions(s, zCol, "ivf(nlist=N, nprobe=N)", vec0IvfOption, p, pzErr);
+  }
+  if( rc==SQLITE_OK && p->nIvfOversample>1 && p->eIvfQuant<=VEC0_QUANT_NONE ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": ivf oversample needs a quantizer (int8 "
+                             "or binary)", zCol);
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && p->nIvfList>0 && p->nIvfProbe>p->nIvfList ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": nprobe (%d) must not exceed nlist (%d)",
+                             zCol, p->nIvfProbe, p->nIvfList);
+    rc = SQLITE_ERROR;
+  }
+  /* The lists keep int8 codes unless quantizer=none asks for float32 (sqlite-vec's
+  ** default, slower to scan for the same answers: every candidate is re-scored from the
+  ** float32 vectors either way). oversample: the candidates re-scored per result. */
+  if( p->eIvfQuant<0 ) p->eIvfQuant = VEC0_QUANT_INT8;
+  if( p->nIvfOversample<=1 ){
+    p->nIvfOversample = p->eIvfQuant==VEC0_QUANT_BIT ? VEC0_DEFAULT_OVERSAMPLE_BIT
+                                                     : VEC0_IVF_DEFAULT_OVERSAMPLE;
+  }
+  if( p->nIvfProbe==0 ){
+    p->nIvfProbe = VEC0_IVF_DEFAULT_PROBE;
+    if( p->nIvfList>0 && p->nIvfProbe>p->nIvfList ) p->nIvfProbe = p->nIvfList;
+  }
+  return rc;
+}
+
+/* After "indexed" in a vector column's declaration: "by rescore(...)", "by ivf(...)" or
+** "by diskann(...)". */
+static int vec0ParseIndex(Vec0Scan *s, const char *zCol, Vec0Config *p, char **pzErr){
+  char *zWord = vec0Word(s);
+  int rc = SQLITE_OK;
+  if( !vec0Is(zWord, "by") ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": expected \"indexed by rescore(...)\", "
+                             "\"indexed by ivf(...)\" or \"indexed by diskann(...)\"", zCol);
+    rc = SQLITE_ERROR;
+    goto cleanup;
+  }
+  sqlite3_free(zWord);
+  zWord = vec0Word(s);
+  if( p->eQuant!=VEC0_QUANT_NONE || p->bIvf ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": more than one index", zCol);
+    rc = SQLITE_ERROR;
+  }else if( vec0Is(zWord, "rescore") ){
+    rc = vec0ParseRescore(s, zCol, p, pzErr);
+  }else if( vec0Is(zWord, "ivf") || vec0Is(zWord, "diskann") ){
+    rc = vec0ParseIvf(s, zCol, vec0Is(zWord, "diskann"), p, pzErr);
+  }else{
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown index \"%s\"; the indexes are "
+                             "rescore(quantizer=int8|bit, oversample=N), ivf(nlist=N, "
+                             "nprobe=N) and diskann(...)", zCol, zWord ? zWord : "");
+    rc = SQLITE_ERROR;
+  }
+cleanup:
+  sqlite3_free(zWord);
   return rc;
 }
 
@@ -298,12 +469,18 @@ static int vec0ParseVectorOptions(Vec0Scan *s, const char *zName, int bFirst, Ve
     if( vec0Is(zWord, "indexed") ){
       if( !bFirst ){
         /* The codes and the in-memory copy are the first vector column's. */
-        *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for the "
-                                 "first vector column (\"%s\") only", zName,
+        /* Named as declared: "indexed by ivf(...) is for the first vector column". */
+        int iAt = s->i;
+        char *zBy = vec0Word(s), *zIndex = vec0Word(s);
+        s->i = iAt;
+        *pzErr = sqlite3_mprintf("vec0: column \"%s\": %s(...) is for the first vector "
+                                 "column (\"%s\") only", zName, zIndex ? zIndex : "an index",
                                  p->aCol[p->iVec].zName);
+        sqlite3_free(zBy);
+        sqlite3_free(zIndex);
         rc = SQLITE_ERROR;
       }else{
-        rc = vec0ParseRescore(s, zName, p, pzErr);
+        rc = vec0ParseIndex(s, zName, p, pzErr);
       }
     }else{
       vec0SkipBlanks(s);
@@ -360,6 +537,15 @@ static int vec0CheckVectorColumn(const Vec0Config *p, const char *zName, int bFi
     *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by rescore(...) is for float[N] "
                              "columns; an %s[N] column is scanned exactly as it is stored",
                              zName, eElem==VS_I8 ? "int8" : "bit");
+  }else if( bFirst && p->bIvf && eElem!=VS_F32 ){
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by ivf(...) is for float[N] "
+                             "columns", zName);
+  }else if( bFirst && p->bIvf && eMetric!=VS_METRIC_L2 && eMetric!=VS_METRIC_COSINE ){
+    /* The lists are k-means cells of Euclidean (or, for cosine, angular) space: the
+    ** nearest cells by dot product or L1 are not where the nearest rows are. */
+    *pzErr = sqlite3_mprintf("vec0: column \"%s\": indexed by ivf(...) supports "
+                             "distance_metric=l2 or cosine, not %s", zName,
+                             vec0MetricName(eMetric));
   }else if( bFirst && eMetric==VS_METRIC_L1 && p->eQuant!=VEC0_QUANT_NONE ){
     /* The codes approximate q.x, from which an L1 distance cannot be estimated: the
     ** candidates they chose would not be the nearest by L1. */

@@ -10,7 +10,7 @@
 **
 ** The table's declaration stays as it is; only its shadow tables change, as in
 ** vec0_migrate.c, whose header describes sqlite-vec's layout. Refused, with the reason,
-** for a declaration sqlite-vec 0.1.9 cannot read (distance_metric=dot, indexed by rescore,
+** for a declaration sqlite-vec 0.1.9 cannot read (distance_metric=dot, indexed by rescore or ivf,
 ** metadata of a type it lacks, more columns of a kind than it takes) and for a row it
 ** cannot hold (a NULL metadata value).
 **
@@ -102,6 +102,9 @@ static int exportCheck(Export *x){
   int i;
   if( pCfg->eQuant!=VEC0_QUANT_NONE ){
     return exportError(x, SQLITE_ERROR, "sqlite-vec 0.1.9 has no \"indexed by rescore\"");
+  }
+  if( pCfg->bIvf ){
+    return exportError(x, SQLITE_ERROR, "sqlite-vec 0.1.9 has no \"indexed by ivf\"");
   }
   for(i=0; i<pCfg->nCol; i++){
     const Vec0Column *pCol = &pCfg->aCol[i];

@@ -115,7 +115,7 @@ static int vec0HasVtabIn(void){ return sqlite3_libversion_number()>=3038000; }
 
 int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   Vec0Table *p = (Vec0Table*)pVtab;
-  int iMatch = -1, iK = -1, iLimit = -1, iPoint = -1;
+  int iMatch = -1, iK = -1, iLimit = -1, iPoint = -1, iProbe = -1;
   int iMatchCol = -1;         /* the vector column of MATCH */
   int bMatchUnusable = 0, bKUnusable = 0;
   int iColDistance = p->cfg.nCol, iColK = p->cfg.nCol+1;
@@ -137,6 +137,9 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       if( pC->usable ) iMatch = i; else bMatchUnusable = 1;
     }else if( iCol==iColK && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
       if( pC->usable ) iK = i; else bKUnusable = 1;
+    }else if( p->cfg.bIvf && iCol==p->cfg.nCol+2 && pC->op==SQLITE_INDEX_CONSTRAINT_EQ
+           && pC->usable ){
+      iProbe = i;                     /* nprobe = ?: the ivf index's knob */
     }else if( pC->op==SQLITE_INDEX_CONSTRAINT_LIMIT && pC->usable ){
       iLimit = i;
     }else if( pC->usable && pC->op==SQLITE_INDEX_CONSTRAINT_EQ
@@ -212,6 +215,11 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       pInfo->aConstraintUsage[iLimit].argvIndex = ++nArg;
       pInfo->aConstraintUsage[iLimit].omit = 1;
       vec0PlanAppend(pStr, VEC0_ARG_LIMIT, ' ', VEC0_COL_ROWID);
+    }
+    if( iProbe>=0 ){
+      pInfo->aConstraintUsage[iProbe].argvIndex = ++nArg;
+      pInfo->aConstraintUsage[iProbe].omit = 1;
+      vec0PlanAppend(pStr, VEC0_ARG_NPROBE, ' ', VEC0_COL_ROWID);
     }
     for(i=0; i<pInfo->nConstraint; i++){
       /* Bounds on distance, for paging: applied inside the search. */

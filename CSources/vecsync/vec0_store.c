@@ -122,6 +122,10 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
                            " WHERE generation>?1 AND generation<=?2",
   [VEC0_STMT_LOG_PRUNE]  = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1",
   [VEC0_STMT_LOG_MARK]   = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1",
+  [VEC0_STMT_IVF_ASSIGN_SET] = "INSERT OR REPLACE INTO \"%w\".\"%w_ivf_assign\"(slot, list)"
+                               " VALUES(?1, ?2)",
+  [VEC0_STMT_IVF_ASSIGN_DEL] = "DELETE FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
+  [VEC0_STMT_IVF_ASSIGN_GET] = "SELECT list FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
 };
 
 /* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */
@@ -326,6 +330,17 @@ int vec0ShadowCreate(Vec0Table *p){
         "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('codes', %d);",
         p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->cfg.eQuant);
   }
+  if( p->cfg.bIvf ){
+    /* The ivf index (vec0_ivf.c): each list's centroid, each slot's list. */
+    sqlite3_str_appendf(pStr,
+        "CREATE TABLE \"%w\".\"%w_ivf_centroids\"(list INTEGER PRIMARY KEY,"
+        " centroid BLOB NOT NULL);"
+        "CREATE TABLE \"%w\".\"%w_ivf_assign\"(slot INTEGER PRIMARY KEY,"
+        " list INTEGER NOT NULL);"
+        "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('ivf_lists', 0),"
+        " ('ivf_trained_rows', 0), ('ivf_version', 0);",
+        p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName);
+  }
   if( p->cfg.nExtraVec>0 ){
     sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
                               "('vector_columns', %d);", p->zStoreSchema, p->zName,
@@ -363,7 +378,8 @@ static int vec0ShadowExists(Vec0Table*, const char*, int*);
 /* The WHERE clause matching, in sqlite_schema, the shadow tables of table ?1 that this
 ** extension makes (info, vectors, free, rows, changes) and those sqlite-vec makes. */
 #define VEC0_SHADOW_OURS \
-  "substr(name, length(?1)+2) IN ('info','vectors','free','rows','changes','codes')"
+  "substr(name, length(?1)+2) IN ('info','vectors','free','rows','changes','codes'," \
+  "'ivf_centroids','ivf_assign')"
 #define VEC0_SHADOW_THEIRS \
   "(substr(name, length(?1)+2) IN ('chunks','rowids','auxiliary')" \
   " OR substr(name, length(?1)+2) GLOB 'vector_chunks[0-9][0-9]'" \

@@ -44,6 +44,7 @@ static int vec0Lookup(Vec0Table *p, sqlite3_value *pKey, int bByRowid, int *pbFo
 
 static int vec0DeleteRow(Vec0Table *p, sqlite3_int64 iRowid, sqlite3_int64 iSlot){
   int rc = vec0StmtRun(p, VEC0_STMT_ROW_DELETE, iRowid);
+  if( rc==SQLITE_OK ) rc = vec0IvfRemove(p, iSlot);
   if( rc==SQLITE_OK ) rc = vec0WriteFreeSlot(p, iSlot);
   return rc;
 }
@@ -297,7 +298,7 @@ int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
   int i, rc = SQLITE_OK;
 
   memset(apExtra, 0, sizeof(apExtra));
-  if( argc!=2+nOff+p->cfg.nCol+2 ){
+  if( argc!=2+nOff+p->cfg.nCol+2+p->cfg.bIvf ){
     vec0SetError(p, "vec0 \"%s\": unexpected write of %d values", p->zName, argc);
     rc = SQLITE_ERROR;
     goto cleanup;
@@ -313,10 +314,12 @@ int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     }
   }
   if( sqlite3_value_type(aVal[p->cfg.nCol])!=SQLITE_NULL
-   || sqlite3_value_type(aVal[p->cfg.nCol+1])!=SQLITE_NULL ){
-    /* distance and k are query columns: nothing stores them. */
+   || sqlite3_value_type(aVal[p->cfg.nCol+1])!=SQLITE_NULL
+   || (p->cfg.bIvf && sqlite3_value_type(aVal[p->cfg.nCol+2])!=SQLITE_NULL) ){
+    /* distance, k and nprobe are query columns: nothing stores them. */
     vec0SetError(p, "vec0 \"%s\": a value for the hidden column \"%s\" cannot be written",
-                 p->zName, sqlite3_value_type(aVal[p->cfg.nCol])!=SQLITE_NULL ? "distance" : "k");
+                 p->zName, sqlite3_value_type(aVal[p->cfg.nCol])!=SQLITE_NULL ? "distance"
+                 : sqlite3_value_type(aVal[p->cfg.nCol+1])!=SQLITE_NULL ? "k" : "nprobe");
     rc = SQLITE_ERROR;
     goto cleanup;
   }
@@ -404,6 +407,9 @@ int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     if( rc==SQLITE_OK ) rc = vec0WriteRow(p, 0, iOldRowid, key.iRowid, iSlot, key.pId, aVal, apExtra);
     if( rc==SQLITE_OK && key.iRowid!=iOldRowid ) rc = vec0WriteRowid(p, iSlot, key.iRowid);
   }
+  /* The ivf index: the row into its nearest list, after T_rows has it (an insert that
+  ** trains the index reads every row there). */
+  if( rc==SQLITE_OK && aVec ) rc = vec0IvfPut(p, iSlot, aVec);
   if( rc==SQLITE_OK ) *pRowid = key.iRowid;
 
 cleanup:

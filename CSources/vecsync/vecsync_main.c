@@ -104,6 +104,7 @@ int sqlite3_vecsync_init(
   if( rc==SQLITE_OK ) rc = vsRegisterTypedFunctions(db, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Module(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Batch(db, pReg, &zErr);
+  if( rc==SQLITE_OK ) rc = vsRegisterVec0Ivf(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterLibsqlIndex(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Migrate(db, pReg, &zErr);
   if( rc==SQLITE_OK ) rc = vsRegisterVec0Export(db, pReg, &zErr);

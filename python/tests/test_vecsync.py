@@ -199,3 +199,60 @@ def test_knn_batch_answers_each_query_as_match_does(db, metric, queries):
     for j, q in enumerate(qs):
         match = [r[0] for r in db.rows("select rowid from t where embedding match ? and k = ?", (f32(q), k))]
         assert batch.get(j) == match, "seed %d (VECSYNC_SEED=%d replays it), query %d" % (SEED, SEED, j)
+
+
+def test_ivf_index_follows_another_connections_writes(tmp_path, request):
+    """Two connections on one file: what one writes (small transactions, replayed from the
+    change log, and a large one, read again whole), the other's ivf index finds, with the
+    exact table's answers whenever every list is probed past the filter."""
+    kind = "apsw" if apsw is not None else "sqlite3"
+    path = str(tmp_path / "ivf.db")
+    a = LoadedConnection(kind, path)
+    b = LoadedConnection(kind, path)
+    rng = random.Random(SEED)
+    print("seed", SEED)
+    dim = 8
+
+    def vec():
+        return f32([rng.gauss(0, 1) for _ in range(dim)])
+
+    a.conn.execute("create virtual table t using vec0(e float[%d] indexed by ivf(nlist=16, nprobe=2),"
+                   " tag integer)" % dim)
+    a.conn.execute("create virtual table x using vec0(e float[%d], tag integer)" % dim)
+
+    def write(conn, sql, params):
+        conn.conn.execute(sql.replace("{t}", "t"), params)
+        conn.conn.execute(sql.replace("{t}", "x"), params)
+
+    for i in range(1, 301):
+        write(a, "insert into {t}(rowid, e, tag) values (?, ?, ?)", (i, vec(), i % 3))
+    assert a.rows("select vecsync_ivf_retrain('t')") == [(16,)]
+    q = vec()
+    a.rows("select rowid from t where e match ? and k = 5", (q,))    # a reads the lists
+    next_id = 301
+    for step in range(40):
+        op = rng.random()
+        if op < 0.5:
+            write(b, "insert into {t}(rowid, e, tag) values (?, ?, ?)", (next_id, vec(), next_id % 3))
+            next_id += 1
+        elif op < 0.75:
+            write(b, "delete from {t} where rowid = ?", (rng.randrange(1, next_id),))
+        elif op < 0.95:
+            write(b, "update {t} set e = ? where rowid = ?", (vec(), rng.randrange(1, next_id)))
+        else:
+            b.conn.execute("begin")
+            for _ in range(200):
+                write(b, "insert into {t}(rowid, e, tag) values (?, ?, ?)", (next_id, vec(), 1))
+                next_id += 1
+            b.conn.execute("commit")
+        q = vec()
+        want = a.rows("select rowid from x where e match ? and k = 7 and tag = 1", (q,))
+        got = a.rows("select rowid from t where e match ? and k = 7 and tag = 1 and nprobe = 15", (q,))
+        assert len(got) == len(want), (SEED, step)
+        listed = a.rows("select json_extract(vecsync_index_info('t'), '$.listed_rows'),"
+                        " (select count(*) from x)")
+        assert listed[0][0] == listed[0][1], (SEED, step)
+        found = a.rows("select rowid from t where e match ? and k = 1 and nprobe = 16", (q,))
+        assert found == a.rows("select rowid from x where e match ? and k = 1", (q,)), (SEED, step)
+    a.close()
+    b.close()

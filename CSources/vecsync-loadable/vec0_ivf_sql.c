@@ -1,0 +1,2 @@
+/* vec0_ivf_sql.c, built as the loadable extension (no SQLITE_CORE): Package.swift says why. */
+#include "../vecsync/vec0_ivf_sql.c"

@@ -1,0 +1,1145 @@
+/*
+** vec0_ivf.c: the approximate index of a vec0 table, "indexed by ivf(...)": an inverted
+** file of k-means lists over the table's first vector column.
+**
+** Usage:
+**
+**   create virtual table docs using vec0(
+**     embedding float[768] distance_metric=cosine indexed by ivf(nprobe=8),
+**     lang text);
+**   -- inserts; the index trains itself when the table reaches VEC0_IVF_TRAIN_ROWS rows
+**   select vecsync_ivf_retrain('docs');              -- train now (again), one savepoint
+**   select rowid, distance from docs where embedding match :q and k = 10;
+**   select rowid, distance from docs
+**    where embedding match :q and k = 10 and nprobe = 32 and lang = 'en';
+**   select vecsync_index_info('docs');               -- lists, sizes, drift (JSON)
+**   select vecsync_ivf_recall('docs', 100, 10, 8);   -- recall@10 at nprobe 8 vs exact
+**
+** How it works: training (vec0IvfTrain) runs k-means on a sample of the rows taken in
+** rowid order (so two replicas holding the same rows train the same centroids; the seed
+** is a constant, never the clock), scoring the sample against the centroids with one
+** sgemm a block of rows (vsScoreBlockBatch); under cosine the k-means is spherical
+** (rows and centroids of unit length). Every row then joins the list of its nearest
+** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list, T_info
+** ivf_lists, ivf_trained_rows and ivf_version (random, new at each training).
+**
+** A connection keeps the index in memory (Vec0Ivf): per list the slots of its rows and,
+** unless quantizer=none, their int8 (or bit) codes in one block, vec0_quant.c's; per
+** slot its list and place, so a delete is O(1); past VEC0_IVF_CODED_CENTROIDS lists the
+** centroids' int8 codes too. It is stamped with the generation and ivf_version it
+** reflects: another connection's commit changes one of them and it is read again whole
+** (the codes made again from the vectors). Writes (vec0IvfPut, vec0IvfRemove) change the
+** shadow table and the lists together; a statement or transaction rolled back drops the
+** lists (vec0IvfDrop), which are then read again.
+**
+** A KNN query (vec0IvfSearch) orders the lists by centroid distance (vec0IvfProbeOrder),
+** scans the nprobe nearest, then further lists, nearest first, until k rows that pass
+** the query's filters are found or no list is left: a filtered query still returns k
+** rows when k rows match. Coded lists keep the k*oversample best by code, which are
+** ranked again by float32 key from the in-memory copy; the best k + VEC0_IVF_EXTRA get the
+** exact (double) distance the exact scan orders by, and are reported with its figures.
+** Before training, at nprobe >= the lists, over the memory budget (a streamed copy), with
+** distance bounds, and with a filter that passes few rows (VEC0_IVF_FILTER_EXACT), the
+** query is the exact search.
+*/
+#include "vecsync_int.h"
+SQLITE_EXTENSION_INIT3
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows a table reaches before an insert trains its index (a smaller table is searched
+** exactly until vecsync_ivf_retrain() asks). */
+#define VEC0_IVF_TRAIN_ROWS 4096
+/* Rows of the training sample per list, and the sample's most bytes. */
+#define VEC0_IVF_SAMPLE_PER_LIST 64
+#define VEC0_IVF_MAX_SAMPLE_BYTES ((sqlite3_int64)512*1024*1024)
+/* k-means iterations. */
+#define VEC0_IVF_ITERATIONS 10
+/* Rows scored against the centroids at once (bounded again by VEC0_IVF_BLOCK_SCORES). */
+#define VEC0_IVF_BLOCK_ROWS 1024
+#define VEC0_IVF_BLOCK_SCORES ((sqlite3_int64)4*1024*1024)
+/* Candidates kept beyond k for the exact re-score: float32 keys may misorder near ties. */
+#define VEC0_IVF_EXTRA 16
+/* Above this many lists the centroids are scored by their int8 codes first (a quarter of
+** the bytes read a query and an insert), and only the best lists again in float32: the
+** VEC0_IVF_REFINE best for an insert's list, nprobe + VEC0_IVF_REFINE for a query's. */
+#define VEC0_IVF_CODED_CENTROIDS 64
+#define VEC0_IVF_REFINE 8
+/* A filter that passes at most this many times the rows nprobe lists hold is answered by
+** the exact scan of the rows it passes. */
+#define VEC0_IVF_FILTER_EXACT 4
+
+/* One list: the slots of its rows, in no order, and (coded lists) each row's code, one
+** contiguous block that a query scans. */
+typedef struct Vec0IvfList Vec0IvfList;
+struct Vec0IvfList {
+  int n;                      /* Rows in the list */
+  int nAlloc;                 /* Room for rows in the arrays below */
+  sqlite3_int64 *aSlot;       /* Their slots */
+  unsigned char *aCode;       /* Coded lists: n codes of nCode bytes, in aSlot's order */
+  float *aScale;              /* Coded lists: each code's scale (int8) */
+  float *aNorm;               /* Coded lists: each vector's L2 norm */
+};
+
+struct Vec0Ivf {
+  sqlite3_int64 iGen;         /* T_info generation the lists reflect */
+  sqlite3_int64 iVersion;     /* T_info ivf_version they reflect */
+  int nList;                  /* Lists; 0 while the index is not trained */
+  int nDim;                   /* Dimensions of a centroid */
+  Vec0Config cfgCode;         /* The table's declaration with eQuant set to the lists'
+                              ** codes (eIvfQuant), for vec0_quant.c; shares its names */
+  Vec0Config cfgCent;         /* The same with int8 codes: the centroids' */
+  unsigned char *aCentCode;   /* More than VEC0_IVF_CODED_CENTROIDS lists: their int8 codes */
+  float *aCentScale;          /* ... each code's scale */
+  float *aCentNorm;           /* ... each centroid's L2 norm */
+  int nCode;                  /* Bytes of a code; 0: the lists scan the copy's float32 */
+  float *aCent;               /* nList*nDim floats: the centroids (unit length: cosine) */
+  float *aCentSq;             /* nList floats: their squared norms */
+  sqlite3_int64 nTrained;     /* Rows the lists were trained on */
+  sqlite3_int64 nSlot;        /* Entries of aListOf and aPos */
+  int *aListOf;               /* Per slot: its list, or -1 */
+  int *aPos;                  /* Per slot: its place in that list's aSlot */
+  Vec0IvfList *aList;         /* nList lists */
+};
+
+static void vec0IvfFree(Vec0Ivf *x){
+  int i;
+  if( x==0 ) return;
+  for(i=0; i<x->nList; i++){
+    sqlite3_free(x->aList[i].aSlot);
+    sqlite3_free(x->aList[i].aCode);
+    sqlite3_free(x->aList[i].aScale);
+    sqlite3_free(x->aList[i].aNorm);
+  }
+  sqlite3_free(x->aList);
+  sqlite3_free(x->aCent);
+  sqlite3_free(x->aCentSq);
+  sqlite3_free(x->aCentCode);
+  sqlite3_free(x->aCentScale);
+  sqlite3_free(x->aCentNorm);
+  sqlite3_free(x->aListOf);
+  sqlite3_free(x->aPos);
+  sqlite3_free(x);
+}
+
+void vec0IvfDrop(Vec0Table *p){
+  vec0IvfFree(p->pIvf);
+  p->pIvf = 0;
+}
+
+/* The storage is damaged: say where, as every damaged shadow table does. */
+static int vec0IvfCorrupt(Vec0Table *p, const char *zWhat){
+  vec0SetError(p, "vec0 \"%s\": storage is damaged: %s", p->zName, zWhat);
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/* ---- the lists in memory ---------------------------------------------------------------- */
+
+/* An empty index of nList lists with room for nSlot slots (centroids not set). */
+static int vec0IvfNew(const Vec0Table *p, int nList, sqlite3_int64 nSlot, Vec0Ivf **ppOut){
+  Vec0Ivf *x = sqlite3_malloc(sizeof(*x));
+  int nDim = p->cfg.nDim;
+  int rc = SQLITE_OK;
+  *ppOut = 0;
+  if( x==0 ) return SQLITE_NOMEM;
+  memset(x, 0, sizeof(*x));
+  x->nDim = nDim;
+  x->cfgCode = p->cfg;
+  x->cfgCode.eQuant = p->cfg.eIvfQuant;
+  x->nCode = x->cfgCode.eQuant!=VEC0_QUANT_NONE ? vec0QuantCodeBytes(&x->cfgCode) : 0;
+  x->cfgCent = p->cfg;
+  x->cfgCent.eQuant = VEC0_QUANT_INT8;
+  if( nSlot>0x7fffffff ){
+    rc = SQLITE_TOOBIG;                       /* places are ints */
+  }else if( nList>0 ){
+    x->aCent = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList*(sqlite3_uint64)nDim);
+    x->aCentSq = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList);
+    x->aList = sqlite3_malloc64(sizeof(Vec0IvfList)*(sqlite3_uint64)nList);
+    if( nList>VEC0_IVF_CODED_CENTROIDS ){
+      x->aCentCode = sqlite3_malloc64((sqlite3_uint64)nList*(sqlite3_uint64)nDim);
+      x->aCentScale = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList);
+      x->aCentNorm = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList);
+      if( x->aCentCode==0 || x->aCentScale==0 || x->aCentNorm==0 ) rc = SQLITE_NOMEM;
+    }
+    if( x->aCent==0 || x->aCentSq==0 || x->aList==0 ) rc = SQLITE_NOMEM;
+    else memset(x->aList, 0, sizeof(Vec0IvfList)*(size_t)nList);
+    if( rc==SQLITE_OK ) x->nList = nList;
+  }
+  if( rc==SQLITE_OK && nSlot>0 ){
+    x->aListOf = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)nSlot);
+    x->aPos = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)nSlot);
+    if( x->aListOf==0 || x->aPos==0 ) rc = SQLITE_NOMEM;
+    else memset(x->aListOf, 0xff, sizeof(int)*(size_t)nSlot);
+    x->nSlot = nSlot;
+  }
+  if( rc!=SQLITE_OK ){
+    vec0IvfFree(x);
+    return rc;
+  }
+  *ppOut = x;
+  return SQLITE_OK;
+}
+
+/* Room for slots 0 .. nSlot-1. */
+static int vec0IvfSlotsGrow(Vec0Ivf *x, sqlite3_int64 nSlot){
+  sqlite3_int64 nNew = x->nSlot;
+  int *aListOf, *aPos;
+  if( nSlot<=x->nSlot ) return SQLITE_OK;
+  if( nSlot>0x7fffffff ) return SQLITE_TOOBIG;
+  while( nNew<nSlot ) nNew = nNew<64 ? 64 : nNew*2;
+  if( nNew>0x7fffffff ) nNew = 0x7fffffff;
+  aListOf = sqlite3_realloc64(x->aListOf, sizeof(int)*(sqlite3_uint64)nNew);
+  if( aListOf==0 ) return SQLITE_NOMEM;
+  x->aListOf = aListOf;
+  aPos = sqlite3_realloc64(x->aPos, sizeof(int)*(sqlite3_uint64)nNew);
+  if( aPos==0 ) return SQLITE_NOMEM;
+  x->aPos = aPos;
+  memset(&x->aListOf[x->nSlot], 0xff, sizeof(int)*(size_t)(nNew - x->nSlot));
+  x->nSlot = nNew;
+  return SQLITE_OK;
+}
+
+/* Take slot iSlot out of its list, if it is in one: the last slot of the list takes its
+** place (O(1)). */
+static void vec0IvfListRemove(Vec0Ivf *x, sqlite3_int64 iSlot){
+  int iList, iPos;
+  Vec0IvfList *pL;
+  if( iSlot<0 || iSlot>=x->nSlot || (iList = x->aListOf[iSlot])<0 ) return;
+  pL = &x->aList[iList];
+  iPos = x->aPos[iSlot];
+  pL->aSlot[iPos] = pL->aSlot[pL->n-1];
+  x->aPos[pL->aSlot[iPos]] = iPos;
+  if( x->nCode ){
+    memcpy(&pL->aCode[(size_t)iPos*(size_t)x->nCode],
+           &pL->aCode[(size_t)(pL->n-1)*(size_t)x->nCode], (size_t)x->nCode);
+    pL->aScale[iPos] = pL->aScale[pL->n-1];
+    pL->aNorm[iPos] = pL->aNorm[pL->n-1];
+  }
+  pL->n--;
+  x->aListOf[iSlot] = -1;
+}
+
+/* Room for one more row in list pL. */
+static int vec0IvfListRoom(Vec0Ivf *x, Vec0IvfList *pL){
+  int nNew;
+  void *pNew;
+  if( pL->n<pL->nAlloc ) return SQLITE_OK;
+  if( pL->nAlloc>=0x3fffffff ) return SQLITE_TOOBIG;
+  nNew = pL->nAlloc<16 ? 16 : pL->nAlloc*2;
+  pNew = sqlite3_realloc64(pL->aSlot, sizeof(sqlite3_int64)*(sqlite3_uint64)nNew);
+  if( pNew==0 ) return SQLITE_NOMEM;
+  pL->aSlot = pNew;
+  if( x->nCode ){
+    pNew = sqlite3_realloc64(pL->aCode, (sqlite3_uint64)x->nCode*(sqlite3_uint64)nNew);
+    if( pNew==0 ) return SQLITE_NOMEM;
+    pL->aCode = pNew;
+    pNew = sqlite3_realloc64(pL->aScale, sizeof(float)*(sqlite3_uint64)nNew);
+    if( pNew==0 ) return SQLITE_NOMEM;
+    pL->aScale = pNew;
+    pNew = sqlite3_realloc64(pL->aNorm, sizeof(float)*(sqlite3_uint64)nNew);
+    if( pNew==0 ) return SQLITE_NOMEM;
+    pL->aNorm = pNew;
+  }
+  pL->nAlloc = nNew;
+  return SQLITE_OK;
+}
+
+/* Put slot iSlot (< x->nSlot), whose vector is a, into list iList, out of any other; a
+** coded list keeps a's code (again, when the slot stays in its list). */
+static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, const float *a){
+  Vec0IvfList *pL = &x->aList[iList];
+  int iPos, rc;
+  if( x->aListOf[iSlot]!=iList ){
+    vec0IvfListRemove(x, iSlot);
+    rc = vec0IvfListRoom(x, pL);
+    if( rc!=SQLITE_OK ) return rc;
+    x->aListOf[iSlot] = iList;
+    x->aPos[iSlot] = pL->n;
+    pL->aSlot[pL->n++] = iSlot;
+  }
+  iPos = x->aPos[iSlot];
+  if( x->nCode ){
+    vec0QuantEncode(&x->cfgCode, a, &pL->aCode[(size_t)iPos*(size_t)x->nCode],
+                    &pL->aScale[iPos]);
+    pL->aNorm[iPos] = vsNormF32(a, x->nDim);
+  }
+  return SQLITE_OK;
+}
+
+/* Squared norms of the centroids, and unit length under cosine. */
+static void vec0IvfCentroidsDone(Vec0Ivf *x, int eMetric){
+  int i, j;
+  for(i=0; i<x->nList; i++){
+    float *c = &x->aCent[(size_t)i*(size_t)x->nDim];
+    float r = vsDotF32(c, c, x->nDim);
+    if( eMetric==VS_METRIC_COSINE && r>0 ){
+      float s = 1.0f/sqrtf(r);
+      for(j=0; j<x->nDim; j++) c[j] *= s;
+      r = vsDotF32(c, c, x->nDim);
+    }
+    x->aCentSq[i] = r;
+    if( x->aCentCode ){
+      vec0QuantEncode(&x->cfgCent, c, &x->aCentCode[(size_t)i*(size_t)x->nDim],
+                      &x->aCentScale[i]);
+      x->aCentNorm[i] = sqrtf(r);
+    }
+  }
+}
+
+/* How far centroid i is from a query or row scored s = q.c against it (smaller is
+** nearer): l2 |c|^2 - 2 q.c orders by |q - c|; cosine the largest q.c (c unit length). */
+static float vec0IvfCentroidKey(const Vec0Ivf *x, int eMetric, int i, float s){
+  return eMetric==VS_METRIC_COSINE ? -s : x->aCentSq[i] - 2.0f*s;
+}
+
+/* Coarse distances of every centroid to q, from their int8 codes, into aOut (nList). */
+static int vec0IvfCoarse(const Vec0Ivf *x, const float *q, float *aOut){
+  Vec0QuantQuery qq;
+  int rc = vec0QuantQueryInit(&x->cfgCent, q, &qq);
+  if( rc==SQLITE_OK ){
+    vec0QuantScore(&qq, x->aCentCode, x->aCentScale, x->aCentNorm, x->nList, aOut);
+  }
+  vec0QuantQueryClear(&qq);
+  return rc;
+}
+
+/* For each of the nRow rows of X (row-major, nDim), its nearest centroid into aBest:
+** one sgemm a block. aScore has room for VEC0_IVF_BLOCK_SCORES floats. */
+static void vec0IvfNearest(const Vec0Ivf *x, int eMetric, const float *X, int nRow,
+                           float *aScore, int *aBest){
+  int nBlock = (int)(VEC0_IVF_BLOCK_SCORES / x->nList);
+  int i0, i, j;
+  if( nBlock<1 ) nBlock = 1;
+  if( nBlock>VEC0_IVF_BLOCK_ROWS ) nBlock = VEC0_IVF_BLOCK_ROWS;
+  for(i0=0; i0<nRow; i0+=nBlock){
+    int nB = nRow-i0<nBlock ? nRow-i0 : nBlock;
+    vsScoreBlockBatch(x->aCent, x->nList, x->nDim, &X[(size_t)i0*(size_t)x->nDim], nB, aScore);
+    for(i=0; i<nB; i++){
+      const float *s = &aScore[(size_t)i*(size_t)x->nList];
+      int iBest = 0;
+      float rBest = 0;
+      for(j=0; j<x->nList; j++){
+        /* l2: |c|^2 - 2 x.c orders by |x - c|; cosine: the largest x.c (c unit length). */
+        float r = eMetric==VS_METRIC_COSINE ? -s[j] : x->aCentSq[j] - 2.0f*s[j];
+        if( j==0 || r<rBest ){ rBest = r; iBest = j; }
+      }
+      aBest[i0+i] = iBest;
+    }
+  }
+}
+
+/* The nearest list of one vector: one sgemv over the centroids, or (many lists) their
+** codes scored, then the VEC0_IVF_REFINE best again in float32. */
+static int vec0IvfNearestOne(const Vec0Ivf *x, int eMetric, const float *a, int *piList){
+  float *aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)x->nList);
+  int aBest[VEC0_IVF_REFINE];
+  int j, t, nBest = 0, iBest = 0, rc = SQLITE_OK;
+  float rBest = 0;
+  if( aScore==0 ) return SQLITE_NOMEM;
+  if( x->aCentCode==0 ){
+    vsScoreBlock(x->aCent, x->nList, x->nDim, a, aScore);
+    for(j=0; j<x->nList; j++){
+      float r = vec0IvfCentroidKey(x, eMetric, j, aScore[j]);
+      if( j==0 || r<rBest ){ rBest = r; iBest = j; }
+    }
+  }else{
+    rc = vec0IvfCoarse(x, a, aScore);
+    /* The VEC0_IVF_REFINE best by code, kept sorted (insertion: few and small). */
+    for(j=0; rc==SQLITE_OK && j<x->nList; j++){
+      if( nBest==VEC0_IVF_REFINE && !(aScore[j]<aScore[aBest[nBest-1]]) ) continue;
+      t = nBest<VEC0_IVF_REFINE ? nBest++ : nBest-1;
+      while( t>0 && aScore[aBest[t-1]]>aScore[j] ){ aBest[t] = aBest[t-1]; t--; }
+      aBest[t] = j;
+    }
+    for(t=0; t<nBest; t++){
+      const float *c = &x->aCent[(size_t)aBest[t]*(size_t)x->nDim];
+      float r = vec0IvfCentroidKey(x, eMetric, aBest[t], vsDotF32(a, c, x->nDim));
+      if( t==0 || r<rBest || (r==rBest && aBest[t]<iBest) ){ rBest = r; iBest = aBest[t]; }
+    }
+  }
+  sqlite3_free(aScore);
+  *piList = iBest;
+  return rc;
+}
+
+/* ---- the lists read from the shadow tables ---------------------------------------------- */
+
+/* Prepare zFmt (schema and table name as its two %w) on the storage connection. */
+static int vec0IvfPrepare(Vec0Table *p, const char *zFmt, sqlite3_stmt **ppStmt){
+  char *zSql = sqlite3_mprintf(zFmt, p->zStoreSchema, p->zName);
+  int rc;
+  *ppStmt = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->dbStore, zSql, -1, ppStmt, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/* The stamp of the stored index: generation and ivf_version. */
+static int vec0IvfStamp(Vec0Table *p, sqlite3_int64 *piGen, sqlite3_int64 *piVersion){
+  int rc = vec0Generation(p, piGen);
+  *piVersion = 0;
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_version", piVersion);
+  return rc;
+}
+
+/* Read the centroids and every slot's list, every value checked before use. */
+static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
+                       Vec0Ivf **ppOut){
+  sqlite3_int64 nList = 0, nTrained = 0, nSlot = 0;
+  sqlite3_stmt *pStmt = 0;
+  Vec0Ivf *x = 0;
+  float *a = 0;
+  int nDim = p->cfg.nDim, i = 0, rc, j;
+  *ppOut = 0;
+  rc = vec0InfoGet(p, "ivf_lists", &nList);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_trained_rows", &nTrained);
+  if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  if( nList<0 || nList>VEC0_IVF_MAX_LISTS || nTrained<0 ){
+    rc = vec0IvfCorrupt(p, "ivf_lists or ivf_trained_rows out of range");
+    goto cleanup;
+  }
+  rc = vec0IvfNew(p, (int)nList, nSlot, &x);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  x->iGen = iGen;
+  x->iVersion = iVersion;
+  x->nTrained = nTrained;
+  if( nList==0 ) goto cleanup;
+  rc = vec0IvfPrepare(p, "SELECT list, centroid FROM \"%w\".\"%w_ivf_centroids\" ORDER BY list",
+                      &pStmt);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const unsigned char *pBlob = sqlite3_column_blob(pStmt, 1);
+    float *c = &x->aCent[(size_t)i*(size_t)nDim];
+    if( i>=nList || sqlite3_column_type(pStmt, 0)!=SQLITE_INTEGER
+     || sqlite3_column_int64(pStmt, 0)!=i
+     || sqlite3_column_bytes(pStmt, 1)!=4*nDim || pBlob==0 ){
+      rc = vec0IvfCorrupt(p, "a row of T_ivf_centroids is not the next list's centroid of "
+                             "the table's dimensions");
+      break;
+    }
+    vsF32FromLE(pBlob, nDim, c);
+    for(j=0; j<nDim; j++){
+      if( !isfinite(c[j]) ){ rc = vec0IvfCorrupt(p, "a centroid is not finite"); break; }
+    }
+    i++;
+  }
+  if( pStmt ){
+    int rc2 = sqlite3_finalize(pStmt);
+    if( rc==SQLITE_OK ) rc = rc2;
+    pStmt = 0;
+  }
+  if( rc==SQLITE_OK && i!=nList ){
+    rc = vec0IvfCorrupt(p, "T_ivf_centroids holds fewer centroids than ivf_lists");
+  }
+  if( rc!=SQLITE_OK ) goto cleanup;
+  vec0IvfCentroidsDone(x, p->cfg.eMetric);
+  a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
+  if( a==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  rc = vec0IvfPrepare(p, "SELECT slot, list FROM \"%w\".\"%w_ivf_assign\"", &pStmt);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 0);
+    sqlite3_int64 iList = sqlite3_column_int64(pStmt, 1);
+    if( iSlot<0 || iSlot>=nSlot || iList<0 || iList>=nList
+     || sqlite3_column_type(pStmt, 1)!=SQLITE_INTEGER ){
+      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
+      break;
+    }
+    /* A coded list needs each row's vector: from the copy when it is current. */
+    if( x->nCode ) rc = vec0ReadVector(p, iSlot, a);
+    if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
+  }
+  if( pStmt ){
+    int rc2 = sqlite3_finalize(pStmt);
+    if( rc==SQLITE_OK ) rc = rc2;
+  }
+
+cleanup:
+  sqlite3_free(a);
+  if( rc!=SQLITE_OK ){
+    vec0IvfFree(x);
+    x = 0;
+  }
+  *ppOut = x;
+  return rc;
+}
+
+/* Bring x from its generation to iGen by T_changes: each slot written since is set again
+** from T_ivf_assign (its list, its vector's code) or taken out of its list. *pbDone stays 0
+** when the log cannot (pruned past x's generation, or marked "reload" by a large
+** transaction): the caller reads the whole index instead. Costs a lookup a changed slot,
+** where a whole read costs one a row. */
+static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbDone){
+  sqlite3_stmt *pLog = 0, *pAt = 0;
+  sqlite3_int64 iLogFrom = 0, nSlot = 0;
+  float *a = 0;
+  int rc, bReload = 0;
+  *pbDone = 0;
+  if( !p->bChangeLog ) return SQLITE_OK;
+  rc = vec0LogFrom(p, &iLogFrom);
+  if( rc!=SQLITE_OK || x->iGen<iLogFrom ) return rc;
+  rc = vec0NextSlot(p, &nSlot);
+  if( rc==SQLITE_OK ) rc = vec0IvfSlotsGrow(x, nSlot);
+  if( rc==SQLITE_OK ){
+    a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
+    if( a==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_GET, &pAt);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_LOG_RANGE, &pLog);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  sqlite3_bind_int64(pLog, 1, x->iGen);
+  sqlite3_bind_int64(pLog, 2, iGen);
+  while( rc==SQLITE_OK && sqlite3_step(pLog)==SQLITE_ROW ){
+    sqlite3_int64 iSlot = sqlite3_column_int64(pLog, 0), iList = -1;
+    if( iSlot<0 ){ bReload = 1; break; }
+    if( iSlot>=nSlot ){
+      rc = vec0IvfCorrupt(p, "T_changes names a slot past next_slot");
+      break;
+    }
+    sqlite3_bind_int64(pAt, 1, iSlot);
+    if( sqlite3_step(pAt)==SQLITE_ROW ) iList = sqlite3_column_int64(pAt, 0);
+    rc = sqlite3_reset(pAt);
+    if( rc!=SQLITE_OK ) break;
+    if( iList<0 ){
+      vec0IvfListRemove(x, iSlot);
+    }else if( iList>=x->nList ){
+      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no list");
+    }else{
+      if( x->nCode ) rc = vec0ReadVector(p, iSlot, a);
+      if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
+    }
+  }
+  if( pLog ){
+    int rc2 = sqlite3_reset(pLog);
+    if( rc==SQLITE_OK ) rc = rc2;
+  }
+  if( rc==SQLITE_OK ) *pbDone = !bReload;
+
+cleanup:
+  sqlite3_free(a);
+  return rc;
+}
+
+/* Make p->pIvf the index as this connection sees the storage now. Lists loaded before
+** this transaction's first write (which bumped the generation by one) are still its. */
+int vec0IvfReady(Vec0Table *p){
+  sqlite3_int64 iGen = 0, iVersion = 0;
+  Vec0Ivf *x = p->pIvf;
+  int rc = vec0IvfStamp(p, &iGen, &iVersion);
+  if( rc!=SQLITE_OK ) return rc;
+  if( x && x->iVersion==iVersion
+   && (x->iGen==iGen
+       || (p->bGenerationBumped && p->iWriteGen==iGen && x->iGen==iGen-1)) ){
+    x->iGen = iGen;
+    return SQLITE_OK;
+  }
+  if( x && x->iVersion==iVersion && x->iGen<iGen && x->nList>0 ){
+    /* Other connections committed rows since: replay the slots they changed. */
+    int bDone = 0;
+    rc = vec0IvfCatchUp(p, x, iGen, &bDone);
+    if( rc==SQLITE_OK && bDone ){
+      x->iGen = iGen;
+      return SQLITE_OK;
+    }
+  }
+  vec0IvfDrop(p);
+  if( rc!=SQLITE_OK ) return rc;
+  rc = vec0IvfLoad(p, iGen, iVersion, &p->pIvf);
+  return rc;
+}
+
+/* ---- training ---------------------------------------------------------------------------- */
+
+/* splitmix64: the seeded generator of the initial centroids. Its seed depends on nothing
+** but the rows and the declaration, so replicas agree. */
+static sqlite3_uint64 vec0IvfRandom(sqlite3_uint64 *pState){
+  sqlite3_uint64 z = (*pState += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+typedef struct Vec0IvfRow Vec0IvfRow;
+struct Vec0IvfRow {
+  sqlite3_int64 iRowid;
+  sqlite3_int64 iSlot;
+};
+static int vec0IvfRowCmp(const void *a, const void *b){
+  sqlite3_int64 x = ((const Vec0IvfRow*)a)->iRowid, y = ((const Vec0IvfRow*)b)->iRowid;
+  return x<y ? -1 : x>y;
+}
+
+/* Every row's rowid and slot, in rowid order. */
+static int vec0IvfRows(Vec0Table *p, Vec0IvfRow **paRow, sqlite3_int64 *pnRow){
+  sqlite3_stmt *pStmt = 0;
+  Vec0IvfRow *a = 0;
+  sqlite3_int64 n = 0, nAlloc = 0;
+  int rc = vec0Stmt(p, VEC0_STMT_SLOT_ALL, &pStmt);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    if( n>=nAlloc ){
+      Vec0IvfRow *aNew;
+      nAlloc = nAlloc ? nAlloc*2 : 1024;
+      aNew = sqlite3_realloc64(a, sizeof(Vec0IvfRow)*(sqlite3_uint64)nAlloc);
+      if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
+      a = aNew;
+    }
+    a[n].iRowid = sqlite3_column_int64(pStmt, 0);
+    a[n].iSlot = sqlite3_column_int64(pStmt, 1);
+    rc = vec0SlotCheck(p, a[n].iSlot, "a row");
+    n++;
+  }
+  if( pStmt ){
+    int rc2 = sqlite3_reset(pStmt);
+    if( rc==SQLITE_OK ) rc = rc2;
+  }
+  if( rc==SQLITE_OK && n>1 ) qsort(a, (size_t)n, sizeof(Vec0IvfRow), vec0IvfRowCmp);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(a);
+    a = 0;
+    n = 0;
+  }
+  *paRow = a;
+  *pnRow = n;
+  return rc;
+}
+
+/* Rows aRow[iFirst .. iFirst+n-1]'s vectors into X (n rows of nDim). */
+static int vec0IvfReadRows(Vec0Table *p, const Vec0IvfRow *aRow, sqlite3_int64 iFirst, int n,
+                           float *X){
+  int i, rc = SQLITE_OK;
+  for(i=0; i<n && rc==SQLITE_OK; i++){
+    rc = vec0ReadVector(p, aRow[iFirst+i].iSlot, &X[(size_t)i*(size_t)p->cfg.nDim]);
+  }
+  return rc;
+}
+
+/* k-means over the m sample rows of X into x's centroids: seeded choice of nList rows,
+** then VEC0_IVF_ITERATIONS rounds of assignment (sgemm) and means. A list left empty takes
+** the centroid of the largest, nudged, so that one splits in two. */
+static int vec0IvfKmeans(Vec0Table *p, Vec0Ivf *x, float *X, int m){
+  int nList = x->nList, nDim = x->nDim, eMetric = p->cfg.eMetric;
+  int *aBest = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)m);
+  int *aIdx = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)m);
+  int *aCount = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)nList);
+  double *aSum = sqlite3_malloc64(sizeof(double)*(sqlite3_uint64)nList*(sqlite3_uint64)nDim);
+  float *aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)VEC0_IVF_BLOCK_SCORES
+                                   + sizeof(float)*(sqlite3_uint64)nList);
+  sqlite3_uint64 iState = 0x5645435359ULL ^ ((sqlite3_uint64)m<<20) ^ (sqlite3_uint64)nDim
+                        ^ ((sqlite3_uint64)nList<<40);
+  int rc = SQLITE_OK, i, j, it;
+
+  if( aBest==0 || aIdx==0 || aCount==0 || aSum==0 || aScore==0 ){
+    rc = SQLITE_NOMEM;
+    goto cleanup;
+  }
+  if( eMetric==VS_METRIC_COSINE ){
+    for(i=0; i<m; i++){
+      float *r = &X[(size_t)i*(size_t)nDim];
+      float s = vsDotF32(r, r, nDim);
+      if( s>0 ){
+        s = 1.0f/sqrtf(s);
+        for(j=0; j<nDim; j++) r[j] *= s;
+      }
+    }
+  }
+  /* The first centroids: nList distinct sample rows, a partial Fisher-Yates shuffle. */
+  for(i=0; i<m; i++) aIdx[i] = i;
+  for(i=0; i<nList; i++){
+    int r = i + (int)(vec0IvfRandom(&iState) % (sqlite3_uint64)(m - i));
+    int t = aIdx[i]; aIdx[i] = aIdx[r]; aIdx[r] = t;
+    memcpy(&x->aCent[(size_t)i*(size_t)nDim], &X[(size_t)aIdx[i]*(size_t)nDim],
+           sizeof(float)*(size_t)nDim);
+  }
+  vec0IvfCentroidsDone(x, eMetric);
+  for(it=0; it<VEC0_IVF_ITERATIONS; it++){
+    int iLargest = 0;
+    vec0IvfNearest(x, eMetric, X, m, aScore, aBest);
+    memset(aCount, 0, sizeof(int)*(size_t)nList);
+    memset(aSum, 0, sizeof(double)*(size_t)nList*(size_t)nDim);
+    for(i=0; i<m; i++){
+      double *s = &aSum[(size_t)aBest[i]*(size_t)nDim];
+      const float *r = &X[(size_t)i*(size_t)nDim];
+      aCount[aBest[i]]++;
+      for(j=0; j<nDim; j++) s[j] += r[j];
+    }
+    for(i=0; i<nList; i++) if( aCount[i]>aCount[iLargest] ) iLargest = i;
+    for(i=0; i<nList; i++){
+      float *c = &x->aCent[(size_t)i*(size_t)nDim];
+      if( aCount[i]>0 ){
+        const double *s = &aSum[(size_t)i*(size_t)nDim];
+        for(j=0; j<nDim; j++) c[j] = (float)(s[j]/aCount[i]);
+      }else{
+        /* Split the largest list: this centroid becomes a nudged copy of its centroid. */
+        const float *cL = &x->aCent[(size_t)iLargest*(size_t)nDim];
+        for(j=0; j<nDim; j++){
+          float e = (vec0IvfRandom(&iState) & 1) ? 1.0f/1024 : -1.0f/1024;
+          c[j] = cL[j] + e*(fabsf(cL[j]) + 1e-6f);
+        }
+        aCount[iLargest] /= 2;
+      }
+    }
+    vec0IvfCentroidsDone(x, eMetric);
+  }
+
+cleanup:
+  sqlite3_free(aBest);
+  sqlite3_free(aIdx);
+  sqlite3_free(aCount);
+  sqlite3_free(aSum);
+  sqlite3_free(aScore);
+  return rc;
+}
+
+/* Run one statement of SQL text zFmt (schema, table name as its %w). */
+static int vec0IvfExec(Vec0Table *p, const char *zFmt){
+  char *zSql = sqlite3_mprintf(zFmt, p->zStoreSchema, p->zName);
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(p->dbStore, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/* Write x (centroids, every slot's list) to the shadow tables and T_info. */
+static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x){
+  sqlite3_stmt *pStmt = 0;
+  unsigned char *pBlob = sqlite3_malloc64(4*(sqlite3_uint64)x->nDim + 1);
+  sqlite3_int64 iVersion = 0;
+  int rc = pBlob ? SQLITE_OK : SQLITE_NOMEM, i, j;
+  if( rc==SQLITE_OK ) rc = vec0IvfExec(p, "DELETE FROM \"%w\".\"%w_ivf_centroids\"");
+  if( rc==SQLITE_OK ) rc = vec0IvfExec(p, "DELETE FROM \"%w\".\"%w_ivf_assign\"");
+  if( rc==SQLITE_OK ){
+    rc = vec0IvfPrepare(p, "INSERT INTO \"%w\".\"%w_ivf_centroids\"(list, centroid) "
+                           "VALUES(?1, ?2)", &pStmt);
+  }
+  for(i=0; rc==SQLITE_OK && i<x->nList; i++){
+    vsF32ToLE(&x->aCent[(size_t)i*(size_t)x->nDim], x->nDim, pBlob);
+    sqlite3_bind_int(pStmt, 1, i);
+    sqlite3_bind_blob(pStmt, 2, pBlob, 4*x->nDim, SQLITE_STATIC);
+    sqlite3_step(pStmt);
+    rc = sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
+  for(i=0; rc==SQLITE_OK && i<x->nList; i++){
+    for(j=0; rc==SQLITE_OK && j<x->aList[i].n; j++){
+      sqlite3_bind_int64(pStmt, 1, x->aList[i].aSlot[j]);
+      sqlite3_bind_int(pStmt, 2, i);
+      sqlite3_step(pStmt);
+      rc = sqlite3_reset(pStmt);
+    }
+  }
+  /* A new version, never a count: a retrain rolled back with an outer transaction leaves
+  ** this connection's lists stamped with a version the file never kept, which a later
+  ** retrain elsewhere must not reach again. */
+  while( iVersion<=0 ){
+    sqlite3_randomness(sizeof(iVersion), &iVersion);
+    iVersion &= 0x7fffffffffffffffLL;
+  }
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_version", iVersion);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_lists", x->nList);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_trained_rows", x->nTrained);
+  if( rc==SQLITE_OK ) x->iVersion = iVersion;
+  sqlite3_free(pBlob);
+  return rc;
+}
+
+/* Train the index on the table's rows now: centroids (nList of them, or the declaration's
+** nlist, or about sqrt(rows)), every row's list, stored; p->pIvf becomes it. The caller
+** holds a savepoint or a statement: a failure leaves the storage as it was. */
+int vec0IvfTrain(Vec0Table *p, int nListWant){
+  Vec0IvfRow *aRow = 0;
+  sqlite3_int64 n = 0, m, i, nSlot = 0, iGen = 0, iVersion = 0;
+  Vec0Ivf *x = 0;
+  float *X = 0, *aScore = 0;
+  int *aBest = 0;
+  int nDim = p->cfg.nDim, nList, rc;
+
+  vec0IvfDrop(p);
+  rc = vec0IvfRows(p, &aRow, &n);
+  if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
+  if( rc==SQLITE_OK ) rc = vec0IvfStamp(p, &iGen, &iVersion);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  nList = nListWant>0 ? nListWant : p->cfg.nIvfList;
+  if( nList<=0 ) nList = (int)(sqrt((double)n) + 0.5);
+  if( nList>VEC0_IVF_MAX_LISTS ) nList = VEC0_IVF_MAX_LISTS;
+  if( nList>n ) nList = (int)n;
+  rc = vec0IvfNew(p, nList, nSlot, &x);
+  if( rc!=SQLITE_OK ) goto cleanup;
+  x->nTrained = n;
+  x->iGen = iGen;
+  if( nList>0 ){
+    /* The sample: m rows spread evenly over the rows in rowid order. */
+    m = (sqlite3_int64)VEC0_IVF_SAMPLE_PER_LIST*nList;
+    if( m>n ) m = n;
+    if( m*4*nDim>VEC0_IVF_MAX_SAMPLE_BYTES ) m = VEC0_IVF_MAX_SAMPLE_BYTES/(4*nDim);
+    if( m<nList ) m = nList;                    /* at most 65536 rows: bounded */
+    X = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)m*(sqlite3_uint64)nDim);
+    if( X==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+    for(i=0; i<m && rc==SQLITE_OK; i++){
+      rc = vec0ReadVector(p, aRow[(i*n)/m].iSlot, &X[(size_t)i*(size_t)nDim]);
+    }
+    if( rc==SQLITE_OK ) rc = vec0IvfKmeans(p, x, X, (int)m);
+    sqlite3_free(X);
+    X = 0;
+    if( rc!=SQLITE_OK ) goto cleanup;
+    /* Every row into the list of its nearest centroid, a block at a time. */
+    X = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)VEC0_IVF_BLOCK_ROWS*(sqlite3_uint64)nDim);
+    aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)VEC0_IVF_BLOCK_SCORES
+                              + sizeof(float)*(sqlite3_uint64)nList);
+    aBest = sqlite3_malloc64(sizeof(int)*VEC0_IVF_BLOCK_ROWS);
+    if( X==0 || aScore==0 || aBest==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+    for(i=0; i<n && rc==SQLITE_OK; i+=VEC0_IVF_BLOCK_ROWS){
+      int nB = n-i<VEC0_IVF_BLOCK_ROWS ? (int)(n-i) : VEC0_IVF_BLOCK_ROWS, j;
+      rc = vec0IvfReadRows(p, aRow, i, nB, X);
+      if( rc!=SQLITE_OK ) break;
+      vec0IvfNearest(x, p->cfg.eMetric, X, nB, aScore, aBest);
+      for(j=0; j<nB && rc==SQLITE_OK; j++){
+        rc = vec0IvfListAdd(x, aBest[j], aRow[i+j].iSlot, &X[(size_t)j*(size_t)nDim]);
+      }
+    }
+  }
+  if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x);
+  if( rc==SQLITE_OK ){
+    p->pIvf = x;
+    x = 0;
+  }
+
+cleanup:
+  vec0IvfFree(x);
+  sqlite3_free(aRow);
+  sqlite3_free(X);
+  sqlite3_free(aScore);
+  sqlite3_free(aBest);
+  return rc;
+}
+
+/* ---- writes ------------------------------------------------------------------------------ */
+
+/* Rows of the table: next_slot less the free slots below it. */
+static int vec0IvfRowCount(Vec0Table *p, sqlite3_int64 *pnRow){
+  sqlite3_int64 nSlot = 0, nFree = 0;
+  sqlite3_stmt *pStmt = 0;
+  int rc = vec0NextSlot(p, &nSlot);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_FREE_COUNT, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, 0);
+    sqlite3_bind_int64(pStmt, 2, nSlot);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ) nFree = sqlite3_column_int64(pStmt, 0);
+    rc = sqlite3_reset(pStmt);
+  }
+  *pnRow = nSlot - nFree;
+  return rc;
+}
+
+int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
+  sqlite3_stmt *pStmt = 0;
+  int rc, iList = 0;
+  if( !p->cfg.bIvf ) return SQLITE_OK;
+  rc = vec0IvfReady(p);
+  if( rc!=SQLITE_OK ) return rc;
+  if( p->pIvf->nList==0 ){
+    /* Not trained: the insert that brings the table to VEC0_IVF_TRAIN_ROWS rows trains it
+    ** (this row included: it is in T_rows already). */
+    sqlite3_int64 nRow = 0;
+    rc = vec0IvfRowCount(p, &nRow);
+    if( rc==SQLITE_OK && nRow>=VEC0_IVF_TRAIN_ROWS && p->pIvf->nTrained==0 ){
+      rc = vec0IvfTrain(p, 0);
+    }
+    return rc;
+  }
+  rc = vec0IvfNearestOne(p->pIvf, p->cfg.eMetric, a, &iList);
+  if( rc==SQLITE_OK ) rc = vec0IvfSlotsGrow(p->pIvf, iSlot+1);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, iSlot);
+    sqlite3_bind_int(pStmt, 2, iList);
+    sqlite3_step(pStmt);
+    rc = sqlite3_reset(pStmt);
+  }
+  if( rc==SQLITE_OK ) rc = vec0IvfListAdd(p->pIvf, iList, iSlot, a);
+  if( rc!=SQLITE_OK ) vec0IvfDrop(p);
+  return rc;
+}
+
+int vec0IvfRemove(Vec0Table *p, sqlite3_int64 iSlot){
+  int rc;
+  if( !p->cfg.bIvf ) return SQLITE_OK;
+  rc = vec0IvfReady(p);
+  if( rc==SQLITE_OK ) rc = vec0StmtRun(p, VEC0_STMT_IVF_ASSIGN_DEL, iSlot);
+  if( rc==SQLITE_OK ) vec0IvfListRemove(p->pIvf, iSlot);
+  else vec0IvfDrop(p);
+  return rc;
+}
+
+/* ---- search ------------------------------------------------------------------------------ */
+
+typedef struct Vec0IvfOrder Vec0IvfOrder;
+struct Vec0IvfOrder {
+  float r;                    /* How far the list's centroid is (smaller: nearer) */
+  int iList;
+};
+static int vec0IvfOrderCmp(const void *a, const void *b){
+  const Vec0IvfOrder *x = a, *y = b;
+  if( x->r<y->r ) return -1;
+  if( x->r>y->r ) return 1;
+  return x->iList - y->iList;
+}
+
+/* The lists in the order a query probes them: nearest centroid first. *paOrder is
+** sqlite3_malloc'ed (nList entries). */
+static int vec0IvfProbeOrder(Vec0Table *p, const float *q, int nProbe,
+                             Vec0IvfOrder **paOrder){
+  const Vec0Ivf *x = p->pIvf;
+  Vec0IvfOrder *aOrder = sqlite3_malloc64(sizeof(Vec0IvfOrder)*(sqlite3_uint64)x->nList);
+  float *aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)x->nList);
+  int i, rc = SQLITE_OK;
+  if( aOrder==0 || aScore==0 ){
+    sqlite3_free(aOrder);
+    aOrder = 0;
+    rc = SQLITE_NOMEM;
+  }else if( x->aCentCode==0 ){
+    vsScoreBlock(x->aCent, x->nList, x->nDim, q, aScore);
+    for(i=0; i<x->nList; i++){
+      aOrder[i].iList = i;
+      aOrder[i].r = vec0IvfCentroidKey(x, p->cfg.eMetric, i, aScore[i]);
+    }
+    qsort(aOrder, (size_t)x->nList, sizeof(Vec0IvfOrder), vec0IvfOrderCmp);
+  }else{
+    /* By code, then the first nProbe + VEC0_IVF_REFINE again in float32: the lists a
+    ** query scans are in the order of their exact centroid distance. */
+    int nRefine = nProbe + VEC0_IVF_REFINE;
+    rc = vec0IvfCoarse(x, q, aScore);
+    for(i=0; rc==SQLITE_OK && i<x->nList; i++){
+      aOrder[i].iList = i;
+      aOrder[i].r = aScore[i];
+    }
+    if( rc==SQLITE_OK ){
+      qsort(aOrder, (size_t)x->nList, sizeof(Vec0IvfOrder), vec0IvfOrderCmp);
+      if( nRefine>x->nList ) nRefine = x->nList;
+      for(i=0; i<nRefine; i++){
+        const float *c = &x->aCent[(size_t)aOrder[i].iList*(size_t)x->nDim];
+        aOrder[i].r = vec0IvfCentroidKey(x, p->cfg.eMetric, aOrder[i].iList,
+                                         vsDotF32(q, c, x->nDim));
+      }
+      qsort(aOrder, (size_t)nRefine, sizeof(Vec0IvfOrder), vec0IvfOrderCmp);
+    }else{
+      sqlite3_free(aOrder);
+      aOrder = 0;
+    }
+  }
+  sqlite3_free(aScore);
+  *paOrder = aOrder;
+  return rc;
+}
+
+/* Whether slot iSlot holds a row that passes the query's filters. */
+static const Vec0Chunk *vec0IvfLiveChunk(const Vec0Table *p, sqlite3_int64 iSlot,
+                                         const unsigned char *aMask){
+  const Vec0Snapshot *v = p->pView;
+  const Vec0Chunk *c;
+  if( iSlot<0 || iSlot>=v->nSlot || (aMask && !aMask[iSlot]) ) return 0;
+  c = v->apChunk[iSlot/p->cfg.nChunk];
+  if( c==0 || !c->aLive[iSlot%p->cfg.nChunk] ) return 0;
+  return c;
+}
+
+/* The approximate search itself, the index trained and the copy in memory: the lists in
+** probe order, nProbe of them and then more while fewer than k rows passed the filters
+** (aMask); each row ranked by its code (coded lists: the best k*oversample kept) or by
+** its float32 vector; the kept candidates re-scored from the float32 vectors in double
+** precision, as the exact scan orders them. */
+static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
+                       const unsigned char *aMask, VsTopK *pTop){
+  const Vec0Ivf *x = p->pIvf;
+  Vec0IvfOrder *aOrder = 0;
+  Vec0QuantQuery qq;
+  float *aDist = 0;
+  float qNorm = vsNormF32(q, p->cfg.nDim);
+  int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nDim = p->cfg.nDim;
+  sqlite3_int64 nKeep, nPassed = 0;
+  int rc, i, j, nMax = 0;
+
+  memset(&qq, 0, sizeof(qq));
+  /* k may be any int64: no more than the rows, so k*oversample cannot overflow. */
+  if( k>p->pView->nLive ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
+  nKeep = k + VEC0_IVF_EXTRA;
+  if( x->nCode ) nKeep = k*x->cfgCode.nIvfOversample;
+  rc = vsTopKInit(pTop, nKeep, p->pView->nLive);
+  if( rc==SQLITE_OK ) rc = vec0IvfProbeOrder(p, q, nProbe, &aOrder);
+  if( rc==SQLITE_OK && x->nCode ){
+    for(i=0; i<x->nList; i++) if( x->aList[i].n>nMax ) nMax = x->aList[i].n;
+    aDist = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)(nMax+1));
+    rc = aDist ? vec0QuantQueryInit(&x->cfgCode, q, &qq) : SQLITE_NOMEM;
+  }
+  if( rc!=SQLITE_OK ) goto cleanup;
+  for(i=0; i<x->nList; i++){
+    const Vec0IvfList *pL = &x->aList[aOrder[i].iList];
+    if( i>=nProbe && nPassed>=k ) break;
+    if( x->nCode ){
+      vec0QuantScore(&qq, pL->aCode, pL->aScale, pL->aNorm, pL->n, aDist);
+      for(j=0; j<pL->n; j++){
+        const Vec0Chunk *c = vec0IvfLiveChunk(p, pL->aSlot[j], aMask);
+        if( c==0 ) continue;
+        nPassed++;
+        vsTopKPush(pTop, aDist[j], c->aRowid[pL->aSlot[j]%nChunk], pL->aSlot[j]);
+      }
+    }else{
+      for(j=0; j<pL->n; j++){
+        sqlite3_int64 iSlot = pL->aSlot[j];
+        const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, aMask);
+        int iIn = (int)(iSlot%nChunk);
+        float s;
+        if( c==0 ) continue;
+        nPassed++;
+        s = vsDotF32(q, &c->aVec[(size_t)iIn*(size_t)nWord], nDim);
+        vsTopKPush(pTop, vsScoreDistance(p->cfg.eMetric, s, qNorm, c->aNorm[iIn]),
+                   c->aRowid[iIn], iSlot);
+      }
+    }
+  }
+  if( x->nCode ){
+    /* The coded candidates ranked by float32 key, as the exact scan ranks rows; the best
+    ** k + VEC0_IVF_EXTRA go on to the exact distance. */
+    for(i=0; i<pTop->n; i++){
+      sqlite3_int64 iSlot = pTop->a[i].iSlot;
+      const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, 0);
+      float s = vsDotF32(q, vec0CacheVector(p, iSlot), nDim);
+      pTop->a[i].rDist = vsScoreDistance(p->cfg.eMetric, s, qNorm, c->aNorm[iSlot%nChunk]);
+    }
+    vsTopKSort(pTop);
+    if( pTop->n>k + VEC0_IVF_EXTRA ) pTop->n = (int)(k + VEC0_IVF_EXTRA);
+  }
+  for(i=0; i<pTop->n; i++){
+    /* A row with no direction (an all-zero vector under cosine) stays last, NULL. */
+    if( pTop->a[i].rDist==VS_NO_DIRECTION ) continue;
+    pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, vec0CacheVector(p, pTop->a[i].iSlot),
+                                     nDim);
+  }
+  vsTopKSort(pTop);
+  if( pTop->n>k ) pTop->n = (int)k;
+  for(i=0; i<pTop->n; i++){
+    if( pTop->a[i].rDist==VS_NO_DIRECTION ) pTop->a[i].rDist = NAN;
+  }
+
+cleanup:
+  vec0QuantQueryClear(&qq);
+  sqlite3_free(aOrder);
+  sqlite3_free(aDist);
+  if( rc!=SQLITE_OK ) vsTopKFree(pTop);
+  return rc;
+}
+
+/* Whether the index can answer: trained, the copy's vectors in memory. */
+static int vec0IvfUsable(Vec0Table *p){
+  return p->pIvf && p->pIvf->nList>0 && p->pView && !p->pView->bStreamed
+      && p->pView->nChunkAlloc>0;
+}
+
+int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
+                  const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
+  int rc = SQLITE_OK;
+  if( p->cfg.bIvf && pRange==0 ) rc = vec0IvfReady(p);
+  if( rc!=SQLITE_OK ) return rc;
+  if( !p->cfg.bIvf || pRange || !vec0IvfUsable(p) ){
+    return vec0Search(p, q, k, aMask, pRange, pTop);
+  }
+  if( nProbe<=0 ) nProbe = p->cfg.nIvfProbe;
+  if( nProbe>=p->pIvf->nList ){
+    /* Every list: the exact scan is the same answer, certain and no slower. */
+    return vec0Search(p, q, k, aMask, pRange, pTop);
+  }
+  if( aMask ){
+    /* A selective filter: when fewer rows pass it than VEC0_IVF_FILTER_EXACT times the
+    ** rows nprobe lists hold, scoring exactly the rows that pass costs about as much as
+    ** the probe, and finds the nearest of them for certain (probing stops in the first
+    ** lists that hold k passing rows, which need not hold the nearest). */
+    sqlite3_int64 i, nPass = 0, nSlot = p->pView->nSlot;
+    double rProbed = (double)nProbe*(double)p->pView->nLive/(double)p->pIvf->nList;
+    for(i=0; i<nSlot; i++) nPass += aMask[i]!=0;
+    if( (double)nPass<=VEC0_IVF_FILTER_EXACT*rProbed ){
+      return vec0Search(p, q, k, aMask, pRange, pTop);
+    }
+  }
+  p->nScanThreads = 1;
+  return vec0IvfScan(p, q, k, nProbe, aMask, pTop);
+}
+
+/* ---- reports ----------------------------------------------------------------------------- */
+
+int vec0IvfLists(Vec0Table *p){
+  return p->pIvf ? p->pIvf->nList : 0;
+}
+
+char *vec0IvfInfo(Vec0Table *p){
+  const Vec0Ivf *x = p->pIvf;
+  sqlite3_int64 nListed = 0, nRow = p->pView ? p->pView->nLive : 0;
+  double rMean;
+  int nMin = 0, nMax = 0, i, bRetrain;
+  sqlite3_str *pStr;
+  if( x==0 ) return 0;
+  for(i=0; i<x->nList; i++){
+    int n = x->aList[i].n;
+    nListed += n;
+    if( i==0 || n<nMin ) nMin = n;
+    if( i==0 || n>nMax ) nMax = n;
+  }
+  rMean = x->nList>0 ? (double)nListed/x->nList : 0.0;
+  /* Drift: how far the table moved from the one the centroids were trained on (rows now
+  ** over rows then), and how uneven the lists became (largest over mean). Retraining is
+  ** suggested when the table doubled or shrank to under 40%, or a list holds over 4 times
+  ** the mean. */
+  bRetrain = x->nList>0 && (nRow>2*x->nTrained || 5*nRow<2*x->nTrained
+                            || (rMean>0 && nMax>4*rMean && nMax>64));
+  pStr = sqlite3_str_new(0);
+  sqlite3_str_appendf(pStr, "{\"index\":\"ivf\",\"trained\":%s,\"rows\":%lld,\"lists\":%d,"
+                      "\"listed_rows\":%lld,\"list_min\":%d,\"list_max\":%d,"
+                      "\"list_mean\":%.1f,\"nprobe\":%d,\"trained_rows\":%lld,"
+                      "\"growth\":%.3f,\"imbalance\":%.3f,\"retrain_suggested\":%s}",
+                      x->nList>0 ? "true" : "false", nRow, x->nList, nListed, nMin, nMax,
+                      rMean, p->cfg.nIvfProbe, x->nTrained,
+                      x->nTrained>0 ? (double)nRow/x->nTrained : 0.0,
+                      rMean>0 ? nMax/rMean : 0.0, bRetrain ? "true" : "false");
+  return sqlite3_str_finish(pStr);
+}
+
+int vec0IvfRecall(Vec0Table *p, sqlite3_int64 nQuery, sqlite3_int64 k, int nProbe,
+                  double *prRecall){
+  sqlite3_int64 nRow = 0, i, nFound = 0, nWant = 0;
+  Vec0IvfRow *aRow = 0;
+  VsTopK exact, approx;
+  float *q = 0;
+  int rc, a, b;
+  memset(&exact, 0, sizeof(exact));
+  memset(&approx, 0, sizeof(approx));
+  *prRecall = -1;
+  rc = vec0IvfRows(p, &aRow, &nRow);
+  if( rc==SQLITE_OK ){
+    q = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
+    if( q==0 ) rc = SQLITE_NOMEM;
+  }
+  if( nQuery>nRow ) nQuery = nRow;
+  for(i=0; i<nQuery && rc==SQLITE_OK; i++){
+    rc = vec0ReadVector(p, aRow[(i*nRow)/nQuery].iSlot, q);
+    if( rc==SQLITE_OK ) rc = vec0Search(p, q, k, 0, 0, &exact);
+    if( rc==SQLITE_OK ) rc = vec0IvfSearch(p, q, k, nProbe, 0, 0, &approx);
+    if( rc!=SQLITE_OK ) break;
+    nWant += exact.n;
+    for(a=0; a<exact.n; a++){
+      for(b=0; b<approx.n; b++){
+        if( approx.a[b].iRowid==exact.a[a].iRowid ){ nFound++; break; }
+      }
+    }
+    vsTopKFree(&exact);
+    vsTopKFree(&approx);
+  }
+  vsTopKFree(&exact);
+  vsTopKFree(&approx);
+  sqlite3_free(aRow);
+  sqlite3_free(q);
+  if( rc==SQLITE_OK && nWant>0 ) *prRecall = (double)nFound/(double)nWant;
+  return rc;
+}
