@@ -136,6 +136,7 @@ void vsResultF64(sqlite3_context *ctx, const double *a, int n);
 #define VS_METRIC_L1     3   /* vec0 only: sum of |q[i] - v[i]|, sqlite-vec's l1 */
 #define VS_METRIC_HAMMING 4  /* vec0 bit[N] columns only: differing bits */
 
+float vsDotF32(const float *a, const float *b, int n);
 float vsNormF32(const float *a, int n);
 double vsDotF64(const VsVector *a, const VsVector *b);
 double vsL2SqF64(const VsVector *a, const VsVector *b);

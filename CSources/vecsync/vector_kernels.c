@@ -260,6 +260,8 @@ const char *vsScanName(void){
   return "avx2 kernel; batches: BLAS sgemm";
 }
 
+float vsDotF32(const float *a, const float *b, int n){ return vsDotImpl(a, b, n); }
+
 float vsNormF32(const float *a, int n){
   return sqrtf(vsDotImpl(a, a, n));
 }
