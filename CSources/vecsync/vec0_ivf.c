@@ -182,20 +182,28 @@ static int vec0IvfNew(const Vec0Table *p, int nList, sqlite3_int64 nSlot, Vec0Iv
   return SQLITE_OK;
 }
 
+/* Resizes the array *pp to n elements of nByte bytes each; on SQLITE_NOMEM *pp is left as
+** it was (still owned by the caller's structure). */
+static int vec0IvfResize(void *pp, sqlite3_uint64 nByte, sqlite3_uint64 n){
+  void *pOld, *pNew;
+  memcpy(&pOld, pp, sizeof(pOld));
+  pNew = sqlite3_realloc64(pOld, nByte*n);
+  if( pNew==0 ) return SQLITE_NOMEM;
+  memcpy(pp, &pNew, sizeof(pNew));
+  return SQLITE_OK;
+}
+
 /* Room for slots 0 .. nSlot-1. */
 static int vec0IvfSlotsGrow(Vec0Ivf *x, sqlite3_int64 nSlot){
   sqlite3_int64 nNew = x->nSlot;
-  int *aListOf, *aPos;
   if( nSlot<=x->nSlot ) return SQLITE_OK;
   if( nSlot>0x7fffffff ) return SQLITE_TOOBIG;
   while( nNew<nSlot ) nNew = nNew<64 ? 64 : nNew*2;
   if( nNew>0x7fffffff ) nNew = 0x7fffffff;
-  aListOf = sqlite3_realloc64(x->aListOf, sizeof(int)*(sqlite3_uint64)nNew);
-  if( aListOf==0 ) return SQLITE_NOMEM;
-  x->aListOf = aListOf;
-  aPos = sqlite3_realloc64(x->aPos, sizeof(int)*(sqlite3_uint64)nNew);
-  if( aPos==0 ) return SQLITE_NOMEM;
-  x->aPos = aPos;
+  if( vec0IvfResize(&x->aListOf, sizeof(int), (sqlite3_uint64)nNew)
+   || vec0IvfResize(&x->aPos, sizeof(int), (sqlite3_uint64)nNew) ){
+    return SQLITE_NOMEM;
+  }
   memset(&x->aListOf[x->nSlot], 0xff, sizeof(int)*(size_t)(nNew - x->nSlot));
   x->nSlot = nNew;
   return SQLITE_OK;
@@ -223,26 +231,18 @@ static void vec0IvfListRemove(Vec0Ivf *x, sqlite3_int64 iSlot){
 
 /* Room for one more row in list pL. */
 static int vec0IvfListRoom(Vec0Ivf *x, Vec0IvfList *pL){
-  int nNew;
-  void *pNew;
+  sqlite3_uint64 nNew;
   if( pL->n<pL->nAlloc ) return SQLITE_OK;
   if( pL->nAlloc>=0x3fffffff ) return SQLITE_TOOBIG;
-  nNew = pL->nAlloc<16 ? 16 : pL->nAlloc*2;
-  pNew = sqlite3_realloc64(pL->aSlot, sizeof(sqlite3_int64)*(sqlite3_uint64)nNew);
-  if( pNew==0 ) return SQLITE_NOMEM;
-  pL->aSlot = pNew;
-  if( x->nCode ){
-    pNew = sqlite3_realloc64(pL->aCode, (sqlite3_uint64)x->nCode*(sqlite3_uint64)nNew);
-    if( pNew==0 ) return SQLITE_NOMEM;
-    pL->aCode = pNew;
-    pNew = sqlite3_realloc64(pL->aScale, sizeof(float)*(sqlite3_uint64)nNew);
-    if( pNew==0 ) return SQLITE_NOMEM;
-    pL->aScale = pNew;
-    pNew = sqlite3_realloc64(pL->aNorm, sizeof(float)*(sqlite3_uint64)nNew);
-    if( pNew==0 ) return SQLITE_NOMEM;
-    pL->aNorm = pNew;
+  nNew = pL->nAlloc<16 ? 16 : (sqlite3_uint64)pL->nAlloc*2;
+  if( vec0IvfResize(&pL->aSlot, sizeof(sqlite3_int64), nNew) ) return SQLITE_NOMEM;
+  if( x->nCode
+   && (vec0IvfResize(&pL->aCode, (sqlite3_uint64)x->nCode, nNew)
+       || vec0IvfResize(&pL->aScale, sizeof(float), nNew)
+       || vec0IvfResize(&pL->aNorm, sizeof(float), nNew)) ){
+    return SQLITE_NOMEM;
   }
-  pL->nAlloc = nNew;
+  pL->nAlloc = (int)nNew;
   return SQLITE_OK;
 }
 
@@ -620,9 +620,10 @@ static int vec0IvfReadRows(Vec0Table *p, const Vec0IvfRow *aRow, sqlite3_int64 i
 ** the centroid of the largest, nudged, so that one splits in two. */
 static int vec0IvfKmeans(Vec0Table *p, Vec0Ivf *x, float *X, int m){
   int nList = x->nList, nDim = x->nDim, eMetric = p->cfg.eMetric;
-  int *aBest = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)m);
-  int *aIdx = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)m);
-  int *aCount = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)nList);
+  /* One block of ints: each sample row's nearest list, the sample's order, list sizes. */
+  int *aBest = sqlite3_malloc64(sizeof(int)*(2*(sqlite3_uint64)m + (sqlite3_uint64)nList));
+  int *aIdx = aBest ? &aBest[m] : 0;
+  int *aCount = aBest ? &aBest[2*(sqlite3_int64)m] : 0;
   double *aSum = sqlite3_malloc64(sizeof(double)*(sqlite3_uint64)nList*(sqlite3_uint64)nDim);
   float *aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)VEC0_IVF_BLOCK_SCORES
                                    + sizeof(float)*(sqlite3_uint64)nList);
@@ -630,7 +631,7 @@ static int vec0IvfKmeans(Vec0Table *p, Vec0Ivf *x, float *X, int m){
                         ^ ((sqlite3_uint64)nList<<40);
   int rc = SQLITE_OK, i, j, it;
 
-  if( aBest==0 || aIdx==0 || aCount==0 || aSum==0 || aScore==0 ){
+  if( aBest==0 || aSum==0 || aScore==0 ){
     rc = SQLITE_NOMEM;
     goto cleanup;
   }
@@ -684,9 +685,7 @@ static int vec0IvfKmeans(Vec0Table *p, Vec0Ivf *x, float *X, int m){
   }
 
 cleanup:
-  sqlite3_free(aBest);
-  sqlite3_free(aIdx);
-  sqlite3_free(aCount);
+  sqlite3_free(aBest);  /* aIdx and aCount with it */
   sqlite3_free(aSum);
   sqlite3_free(aScore);
   return rc;

@@ -155,29 +155,14 @@ static void vec0IvfRecallFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
 }
 
 int vsRegisterVec0Ivf(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
-  static const struct {
-    const char *zName;
-    int nArg;
-    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  } aFunc[] = {
-    { "vecsync_ivf_retrain", 1, vec0IvfRetrainFunc },
-    { "vecsync_ivf_retrain", 2, vec0IvfRetrainFunc },
-    { "vecsync_index_info",  1, vec0IvfInfoFunc },
-    { "vecsync_ivf_recall",  4, vec0IvfRecallFunc },
+  /* They read the table's shadow tables, and retrain writes them: not deterministic, and
+  ** not for triggers, views or the schema (SQLITE_DIRECTONLY), where a query could write an
+  ** index as a side effect. */
+  static const VsFunction aFunc[] = {
+    { "vecsync_ivf_retrain", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, vec0IvfRetrainFunc },
+    { "vecsync_ivf_retrain", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, vec0IvfRetrainFunc },
+    { "vecsync_index_info",  1, SQLITE_UTF8 | SQLITE_DIRECTONLY, vec0IvfInfoFunc },
+    { "vecsync_ivf_recall",  4, SQLITE_UTF8 | SQLITE_DIRECTONLY, vec0IvfRecallFunc },
   };
-  size_t i;
-  int rc = SQLITE_OK;
-  for(i=0; i<sizeof(aFunc)/sizeof(aFunc[0]) && rc==SQLITE_OK; i++){
-    /* They read the table's shadow tables, and retrain writes them: not deterministic,
-    ** and not for triggers, views or the schema (SQLITE_DIRECTONLY), where a query
-    ** could write an index as a side effect. */
-    rc = sqlite3_create_function_v2(db, aFunc[i].zName, aFunc[i].nArg,
-                                    SQLITE_UTF8 | SQLITE_DIRECTONLY, pReg, aFunc[i].xFunc,
-                                    0, 0, 0);
-    if( rc!=SQLITE_OK ){
-      *pzErr = sqlite3_mprintf("vecsync: cannot register %s: %s", aFunc[i].zName,
-                               sqlite3_errmsg(db));
-    }
-  }
-  return rc;
+  return vsCreateFunctions(db, aFunc, (int)(sizeof(aFunc)/sizeof(aFunc[0])), pReg, pzErr);
 }

@@ -843,6 +843,18 @@ int vsCursorOpen(size_t nByte, sqlite3_vtab_cursor **ppCur);
 /* Each registers its functions or modules on db (vecsync_main.c calls them in this
 ** order). Modules take a reference to pReg and drop it with pReg->xRelease when SQLite
 ** frees them. */
+/* A scalar SQL function for vsCreateFunctions(): its SQL name, argument count, SQLITE_*
+** flags and implementation. */
+typedef struct VsFunction VsFunction;
+struct VsFunction {
+  const char *zName;
+  int nArg;
+  int flags;
+  void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
+};
+/* Registers aFunc[0 .. nFunc-1] on db, each with pApp as its user data (its own name when
+** pApp is NULL); stops at the first failure, *pzErr naming the function (vector_sql.c). */
+int vsCreateFunctions(sqlite3 *db, const VsFunction *aFunc, int nFunc, void *pApp, char **pzErr);
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr);
 int vsRegisterTypedFunctions(sqlite3 *db, char **pzErr);
 int vsRegisterVec0Module(sqlite3 *db, Vec0Registry *pReg, char **pzErr);

@@ -334,13 +334,22 @@ int vsCursorOpen(size_t nByte, sqlite3_vtab_cursor **ppCur){
 #endif
 #define VS_SETS_SUBTYPE SQLITE_RESULT_SUBTYPE
 
+int vsCreateFunctions(sqlite3 *db, const VsFunction *aFunc, int nFunc, void *pApp, char **pzErr){
+  int rc = SQLITE_OK;
+  int i;
+  for(i=0; i<nFunc && rc==SQLITE_OK; i++){
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].flags,
+                                 pApp ? pApp : (void*)aFunc[i].zName, aFunc[i].xFunc, 0, 0);
+    if( rc!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("vecsync: cannot register function %s(): %s",
+                               aFunc[i].zName, sqlite3_errmsg(db));
+    }
+  }
+  return rc;
+}
+
 int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
-  static const struct {
-    const char *zName;                                   /* SQL name */
-    int nArg;                                            /* Number of arguments */
-    int flags;                                           /* SQLITE_* function flags */
-    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  } aFunc[] = {
+  static const VsFunction aFunc[] = {
     { "vector32",            1, VS_PURE, vsVector32Func },
     { "vector",              1, VS_PURE, vsVector32Func },
     { "vector64",            1, VS_PURE, vsVector64Func },
@@ -357,15 +366,5 @@ int vsRegisterScalarFunctions(sqlite3 *db, char **pzErr){
     { "vec_version",         0, VS_PURE, vsVecVersionFunc },
     { "vec_debug",           0, SQLITE_UTF8 | SQLITE_INNOCUOUS, vsDebugFunc },
   };
-  int rc = SQLITE_OK;
-  size_t i;
-  for(i=0; i<sizeof(aFunc)/sizeof(aFunc[0]) && rc==SQLITE_OK; i++){
-    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].flags,
-                                 (void*)aFunc[i].zName, aFunc[i].xFunc, 0, 0);
-    if( rc!=SQLITE_OK ){
-      *pzErr = sqlite3_mprintf("vecsync: cannot register function %s(): %s",
-                               aFunc[i].zName, sqlite3_errmsg(db));
-    }
-  }
-  return rc;
+  return vsCreateFunctions(db, aFunc, (int)(sizeof(aFunc)/sizeof(aFunc[0])), 0, pzErr);
 }

@@ -678,37 +678,24 @@ static sqlite3_module veachModule = VS_TABLE_FUNCTION_MODULE(
                   | SQLITE_SUBTYPE | SQLITE_RESULT_SUBTYPE)
 
 int vsRegisterTypedFunctions(sqlite3 *db, char **pzErr){
-  static const struct {
-    const char *zName;                                   /* SQL name */
-    int nArg;                                            /* Number of arguments */
-    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  } aFunc[] = {
-    { "vec_int8",             1, vsInt8Func },
-    { "vec_bit",              1, vsBitFunc },
-    { "vec_quantize_binary",  1, vsQuantizeBinaryFunc },
-    { "vec_quantize_int8",    2, vsQuantizeInt8Func },
-    { "vec_type",             1, vsTypeFunc },
-    { "vec_length",           1, vsTypedLengthFunc },
-    { "vec_to_json",          1, vsTypedToJsonFunc },
-    { "vec_normalize",        1, vsTypedNormalizeFunc },
-    { "vec_slice",            3, vsSliceFunc },
-    { "vec_add",              2, vsAddSubFunc },
-    { "vec_sub",              2, vsAddSubFunc },
-    { "vec_distance_l2",      2, vsTypedDistanceFunc },
-    { "vec_distance_cosine",  2, vsTypedDistanceFunc },
-    { "vec_distance_l1",      2, vsTypedDistanceFunc },
-    { "vec_distance_hamming", 2, vsTypedDistanceFunc },
+  static const VsFunction aFunc[] = {
+    { "vec_int8",             1, VS_TYPED, vsInt8Func },
+    { "vec_bit",              1, VS_TYPED, vsBitFunc },
+    { "vec_quantize_binary",  1, VS_TYPED, vsQuantizeBinaryFunc },
+    { "vec_quantize_int8",    2, VS_TYPED, vsQuantizeInt8Func },
+    { "vec_type",             1, VS_TYPED, vsTypeFunc },
+    { "vec_length",           1, VS_TYPED, vsTypedLengthFunc },
+    { "vec_to_json",          1, VS_TYPED, vsTypedToJsonFunc },
+    { "vec_normalize",        1, VS_TYPED, vsTypedNormalizeFunc },
+    { "vec_slice",            3, VS_TYPED, vsSliceFunc },
+    { "vec_add",              2, VS_TYPED, vsAddSubFunc },
+    { "vec_sub",              2, VS_TYPED, vsAddSubFunc },
+    { "vec_distance_l2",      2, VS_TYPED, vsTypedDistanceFunc },
+    { "vec_distance_cosine",  2, VS_TYPED, vsTypedDistanceFunc },
+    { "vec_distance_l1",      2, VS_TYPED, vsTypedDistanceFunc },
+    { "vec_distance_hamming", 2, VS_TYPED, vsTypedDistanceFunc },
   };
-  int rc = SQLITE_OK;
-  size_t i;
-  for(i=0; i<sizeof(aFunc)/sizeof(aFunc[0]) && rc==SQLITE_OK; i++){
-    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, VS_TYPED,
-                                 (void*)aFunc[i].zName, aFunc[i].xFunc, 0, 0);
-    if( rc!=SQLITE_OK ){
-      *pzErr = sqlite3_mprintf("vecsync: cannot register function %s(): %s",
-                               aFunc[i].zName, sqlite3_errmsg(db));
-    }
-  }
+  int rc = vsCreateFunctions(db, aFunc, (int)(sizeof(aFunc)/sizeof(aFunc[0])), 0, pzErr);
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_module(db, "vec_each", &veachModule, 0);
     if( rc!=SQLITE_OK ){

@@ -4,6 +4,12 @@ import Testing
 import VecSyncServer
 
 extension ServerScenarios {
+    /// The head of a push of 100,000 bytes to `space` with `token`, its body still to come.
+    static func uploadHead(_ space: String, _ token: String) -> String {
+        "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: 100000\r\n\r\n"
+    }
+
     /// Connections that hold the server without using it — half a header, an upload stopped
     /// half way, an idle keep-alive connection — are closed once idle for the limit, and a
     /// stalled upload does not hold the server's shutdown.
@@ -16,9 +22,7 @@ extension ServerScenarios {
         let port = server.url.port ?? 0
         let status =
             "GET /v1/spaces/\(space)/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\n"
-        let upload =
-            "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n"
-            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: 100000\r\n\r\n"
+        let upload = uploadHead(space, tokens[0])
         let cases: [(String, @Sendable (RawConnection) -> Void)] = [
             ("half a header", { $0.send("GET /v1/spa") }),
             ("an upload stopped half way", { $0.send(upload + String(repeating: "x", count: 1000)) }),
@@ -57,16 +61,12 @@ extension ServerScenarios {
     static func shutdownHasADeadline(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)
         var limits = SyncServer.Limits()
-        limits.idleTimeout = .seconds(60)
-        limits.shutdownDeadline = .seconds(1)
+        (limits.idleTimeout, limits.shutdownDeadline) = (.seconds(60), .seconds(1))
         let server = try await RunningServer.start(test.store, limits: limits)
         let (space, tokens) = try await makeSpace(test.store, "deadline")
         let port = server.url.port ?? 0
-        let upload =
-            "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n"
-            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: 100000\r\n\r\n"
         let connection = try await blocking { try RawConnection(port: port, timeout: .seconds(30)) }
-        _ = connection.send(upload)
+        _ = connection.send(uploadHead(space, tokens[0]))
         // A byte every 200 ms for up to 20 s, until the server closes the connection.
         let trickle = Task.detached {
             for _ in 0..<100 {

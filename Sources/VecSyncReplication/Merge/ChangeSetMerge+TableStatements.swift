@@ -6,11 +6,7 @@ extension ChangeSetMerge {
     /// The SQL a merge runs against one table, prepared once per merge.
     struct TableStatements {
         let table: TrackedTable
-        let selectClock: Statement
-        let writeClock: Statement
-        let selectRow: Statement
-        let upsertRow: Statement
-        let deleteRow: Statement
+        let selectClock, writeClock, selectRow, upsertRow, deleteRow: Statement
         /// How the change set's columns of this table map onto the local ones (nil: the same).
         let mapping: ColumnMapping?
         /// The value a column the origin does not have takes in a row the merge writes whole:

@@ -48,14 +48,11 @@ struct ChangeSetMerge {
     let db: Database
     let changeSet: ChangeSet
     let localSite: SiteID
-    /// How each of the change set's tables merges here, and the constraints between them.
-    let tables: MergeTables
-    /// How far the origin's changes were merged here.
-    let peer: PeerCursor
-    /// The records with local keys.
-    let keys: KeyTranslation
-    /// Whether this replica refuses local writes (it then stamps no DEFAULT of its own).
-    let readOnly: Bool
+    /// What steps 1, 2 and 4 found: how each of the change set's tables merges here (and the
+    /// constraints between them), how far the origin's changes were merged here, the records
+    /// with local keys; and whether this replica refuses local writes (it then stamps no
+    /// DEFAULT of its own).
+    let tables: MergeTables, peer: PeerCursor, keys: KeyTranslation, readOnly: Bool
     /// What changes as records merge.
     var state: MergeState
 
