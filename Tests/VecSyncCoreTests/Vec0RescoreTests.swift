@@ -196,7 +196,7 @@ struct Vec0RescoreTests {
             select id, distance, note from a where e match '[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]' and k = 1;
             create virtual table c using vec0(e float[16] indexed by rescore(quantizer=int4));
             create virtual table c using vec0(e float[16] indexed by rescore(oversample=0, quantizer=int8));
-            create virtual table c using vec0(e float[16] indexed by ivf());
+            create virtual table c using vec0(e float[16] indexed by hnsw());
             create virtual table c using vec0(e float[16] indexed by rescore(oversample=8));
             create virtual table c using vec0(e float[16] indexed rescore(quantizer=bit));
             create virtual table c using vec0(e float[16] indexed by rescore(quantizer=bit, colour=red));
@@ -204,7 +204,7 @@ struct Vec0RescoreTests {
         #expect(output.stdout == "1|0.0|x\n", "stdout: \(output.stdout)")
         for message in [
             "unknown quantizer \"int4\"", "oversample must be an integer from 1 to 1024",
-            "unknown index \"ivf\"", "rescore needs a quantizer",
+            "unknown index \"hnsw\"", "rescore needs a quantizer",
             "expected \"indexed by rescore(", "unknown rescore option \"colour\"",
         ] {
             #expect(output.stderr.contains(message), "missing \(message) in \(output.stderr)")
