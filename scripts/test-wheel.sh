@@ -220,7 +220,8 @@ else
   # through the environment; the repository is gone once it starts.
   inside() {
     set -uo pipefail
-    local empty=$TMP_DIR/empty f d
+    local empty=$TMP_DIR/empty f d header_files
+    header_files=$(dpkg -L libsqlite3-dev 2>/dev/null | grep -E '/sqlite3[^/]*\.h$')
     : > "$empty"; chmod 644 "$empty"    # an empty file that cannot run
     hide() {   # hide FILE-OR-FOLDER: an empty file over a file, an empty read-only tmpfs over a folder
       if [ -d "$1" ]; then mount -t tmpfs -o ro,size=4k none "$1"; else mount --bind "$empty" "$1"; fi
@@ -232,13 +233,15 @@ else
         [ -e "$f" ] && hide "$(readlink -f "$f")"
       done
     done
-    # The BLAS libraries: the alternatives' folders (blas/, openblas-pthread/, ...) emptied,
-    # the files beside them emptied; libblas.so.3 and its /etc/alternatives links lead
-    # nowhere.
-    for f in /usr/lib/"$ARCH"-linux-gnu/*blas* /usr/lib/"$ARCH"-linux-gnu/*lapack*; do
+    # The BLAS libraries, where their Debian packages put them: the alternatives' folders
+    # (blas/, openblas-pthread/, ...) emptied, the files beside them emptied; libblas.so.3 and
+    # its /etc/alternatives links lead nowhere. SQLite's headers, where libsqlite3-dev puts
+    # them, emptied.
+    for f in $(dpkg-query -W -f='${binary:Package}\n' | grep -E 'blas|lapack' | xargs -r dpkg -L 2>/dev/null \
+               | grep -E '/lib/.*(blas|lapack)[^/]*$'); do
       [ -L "$f" ] || { [ -e "$f" ] && hide "$f"; }
     done
-    for f in /usr/include/sqlite3*.h; do [ -e "$f" ] && hide "$f"; done
+    for f in $header_files; do [ -e "$f" ] && hide "$f"; done
     hide "$REPO"
     cd "$TMP_DIR"
 
@@ -251,7 +254,7 @@ for name in ("libblas.so.3", "libopenblas.so.0", "libcblas.so.3", "libblas.so"):
     sys.exit("%s loads" % name)'
     check "hidden: /etc/alternatives/libblas.so.3-* leads nowhere" \
       bash -c '! cat /etc/alternatives/libblas.so.3-* 2>/dev/null | head -c1 | grep -q .'
-    check "hidden: /usr/include/sqlite3ext.h is empty" test ! -s /usr/include/sqlite3ext.h
+    check "hidden: SQLite's headers are empty" bash -c 'for f in "$@"; do [ ! -s "$f" ] || exit 1; done' _ $header_files
     check "hidden: the repository" test ! -e "$REPO/python"
 
     "$PYTHON" -m venv "$TMP_DIR/venv"
