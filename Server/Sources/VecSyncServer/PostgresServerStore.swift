@@ -543,12 +543,24 @@ public final class PostgresServerStore: ServerStore {
     }
 
     public func changeSetBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
-        // substring of a body stored out of line uncompressed (change sets do not compress)
-        // fetches only the TOAST chunks of the range.
+        try await bodyBytes(of: "change_sets", inSpace: spaceID, seq: seq, range: range)
+    }
+
+    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+        try await bodyBytes(of: "snapshots", inSpace: spaceID, seq: seq, range: range)
+    }
+
+    /// The bytes `range` of the body of the row of `table` with `seq` in the space; nil when
+    /// there is no such row. `substring` of a body stored out of line uncompressed (change
+    /// sets and snapshots are mostly float32 embeddings, which do not compress) fetches only
+    /// the TOAST chunks of the range.
+    private func bodyBytes(of table: String, inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws
+        -> Data?
+    {
         let rows = try await client.query(
             """
             SELECT substring(body from \(Int32(clamping: range.lowerBound + 1)) for \(Int32(clamping: range.count)))
-            FROM change_sets WHERE space_id = \(spaceID) AND seq = \(seq)
+            FROM \(unescaped: table) WHERE space_id = \(spaceID) AND seq = \(seq)
             """, logger: logger)
         for try await bytes in rows.decode(Data.self) { return bytes }
         return nil

@@ -482,30 +482,50 @@ public final class SQLiteServerStore: ServerStore {
     /// Through SQLite's incremental blob I/O, which reads only the pages of the range
     /// (`substr(body, …)` would load the whole value first).
     public func changeSetBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+        try await bodyBytes(of: "change_sets", inSpace: spaceID, seq: seq, range: range, "change set \(seq)")
+    }
+
+    /// Through incremental blob I/O, as ``changeSetBytes(inSpace:seq:range:)``.
+    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+        try await bodyBytes(of: "snapshots", inSpace: spaceID, seq: seq, range: range, "the snapshot through \(seq)")
+    }
+
+    /// The bytes `range` of the body of the row of `table` with `seq` in the space, read alone;
+    /// nil when there is no such row.
+    private func bodyBytes(
+        of table: String, inSpace spaceID: Int64, seq: Int64, range: Range<Int>, _ what: String
+    ) async throws -> Data? {
         try await pool.read { db in
             guard
                 let rowid = try Int64.fetchOne(
-                    db, sql: "SELECT rowid FROM change_sets WHERE space_id = ? AND seq = ?", arguments: [spaceID, seq])
+                    db, sql: "SELECT rowid FROM \(table) WHERE space_id = ? AND seq = ?", arguments: [spaceID, seq])
             else { return nil }
-            var blob: OpaquePointer?
-            defer { sqlite3_blob_close(blob) }
-            let opened = sqlite3_blob_open(db.sqliteConnection, "main", "change_sets", "body", rowid, 0, &blob)
-            guard opened == SQLITE_OK, let blob else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: opened), message: "cannot open the body of change set \(seq)")
-            }
-            var bytes = Data(count: range.count)
-            let read = bytes.withUnsafeMutableBytes { buffer in
-                sqlite3_blob_read(
-                    blob, buffer.baseAddress, Int32(clamping: range.count), Int32(clamping: range.lowerBound))
-            }
-            guard read == SQLITE_OK else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: read),
-                    message: "cannot read bytes \(range) of change set \(seq)")
-            }
-            return bytes
+            return try Self.blobBytes(db, table: table, rowid: rowid, range: range, of: what)
         }
+    }
+
+    /// The bytes `range` of the `body` of row `rowid` of `table`, read alone.
+    private static func blobBytes(_ db: Database, table: String, rowid: Int64, range: Range<Int>, of what: String)
+        throws -> Data
+    {
+        var blob: OpaquePointer?
+        defer { sqlite3_blob_close(blob) }
+        let opened = sqlite3_blob_open(db.sqliteConnection, "main", table, "body", rowid, 0, &blob)
+        guard opened == SQLITE_OK, let blob else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: opened), message: "cannot open the body of \(what)")
+        }
+        guard range.lowerBound >= 0, range.upperBound <= Int(sqlite3_blob_bytes(blob)) else {
+            throw DatabaseError(
+                resultCode: .SQLITE_RANGE, message: "bytes \(range) are not within the body of \(what)")
+        }
+        var bytes = Data(count: range.count)
+        let read = bytes.withUnsafeMutableBytes { buffer in
+            sqlite3_blob_read(blob, buffer.baseAddress, Int32(clamping: range.count), Int32(clamping: range.lowerBound))
+        }
+        guard read == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: read), message: "cannot read bytes \(range) of \(what)")
+        }
+        return bytes
     }
 
     public func recordPull(bySite site: String, inSpace spaceID: Int64, after cursor: Int64, at time: Int64)

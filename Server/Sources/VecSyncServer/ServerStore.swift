@@ -88,6 +88,10 @@ public protocol ServerStore: Sendable {
 
     /// The space's snapshot without its bytes; nil when none was made.
     func snapshotEntry(inSpace spaceID: Int64) async throws -> ServerSnapshot?
+    /// The bytes `range` of the body of the space's snapshot through `seq` (a range within
+    /// its size), without the rest of it reaching the server; nil when the space's snapshot
+    /// is not that one.
+    func snapshotBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data?
     /// The space's snapshot with its bytes.
     func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)?
     /// Stores a snapshot in place of the space's current one when it covers more (a larger

@@ -8,10 +8,13 @@ public struct SyncRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection's peer; nil when NIO does not know it.
     public let remoteAddress: SocketAddress?
+    /// The connection, closed when a request's body is refused half read.
+    let channel: any Channel
 
     /// The context of a request read from `source`'s channel.
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
     }
 }

@@ -183,71 +183,91 @@ extension SyncServer {
         )
     }
 
-    /// Runs `handle` with the request's body (``body(of:limit:)``), the bytes it takes
-    /// reserved in the server's ``BodyBudget`` from before it is read until `handle` returns;
-    /// 503 `busy` when no room comes within ``Limits/bodyWait``.
-    func withBody<T>(of request: Request, limit: Int, _ handle: (Data) async throws -> T) async throws -> T {
-        let announced = request.headers[.contentLength].flatMap(Int.init)
-        if let announced, announced > limit {
+    /// Runs `handle` with the request's body, read through ``readBody(of:context:space:limit:)``
+    /// and held in the server's ``BodyBudget`` (charged as it is read, in `space`'s share)
+    /// until `handle` returns.
+    func withBody<T>(
+        of request: Request, context: SyncRequestContext, space: Int64, limit: Int,
+        _ handle: (Data) async throws -> T
+    ) async throws -> T {
+        let body = await bodyBudget.open(space: space)
+        do {
+            let result = try await handle(try await readBody(of: request, context: context, body: body, limit: limit))
+            await bodyBudget.close(body)
+            return result
+        } catch {
+            await bodyBudget.close(body)
+            throw error
+        }
+    }
+
+    /// The request's body, charged to `body` in the budget a part at a time as it is read,
+    /// decompressed when sent with `Content-Encoding: gzip` or `deflate` (another coding is
+    /// answered 415). Refused with 413 past `limit` bytes (decompressed too; an announced
+    /// length past it before a byte is read); with 503 `busy` when the budget has no room
+    /// for a part within ``Limits/bodyWait``; with 408 `too-slow` when it comes slower than
+    /// ``Limits/minimumBodyRate`` after ``Limits/bodyGrace`` (time spent waiting for room
+    /// not counted) or takes longer than ``Limits/bodyTimeLimit``. A body refused half read
+    /// ends its connection (the rest is never read).
+    private func readBody(
+        of request: Request, context: SyncRequestContext, body: BodyBudget.Body, limit: Int
+    ) async throws -> Data {
+        if let announced = request.headers[.contentLength].flatMap(Int.init), announced > limit {
             throw APIError(
                 status: .contentTooLarge, code: "too-large",
                 message: "the body has \(announced) bytes; the limit is \(limit)")
         }
-        let identity = ["", "identity"].contains(
-            request.headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
-        let bytes = identity ? announced ?? limit : limit + (announced ?? 0)
-        guard let reserved = await bodyBudget.reserve(bytes, patience: limits.bodyWait) else {
+        let coding = request.headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard ["", "identity", "gzip", "x-gzip", "deflate"].contains(coding) else {
+            throw APIError(
+                status: .unsupportedMediaType, code: "unsupported-encoding",
+                message: "Content-Encoding '\(coding)' is not supported: send gzip, deflate or identity")
+        }
+        var pace = BodyPace(limits: limits)
+        var data = Data()
+        do {
+            for try await part in request.body {
+                try await charge(part.readableBytes, to: body, pace: &pace)
+                guard data.count + part.readableBytes <= limit else {
+                    throw APIError(
+                        status: .contentTooLarge, code: "too-large",
+                        message: "the body exceeds the limit of \(limit) bytes")
+                }
+                data.append(contentsOf: part.readableBytesView)
+                try pace.check(received: data.count)
+            }
+        } catch {
+            // The rest of the body is not read: the connection ends after the answer.
+            context.channel.close(mode: .input, promise: nil)
+            if let error = error as? APIError { throw error }
+            throw APIError.malformed("the body ended before its announced length, or was not valid HTTP: \(error)")
+        }
+        guard coding == "gzip" || coding == "x-gzip" || coding == "deflate" else { return data }
+        let inflated: Data
+        do {
+            inflated = try HTTPCompression.inflate(data, limit: limit)
+        } catch .tooLarge {
+            throw APIError(
+                status: .contentTooLarge, code: "too-large",
+                message: "the body decompresses to more than the limit of \(limit) bytes")
+        } catch {
+            throw APIError.malformed("the body is not the gzip or deflate data its Content-Encoding announces")
+        }
+        try await charge(inflated.count, to: body, pace: &pace)
+        return inflated
+    }
+
+    /// Charges `bytes` to `body`, waiting for room (the wait is not counted against the pace).
+    private func charge(_ bytes: Int, to body: BodyBudget.Body, pace: inout BodyPace) async throws {
+        let began = ContinuousClock.now
+        let charged = await bodyBudget.take(bytes, for: body, patience: limits.bodyWait)
+        pace.waited += ContinuousClock.now - began
+        guard charged else {
             throw APIError(
                 status: .serviceUnavailable, code: "busy",
                 message:
                     "the server holds \(limits.bodyBudgetBytes >> 20) MiB of request bodies already; retry in a few seconds",
                 headers: [.retryAfter: "2"])
-        }
-        do {
-            let result = try await handle(try await body(of: request, limit: limit))
-            await bodyBudget.release(reserved)
-            return result
-        } catch {
-            await bodyBudget.release(reserved)
-            throw error
-        }
-    }
-
-    /// The request's body, refused with 413 past `limit` bytes (an announced length past it
-    /// is refused by ``withBody(of:limit:_:)`` before anything is read), decompressed when
-    /// sent with `Content-Encoding: gzip` or `deflate` (to at most `limit` bytes too; another
-    /// coding is answered 415). Read through ``withBody(of:limit:_:)``, which holds its room
-    /// in the body budget.
-    private func body(of request: Request, limit: Int) async throws -> Data {
-        let data: Data
-        do {
-            let buffer = try await request.body.collect(upTo: limit)
-            // A copy (held twice for a moment). NIO's .noCopy would spare it: see
-            // bench/server/README.md for why it is not used yet.
-            data = Data(buffer.readableBytesView)
-        } catch let error as APIError {
-            throw error
-        } catch {
-            throw APIError(
-                status: .contentTooLarge, code: "too-large", message: "the body exceeds the limit of \(limit) bytes")
-        }
-        switch request.headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() {
-        case nil, "", "identity":
-            return data
-        case "gzip", "x-gzip", "deflate":
-            do {
-                return try HTTPCompression.inflate(data, limit: limit)
-            } catch .tooLarge {
-                throw APIError(
-                    status: .contentTooLarge, code: "too-large",
-                    message: "the body decompresses to more than the limit of \(limit) bytes")
-            } catch {
-                throw APIError.malformed("the body is not the gzip or deflate data its Content-Encoding announces")
-            }
-        case let coding?:
-            throw APIError(
-                status: .unsupportedMediaType, code: "unsupported-encoding",
-                message: "Content-Encoding '\(coding)' is not supported: send gzip, deflate or identity")
         }
     }
 
@@ -255,7 +275,9 @@ extension SyncServer {
 
     func registerDevice(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
-        return try await withBody(of: request, limit: 64 << 10) { try await register($0, grant: grant) }
+        return try await withBody(of: request, context: context, space: grant.spaceID, limit: 64 << 10) {
+            try await register($0, grant: grant)
+        }
     }
 
     private func register(_ data: Data, grant: TokenGrant) async throws -> Response {
@@ -292,7 +314,7 @@ extension SyncServer {
         else {
             throw APIError.malformed("the X-VecSync-SHA256 header must carry the body's SHA-256 as 64 hex digits")
         }
-        return try await withBody(of: request, limit: limits.maximumBodyBytes) {
+        return try await withBody(of: request, context: context, space: grant.spaceID, limit: limits.maximumBodyBytes) {
             try await push($0, claimed: claimed, grant: grant)
         }
     }
@@ -473,8 +495,12 @@ extension SyncServer {
             let bytes = try await store.changeSetBytes(inSpace: spaceID, seq: seq, range: range),
             bytes.count == range.count
         else { return nil }
-        let headers = Self.bodyHeaders(
-            sha256: entry.sha256, mediaType: Self.changeSetMediaType, range: range, of: Int(entry.size))
+        return Self.partial(bytes, range: range, of: Int(entry.size), sha256: entry.sha256)
+    }
+
+    /// 206 with `bytes`, the range `range` of a change set or snapshot of `size` bytes.
+    static func partial(_ bytes: Data, range: Range<Int>, of size: Int, sha256: String) -> Response {
+        let headers = bodyHeaders(sha256: sha256, mediaType: changeSetMediaType, range: range, of: size)
         return Response(
             status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
@@ -511,15 +537,20 @@ extension SyncServer {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
         guard let range = ByteRange.parse(rangeHeader, size: body.count) else {
-            throw APIError(
-                status: .rangeNotSatisfiable, code: "bad-range",
-                message: "'\(rangeHeader)' is not one satisfiable byte range of \(body.count) bytes",
-                headers: [.contentRange: "bytes */\(body.count)"])
+            throw unsatisfiable(rangeHeader, size: body.count)
         }
         let headers = bodyHeaders(sha256: sha256, mediaType: mediaType, range: range, of: body.count)
         let slice = body[body.startIndex + range.lowerBound..<body.startIndex + range.upperBound]
         return Response(
             status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: slice)))
+    }
+
+    /// 416 `bad-range`: `header` is not one satisfiable byte range of `size` bytes.
+    static func unsatisfiable(_ header: String, size: Int) -> APIError {
+        APIError(
+            status: .rangeNotSatisfiable, code: "bad-range",
+            message: "'\(header)' is not one satisfiable byte range of \(size) bytes",
+            headers: [.contentRange: "bytes */\(size)"])
     }
 
     /// The headers of stored bytes served whole, or in part: `range` of `size` bytes
@@ -548,13 +579,29 @@ extension SyncServer {
         return try JSONResponse.make(entry)
     }
 
+    /// The space's snapshot, whole or one byte range of it; a range is read from the store
+    /// alone (a 1 KiB range of a 100 MB snapshot reads 1 KiB, not 100 MB).
     func downloadSnapshot(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let seq = try Self.sequenceNumber(context)
+        let notFound = APIError(
+            status: .notFound, code: "not-found",
+            message: "space '\(grant.spaceName)' has no snapshot through \(seq) (a newer one may have replaced it)")
+        if let header = request.headers[.range] {
+            guard let entry = try await store.snapshotEntry(inSpace: grant.spaceID), entry.seq == seq else {
+                throw notFound
+            }
+            guard let range = ByteRange.parse(header, size: Int(entry.size)) else {
+                throw Self.unsatisfiable(header, size: Int(entry.size))
+            }
+            // Nil or short: replaced by a newer snapshot since its entry was read.
+            guard let bytes = try await store.snapshotBytes(inSpace: grant.spaceID, seq: seq, range: range),
+                bytes.count == range.count
+            else { throw notFound }
+            return Self.partial(bytes, range: range, of: Int(entry.size), sha256: entry.sha256)
+        }
         guard let (entry, body) = try await store.snapshot(inSpace: grant.spaceID), entry.seq == seq else {
-            throw APIError(
-                status: .notFound, code: "not-found",
-                message: "space '\(grant.spaceName)' has no snapshot through \(seq) (a newer one may have replaced it)")
+            throw notFound
         }
         return try Self.serve(body, sha256: entry.sha256, mediaType: Self.changeSetMediaType, request: request)
     }

@@ -56,11 +56,24 @@ public final class SyncServer: Sendable {
         /// Lookups of tokens not yet known valid allowed to held addresses, per second over
         /// all of them (a burst of as many).
         public var heldLookupsPerSecond: Double = 20
-        /// The request-body bytes held in memory at once over every request (``BodyBudget``);
-        /// a body that would pass it waits up to ``bodyWait``, then gets 503 `busy`.
+        /// The request-body bytes held in memory at once over every request (``BodyBudget``),
+        /// charged as they are read; a body whose next part would pass it waits up to
+        /// ``bodyWait``, then gets 503 `busy`.
         public var bodyBudgetBytes: Int = 256 << 20
+        /// The request-body bytes the requests of one space may hold at once, within
+        /// ``bodyBudgetBytes`` (nil: half of it, and at least ``maximumBodyBytes``): one
+        /// space's uploads cannot take the whole budget.
+        public var spaceBodyBytes: Int?
         /// How long a request waits for room in ``bodyBudgetBytes``.
         public var bodyWait: Duration = .seconds(10)
+        /// The slowest a request body may come, in bytes a second over its whole time, once
+        /// ``bodyGrace`` has passed (0: no least rate); slower, it gets 408 `too-slow` and its
+        /// connection is closed (``BodyPace``).
+        public var minimumBodyRate: Int = 1024
+        /// How long a body may come at any pace before ``minimumBodyRate`` applies.
+        public var bodyGrace: Duration = .seconds(10)
+        /// The longest a request body may take in all.
+        public var bodyTimeLimit: Duration = .seconds(600)
         /// The most bytes of change sets one space may hold (nil: no quota); a push past it
         /// is answered 507 `quota-exceeded` and nothing is stored. Compaction frees room.
         public var spaceQuotaBytes: Int64?
@@ -120,7 +133,9 @@ public final class SyncServer: Sendable {
         self.unlimitedStore = store
         self.limits = limits
         self.logger = logger
-        self.bodyBudget = BodyBudget(total: limits.bodyBudgetBytes)
+        self.bodyBudget = BodyBudget(
+            total: limits.bodyBudgetBytes,
+            spaceShare: limits.spaceBodyBytes ?? max(limits.bodyBudgetBytes / 2, limits.maximumBodyBytes))
     }
 
     /// Prepares the store, then serves on `host:port` until the task is cancelled (or, with

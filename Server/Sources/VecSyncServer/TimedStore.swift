@@ -90,6 +90,11 @@ public struct TimedStore: ServerStore {
             try await base.changeSetBytes(inSpace: spaceID, seq: seq, range: range)
         }
     }
+    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+        try await timed("reading part of a snapshot") {
+            try await base.snapshotBytes(inSpace: spaceID, seq: seq, range: range)
+        }
+    }
     public func markDamaged(inSpace spaceID: Int64, seq: Int64, sha256: String) async throws {
         try await timed("marking a change set damaged") {
             try await base.markDamaged(inSpace: spaceID, seq: seq, sha256: sha256)

@@ -79,6 +79,20 @@ struct ServeCommand: AsyncParsableCommand {
     var bodyBudgetMib = ServerEnvironment.number("VECSYNC_BODY_BUDGET_MIB", 256)
 
     @Option(
+        name: .long,
+        help:
+            "MiB of the body budget one space's requests may hold at once (0: half the budget, at least --max-body-mib; env VECSYNC_SPACE_BODY_MIB)."
+    )
+    var spaceBodyMib = ServerEnvironment.number("VECSYNC_SPACE_BODY_MIB", 0)
+
+    @Option(
+        name: .long,
+        help:
+            "The slowest a request body may come, in bytes a second, after its first 10 s; slower gets 408 too-slow (0: any pace; env VECSYNC_MIN_BODY_RATE)."
+    )
+    var minBodyRate = ServerEnvironment.number("VECSYNC_MIN_BODY_RATE", 1024)
+
+    @Option(
         name: .customLong("metrics-token"),
         help: ArgumentHelp(
             "The bearer token GET /metrics needs; without one metrics are not served (env VECSYNC_METRICS_TOKEN, which keeps it out of ps).",
@@ -116,6 +130,8 @@ struct ServeCommand: AsyncParsableCommand {
         if authFailureRate < 0 { throw ValidationError("--auth-failure-rate cannot be negative") }
         if authFailureBurst < 1 { throw ValidationError("--auth-failure-burst must be at least 1") }
         if bodyBudgetMib < 1 { throw ValidationError("--body-budget-mib must be at least 1") }
+        if spaceBodyMib < 0 { throw ValidationError("--space-body-mib cannot be negative") }
+        if minBodyRate < 0 { throw ValidationError("--min-body-rate cannot be negative") }
         if maxBodyMib < 1 { throw ValidationError("--max-body-mib must be at least 1") }
         if rate < 0 { throw ValidationError("--rate cannot be negative") }
         if burst < 1 { throw ValidationError("--burst must be at least 1") }
@@ -140,6 +156,8 @@ struct ServeCommand: AsyncParsableCommand {
         limits.authFailureBurst = authFailureBurst
         limits.trustForwardedFor = trustForwardedFor
         limits.bodyBudgetBytes = bodyBudgetMib << 20
+        limits.spaceBodyBytes = spaceBodyMib > 0 ? spaceBodyMib << 20 : nil
+        limits.minimumBodyRate = minBodyRate
         limits.spaceQuotaBytes = spaceQuotaMib > 0 ? Int64(spaceQuotaMib) << 20 : nil
         var logger = Logger(label: "vecsync-server")
         logger.logLevel = Logger.Level(rawValue: logLevel.lowercased()) ?? .info

@@ -40,6 +40,7 @@ struct ServerScenario: Sendable, CustomTestStringConvertible {
         ServerScenario("rawCopyRestoreLosesNoRows", ServerScenarios.rawCopyRestoreLosesNoRows),
         ServerScenario("stalledClientsAreDropped", ServerScenarios.stalledClientsAreDropped),
         ServerScenario("shutdownHasADeadline", ServerScenarios.shutdownHasADeadline),
+        ServerScenario("slowUploadsHoldNothing", ServerScenarios.slowUploadsHoldNothing),
         ServerScenario("invalidNamesAreRefused", ServerScenarios.invalidNamesAreRefused),
         ServerScenario("connectionsPastTheCapAreClosed", ServerScenarios.connectionsPastTheCapAreClosed),
         ServerScenario("schemaFindingsAreAnswered", ServerScenarios.schemaFindingsAreAnswered),

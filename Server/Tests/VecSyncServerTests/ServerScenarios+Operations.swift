@@ -55,38 +55,50 @@ extension ServerScenarios {
         await test.close()
     }
 
-    /// Request bodies wait for room in the server's body budget: with a 1 MiB budget and one
-    /// upload of 900 KiB stalled half way, another push of 500 KiB waits and gets 503 `busy`
-    /// with `Retry-After`; once the stalled upload's connection closes, the same push goes
-    /// through to the route (400 here: its bytes are not a change set).
+    /// Request bodies are charged to the server's body budget as they are read, within a share
+    /// for each space. With a 1 MiB budget, a 600 KiB share and an upload of space A stalled
+    /// after 550 KiB: another push of A (100 KiB) finds its share full and gets 503 `busy` with
+    /// `Retry-After`; a push of space B (400 KiB) goes through to the route (400: its bytes are
+    /// not a change set), one of 500 KiB finds the whole budget full (503). Once the stalled
+    /// upload's connection closes, A's push goes through.
     static func bodiesWaitForTheBodyBudget(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)
         var limits = SyncServer.Limits(requestsPerSecond: 0)
         limits.bodyBudgetBytes = 1 << 20
+        limits.spaceBodyBytes = 600 << 10
         limits.bodyWait = .milliseconds(500)
         let server = try await RunningServer.start(test.store, limits: limits)
-        let (space, tokens) = try await makeSpace(test.store, "budget")
-        let push = server.url.appendingPathComponent("v1/spaces/\(space)/changesets")
-        let body = Data(repeating: 7, count: 500 << 10)
-        let headers = ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"]
+        let (spaceA, tokensA) = try await makeSpace(test.store, "budget-a")
+        let (spaceB, tokensB) = try await makeSpace(test.store, "budget-b")
+        func push(_ space: String, _ token: String, kib: Int) async throws -> RawAnswer {
+            let body = Data(repeating: 7, count: kib << 10)
+            let headers = ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"]
+            return try await raw(
+                "POST", server.url.appendingPathComponent("v1/spaces/\(space)/changesets"), token: token,
+                headers: headers, body: body)
+        }
         let port = server.url.port ?? 0
         let head =
-            "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n"
-            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: \(900 << 10)\r\n\r\n"
+            "POST /v1/spaces/\(spaceA)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokensA[0])\r\n"
+            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: \(1000 << 10)\r\n\r\n"
         var stalled: RawConnection? = try await blocking {
             let connection = try RawConnection(port: port)
-            connection.send(head + String(repeating: "x", count: 1000))
+            connection.send(head + String(repeating: "x", count: 550 << 10))
             return connection
         }
         try await Task.sleep(for: .milliseconds(300))
-        let refused = try await raw("POST", push, token: tokens[0], headers: headers, body: body)
+        let sameSpace = try await push(spaceA, tokensA[0], kib: 100)
         #expect(
-            refused.status == 503 && refused.errorCode == "busy", "\(backEnd): \(refused.status) \(refused.json ?? [:])"
-        )
-        #expect(refused.headers["retry-after"] != nil)
+            sameSpace.status == 503 && sameSpace.errorCode == "busy",
+            "\(backEnd): \(sameSpace.status) \(sameSpace.json ?? [:])")
+        #expect(sameSpace.headers["retry-after"] != nil)
+        let otherSpace = try await push(spaceB, tokensB[0], kib: 400)
+        #expect(otherSpace.status == 400 && otherSpace.errorCode == "malformed", "\(backEnd): \(otherSpace.status)")
+        let pastBudget = try await push(spaceB, tokensB[0], kib: 500)
+        #expect(pastBudget.status == 503 && pastBudget.errorCode == "busy", "\(backEnd): \(pastBudget.status)")
         stalled = nil
         try await Task.sleep(for: .milliseconds(300))
-        let served = try await raw("POST", push, token: tokens[0], headers: headers, body: body)
+        let served = try await push(spaceA, tokensA[0], kib: 100)
         #expect(served.status == 400 && served.errorCode == "malformed", "\(backEnd): \(served.status)")
         _ = stalled
         await server.stop()

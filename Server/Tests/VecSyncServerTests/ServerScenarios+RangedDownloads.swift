@@ -44,8 +44,41 @@ extension ServerScenarios {
         #expect(tail.status == 206 && tail.body == body.suffix(10), "\(backEnd): \(tail.status)")
         let whole = try await raw("GET", download, token: tokens[0])
         #expect(whole.status == 409 && whole.errorCode == "damaged", "\(backEnd): \(whole.status)")
+        try await snapshotRangesAreReadAlone(test, backEnd, server: server, space: space, token: tokens[0])
         await server.stop()
         await test.close()
+    }
+
+    /// A byte range of a snapshot is read from the store alone (incremental blob I/O, or
+    /// PostgreSQL's `substring`): its bytes are those of the whole download; an unsatisfiable
+    /// range is 416 with the size; another snapshot's `seq` is 404.
+    private static func snapshotRangesAreReadAlone(
+        _ test: TestStore, _ backEnd: BackEnd, server: RunningServer, space: String, token: String
+    ) async throws {
+        let spaceID = try #require(try await test.store.spaces().first { $0.name == space }?.id)
+        let snapshot = ServerSnapshot(
+            seq: 1, heads: ["ranger": 30], rows: 30, size: 300_000, sha256: sha256Hex(Data()), createdAt: 5,
+            compactedThrough: 0)
+        var random = SeededRandom(defaultSeed: 0x5E4F_0025)
+        let bytes = Data((0..<snapshot.size).map { _ in UInt8.random(in: 0...255, using: &random) })
+        #expect(try await test.store.saveSnapshot(snapshot, body: bytes, inSpace: spaceID))
+        let url = server.url.appendingPathComponent("v1/spaces/\(space)/snapshot/1")
+        for (spec, expected) in [("0-0", 0..<1), ("1000-2023", 1000..<2024), ("299990-", 299_990..<300_000)] {
+            let part = try await raw("GET", url, token: token, headers: ["Range": "bytes=\(spec)"])
+            #expect(part.status == 206 && part.body == bytes[expected], "\(backEnd), \(spec): \(part.status)")
+            #expect(
+                part.headers["content-range"]
+                    == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(snapshot.size)",
+                "\(backEnd): \(part.headers)")
+        }
+        let whole = try await raw("GET", url, token: token)
+        #expect(whole.status == 200 && whole.body == bytes, "\(backEnd): \(whole.status)")
+        let past = try await raw("GET", url, token: token, headers: ["Range": "bytes=300000-300010"])
+        #expect(past.status == 416 && past.errorCode == "bad-range", "\(backEnd): \(past.status)")
+        #expect(past.headers["content-range"] == "bytes */300000", "\(backEnd): \(past.headers)")
+        let other = server.url.appendingPathComponent("v1/spaces/\(space)/snapshot/2")
+        let missing = try await raw("GET", other, token: token, headers: ["Range": "bytes=0-9"])
+        #expect(missing.status == 404 && missing.errorCode == "not-found", "\(backEnd): \(missing.status)")
     }
 
     /// Flips every bit of byte `byte` of change set 1 of `space`, behind the server's back.

@@ -82,4 +82,49 @@ extension ServerScenarios {
         trickle.cancel()
         await test.close()
     }
+
+    /// Four uploads announcing 64 MiB and trickling a byte every 200 ms hold a few bytes of a
+    /// 1 MiB body budget, not all of it: a push of 500 KiB meanwhile goes through to the route
+    /// at once (400: its bytes are not a change set). Once their grace (1 s here) is over, each
+    /// is refused with 408 `too-slow` at its next byte, slower than 1,000 bytes a second, and
+    /// its connection is closed.
+    static func slowUploadsHoldNothing(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        var limits = SyncServer.Limits(requestsPerSecond: 0)
+        limits.bodyBudgetBytes = 1 << 20
+        limits.bodyWait = .milliseconds(500)
+        (limits.minimumBodyRate, limits.bodyGrace) = (1000, .seconds(1))
+        let server = try await RunningServer.start(test.store, limits: limits)
+        let (space, tokens) = try await makeSpace(test.store, "trickle")
+        let port = server.url.port ?? 0
+        let head =
+            "POST /v1/spaces/\(space)/changesets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n"
+            + "X-VecSync-SHA256: \(String(repeating: "0", count: 64))\r\nContent-Length: \(64 << 20)\r\n\r\n"
+        let trickles = (0..<4).map { _ in
+            Task.detached { () -> (RawConnection.Answer, Bool) in
+                let connection = try RawConnection(port: port, timeout: .seconds(10))
+                connection.send(head)
+                for _ in 0..<50 {
+                    try await Task.sleep(for: .milliseconds(200))
+                    if !connection.send("x") { break }
+                }
+                return try await blocking { (connection.answer(), connection.isClosedByServer()) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let body = Data(repeating: 7, count: 500 << 10)
+        let began = ContinuousClock.now
+        let served = try await raw(
+            "POST", server.url.appendingPathComponent("v1/spaces/\(space)/changesets"), token: tokens[0],
+            headers: ["X-VecSync-SHA256": sha256Hex(body), "Content-Type": "application/vnd.vecsync.changeset"],
+            body: body)
+        #expect(served.status == 400 && served.errorCode == "malformed", "\(backEnd): \(served.status)")
+        #expect(ContinuousClock.now - began < .milliseconds(400), "\(backEnd): the push waited for the trickles")
+        for trickle in trickles {
+            let (answer, closed) = try await trickle.value
+            #expect(answer == .status(408) && closed, "\(backEnd): a trickling upload got \(answer), closed \(closed)")
+        }
+        await server.stop()
+        await test.close()
+    }
 }
