@@ -138,10 +138,10 @@ extension SyncServer {
             throw APIError.unauthorized("the token is unknown, revoked, or not one of space '\(space)'")
         }
         await knownTokens.insert(hash)
-        guard
-            try await store.takeRequest(
-                fromBucket: grant.tokenID, perSecond: limits.requestsPerSecond, burst: limits.burst)
-        else {
+        let allowed = try await fullDisk.skippingWhenFull("a rate bucket's count", logger: logger) {
+            try await store.takeRequest(fromBucket: grant.tokenID, perSecond: limits.requestsPerSecond, burst: limits.burst)
+        }
+        guard allowed ?? true else {
             throw APIError(
                 status: .tooManyRequests, code: "rate-limited",
                 message: "more than \(limits.requestsPerSecond) requests a second with this token; retry later",
@@ -296,13 +296,27 @@ extension SyncServer {
         try Self.checkText(registration.name, "name")
         try Self.checkText(registration.platform, "platform")
         try requireDevice(registration.site, allowedBy: grant, to: "register")
-        guard
-            let device = try await store.registerDevice(
-                registration, inSpace: grant.spaceID, claimedBy: grant, at: Self.now())
-        else {
-            throw Self.deviceOwned(registration.site, action: "register")
+        let registered = try await fullDisk.skippingWhenFull("a known device's registration", logger: logger) {
+            try await store.registerDevice(registration, inSpace: grant.spaceID, claimedBy: grant, at: Self.now())
         }
-        return try JSONResponse.make(device)
+        switch registered {
+        case .some(let device?):
+            return try JSONResponse.make(device)
+        case .some(nil):
+            throw Self.deviceOwned(registration.site, action: "register")
+        case nil:
+            // The disk is full: a device this token may act as keeps its record as it is; a
+            // new one cannot be stored.
+            try await requireOwnership(of: registration.site, by: grant, to: "register", inSpace: grant.spaceID)
+            guard let known = try await store.devices(inSpace: grant.spaceID).first(where: { $0.site == registration.site })
+            else {
+                throw APIError(
+                    status: APIError.insufficientStorage, code: "storage-full",
+                    message: "the server's storage is full; a new device cannot be registered now; retry later",
+                    headers: [.retryAfter: "60"])
+            }
+            return try JSONResponse.make(known)
+        }
     }
 
     // MARK: - Push
@@ -427,8 +441,10 @@ extension SyncServer {
             try Self.checkText(site, "site")
             try requireDevice(site, allowedBy: grant, to: "record a pull")
             try await requireOwnership(of: site, by: grant, to: "record a pull", inSpace: grant.spaceID)
-            try await store.recordPull(
-                bySite: site, inSpace: grant.spaceID, after: min(merged, after), at: Self.now())
+            _ = try await fullDisk.skippingWhenFull("a pull point", logger: logger) {
+                try await store.recordPull(
+                    bySite: site, inSpace: grant.spaceID, after: min(merged, after), at: Self.now())
+            }
         }
         var entries = try await store.changeSets(inSpace: grant.spaceID, after: after, limit: Int(limit) + 1)
         // Sequence numbers have no holes but those compaction makes: an empty page, or one

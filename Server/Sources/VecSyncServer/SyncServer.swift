@@ -115,6 +115,8 @@ public final class SyncServer: Sendable {
     let knownTokens = KnownTokens()
     /// The request bodies held at once.
     let bodyBudget: BodyBudget
+    /// The writes skipped while the store's disk is full.
+    let fullDisk = FullDiskNotice()
     /// The change sets this process found whole and matching their SHA-256.
     let verified = VerifiedBodies()
     /// What `GET /metrics` serves.
