@@ -138,6 +138,7 @@ extension SyncServer {
             throw APIError.unauthorized("the token is unknown, revoked, or not one of space '\(space)'")
         }
         await knownTokens.insert(hash)
+        connections.trust(context.channel)
         let allowed = try await fullDisk.skippingWhenFull("a rate bucket's count", logger: logger) {
             try await store.takeRequest(fromBucket: grant.tokenID, perSecond: limits.requestsPerSecond, burst: limits.burst)
         }

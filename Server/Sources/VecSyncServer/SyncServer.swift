@@ -40,8 +40,9 @@ public final class SyncServer: Sendable {
         /// for the requests in flight; past it every connection left is closed, so one slow
         /// client cannot hold a deploy.
         public var shutdownDeadline: Duration = .seconds(10)
-        /// The most connections served at once (``ConnectionLimiter``); one past it is
-        /// closed when accepted.
+        /// The most connections served at once (``ConnectionLimiter``); one past it takes the
+        /// place of the connection idle the longest (one that never carried a valid token
+        /// first), or is closed when accepted when none is idle.
         public var maximumConnections: Int = 1000
         /// Requests without a valid token (none, malformed, unknown, revoked, of another
         /// space) one client address (``ClientAddress``) may make per second, on average,
@@ -115,6 +116,8 @@ public final class SyncServer: Sendable {
     let knownTokens = KnownTokens()
     /// The request bodies held at once.
     let bodyBudget: BodyBudget
+    /// The connections served at once.
+    let connections: ConnectionLimiter
     /// The writes skipped while the store's disk is full.
     let fullDisk = FullDiskNotice()
     /// The change sets this process found whole and matching their SHA-256.
@@ -135,6 +138,7 @@ public final class SyncServer: Sendable {
         self.unlimitedStore = store
         self.limits = limits
         self.logger = logger
+        self.connections = ConnectionLimiter(maximum: max(1, limits.maximumConnections))
         self.bodyBudget = BodyBudget(
             total: limits.bodyBudgetBytes,
             spaceShare: limits.spaceBodyBytes ?? max(limits.bodyBudgetBytes / 2, limits.maximumBodyBytes))
@@ -150,7 +154,7 @@ public final class SyncServer: Sendable {
     ) async throws {
         try await unlimitedStore.prepare()
         let idleTimeout = limits.idleTimeout
-        let connections = ConnectionLimiter(maximum: max(1, limits.maximumConnections))
+        let connections = self.connections
         let responder = RequestObserver(
             base: makeRouter().buildResponder(), metrics: metrics, logger: logger,
             trustForwardedFor: limits.trustForwardedFor)

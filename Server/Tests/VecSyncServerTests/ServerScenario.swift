@@ -43,6 +43,7 @@ struct ServerScenario: Sendable, CustomTestStringConvertible {
         ServerScenario("slowUploadsHoldNothing", ServerScenarios.slowUploadsHoldNothing),
         ServerScenario("invalidNamesAreRefused", ServerScenarios.invalidNamesAreRefused),
         ServerScenario("connectionsPastTheCapAreClosed", ServerScenarios.connectionsPastTheCapAreClosed),
+        ServerScenario("idleConnectionsGiveWayToDevices", ServerScenarios.idleConnectionsGiveWayToDevices),
         ServerScenario("schemaFindingsAreAnswered", ServerScenarios.schemaFindingsAreAnswered),
         ServerScenario("authFailuresAreLimitedPerAddress", ServerScenarios.authFailuresAreLimitedPerAddress),
         ServerScenario("bodiesWaitForTheBodyBudget", ServerScenarios.bodiesWaitForTheBodyBudget),

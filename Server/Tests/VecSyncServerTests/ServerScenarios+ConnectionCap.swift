@@ -49,4 +49,53 @@ extension ServerScenarios {
         await server.stop()
         await test.close()
     }
+
+    /// With 3 places, a client that holds all of them with connections that send nothing,
+    /// reopening each as soon as it is closed, does not lock a device out: each of the
+    /// device's 10 requests, each on a new connection, takes the place of an idle
+    /// connection and is answered 200.
+    static func idleConnectionsGiveWayToDevices(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        var limits = SyncServer.Limits()
+        limits.maximumConnections = 3
+        let server = try await RunningServer.start(test.store, limits: limits)
+        let (space, tokens) = try await makeSpace(test.store, "reserve")
+        let port = server.url.port ?? 0
+        let request =
+            "GET /v1/spaces/\(space)/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\n"
+        let until = ContinuousClock.now.advanced(by: .seconds(6))
+        // Each holder on a thread of its own: its reads block.
+        let holders = (0..<3).map { _ in
+            Task {
+                try await blocking { () -> Int in
+                    var opened = 0
+                    while ContinuousClock.now < until {
+                        guard let connection = try? RawConnection(port: port, timeout: .seconds(1)) else {
+                            continue
+                        }
+                        opened += 1
+                        while ContinuousClock.now < until, !connection.isClosedByServer() {}
+                    }
+                    return opened
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        var answers: [RawConnection.Answer] = []
+        for _ in 0..<10 {
+            answers.append(
+                try await blocking {
+                    let connection = try RawConnection(port: port, timeout: .seconds(5))
+                    connection.send(request)
+                    return connection.answer()
+                })
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        var opened = 0
+        for holder in holders { opened += try await holder.value }
+        #expect(answers.allSatisfy { $0 == .status(200) }, "\(backEnd): \(answers)")
+        #expect(opened > 3, "\(backEnd): the holder's connections were never closed (\(opened) opened)")
+        await server.stop()
+        await test.close()
+    }
 }
