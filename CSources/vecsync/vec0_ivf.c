@@ -16,8 +16,9 @@
 **   select vecsync_ivf_recall('docs', 100, 10, 8);   -- recall@10 at nprobe 8 vs exact
 **
 ** How it works: training (vec0IvfTrain) runs k-means on a sample of the rows taken in
-** rowid order (so two replicas holding the same rows train the same centroids; the seed
-** is a constant, never the clock), scoring the sample against the centroids with one
+** rowid order, or a text key's order (so two replicas holding the same rows train the
+** same centroids, whatever order the rows reached them in; the seed is a constant, never
+** the clock), scoring the sample against the centroids with one
 ** sgemm a block of rows (vsScoreBlockBatch); under cosine the k-means is spherical
 ** (rows and centroids of unit length). Every row then joins the list of its nearest
 ** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list, T_info
@@ -571,12 +572,15 @@ static int vec0IvfRowCmp(const void *a, const void *b){
   return x<y ? -1 : x>y;
 }
 
-/* Every row's rowid and slot, in rowid order. */
+/* Every row's rowid and slot, in the order of the key two replicas share: the rowid, or a
+** text key's order (its rowid is T_rows' own, given in the order rows arrived, which
+** differs from replica to replica). */
 static int vec0IvfRows(Vec0Table *p, Vec0IvfRow **paRow, sqlite3_int64 *pnRow){
   sqlite3_stmt *pStmt = 0;
   Vec0IvfRow *a = 0;
   sqlite3_int64 n = 0, nAlloc = 0;
-  int rc = vec0Stmt(p, VEC0_STMT_SLOT_ALL, &pStmt);
+  int bTextKey = vec0HasTextPk(p);
+  int rc = vec0Stmt(p, bTextKey ? VEC0_STMT_SLOT_ALL_BY_ID : VEC0_STMT_SLOT_ALL, &pStmt);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     if( n>=nAlloc ){
       Vec0IvfRow *aNew;
@@ -594,7 +598,9 @@ static int vec0IvfRows(Vec0Table *p, Vec0IvfRow **paRow, sqlite3_int64 *pnRow){
     int rc2 = sqlite3_reset(pStmt);
     if( rc==SQLITE_OK ) rc = rc2;
   }
-  if( rc==SQLITE_OK && n>1 ) qsort(a, (size_t)n, sizeof(Vec0IvfRow), vec0IvfRowCmp);
+  if( rc==SQLITE_OK && n>1 && !bTextKey ){
+    qsort(a, (size_t)n, sizeof(Vec0IvfRow), vec0IvfRowCmp);
+  }
   if( rc!=SQLITE_OK ){
     sqlite3_free(a);
     a = 0;

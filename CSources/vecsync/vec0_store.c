@@ -112,6 +112,7 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
   [VEC0_STMT_SLOT_BY_ROWID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
   [VEC0_STMT_SLOT_BY_ID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE id=?1",
   [VEC0_STMT_SLOT_ALL]   = "SELECT rowid, slot FROM \"%w\".\"%w_rows\"",
+  [VEC0_STMT_SLOT_ALL_BY_ID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" ORDER BY id",
   [VEC0_STMT_ROW_DELETE] = "DELETE FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
   [VEC0_STMT_NEXT_ROWID] = "SELECT coalesce(max(rowid), 0) + 1 FROM \"%w\".\"%w_rows\"",
   [VEC0_STMT_LOG_ADD]    = "INSERT OR REPLACE INTO \"%w\".\"%w_changes\"(generation, slot, rowid)"

@@ -374,6 +374,7 @@ enum {
   VEC0_STMT_SLOT_BY_ROWID,    /* SELECT rowid, slot FROM T_rows WHERE rowid=?1 */
   VEC0_STMT_SLOT_BY_ID,       /* SELECT rowid, slot FROM T_rows WHERE id=?1 */
   VEC0_STMT_SLOT_ALL,         /* SELECT rowid, slot FROM T_rows */
+  VEC0_STMT_SLOT_ALL_BY_ID,   /* ... ORDER BY id: a text key's order */
   VEC0_STMT_ROW_DELETE,       /* DELETE FROM T_rows WHERE rowid=?1 */
   VEC0_STMT_ROW_INSERT,       /* INSERT INTO T_rows(rowid, slot, [id,] cN...) VALUES(...) */
   VEC0_STMT_ROW_UPDATE,       /* UPDATE T_rows SET rowid=?, slot=?, [id=?,] cN=?... WHERE rowid=? */

@@ -10,10 +10,12 @@ extension VectorIndex {
     public static func registered(in db: Database) throws -> [VectorIndex] {
         guard try db.tableExists(registryTable) else { return [] }
         let rows = try VecSyncError.wrap {
-            try Row.fetchAll(
+            // A registry written before ivf indexes has no ivf column: none of its indexes has one.
+            let ivf = try hasIVFColumn(db) ? "ivf" : "NULL AS ivf"
+            return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT name, source_table, primary_key, embedding_column, dimensions, metric, metadata
+                    SELECT name, source_table, primary_key, embedding_column, dimensions, metric, metadata, \(ivf)
                     FROM \(registryTable.quotedSQLIdentifier) ORDER BY name
                     """)
         }
@@ -40,18 +42,28 @@ extension VectorIndex {
                   embedding_column TEXT NOT NULL,
                   dimensions INTEGER NOT NULL,
                   metric TEXT NOT NULL,
-                  metadata TEXT NOT NULL DEFAULT '[]')
+                  metadata TEXT NOT NULL DEFAULT '[]',
+                  ivf TEXT)
                 """)
+        if try !Self.hasIVFColumn(db) {
+            try db.execute(sql: "ALTER TABLE \(Self.registryTable.quotedSQLIdentifier) ADD COLUMN ivf TEXT")
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let metadataJSON = String(decoding: try encoder.encode(metadata), as: UTF8.self)
+        let ivfJSON = try ivf.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO \(Self.registryTable.quotedSQLIdentifier)
-                  (name, source_table, primary_key, embedding_column, dimensions, metric, metadata)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                  (name, source_table, primary_key, embedding_column, dimensions, metric, metadata, ivf)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [name, table, primaryKey, embeddingColumn, dimensions, metric.rawValue, metadataJSON])
+            arguments: [name, table, primaryKey, embeddingColumn, dimensions, metric.rawValue, metadataJSON, ivfJSON])
+    }
+
+    /// Whether the registry has its `ivf` column (JSON of ``IVF``, NULL for none).
+    private static func hasIVFColumn(_ db: Database) throws -> Bool {
+        try db.columns(in: registryTable).contains { $0.name.lowercased() == "ivf" }
     }
 
     init(registryRow row: Row) throws {
@@ -62,6 +74,7 @@ extension VectorIndex {
         let dimensions: Int? = row["dimensions"]
         let metricName: String? = row["metric"]
         let metadataJSON: String? = row["metadata"]
+        let ivfJSON: String? = row["ivf"]
         guard let name, let table, let primaryKey, let embeddingColumn, let dimensions,
             let metric = metricName.flatMap(DistanceMetric.init(rawValue:))
         else {
@@ -69,8 +82,9 @@ extension VectorIndex {
         }
         let metadata = try JSONDecoder().decode(
             [MetadataColumn].self, from: Data((metadataJSON ?? "[]").utf8))
+        let ivf = try ivfJSON.map { try JSONDecoder().decode(IVF.self, from: Data($0.utf8)) }
         self.init(
             table: table, primaryKey: primaryKey, embeddingColumn: embeddingColumn,
-            dimensions: dimensions, metric: metric, name: name, metadata: metadata)
+            dimensions: dimensions, metric: metric, name: name, metadata: metadata, ivf: ivf)
     }
 }

@@ -39,6 +39,7 @@ extension VectorIndex {
         "\(table).\(embeddingColumn) keyed by \(primaryKey), \(dimensions) dimensions, \(metric.rawValue)"
             + (metadata.isEmpty
                 ? "" : ", metadata [\(metadata.map { "\($0.name) \($0.type.rawValue)" }.joined(separator: ", "))]")
+            + (ivf.map { ", indexed by \($0.declaration)" } ?? "")
     }
 
     /// Drops the index table, its triggers and its registry entry, and creates them again
@@ -118,13 +119,15 @@ extension VectorIndex {
         }
     }
 
-    /// `CREATE VIRTUAL TABLE "idx" USING vec0(key text primary key, embedding float[n] distance_metric=…, …)`
+    /// `CREATE VIRTUAL TABLE "idx" USING vec0(key text primary key, embedding float[n] distance_metric=… [indexed by ivf(…)], …)`
     func createTableSQL(_ db: Database) throws -> String {
         var columns: [String] = []
         if !usesRowid {
             columns.append("\(qKey) \(try keyType(db)) primary key")
         }
-        columns.append("\(qEmbedding) float[\(dimensions)] distance_metric=\(metric.rawValue)")
+        columns.append(
+            "\(qEmbedding) float[\(dimensions)] distance_metric=\(metric.rawValue)"
+                + (ivf.map { " indexed by \($0.declaration)" } ?? ""))
         columns += metadata.map { "\($0.name.quotedSQLIdentifier) \($0.type.rawValue)" }
         return "CREATE VIRTUAL TABLE \(qName) USING vec0(\(columns.joined(separator: ", ")))"
     }

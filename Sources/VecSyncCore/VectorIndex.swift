@@ -34,6 +34,8 @@ public struct VectorIndex: Sendable, Hashable, Codable {
     public var name: String
     /// Columns of the canonical table copied into the index, for filtering during the scan.
     public var metadata: [MetadataColumn]
+    /// The approximate index of the vec0 table, or nil for the exact scan alone.
+    public var ivf: IVF?
 
     /// Describes an index; nothing is written until ``create(_:)``.
     ///
@@ -45,7 +47,8 @@ public struct VectorIndex: Sendable, Hashable, Codable {
         dimensions: Int,
         metric: DistanceMetric = .cosine,
         name: String? = nil,
-        metadata: [MetadataColumn] = []
+        metadata: [MetadataColumn] = [],
+        ivf: IVF? = nil
     ) {
         self.table = table
         self.primaryKey = primaryKey
@@ -54,6 +57,7 @@ public struct VectorIndex: Sendable, Hashable, Codable {
         self.metric = metric
         self.name = name ?? "\(table)_\(embeddingColumn)_vec"
         self.metadata = metadata
+        self.ivf = ivf
     }
 
     /// The name of the state table whose `merging` row silences the triggers.

@@ -18,6 +18,7 @@ struct VecSyncCLI: ParsableCommand {
               vecsync-cli query --db app.db --table docs --vector '[0.1, 0.2, 0.3]' -k 5
               vecsync-cli verify --db app.db
               vecsync-cli rebuild --db app.db
+              vecsync-cli recall app.db docs_vec --nprobe 4 8 16
               vecsync-cli sqlite-vec migrate --db app.db --table vec_items
             """,
         version: VecSyncExtension.version,
@@ -27,6 +28,7 @@ struct VecSyncCLI: ParsableCommand {
             ImportCommand.self,
             RebuildCommand.self,
             VerifyCommand.self,
+            RecallCommand.self,
             TrackCommand.self,
             SyncCommand.self,
             StatusCommand.self,

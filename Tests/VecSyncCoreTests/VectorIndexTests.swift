@@ -313,4 +313,32 @@ struct VectorIndexTests {
             #expect(try index.verify(db).isConsistent)
         }
     }
+
+    @Test func anIvfDeclarationIsRegisteredAndSurvivesRebuild() throws {
+        try HostFixtures.withItems(dimensions: Self.dims, count: 300, seed: 0x5EED_0103) { db, plain, _ in
+            // A registry written before ivf indexes: no ivf column, and its rows have none.
+            try db.execute(
+                sql: """
+                    CREATE TABLE vecsync_vector_indexes(
+                      name TEXT PRIMARY KEY, source_table TEXT NOT NULL, primary_key TEXT NOT NULL,
+                      embedding_column TEXT NOT NULL, dimensions INTEGER NOT NULL, metric TEXT NOT NULL,
+                      metadata TEXT NOT NULL DEFAULT '[]')
+                    """)
+            try plain.create(db)
+            #expect(try VectorIndex.registered(in: db) == [plain])
+            var index = plain
+            index.name = "items_ivf"
+            index.ivf = .init(lists: 4, probes: 2)
+            try index.create(db)
+            let registered = try VectorIndex.registered(in: db)
+            #expect(registered.first { $0.name == plain.name }?.ivf == nil)
+            #expect(registered.first { $0.name == "items_ivf" } == index)
+            _ = try Int.fetchOne(db, sql: "SELECT vecsync_ivf_retrain('items_ivf')")
+            try index.rebuild(db)
+            let declaration = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'items_ivf'")
+            #expect(declaration?.contains("indexed by ivf(nlist=4, nprobe=2)") == true, "\(declaration ?? "")")
+            #expect(try index.verify(db).isConsistent)
+            #expect(try String.fetchOne(db, sql: "SELECT vecsync_ivf_retrain('items_ivf')") == "4")
+        }
+    }
 }
