@@ -149,19 +149,22 @@ static int libsqlIndexDimsRefresh(sqlite3 *db, LibsqlIndexDims *p, int bForce){
 ** nothing itself (returns NULL), so SQLite's index stays small. */
 static void libsqlVectorIdxFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   LibsqlIndexDims *pDims = (LibsqlIndexDims*)sqlite3_user_data(ctx);
+  LibsqlIndex opts;           /* The options only */
   VsVector v;
   char *zErr = 0;
-  int i, rc = SQLITE_OK, eMetric = VS_METRIC_COSINE, bOneBit = 0;
+  int i, rc = SQLITE_OK;
   memset(&v, 0, sizeof(v));
+  memset(&opts, 0, sizeof(opts));
   for(i=1; i<argc && rc==SQLITE_OK; i++){
     const char *zOpt = (const char*)sqlite3_value_text(argv[i]);
     if( sqlite3_value_type(argv[i])!=SQLITE_TEXT || zOpt==0 ){
       zErr = sqlite3_mprintf("vector index: all arguments after first must be strings");
       rc = SQLITE_ERROR;
     }else{
-      rc = libsqlIndexOption(zOpt, &eMetric, &bOneBit, &zErr);
+      rc = libsqlIndexOption(zOpt, &opts, &zErr);
     }
   }
+  if( rc==SQLITE_OK ) rc = libsqlIndexOptionsCheck(&opts, &zErr);
   if( rc==SQLITE_OK && argc>0 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
     rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
   }
@@ -213,6 +216,7 @@ static void libsqlIndexDimsFree(void *p){
 /* vecsync_rebuild('index'): rebuild a libSQL index's search data from its table. */
 static void libsqlRebuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
+  Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
   LibsqlIndex def;
   char *zErr = 0;
   sqlite3_int64 nRow = 0;
@@ -225,7 +229,7 @@ static void libsqlRebuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
     return;
   }
   rc = libsqlIndexLookup(db, zIndex, &def, &zErr);
-  if( rc==SQLITE_OK ) rc = libsqlIndexBuild(db, &def, 1, &nRow, &zErr);
+  if( rc==SQLITE_OK ) rc = libsqlIndexBuild(db, pReg, &def, 1, &nRow, &zErr);
   if( rc==SQLITE_OK ){
     sqlite3_result_int64(ctx, nRow);
   }else{
@@ -252,10 +256,12 @@ int vsRegisterLibsqlIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   rc = sqlite3_create_function_v2(db, "libsql_vector_idx", -1,
                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
                                   pDims, libsqlVectorIdxFunc, 0, 0, libsqlIndexDimsFree);
-  /* vecsync_rebuild writes tables: DIRECTONLY keeps it out of triggers and views. */
+  /* vecsync_rebuild writes tables: DIRECTONLY keeps it out of triggers and views. It
+  ** finds the search data's vec0 table (to train an ivf index) in the registry, which
+  ** lives as long as the connection's modules. */
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_function(db, "vecsync_rebuild", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                 0, libsqlRebuildFunc, 0, 0);
+                                 pReg, libsqlRebuildFunc, 0, 0);
   }
   if( rc==SQLITE_OK ){
     pReg->nRef++;
