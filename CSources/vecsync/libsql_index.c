@@ -17,11 +17,20 @@
 **   select id from vector_top_k('aux.docs_idx', vector32('[1,0,0,0]'), 5);  -- attached
 **   select vecsync_rebuild('messages_embedding_idx');      -- drop nothing, rebuild all
 **   drop index messages_notes_idx;       -- its search data goes at the next search
+**   create index docs_ivf_idx on docs(libsql_vector_idx(e, 'type=ivf', 'nprobe=16'));
+**   select id from vector_top_k('docs_ivf_idx', :q, 10);          -- approximate, nprobe 16
+**   select id from vector_top_k('docs_ivf_idx', :q, 10, 64);      -- nprobe 64 this once
 **
 ** libsql_vector_idx(col, 'metric=cosine' | 'metric=l2', ...) accepts libSQL's options,
-** with libSQL's checks and messages; its ANN tuning options (type, max_neighbors, alpha,
-** search_l, insert_l, compress_neighbors) are checked and otherwise ignored, because the
-** search here is exact. The column must be declared with one of libSQL's vector types,
+** with libSQL's checks and messages; its ANN tuning options (type=diskann, max_neighbors,
+** alpha, search_l, insert_l, compress_neighbors) are checked and otherwise ignored: the
+** search is exact by default, libSQL's type=diskann (its default) included, so SQL written
+** for libSQL keeps exact answers. 'type=ivf' (ours; libSQL refuses it) asks for an
+** approximate search: the search data is then a vec0 table "indexed by ivf(...)"
+** (vec0_ivf.c), with 'nlist=N' and 'nprobe=N' (refused without type=ivf) passed to it, and
+** is trained on all the rows when it is built. Its cost: recall below 1 (the distances
+** returned are still exact), an int8 code of each vector kept in memory beside the float32
+** copy, a k-means at each build; vecsync_rebuild() trains it again. The column must be declared with one of libSQL's vector types,
 ** FLOAT32(n) / F32_BLOB(n), FLOAT64, FLOAT16, FLOATB16, FLOAT8 or FLOAT1BIT, n > 0 (the
 ** search data holds them as float32); a WHERE clause makes a partial index, which holds
 ** only the rows it matches.
@@ -58,7 +67,12 @@
 ** the hit's position from 0, as libSQL gives them; ties come in the order the rows were
 ** indexed (a build indexes in key order). On a FLOAT1BIT column the query is taken as its
 ** signs and distance is the number of differing bits (libSQL's vector_distance_cos of
-** 1-bit vectors). It reuses vec0's block scan.
+** 1-bit vectors). It reuses vec0's block scan, or for a type=ivf index vec0's ivf search
+** of the nprobe lists nearest the query (the declaration's nprobe, or vector_top_k's
+** optional fourth argument). The search data's own declaration is compared with the
+** index's at each search: made for another (an index re-created exact from ivf, or the
+** reverse), it is dropped and made again; a search, which cannot drop a table while its
+** statement reads, answers exactly from the table until vecsync_rebuild() does.
 **
 ** The files: libsql_index_parse.c reads an index's CREATE INDEX (options, column type,
 ** WHERE, a WITHOUT ROWID table's key); libsql_index_build.c keeps its search data (the
