@@ -514,19 +514,26 @@ cleanup:
 
 /* Drop a store made for another declaration (its vec0 shadow tables with it). SQLite drops
 ** no table while another statement reads, as vector_top_k's does: SQLITE_LOCKED then,
-** nothing changed. */
+** nothing changed (read-only: SQLITE_READONLY). */
 static int libsqlStoreDrop(sqlite3 *db, const LibsqlIndex *p, char **pzErr){
+  char *zWhy = 0;
   char *zSql = sqlite3_mprintf("SAVEPOINT vecsync_store; DROP TABLE \"%w\".\"vecsync_idx_%w\";"
                                " RELEASE vecsync_store;", p->zSchema, p->zIndex);
-  int rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
+  int rc = zSql ? sqlite3_exec(db, zSql, 0, 0, &zWhy) : SQLITE_NOMEM;
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
     sqlite3_exec(db, "ROLLBACK TO vecsync_store; RELEASE vecsync_store;", 0, 0, 0);
-    *pzErr = sqlite3_mprintf("the search data of index %s was made for another declaration "
-                             "of it, and cannot be made again while a statement reads: run "
-                             "select vecsync_rebuild('%s')", p->zIndex, p->zIndex);
-    rc = SQLITE_LOCKED;
+    if( (rc&0xff)==SQLITE_LOCKED ){
+      *pzErr = sqlite3_mprintf("the search data of index %s was made for another declaration "
+                               "of it, and cannot be made again while a statement reads: run "
+                               "select vecsync_rebuild('%s')", p->zIndex, p->zIndex);
+    }else{
+      *pzErr = sqlite3_mprintf("the search data of index %s was made for another declaration "
+                               "of it, and cannot be dropped: %s", p->zIndex,
+                               zWhy ? zWhy : sqlite3_errstr(rc));
+    }
   }
+  sqlite3_free(zWhy);
+  sqlite3_free(zSql);
   return rc;
 }
 
