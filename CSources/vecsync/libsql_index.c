@@ -30,10 +30,11 @@
 ** (vec0_ivf.c), with 'nlist=N' and 'nprobe=N' (refused without type=ivf) passed to it, and
 ** is trained on all the rows when it is built. Its cost: recall below 1 (the distances
 ** returned are still exact), an int8 code of each vector kept in memory beside the float32
-** copy, a k-means at each build; vecsync_rebuild() trains it again. The column must be declared with one of libSQL's vector types,
-** FLOAT32(n) / F32_BLOB(n), FLOAT64, FLOAT16, FLOATB16, FLOAT8 or FLOAT1BIT, n > 0 (the
-** search data holds them as float32); a WHERE clause makes a partial index, which holds
-** only the rows it matches.
+** copy, a k-means at each build; vecsync_rebuild() trains it again.
+**
+** The column must be declared with one of libSQL's vector types, FLOAT32(n) / F32_BLOB(n),
+** FLOAT64, FLOAT16, FLOATB16, FLOAT8 or FLOAT1BIT, n > 0 (the search data holds them as
+** float32); a WHERE clause makes a partial index, which holds only the rows it matches.
 **
 ** How it works. The CREATE INDEX is an ordinary expression index: it names the table,
 ** the column, the options and the WHERE clause, and SQLite keeps it (it stores no vectors:

@@ -453,7 +453,9 @@ static char *libsqlStoreArgs(const LibsqlIndex *p){
   if( p->bIvf ){
     sqlite3_str_appendall(pOut, " indexed by ivf(");
     if( p->nIvfList ) sqlite3_str_appendf(pOut, "nlist=%d", p->nIvfList);
-    if( p->nIvfProbe ) sqlite3_str_appendf(pOut, "%snprobe=%d", p->nIvfList ? ", " : "", p->nIvfProbe);
+    if( p->nIvfProbe ){
+      sqlite3_str_appendf(pOut, "%snprobe=%d", p->nIvfList ? ", " : "", p->nIvfProbe);
+    }
     sqlite3_str_appendall(pOut, ")");
   }
   return sqlite3_str_finish(pOut);

@@ -7,12 +7,13 @@
 **   select m.* from vector_top_k('notes_idx', :q, 10) as v join notes m on m.title = v.id;
 **   select id from vector_top_k('docs_ivf_idx', :q, 10, 32);     -- a type=ivf index, nprobe 32
 **
-** How it works: an eponymous virtual table whose three hidden columns are the arguments.
-** xFilter reads the index's declaration (libsql_index_parse.c), makes its search data
-** current (libsqlIndexBuild), and searches that vec0 table: exactly with vec0Search,
-** nearest first, ties by rowid; or, for an index declared 'type=ivf', with its ivf index
-** (vec0IvfSearch), which scans the nprobe lists nearest the query (the declaration's
-** 'nprobe=N', vec0's default, or the optional fourth argument). A connection that cannot write (read-only, busy) scans the indexed
+** How it works: an eponymous virtual table whose first hidden columns are the arguments
+** (the fourth, nprobe, optional). xFilter reads the index's declaration
+** (libsql_index_parse.c), makes its search data current (libsqlIndexBuild), and searches
+** that vec0 table: exactly with vec0Search, nearest first, ties by rowid; or, for an index
+** declared 'type=ivf', with its ivf index (vec0IvfSearch), which scans the nprobe lists
+** nearest the query (the fourth argument, else the declaration's 'nprobe=N', else vec0's
+** default). A connection that cannot write (read-only, busy) scans the indexed
 ** table itself instead (libsqlScanTable), with the same answer. A WITHOUT ROWID table's
 ** hits are named by their key (libsqlIndexHitKeys, from the search data's T_keys).
 */
