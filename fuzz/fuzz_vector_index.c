@@ -14,7 +14,8 @@
 **   create virtual table w using vec0(embedding float[D] ...);  -- for the batch function
 **
 ** then operations: INSERT [OR REPLACE|IGNORE], UPDATE (vector, key), DELETE on t, with
-** vectors from the bytes; vector_top_k with input index name, query and k; vecsync_rebuild;
+** vectors from the bytes; vector_top_k with input index name, query, k and nprobe (the
+** options include type=ivf, nlist and nprobe); vecsync_rebuild;
 ** vecsync_knn_batch on w and on the index's store with an input blob of queries and k;
 ** transactions; DROP/CREATE/REINDEX of the index, renames, query_only (the read-only
 ** scan path), direct writes to the store and its log, a second (partial) index, an
@@ -53,6 +54,8 @@ static const char *azOption[] = {
   "'compress_neighbors=float8'", "'bogus=1'", "'metric'", "''", "'metric='", "NULL", "3",
   "'METRIC=L2'", "'=cosine'", "x", "'max_neighbors=abc'", "'search_l=-3'",
   "'compress_neighbors=float1bit'", "'alpha=x'", "'type=hnsw'",
+  "'type=ivf'", "'type=i'", "'nlist=2'", "'nprobe=1'", "'nprobe=3'", "'nlist=0'",
+  "'nprobe=99999999999'", "'nlist=1x'",
 };
 #define N_OPTION ((int)(sizeof(azOption)/sizeof(azOption[0])))
 
@@ -176,8 +179,10 @@ static void opTopK(sqlite3 *db, FuzzIn *in, const Setup *s, FuzzBudget *b){
     "SELECT count(*) FROM vector_top_k(?1, ?2, ?3)",
     "SELECT id FROM vector_top_k(?1, (SELECT e FROM t LIMIT 1), ?3)",
     "SELECT a.id, (SELECT count(*) FROM vector_top_k(?1, t.e, ?3)) FROM vector_top_k(?1, ?2, ?3) a JOIN t ON t.rowid = a.id",
+    "SELECT id, distance FROM vector_top_k(?1, ?2, ?3, ?4)",     /* nprobe of a type=ivf index */
+    "SELECT id FROM vector_top_k(?1, ?2, ?3) WHERE nprobe = ?4",
   };
-  sqlite3_stmt *pStmt = fuzzPrepare(db, "%s", azSql[fuzzPick(in, 5)]);
+  sqlite3_stmt *pStmt = fuzzPrepare(db, "%s", azSql[fuzzPick(in, 7)]);
   unsigned c;
   if( pStmt==0 ) return;
   c = fuzzU8(in);
@@ -193,6 +198,11 @@ static void opTopK(sqlite3 *db, FuzzIn *in, const Setup *s, FuzzBudget *b){
   if( c<160 ) sqlite3_bind_int64(pStmt, 3, 1 + c % 10);
   else if( c<240 ) sqlite3_bind_int64(pStmt, 3, fuzzInterestingInt(in));
   else fuzzBindScalar(in, pStmt, 3);
+  if( sqlite3_bind_parameter_count(pStmt)>=4 ){
+    c = fuzzU8(in);
+    if( c<160 ) sqlite3_bind_int64(pStmt, 4, 1 + c % 4);
+    else fuzzBindScalar(in, pStmt, 4);
+  }
   if( fuzzU8(in) & 1 ) fuzzInterruptAfter(b, 1 + (long)(fuzzU16(in) % 1024));
   fuzzRun(pStmt);
   fuzzInterruptAfter(b, 0);

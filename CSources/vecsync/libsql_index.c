@@ -17,14 +17,24 @@
 **   select id from vector_top_k('aux.docs_idx', vector32('[1,0,0,0]'), 5);  -- attached
 **   select vecsync_rebuild('messages_embedding_idx');      -- drop nothing, rebuild all
 **   drop index messages_notes_idx;       -- its search data goes at the next search
+**   create index docs_ivf_idx on docs(libsql_vector_idx(e, 'type=ivf', 'nprobe=16'));
+**   select id from vector_top_k('docs_ivf_idx', :q, 10);          -- approximate, nprobe 16
+**   select id from vector_top_k('docs_ivf_idx', :q, 10, 64);      -- nprobe 64 this once
 **
 ** libsql_vector_idx(col, 'metric=cosine' | 'metric=l2', ...) accepts libSQL's options,
-** with libSQL's checks and messages; its ANN tuning options (type, max_neighbors, alpha,
-** search_l, insert_l, compress_neighbors) are checked and otherwise ignored, because the
-** search here is exact. The column must be declared with one of libSQL's vector types,
-** FLOAT32(n) / F32_BLOB(n), FLOAT64, FLOAT16, FLOATB16, FLOAT8 or FLOAT1BIT, n > 0 (the
-** search data holds them as float32); a WHERE clause makes a partial index, which holds
-** only the rows it matches.
+** with libSQL's checks and messages; its ANN tuning options (type=diskann, max_neighbors,
+** alpha, search_l, insert_l, compress_neighbors) are checked and otherwise ignored: the
+** search is exact by default, libSQL's type=diskann (its default) included, so SQL written
+** for libSQL keeps exact answers. 'type=ivf' (ours; libSQL refuses it) asks for an
+** approximate search: the search data is then a vec0 table "indexed by ivf(...)"
+** (vec0_ivf.c), with 'nlist=N' and 'nprobe=N' (refused without type=ivf) passed to it, and
+** is trained on all the rows when it is built. Its cost: recall below 1 (the distances
+** returned are still exact), an int8 code of each vector kept in memory beside the float32
+** copy, a k-means at each build; vecsync_rebuild() trains it again.
+**
+** The column must be declared with one of libSQL's vector types, FLOAT32(n) / F32_BLOB(n),
+** FLOAT64, FLOAT16, FLOATB16, FLOAT8 or FLOAT1BIT, n > 0 (the search data holds them as
+** float32); a WHERE clause makes a partial index, which holds only the rows it matches.
 **
 ** How it works. The CREATE INDEX is an ordinary expression index: it names the table,
 ** the column, the options and the WHERE clause, and SQLite keeps it (it stores no vectors:
@@ -58,7 +68,12 @@
 ** the hit's position from 0, as libSQL gives them; ties come in the order the rows were
 ** indexed (a build indexes in key order). On a FLOAT1BIT column the query is taken as its
 ** signs and distance is the number of differing bits (libSQL's vector_distance_cos of
-** 1-bit vectors). It reuses vec0's block scan.
+** 1-bit vectors). It reuses vec0's block scan, or for a type=ivf index vec0's ivf search
+** of the nprobe lists nearest the query (the declaration's nprobe, or vector_top_k's
+** optional fourth argument). The search data's own declaration is compared with the
+** index's at each search: made for another (an index re-created exact from ivf, or the
+** reverse), it is dropped and made again; a search, which cannot drop a table while its
+** statement reads, answers exactly from the table until vecsync_rebuild() does.
 **
 ** The files: libsql_index_parse.c reads an index's CREATE INDEX (options, column type,
 ** WHERE, a WITHOUT ROWID table's key); libsql_index_build.c keeps its search data (the
@@ -149,19 +164,22 @@ static int libsqlIndexDimsRefresh(sqlite3 *db, LibsqlIndexDims *p, int bForce){
 ** nothing itself (returns NULL), so SQLite's index stays small. */
 static void libsqlVectorIdxFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   LibsqlIndexDims *pDims = (LibsqlIndexDims*)sqlite3_user_data(ctx);
+  LibsqlIndex opts;           /* The options only */
   VsVector v;
   char *zErr = 0;
-  int i, rc = SQLITE_OK, eMetric = VS_METRIC_COSINE, bOneBit = 0;
+  int i, rc = SQLITE_OK;
   memset(&v, 0, sizeof(v));
+  memset(&opts, 0, sizeof(opts));
   for(i=1; i<argc && rc==SQLITE_OK; i++){
     const char *zOpt = (const char*)sqlite3_value_text(argv[i]);
     if( sqlite3_value_type(argv[i])!=SQLITE_TEXT || zOpt==0 ){
       zErr = sqlite3_mprintf("vector index: all arguments after first must be strings");
       rc = SQLITE_ERROR;
     }else{
-      rc = libsqlIndexOption(zOpt, &eMetric, &bOneBit, &zErr);
+      rc = libsqlIndexOption(zOpt, &opts, &zErr);
     }
   }
+  if( rc==SQLITE_OK ) rc = libsqlIndexOptionsCheck(&opts, &zErr);
   if( rc==SQLITE_OK && argc>0 && sqlite3_value_type(argv[0])!=SQLITE_NULL ){
     rc = vsVectorFromValue(argv[0], 0, &v, &zErr);
   }
@@ -213,6 +231,7 @@ static void libsqlIndexDimsFree(void *p){
 /* vecsync_rebuild('index'): rebuild a libSQL index's search data from its table. */
 static void libsqlRebuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
+  Vec0Registry *pReg = (Vec0Registry*)sqlite3_user_data(ctx);
   LibsqlIndex def;
   char *zErr = 0;
   sqlite3_int64 nRow = 0;
@@ -225,7 +244,7 @@ static void libsqlRebuildFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
     return;
   }
   rc = libsqlIndexLookup(db, zIndex, &def, &zErr);
-  if( rc==SQLITE_OK ) rc = libsqlIndexBuild(db, &def, 1, &nRow, &zErr);
+  if( rc==SQLITE_OK ) rc = libsqlIndexBuild(db, pReg, &def, 1, &nRow, &zErr);
   if( rc==SQLITE_OK ){
     sqlite3_result_int64(ctx, nRow);
   }else{
@@ -252,10 +271,12 @@ int vsRegisterLibsqlIndex(sqlite3 *db, Vec0Registry *pReg, char **pzErr){
   rc = sqlite3_create_function_v2(db, "libsql_vector_idx", -1,
                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
                                   pDims, libsqlVectorIdxFunc, 0, 0, libsqlIndexDimsFree);
-  /* vecsync_rebuild writes tables: DIRECTONLY keeps it out of triggers and views. */
+  /* vecsync_rebuild writes tables: DIRECTONLY keeps it out of triggers and views. It
+  ** finds the search data's vec0 table (to train an ivf index) in the registry, which
+  ** lives as long as the connection's modules. */
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_function(db, "vecsync_rebuild", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                 0, libsqlRebuildFunc, 0, 0);
+                                 pReg, libsqlRebuildFunc, 0, 0);
   }
   if( rc==SQLITE_OK ){
     pReg->nRef++;

@@ -3,8 +3,8 @@
 **
 ** Usage (internal; vector_top_k and vecsync_rebuild call it):
 **
-**   rc = libsqlIndexBuild(db, &def, 0, 0, &zErr);     -- current: made if missing, log applied
-**   rc = libsqlIndexBuild(db, &def, 1, &nRow, &zErr); -- emptied and filled again
+**   rc = libsqlIndexBuild(db, pReg, &def, 0, 0, &zErr);     -- current: made if missing
+**   rc = libsqlIndexBuild(db, pReg, &def, 1, &nRow, &zErr); -- emptied and filled again
 **
 ** How it works: index I's search data is a vec0 table, vecsync_idx_I (each covered row's
 ** vector under the row's rowid, or a WITHOUT ROWID key's id from vecsync_idx_I_keys), with
@@ -13,7 +13,10 @@
 ** (LibsqlTriggerParts), log each written key; a TEMP trigger per connection applies each
 ** entry at once (libsqlIndexApplyTrigger), and the next search applies what other
 ** connections logged (libsqlIndexSync). The store is complete when its 'backfilled' and
-** 'definition' entries match this version and declaration; else it is built again.
+** 'definition' entries match this version and declaration; else it is built again. Its
+** own declaration (exact, or "indexed by ivf(...)" for 'type=ivf') must fit the index's:
+** else it is dropped and made again (libsqlStoreDrop), and an ivf index is trained on all
+** the rows once they are in (libsqlStoreTrain).
 ** Tables and triggers of dropped indexes go at the next build (libsqlIndexDropOrphans).
 */
 #include "vecsync_int.h"
@@ -439,31 +442,56 @@ cleanup:
 
 /* ---- building the search data ----------------------------------------------------------- */
 
+/* The arguments of the store's "USING vec0(...)": exact, or with the ivf index 'type=ivf'
+** asks for. The store's declaration in sqlite_schema ends with them while it fits the
+** index's (libsqlStoreState); an index re-created with another type, metric or ivf option
+** has its store dropped and made again. */
+static char *libsqlStoreArgs(const LibsqlIndex *p){
+  sqlite3_str *pOut = sqlite3_str_new(0);
+  sqlite3_str_appendf(pOut, "embedding float[%d] distance_metric=%s",
+                      p->nDim, vec0MetricName(p->eMetric));
+  if( p->bIvf ){
+    sqlite3_str_appendall(pOut, " indexed by ivf(");
+    if( p->nIvfList ) sqlite3_str_appendf(pOut, "nlist=%d", p->nIvfList);
+    if( p->nIvfProbe ){
+      sqlite3_str_appendf(pOut, "%snprobe=%d", p->nIvfList ? ", " : "", p->nIvfProbe);
+    }
+    sqlite3_str_appendall(pOut, ")");
+  }
+  return sqlite3_str_finish(pOut);
+}
+
 /* Whether the store (the vec0 table) exists, and whether it is complete: its five
 ** triggers there and its backfill finished with this version's triggers and this
 ** definition (iHash). A build that failed half way, one made with earlier triggers, or
 ** one for an index since re-created differently, is not complete. */
 static int libsqlStoreState(sqlite3 *db, const LibsqlIndex *p, sqlite3_int64 iHash,
-                            int *pbStore, int *pbComplete){
+                            int *pbStore, int *pbFits, int *pbComplete){
   const char *zS = p->zSchema, *zI = p->zIndex;
   sqlite3_stmt *pStmt = 0;
   int rc, nTrigger = 0;
+  char *zArgs = libsqlStoreArgs(p);
   char *zSql = sqlite3_mprintf(
-      "SELECT (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type='table' AND name='vecsync_idx_%q'),"
+      "SELECT (SELECT sql FROM \"%w\".sqlite_schema WHERE type='table' AND name='vecsync_idx_%q'),"
       " (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type='trigger' AND tbl_name=%Q"
       "   AND name GLOB 'vecsync_idx_%q_*')",
       zS, zI, zS, p->zTable, zI);
-  *pbStore = *pbComplete = 0;
-  if( zSql==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+  *pbStore = *pbFits = *pbComplete = 0;
+  if( zSql==0 || zArgs==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( sqlite3_step(pStmt)==SQLITE_ROW ){
-    *pbStore = sqlite3_column_int(pStmt, 0);
+    /* The store fits when its declaration ends "vec0(<zArgs>)". */
+    const char *zDecl = (const char*)sqlite3_column_text(pStmt, 0);
+    size_t nDecl = zDecl ? strlen(zDecl) : 0, nArgs = strlen(zArgs);
+    *pbStore = zDecl!=0;
+    *pbFits = nDecl>nArgs+6 && sqlite3_strnicmp(&zDecl[nDecl-nArgs-6], "vec0(", 5)==0
+           && memcmp(&zDecl[nDecl-nArgs-1], zArgs, nArgs)==0 && zDecl[nDecl-1]==')';
     nTrigger = sqlite3_column_int(pStmt, 1);
   }
   rc = sqlite3_finalize(pStmt);
   pStmt = 0;
-  if( rc!=SQLITE_OK || !*pbStore || nTrigger!=LIBSQL_TRIGGER_COUNT ) goto cleanup;
+  if( rc!=SQLITE_OK || !*pbFits || nTrigger!=LIBSQL_TRIGGER_COUNT ) goto cleanup;
   sqlite3_free(zSql);
   zSql = sqlite3_mprintf(
       "SELECT (SELECT value FROM \"%w\".\"vecsync_idx_%w_info\" WHERE key='backfilled'),"
@@ -482,6 +510,32 @@ static int libsqlStoreState(sqlite3 *db, const LibsqlIndex *p, sqlite3_int64 iHa
 cleanup:
   sqlite3_finalize(pStmt);
   sqlite3_free(zSql);
+  sqlite3_free(zArgs);
+  return rc;
+}
+
+/* Drop a store made for another declaration (its vec0 shadow tables with it). SQLite drops
+** no table while another statement reads, as vector_top_k's does: SQLITE_LOCKED then,
+** nothing changed (read-only: SQLITE_READONLY). */
+static int libsqlStoreDrop(sqlite3 *db, const LibsqlIndex *p, char **pzErr){
+  char *zWhy = 0;
+  char *zSql = sqlite3_mprintf("SAVEPOINT vecsync_store; DROP TABLE \"%w\".\"vecsync_idx_%w\";"
+                               " RELEASE vecsync_store;", p->zSchema, p->zIndex);
+  int rc = zSql ? sqlite3_exec(db, zSql, 0, 0, &zWhy) : SQLITE_NOMEM;
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+    sqlite3_exec(db, "ROLLBACK TO vecsync_store; RELEASE vecsync_store;", 0, 0, 0);
+    if( (rc&0xff)==SQLITE_LOCKED ){
+      *pzErr = sqlite3_mprintf("the search data of index %s was made for another declaration "
+                               "of it, and cannot be made again while a statement reads: run "
+                               "select vecsync_rebuild('%s')", p->zIndex, p->zIndex);
+    }else{
+      *pzErr = sqlite3_mprintf("the search data of index %s was made for another declaration "
+                               "of it, and cannot be dropped: %s", p->zIndex,
+                               zWhy ? zWhy : sqlite3_errstr(rc));
+    }
+  }
+  sqlite3_free(zWhy);
+  sqlite3_free(zSql);
   return rc;
 }
 
@@ -497,10 +551,11 @@ static int libsqlStoreTables(sqlite3 *db, const LibsqlIndex *p, int bStore, char
         "DELETE FROM \"%w\".\"vecsync_idx_%w_info\" WHERE key IN ('backfilled', 'definition');"
         "DELETE FROM \"%w\".\"vecsync_idx_%w\";", zS, zI, zS, zI);
   }else{
-    sqlite3_str_appendf(pOut,
-        "CREATE VIRTUAL TABLE \"%w\".\"vecsync_idx_%w\" USING vec0("
-        "embedding float[%d] distance_metric=%s);",
-        zS, zI, p->nDim, vec0MetricName(p->eMetric));
+    char *zArgs = libsqlStoreArgs(p);
+    if( zArgs==0 ){ sqlite3_free(sqlite3_str_finish(pOut)); return SQLITE_NOMEM; }
+    sqlite3_str_appendf(pOut, "CREATE VIRTUAL TABLE \"%w\".\"vecsync_idx_%w\" USING vec0(%s);",
+                        zS, zI, zArgs);
+    sqlite3_free(zArgs);
   }
   if( p->zKey ){
     /* T_keys gives each indexed key the id the search data stores it under. */
@@ -522,16 +577,38 @@ static int libsqlStoreTables(sqlite3 *db, const LibsqlIndex *p, int bStore, char
   return rc;
 }
 
+/* Train the ivf index of a filled store on all its rows (the fill's inserts trained it
+** on the first VEC0_IVF_TRAIN_ROWS only, or not at all), in one savepoint. */
+static int libsqlStoreTrain(sqlite3 *db, Vec0Registry *pReg, const LibsqlIndex *p,
+                            char **pzErr){
+  Vec0Table *pStore = 0;
+  char *zStore = sqlite3_mprintf("vecsync_idx_%s", p->zIndex);
+  int rc = zStore ? vec0Find(db, pReg, p->zSchema, zStore, &pStore, pzErr) : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ) rc = vec0StorageReady(pStore);
+  if( rc==SQLITE_OK ) rc = sqlite3_exec(db, "SAVEPOINT vecsync_train", 0, 0, 0);
+  if( rc==SQLITE_OK ){
+    rc = vec0IvfTrain(pStore, 0);
+    if( rc!=SQLITE_OK ) sqlite3_exec(db, "ROLLBACK TO vecsync_train", 0, 0, 0);
+    sqlite3_exec(db, "RELEASE vecsync_train", 0, 0, 0);
+    if( rc!=SQLITE_OK ) vec0IvfDrop(pStore);     /* read again from what the file holds */
+  }
+  if( rc!=SQLITE_OK && pStore && *pzErr==0 ) *pzErr = vec0TakeError(pStore);
+  sqlite3_free(zStore);
+  return rc;
+}
+
 /* Fill the store with every covered row (its key " IS NOT NULL": a rowid, or a WITHOUT
-** ROWID key, never is), then record it complete. *pnRow: the rows filled in. */
-static int libsqlStoreFill(sqlite3 *db, const LibsqlIndex *p, sqlite3_int64 iHash,
-                           sqlite3_int64 *pnRow, char **pzErr){
+** ROWID key, never is), train its ivf index if it has one, then record it complete.
+** *pnRow: the rows filled in. */
+static int libsqlStoreFill(sqlite3 *db, Vec0Registry *pReg, const LibsqlIndex *p,
+                           sqlite3_int64 iHash, sqlite3_int64 *pnRow, char **pzErr){
   char *zQ = sqlite3_mprintf("\"%w\".", p->zSchema);
   char *zSql = zQ ? libsqlIndexApplySql(p, zQ, zQ, " IS NOT NULL") : 0;
   int rc = zSql ? sqlite3_exec(db, zSql, 0, 0, pzErr) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   zSql = 0;
   if( rc==SQLITE_OK && pnRow ) *pnRow = sqlite3_changes64(db);
+  if( rc==SQLITE_OK && p->bIvf ) rc = libsqlStoreTrain(db, pReg, p, pzErr);
   if( rc==SQLITE_OK ){
     zSql = sqlite3_mprintf(
         "INSERT INTO \"%w\".\"vecsync_idx_%w_info\"(key, value)"
@@ -544,20 +621,25 @@ static int libsqlStoreFill(sqlite3 *db, const LibsqlIndex *p, sqlite3_int64 iHas
   return rc;
 }
 
-int libsqlIndexBuild(sqlite3 *db, const LibsqlIndex *pDef, int bRebuild,
+int libsqlIndexBuild(sqlite3 *db, Vec0Registry *pReg, const LibsqlIndex *pDef, int bRebuild,
                      sqlite3_int64 *pnRow, char **pzErr){
   sqlite3_int64 iHash = libsqlIndexHash(pDef);
-  int rc, bStore = 0, bComplete = 0;
+  int rc, bStore = 0, bFits = 0, bComplete = 0;
 
   rc = libsqlIndexDropOrphans(db, pDef->zSchema);
-  if( rc==SQLITE_OK ) rc = libsqlStoreState(db, pDef, iHash, &bStore, &bComplete);
+  if( rc==SQLITE_OK ) rc = libsqlStoreState(db, pDef, iHash, &bStore, &bFits, &bComplete);
+  if( rc==SQLITE_OK && bStore && !bFits ){
+    /* Made exact and now declared ivf, or the reverse: made again, never misread. */
+    rc = libsqlStoreDrop(db, pDef, pzErr);
+    bStore = 0;
+  }
   if( rc!=SQLITE_OK ) return rc;
   if( bComplete && !bRebuild ){
     rc = libsqlIndexSync(db, pDef, pzErr);
   }else{
     rc = libsqlStoreTables(db, pDef, bStore, pzErr);
     if( rc==SQLITE_OK ) rc = libsqlTriggersCreate(db, pDef, pzErr);
-    if( rc==SQLITE_OK ) rc = libsqlStoreFill(db, pDef, iHash, pnRow, pzErr);
+    if( rc==SQLITE_OK ) rc = libsqlStoreFill(db, pReg, pDef, iHash, pnRow, pzErr);
   }
   /* The TEMP trigger only saves later searches the work: a connection that cannot make
   ** one (query_only) applies the log when it searches, or scans the table. */

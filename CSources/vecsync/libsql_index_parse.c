@@ -7,7 +7,7 @@
 **
 **   LibsqlIndex def;
 **   rc = libsqlIndexLookup(db, "aux.docs_idx", &def, &zErr);   -- errors are libSQL's
-**   ... def.zTable, def.zColumn, def.nDim, def.eMetric, def.zWhere, def.zKey ...
+**   ... def.zTable, def.zColumn, def.nDim, def.eMetric, def.bIvf, def.zWhere, def.zKey ...
 **   libsqlIndexClear(&def);
 **
 ** How it works: SQLite keeps the index's text in sqlite_schema. A small tokenizer (blanks
@@ -38,26 +38,45 @@ void libsqlIndexClear(LibsqlIndex *p){
 
 /* ---- libsql_vector_idx()'s options and the column type ---------------------------------- */
 
+/* The options of libsql_vector_idx(), by their place in libsqlIndexOption's table. */
+enum {
+  LIBSQL_OPT_TYPE = 0,          /* type=diskann (libSQL's, searched exactly here) | ivf */
+  LIBSQL_OPT_METRIC,            /* metric=cosine | l2 */
+  LIBSQL_OPT_COMPRESS,          /* compress_neighbors=float1bit | ... (libSQL's) */
+  LIBSQL_OPT_ALPHA,             /* alpha=R (libSQL's, DiskANN: checked, ignored) */
+  LIBSQL_OPT_SEARCH_L,          /* search_l=N (likewise) */
+  LIBSQL_OPT_INSERT_L,          /* insert_l=N (likewise) */
+  LIBSQL_OPT_MAX_NEIGHBORS,     /* max_neighbors=N (likewise) */
+  LIBSQL_OPT_NLIST,             /* nlist=N: lists of a type=ivf index (ours) */
+  LIBSQL_OPT_NPROBE             /* nprobe=N: lists a type=ivf search scans (ours) */
+};
+
 /*
-** Check one 'key=value' option of libsql_vector_idx(), as libSQL does (with its messages);
-** set *peMetric for metric= and *pbOneBit for compress_neighbors=float1bit.
+** Check one 'key=value' option of libsql_vector_idx(), as libSQL does (with its messages),
+** and note it in pDef. Our own options, type=ivf, nlist and nprobe, are checked strictly
+** (digits only); libSQL's integers are read as libSQL reads them (atoi).
 */
-int libsqlIndexOption(const char *zOpt, int *peMetric, int *pbOneBit, char **pzErr){
+int libsqlIndexOption(const char *zOpt, LibsqlIndex *pDef, char **pzErr){
   static const struct {
     const char *zKey;       /* Option name */
-    int eKind;              /* 0: one of azValue, 1: positive integer, 2: real number */
+    int eKind;              /* 0: one of azValue, 1: positive integer, 2: real number,
+                            ** 3: an integer from 1 to VEC0_IVF_MAX_LISTS */
     const char *azValue[6]; /* Accepted values of kind 0 */
   } aOpt[] = {
-    { "type",               0, { "diskann" } },
+    /* In LIBSQL_OPT_* order. */
+    { "type",               0, { "diskann", "ivf" } },
     { "metric",             0, { "cosine", "l2" } },
     { "compress_neighbors", 0, { "float1bit", "float8", "float16", "floatb16", "float32" } },
     { "alpha",              2, { 0 } },
     { "search_l",           1, { 0 } },
     { "insert_l",           1, { 0 } },
     { "max_neighbors",      1, { 0 } },
+    { "nlist",              3, { 0 } },
+    { "nprobe",             3, { 0 } },
   };
   const char *zEq = strchr(zOpt, '=');
   const char *zVal, *zWhy = "invalid parameter";
+  char *zFree = 0;
   size_t nKey, i, j;
   if( zEq==0 ){
     zWhy = "unexpected parameter format";
@@ -84,19 +103,58 @@ int libsqlIndexOption(const char *zOpt, int *peMetric, int *pbOneBit, char **pzE
       }
       return SQLITE_OK;
     }
+    if( aOpt[i].eKind==3 ){
+      sqlite3_int64 v = 0;
+      for(j=0; zVal[j]>='0' && zVal[j]<='9' && v<=VEC0_IVF_MAX_LISTS; j++) v = v*10 + (zVal[j]-'0');
+      if( j==0 || zVal[j] || v<1 || v>VEC0_IVF_MAX_LISTS ){
+        zWhy = zFree = sqlite3_mprintf("%s must be an integer from 1 to %d",
+                                       aOpt[i].zKey, VEC0_IVF_MAX_LISTS);
+        if( zFree==0 ) return SQLITE_NOMEM;
+        goto refused;
+      }
+      if( i==LIBSQL_OPT_NLIST ) pDef->nIvfList = (int)v;
+      else pDef->nIvfProbe = (int)v;
+      return SQLITE_OK;
+    }
     for(j=0; j<6 && aOpt[i].azValue[j]; j++){
       /* libSQL compares the value with each name over the value's length: "cos" is cosine. */
       if( zVal[0] && sqlite3_strnicmp(aOpt[i].azValue[j], zVal, (int)strlen(zVal))==0
        && strlen(zVal)<=strlen(aOpt[i].azValue[j]) ){
-        if( i==1 ) *peMetric = j==0 ? VS_METRIC_COSINE : VS_METRIC_L2;
-        if( i==2 ) *pbOneBit = j==0;
+        if( i==LIBSQL_OPT_TYPE ) pDef->bIvf = j==1;
+        if( i==LIBSQL_OPT_METRIC ) pDef->eMetric = j==0 ? VS_METRIC_COSINE : VS_METRIC_L2;
+        if( i==LIBSQL_OPT_COMPRESS ) pDef->bOneBit = j==0;
         return SQLITE_OK;
       }
     }
   }
 refused:
   *pzErr = sqlite3_mprintf("vector index: invalid vector index parameter '%s': %s", zOpt, zWhy);
+  sqlite3_free(zFree);
   return SQLITE_ERROR;
+}
+
+/*
+** The options of one libsql_vector_idx(), all read (libsqlIndexOption), checked together:
+** 1-bit compression only with cosine, as libSQL has it; nlist and nprobe only with
+** type=ivf, and nprobe at most nlist.
+*/
+int libsqlIndexOptionsCheck(const LibsqlIndex *pDef, char **pzErr){
+  if( pDef->bOneBit && pDef->eMetric==VS_METRIC_L2 ){
+    *pzErr = sqlite3_mprintf("vector index: unable to initialize diskann: "
+                             "1-bit compression available only for cosine metric");
+    return SQLITE_ERROR;
+  }
+  if( !pDef->bIvf && (pDef->nIvfList || pDef->nIvfProbe) ){
+    *pzErr = sqlite3_mprintf("vector index: %s is an option of an approximate index: "
+                             "add 'type=ivf'", pDef->nIvfList ? "nlist" : "nprobe");
+    return SQLITE_ERROR;
+  }
+  if( pDef->nIvfList && pDef->nIvfProbe>pDef->nIvfList ){
+    *pzErr = sqlite3_mprintf("vector index: nprobe (%d) must not exceed nlist (%d)",
+                             pDef->nIvfProbe, pDef->nIvfList);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
 }
 
 /*
@@ -221,10 +279,10 @@ static char *libsqlReadToken(const char *z, int *pi, int *pbString){
 
 /*
 ** Read the libsql_vector_idx(...) part of CREATE INDEX text z: the column, the options
-** (checked: *peMetric, *pbOneBit) and the WHERE condition of a partial index. Errors are
+** (each checked and noted in pDef) and the WHERE condition of a partial index. Errors are
 ** libSQL's.
 */
-static int libsqlIndexParseSql(const char *z, LibsqlIndex *pDef, int *pbOneBit, char **pzErr){
+static int libsqlIndexParseSql(const char *z, LibsqlIndex *pDef, char **pzErr){
   static const char zKey[] = "libsql_vector_idx";
   int i, iOpen = -1, iCall = -1, bString = 0;
   /* The '(' of the indexed expressions: the first '(' outside quotes, after ON. */
@@ -265,7 +323,7 @@ static int libsqlIndexParseSql(const char *z, LibsqlIndex *pDef, int *pbOneBit, 
       *pzErr = sqlite3_mprintf("vector index: all arguments after first must be strings");
       return SQLITE_ERROR;
     }
-    rc = libsqlIndexOption(zOpt, &pDef->eMetric, pbOneBit, pzErr);
+    rc = libsqlIndexOption(zOpt, pDef, pzErr);
     sqlite3_free(zOpt);
     if( rc!=SQLITE_OK ) return rc;
     i = libsqlSkipBlanks(z, i);
@@ -315,7 +373,7 @@ int libsqlIndexLookup(sqlite3 *db, const char *zName, LibsqlIndex *pDef, char **
   sqlite3_stmt *pStmt = 0;
   char *zSql = 0, *zSchema = 0, *zIndex = 0;
   const char *zWhy = 0;
-  int rc, bOneBit = 0;
+  int rc;
 
   memset(pDef, 0, sizeof(*pDef));
   rc = libsqlIndexName(zName, &zSchema, &zIndex);
@@ -354,7 +412,7 @@ int libsqlIndexLookup(sqlite3 *db, const char *zName, LibsqlIndex *pDef, char **
                                  "CREATE INDEX ... ON t(libsql_vector_idx(column))", zName);
         rc = SQLITE_ERROR;
       }else{
-        rc = libsqlIndexParseSql(zText, pDef, &bOneBit, pzErr);
+        rc = libsqlIndexParseSql(zText, pDef, pzErr);
       }
     }
     sqlite3_finalize(pFind);
@@ -368,12 +426,8 @@ int libsqlIndexLookup(sqlite3 *db, const char *zName, LibsqlIndex *pDef, char **
     rc = SQLITE_ERROR;
     goto cleanup;
   }
-  if( bOneBit && pDef->eMetric==VS_METRIC_L2 ){
-    *pzErr = sqlite3_mprintf("vector index: unable to initialize diskann: "
-                             "1-bit compression available only for cosine metric");
-    rc = SQLITE_ERROR;
-    goto cleanup;
-  }
+  rc = libsqlIndexOptionsCheck(pDef, pzErr);
+  if( rc!=SQLITE_OK ) goto cleanup;
 
   /* The column's declared type gives the element type and the dimensions. */
   zSql = sqlite3_mprintf("SELECT type FROM pragma_table_info(%Q, %Q) WHERE name=%Q COLLATE NOCASE",

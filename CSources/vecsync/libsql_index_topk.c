@@ -5,11 +5,15 @@
 **
 **   select id, distance from vector_top_k('messages_embedding_idx', vector32('[1,0,0,0]'), 5);
 **   select m.* from vector_top_k('notes_idx', :q, 10) as v join notes m on m.title = v.id;
+**   select id from vector_top_k('docs_ivf_idx', :q, 10, 32);     -- a type=ivf index, nprobe 32
 **
-** How it works: an eponymous virtual table whose three hidden columns are the arguments.
-** xFilter reads the index's declaration (libsql_index_parse.c), makes its search data
-** current (libsqlIndexBuild), and searches that vec0 table with vec0Search: exact, nearest
-** first, ties by rowid. A connection that cannot write (read-only, busy) scans the indexed
+** How it works: an eponymous virtual table whose first hidden columns are the arguments
+** (the fourth, nprobe, optional). xFilter reads the index's declaration
+** (libsql_index_parse.c), makes its search data current (libsqlIndexBuild), and searches
+** that vec0 table: exactly with vec0Search, nearest first, ties by rowid; or, for an index
+** declared 'type=ivf', with its ivf index (vec0IvfSearch), which scans the nprobe lists
+** nearest the query (the fourth argument, else the declaration's 'nprobe=N', else vec0's
+** default). A connection that cannot write (read-only, busy) scans the indexed
 ** table itself instead (libsqlScanTable), with the same answer. A WITHOUT ROWID table's
 ** hits are named by their key (libsqlIndexHitKeys, from the search data's T_keys).
 */
@@ -176,12 +180,14 @@ static void libsqlHitsAsHamming(VsTopK *pTop, int nDim){
 
 /* ---- vector_top_k ------------------------------------------------------------------------ */
 
-/* The arguments are the first hidden columns, in order; distance comes after them. */
+/* The arguments are the first hidden columns, in order (nprobe, the fourth, optional);
+** distance comes after them. */
 #define VTK_COL_ID       0
 #define VTK_COL_INDEX    1
 #define VTK_COL_QUERY    2
 #define VTK_COL_K        3
-#define VTK_COL_DISTANCE 4
+#define VTK_COL_NPROBE   4
+#define VTK_COL_DISTANCE 5
 
 typedef struct VtkCursor VtkCursor;
 struct VtkCursor {
@@ -209,14 +215,25 @@ static int vtkConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
                       sqlite3_vtab **ppVtab, char **pzErr){
   (void)argc; (void)argv; (void)pzErr;
   return vsTableFunctionConnect(db, pAux,
-      "CREATE TABLE x(id INTEGER, index_name HIDDEN, query HIDDEN, k HIDDEN, distance REAL HIDDEN)",
+      "CREATE TABLE x(id INTEGER, index_name HIDDEN, query HIDDEN, k HIDDEN, nprobe HIDDEN,"
+      " distance REAL HIDDEN)",
       sizeof(VtkCursor), vtkCursorReset, ppVtab);
 }
 
 static int vtkBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int rc = vsTableFunctionArgs(pVtab, pInfo, VTK_COL_INDEX, VTK_COL_K-VTK_COL_INDEX+1,
+  int i, rc = vsTableFunctionArgs(pVtab, pInfo, VTK_COL_INDEX, VTK_COL_K-VTK_COL_INDEX+1,
                                "vector_top_k(index, query, k) needs all three arguments");
   if( rc!=SQLITE_OK ) return rc;
+  /* nprobe, the optional fourth argument, is xFilter's argv[3] (idxNum 1) when given. */
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->iColumn!=VTK_COL_NPROBE || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
+    if( !pC->usable ) return SQLITE_CONSTRAINT;
+    pInfo->aConstraintUsage[i].argvIndex = VTK_COL_NPROBE;
+    pInfo->aConstraintUsage[i].omit = 1;
+    pInfo->idxNum = 1;
+    break;
+  }
   pInfo->estimatedCost = 100.0;
   if( pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==VTK_COL_DISTANCE
    && !pInfo->aOrderBy[0].desc ){
@@ -237,8 +254,8 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   char *zErr = 0, *zStore = 0;
   const char *zIndex = (const char*)sqlite3_value_text(argv[0]);
   sqlite3_int64 k;
-  int rc;
-  (void)idxNum; (void)idxStr; (void)argc;
+  int rc, nProbe = 0;
+  (void)idxStr;
 
   memset(&def, 0, sizeof(def));
   memset(&v, 0, sizeof(v));
@@ -262,6 +279,15 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     rc = SQLITE_ERROR;
     goto cleanup;
   }
+  /* nprobe: lists an ivf index scans this once; an exact index has nothing to tune. */
+  if( idxNum==1 && argc>3 ){
+    nProbe = vec0IvfProbeValue(argv[3]);
+    if( nProbe==0 ){
+      zErr = sqlite3_mprintf("nprobe must be an integer from 1 to %d", VEC0_IVF_MAX_LISTS);
+      rc = SQLITE_ERROR;
+      goto cleanup;
+    }
+  }
   rc = libsqlIndexLookup(pTab->db, zIndex, &def, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   pCur->bKeyIsRowid = def.zKey==0 || def.bKeyRowidLike;
@@ -274,11 +300,13 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     goto cleanup;
   }
   if( k==0 ) goto cleanup;    /* no row, the arguments checked */
-  rc = libsqlIndexBuild(pTab->db, &def, 0, 0, &zErr);
-  if( (rc&0xff)==SQLITE_READONLY || (rc&0xff)==SQLITE_BUSY ){
+  rc = libsqlIndexBuild(pTab->db, (Vec0Registry*)pTab->pAux, &def, 0, 0, &zErr);
+  if( (rc&0xff)==SQLITE_READONLY || (rc&0xff)==SQLITE_BUSY || (rc&0xff)==SQLITE_LOCKED ){
     /* A connection that cannot write cannot build the search data or apply what other
     ** connections logged: it scans the table's rows itself, exactly, until a writable
-    ** connection has done so. */
+    ** connection has done so. So does a search of an index whose search data was made
+    ** for another declaration (exact, now 'type=ivf', or the reverse), which a statement
+    ** that reads cannot drop: until vecsync_rebuild() makes it again. */
     sqlite3_free(zErr);
     zErr = 0;
     if( def.eColType==VS_LIBSQL_1BIT ) libsqlQueryAsBits((float*)v.aData, v.nDim);
@@ -293,13 +321,16 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   rc = vec0VectorArg(pStore, argv[1], "query", &q, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0StorageReady(pStore);
-  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pStore, VEC0_NEED_SEARCH);
+  /* An ivf index scans lists of the copy's vectors: it needs them in memory. */
+  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pStore, def.bIvf ? VEC0_NEED_COPY : VEC0_NEED_SEARCH);
   if( rc!=SQLITE_OK ){
     zErr = vec0TakeError(pStore);
     goto cleanup;
   }
   if( def.eColType==VS_LIBSQL_1BIT ) libsqlQueryAsBits(q, def.nDim);
-  rc = vec0Search(pStore, q, k, 0, 0, &pCur->top);
+  /* Exact unless the store has an ivf index (trained): then the nprobe nearest lists. */
+  rc = vec0IvfSearch(pStore, q, k, nProbe, 0, 0, &pCur->top);
+  if( rc!=SQLITE_OK && zErr==0 ) zErr = vec0TakeError(pStore);
   if( rc==SQLITE_OK && def.zKey ) rc = libsqlIndexHitKeys(pTab->db, &def, &pCur->top, &pCur->apKey, &zErr);
 
 cleanup:

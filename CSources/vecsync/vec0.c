@@ -246,9 +246,8 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
       case VEC0_ARG_K:      rc = vec0ReadK(p, argv[i], "k", &k); break;
       case VEC0_ARG_LIMIT:  rc = vec0ReadK(p, argv[i], "LIMIT", &kLimit); break;
       case VEC0_ARG_NPROBE:
-        nProbe = sqlite3_value_int64(argv[i]);
-        if( sqlite3_value_numeric_type(argv[i])!=SQLITE_INTEGER || nProbe<1
-         || nProbe>VEC0_IVF_MAX_LISTS ){
+        nProbe = vec0IvfProbeValue(argv[i]);
+        if( nProbe==0 ){
           vec0SetError(p, "vec0 \"%s\": nprobe must be an integer from 1 to %d",
                        p->zName, VEC0_IVF_MAX_LISTS);
           rc = SQLITE_ERROR;

@@ -1079,6 +1079,12 @@ int vec0IvfLists(Vec0Table *p){
   return p->pIvf ? p->pIvf->nList : 0;
 }
 
+int vec0IvfProbeValue(sqlite3_value *pVal){
+  sqlite3_int64 n = sqlite3_value_int64(pVal);
+  if( sqlite3_value_numeric_type(pVal)!=SQLITE_INTEGER || n<1 || n>VEC0_IVF_MAX_LISTS ) return 0;
+  return (int)n;
+}
+
 char *vec0IvfInfo(Vec0Table *p){
   const Vec0Ivf *x = p->pIvf;
   sqlite3_int64 nListed = 0, nRow = p->pView ? p->pView->nLive : 0;

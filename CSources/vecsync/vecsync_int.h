@@ -699,6 +699,8 @@ int vec0IvfTrain(Vec0Table *p, int nList);
 ** (sqlite3_malloc'ed; NULL: out of memory); recall@k at nProbe over nQuery stored rows
 ** taken as queries against the exact search (*prRecall -1 for an empty table). */
 int vec0IvfLists(Vec0Table *p);
+/* A query's nprobe from a SQL value: an integer from 1 to VEC0_IVF_MAX_LISTS, else 0. */
+int vec0IvfProbeValue(sqlite3_value *pVal);
 char *vec0IvfInfo(Vec0Table *p);
 int vec0IvfRecall(Vec0Table *p, sqlite3_int64 nQuery, sqlite3_int64 k, int nProbe,
                   double *prRecall);
@@ -920,6 +922,11 @@ struct LibsqlIndex {
   int eColType;         /* VS_LIBSQL_* of the column's declared type */
   int nDim;             /* From the column's declared type, F32_BLOB(n) */
   int eMetric;          /* VS_METRIC_COSINE (libSQL's default) or VS_METRIC_L2 */
+  int bOneBit;          /* 'compress_neighbors=float1bit' (refused with metric=l2) */
+  int bIvf;             /* 'type=ivf': the search data has vec0's approximate ivf index;
+                        ** else (libSQL's type=diskann, the default) the search is exact */
+  int nIvfList;         /* 'nlist=N' of an ivf index; 0: chosen at training, ~sqrt(rows) */
+  int nIvfProbe;        /* 'nprobe=N' of an ivf index; 0: vec0's default */
   char *zKey;           /* A WITHOUT ROWID table's primary key column, or NULL (rowid) */
   char *zKeyColl;       /* That key's collation ("BINARY", "NOCASE", ...) */
   int bKeyRowidLike;    /* That key has INTEGER affinity and BINARY collation */
@@ -931,14 +938,18 @@ void libsqlIndexClear(LibsqlIndex *p);
 /* Look up index zName ("name" or "schema.name") and read its declaration; libSQL's
 ** errors where libSQL has one. */
 int libsqlIndexLookup(sqlite3 *db, const char *zName, LibsqlIndex *pDef, char **pzErr);
-/* Check one 'key=value' option of libsql_vector_idx(); sets *peMetric and *pbOneBit. */
-int libsqlIndexOption(const char *zOpt, int *peMetric, int *pbOneBit, char **pzErr);
+/* Check one 'key=value' option of libsql_vector_idx() and note it in pDef (eMetric,
+** bOneBit, bIvf, nIvfList, nIvfProbe); then, all read, check them together. */
+int libsqlIndexOption(const char *zOpt, LibsqlIndex *pDef, char **pzErr);
+int libsqlIndexOptionsCheck(const LibsqlIndex *pDef, char **pzErr);
 /* Whether a CREATE statement is running on db. */
 int libsqlCreateRunning(sqlite3 *db);
 /* Make the search data of an index current (libsql_index_build.c): created, filled and
 ** given its triggers when missing or stale, else the log applied; with bRebuild, emptied
-** and filled again. *pnRow: rows a (re)build indexed. */
-int libsqlIndexBuild(sqlite3 *db, const LibsqlIndex *pDef, int bRebuild,
+** and filled again (an ivf index trained on the rows). *pnRow: rows a (re)build indexed.
+** SQLITE_LOCKED: the search data was made for another declaration and cannot be dropped
+** while a statement reads (vector_top_k then scans the table). */
+int libsqlIndexBuild(sqlite3 *db, Vec0Registry *pReg, const LibsqlIndex *pDef, int bRebuild,
                      sqlite3_int64 *pnRow, char **pzErr);
 /* vector_top_k(index, query, k), an eponymous table (libsql_index_topk.c). */
 extern const sqlite3_module libsqlTopKModule;
