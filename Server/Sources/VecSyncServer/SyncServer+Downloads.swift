@@ -1,0 +1,152 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VecSyncWire
+
+/// Downloads of change sets and snapshots, whole or one byte range (`Range`), streamed from
+/// the store a part at a time: each part is read when the connection has taken the one
+/// before (Hummingbird's body writer waits while the client does not read), so a download
+/// holds about one part in the server however large the body is and however slowly it is
+/// read; 40 unread downloads of a 60 MB change set hold 40 parts, not 2.4 GB.
+///
+/// A change set is checked against its SHA-256 before it is served, in a pass of its own
+/// over the same parts: every full download, and a range from byte 0 — the first of a
+/// ranged download — until it is found intact (``VerifiedBodies``). A body replaced in the
+/// store while it streams (a repair, a newer snapshot) ends the answer short, so the client
+/// sees a broken download and retries; one whose bytes changed in place fails the client's
+/// own SHA-256 check of the whole.
+extension SyncServer {
+    /// The bytes read from the store at once.
+    static let downloadPartBytes = 1 << 20
+
+    func downloadChangeSet(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        let seq = try Self.sequenceNumber(context)
+        guard let entry = try await store.changeSets(inSpace: grant.spaceID, after: seq - 1, limit: 1).first,
+            entry.seq == seq
+        else {
+            throw APIError(
+                status: .notFound, code: "not-found", message: "no change set \(seq) in space '\(grant.spaceName)'")
+        }
+        let spaceID = grant.spaceID
+        let range = try Self.range(of: request, size: Int(entry.size))
+        if range?.lowerBound ?? 0 == 0 {
+            try await checkIntegrity(of: entry, spaceID: spaceID, again: range == nil)
+        }
+        let store = self.store
+        return Self.stream(size: Int(entry.size), range: range, sha256: entry.sha256) { part in
+            try await store.changeSetBytes(inSpace: spaceID, seq: seq, range: part)
+        }
+    }
+
+    /// Refuses to serve a change set whose stored bytes no longer match their SHA-256 (damaged
+    /// at rest): marks it damaged in the store, so that the status tells its origin to push its
+    /// range again (``PushRule`` then replaces it), and answers 409 `damaged`, which a client
+    /// does not retry. Hashed a part at a time; once found intact, not again unless `again`
+    /// (a full download is always checked).
+    func checkIntegrity(of entry: ServerChangeSet, spaceID: Int64, again: Bool) async throws {
+        let key = VerifiedBodies.key(spaceID: spaceID, seq: entry.seq, sha256: entry.sha256)
+        if !again, verified.contains(key) { return }
+        var hasher = SHA256()
+        var offset = 0
+        let size = Int(entry.size)
+        while offset < size {
+            let part = offset..<min(offset + Self.downloadPartBytes, size)
+            guard let bytes = try await store.changeSetBytes(inSpace: spaceID, seq: entry.seq, range: part),
+                bytes.count == part.count
+            else { throw Self.replaced("change set \(entry.seq)") }
+            hasher.update(data: bytes)
+            offset = part.upperBound
+        }
+        let actual = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        guard actual != entry.sha256 else {
+            verified.insert(key)
+            return
+        }
+        try await store.markDamaged(inSpace: spaceID, seq: entry.seq, sha256: entry.sha256)
+        logger.error(
+            "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)) does not match its SHA-256 \(entry.sha256): marked damaged"
+        )
+        throw APIError(
+            status: .conflict, code: "damaged",
+            message:
+                "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)) is damaged on the server: its stored bytes do not match their SHA-256 \(entry.sha256); its origin re-publishes the range on its next sync, pull again after that"
+        )
+    }
+
+    func describeSnapshot(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        guard let entry = try await store.snapshotEntry(inSpace: grant.spaceID) else {
+            throw APIError(
+                status: .notFound, code: "no-snapshot", message: "space '\(grant.spaceName)' has no snapshot yet")
+        }
+        return try JSONResponse.make(entry)
+    }
+
+    /// The space's snapshot, whole or one byte range of it, streamed from the store.
+    func downloadSnapshot(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let grant = try await authorize(request, context)
+        let seq = try Self.sequenceNumber(context)
+        guard let entry = try await store.snapshotEntry(inSpace: grant.spaceID), entry.seq == seq else {
+            throw APIError(
+                status: .notFound, code: "not-found",
+                message: "space '\(grant.spaceName)' has no snapshot through \(seq) (a newer one may have replaced it)")
+        }
+        let range = try Self.range(of: request, size: Int(entry.size))
+        let (store, spaceID) = (self.store, grant.spaceID)
+        return Self.stream(size: Int(entry.size), range: range, sha256: entry.sha256) { part in
+            try await store.snapshotBytes(inSpace: spaceID, seq: seq, range: part)
+        }
+    }
+
+    /// The byte range the request's `Range` asks for of `size` bytes; nil without one; 416
+    /// `bad-range` when it is not one satisfiable range.
+    static func range(of request: Request, size: Int) throws -> Range<Int>? {
+        guard let header = request.headers[.range] else { return nil }
+        guard let range = ByteRange.parse(header, size: size) else {
+            throw APIError(
+                status: .rangeNotSatisfiable, code: "bad-range",
+                message: "'\(header)' is not one satisfiable byte range of \(size) bytes",
+                headers: [.contentRange: "bytes */\(size)"])
+        }
+        return range
+    }
+
+    /// 200 with a body of `size` bytes, or 206 with `range` of it, read by `read` a part at a
+    /// time as the connection takes them; `sha256` (of the whole) in `X-VecSync-SHA256` and as
+    /// the ETag.
+    static func stream(
+        size: Int, range: Range<Int>?, sha256: String,
+        read: @escaping @Sendable (Range<Int>) async throws -> Data?
+    ) -> Response {
+        let wanted = range ?? 0..<size
+        let body = ResponseBody(contentLength: wanted.count) { writer in
+            var offset = wanted.lowerBound
+            while offset < wanted.upperBound {
+                let part = offset..<min(offset + downloadPartBytes, wanted.upperBound)
+                guard let bytes = try await read(part), bytes.count == part.count else {
+                    throw replaced("the body")
+                }
+                try await writer.write(ByteBuffer(bytes: bytes))
+                offset = part.upperBound
+            }
+            try await writer.finish(nil)
+        }
+        var headers: HTTPFields = [
+            .contentType: changeSetMediaType,
+            sha256Header: sha256,
+            .acceptRanges: "bytes",
+            .eTag: "\"\(sha256)\"",
+        ]
+        if let range { headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)" }
+        return Response(status: range == nil ? .ok : .partialContent, headers: headers, body: body)
+    }
+
+    /// A body replaced in the store while it was read.
+    static func replaced(_ what: String) -> APIError {
+        APIError(
+            status: .serviceUnavailable, code: "busy", message: "\(what) changed while it was read; retry",
+            headers: [.retryAfter: "1"])
+    }
+}
