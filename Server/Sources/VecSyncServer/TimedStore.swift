@@ -8,11 +8,16 @@ import VecSyncWire
 /// for a connection without end, hold its request open, and keep the server from stopping.
 /// What the call was doing goes on in the background and ends when the database answers
 /// (a PostgreSQL statement is also cut by the server after its `statement_timeout`).
+///
+/// Once a call has found the store unavailable, one call at a time goes on to it (a probe,
+/// still limited) and every other call fails at once the same way, until a call is answered:
+/// during an outage requests get their 503 now instead of each waiting out the limit.
 public struct TimedStore: ServerStore {
     /// The store it forwards to.
     public let base: any ServerStore
     /// How long one call may take.
     public let limit: Duration
+    private let health = StoreHealth()
 
     /// `base`, each call limited to `limit`.
     public init(_ base: any ServerStore, limit: Duration) {
@@ -24,8 +29,23 @@ public struct TimedStore: ServerStore {
         -> T
     {
         let limit = self.limit
-        return try await Deadline.run(
-            within: limit, failing: ServerStoreError.unavailable("\(what) took more than \(limit)"), work)
+        let admission = health.admit()
+        if admission == .refused {
+            throw ServerStoreError.unavailable(
+                "\(what): the store did not answer a call just before; another call is finding out whether it is back")
+        }
+        do {
+            let result = try await Deadline.run(
+                within: limit, failing: ServerStoreError.unavailable("\(what) took more than \(limit)"), work)
+            health.finished(admission, answered: true)
+            return result
+        } catch is CancellationError {
+            health.finished(admission, answered: nil)
+            throw CancellationError()
+        } catch {
+            health.finished(admission, answered: StoreFailure.of(error) != .unavailable)
+            throw error
+        }
     }
 
     public func prepare() async throws { try await timed("preparing the store") { try await base.prepare() } }
@@ -130,4 +150,34 @@ public struct TimedStore: ServerStore {
         try await timed("compacting") { try await base.compact(inSpace: spaceID, through: through) }
     }
     public func close() async { await base.close() }
+}
+
+/// Whether a ``TimedStore``'s store answered its last call, and whether a call is now finding
+/// out (the probe) while it did not.
+final class StoreHealth: @unchecked Sendable {
+    enum Admission { case go, probe, refused }
+
+    private let lock = NSLock()
+    private var down = false
+    private var probing = false
+
+    /// How a call may go: on (the store answered last), on as the probe (it did not, and no
+    /// call is finding out), or not at all.
+    func admit() -> Admission {
+        lock.lock()
+        defer { lock.unlock() }
+        if !down { return .go }
+        if probing { return .refused }
+        probing = true
+        return .probe
+    }
+
+    /// A call admitted as `admission` ended: the store `answered` (with a result or an error
+    /// of its own), or did not, or nobody knows (the caller went away: nil).
+    func finished(_ admission: Admission, answered: Bool?) {
+        lock.lock()
+        defer { lock.unlock() }
+        if admission == .probe { probing = false }
+        if let answered { down = !answered }
+    }
 }

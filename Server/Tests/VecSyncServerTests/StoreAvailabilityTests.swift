@@ -82,6 +82,15 @@ struct StoreAvailabilityTests {
         let callStarted = ContinuousClock.now
         await #expect(throws: ServerStoreError.self) { _ = try await timed.grant(forTokenHash: "00") }
         #expect(ContinuousClock.now - callStarted < .seconds(5))
+        // From then on one call at a time finds out whether the store is back (and waits its
+        // limit again); any other call meanwhile fails at once.
+        let probe = Task { try? await timed.grant(forTokenHash: "00") }
+        try await Task.sleep(for: .milliseconds(200))
+        let refusedStarted = ContinuousClock.now
+        await #expect(throws: ServerStoreError.self) { _ = try await timed.grant(forTokenHash: "00") }
+        #expect(ContinuousClock.now - refusedStarted < .milliseconds(500))
+        _ = await probe.value
+        #expect(ContinuousClock.now - refusedStarted > .milliseconds(500), "the probe waited its limit")
         await store.close()
     }
 
