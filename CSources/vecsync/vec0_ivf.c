@@ -528,7 +528,11 @@ cleanup:
 int vec0IvfReady(Vec0Table *p){
   sqlite3_int64 iGen = 0, iVersion = 0;
   Vec0Ivf *x = p->pIvf;
-  int rc = vec0IvfStamp(p, &iGen, &iVersion);
+  int rc;
+  /* Inside this connection's write transaction nobody else writes the table, and this
+  ** connection's own writes and trainings keep the lists current: no stamp to read. */
+  if( x && p->bWriteTx && p->bGenerationBumped && x->iGen==p->iWriteGen ) return SQLITE_OK;
+  rc = vec0IvfStamp(p, &iGen, &iVersion);
   if( rc!=SQLITE_OK ) return rc;
   if( x && x->iVersion==iVersion
    && (x->iGen==iGen
