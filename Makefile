@@ -175,13 +175,15 @@ test-all: test
 # a loopback port for the length of the tests and is stopped afterwards, also when they
 # fail. The CLI test runs the root package's vecsync-cli, built here first. Last, the
 # examples of docs/ that need a running vecsync-server (scripts/check-docs.py --server).
+# The debug build shares the root package's .build (--scratch-path): SwiftNIO, BoringSSL,
+# GRDB and the library, which both packages use, are compiled once.
 SERVER := $(SWIFT) build --package-path Server
 SCHEMATHESIS_VENV := .build/venv-schemathesis
 test-server: deps $(SCHEMATHESIS_VENV)/bin/schemathesis
 	$(SWIFT) build --product vecsync-cli
 	./scripts/postgres-test-server.sh env VECSYNC_CLI=$(CURDIR)/.build/debug/vecsync-cli SWIFT=$(SWIFT) \
 	  SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS_VENV)/bin/schemathesis ./scripts/test-server.sh
-	python3 scripts/check-docs.py --run --server Server/.build/debug/vecsync-server \
+	python3 scripts/check-docs.py --run --server .build/debug/vecsync-server \
 	  --cli .build/debug/vecsync-cli --sqlite3 $(SQLITE3)
 
 $(SCHEMATHESIS_VENV)/bin/schemathesis: scripts/requirements-schemathesis.txt

@@ -19,8 +19,8 @@ when schemathesis reports a failure or the server stops answering. Needs schemat
 version in scripts/requirements-schemathesis.txt; `make test-server` installs it in a venv).
 
 Usage:
-  scripts/fuzz-server-schema.py --start Server/.build/debug/vecsync-server
-  scripts/fuzz-server-schema.py --start Server/.build/debug/vecsync-server --postgres postgres://u@127.0.0.1:5432/db
+  scripts/fuzz-server-schema.py --start .build/debug/vecsync-server
+  scripts/fuzz-server-schema.py --start .build/debug/vecsync-server --postgres postgres://u@127.0.0.1:5432/db
 It only ever connects to 127.0.0.1.
 """
 import argparse

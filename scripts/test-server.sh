@@ -10,7 +10,9 @@
 #    that stop early; no 5xx but store failures, and the server still answers afterwards;
 # 3. schemathesis over every route of docs/openapi.yaml (scripts/fuzz-server-schema.py), with
 #    a token and without, against the same server on SQLite and on PostgreSQL: no 5xx,
-#    statuses, content types and JSON bodies as the document says, invalid requests refused.
+#    statuses, content types and JSON bodies as the document says, invalid requests refused;
+# 4. the server's peak memory beside 40 downloads of 16 MiB nobody reads and 8 uploads of 64 MiB
+#    (scripts/server-memory.py): at most 256 MiB above where it started.
 # SERVER_FUZZ_ARGS sets the raw fuzzer's seed and bounds, SCHEMA_FUZZ_ARGS schemathesis's
 # (about 35 s a back end with the default); SCHEMATHESIS names its command.
 set -euo pipefail
@@ -21,8 +23,9 @@ schema_args=${SCHEMA_FUZZ_ARGS:---seed 1 --max-examples 100}
 schemathesis=${SCHEMATHESIS:-.build/venv-schemathesis/bin/schemathesis}
 : "${VECSYNC_TEST_POSTGRES_URL:?run this inside scripts/postgres-test-server.sh}"
 
-"$swift" test --package-path Server
-server=Server/.build/debug/vecsync-server
+# The root package's .build serves as the server package's too: what both use is built once.
+"$swift" test --package-path Server --scratch-path .build
+server=.build/debug/vecsync-server
 echo "== raw-socket fuzzing, SQLite =="
 # shellcheck disable=SC2086
 python3 scripts/fuzz-server-raw.py --start "$server" $fuzz_args
@@ -36,3 +39,5 @@ echo "== schemathesis, PostgreSQL =="
 # shellcheck disable=SC2086
 python3 scripts/fuzz-server-schema.py --start "$server" --schemathesis "$schemathesis" \
   --postgres "$VECSYNC_TEST_POSTGRES_URL" $schema_args
+echo "== peak memory under unread downloads and large uploads =="
+python3 scripts/server-memory.py --server "$server"

@@ -6,6 +6,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 
 
 def new_store(server, space):
@@ -28,7 +29,11 @@ def serving(server, arguments, data, **popen):
         process = subprocess.Popen([server, "serve", "--port", "0", *arguments], stdout=subprocess.PIPE, text=True,
                                    **popen)
         try:
-            yield process, int(re.search(r":(\d+) ", process.stdout.readline()).group(1))
+            port = int(re.search(r":(\d+) ", process.stdout.readline()).group(1))
+            # The rest of its output (the access log) is read and dropped: a full pipe would
+            # stop the server at its next line.
+            threading.Thread(target=process.stdout.read, daemon=True).start()
+            yield process, port
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=30)

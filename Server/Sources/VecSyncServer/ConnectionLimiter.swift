@@ -21,6 +21,7 @@ final class ConnectionLimiter: @unchecked Sendable {
     private let lock = NSLock()
     /// The connections admitted and not ended or evicted.
     private var places: [ObjectIdentifier: Place] = [:]
+    private var closing = false
 
     private final class Place {
         let channel: any Channel
@@ -106,13 +107,23 @@ final class ConnectionLimiter: @unchecked Sendable {
     }
 
     /// Closes every connection still open (a shutdown past its deadline); returns how many.
+    /// From then on ``closedAll`` is true: work of a request that does not write (a body
+    /// hashed before its answer starts) stops at its next check.
     @discardableResult
     func closeAll() -> Int {
         lock.lock()
         let open = places.values.map(\.channel)
+        closing = true
         lock.unlock()
         for channel in open { channel.close(promise: nil) }
         return open.count
+    }
+
+    /// Whether ``closeAll()`` has run.
+    var closedAll: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closing
     }
 
     /// The channel handler to add to each connection's pipeline.

@@ -26,6 +26,14 @@ struct ResponseCompression<Context: RequestContext>: RouterMiddleware {
             response = try error.response(from: request, context: context)
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
+        } catch is CancellationError {
+            // Work stopped because the server is stopping past its deadline (its connection
+            // is closed): not a failure worth an error line.
+            context.logger.info("request stopped: the server is shutting down")
+            response = try APIError(
+                status: .serviceUnavailable, code: "busy", message: "the server is shutting down; retry later",
+                headers: [.retryAfter: "5"]
+            ).response(from: request, context: context)
         } catch {
             let failure = StoreFailure.of(error)
             metrics.storeError(failure.rawValue)

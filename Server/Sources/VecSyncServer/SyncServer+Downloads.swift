@@ -52,6 +52,8 @@ extension SyncServer {
         var offset = 0
         let size = Int(entry.size)
         while offset < size {
+            // Nothing is written while this runs: a shutdown past its deadline stops it here.
+            if connections.closedAll { throw CancellationError() }
             let part = offset..<min(offset + Self.downloadPartBytes, size)
             guard let bytes = try await store.changeSetBytes(inSpace: spaceID, seq: entry.seq, range: part),
                 bytes.count == part.count
