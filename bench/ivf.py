@@ -640,22 +640,25 @@ def main() -> int:
     if unknown:
         raise SystemExit(f"--systems: unknown {unknown}; known: {', '.join(SYSTEMS)}")
 
+    import machine
+
+    session = {"started": time.strftime("%Y-%m-%d %H:%M"), "uptime_start": uptime(),
+               "systems": names, "argv": sys.argv[1:]}
+    runs = {}
+    for which in args.datasets.split(","):
+        key, d, meta = {"clustered": clustered, "minilm": minilm}[which.strip()](args)
+        runs[key] = {"data": meta, "k": K, "systems": run_systems(args, names, key, d, meta)}
+    session["uptime_end"] = uptime()
+    # Read just before writing, so that runs of slow peers in other processes are kept.
     result = {"runs": {}}
     if args.merge and os.path.exists(args.json):
         with open(args.json) as f:
             result = json.load(f)
-    import machine
-
     result.setdefault("machine", machine.describe(common.REPO))
-    session = {"started": time.strftime("%Y-%m-%d %H:%M"), "uptime_start": uptime(),
-               "systems": names, "argv": sys.argv[1:]}
-    for which in args.datasets.split(","):
-        key, d, meta = {"clustered": clustered, "minilm": minilm}[which.strip()](args)
-        run = result["runs"].setdefault(key, {"data": meta, "systems": {}})
-        run["data"] = meta
-        run["k"] = K
-        run["systems"].update(run_systems(args, names, key, d, meta))
-    session["uptime_end"] = uptime()
+    for key, run in runs.items():
+        into = result["runs"].setdefault(key, {"systems": {}})
+        into.update(data=run["data"], k=K)
+        into["systems"].update(run["systems"])
     result.setdefault("sessions", []).append(session)
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:

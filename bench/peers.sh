@@ -2,9 +2,10 @@
 # Build the peer of bench/ivf.py that is not on PyPI: sqlite-vec 0.1.10 with its IVF and
 # DiskANN indexes, as a loadable extension, into bench/data/peers/sqlite-vec-0.1.10/vec0.so (git-ignored).
 #
-#   bash bench/peers.sh SQLITE_VEC_REPO [REV]     # REV defaults to v0.1.10-alpha.3
+#   bash bench/peers.sh [SQLITE_VEC_REPO [REV]]   # REV defaults to v0.1.10-alpha.3
 #
-# SQLITE_VEC_REPO is a clone of github.com/asg017/sqlite-vec (a bare one will do). The
+# SQLITE_VEC_REPO is a clone of github.com/asg017/sqlite-vec (a bare one will do); without
+# it, a bare clone is made once in bench/data/peers/sqlite-vec.git. The
 # source at REV is exported into bench/data/peers/sqlite-vec-REV/ and built with its own
 # `make loadable`, adding -DSQLITE_VEC_EXPERIMENTAL_IVF_ENABLE=1: the IVF index is compiled
 # out by default in 0.1.10 (DiskANN is in). It needs a C compiler, make, envsubst and the
@@ -13,10 +14,15 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="${1:?usage: bash bench/peers.sh SQLITE_VEC_REPO [REV]}"
-rev="${2:-v0.1.10-alpha.3}"
 out="$here/data/peers"
+repo="${1:-$out/sqlite-vec.git}"
+rev="${2:-v0.1.10-alpha.3}"
 src="$out/sqlite-vec-$rev"
+
+if [ -z "${1:-}" ] && [ ! -d "$repo" ]; then
+    mkdir -p "$out"
+    git clone --bare https://github.com/asg017/sqlite-vec "$repo" >&2
+fi
 
 if [ -d "$repo/.git" ]; then repo="$repo/.git"; fi
 commit="$(git --git-dir="$repo" rev-parse "$rev^{commit}")"
