@@ -62,6 +62,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -566,14 +567,18 @@ def run_systems(args, names, key, d, meta) -> dict:
     Q = np.load(os.path.join(d, "queries.npy"))[: meta["queries"]]
     log(f"{key}: {len(X):,} x {X.shape[1]}, {len(Q)} queries; exact answers")
     _, gt = datasets.exact_topk(np.asarray(X), Q, K)
-    gt_path = os.path.join(d, f"exact-k{K}-n{len(X)}-q{len(Q)}.npy")
+    # One file per process: a run of a slow peer beside this one writes its own.
+    gt_path = os.path.join(d, f"exact-k{K}-n{len(X)}-q{len(Q)}-{os.getpid()}.npy")
     np.save(gt_path, gt)
+    # Files of this process only (a slow peer may run beside it), removed after each system.
+    db_dir = os.path.join(common.DATA, "ivf-db", f"{key}-{os.getpid()}")
     out = {}
     for name in names:
         plan = {"system": name, "data_dir": d, "rows": len(X), "queries": len(Q), "gt": gt_path,
                 "seed": args.seed, "extension": args.extension, "sqlite_vec": args.sqlite_vec,
                 "nprobe": args.nprobe, "ef": args.ef, "search_list": args.search_list,
-                "ivf_options": args.ivf_options, "libsql_options": args.libsql_options, "db_dir": os.path.join(common.DATA, "ivf-db"),
+                "ivf_options": args.ivf_options, "libsql_options": args.libsql_options,
+                "db_dir": db_dir,
                 "extras": not args.no_extras and meta["kind"] == "lowrank",
                 "out": os.path.join(common.DATA, f"ivf-{name}.result.json")}
         plan_path = os.path.join(common.DATA, f"ivf-{name}.plan.json")
@@ -584,13 +589,43 @@ def run_systems(args, names, key, d, meta) -> dict:
         r = common.run_json_process([sys.executable, os.path.abspath(__file__), "--child", plan_path],
                                     plan["out"], dict(os.environ), args.timeout, name)
         os.remove(plan_path)
+        shutil.rmtree(db_dir, ignore_errors=True)
         r.setdefault("system", name)
         r["wall_s"] = time.perf_counter() - t0
         r["date"] = time.strftime("%Y-%m-%d %H:%M")
         out[name] = r
         if r.get("status") != "ok":
             log(f"{key}: {name} {r.get('status')}: {r.get('error')}")
+        save(args, {key: {"data": meta, "systems": {name: r}}})
+    os.remove(gt_path)
     return out
+
+
+def save(args, runs: dict, session: dict | None = None) -> dict:
+    """Adds `runs` (and the session, when given) to the JSON at --json and writes it; every
+    system is saved as soon as it has run. Without --merge the file starts afresh at this
+    process's first save. The file is read just before it is written, so that the rows of
+    a slow peer running in another process are kept."""
+    import machine
+
+    result = {"runs": {}}
+    if os.path.exists(args.json) and (args.merge or getattr(args, "saved", False)):
+        with open(args.json) as f:
+            result = json.load(f)
+    args.saved = True
+    result.setdefault("machine", machine.describe(common.REPO))
+    for key, run in runs.items():
+        into = result["runs"].setdefault(key, {"systems": {}})
+        into.update(data=run["data"], k=K)
+        into["systems"].update(run["systems"])
+    if session:
+        result.setdefault("sessions", []).append(session)
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    tmp = f"{args.json}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(result, f, indent=1)
+    os.replace(tmp, args.json)
+    return result
 
 
 def uptime() -> str:
@@ -640,29 +675,13 @@ def main() -> int:
     if unknown:
         raise SystemExit(f"--systems: unknown {unknown}; known: {', '.join(SYSTEMS)}")
 
-    import machine
-
     session = {"started": time.strftime("%Y-%m-%d %H:%M"), "uptime_start": uptime(),
                "systems": names, "argv": sys.argv[1:]}
-    runs = {}
     for which in args.datasets.split(","):
         key, d, meta = {"clustered": clustered, "minilm": minilm}[which.strip()](args)
-        runs[key] = {"data": meta, "k": K, "systems": run_systems(args, names, key, d, meta)}
+        run_systems(args, names, key, d, meta)
     session["uptime_end"] = uptime()
-    # Read just before writing, so that runs of slow peers in other processes are kept.
-    result = {"runs": {}}
-    if args.merge and os.path.exists(args.json):
-        with open(args.json) as f:
-            result = json.load(f)
-    result.setdefault("machine", machine.describe(common.REPO))
-    for key, run in runs.items():
-        into = result["runs"].setdefault(key, {"systems": {}})
-        into.update(data=run["data"], k=K)
-        into["systems"].update(run["systems"])
-    result.setdefault("sessions", []).append(session)
-    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-    with open(args.json, "w") as f:
-        json.dump(result, f, indent=1)
+    result = save(args, {}, session)
     log(f"wrote {common.rel(args.json)}")
     print_report(result)
     return 0
