@@ -570,7 +570,8 @@ def run_systems(args, names, key, d, meta) -> dict:
     # One file per process: a run of a slow peer beside this one writes its own.
     gt_path = os.path.join(d, f"exact-k{K}-n{len(X)}-q{len(Q)}-{os.getpid()}.npy")
     np.save(gt_path, gt)
-    # Files of this process only (a slow peer may run beside it), removed after each system.
+    # Files of this process only (a slow peer may run beside it): the child's plan, its
+    # result and its databases, removed after each system.
     db_dir = os.path.join(common.DATA, "ivf-db", f"{key}-{os.getpid()}")
     out = {}
     for name in names:
@@ -580,15 +581,15 @@ def run_systems(args, names, key, d, meta) -> dict:
                 "ivf_options": args.ivf_options, "libsql_options": args.libsql_options,
                 "db_dir": db_dir,
                 "extras": not args.no_extras and meta["kind"] == "lowrank",
-                "out": os.path.join(common.DATA, f"ivf-{name}.result.json")}
-        plan_path = os.path.join(common.DATA, f"ivf-{name}.plan.json")
+                "out": os.path.join(db_dir, "result.json")}
+        plan_path = os.path.join(db_dir, "plan.json")
+        os.makedirs(db_dir, exist_ok=True)
         with open(plan_path, "w") as f:
             json.dump(plan, f)
         log(f"{key}: {name}")
         t0 = time.perf_counter()
         r = common.run_json_process([sys.executable, os.path.abspath(__file__), "--child", plan_path],
                                     plan["out"], dict(os.environ), args.timeout, name)
-        os.remove(plan_path)
         shutil.rmtree(db_dir, ignore_errors=True)
         r.setdefault("system", name)
         r["wall_s"] = time.perf_counter() - t0
