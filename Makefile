@@ -25,7 +25,11 @@ endif
 # the libblas.so.3 alternative, whose sgemm answers batches of queries 1.6x faster than
 # our tiled kernel on the reference BLAS, and whose sgemv serves CPUs without AVX2).
 DEB_PACKAGES := libsqlite3-dev sqlite3 libblas-dev libopenblas0-pthread zlib1g-dev
-BENCH_DEB_PACKAGES := python3-venv
+# g++ compiles hnswlib at pip install (bench/requirements.txt: it has no wheel for Linux).
+BENCH_DEB_PACKAGES := python3-venv g++
+# bench-ivf builds sqlite-vec 0.1.10 from source (bench/peers.sh): make, a C compiler,
+# envsubst for its header template and the SQLite headers.
+IVF_DEB_PACKAGES := $(BENCH_DEB_PACKAGES) make gcc gettext-base libsqlite3-dev git
 # The fuzz harnesses link the C sources with the system SQLite and BLAS; check-c also
 # reads aarch64 glibc headers from Debian's cross package (no cross compiler needed).
 FUZZ_DEB_PACKAGES := libsqlite3-dev libblas-dev
@@ -47,7 +51,7 @@ CHECK_C_FLAGS      := -Wall -Wextra -Werror -fsyntax-only -ICSources/vecsync -IC
 # /usr/include after them.
 AARCH64_SYSROOT    ?= /usr/aarch64-linux-gnu
 
-.PHONY: all deps extension demo soak check check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel test-wheel-arm64 check-docs test-python-clients
+.PHONY: all deps extension demo soak check check-sqlcipher-shape test test-mac test-apple-sqlite check-darwin test-example test-all test-server server test-sanitized sanitized-extension bench bench-quantized bench-quick bench-ivf clean fuzz-build fuzz fuzz-smoke check-c check-maps test-arm64 test-arm64-shell test-python test-wheel test-wheel-arm64 check-docs test-python-clients
 
 all: extension
 
@@ -232,6 +236,7 @@ bench: extension
 	bench/.venv/bin/python bench/quantized.py --extension $(EXTENSION) $(QUANTIZED_ARGS)
 	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(SCALE_ARGS)
 	bench/.venv/bin/python bench/scale.py --extension $(EXTENSION) $(COLD_START_ARGS)
+	$(MAKE) bench-ivf
 	$(SWIFT) build -c release --product vecsync-cli
 	python3 bench/sync/run.py --build .build/release
 	python3 bench/sync/progress.py --build .build/release
@@ -253,6 +258,20 @@ bench-quick: extension
 	bash bench/setup.sh
 	bench/.venv/bin/python bench/quantized.py --quick --extension $(EXTENSION) $(QUANTIZED_ARGS)
 	bench/.venv/bin/python bench/scale.py --quick --extension $(EXTENSION) $(SCALE_ARGS)
+
+# Our ivf index beside the approximate indexes people would use instead (bench/IVF.md):
+# faiss IVF-Flat, IVF-SQ8 and HNSW, hnswlib, usearch, vectorlite, sqlite-vec 0.1.10's ivf
+# and diskann, libSQL's DiskANN; clustered 100,000 x 768 and the MiniLM embeddings. The
+# slow peers (sqlite-vec's indexes, libSQL's DiskANN) take many minutes each at 100,000
+# rows. sqlite-vec 0.1.10 is built from a clone of its repository: SQLITE_VEC_REPO names
+# one, or bench/peers.sh clones it into bench/data/peers/. IVF_ARGS adds options, e.g.
+# IVF_ARGS='--systems libsql-diskann --merge' to run one peer again into the same JSON.
+IVF_ARGS ?=
+bench-ivf: extension
+	@./scripts/ensure-packages $(IVF_DEB_PACKAGES)
+	bash bench/setup.sh
+	bash bench/peers.sh $(SQLITE_VEC_REPO)
+	bench/.venv/bin/python bench/ivf.py --extension $(EXTENSION) --json bench/ivf.json $(IVF_ARGS)
 
 # The libFuzzer harnesses fuzz/fuzz_*.c, each compiled with all of CSources/vecsync/*.c
 # under ASan and UBSan, into .build/fuzz/.
