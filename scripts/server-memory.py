@@ -18,10 +18,8 @@ CPU after their clients have gone: the defaults keep that to seconds on a debug 
   scripts/server-memory.py --server .build/debug/vecsync-server
 """
 import argparse
-import hashlib
 import os
 import socket
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -100,14 +98,7 @@ def main():
     args = parser.parse_args()
 
     data, store, token = server_process.new_store(args.server, "memory")
-    body = os.urandom(args.download_mib << 20)
-    with sqlite3.connect(os.path.join(data, "vecsync-server.sqlite")) as db:
-        space = db.execute("SELECT id FROM spaces WHERE name = 'memory'").fetchone()[0]
-        db.execute("INSERT INTO change_sets (space_id, seq, origin, since, through, rows, size, sha256, received_at,"
-                   " body) VALUES (?, 1, 'memory', 0, 1, 1, ?, ?, 0, ?)",
-                   (space, len(body), hashlib.sha256(body).hexdigest(), body))
-        db.execute("UPDATE spaces SET last_seq = 1 WHERE id = ?", (space,))
-    del body
+    server_process.store_change_set(data, "memory", os.urandom(args.download_mib << 20))
     serve = ["--rate", "0", "--body-budget-mib", str(args.budget_mib), "--max-body-mib", str(args.upload_mib + 1), *store]
     failures = []
     with server_process.serving(args.server, serve, data, stderr=subprocess.DEVNULL) as (process, port):

@@ -10,10 +10,8 @@ serves), starts the given vecsync-server on it, and sends --requests GETs of a 1
   bench/server/range_cost.py --server Server/.build/debug/vecsync-server --mib 59
 """
 import argparse
-import hashlib
 import http.client
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -34,13 +32,7 @@ def main():
     parser.add_argument("--requests", type=int, default=20)
     args = parser.parse_args()
     data, store, token = server_process.new_store(args.server, "ranges")
-    body = os.urandom(args.mib << 20)
-    with sqlite3.connect(os.path.join(data, "vecsync-server.sqlite")) as db:
-        space = db.execute("SELECT id FROM spaces WHERE name = 'ranges'").fetchone()[0]
-        db.execute("INSERT INTO change_sets (space_id, seq, origin, since, through, rows, size, sha256, received_at, body)"
-                   " VALUES (?, 1, 'bench', 0, 1, 1, ?, ?, 0, ?)",
-                   (space, len(body), hashlib.sha256(body).hexdigest(), body))
-        db.execute("UPDATE spaces SET last_seq = 1 WHERE id = ?", (space,))
+    server_process.store_change_set(data, "ranges", os.urandom(args.mib << 20))
     with server_process.serving(args.server, ["--rate", "0", *store], data,
                                 stderr=subprocess.DEVNULL) as (process, port):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)

@@ -1,9 +1,12 @@
 """What the server benchmarks share: a vecsync-server on a fresh SQLite store with one space
 and a token, serving on a free loopback port, stopped and removed afterwards."""
 import contextlib
+import hashlib
+import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import tempfile
 import threading
@@ -18,6 +21,17 @@ def new_store(server, space):
     token = subprocess.run([server, "token", "issue", "--space", space, *store], check=True,
                            capture_output=True, text=True).stdout.split()[-1]
     return data, store, token
+
+
+def store_change_set(data, space, body):
+    """Writes `body` into the SQLite store in folder `data` as change set 1 of space `space`,
+    with its true SHA-256, directly (the server never parses a body it serves)."""
+    with sqlite3.connect(os.path.join(data, "vecsync-server.sqlite")) as db:
+        space_id = db.execute("SELECT id FROM spaces WHERE name = ?", (space,)).fetchone()[0]
+        db.execute("INSERT INTO change_sets (space_id, seq, origin, since, through, rows, size, sha256, received_at,"
+                   " body) VALUES (?, 1, ?, 0, 1, 1, ?, ?, 0, ?)",
+                   (space_id, space, len(body), hashlib.sha256(body).hexdigest(), body))
+        db.execute("UPDATE spaces SET last_seq = 1 WHERE id = ?", (space_id,))
 
 
 @contextlib.contextmanager

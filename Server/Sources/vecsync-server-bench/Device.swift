@@ -6,9 +6,10 @@ import VecSyncServer
     import FoundationNetworking
 #endif
 
-/// One simulated device: registers, then in rounds pushes a change set of the workload's
-/// `rows` rows with random embeddings (from its seed plus the device's index), lists the
-/// change sets after its cursor and downloads a few of them.
+/// One simulated device: registers (again each second while refused), then in rounds
+/// pushes a change set of the workload's `rows` rows with random embeddings (from its seed
+/// plus the device's index), lists the change sets after its cursor and downloads a few of
+/// them.
 struct Device: Sendable {
     let index: Int
     let token: String
@@ -25,11 +26,15 @@ struct Device: Sendable {
         let registration =
             (try? JSONEncoder().encode(["site": site.rawValue, "name": "bench \(index)", "platform": "bench"]))
             ?? Data()
-        guard
-            await request(
-                "register", "POST", base.appendingPathComponent("devices"), body: registration,
-                headers: ["Content-Type": "application/json"], into: &result) != nil
-        else { return result }
+        // Refused (429 while its address is held for other clients' bad tokens, 503 while the
+        // server is busy), a device registers again a second later, as the client does.
+        while await request(
+            "register", "POST", base.appendingPathComponent("devices"), body: registration,
+            headers: ["Content-Type": "application/json"], into: &result) == nil
+        {
+            guard ContinuousClock.now + .seconds(1) < deadline else { return result }
+            try? await Task.sleep(for: .seconds(1))
+        }
         var cursor: Int64 = 0
         var sequence: Int64 = 0
         for _ in 0..<workload.maxRounds where ContinuousClock.now < deadline {
@@ -105,11 +110,13 @@ struct Device: Sendable {
                 Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18)
             guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
                 result.failures += 1
+                result.failedStatuses[(response as? HTTPURLResponse)?.statusCode ?? 0, default: 0] += 1
                 return nil
             }
             return data
         } catch {
             result.failures += 1
+            result.failedStatuses[0, default: 0] += 1
             return nil
         }
     }

@@ -48,6 +48,18 @@ struct ServerLoadBench: AsyncParsableCommand {
     )
     var idleConnections = 0
 
+    @Option(
+        help:
+            "Slow uploads to each server for the whole run: pushes announcing 64 MiB with another space's token, a byte every 200 ms, started again when the server ends them."
+    )
+    var slowUploads = 0
+
+    @Option(help: "Clients of each server without a valid token, each asking for a space's status every --tokenless-interval-ms.")
+    var tokenless = 0
+
+    @Option(help: "Milliseconds between two requests of one tokenless client.")
+    var tokenlessIntervalMs = 100
+
     @OptionGroup var workload: Workload
 
     func validate() throws {
@@ -57,6 +69,11 @@ struct ServerLoadBench: AsyncParsableCommand {
         guard rate >= 0 else { throw ValidationError("--rate cannot be negative") }
         guard (0...5000).contains(idleConnections) else {
             throw ValidationError("--idle-connections must be in 0...5000")
+        }
+        guard (0...100).contains(slowUploads) else { throw ValidationError("--slow-uploads must be in 0...100") }
+        guard (0...1000).contains(tokenless) else { throw ValidationError("--tokenless must be in 0...1000") }
+        guard (1...60_000).contains(tokenlessIntervalMs) else {
+            throw ValidationError("--tokenless-interval-ms must be in 1...60000")
         }
     }
 
@@ -70,6 +87,7 @@ struct ServerLoadBench: AsyncParsableCommand {
             ?? SQLiteServerStore(directory: directory)
         try await store.prepare()
         let (space, tokens) = try await makeSpace(store, "bench", tokens: devices, at: 0)
+        let (intruderSpace, intruderTokens) = try await makeSpace(store, "intruder", tokens: 1, at: 0)
         await store.close()
 
         var servers: [ServerProcess] = []
@@ -83,6 +101,24 @@ struct ServerLoadBench: AsyncParsableCommand {
                 ? server.url.port.map { IdleConnections(count: idleConnections, port: UInt16($0)) } : nil
         }
         defer { for holder in idle { holder.stop() } }
+        let slow = servers.compactMap { server in
+            slowUploads > 0
+                ? server.url.port.map {
+                    SlowUploads(
+                        count: slowUploads, port: $0, path: "/v1/spaces/\(intruderSpace)/changesets",
+                        token: intruderTokens[0])
+                } : nil
+        }
+        defer { for uploads in slow { uploads.stop() } }
+        let strangers = servers.compactMap { server in
+            tokenless > 0
+                ? server.url.port.map {
+                    TokenlessClients(
+                        count: tokenless, port: $0, path: "/v1/spaces/\(space)/status",
+                        interval: .milliseconds(tokenlessIntervalMs))
+                } : nil
+        }
+        defer { for clients in strangers { clients.stop() } }
         let running = servers
         let sampler = Task { () -> [Int] in
             var peaks = Array(repeating: 0, count: running.count)
@@ -117,6 +153,11 @@ struct ServerLoadBench: AsyncParsableCommand {
         let peaks = await sampler.value
         let finals = servers.map { $0.residentBytes() }
         let idleCounts = idle.map(\.counts)
+        let slowCounts = slow.map(\.counts)
+        let strangerCounts = strangers.map(\.counts)
+        let failedStatuses = results.reduce(into: [Int: Int]()) { all, result in
+            all.merge(result.failedStatuses, uniquingKeysWith: +)
+        }
 
         let latencies = results.reduce(into: [String: [Double]]()) { all, result in
             for (operation, values) in result.latencies { all[operation, default: []] += values }
@@ -135,6 +176,20 @@ struct ServerLoadBench: AsyncParsableCommand {
                     + "\(counts.reopened) closed by the server and reopened, \(counts.failed) connection attempts failed"
             )
         }
+        func statuses(_ counts: [Int: Int]) -> String {
+            counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
+        }
+        for (index, counts) in slowCounts.enumerated() {
+            print(
+                "server \(index + 1): \(counts.started) slow uploads started, \(counts.cut) ended by the server "
+                    + "(answers: \(statuses(counts.answers)); 0: closed without one)")
+        }
+        for (index, counts) in strangerCounts.enumerated() {
+            print(
+                "server \(index + 1): tokenless requests answered \(statuses(counts.answers)), "
+                    + "\(counts.failed) without an answer")
+        }
+        print("devices' failed requests by status (0: no answer): \(statuses(failedStatuses))")
         print(
             String(
                 format: "requests: %d (%.0f/s), failed: %d; pushed %.1f MB (%.2f MB/s), downloaded %.1f MB (%.2f MB/s)",
