@@ -94,7 +94,7 @@ def main():
     parser.add_argument("--uploads", type=int, default=8)
     parser.add_argument("--budget-mib", type=int, default=128)
     parser.add_argument("--seconds", type=float, default=4.0, help="how long each case holds its connections")
-    parser.add_argument("--limit-mib", type=int, default=256)
+    parser.add_argument("--limit-mib", type=int, default=320)
     args = parser.parse_args()
 
     data, store, token = server_process.new_store(args.server, "memory")

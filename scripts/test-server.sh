@@ -12,7 +12,7 @@
 #    a token and without, against the same server on SQLite and on PostgreSQL: no 5xx,
 #    statuses, content types and JSON bodies as the document says, invalid requests refused;
 # 4. the server's peak memory beside 40 downloads of 16 MiB nobody reads and 8 uploads of 64 MiB
-#    (scripts/server-memory.py): at most 256 MiB above where it started.
+#    (scripts/server-memory.py): at most 320 MiB above where it started.
 # SERVER_FUZZ_ARGS sets the raw fuzzer's seed and bounds, SCHEMA_FUZZ_ARGS schemathesis's
 # (about 35 s a back end with the default); SCHEMATHESIS names its command.
 set -euo pipefail
