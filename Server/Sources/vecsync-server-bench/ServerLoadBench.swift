@@ -96,27 +96,21 @@ struct ServerLoadBench: AsyncParsableCommand {
             servers.append(
                 try ServerProcess.start(binary: serverBinary, postgres: postgres, data: directory.path, rate: rate))
         }
-        let idle = servers.compactMap { server in
-            idleConnections > 0
-                ? server.url.port.map { IdleConnections(count: idleConnections, port: UInt16($0)) } : nil
+        // Per server, when asked for: one set of each kind of client that works for nothing.
+        func each<T>(_ count: Int, _ make: (Int) -> T) -> [T] {
+            count > 0 ? servers.compactMap { $0.url.port.map(make) } : []
         }
+        let idle = each(idleConnections) { IdleConnections(count: idleConnections, port: UInt16($0)) }
         defer { for holder in idle { holder.stop() } }
-        let slow = servers.compactMap { server in
-            slowUploads > 0
-                ? server.url.port.map {
-                    SlowUploads(
-                        count: slowUploads, port: $0, path: "/v1/spaces/\(intruderSpace)/changesets",
-                        token: intruderTokens[0])
-                } : nil
+        let slow = each(slowUploads) {
+            SlowUploads(
+                count: slowUploads, port: $0, path: "/v1/spaces/\(intruderSpace)/changesets", token: intruderTokens[0])
         }
         defer { for uploads in slow { uploads.stop() } }
-        let strangers = servers.compactMap { server in
-            tokenless > 0
-                ? server.url.port.map {
-                    TokenlessClients(
-                        count: tokenless, port: $0, path: "/v1/spaces/\(space)/status",
-                        interval: .milliseconds(tokenlessIntervalMs))
-                } : nil
+        let strangers = each(tokenless) {
+            TokenlessClients(
+                count: tokenless, port: $0, path: "/v1/spaces/\(space)/status",
+                interval: .milliseconds(tokenlessIntervalMs))
         }
         defer { for clients in strangers { clients.stop() } }
         let running = servers
