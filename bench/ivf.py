@@ -195,15 +195,18 @@ def _our_extension(run: Run) -> str:
     return ext
 
 
-def _our_versions(run: Run, conn) -> None:
+def _our_database(run: Run):
+    """A new database file of this run with our extension loaded, its versions recorded:
+    (its path, the connection)."""
+    path = run.path(".db")
+    conn = open_apsw(path, [_our_extension(run)])
     run.result["versions"]["sqlite"] = conn.execute("select sqlite_version()").fetchone()[0]
     run.result["versions"]["vecsync_debug"] = conn.execute("select vecsync_debug()").fetchone()[0]
+    return path, conn
 
 
 def vecsync_exact(run: Run) -> None:
-    path = run.path(".db")
-    conn = open_apsw(path, [_our_extension(run)])
-    _our_versions(run, conn)
+    path, conn = _our_database(run)
     conn.execute(f"create virtual table v using vec0(e float[{run.dim}] distance_metric=cosine)")
     run.timed("build_s", lambda: fill(conn, "insert into v(rowid, e) values (?, ?)", run.X))
     run.result["build_note"] = "inserts"
@@ -214,9 +217,7 @@ def vecsync_exact(run: Run) -> None:
 
 
 def vecsync_ivf(run: Run) -> None:
-    path = run.path(".db")
-    conn = open_apsw(path, [_our_extension(run)])
-    _our_versions(run, conn)
+    path, conn = _our_database(run)
     options = run.plan["ivf_options"]
     conn.execute(f"create virtual table v using vec0(e float[{run.dim}] distance_metric=cosine "
                  f"indexed by ivf({options}))")
@@ -299,9 +300,7 @@ def _ivf_filtered(run: Run, conn) -> None:
 
 
 def vecsync_libsql_ivf(run: Run) -> None:
-    path = run.path(".db")
-    conn = open_apsw(path, [_our_extension(run)])
-    _our_versions(run, conn)
+    path, conn = _our_database(run)
     conn.execute(f"create table m(id integer primary key, e F32_BLOB({run.dim}))")
     run.timed("insert_s", lambda: fill(conn, "insert into m(id, e) values (?, ?)", run.X))
     run.timed("index_s", lambda: conn.execute(
