@@ -9,44 +9,61 @@ extension HTTPTransport {
     }
 
     /// Downloads the space's snapshot (in byte ranges when large, checked against its
-    /// SHA-256), merges it in one transaction, and moves the pull cursor to its `seq`, so the
-    /// next pull lists only the change sets after it.
+    /// SHA-256), merges it, and moves the pull cursor to its `seq`, so the next pull lists
+    /// only the change sets after it.
     ///
-    /// The snapshot is one change set holding each row's winning state; it is merged under
-    /// the origins it covers (each with `since` 0 and `through` its head there), so this
-    /// replica's cursor of each origin moves to what the snapshot holds of it, exactly as if
-    /// it had merged that origin's change sets one by one. Origins this replica has already
-    /// merged that far, and its own, are left out; when none is left, the snapshot holds
-    /// nothing new. Merging is a join, so a replica with rows of its own (or one that merged
+    /// The snapshot holds each row's winning state; it is merged under the origins it covers
+    /// (each with `since` 0 and `through` its head there), so this replica's cursor of each
+    /// origin moves to what the snapshot holds of it, exactly as if it had merged that
+    /// origin's change sets one by one. Origins this replica has already merged that far, and
+    /// its own, are left out; when none is left, the snapshot holds nothing new and nothing
+    /// is downloaded. Merging is a join, so a replica with rows of its own (or one that merged
     /// part of the history before) keeps every write that wins.
+    ///
+    /// A snapshot made in parts (``ServerSnapshot/parts``) is downloaded and merged one part
+    /// at a time, each in its own transaction, so memory holds one part: the parts before the
+    /// last move no cursor, and the last moves them all. Stopped between parts, the next sync
+    /// bootstraps again and merges what it merged before a second time, which changes nothing.
     @discardableResult
     public func bootstrap(_ replica: Replica, from snapshot: ServerSnapshot, pullCursor: SyncCursor) throws
         -> [MergeReport]
     {
-        let path = "snapshot/\(snapshot.seq)"
-        let body = try downloadBody(path, size: snapshot.size, sha256: snapshot.sha256)
-        let folded = try ChangeSet(serialized: body)
-        guard folded.through == snapshot.seq else {
-            throw HTTPTransportError.protocolViolation(
-                url: "\(destination)/\(path)",
-                reason: "the snapshot runs through \(folded.through), not \(snapshot.seq)")
-        }
         let own = replica.site.rawValue
         let received = Dictionary(try replica.peers().map { ($0.site.rawValue, $0.received) }, uniquingKeysWith: max)
         let behind = snapshot.heads.filter { $0.key != own && !$0.key.isEmpty && $0.value > received[$0.key] ?? 0 }
             .sorted { $0.key < $1.key }
-        var changeSets: [ChangeSet] = []
-        for (origin, head) in behind {
-            let site = SiteID(origin)
-            try replica.addPeer(site)
-            // The rows travel once, with the first origin; the others only move their cursors.
-            let first = changeSets.isEmpty
-            changeSets.append(
-                ChangeSet(
-                    origin: site, since: 0, through: head, tables: first ? folded.tables : [],
-                    records: first ? folded.records : []))
+        var reports: [MergeReport] = []
+        if let first = behind.first {
+            for site in behind.map({ SiteID($0.key) }) { try replica.addPeer(site) }
+            let parts: [(path: String, size: Int64, sha256: String)] =
+                snapshot.parts?.enumerated().map { ("snapshot/\(snapshot.seq)/parts/\($0.offset)", $0.element.size, $0.element.sha256) }
+                ?? [("snapshot/\(snapshot.seq)", snapshot.size, snapshot.sha256)]
+            for (index, part) in parts.enumerated() {
+                let folded = try ChangeSet(serialized: try downloadBody(part.path, size: part.size, sha256: part.sha256))
+                guard folded.through == snapshot.seq else {
+                    throw HTTPTransportError.protocolViolation(
+                        url: "\(destination)/\(part.path)",
+                        reason: "the snapshot runs through \(folded.through), not \(snapshot.seq)")
+                }
+                guard index == parts.count - 1 else {
+                    // Through 0: the rows, and no cursor moves.
+                    reports += try replica.merge([
+                        ChangeSet(
+                            origin: SiteID(first.key), since: 0, through: 0, tables: folded.tables,
+                            records: folded.records)
+                    ])
+                    continue
+                }
+                // The rows travel once, with the first origin; the others only move their cursors.
+                reports += try replica.merge(
+                    behind.map { origin, head in
+                        let rows = origin == first.key
+                        return ChangeSet(
+                            origin: SiteID(origin), since: 0, through: head, tables: rows ? folded.tables : [],
+                            records: rows ? folded.records : [])
+                    })
+            }
         }
-        let reports = try replica.merge(changeSets)
         if try replica.cursor(pullCursor) < snapshot.seq {
             try replica.setCursor(pullCursor, to: snapshot.seq)
         }

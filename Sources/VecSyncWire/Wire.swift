@@ -10,6 +10,6 @@ public enum Wire {
     /// Every JSON body type of the API, each one checked against its schema.
     public static let bodies: [any WireBody.Type] = [
         DeviceRegistration.self, ServerDevice.self, ServerDamagedChangeSet.self, PushResult.self,
-        ServerChangeSet.self, ServerChangeSetPage.self, ServerStatus.self, ServerSnapshot.self, ServerErrorBody.self,
+        ServerChangeSet.self, ServerChangeSetPage.self, ServerStatus.self, ServerSnapshot.self, ServerSnapshotPart.self, ServerErrorBody.self,
     ]
 }

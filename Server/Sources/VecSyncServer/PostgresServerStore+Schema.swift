@@ -81,6 +81,16 @@ extension PostgresServerStore {
           compacted_through BIGINT NOT NULL DEFAULT 0,
           body BYTEA NOT NULL)
         """,
+        // Snapshots made in parts: their entries (stores made before lack the column) and bytes.
+        "ALTER TABLE snapshots ADD COLUMN IF NOT EXISTS parts TEXT",
+        """
+        CREATE TABLE IF NOT EXISTS snapshot_parts (
+          space_id BIGINT NOT NULL REFERENCES spaces(id),
+          seq BIGINT NOT NULL,
+          part INTEGER NOT NULL,
+          body BYTEA NOT NULL,
+          PRIMARY KEY (space_id, seq, part))
+        """,
         // Attested writes (WriteAttestation) and authority counts.
         """
         CREATE TABLE IF NOT EXISTS attested_writes (

@@ -546,21 +546,25 @@ public final class PostgresServerStore: ServerStore {
         try await bodyBytes(of: "change_sets", inSpace: spaceID, seq: seq, range: range)
     }
 
-    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
-        try await bodyBytes(of: "snapshots", inSpace: spaceID, seq: seq, range: range)
+    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, part: Int?, range: Range<Int>) async throws
+        -> Data?
+    {
+        guard let part else { return try await bodyBytes(of: "snapshots", inSpace: spaceID, seq: seq, range: range) }
+        return try await bodyBytes(of: "snapshot_parts", inSpace: spaceID, seq: seq, part: part, range: range)
     }
 
     /// The bytes `range` of the body of the row of `table` with `seq` in the space; nil when
     /// there is no such row. `substring` of a body stored out of line uncompressed (change
     /// sets and snapshots are mostly float32 embeddings, which do not compress) fetches only
     /// the TOAST chunks of the range.
-    private func bodyBytes(of table: String, inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws
-        -> Data?
-    {
+    private func bodyBytes(
+        of table: String, inSpace spaceID: Int64, seq: Int64, part: Int? = nil, range: Range<Int>
+    ) async throws -> Data? {
+        let partIs = part.map { " AND part = \($0)" } ?? ""
         let rows = try await client.query(
             """
             SELECT substring(body from \(Int32(clamping: range.lowerBound + 1)) for \(Int32(clamping: range.count)))
-            FROM \(unescaped: table) WHERE space_id = \(spaceID) AND seq = \(seq)
+            FROM \(unescaped: table) WHERE space_id = \(spaceID) AND seq = \(seq)\(unescaped: partIs)
             """, logger: logger)
         for try await bytes in rows.decode(Data.self) { return bytes }
         return nil
@@ -591,32 +595,47 @@ public final class PostgresServerStore: ServerStore {
         return nil
     }
 
-    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)? {
+    public func saveSnapshotPart(_ body: Data, part: Int, seq: Int64, inSpace spaceID: Int64) async throws -> Bool {
         let rows = try await client.query(
-            "SELECT \(unescaped: Self.snapshotColumns), body FROM snapshots WHERE space_id = \(spaceID)",
-            logger: logger)
-        for try await (seq, heads, count, size, sha, created, compacted, body)
-            in rows.decode((Int64, String, Int64, Int64, String, Int64, Int64, Data).self)
-        {
-            return (try Self.snapshotEntry((seq, heads, count, size, sha, created, compacted)), body)
-        }
-        return nil
+            """
+            INSERT INTO snapshot_parts AS p (space_id, seq, part, body)
+            SELECT \(spaceID), \(seq), \(Int32(clamping: part)), \(body)
+            WHERE NOT EXISTS (SELECT 1 FROM snapshots WHERE space_id = \(spaceID) AND seq >= \(seq))
+            ON CONFLICT (space_id, seq, part) DO UPDATE SET body = excluded.body
+            RETURNING p.part
+            """, logger: logger)
+        for try await _ in rows.decode(Int32.self) { return true }
+        return false
     }
 
     public func saveSnapshot(_ entry: ServerSnapshot, body: Data, inSpace spaceID: Int64) async throws -> Bool {
-        let heads = try SnapshotHeads.encode(entry.heads)
+        let heads = try SnapshotJSON.encode(entry.heads)
+        let parts = try entry.parts.map(SnapshotJSON.encodeParts)
         let rows = try await client.query(
             """
-            INSERT INTO snapshots AS s (space_id, seq, heads, rows, size, sha256, created_at, body)
+            INSERT INTO snapshots AS s (space_id, seq, heads, rows, size, sha256, created_at, body, parts)
             VALUES (\(spaceID), \(entry.seq), \(heads), \(entry.rows), \(entry.size), \(entry.sha256),
-                    \(entry.createdAt), \(body))
+                    \(entry.createdAt), \(body), \(parts))
             ON CONFLICT (space_id) DO UPDATE SET seq = excluded.seq, heads = excluded.heads, rows = excluded.rows,
-              size = excluded.size, sha256 = excluded.sha256, created_at = excluded.created_at, body = excluded.body
+              size = excluded.size, sha256 = excluded.sha256, created_at = excluded.created_at, body = excluded.body,
+              parts = excluded.parts
             WHERE excluded.seq > s.seq
             RETURNING s.seq
             """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
+        var saved = false
+        for try await _ in rows.decode(Int64.self) { saved = true }
+        // The parts no entry names: of snapshots replaced, or left by a compaction that
+        // stopped. Parts past the space's snapshot are being made: kept.
+        try await client.query(
+            """
+            DELETE FROM snapshot_parts p
+            WHERE p.space_id = \(spaceID) AND p.seq <= (SELECT seq FROM snapshots WHERE space_id = \(spaceID))
+              AND NOT EXISTS (
+                SELECT 1 FROM snapshots s
+                WHERE s.space_id = \(spaceID) AND s.seq = p.seq AND s.parts IS NOT NULL
+                  AND p.part < json_array_length(s.parts::json))
+            """, logger: logger)
+        return saved
     }
 
     public func compact(inSpace spaceID: Int64, through: Int64) async throws -> Int {
@@ -638,14 +657,14 @@ public final class PostgresServerStore: ServerStore {
         throw ServerStoreError.compactionPastSnapshot(requested: through, snapshot: 0)
     }
 
-    private typealias SnapshotRow = (Int64, String, Int64, Int64, String, Int64, Int64)
+    private typealias SnapshotRow = (Int64, String, Int64, Int64, String, Int64, Int64, String?)
 
-    private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through"
+    private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through, parts"
 
     private static func snapshotEntry(_ row: SnapshotRow) throws -> ServerSnapshot {
         ServerSnapshot(
-            seq: row.0, heads: try SnapshotHeads.decode(row.1), rows: row.2, size: row.3, sha256: row.4,
-            createdAt: row.5, compactedThrough: row.6)
+            seq: row.0, heads: try SnapshotJSON.decode(row.1), rows: row.2, size: row.3, sha256: row.4,
+            createdAt: row.5, compactedThrough: row.6, parts: try row.7.map(SnapshotJSON.decodeParts))
     }
 
     public func devices(inSpace spaceID: Int64) async throws -> [ServerDevice] {

@@ -97,8 +97,19 @@ public final class SQLiteServerStore: ServerStore {
                       sha256 TEXT NOT NULL,
                       created_at INTEGER NOT NULL,
                       compacted_through INTEGER NOT NULL DEFAULT 0,
-                      body BLOB NOT NULL);
+                      body BLOB NOT NULL,
+                      parts TEXT);
+                    CREATE TABLE IF NOT EXISTS snapshot_parts (
+                      space_id INTEGER NOT NULL REFERENCES spaces(id),
+                      seq INTEGER NOT NULL,
+                      part INTEGER NOT NULL,
+                      body BLOB NOT NULL,
+                      PRIMARY KEY (space_id, seq, part));
                     """)
+            // Stores made before snapshots in parts lack the column.
+            if try !db.columns(in: "snapshots").contains(where: { $0.name == "parts" }) {
+                try db.execute(sql: "ALTER TABLE snapshots ADD COLUMN parts TEXT")
+            }
             // Stores made before device tokens lack the column.
             if try !db.columns(in: "tokens").contains(where: { $0.name == "device" }) {
                 try db.execute(sql: "ALTER TABLE tokens ADD COLUMN device TEXT")
@@ -486,19 +497,28 @@ public final class SQLiteServerStore: ServerStore {
     }
 
     /// Through incremental blob I/O, as ``changeSetBytes(inSpace:seq:range:)``.
-    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
-        try await bodyBytes(of: "snapshots", inSpace: spaceID, seq: seq, range: range, "the snapshot through \(seq)")
+    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, part: Int?, range: Range<Int>) async throws
+        -> Data?
+    {
+        guard let part else {
+            return try await bodyBytes(
+                of: "snapshots", inSpace: spaceID, seq: seq, range: range, "the snapshot through \(seq)")
+        }
+        return try await bodyBytes(
+            of: "snapshot_parts", inSpace: spaceID, seq: seq, part: part, range: range,
+            "part \(part) of the snapshot through \(seq)")
     }
 
-    /// The bytes `range` of the body of the row of `table` with `seq` in the space, read alone;
-    /// nil when there is no such row.
+    /// The bytes `range` of the body of the row of `table` with `seq` (and `part`) in the
+    /// space, read alone; nil when there is no such row.
     private func bodyBytes(
-        of table: String, inSpace spaceID: Int64, seq: Int64, range: Range<Int>, _ what: String
+        of table: String, inSpace spaceID: Int64, seq: Int64, part: Int? = nil, range: Range<Int>, _ what: String
     ) async throws -> Data? {
         try await pool.read { db in
+            let sql = "SELECT rowid FROM \(table) WHERE space_id = ? AND seq = ?" + (part == nil ? "" : " AND part = ?")
             guard
                 let rowid = try Int64.fetchOne(
-                    db, sql: "SELECT rowid FROM \(table) WHERE space_id = ? AND seq = ?", arguments: [spaceID, seq])
+                    db, sql: sql, arguments: StatementArguments([spaceID, seq] + (part.map { [Int64($0)] } ?? [])))
             else { return nil }
             return try Self.blobBytes(db, table: table, rowid: rowid, range: range, of: what)
         }
@@ -562,35 +582,51 @@ public final class SQLiteServerStore: ServerStore {
         }
     }
 
-    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)? {
-        try await pool.read { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT \(Self.snapshotColumns), body FROM snapshots WHERE space_id = ?",
-                    arguments: [spaceID])
-            else { return nil }
-            return (try Self.snapshotEntry(row), row[8] as Data)
+    public func saveSnapshotPart(_ body: Data, part: Int, seq: Int64, inSpace spaceID: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO snapshot_parts (space_id, seq, part, body)
+                    SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM snapshots WHERE space_id = ? AND seq >= ?)
+                    ON CONFLICT (space_id, seq, part) DO UPDATE SET body = excluded.body
+                    """,
+                arguments: [spaceID, seq, part, body, spaceID, seq])
+            return db.changesCount > 0
         }
     }
 
     public func saveSnapshot(_ entry: ServerSnapshot, body: Data, inSpace spaceID: Int64) async throws -> Bool {
-        let heads = try SnapshotHeads.encode(entry.heads)
+        let heads = try SnapshotJSON.encode(entry.heads)
+        let parts = try entry.parts.map(SnapshotJSON.encodeParts)
         return try await pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO snapshots (space_id, seq, heads, rows, size, sha256, created_at, body)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO snapshots (space_id, seq, heads, rows, size, sha256, created_at, body, parts)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (space_id) DO UPDATE SET seq = excluded.seq, heads = excluded.heads,
                       rows = excluded.rows, size = excluded.size, sha256 = excluded.sha256,
-                      created_at = excluded.created_at, body = excluded.body
+                      created_at = excluded.created_at, body = excluded.body, parts = excluded.parts
                     WHERE excluded.seq > snapshots.seq
                     """,
                 arguments: [
-                    spaceID, entry.seq, heads, entry.rows, entry.size, entry.sha256, entry.createdAt, body,
+                    spaceID, entry.seq, heads, entry.rows, entry.size, entry.sha256, entry.createdAt, body, parts,
                 ])
-            return db.changesCount > 0
+            let saved = db.changesCount > 0
+            try db.execute(sql: Self.dropUnusedSnapshotParts, arguments: [spaceID, spaceID])
+            return saved
         }
     }
+
+    /// Drops the parts no snapshot entry names: those of snapshots replaced, and those left
+    /// by a compaction that stopped. Parts past the space's snapshot are being made: kept.
+    private static let dropUnusedSnapshotParts = """
+        DELETE FROM snapshot_parts
+        WHERE space_id = ? AND seq <= (SELECT seq FROM snapshots WHERE space_id = snapshot_parts.space_id)
+          AND NOT EXISTS (
+            SELECT 1 FROM snapshots s
+            WHERE s.space_id = ? AND s.seq = snapshot_parts.seq AND s.parts IS NOT NULL
+              AND snapshot_parts.part < json_array_length(s.parts))
+        """
 
     public func compact(inSpace spaceID: Int64, through: Int64) async throws -> Int {
         try await pool.write { db in
@@ -613,12 +649,12 @@ public final class SQLiteServerStore: ServerStore {
         try? pool.close()
     }
 
-    private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through, space_id"
+    private static let snapshotColumns = "seq, heads, rows, size, sha256, created_at, compacted_through, parts"
 
     private static func snapshotEntry(_ row: Row) throws -> ServerSnapshot {
         ServerSnapshot(
-            seq: row[0], heads: try SnapshotHeads.decode(row[1]), rows: row[2], size: row[3], sha256: row[4],
-            createdAt: row[5], compactedThrough: row[6])
+            seq: row[0], heads: try SnapshotJSON.decode(row[1]), rows: row[2], size: row[3], sha256: row[4],
+            createdAt: row[5], compactedThrough: row[6], parts: try (row[7] as String?).map(SnapshotJSON.decodeParts))
     }
 
     private static let entryColumns = "seq, origin, since, through, rows, size, sha256, received_at"

@@ -88,14 +88,20 @@ public protocol ServerStore: Sendable {
 
     /// The space's snapshot without its bytes; nil when none was made.
     func snapshotEntry(inSpace spaceID: Int64) async throws -> ServerSnapshot?
-    /// The bytes `range` of the body of the space's snapshot through `seq` (a range within
-    /// its size), without the rest of it reaching the server; nil when the space's snapshot
-    /// is not that one.
-    func snapshotBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data?
-    /// The space's snapshot with its bytes.
-    func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)?
+    /// The bytes `range` (within its size) of the space's snapshot through `seq`: of its body
+    /// when `part` is nil (a snapshot in one piece), else of that part of a snapshot made in
+    /// parts; without the rest of it reaching the server. Nil when the space's snapshot is
+    /// not that one, or has no such part.
+    func snapshotBytes(inSpace spaceID: Int64, seq: Int64, part: Int?, range: Range<Int>) async throws -> Data?
+    /// Stores one part of a snapshot through `seq` being made in parts, before its entry
+    /// (replacing one stored under the same numbers); returns false, storing nothing, when the
+    /// space already has a snapshot through `seq` or later. Parts no entry comes to name are
+    /// dropped by a later ``saveSnapshot(_:body:inSpace:)``.
+    func saveSnapshotPart(_ body: Data, part: Int, seq: Int64, inSpace spaceID: Int64) async throws -> Bool
     /// Stores a snapshot in place of the space's current one when it covers more (a larger
-    /// `seq`); returns whether it did. The compaction point is kept.
+    /// `seq`); returns whether it did. The compaction point is kept. A snapshot in parts
+    /// (`entry.parts`) has an empty `body`, its parts stored before. Drops the parts of the
+    /// snapshot replaced.
     func saveSnapshot(_ entry: ServerSnapshot, body: Data, inSpace spaceID: Int64) async throws -> Bool
     /// Drops the change sets with sequence numbers up to `through`, which must not pass the
     /// snapshot's `seq`, and records the new compaction point; returns how many were dropped.

@@ -86,8 +86,40 @@ extension SyncServer {
         return try JSONResponse.make(entry)
     }
 
-    /// The space's snapshot, whole or one byte range of it, streamed from the store.
+    /// The space's snapshot, whole or one byte range of it, streamed from the store; 409
+    /// `in-parts` for one made in parts.
     func downloadSnapshot(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let (grant, entry) = try await currentSnapshot(request, context)
+        guard entry.parts == nil else {
+            throw APIError(
+                status: .conflict, code: "in-parts",
+                message:
+                    "the snapshot through \(entry.seq) is made in \(entry.parts?.count ?? 0) parts: download each from snapshot/\(entry.seq)/parts/{part}"
+            )
+        }
+        return try stream(snapshot: entry, part: nil, size: Int(entry.size), sha256: entry.sha256, grant, request)
+    }
+
+    /// One part of the space's snapshot made in parts, whole or one byte range of it.
+    func downloadSnapshotPart(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let (grant, entry) = try await currentSnapshot(request, context)
+        let text = context.parameters.get("part") ?? ""
+        guard let part = Int(text), part >= 0 else { throw APIError.malformed("'\(text)' is not a part number") }
+        guard let parts = entry.parts, parts.indices.contains(part) else {
+            throw APIError(
+                status: .notFound, code: "not-found",
+                message: entry.parts == nil
+                    ? "the snapshot through \(entry.seq) is one change set: download snapshot/\(entry.seq)"
+                    : "the snapshot through \(entry.seq) has parts 0 to \((entry.parts?.count ?? 1) - 1), not \(part)")
+        }
+        return try stream(snapshot: entry, part: part, size: Int(parts[part].size), sha256: parts[part].sha256, grant, request)
+    }
+
+    /// The grant of the request and the space's snapshot, which must be the one through the
+    /// path's `seq` (404 otherwise: a newer one replaced it).
+    private func currentSnapshot(_ request: Request, _ context: SyncRequestContext) async throws
+        -> (TokenGrant, ServerSnapshot)
+    {
         let grant = try await authorize(request, context)
         let seq = try Self.sequenceNumber(context)
         guard let entry = try await store.snapshotEntry(inSpace: grant.spaceID), entry.seq == seq else {
@@ -95,10 +127,17 @@ extension SyncServer {
                 status: .notFound, code: "not-found",
                 message: "space '\(grant.spaceName)' has no snapshot through \(seq) (a newer one may have replaced it)")
         }
-        let range = try Self.range(of: request, size: Int(entry.size))
-        let (store, spaceID) = (self.store, grant.spaceID)
-        return Self.stream(size: Int(entry.size), range: range, sha256: entry.sha256) { part in
-            try await store.snapshotBytes(inSpace: spaceID, seq: seq, range: part)
+        return (grant, entry)
+    }
+
+    /// The snapshot's body (`part` nil) or one of its parts, streamed from the store.
+    private func stream(
+        snapshot entry: ServerSnapshot, part: Int?, size: Int, sha256: String, _ grant: TokenGrant, _ request: Request
+    ) throws -> Response {
+        let range = try Self.range(of: request, size: size)
+        let (store, spaceID, seq) = (self.store, grant.spaceID, entry.seq)
+        return Self.stream(size: size, range: range, sha256: sha256) { bytes in
+            try await store.snapshotBytes(inSpace: spaceID, seq: seq, part: part, range: bytes)
         }
     }
 

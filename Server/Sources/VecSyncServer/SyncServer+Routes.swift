@@ -35,6 +35,9 @@ extension SyncServer {
         Route(method: .get, path: "/v1/spaces/{space}/status") { try await $0.status($1, $2) },
         Route(method: .get, path: "/v1/spaces/{space}/snapshot") { try await $0.describeSnapshot($1, $2) },
         Route(method: .get, path: "/v1/spaces/{space}/snapshot/{seq}") { try await $0.downloadSnapshot($1, $2) },
+        Route(method: .get, path: "/v1/spaces/{space}/snapshot/{seq}/parts/{part}") {
+            try await $0.downloadSnapshotPart($1, $2)
+        },
     ]
 
     /// The router with every route of ``routes``.

@@ -110,9 +110,11 @@ public struct TimedStore: ServerStore {
             try await base.changeSetBytes(inSpace: spaceID, seq: seq, range: range)
         }
     }
-    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, range: Range<Int>) async throws -> Data? {
+    public func snapshotBytes(inSpace spaceID: Int64, seq: Int64, part: Int?, range: Range<Int>) async throws
+        -> Data?
+    {
         try await timed("reading part of a snapshot") {
-            try await base.snapshotBytes(inSpace: spaceID, seq: seq, range: range)
+            try await base.snapshotBytes(inSpace: spaceID, seq: seq, part: part, range: range)
         }
     }
     public func markDamaged(inSpace spaceID: Int64, seq: Int64, sha256: String) async throws {
@@ -136,12 +138,10 @@ public struct TimedStore: ServerStore {
     public func snapshotEntry(inSpace spaceID: Int64) async throws -> ServerSnapshot? {
         try await timed("reading the snapshot entry") { try await base.snapshotEntry(inSpace: spaceID) }
     }
-    public func snapshot(inSpace spaceID: Int64) async throws -> (entry: ServerSnapshot, body: Data)? {
-        let (entry, body) = try await timed("reading the snapshot") { () -> (ServerSnapshot?, Data) in
-            guard let found = try await base.snapshot(inSpace: spaceID) else { return (nil, Data()) }
-            return (found.entry, found.body)
+    public func saveSnapshotPart(_ body: Data, part: Int, seq: Int64, inSpace spaceID: Int64) async throws -> Bool {
+        try await timed("saving part of a snapshot") {
+            try await base.saveSnapshotPart(body, part: part, seq: seq, inSpace: spaceID)
         }
-        return entry.map { ($0, body) }
     }
     public func saveSnapshot(_ entry: ServerSnapshot, body: Data, inSpace spaceID: Int64) async throws -> Bool {
         try await timed("saving a snapshot") { try await base.saveSnapshot(entry, body: body, inSpace: spaceID) }

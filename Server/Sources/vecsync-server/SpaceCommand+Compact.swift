@@ -13,7 +13,9 @@ extension SpaceCommand {
                 registered device's pull point, which every device already holds. With \
                 --force it drops everything the snapshot holds: a device behind is told to \
                 bootstrap again (its unpushed changes are kept and pushed). With \
-                --snapshot-only nothing is dropped. Safe to run while the server serves.
+                --snapshot-only nothing is dropped. Safe to run while the server serves;                 run one compaction of a space at a time.
+
+                A snapshot larger than --part-mib is made in parts, each row in one of them:                 the compaction and each device hold one part at a time, so a space of any                 size gets a snapshot. Each part is a pass over the history.
                 """)
         @OptionGroup var store: StoreOptions
         @Argument(help: "The space.")
@@ -22,19 +24,28 @@ extension SpaceCommand {
         var force = false
         @Flag(name: .long, help: "Make the snapshot, drop nothing.")
         var snapshotOnly = false
+        @Option(name: .long, help: "The size in MiB the snapshot's parts keep under (1 to 952).")
+        var partMib = SpaceCompactor.defaultSnapshotPartBytes >> 20
+
+        func validate() throws {
+            guard (1...(SpaceCompactor.largestStoredValue >> 20)).contains(partMib) else {
+                throw ValidationError("--part-mib must be from 1 to \(SpaceCompactor.largestStoredValue >> 20)")
+            }
+        }
 
         func run() async throws {
             try await store.withStore { store in
                 guard let space = try await store.spaces().first(where: { $0.name == name }) else {
                     throw ServerStoreError.noSuchSpace(name)
                 }
-                let compactor = SpaceCompactor(store: store)
+                let compactor = SpaceCompactor(store: store, snapshotPartBytes: partMib << 20)
                 guard let snapshot = try await compactor.makeSnapshot(spaceID: space.id, at: nowMilliseconds()) else {
                     print("space '\(name)' has no change set: no snapshot made")
                     return
                 }
+                let parts = snapshot.parts.map { " in \($0.count) parts" } ?? ""
                 print(
-                    "snapshot of '\(name)' through change set \(snapshot.seq): \(snapshot.rows) rows, \(snapshot.size) bytes"
+                    "snapshot of '\(name)' through change set \(snapshot.seq): \(snapshot.rows) rows, \(snapshot.size) bytes\(parts)"
                 )
                 if !snapshotOnly {
                     let (through, dropped) = try await compactor.compact(spaceID: space.id, force: force)

@@ -503,16 +503,34 @@ enum ServerScenarios {
             try await editor.sync(through: editorTransport)
             try await writer.sync(through: writerTransport)
 
-            // A snapshot past the store's value limit (here 64 KiB) is an error, and none is kept.
-            let small = SpaceCompactor(store: test.store, maximumSnapshotBytes: 64 << 10)
-            await #expect(throws: ServerStoreError.self) { try await small.makeSnapshot(spaceID: spaceID, at: 4) }
-            #expect(try await test.store.snapshotEntry(inSpace: spaceID) == nil, "\(backEnd)")
-            let (compactor, snapshot) = try await snapshot(of: spaceID, in: test.store)
+            // Parts of at most 256 KiB: a snapshot of several, each row in one of them.
+            let compactor = SpaceCompactor(store: test.store, snapshotPartBytes: 256 << 10)
+            let made = try await compactor.makeSnapshot(spaceID: spaceID, at: 5)
+            let snapshot = try #require(made)
+            let parts = try #require(snapshot.parts, "\(backEnd): \(snapshot.size) bytes in one part")
             let history = try await test.store.changeSets(inSpace: spaceID, after: 0, limit: 10_000)
             let historyBytes = history.reduce(0) { $0 + $1.size }
             print(
-                "seed \(seed), \(backEnd): \(history.count) change sets, \(historyBytes) bytes folded into a snapshot of \(snapshot.rows) rows, \(snapshot.size) bytes"
+                "seed \(seed), \(backEnd): \(history.count) change sets, \(historyBytes) bytes folded into a snapshot of \(snapshot.rows) rows, \(snapshot.size) bytes in \(parts.count) parts"
             )
+            #expect(parts.count > 1 && parts.allSatisfy { $0.size <= 256 << 10 && $0.rows > 0 }, "\(parts)")
+            #expect(parts.reduce(0) { $0 + $1.size } == snapshot.size)
+            var whole = Data()
+            for (index, part) in parts.enumerated() {
+                let bytes = try await test.store.snapshotBytes(
+                    inSpace: spaceID, seq: snapshot.seq, part: index, range: 0..<Int(part.size))
+                let body = try #require(bytes)
+                #expect(sha256Hex(body) == part.sha256)
+                #expect(try ChangeSet(serialized: body).records.count == part.rows)
+                whole += body
+            }
+            #expect(sha256Hex(whole) == snapshot.sha256)
+            // A snapshot in parts is not served whole; a part past the last is not found.
+            let base = server.url.appendingPathComponent("v1/spaces/\(space)/snapshot/\(snapshot.seq)")
+            let asWhole = try await raw("GET", base, token: tokens[2])
+            #expect(asWhole.status == 409 && asWhole.errorCode == "in-parts", "\(asWhole.status) \(asWhole.json ?? [:])")
+            let pastLast = try await raw("GET", base.appendingPathComponent("parts/\(parts.count)"), token: tokens[2])
+            #expect(pastLast.status == 404, "\(pastLast.status) \(pastLast.json ?? [:])")
             #expect(snapshot.seq == history.last?.seq)
             #expect(snapshot.rows == 1000, "each row once, tombstones included")
             #expect(snapshot.size < historyBytes, "overwritten values are not kept")
@@ -564,6 +582,16 @@ enum ServerScenarios {
             #expect(
                 peers["writer"] == heads["writer"] && peers["editor"] == heads["editor"],
                 "cursors: \(peers), heads: \(heads)")
+
+            // The parts folded again with what came after them, into one change set this time;
+            // a fourth device bootstraps from it and holds what the others hold.
+            let (_, again) = try await Self.snapshot(of: spaceID, in: test.store)
+            #expect(again.parts == nil && again.seq > snapshot.seq, "\(again)")
+            #expect(try await test.store.snapshotBytes(inSpace: spaceID, seq: snapshot.seq, part: 0, range: 0..<1) == nil)
+            let fourth = try PhotoDevice("fourth")
+            let fourthReport = try await fourth.sync(through: transport)
+            #expect(fourthReport.problems.isEmpty, "seed \(seed): \(fourthReport.problems)")
+            #expect(try fourth.snapshot() == writer.snapshot(), "seed \(seed): the fourth device differs")
         }
     }
 

@@ -73,6 +73,51 @@ extension ChangeSet {
         return ChangeSet(origin: origin, since: since, through: through, tables: tables, records: records)
     }
 
+    /// The change set with only the records of rows in part `part` of `count`
+    /// (``part(ofRowIn:key:among:)``), every table kept: what a server folds into one part of a
+    /// snapshot made in parts. A record naming no table stays in part 0, where folding
+    /// reports it.
+    public func rows(inPart part: Int, of count: Int) -> ChangeSet {
+        guard count > 1 else { return self }
+        var kept = self
+        kept.records = records.filter { record in
+            guard tables.indices.contains(record.table) else { return part == 0 }
+            return Self.part(ofRowIn: tables[record.table].name, key: record.key, among: count) == part
+        }
+        return kept
+    }
+
+    /// Which of `count` parts a row falls in: FNV-1a of its table's name and its key, the
+    /// same on every machine and in every process, so a snapshot made again in as many
+    /// parts puts each row where it was.
+    public static func part(ofRowIn table: String, key: SyncValue, among count: Int) -> Int {
+        guard count > 1 else { return 0 }
+        var bytes = Array(table.utf8)
+        bytes.append(0)
+        func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        switch key {
+        case .null: bytes.append(0)
+        case .integer(let value):
+            bytes.append(1)
+            append(UInt64(bitPattern: value))
+        case .real(let value):
+            bytes.append(2)
+            append(value.bitPattern)
+        case .text(let value):
+            bytes.append(3)
+            bytes += value.utf8
+        case .blob(let value):
+            bytes.append(4)
+            bytes += value
+        case .identity(let site, let id):
+            bytes.append(5)
+            bytes += site.rawValue.utf8
+            bytes.append(0)
+            append(UInt64(bitPattern: id))
+        }
+        return Int(FNV1a.hash(bytes) % UInt64(count))
+    }
+
     /// A row: its table's index in the fold and its key.
     private struct RowID: Hashable {
         var table: Int
