@@ -10,17 +10,11 @@ import ServerTestSupport
 @Suite("SQLite store migration")
 struct SQLiteStoreMigrationTests {
     @Test func changeSetsWithoutTheDamagedMarkGainItUnmarked() async throws {
-        let directory = try temporaryDirectory("server-migration")
-        defer { try? FileManager.default.removeItem(at: directory) }
         let body = Data("0-5".utf8)
         // The change set table as servers made it before damaged change sets were recorded.
-        let old = try DatabaseQueue(path: directory.appendingPathComponent("vecsync-server.sqlite").path)
-        try await old.write { db in
+        let directory = try await storeMadeEarlier { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE spaces (
-                      id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL,
-                      last_seq INTEGER NOT NULL DEFAULT 0);
                     CREATE TABLE change_sets (
                       space_id INTEGER NOT NULL REFERENCES spaces(id), seq INTEGER NOT NULL, origin TEXT NOT NULL,
                       since INTEGER NOT NULL, through INTEGER NOT NULL, rows INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -34,8 +28,7 @@ struct SQLiteStoreMigrationTests {
                     VALUES (1, 1, 'o', 0, 5, 1, ?, ?, 1, ?)
                     """, arguments: [body.count, sha256Hex(body), body])
         }
-        try old.close()
-
+        defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteServerStore(directory: directory)
         try await store.prepare()
         try await store.prepare()
@@ -52,17 +45,11 @@ struct SQLiteStoreMigrationTests {
     }
 
     @Test func snapshotsWithoutPartsStayWholeAndGainTheColumn() async throws {
-        let directory = try temporaryDirectory("server-migration")
-        defer { try? FileManager.default.removeItem(at: directory) }
         let body = Data("folded".utf8)
         // The snapshot table as servers made it before snapshots in parts.
-        let old = try DatabaseQueue(path: directory.appendingPathComponent("vecsync-server.sqlite").path)
-        try await old.write { db in
+        let directory = try await storeMadeEarlier { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE spaces (
-                      id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL,
-                      last_seq INTEGER NOT NULL DEFAULT 0);
                     CREATE TABLE snapshots (
                       space_id INTEGER PRIMARY KEY REFERENCES spaces(id), seq INTEGER NOT NULL, heads TEXT NOT NULL,
                       rows INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, created_at INTEGER NOT NULL,
@@ -75,8 +62,7 @@ struct SQLiteStoreMigrationTests {
                     VALUES (1, 4, '{"o":9}', 3, ?, ?, 1, 2, ?)
                     """, arguments: [body.count, sha256Hex(body), body])
         }
-        try old.close()
-
+        defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteServerStore(directory: directory)
         try await store.prepare()
         try await store.prepare()
@@ -98,5 +84,23 @@ struct SQLiteStoreMigrationTests {
         #expect(try await store.snapshotBytes(inSpace: 1, seq: 5, part: 0, range: 0..<body.count) == body)
         #expect(try await store.snapshotBytes(inSpace: 1, seq: 6, part: 1, range: 0..<body.count) == body)
         await store.close()
+    }
+
+    /// A folder holding a store whose tables `make` lays out as an earlier server did, beside
+    /// the space table every server made.
+    private func storeMadeEarlier(_ make: @escaping @Sendable (Database) throws -> Void) async throws -> URL {
+        let directory = try temporaryDirectory("server-migration")
+        let old = try DatabaseQueue(path: directory.appendingPathComponent("vecsync-server.sqlite").path)
+        try await old.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE spaces (
+                      id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL,
+                      last_seq INTEGER NOT NULL DEFAULT 0);
+                    """)
+            try make(db)
+        }
+        try old.close()
+        return directory
     }
 }
