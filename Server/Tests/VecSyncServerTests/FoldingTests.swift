@@ -54,6 +54,37 @@ struct FoldingTests {
         #expect(try fromFold.photos.photo(sourceId: "l-5") == nil)
     }
 
+    /// Parts of a snapshot: every row in exactly one, folded part by part they hold what the
+    /// whole fold holds, and the part of a row never changes between versions (a snapshot
+    /// made again in as many parts reads each previous part alone).
+    @Test func partsSplitTheRowsOnceAndForAll() throws {
+        var random = SeededRandom(defaultSeed: 0x5E4F_0031)
+        let seed = random.seed
+        let device = try PhotoDevice("parts", options: Replica.Options(maximumBatchRows: 7))
+        try device.addPhotos(60, prefix: "p", random: &random)
+        try device.database.writer.write { db in
+            try db.execute(sql: "UPDATE photos SET mood = 'later' WHERE rowid % 4 = 0")
+        }
+        var history: [ChangeSet] = []
+        try device.replica.forEachChangeSet(since: 0) { history.append($0) }
+        let whole = try ChangeSet.folded(history, origin: "fold", since: 0, through: 1)
+        var union: Set<String> = []
+        var records = 0
+        for part in 0..<5 {
+            let folded = try ChangeSet.folded(
+                history.map { $0.rows(inPart: part, of: 5) }, origin: "fold", since: 0, through: 1)
+            #expect(!folded.records.isEmpty, "seed \(seed): part \(part) of 5 is empty")
+            union.formUnion(Self.rows(folded))
+            records += folded.records.count
+        }
+        #expect(union == Self.rows(whole) && records == whole.records.count, "seed \(seed)")
+        #expect(history[0].rows(inPart: 0, of: 1) == history[0])
+        // Fixed values: FNV-1a of the table's name, a 0, a type byte and the key's bytes.
+        #expect(ChangeSet.part(ofRowIn: "photos", key: .integer(1), among: 1_000) == 642)
+        #expect(ChangeSet.part(ofRowIn: "photos", key: .text("p-1"), among: 1_000) == 977)
+        #expect(ChangeSet.part(ofRowIn: "notes", key: .identity(site: "phone", id: 7), among: 1_000) == 102)
+    }
+
     @Test func foldRefusesATableDefinedTwoWays() throws {
         let table = ChangeSet.Table(name: "t", primaryKey: "id", columns: ["a"], fingerprint: 1)
         var other = table
