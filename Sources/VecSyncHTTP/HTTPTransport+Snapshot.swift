@@ -33,6 +33,10 @@ extension HTTPTransport {
         let behind = snapshot.heads.filter { $0.key != own && !$0.key.isEmpty && $0.value > received[$0.key] ?? 0 }
             .sorted { $0.key < $1.key }
         var reports: [MergeReport] = []
+        if snapshot.parts?.isEmpty == true {
+            throw HTTPTransportError.protocolViolation(
+                url: "\(destination)/snapshot", reason: "the snapshot through \(snapshot.seq) lists no part")
+        }
         if let first = behind.first {
             for site in behind.map({ SiteID($0.key) }) { try replica.addPeer(site) }
             let parts: [(path: String, size: Int64, sha256: String)] =
