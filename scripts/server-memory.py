@@ -99,7 +99,9 @@ def main():
 
     data, store, token = server_process.new_store(args.server, "memory")
     server_process.store_change_set(data, "memory", os.urandom(args.download_mib << 20))
-    serve = ["--rate", "0", "--body-budget-mib", str(args.budget_mib), "--max-body-mib", str(args.upload_mib + 1), *store]
+    # Every download streams (one token may have 16 in flight by default; the others would get 429).
+    serve = ["--rate", "0", "--body-budget-mib", str(args.budget_mib), "--max-body-mib", str(args.upload_mib + 1),
+             "--downloads-per-token", str(args.downloads), *store]
     failures = []
     with server_process.serving(args.server, serve, data, stderr=subprocess.DEVNULL) as (process, port):
         download = request_head("GET", "/v1/spaces/memory/changesets/1", token)

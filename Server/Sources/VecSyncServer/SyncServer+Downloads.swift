@@ -23,6 +23,7 @@ extension SyncServer {
     func downloadChangeSet(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let grant = try await authorize(request, context)
         let seq = try Self.sequenceNumber(context)
+        let slot = try downloadSlot(grant)
         guard let entry = try await store.changeSets(inSpace: grant.spaceID, after: seq - 1, limit: 1).first,
             entry.seq == seq
         else {
@@ -35,9 +36,22 @@ extension SyncServer {
             try await checkIntegrity(of: entry, spaceID: spaceID, again: range == nil)
         }
         let store = self.store
-        return Self.stream(size: Int(entry.size), range: range, sha256: entry.sha256) { part in
+        return Self.stream(size: Int(entry.size), range: range, sha256: entry.sha256, holding: slot) { part in
             try await store.changeSetBytes(inSpace: spaceID, seq: seq, range: part)
         }
+    }
+
+    /// A place for one more download of the grant's token, held until its answer is done
+    /// with; 429 `too-many-downloads` when the token has ``Limits/downloadsPerToken`` in flight.
+    func downloadSlot(_ grant: TokenGrant) throws -> DownloadSlot {
+        guard let slot = downloads.take(grant.tokenID) else {
+            throw APIError(
+                status: .tooManyRequests, code: "too-many-downloads",
+                message:
+                    "this token has \(downloads.perToken) downloads in flight, the most it may have at once; retry when one ends",
+                headers: [.retryAfter: "1"])
+        }
+        return slot
     }
 
     /// Refuses to serve a change set whose stored bytes no longer match their SHA-256 (damaged
@@ -135,8 +149,9 @@ extension SyncServer {
         snapshot entry: ServerSnapshot, part: Int?, size: Int, sha256: String, _ grant: TokenGrant, _ request: Request
     ) throws -> Response {
         let range = try Self.range(of: request, size: size)
+        let slot = try downloadSlot(grant)
         let (store, spaceID, seq) = (self.store, grant.spaceID, entry.seq)
-        return Self.stream(size: size, range: range, sha256: sha256) { bytes in
+        return Self.stream(size: size, range: range, sha256: sha256, holding: slot) { bytes in
             try await store.snapshotBytes(inSpace: spaceID, seq: seq, part: part, range: bytes)
         }
     }
@@ -156,13 +171,14 @@ extension SyncServer {
 
     /// 200 with a body of `size` bytes, or 206 with `range` of it, read by `read` a part at a
     /// time as the connection takes them; `sha256` (of the whole) in `X-VecSync-SHA256` and as
-    /// the ETag.
+    /// the ETag. The answer holds `slot` until it is released.
     static func stream(
-        size: Int, range: Range<Int>?, sha256: String,
+        size: Int, range: Range<Int>?, sha256: String, holding slot: DownloadSlot,
         read: @escaping @Sendable (Range<Int>) async throws -> Data?
     ) -> Response {
         let wanted = range ?? 0..<size
         let body = ResponseBody(contentLength: wanted.count) { writer in
+            defer { withExtendedLifetime(slot) {} }
             var offset = wanted.lowerBound
             while offset < wanted.upperBound {
                 let part = offset..<min(offset + downloadPartBytes, wanted.upperBound)

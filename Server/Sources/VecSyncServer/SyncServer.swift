@@ -83,6 +83,10 @@ public final class SyncServer: Sendable {
         /// Whether the client address is the last one of `X-Forwarded-For` (behind a reverse
         /// proxy that appends the peer it sees) rather than the connection's peer.
         public var trustForwardedFor = false
+        /// The downloads (of change sets and snapshots) one token may have in flight at once,
+        /// each holding one part of 1 MiB in the server; past it, 429 `too-many-downloads`
+        /// with `Retry-After` (``DownloadSlots``).
+        public var downloadsPerToken: Int = 16
 
         /// 64 MiB bodies (a change set is at most about 1 MB plus one large row), 50 requests a
         /// second with bursts of 400, pages of up to 1,000 change sets.
@@ -122,6 +126,8 @@ public final class SyncServer: Sendable {
     let fullDisk = FullDiskNotice()
     /// The change sets this process found whole and matching their SHA-256.
     let verified = VerifiedBodies()
+    /// The downloads each token has in flight.
+    let downloads: DownloadSlots
     /// What `GET /metrics` serves.
     public let metrics = ServerMetrics()
     /// The SHA-256 of the token `GET /metrics` needs; nil: metrics are not served.
@@ -139,6 +145,7 @@ public final class SyncServer: Sendable {
         self.limits = limits
         self.logger = logger
         self.connections = ConnectionLimiter(maximum: max(1, limits.maximumConnections))
+        self.downloads = DownloadSlots(perToken: limits.downloadsPerToken)
         self.bodyBudget = BodyBudget(
             total: limits.bodyBudgetBytes,
             spaceShare: limits.spaceBodyBytes ?? max(limits.bodyBudgetBytes / 2, limits.maximumBodyBytes))

@@ -55,6 +55,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
+            "The downloads one token may have in flight at once, each holding 1 MiB in the server; more get 429 (env VECSYNC_DOWNLOADS_PER_TOKEN)."
+    )
+    var downloadsPerToken = ServerEnvironment.number("VECSYNC_DOWNLOADS_PER_TOKEN", 16)
+
+    @Option(
+        name: .long,
+        help:
             "Requests a second without a valid token one client address may make, on average; past it the address gets 429, but for tokens known valid (0: no limit; env VECSYNC_AUTH_FAILURE_RATE)."
     )
     var authFailureRate: Double = ServerEnvironment.number("VECSYNC_AUTH_FAILURE_RATE", 1.0)
@@ -139,6 +146,7 @@ struct ServeCommand: AsyncParsableCommand {
         if shutdownDeadline < 0 { throw ValidationError("--shutdown-deadline cannot be negative") }
         if storeTimeout < 1 { throw ValidationError("--store-timeout must be at least 1") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
+        if downloadsPerToken < 1 { throw ValidationError("--downloads-per-token must be at least 1") }
     }
 
     func run() async throws {
@@ -152,6 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.shutdownDeadline = .seconds(shutdownDeadline)
         limits.storeTimeout = .seconds(storeTimeout)
         limits.maximumConnections = maxConnections
+        limits.downloadsPerToken = downloadsPerToken
         limits.authFailuresPerSecond = authFailureRate
         limits.authFailureBurst = authFailureBurst
         limits.trustForwardedFor = trustForwardedFor

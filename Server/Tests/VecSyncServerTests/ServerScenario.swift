@@ -50,6 +50,7 @@ struct ServerScenario: Sendable, CustomTestStringConvertible {
         ServerScenario("metricsAndAccessLog", ServerScenarios.metricsAndAccessLog),
         ServerScenario("spaceQuotaIsKept", ServerScenarios.spaceQuotaIsKept),
         ServerScenario("rangesAreReadAlone", ServerScenarios.rangesAreReadAlone),
+        ServerScenario("downloadsPerTokenAreCapped", ServerScenarios.downloadsPerTokenAreCapped),
     ]
 
     /// The scenarios to run: those `VECSYNC_SERVER_SCENARIO` names (comma-separated) when it
