@@ -11,11 +11,15 @@ import VecSyncWire
 /// read; 40 unread downloads of a 60 MB change set hold 40 parts, not 2.4 GB.
 ///
 /// A change set is checked against its SHA-256 before it is served, in a pass of its own
-/// over the same parts: every full download, and a range from byte 0 — the first of a
-/// ranged download — until it is found intact (``VerifiedBodies``). A body replaced in the
-/// store while it streams (a repair, a newer snapshot) ends the answer short, so the client
-/// sees a broken download and retries; one whose bytes changed in place fails the client's
-/// own SHA-256 check of the whole.
+/// over the same parts, until this process has found it intact (``VerifiedBodies``): a full
+/// download, or a range from byte 0 (the first of a ranged download). After that, a full
+/// download is hashed as it streams, the bytes it sends and no more: found damaged at the end
+/// (its bytes changed at rest since), the change set is marked damaged and forgotten as
+/// intact, so the client's own SHA-256 check refuses this answer and the next download gets
+/// 409 `damaged`. So every full download is checked, and a change set sent to many devices
+/// is read once per download, not twice, and a download its client leaves costs no hashing
+/// of the rest. A body replaced in the store while it streams (a repair, a newer snapshot)
+/// ends the answer short, so the client sees a broken download and retries.
 extension SyncServer {
     /// The bytes read from the store at once.
     static let downloadPartBytes = 1 << 20
@@ -32,12 +36,32 @@ extension SyncServer {
         }
         let spaceID = grant.spaceID
         let range = try Self.range(of: request, size: Int(entry.size))
-        if range?.lowerBound ?? 0 == 0 {
-            try await checkIntegrity(of: entry, spaceID: spaceID, again: range == nil)
-        }
+        let hashed = range?.lowerBound ?? 0 == 0 ? try await checkIntegrity(of: entry, spaceID: spaceID) : false
         let store = self.store
-        return Self.stream(size: Int(entry.size), range: range, sha256: entry.sha256, holding: slot) { part in
+        let checkWhole = range == nil && !hashed ? wholeCheck(of: entry, spaceID: spaceID) : nil
+        return Self.stream(
+            size: Int(entry.size), range: range, sha256: entry.sha256, holding: slot, checkWhole: checkWhole
+        ) { part in
             try await store.changeSetBytes(inSpace: spaceID, seq: seq, range: part)
+        }
+    }
+
+    /// What a full download hashed as it streamed does with the SHA-256 of what it sent:
+    /// when it is not the change set's, forgets it as intact, marks it damaged (the next
+    /// download gets 409 `damaged`) and logs it.
+    private func wholeCheck(of entry: ServerChangeSet, spaceID: Int64) -> @Sendable (String) async -> Void {
+        let (store, verified, logger) = (self.store, self.verified, self.logger)
+        return { actual in
+            guard actual != entry.sha256 else { return }
+            verified.remove(VerifiedBodies.key(spaceID: spaceID, seq: entry.seq, sha256: entry.sha256))
+            do {
+                try await store.markDamaged(inSpace: spaceID, seq: entry.seq, sha256: entry.sha256)
+            } catch {
+                logger.warning("change set \(entry.seq) could not be marked damaged: \(error)")
+            }
+            logger.error(
+                "change set \(entry.seq) (\(entry.origin) \(entry.since)-\(entry.through)) was sent damaged: its bytes no longer match its SHA-256 \(entry.sha256); marked damaged"
+            )
         }
     }
 
@@ -57,11 +81,11 @@ extension SyncServer {
     /// Refuses to serve a change set whose stored bytes no longer match their SHA-256 (damaged
     /// at rest): marks it damaged in the store, so that the status tells its origin to push its
     /// range again (``PushRule`` then replaces it), and answers 409 `damaged`, which a client
-    /// does not retry. Hashed a part at a time; once found intact, not again unless `again`
-    /// (a full download is always checked).
-    func checkIntegrity(of entry: ServerChangeSet, spaceID: Int64, again: Bool) async throws {
+    /// does not retry. Hashed a part at a time; once found intact, not again (returns false
+    /// then: a full download is hashed as it streams instead).
+    func checkIntegrity(of entry: ServerChangeSet, spaceID: Int64) async throws -> Bool {
         let key = VerifiedBodies.key(spaceID: spaceID, seq: entry.seq, sha256: entry.sha256)
-        if !again, verified.contains(key) { return }
+        if verified.contains(key) { return false }
         var hasher = SHA256()
         var offset = 0
         let size = Int(entry.size)
@@ -78,7 +102,7 @@ extension SyncServer {
         let actual = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         guard actual != entry.sha256 else {
             verified.insert(key)
-            return
+            return true
         }
         try await store.markDamaged(inSpace: spaceID, seq: entry.seq, sha256: entry.sha256)
         logger.error(
@@ -171,22 +195,30 @@ extension SyncServer {
 
     /// 200 with a body of `size` bytes, or 206 with `range` of it, read by `read` a part at a
     /// time as the connection takes them; `sha256` (of the whole) in `X-VecSync-SHA256` and as
-    /// the ETag. The answer holds `slot` until it is released.
+    /// the ETag. The answer holds `slot` until it is released. A whole body (no `range`) sent
+    /// to its end is hashed as it goes when `checkWhole` is given, which gets the hex SHA-256
+    /// of what was sent.
     static func stream(
         size: Int, range: Range<Int>?, sha256: String, holding slot: DownloadSlot,
+        checkWhole: (@Sendable (String) async -> Void)? = nil,
         read: @escaping @Sendable (Range<Int>) async throws -> Data?
     ) -> Response {
         let wanted = range ?? 0..<size
         let body = ResponseBody(contentLength: wanted.count) { writer in
             defer { withExtendedLifetime(slot) {} }
+            var hasher = range == nil && checkWhole != nil ? SHA256() : nil
             var offset = wanted.lowerBound
             while offset < wanted.upperBound {
                 let part = offset..<min(offset + downloadPartBytes, wanted.upperBound)
                 guard let bytes = try await read(part), bytes.count == part.count else {
                     throw replaced("the body")
                 }
+                hasher?.update(data: bytes)
                 try await writer.write(ByteBuffer(bytes: bytes))
                 offset = part.upperBound
+            }
+            if let digest = hasher?.finalize() {
+                await checkWhole?(digest.map { String(format: "%02x", $0) }.joined())
             }
             try await writer.finish(nil)
         }

@@ -3,8 +3,9 @@ import Foundation
 /// The change sets this process has hashed whole and found to match their SHA-256: a later
 /// byte range of one of them — its first one too — is read from the store alone, neither the
 /// whole body read nor hashed again (a 1-byte range of a 59 MB change set cost 0.2 s of CPU
-/// each time). A full download is always checked. A repaired change set has another SHA-256,
-/// so another key. Kept in memory, at most 100,000 keys (then forgotten and checked again).
+/// each time); a later full download is hashed as it streams instead. A repaired change set
+/// has another SHA-256, so another key. Kept in memory, at most 100,000 keys (then forgotten
+/// and checked again).
 final class VerifiedBodies: @unchecked Sendable {
     private let lock = NSLock()
     private var keys: Set<String> = []
@@ -19,6 +20,13 @@ final class VerifiedBodies: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return keys.contains(key)
+    }
+
+    /// Forgets `key`: its bytes were found damaged since.
+    func remove(_ key: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        keys.remove(key)
     }
 
     /// Remembers that `key` was found whole and matching.

@@ -10,8 +10,8 @@ extension ServerScenarios {
     /// Once a change set has been hashed whole and found intact, a byte range of it — from
     /// byte 0 too — is read from the store alone, not read whole and hashed again: with its
     /// stored bytes then damaged at rest, ranges are still served (their bytes as stored now,
-    /// which the client's own SHA-256 check of the whole catches), while a full download still
-    /// checks and answers 409 `damaged`.
+    /// which the client's own SHA-256 check of the whole catches), while a full download,
+    /// hashed as it streams, finds the damage and marks it: the next one gets 409 `damaged`.
     static func rangesAreReadAlone(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)
         let server = try await RunningServer.start(test.store, limits: SyncServer.Limits(requestsPerSecond: 0))
@@ -42,8 +42,16 @@ extension ServerScenarios {
         #expect(later.headers["content-range"] == "bytes 100-199/\(body.count)", "\(backEnd): \(later.headers)")
         let tail = try await range("-10")
         #expect(tail.status == 206 && tail.body == body.suffix(10), "\(backEnd): \(tail.status)")
+        // Found intact before, the change set is hashed as it streams: this answer carries the
+        // damaged bytes (the client's SHA-256 check refuses them) and marks it damaged, and
+        // the next download is refused.
         let whole = try await raw("GET", download, token: tokens[0])
-        #expect(whole.status == 409 && whole.errorCode == "damaged", "\(backEnd): \(whole.status)")
+        #expect(whole.status == 200 && whole.body == damaged, "\(backEnd): \(whole.status)")
+        let spaceID = try #require(try await test.store.spaces().first { $0.name == space }?.id)
+        let marked = try await test.store.devices(inSpace: spaceID).first { $0.site == "ranger" }?.damaged
+        #expect(marked?.map(\.seq) == [1], "\(backEnd): \(String(describing: marked))")
+        let refused = try await raw("GET", download, token: tokens[0])
+        #expect(refused.status == 409 && refused.errorCode == "damaged", "\(backEnd): \(refused.status)")
         try await snapshotRangesAreReadAlone(test, backEnd, server: server, space: space, token: tokens[0])
         await server.stop()
         await test.close()
