@@ -66,9 +66,10 @@ extension SyncServer {
     }
 
     /// Runs `check`, counting a 401 from it against the client address. An address past its
-    /// limit of requests without a valid token is held: its request gets 429 without `check`,
-    /// unless its bearer token is one this process found valid, or, while
-    /// ``Limits/heldLookupsPerSecond`` allows over all held addresses, a well-formed one.
+    /// limit of requests without a valid token is held: its request gets 429 without `check`
+    /// (after ``Limits/heldAnswerDelay`` while places are plentiful), unless its bearer token
+    /// is one this process found valid, or, while ``Limits/heldLookupsPerSecond`` allows over
+    /// all held addresses, a well-formed one.
     func countingAuthFailures<T>(
         _ request: Request, _ context: SyncRequestContext, _ check: () async throws -> T
     ) async throws -> T {
@@ -85,6 +86,9 @@ extension SyncServer {
                     "", perSecond: limits.heldLookupsPerSecond, burst: Int(limits.heldLookupsPerSecond.rounded(.up)))
         }
         if wait > 0 && !mayGoOn {
+            if limits.heldAnswerDelay > .zero, connections.count < connections.maximum / 2 {
+                try? await Task.sleep(for: limits.heldAnswerDelay)
+            }
             throw APIError(
                 status: .tooManyRequests, code: "rate-limited",
                 message:

@@ -80,6 +80,11 @@ public final class SyncServer: Sendable {
         public var spaceQuotaBytes: Int64?
         /// How many requests without a valid token an address may make at once.
         public var authFailureBurst: Int = 30
+        /// How long the 429 to a held address (one past ``authFailuresPerSecond``) waits before
+        /// it is sent, while fewer than half the connection places are taken (zero: none). A
+        /// client that waits for each answer before asking again slows to one request per
+        /// connection per this; the waiting answers never crowd devices out of the places.
+        public var heldAnswerDelay: Duration = .seconds(1)
         /// Whether the client address is the last one of `X-Forwarded-For` (behind a reverse
         /// proxy that appends the peer it sees) rather than the connection's peer.
         public var trustForwardedFor = false

@@ -71,6 +71,13 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Requests without a valid token one address may make at once (env VECSYNC_AUTH_FAILURE_BURST).")
     var authFailureBurst = ServerEnvironment.number("VECSYNC_AUTH_FAILURE_BURST", 30)
 
+    @Option(
+        name: .long,
+        help:
+            "Milliseconds a held address's 429 waits before it is sent, while fewer than half of --max-connections are taken: a client that waits for each answer slows to one request a connection per this (0: none; env VECSYNC_HELD_DELAY_MS)."
+    )
+    var heldDelayMs = ServerEnvironment.number("VECSYNC_HELD_DELAY_MS", 1000)
+
     @Flag(
         name: .long, inversion: .prefixedNo,
         help:
@@ -136,6 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if authFailureRate < 0 { throw ValidationError("--auth-failure-rate cannot be negative") }
         if authFailureBurst < 1 { throw ValidationError("--auth-failure-burst must be at least 1") }
+        if heldDelayMs < 0 { throw ValidationError("--held-delay-ms cannot be negative") }
         if bodyBudgetMib < 1 { throw ValidationError("--body-budget-mib must be at least 1") }
         if spaceBodyMib < 0 { throw ValidationError("--space-body-mib cannot be negative") }
         if minBodyRate < 0 { throw ValidationError("--min-body-rate cannot be negative") }
@@ -163,6 +171,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.downloadsPerToken = downloadsPerToken
         limits.authFailuresPerSecond = authFailureRate
         limits.authFailureBurst = authFailureBurst
+        limits.heldAnswerDelay = .milliseconds(heldDelayMs)
         limits.trustForwardedFor = trustForwardedFor
         limits.bodyBudgetBytes = bodyBudgetMib << 20
         limits.spaceBodyBytes = spaceBodyMib > 0 ? spaceBodyMib << 20 : nil

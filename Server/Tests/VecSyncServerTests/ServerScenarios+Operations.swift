@@ -13,14 +13,16 @@ extension ServerScenarios {
     /// address is held, and its requests get 429 with `Retry-After` before any token is looked
     /// up, except those bearing a token this process found valid (a scanner behind the same
     /// NAT locks out no device) and, within the process-wide allowance of held lookups, one
-    /// well-formed token not seen yet (a device's first request). Another address (through
-    /// `X-Forwarded-For`, when trusted) is not held back, and valid requests never count.
+    /// well-formed token not seen yet (a device's first request). A held address's 429 waits
+    /// (300 ms here) before it is sent. Another address (through `X-Forwarded-For`, when
+    /// trusted) is not held back, and valid requests never count.
     static func authFailuresAreLimitedPerAddress(_ backEnd: BackEnd) async throws {
         let test = try await TestStore.make(backEnd)
         var limits = SyncServer.Limits(requestsPerSecond: 0)
         limits.authFailuresPerSecond = 0.01
         limits.authFailureBurst = 3
         limits.heldLookupsPerSecond = 0.01
+        limits.heldAnswerDelay = .milliseconds(300)
         limits.trustForwardedFor = true
         let server = try await RunningServer.start(test.store, limits: limits)
         let (space, tokens) = try await makeSpace(test.store, "auth-failures", tokens: 2)
@@ -37,8 +39,11 @@ extension ServerScenarios {
         let first = try await raw("GET", status, token: tokens[1], headers: scanner)
         #expect(first.status == 200, "\(backEnd): a device's first request from a held address: \(first.status)")
         for token in [Self.unknownToken, nil] {
+            let asked = ContinuousClock.now
             let held = try await raw("GET", status, token: token, headers: scanner)
+            let waited = ContinuousClock.now - asked
             #expect(held.status == 429, "\(backEnd): \(held.status)")
+            #expect(waited >= .milliseconds(300), "\(backEnd): a held address's 429 came after \(waited)")
             #expect(held.errorCode == "rate-limited")
             #expect(Int(held.headers["retry-after"] ?? "") ?? 0 >= 1, "\(backEnd): \(held.headers)")
         }
