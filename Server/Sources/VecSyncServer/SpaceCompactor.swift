@@ -32,7 +32,7 @@ public struct SpaceCompactor: Sendable {
     /// (`SQLITE_MAX_LENGTH`, 10^9 bytes) and PostgreSQL's on a `bytea` (1 GiB), less room for
     /// the row around it. No part of a snapshot passes it.
     public static let largestStoredValue = 1_000_000_000 - (1 << 20)
-    /// The size a snapshot's parts keep under by default. Folding holds about four times a
+    /// The size a snapshot's parts keep under by default. Folding holds about six times a
     /// part in memory, and a device downloads and merges one part at a time.
     public static let defaultSnapshotPartBytes = 64 << 20
     /// The most parts a snapshot is made in.
