@@ -8,4 +8,5 @@
 @_exported import struct VecSyncWire.ServerDamagedChangeSet
 @_exported import struct VecSyncWire.ServerDevice
 @_exported import struct VecSyncWire.ServerSnapshot
+@_exported import struct VecSyncWire.ServerSnapshotPart
 @_exported import struct VecSyncWire.ServerStatus

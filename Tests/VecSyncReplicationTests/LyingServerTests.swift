@@ -1,6 +1,7 @@
 #if canImport(FoundationNetworking) && canImport(Glibc)
     import Foundation
     import Glibc
+    import GRDB
     import Testing
 
     @testable import VecSyncHTTP
@@ -125,6 +126,18 @@
             let seconds = Date().timeIntervalSince(start)
             #expect("\(String(describing: error))".contains("in time"), "\(String(describing: error))")
             #expect(seconds < 4, "gave up after \(seconds) s; the deadline is 1 s")
+        }
+
+        @Test("A snapshot said to be in parts that lists none is refused before the cursor moves")
+        func snapshotWithoutPartsIsRefused() throws {
+            let replica = try Replica(try DatabaseQueue(), site: "a")
+            let transport = HTTPTransport(server: URL(string: "http://127.0.0.1:9")!, space: "s", token: "t")
+            let cursor = transport.pullCursor(storeID: "store")
+            let snapshot = ServerSnapshot(
+                seq: 7, heads: ["b": 3], rows: 0, size: 0, sha256: String(repeating: "0", count: 64), createdAt: 1,
+                parts: [])
+            #expect(throws: HTTPTransportError.self) { try transport.bootstrap(replica, from: snapshot, pullCursor: cursor) }
+            #expect(try replica.cursor(cursor) == 0)
         }
     }
 #endif
