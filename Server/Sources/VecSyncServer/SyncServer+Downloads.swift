@@ -195,9 +195,9 @@ extension SyncServer {
 
     /// 200 with a body of `size` bytes, or 206 with `range` of it, read by `read` a part at a
     /// time as the connection takes them; `sha256` (of the whole) in `X-VecSync-SHA256` and as
-    /// the ETag. The answer holds `slot` until it is released. A whole body (no `range`) sent
-    /// to its end is hashed as it goes when `checkWhole` is given, which gets the hex SHA-256
-    /// of what was sent.
+    /// the ETag. The answer holds `slot` until it is released. A whole body (no `range`) is
+    /// hashed as it goes when `checkWhole` is given, which gets its hex SHA-256 before the
+    /// last part is sent.
     static func stream(
         size: Int, range: Range<Int>?, sha256: String, holding slot: DownloadSlot,
         checkWhole: (@Sendable (String) async -> Void)? = nil,
@@ -214,11 +214,13 @@ extension SyncServer {
                     throw replaced("the body")
                 }
                 hasher?.update(data: bytes)
+                if part.upperBound == wanted.upperBound, let digest = hasher?.finalize() {
+                    // Before the last part goes: a client holding the whole body finds the
+                    // damage recorded.
+                    await checkWhole?(digest.map { String(format: "%02x", $0) }.joined())
+                }
                 try await writer.write(ByteBuffer(bytes: bytes))
                 offset = part.upperBound
-            }
-            if let digest = hasher?.finalize() {
-                await checkWhole?(digest.map { String(format: "%02x", $0) }.joined())
             }
             try await writer.finish(nil)
         }

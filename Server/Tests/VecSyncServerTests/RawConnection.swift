@@ -50,6 +50,14 @@ final class RawConnection: @unchecked Sendable {
 
     deinit { close(socket) }
 
+    /// Caps the receive buffer at about `bytes` (the kernel doubles it), turning off its
+    /// growth: a client that does not read then holds the server's answer back within a few
+    /// kilobytes, not the tens of megabytes loopback buffers grow to.
+    func limitReceiveBuffer(_ bytes: Int32) {
+        var size = bytes
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Sends every byte; false when the server closed the connection or stopped reading
     /// (the write timed out) first.
     @discardableResult

@@ -46,6 +46,7 @@ struct ServerScenario: Sendable, CustomTestStringConvertible {
         ServerScenario("idleConnectionsGiveWayToDevices", ServerScenarios.idleConnectionsGiveWayToDevices),
         ServerScenario("schemaFindingsAreAnswered", ServerScenarios.schemaFindingsAreAnswered),
         ServerScenario("authFailuresAreLimitedPerAddress", ServerScenarios.authFailuresAreLimitedPerAddress),
+        ServerScenario("heldAnswersWaitOnlyWhilePlacesAreFree", ServerScenarios.heldAnswersWaitOnlyWhilePlacesAreFree),
         ServerScenario("bodiesWaitForTheBodyBudget", ServerScenarios.bodiesWaitForTheBodyBudget),
         ServerScenario("metricsAndAccessLog", ServerScenarios.metricsAndAccessLog),
         ServerScenario("spaceQuotaIsKept", ServerScenarios.spaceQuotaIsKept),

@@ -17,7 +17,8 @@ extension ServerScenarios {
         let spaceID = try await spaceID(test.store, tokens[0])
         _ = try await test.store.registerDevice(
             DeviceRegistration(site: "o", name: "n", platform: "p"), inSpace: spaceID, at: 1)
-        // 16 MiB: more than the sockets' buffers take while nobody reads.
+        // 16 MiB: more than the sockets' buffers take while nobody reads (their receive
+        // buffers kept small below).
         let body = Data(repeating: 7, count: 16 << 20)
         _ = try await test.store.push(
             IncomingChangeSet(origin: "o", since: 0, through: 1, rows: 1, sha256: sha256Hex(body), body: body),
@@ -28,6 +29,7 @@ extension ServerScenarios {
         var held = try await blocking {
             try (0..<2).map { _ in
                 let connection = try RawConnection(port: port, timeout: .seconds(30))
+                connection.limitReceiveBuffer(4096)
                 _ = connection.send(head)
                 return connection
             }

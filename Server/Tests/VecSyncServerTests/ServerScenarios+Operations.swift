@@ -60,6 +60,37 @@ extension ServerScenarios {
         await test.close()
     }
 
+    /// A held address's 429 waits (2 s here) only while fewer than half the connection places
+    /// are taken: with 2 of 4 places held by silent connections it is sent at once, so
+    /// waiting answers cannot keep devices out.
+    static func heldAnswersWaitOnlyWhilePlacesAreFree(_ backEnd: BackEnd) async throws {
+        let test = try await TestStore.make(backEnd)
+        var limits = SyncServer.Limits(requestsPerSecond: 0)
+        (limits.authFailuresPerSecond, limits.authFailureBurst) = (0.01, 1)
+        (limits.heldAnswerDelay, limits.maximumConnections) = (.seconds(2), 4)
+        let server = try await RunningServer.start(test.store, limits: limits)
+        let (space, _) = try await makeSpace(test.store, "held-delay")
+        let status = server.url.appendingPathComponent("v1/spaces/\(space)/status")
+        // Without a token: a well-formed one may still be looked up while held.
+        #expect(try await raw("GET", status).status == 401)
+        func timedHeld() async throws -> Duration {
+            let asked = ContinuousClock.now
+            let answer = try await raw("GET", status)
+            #expect(answer.status == 429, "\(backEnd): \(answer.status)")
+            return ContinuousClock.now - asked
+        }
+        let free = try await timedHeld()
+        #expect(free >= .seconds(2), "\(backEnd): with places free the 429 came after \(free)")
+        let port = server.url.port ?? 0
+        let silent = try await blocking { try (0..<2).map { _ in try RawConnection(port: port, timeout: .seconds(10)) } }
+        try await Task.sleep(for: .milliseconds(200))
+        let short = try await timedHeld()
+        #expect(short < .seconds(1), "\(backEnd): with half the places taken the 429 came after \(short)")
+        _ = silent
+        await server.stop()
+        await test.close()
+    }
+
     /// Request bodies are charged to the server's body budget as they are read, within a share
     /// for each space. With a 1 MiB budget, a 600 KiB share and an upload of space A stalled
     /// after 550 KiB: another push of A (100 KiB) finds its share full and gets 503 `busy` with
