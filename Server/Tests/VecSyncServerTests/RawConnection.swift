@@ -114,6 +114,25 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// The status of the answer whose head has come, read without taking anything off the
+    /// connection (the body stays unread); nil when no whole head came within `tries` reads of
+    /// the timeout each.
+    func peekStatus(tries: Int = 3) -> Int? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<tries {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_PEEK)) }
+            guard count > 0 else { if count == 0 { return nil } else { continue } }
+            let text = String(decoding: buffer[..<count], as: UTF8.self)
+            guard text.contains("\r\n\r\n") else {
+                usleep(50_000)
+                continue
+            }
+            let parts = text.prefix { $0 != "\r" }.split(separator: " ")
+            return parts.count >= 2 ? Int(parts[1]) : nil
+        }
+        return nil
+    }
+
     /// Whether the server closed the connection (a read meets its end, or a reset) within the timeout.
     func isClosedByServer() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65536)

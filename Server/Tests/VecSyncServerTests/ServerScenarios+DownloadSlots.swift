@@ -26,14 +26,18 @@ extension ServerScenarios {
         let port = server.url.port ?? 0
         let url = server.url.appendingPathComponent("v1/spaces/\(space)/changesets/1")
         let head = "GET /v1/spaces/\(space)/changesets/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(tokens[0])\r\n\r\n"
-        var held = try await blocking {
+        // One after the other, each holding its place once its answer has begun, before any
+        // other download is asked for.
+        var unread = try await blocking {
             try (0..<2).map { _ in
-                let connection = try RawConnection(port: port, timeout: .seconds(30))
+                let connection = try RawConnection(port: port, timeout: .seconds(10))
                 connection.limitReceiveBuffer(4096)
                 _ = connection.send(head)
-                return connection
+                return (connection, connection.peekStatus())
             }
         }
+        let begun = unread.map(\.1)
+        #expect(begun == [200, 200], "\(backEnd): the unread downloads began with \(begun)")
         /// The first answer to a download by `token` with `status`, asked every 100 ms for 10 s.
         func waitFor(_ status: Int, token: String) async throws -> RawAnswer {
             var answer = try await raw("GET", url, token: token)
@@ -49,7 +53,7 @@ extension ServerScenarios {
             "\(backEnd): \(refused.status) \(refused.json ?? [:])")
         let other = try await raw("GET", url, token: tokens[1])
         #expect(other.status == 200 && other.body == body, "\(backEnd): another token got \(other.status)")
-        held.removeAll()
+        unread.removeAll()
         let again = try await waitFor(200, token: tokens[0])
         #expect(again.status == 200 && again.body == body, "\(backEnd): after closing, \(again.status)")
         await server.stop()
