@@ -177,8 +177,9 @@ test-all: test
 # scripts/requirements-schemathesis.txt, lives in a venv of its own under .build/.
 # A throw-away PostgreSQL (installed from Debian's postgresql package when missing) runs on
 # a loopback port for the length of the tests and is stopped afterwards, also when they
-# fail. The CLI test runs the root package's vecsync-cli, built here first. Last, the
-# examples of docs/ that need a running vecsync-server (scripts/check-docs.py --server).
+# fail. The CLI test and the client's memory check run the root package's vecsync-cli,
+# built here first. Last, the examples of docs/ that need a running vecsync-server
+# (scripts/check-docs.py --server).
 # The debug build shares the root package's .build (--scratch-path): SwiftNIO, BoringSSL,
 # GRDB and the library, which both packages use, are compiled once.
 SERVER := $(SWIFT) build --package-path Server

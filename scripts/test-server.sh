@@ -13,6 +13,8 @@
 #    statuses, content types and JSON bodies as the document says, invalid requests refused;
 # 4. the server's peak memory beside 40 downloads of 16 MiB nobody reads and 8 uploads of 64 MiB
 #    (scripts/server-memory.py): at most 320 MiB above where it started.
+# 5. the client's peak memory (vecsync-cli sync, $VECSYNC_CLI) against servers whose answers
+#    never end (scripts/client-memory.py): each sync fails, within 2 minutes, under 160 MiB.
 # SERVER_FUZZ_ARGS sets the raw fuzzer's seed and bounds, SCHEMA_FUZZ_ARGS schemathesis's
 # (about 35 s a back end with the default); SCHEMATHESIS names its command.
 set -euo pipefail
@@ -41,3 +43,5 @@ python3 scripts/fuzz-server-schema.py --start "$server" --schemathesis "$schemat
   --postgres "$VECSYNC_TEST_POSTGRES_URL" $schema_args
 echo "== peak memory under unread downloads and large uploads =="
 python3 scripts/server-memory.py --server "$server"
+echo "== the client's peak memory against answers that never end =="
+python3 scripts/client-memory.py --cli "${VECSYNC_CLI:?set VECSYNC_CLI to the vecsync-cli of the root package}"
