@@ -13,10 +13,10 @@ import VecSyncWire
 /// A change set is checked against its SHA-256 before it is served, in a pass of its own
 /// over the same parts, until this process has found it intact (``VerifiedBodies``): a full
 /// download, or a range from byte 0 (the first of a ranged download). After that, a full
-/// download is hashed as it streams, the bytes it sends and no more: found damaged at the end
-/// (its bytes changed at rest since), the change set is marked damaged and forgotten as
-/// intact, so the client's own SHA-256 check refuses this answer and the next download gets
-/// 409 `damaged`. So every full download is checked, and a change set sent to many devices
+/// download is hashed as it streams, the bytes it sends and no more: found damaged once its
+/// last part is read (its bytes changed at rest since), the change set is marked damaged and
+/// forgotten as intact before that part goes, so the client's own SHA-256 check refuses this
+/// answer and the next download gets 409 `damaged`. So every full download is checked, and a change set sent to many devices
 /// is read once per download, not twice, and a download its client leaves costs no hashing
 /// of the rest. A body replaced in the store while it streams (a repair, a newer snapshot)
 /// ends the answer short, so the client sees a broken download and retries.
