@@ -16,6 +16,7 @@ buffered (16 MiB for JSON), so the client holds one capped answer at a time, nev
   scripts/client-memory.py --cli .build/debug/vecsync-cli
 """
 import argparse
+import importlib.util
 import os
 import socket
 import socketserver
@@ -26,6 +27,7 @@ import tempfile
 import threading
 import time
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 BLOCK = b"x" * (1 << 20)
 HEADS = {
     "endless body": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n",
@@ -64,15 +66,23 @@ class LyingServer(socketserver.ThreadingTCPServer):
         self.head, self.stopping = head, False
 
 
+def load_server_memory():
+    """scripts/server-memory.py as a module: its way of reading a process's VmRSS."""
+    spec = importlib.util.spec_from_file_location("server_memory", os.path.join(HERE, "server-memory.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SERVER_MEMORY = load_server_memory()
+
+
 def rss_bytes(pid):
+    """VmRSS of `pid`; 0 once it has ended."""
     try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
+        return SERVER_MEMORY.rss_bytes(pid)
     except OSError:
-        pass
-    return 0
+        return 0
 
 
 def tracked_database(cli, folder):
