@@ -6,9 +6,7 @@ import VecSyncWire
 enum SnapshotJSON {
     /// The JSON text of `heads`, keys sorted.
     static func encode(_ heads: [String: Int64]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(heads), as: UTF8.self)
+        try text(of: heads)
     }
 
     /// The heads of stored JSON text; a value that is no object of non-negative integers
@@ -25,9 +23,14 @@ enum SnapshotJSON {
 
     /// The JSON text of a snapshot's parts: an array of `{rows, size, sha256}`.
     static func encodeParts(_ parts: [ServerSnapshotPart]) throws -> String {
+        try text(of: parts)
+    }
+
+    /// `value` as JSON text, keys sorted.
+    private static func text(of value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(parts), as: UTF8.self)
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     /// The parts of stored JSON text; anything but a non-empty array of parts with
