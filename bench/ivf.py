@@ -15,6 +15,9 @@ Systems (--systems, comma-separated; all by default):
   (the build from an existing table), queried ``and nprobe = N``. On the clustered set the
   same child then measures growth and deletes without a retrain and a filtered query
   (--no-extras skips them).
+- ``vecsync-ivf-budget``: the same under ``vecsync_memory_budget(1)``: the table's copy keeps
+  rowids and liveness only, the index answers from its lists' int8 codes and reads only the
+  candidates' float32 vectors from the file (no growth, delete or filter measurements).
 - ``vecsync-libsql-ivf``: ours through libSQL's syntax: a plain table with an
   ``F32_BLOB(D)`` column, filled, then ``create index ... (libsql_vector_idx(e, 'type=ivf'))``,
   queried ``vector_top_k('i', vector32(?), 10, nprobe)``.
@@ -216,8 +219,12 @@ def vecsync_exact(run: Run) -> None:
     close_and_size(run, conn, path)
 
 
-def vecsync_ivf(run: Run) -> None:
+def vecsync_ivf(run: Run, budget: bool = False) -> None:
     path, conn = _our_database(run)
+    if budget:
+        # One byte: the copy keeps rowids and liveness only; the index answers from its
+        # lists' codes and reads the candidates' vectors from the file.
+        conn.execute("select vecsync_memory_budget(1)")
     options = run.plan["ivf_options"]
     conn.execute(f"create virtual table v using vec0(e float[{run.dim}] distance_metric=cosine "
                  f"indexed by ivf({options}))")
@@ -235,7 +242,7 @@ def vecsync_ivf(run: Run) -> None:
     run.sweep("nprobe", run.plan["nprobe"], lambda v: nprobe.__setitem__(0, v),
               lambda i: knn_rows(conn, sql, run.Q[i], (nprobe[0],)))
     close_and_size(run, conn, path)
-    if run.plan["extras"]:  # on a connection of their own: the figures above are taken
+    if run.plan["extras"] and not budget:  # on a connection of their own: the figures above are taken
         conn = open_apsw(path, [_our_extension(run)])
         _ivf_growth_and_deletes(run, conn, sql)
         _ivf_filtered(run, conn)
@@ -507,6 +514,8 @@ def libsql_diskann(run: Run) -> None:
 SYSTEMS = {
     "vecsync-exact": ("vec0 exact (ours)", vecsync_exact),
     "vecsync-ivf": ("vec0 ivf (ours)", vecsync_ivf),
+    "vecsync-ivf-budget": ("vec0 ivf over a memory budget (ours)",
+                           lambda run: vecsync_ivf(run, budget=True)),
     "vecsync-libsql-ivf": ("libsql_vector_idx type=ivf (ours)", vecsync_libsql_ivf),
     "faiss-ivf-flat": ("faiss IVF-Flat", _faiss_ivf("flat")),
     "faiss-ivf-sq8": ("faiss IVF-SQ8", _faiss_ivf("sq8")),

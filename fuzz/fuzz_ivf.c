@@ -11,7 +11,7 @@
 ** zeros, wrong dimensions: refused as any vec0 refuses them), UPDATE of a vector or a
 ** rowid, DELETE, BEGIN / COMMIT / ROLLBACK and savepoints, vecsync_ivf_retrain() with or
 ** without an nlist, KNN with k, nprobe and a tag filter, vecsync_index_info() and
-** vecsync_ivf_recall(), and damage to T_ivf_centroids, T_ivf_assign and T_info's ivf keys
+** vecsync_ivf_recall(), a memory budget set or lifted, and damage to T_ivf_centroids, T_ivf_assign and T_info's ivf keys
 ** (blobs of other lengths, lists and slots out of range, rows deleted or added), each
 ** followed by a bump of ivf_version so the next statement reads the index again.
 **
@@ -90,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   sqlite3 *db;
   int nDim, nOp = 0, bDamaged = 0, nList, nProbe;
   if( size>16*1024 ) return 0;
+  vecsync_memory_budget(0);            /* process-wide: each input starts without one */
   fuzzInInit(&in, data, size);
   nDim = 1 + (int)fuzzPick(&in, 8);
   nList = (int)fuzzPick(&in, 6);
@@ -161,6 +162,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
       case 11:
         fuzzExec(db, "SELECT vecsync_index_info('v'); SELECT vecsync_ivf_recall('v', %d, %d, %d)",
                  (int)fuzzPick(&in, 6), (int)fuzzPick(&in, 6), (int)fuzzPick(&in, 6));
+        /* Over or under the memory budget: coded lists answer with the copy's vectors or
+        ** read the candidates' from T_vectors. */
+        if( fuzzU8(&in)&1 ) fuzzExec(db, "SELECT vecsync_memory_budget(%d)", (int)fuzzPick(&in, 4)*256);
         break;
       case 12:
         damage(db, &in);

@@ -979,13 +979,18 @@ int vec0WriteFreeSlot(Vec0Table *p, sqlite3_int64 iSlot){
   return rc;
 }
 
-/* Read the vector in slot iSlot into a (nWord words), from the copy when it is current. */
-int vec0ReadVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
+/* Read the vector in slot iSlot into a (nWord words), from the copy when it is current,
+** else through r (or a reader of its own when r is NULL). */
+int vec0ReadVectorWith(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a){
   int rc = vec0SlotCheck(p, iSlot, "a row");
   if( rc!=SQLITE_OK ) return rc;
   if( vec0ViewCurrent(p) && iSlot<p->pView->nSlot && vec0CacheVector(p, iSlot) ){
     memcpy(a, vec0CacheVector(p, iSlot), sizeof(float)*(size_t)p->cfg.nWord);
     return SQLITE_OK;
   }
-  return vec0StoredVector(p, iSlot, a);
+  return r ? vec0ReaderRead(p, r, iSlot, a) : vec0StoredVector(p, iSlot, a);
+}
+
+int vec0ReadVector(Vec0Table *p, sqlite3_int64 iSlot, float *a){
+  return vec0ReadVectorWith(p, 0, iSlot, a);
 }

@@ -39,9 +39,11 @@
 ** rows when k rows match. Coded lists keep the k*oversample best by code, which are
 ** ranked again by float32 key from the in-memory copy; the best k + VEC0_IVF_EXTRA get the
 ** exact (double) distance the exact scan orders by, and are reported with its figures.
-** Before training, at nprobe >= the lists, over the memory budget (a streamed copy), with
-** distance bounds, and with a filter that passes few rows (VEC0_IVF_FILTER_EXACT), the
-** query is the exact search.
+** A copy over the memory budget (streamed: rowids and liveness only) keeps coded lists
+** usable: the kept candidates' vectors are read from T_vectors instead, the same answer.
+** Before training, at nprobe >= the lists, with distance bounds, with a filter that passes
+** few rows (VEC0_IVF_FILTER_EXACT), and for float32 lists over the budget, the query is
+** the exact search.
 */
 #include "vecsync_int.h"
 SQLITE_EXTENSION_INIT3
@@ -247,6 +249,26 @@ static int vec0IvfListRoom(Vec0Ivf *x, Vec0IvfList *pL){
   return SQLITE_OK;
 }
 
+/* Every list's arrays cut to the rows it holds, after a load or a training added its rows
+** one at a time (doubling left up to half of each unused: 1.6x the lists' memory). */
+static void vec0IvfListsFit(Vec0Ivf *x){
+  int i;
+  for(i=0; i<x->nList; i++){
+    Vec0IvfList *pL = &x->aList[i];
+    sqlite3_uint64 n = pL->n>0 ? (sqlite3_uint64)pL->n : 1;
+    if( (sqlite3_uint64)pL->nAlloc<=n ) continue;
+    /* An array whose smaller block is refused keeps its larger one: every array then has
+    ** room for at least n rows, which is what nAlloc promises. */
+    (void)vec0IvfResize(&pL->aSlot, sizeof(sqlite3_int64), n);
+    if( x->nCode ){
+      (void)vec0IvfResize(&pL->aCode, (sqlite3_uint64)x->nCode, n);
+      (void)vec0IvfResize(&pL->aScale, sizeof(float), n);
+      (void)vec0IvfResize(&pL->aNorm, sizeof(float), n);
+    }
+    pL->nAlloc = (int)n;
+  }
+}
+
 /* Put slot iSlot (< x->nSlot), whose vector is a, into list iList, out of any other; a
 ** coded list keeps a's code (again, when the slot stays in its list). */
 static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, const float *a){
@@ -392,9 +414,11 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   sqlite3_int64 nList = 0, nTrained = 0, nSlot = 0;
   sqlite3_stmt *pStmt = 0;
   Vec0Ivf *x = 0;
+  Vec0Reader r;
   float *a = 0;
   int nDim = p->cfg.nDim, i = 0, rc, j;
   *ppOut = 0;
+  memset(&r, 0, sizeof(r));
   rc = vec0InfoGet(p, "ivf_lists", &nList);
   if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_trained_rows", &nTrained);
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
@@ -448,16 +472,19 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
       rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
       break;
     }
-    /* A coded list needs each row's vector: from the copy when it is current. */
-    if( x->nCode ) rc = vec0ReadVector(p, iSlot, a);
+    /* A coded list needs each row's vector: from the copy when it is current, else
+    ** from T_vectors in slot order (the order of T_ivf_assign's key). */
+    if( x->nCode ) rc = vec0ReadVectorWith(p, &r, iSlot, a);
     if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
   }
   if( pStmt ){
     int rc2 = sqlite3_finalize(pStmt);
     if( rc==SQLITE_OK ) rc = rc2;
   }
+  if( rc==SQLITE_OK ) vec0IvfListsFit(x);
 
 cleanup:
+  vec0ReaderClose(&r);
   sqlite3_free(a);
   if( rc!=SQLITE_OK ){
     vec0IvfFree(x);
@@ -615,12 +642,13 @@ static int vec0IvfRows(Vec0Table *p, Vec0IvfRow **paRow, sqlite3_int64 *pnRow){
   return rc;
 }
 
-/* Rows aRow[iFirst .. iFirst+n-1]'s vectors into X (n rows of nDim). */
-static int vec0IvfReadRows(Vec0Table *p, const Vec0IvfRow *aRow, sqlite3_int64 iFirst, int n,
-                           float *X){
+/* Rows aRow[iFirst .. iFirst+n-1]'s vectors into X (n rows of nDim), through r when the
+** copy does not hold them. */
+static int vec0IvfReadRows(Vec0Table *p, Vec0Reader *r, const Vec0IvfRow *aRow,
+                           sqlite3_int64 iFirst, int n, float *X){
   int i, rc = SQLITE_OK;
   for(i=0; i<n && rc==SQLITE_OK; i++){
-    rc = vec0ReadVector(p, aRow[iFirst+i].iSlot, &X[(size_t)i*(size_t)p->cfg.nDim]);
+    rc = vec0ReadVectorWith(p, r, aRow[iFirst+i].iSlot, &X[(size_t)i*(size_t)p->cfg.nDim]);
   }
   return rc;
 }
@@ -763,10 +791,12 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   Vec0IvfRow *aRow = 0;
   sqlite3_int64 n = 0, m, i, nSlot = 0, iGen = 0, iVersion = 0;
   Vec0Ivf *x = 0;
+  Vec0Reader r;
   float *X = 0, *aScore = 0;
   int *aBest = 0;
   int nDim = p->cfg.nDim, nList, rc;
 
+  memset(&r, 0, sizeof(r));
   vec0IvfDrop(p);
   rc = vec0IvfRows(p, &aRow, &n);
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
@@ -789,7 +819,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
     X = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)m*(sqlite3_uint64)nDim);
     if( X==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
     for(i=0; i<m && rc==SQLITE_OK; i++){
-      rc = vec0ReadVector(p, aRow[(i*n)/m].iSlot, &X[(size_t)i*(size_t)nDim]);
+      rc = vec0ReadVectorWith(p, &r, aRow[(i*n)/m].iSlot, &X[(size_t)i*(size_t)nDim]);
     }
     if( rc==SQLITE_OK ) rc = vec0IvfKmeans(p, x, X, (int)m);
     sqlite3_free(X);
@@ -803,7 +833,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
     if( X==0 || aScore==0 || aBest==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
     for(i=0; i<n && rc==SQLITE_OK; i+=VEC0_IVF_BLOCK_ROWS){
       int nB = n-i<VEC0_IVF_BLOCK_ROWS ? (int)(n-i) : VEC0_IVF_BLOCK_ROWS, j;
-      rc = vec0IvfReadRows(p, aRow, i, nB, X);
+      rc = vec0IvfReadRows(p, &r, aRow, i, nB, X);
       if( rc!=SQLITE_OK ) break;
       vec0IvfNearest(x, p->cfg.eMetric, X, nB, aScore, aBest);
       for(j=0; j<nB && rc==SQLITE_OK; j++){
@@ -811,6 +841,8 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
       }
     }
   }
+  vec0ReaderClose(&r);                          /* before the writes */
+  if( rc==SQLITE_OK ) vec0IvfListsFit(x);
   if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x);
   if( rc==SQLITE_OK ){
     p->pIvf = x;
@@ -818,6 +850,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   }
 
 cleanup:
+  vec0ReaderClose(&r);
   vec0IvfFree(x);
   sqlite3_free(aRow);
   sqlite3_free(X);
@@ -995,29 +1028,47 @@ static const Vec0Chunk *vec0IvfLiveChunk(const Vec0Table *p, sqlite3_int64 iSlot
   return c;
 }
 
-/* The approximate search itself, the index trained and the copy in memory: the lists in
-** probe order, nProbe of them and then more while fewer than k rows passed the filters
-** (aMask); each row ranked by its code (coded lists: the best k*oversample kept) or by
-** its float32 vector; the kept candidates re-scored from the float32 vectors in double
-** precision, as the exact scan orders them. */
+/* A candidate's float32 vector: the copy's, or (a copy over the memory budget holds no
+** vectors) read from T_vectors through r into aBuf. NULL, and *pRc set, on an error. */
+static const float *vec0IvfVector(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot,
+                                  float *aBuf, int *pRc){
+  const float *v = vec0CacheVector(p, iSlot);
+  if( v ) return v;
+  *pRc = vec0ReaderRead(p, r, iSlot, aBuf);
+  return *pRc==SQLITE_OK ? aBuf : 0;
+}
+
+/* The approximate search itself, the index trained (vec0IvfUsable): the lists in probe
+** order, nProbe of them and then more while fewer than k rows passed the filters (aMask);
+** each row ranked by its code (coded lists: the best k*oversample kept) or by its float32
+** vector; the kept candidates re-scored from the float32 vectors (the copy's, or read
+** from T_vectors) in double precision, as the exact scan orders them. */
 static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
                        const unsigned char *aMask, VsTopK *pTop){
   const Vec0Ivf *x = p->pIvf;
   Vec0IvfOrder *aOrder = 0;
   Vec0QuantQuery qq;
-  float *aDist = 0;
+  Vec0Reader r;
+  float *aDist = 0, *aVec = 0;
+  double *aExact = 0;             /* Streamed copy: candidates' exact distances ... */
+  sqlite3_int64 *aExactSlot = 0;  /* ... and their slots (in aExact's block) */
   float qNorm = vsNormF32(q, p->cfg.nDim);
   int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nDim = p->cfg.nDim;
   sqlite3_int64 nKeep;
-  int rc, i, j, nMax = 0, nSorted = 0;
+  int rc, i, j, nMax = 0, nSorted = 0, nExact = 0;
 
   memset(&qq, 0, sizeof(qq));
+  memset(&r, 0, sizeof(r));
   /* k may be any int64: no more than the rows, so k*oversample cannot overflow. */
   if( k>p->pView->nLive ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
   nKeep = k + VEC0_IVF_EXTRA;
   if( x->nCode ) nKeep = k*x->cfgCode.nIvfOversample;
   rc = vsTopKInit(pTop, nKeep, p->pView->nLive);
   if( rc==SQLITE_OK ) rc = vec0IvfProbeOrder(p, q, nProbe, &aOrder, &nSorted);
+  if( rc==SQLITE_OK ){
+    aVec = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nWord);
+    if( aVec==0 ) rc = SQLITE_NOMEM;
+  }
   if( rc==SQLITE_OK && x->nCode ){
     for(i=0; i<x->nList; i++) if( x->aList[i].n>nMax ) nMax = x->aList[i].n;
     aDist = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)(nMax+1));
@@ -1062,22 +1113,46 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   }
   if( x->nCode ){
     /* The coded candidates ranked by float32 key, as the exact scan ranks rows; the best
-    ** k + VEC0_IVF_EXTRA go on to the exact distance. */
-    for(i=0; i<pTop->n; i++){
+    ** k + VEC0_IVF_EXTRA go on to the exact distance. A vector read from T_vectors gets
+    ** its exact distance now, so that it is read once. */
+    if( p->pView->bStreamed ){
+      aExact = sqlite3_malloc64((sizeof(double) + sizeof(sqlite3_int64))*(sqlite3_uint64)pTop->n
+                                + 1);
+      if( aExact==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+      aExactSlot = (sqlite3_int64*)&aExact[pTop->n];
+    }
+    for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
       sqlite3_int64 iSlot = pTop->a[i].iSlot;
       const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, 0);
-      float s = vsDotF32(q, vec0CacheVector(p, iSlot), nDim);
-      pTop->a[i].rDist = vsScoreDistance(p->cfg.eMetric, s, qNorm, c->aNorm[iSlot%nChunk]);
+      const float *v = vec0IvfVector(p, &r, iSlot, aVec, &rc);
+      if( v ){
+        float rNorm = c->aNorm ? c->aNorm[iSlot%nChunk] : vsNormF32(v, nDim);
+        pTop->a[i].rDist = vsScoreDistance(p->cfg.eMetric, vsDotF32(q, v, nDim), qNorm, rNorm);
+        if( aExact ){
+          aExactSlot[nExact] = iSlot;
+          aExact[nExact++] = vsDistanceF32(p->cfg.eMetric, q, v, nDim);
+        }
+      }
     }
+    if( rc!=SQLITE_OK ) goto cleanup;
     vsTopKSort(pTop);
     if( pTop->n>k + VEC0_IVF_EXTRA ) pTop->n = (int)(k + VEC0_IVF_EXTRA);
   }
-  for(i=0; i<pTop->n; i++){
+  for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
+    const float *v;
     /* A row with no direction (an all-zero vector under cosine) stays last, NULL. */
     if( pTop->a[i].rDist==VS_NO_DIRECTION ) continue;
-    pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, vec0CacheVector(p, pTop->a[i].iSlot),
-                                     nDim);
+    if( aExact ){
+      for(j=0; j<nExact && aExactSlot[j]!=pTop->a[i].iSlot; j++){}
+      if( j<nExact ){
+        pTop->a[i].rDist = aExact[j];
+        continue;
+      }
+    }
+    v = vec0IvfVector(p, &r, pTop->a[i].iSlot, aVec, &rc);
+    if( v ) pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, v, nDim);
   }
+  if( rc!=SQLITE_OK ) goto cleanup;
   vsTopKSort(pTop);
   if( pTop->n>k ) pTop->n = (int)k;
   for(i=0; i<pTop->n; i++){
@@ -1085,17 +1160,23 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   }
 
 cleanup:
+  vec0ReaderClose(&r);
   vec0QuantQueryClear(&qq);
   sqlite3_free(aOrder);
   sqlite3_free(aDist);
+  sqlite3_free(aVec);
+  sqlite3_free(aExact);           /* aExactSlot with it */
   if( rc!=SQLITE_OK ) vsTopKFree(pTop);
   return rc;
 }
 
-/* Whether the index can answer: trained, the copy's vectors in memory. */
+/* Whether the index can answer: trained, and the copy's vectors in memory, or coded
+** lists (a copy over the memory budget, or the process's first search, holds rowids and
+** liveness only: the lists' codes choose the candidates, whose vectors are read from
+** T_vectors). */
 static int vec0IvfUsable(Vec0Table *p){
-  return p->pIvf && p->pIvf->nList>0 && p->pView && !p->pView->bStreamed
-      && p->pView->nChunkAlloc>0;
+  return p->pIvf && p->pIvf->nList>0 && p->pView && p->pView->nChunkAlloc>0
+      && (!p->pView->bStreamed || p->pIvf->nCode>0);
 }
 
 int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,

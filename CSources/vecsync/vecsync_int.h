@@ -576,6 +576,8 @@ int vec0WriteFreeSlot(Vec0Table *p, sqlite3_int64 iSlot);
 /* The vector in slot iSlot into a (nWord words): from the view when it is current, else
 ** from T_vectors. */
 int vec0ReadVector(Vec0Table *p, sqlite3_int64 iSlot, float *a);
+/* The same, reading T_vectors through r (many slots in slot order keep its blob open). */
+int vec0ReadVectorWith(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a);
 /* How this connection's copy stands, as the JSON text of vecsync_cache_info()
 ** (sqlite3_malloc'ed; NULL: out of memory). The view must be ensured. */
 char *vec0CacheInfo(Vec0Table *p);

@@ -37,6 +37,59 @@ struct Vec0MemoryBudgetTests {
             setUp: script, queries: queries, budget: 1024, requireRows: false, context: "seed \(random.seed):")
     }
 
+    @Test("An ivf index over the budget answers from its codes exactly as in memory, through writes")
+    func ivfOverBudgetMatchesInMemory() throws {
+        var random = SeededRandom(defaultSeed: 0x5eed_0132)
+        func vector() -> String {
+            "["
+                + (0..<8).map { _ in String(format: "%.4f", Double.random(in: -1...1, using: &random)) }.joined(
+                    separator: ",") + "]"
+        }
+        var script = """
+            create virtual table t using vec0(embedding float[8] distance_metric=cosine \
+            indexed by ivf(nlist=16, nprobe=1), cat integer, chunk_size=16);
+            begin;
+
+            """
+        for row in 1...400 {
+            script += "insert into t(rowid, embedding, cat) values (\(row), '\(vector())', \(row % 3));\n"
+        }
+        script += "commit;\n.output /dev/null\nselect vecsync_ivf_retrain('t');\n.output stdout\n"
+        // Per query: the index's answer (nprobe 1) and the exact one (nprobe 16, every list),
+        // in memory and then over a budget of 1 KiB, then whether the copy was streamed.
+        let rounds = 12
+        for round in 0..<rounds {
+            script += "delete from t where rowid = \(round * 7 + 1);\n"
+            script += "update t set embedding = '\(vector())' where rowid = \(round * 11 + 2);\n"
+            script += "insert into t(rowid, embedding, cat) values (\(1000 + round), '\(vector())', 1);\n"
+            let q = "'\(vector())'"
+            let filter = round % 2 == 0 ? "" : " and cat = 1"
+            func knn(_ nprobe: Int) -> String {
+                "select group_concat(rowid || ':' || round(distance, 9), ' ') from (select rowid, distance "
+                    + "from t where embedding match \(q) and k = 5 and nprobe = \(nprobe)\(filter));\n"
+            }
+            script += "select vecsync_memory_budget(0);\n" + knn(1) + knn(16)
+            script += "select vecsync_memory_budget(1024);\n" + knn(1) + knn(16)
+            script += "select json_extract(vecsync_cache_info('t'), '$.streamed');\n"
+        }
+        let output = try Shell.run(script)
+        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
+        let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try #require(lines.count >= rounds * 7, "output: \(output.stdout)")
+        var approximate = 0
+        for round in 0..<rounds {
+            let l = Array(lines[(round * 7)..<(round * 7 + 7)])
+            #expect(l[0] == "0" && l[3] == "1024" && l[6] == "1", "round \(round): \(l)")
+            #expect(!l[1].isEmpty, "round \(round): no rows")
+            #expect(l[4] == l[1], "round \(round): index over the budget \(l[4]), in memory \(l[1])")
+            #expect(l[5] == l[2], "round \(round): exact over the budget \(l[5]), in memory \(l[2])")
+            if l[1] != l[2] { approximate += 1 }
+        }
+        // The index answered (at nprobe 1 of 16 lists it misses rows the exact scan finds),
+        // so the equality above is the codes' path over the budget, not the exact scan's.
+        #expect(approximate > 0, "every nprobe 1 answer was the exact one: \(lines)")
+    }
+
     @Test("The budget is read and set from SQL, and refuses what is not a byte count")
     func budgetFromSQL() throws {
         let output = try Shell.run(
