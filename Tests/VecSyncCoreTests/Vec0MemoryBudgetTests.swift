@@ -8,14 +8,17 @@ import VecSyncTestSupport
 /// tests set it in the sqlite3 shell (a process of its own), not in the test process.
 @Suite("vec0 over the memory budget")
 struct Vec0MemoryBudgetTests {
+    /// An 8-dimensional vector literal, elements in [-1, 1] to four places.
+    static func vector(_ random: inout SeededRandom) -> String {
+        "["
+            + (0..<8).map { _ in String(format: "%.4f", Double.random(in: -1...1, using: &random)) }.joined(
+                separator: ",") + "]"
+    }
+
     @Test("Searches over the budget answer exactly as searches in memory, through writes")
     func streamedSearchesMatchInMemory() throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0130)
-        func vector() -> String {
-            "["
-                + (0..<8).map { _ in String(format: "%.4f", Double.random(in: -1...1, using: &random)) }.joined(
-                    separator: ",") + "]"
-        }
+        func vector() -> String { Self.vector(&random) }
         var script =
             "create virtual table t using vec0(embedding float[8] distance_metric=cosine, cat integer, chunk_size=16);\nbegin;\n"
         for row in 1...300 {
@@ -40,11 +43,7 @@ struct Vec0MemoryBudgetTests {
     @Test("An ivf index over the budget answers from its codes exactly as in memory, through writes")
     func ivfOverBudgetMatchesInMemory() throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0132)
-        func vector() -> String {
-            "["
-                + (0..<8).map { _ in String(format: "%.4f", Double.random(in: -1...1, using: &random)) }.joined(
-                    separator: ",") + "]"
-        }
+        func vector() -> String { Self.vector(&random) }
         var script = """
             create virtual table t using vec0(embedding float[8] distance_metric=cosine \
             indexed by ivf(nlist=16, nprobe=1), cat integer, chunk_size=16);
