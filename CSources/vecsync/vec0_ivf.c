@@ -250,7 +250,7 @@ static int vec0IvfListRoom(Vec0Ivf *x, Vec0IvfList *pL){
 }
 
 /* Every list's arrays cut to the rows it holds, after a load or a training added its rows
-** one at a time (doubling left up to half of each unused: 1.6x the lists' memory). */
+** one at a time (each array doubles as it grows: up to half of it was left unused). */
 static void vec0IvfListsFit(Vec0Ivf *x){
   int i;
   for(i=0; i<x->nList; i++){
@@ -946,8 +946,7 @@ static void vec0IvfOrderSift(Vec0IvfOrder *a, int m, int j){
 
 /* The m first of a[0..n) in vec0IvfOrderCmp's order moved to the front, sorted; the rest
 ** follow in no order. A query needs its nprobe + VEC0_IVF_REFINE nearest lists in order,
-** rarely more: a max-heap of m finds them in O(n log m), where sorting all n lists took a
-** tenth of a query's time at 1,000 lists. */
+** rarely more: a max-heap of m finds them in O(n log m) instead of sorting all n. */
 static void vec0IvfOrderFirst(Vec0IvfOrder *a, int n, int m){
   int i;
   if( m>n ) m = n;
