@@ -75,6 +75,8 @@ static void damage(sqlite3 *db, FuzzIn *in){
     "UPDATE v_info SET value = %d + 0 * %d WHERE key = 'ivf_trained_rows'",
     "UPDATE v_ivf_centroids SET centroid = CAST('x' AS TEXT) || %d || %d",
     "UPDATE v_ivf_assign SET list = NULL WHERE slot = %d + 0 * %d",
+    "UPDATE v_info SET value = %d + 0 * %d WHERE key = 'ivf_list_index'",
+    "UPDATE OR REPLACE v_ivf_assign SET slot = %d WHERE slot = %d",
   };
   static const int aX[] = { -1, 0, 1, 2, 3, 4, 5, 7, 8, 32, 65536, 100000, 2147483647 };
   int x = aX[fuzzPick(in, sizeof(aX)/sizeof(aX[0]))];

@@ -84,6 +84,7 @@ struct Vec0IvfList {
   unsigned char *aCode;       /* Coded lists: n codes of nCode bytes, in aSlot's order */
   float *aScale;              /* Coded lists: each code's scale (int8) */
   float *aNorm;               /* Coded lists: each vector's L2 norm */
+  int bUnread;                /* Not read from T_ivf_assign yet (Vec0Ivf.bLazy): empty */
 };
 
 struct Vec0Ivf {
@@ -105,6 +106,8 @@ struct Vec0Ivf {
   int *aListOf;               /* Per slot: its list, or -1 */
   int *aPos;                  /* Per slot: its place in that list's aSlot */
   Vec0IvfList *aList;         /* nList lists */
+  int bLazy;                  /* Lists are read when a query first scans them, through
+                              ** the index on T_ivf_assign(list) (T_info ivf_list_index) */
 };
 
 static void vec0IvfFree(Vec0Ivf *x){
@@ -249,11 +252,12 @@ static int vec0IvfListRoom(Vec0Ivf *x, Vec0IvfList *pL){
   return SQLITE_OK;
 }
 
-/* Every list's arrays cut to the rows it holds, after a load or a training added its rows
-** one at a time (each array doubles as it grows: up to half of it was left unused). */
-static void vec0IvfListsFit(Vec0Ivf *x){
+/* Lists iFirst .. iEnd-1's arrays cut to the rows they hold, after a load or a training
+** added their rows one at a time (each array doubles as it grows: up to half of it was
+** left unused). */
+static void vec0IvfListsFit(Vec0Ivf *x, int iFirst, int iEnd){
   int i;
-  for(i=0; i<x->nList; i++){
+  for(i=iFirst; i<iEnd; i++){
     Vec0IvfList *pL = &x->aList[i];
     sqlite3_uint64 n = pL->n>0 ? (sqlite3_uint64)pL->n : 1;
     if( (sqlite3_uint64)pL->nAlloc<=n ) continue;
@@ -270,10 +274,16 @@ static void vec0IvfListsFit(Vec0Ivf *x){
 }
 
 /* Put slot iSlot (< x->nSlot), whose vector is a, into list iList, out of any other; a
-** coded list keeps a's code (again, when the slot stays in its list). */
+** coded list keeps a's code (again, when the slot stays in its list). A list not read yet
+** takes nothing: the slot is among those it reads from T_ivf_assign when it is. */
 static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, const float *a){
   Vec0IvfList *pL = &x->aList[iList];
   int iPos, rc;
+  if( pL->bUnread ){
+    /* Not in memory: the list is read with this slot when a query needs it. */
+    vec0IvfListRemove(x, iSlot);
+    return SQLITE_OK;
+  }
   if( x->aListOf[iSlot]!=iList ){
     vec0IvfListRemove(x, iSlot);
     rc = vec0IvfListRoom(x, pL);
@@ -408,10 +418,53 @@ static int vec0IvfStamp(Vec0Table *p, sqlite3_int64 *piGen, sqlite3_int64 *piVer
   return rc;
 }
 
-/* Read the centroids and every slot's list, every value checked before use. */
+/* Slot iSlot of list iList, read from T_ivf_assign, into the list in memory: its vector
+** read through r into a (coded lists) and coded. */
+static int vec0IvfAddRead(Vec0Table *p, Vec0Ivf *x, Vec0Reader *r, sqlite3_int64 iSlot,
+                          sqlite3_int64 iList, float *a){
+  int rc = SQLITE_OK;
+  if( iSlot<0 || iSlot>=x->nSlot || iList<0 || iList>=x->nList ){
+    return vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
+  }
+  /* A coded list needs each row's vector: from the copy when it is current, else from
+  ** T_vectors, in slot order (the order of T_ivf_assign's key and its index's). */
+  if( x->nCode ) rc = vec0ReadVectorWith(p, r, iSlot, a);
+  if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
+  return rc;
+}
+
+/* List iList, not read yet, read: its slots by the index on T_ivf_assign(list). The
+** caller drops the whole index on an error (the list may hold part of its rows). */
+static int vec0IvfListRead(Vec0Table *p, Vec0Ivf *x, int iList, Vec0Reader *r){
+  Vec0IvfList *pL = &x->aList[iList];
+  sqlite3_stmt *pStmt = 0;
+  float *a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
+  int rc = a ? vec0Stmt(p, VEC0_STMT_IVF_LIST_SLOTS, &pStmt) : SQLITE_NOMEM;
+  pL->bUnread = 0;
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int(pStmt, 1, iList);
+    while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      if( sqlite3_column_type(pStmt, 0)!=SQLITE_INTEGER ){
+        rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
+        break;
+      }
+      rc = vec0IvfAddRead(p, x, r, sqlite3_column_int64(pStmt, 0), iList, a);
+    }
+    {
+      int rc2 = sqlite3_reset(pStmt);
+      if( rc==SQLITE_OK ) rc = rc2;
+    }
+  }
+  if( rc==SQLITE_OK ) vec0IvfListsFit(x, iList, iList+1);
+  sqlite3_free(a);
+  return rc;
+}
+
+/* Read the centroids and, unless the lists are read when needed (T_info ivf_list_index),
+** every slot's list, every value checked before use. */
 static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
                        Vec0Ivf **ppOut){
-  sqlite3_int64 nList = 0, nTrained = 0, nSlot = 0;
+  sqlite3_int64 nList = 0, nTrained = 0, nSlot = 0, bLazy = 0;
   sqlite3_stmt *pStmt = 0;
   Vec0Ivf *x = 0;
   Vec0Reader r;
@@ -421,6 +474,7 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   memset(&r, 0, sizeof(r));
   rc = vec0InfoGet(p, "ivf_lists", &nList);
   if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_trained_rows", &nTrained);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_list_index", &bLazy);
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( nList<0 || nList>VEC0_IVF_MAX_LISTS || nTrained<0 ){
@@ -461,27 +515,28 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   }
   if( rc!=SQLITE_OK ) goto cleanup;
   vec0IvfCentroidsDone(x, p->cfg.eMetric);
+  if( bLazy ){
+    /* A query reads the lists it scans: opening a large table costs its centroids. */
+    x->bLazy = 1;
+    for(j=0; j<x->nList; j++) x->aList[j].bUnread = 1;
+    goto cleanup;
+  }
   a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
   if( a==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   rc = vec0IvfPrepare(p, "SELECT slot, list FROM \"%w\".\"%w_ivf_assign\"", &pStmt);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-    sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 0);
-    sqlite3_int64 iList = sqlite3_column_int64(pStmt, 1);
-    if( iSlot<0 || iSlot>=nSlot || iList<0 || iList>=nList
-     || sqlite3_column_type(pStmt, 1)!=SQLITE_INTEGER ){
+    if( sqlite3_column_type(pStmt, 1)!=SQLITE_INTEGER ){
       rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
       break;
     }
-    /* A coded list needs each row's vector: from the copy when it is current, else
-    ** from T_vectors in slot order (the order of T_ivf_assign's key). */
-    if( x->nCode ) rc = vec0ReadVectorWith(p, &r, iSlot, a);
-    if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
+    rc = vec0IvfAddRead(p, x, &r, sqlite3_column_int64(pStmt, 0),
+                        sqlite3_column_int64(pStmt, 1), a);
   }
   if( pStmt ){
     int rc2 = sqlite3_finalize(pStmt);
     if( rc==SQLITE_OK ) rc = rc2;
   }
-  if( rc==SQLITE_OK ) vec0IvfListsFit(x);
+  if( rc==SQLITE_OK ) vec0IvfListsFit(x, 0, x->nList);
 
 cleanup:
   vec0ReaderClose(&r);
@@ -739,6 +794,22 @@ static int vec0IvfExec(Vec0Table *p, const char *zFmt){
   return rc;
 }
 
+int vec0IvfListIndex(Vec0Table *p){
+  sqlite3_int64 bHas = 0;
+  char *zSql;
+  int rc = vec0InfoGet(p, "ivf_list_index", &bHas);
+  if( rc!=SQLITE_OK || bHas ) return rc;
+  /* A table made before the index: named with its uid, as vec0ShadowCreate names it. */
+  zSql = sqlite3_mprintf("CREATE INDEX IF NOT EXISTS \"%w\".\"%w_ivf_assign_list_%llx\""
+                         " ON \"%w_ivf_assign\"(list)", p->zStoreSchema, p->zName,
+                         p->iUid, p->zName);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(p->dbStore, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_list_index", 1);
+  return rc;
+}
+
 /* Write x (centroids, every slot's list) to the shadow tables and T_info. */
 static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x){
   sqlite3_stmt *pStmt = 0;
@@ -842,7 +913,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
     }
   }
   vec0ReaderClose(&r);                          /* before the writes */
-  if( rc==SQLITE_OK ) vec0IvfListsFit(x);
+  if( rc==SQLITE_OK ) vec0IvfListsFit(x, 0, x->nList);
   if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x);
   if( rc==SQLITE_OK ){
     p->pIvf = x;
@@ -1044,7 +1115,7 @@ static const float *vec0IvfVector(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSl
 ** from T_vectors) in double precision, as the exact scan orders them. */
 static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
                        const unsigned char *aMask, VsTopK *pTop){
-  const Vec0Ivf *x = p->pIvf;
+  Vec0Ivf *x = p->pIvf;
   Vec0IvfOrder *aOrder = 0;
   Vec0QuantQuery qq;
   Vec0Reader r;
@@ -1054,7 +1125,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   float qNorm = vsNormF32(q, p->cfg.nDim);
   int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nDim = p->cfg.nDim;
   sqlite3_int64 nKeep;
-  int rc, i, j, nMax = 0, nSorted = 0, nExact = 0;
+  int rc, i, j, nDistAlloc = 0, nSorted = 0, nExact = 0;
 
   memset(&qq, 0, sizeof(qq));
   memset(&r, 0, sizeof(r));
@@ -1068,11 +1139,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
     aVec = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nWord);
     if( aVec==0 ) rc = SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK && x->nCode ){
-    for(i=0; i<x->nList; i++) if( x->aList[i].n>nMax ) nMax = x->aList[i].n;
-    aDist = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)(nMax+1));
-    rc = aDist ? vec0QuantQueryInit(&x->cfgCode, q, &qq) : SQLITE_NOMEM;
-  }
+  if( rc==SQLITE_OK && x->nCode ) rc = vec0QuantQueryInit(&x->cfgCode, q, &qq);
   if( rc!=SQLITE_OK ) goto cleanup;
   for(i=0; i<x->nList; i++){
     const Vec0IvfList *pL;
@@ -1084,8 +1151,18 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
       nSorted = x->nList;
     }
     pL = &x->aList[aOrder[i].iList];
+    if( pL->bUnread ){
+      rc = vec0IvfListRead(p, x, aOrder[i].iList, &r);
+      if( rc!=SQLITE_OK ) goto cleanup;
+    }
     if( x->nCode ){
       double rBound = vsTopKBound(pTop);
+      if( pL->n>nDistAlloc ){
+        sqlite3_free(aDist);
+        nDistAlloc = pL->n;
+        aDist = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nDistAlloc);
+        if( aDist==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+      }
       vec0QuantScore(&qq, pL->aCode, pL->aScale, pL->aNorm, pL->n, aDist);
       for(j=0; j<pL->n; j++){
         const Vec0Chunk *c;
@@ -1204,7 +1281,9 @@ int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
     }
   }
   p->nScanThreads = 1;
-  return vec0IvfScan(p, q, k, nProbe, aMask, pTop);
+  rc = vec0IvfScan(p, q, k, nProbe, aMask, pTop);
+  if( rc!=SQLITE_OK ) vec0IvfDrop(p);   /* a list may be read in part: read again next */
+  return rc;
 }
 
 /* ---- reports ----------------------------------------------------------------------------- */
@@ -1219,19 +1298,58 @@ int vec0IvfProbeValue(sqlite3_value *pVal){
   return (int)n;
 }
 
-char *vec0IvfInfo(Vec0Table *p){
+/* The rows of each list into aSize (nList): the lists' own counts, or (some not read
+** yet) counted in T_ivf_assign by its index on list, each list's slots checked. */
+static int vec0IvfSizes(Vec0Table *p, int *aSize){
+  const Vec0Ivf *x = p->pIvf;
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 nSlot = 0;
+  int i, rc, bAll = 1;
+  for(i=0; i<x->nList; i++){
+    aSize[i] = x->aList[i].n;
+    if( x->aList[i].bUnread ) bAll = 0;
+  }
+  if( bAll ) return SQLITE_OK;
+  memset(aSize, 0, sizeof(int)*(size_t)x->nList);
+  rc = vec0NextSlot(p, &nSlot);
+  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_LIST_SIZES, &pStmt);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    sqlite3_int64 iList = sqlite3_column_int64(pStmt, 0);
+    if( sqlite3_column_type(pStmt, 0)!=SQLITE_INTEGER || iList<0 || iList>=x->nList
+     || sqlite3_column_int64(pStmt, 2)<0 || sqlite3_column_int64(pStmt, 3)>=nSlot ){
+      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
+      break;
+    }
+    aSize[iList] = (int)sqlite3_column_int64(pStmt, 1);
+  }
+  if( pStmt ){
+    int rc2 = sqlite3_reset(pStmt);
+    if( rc==SQLITE_OK ) rc = rc2;
+  }
+  return rc;
+}
+
+int vec0IvfInfo(Vec0Table *p, char **pzOut){
   const Vec0Ivf *x = p->pIvf;
   sqlite3_int64 nListed = 0, nRow = p->pView ? p->pView->nLive : 0;
   double rMean;
-  int nMin = 0, nMax = 0, i, bRetrain;
+  int nMin = 0, nMax = 0, nRead = 0, i, bRetrain, rc;
+  int *aSize;
   sqlite3_str *pStr;
-  if( x==0 ) return 0;
-  for(i=0; i<x->nList; i++){
-    int n = x->aList[i].n;
+  *pzOut = 0;
+  if( x==0 ) return SQLITE_NOMEM;
+  aSize = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)x->nList + 1);
+  if( aSize==0 ) return SQLITE_NOMEM;
+  rc = vec0IvfSizes(p, aSize);
+  for(i=0; rc==SQLITE_OK && i<x->nList; i++){
+    int n = aSize[i];
     nListed += n;
+    nRead += !x->aList[i].bUnread;
     if( i==0 || n<nMin ) nMin = n;
     if( i==0 || n>nMax ) nMax = n;
   }
+  sqlite3_free(aSize);
+  if( rc!=SQLITE_OK ) return rc;
   rMean = x->nList>0 ? (double)nListed/x->nList : 0.0;
   /* Drift: how far the table moved from the one the centroids were trained on (rows now
   ** over rows then), and how uneven the lists became (largest over mean). Retraining is
@@ -1241,14 +1359,16 @@ char *vec0IvfInfo(Vec0Table *p){
                             || (rMean>0 && nMax>4*rMean && nMax>64));
   pStr = sqlite3_str_new(0);
   sqlite3_str_appendf(pStr, "{\"index\":\"ivf\",\"trained\":%s,\"rows\":%lld,\"lists\":%d,"
+                      "\"lists_in_memory\":%d,"
                       "\"listed_rows\":%lld,\"list_min\":%d,\"list_max\":%d,"
                       "\"list_mean\":%.1f,\"nprobe\":%d,\"trained_rows\":%lld,"
                       "\"growth\":%.3f,\"imbalance\":%.3f,\"retrain_suggested\":%s}",
-                      x->nList>0 ? "true" : "false", nRow, x->nList, nListed, nMin, nMax,
-                      rMean, p->cfg.nIvfProbe, x->nTrained,
+                      x->nList>0 ? "true" : "false", nRow, x->nList, nRead, nListed, nMin,
+                      nMax, rMean, p->cfg.nIvfProbe, x->nTrained,
                       x->nTrained>0 ? (double)nRow/x->nTrained : 0.0,
                       rMean>0 ? nMax/rMean : 0.0, bRetrain ? "true" : "false");
-  return sqlite3_str_finish(pStr);
+  *pzOut = sqlite3_str_finish(pStr);
+  return *pzOut ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 int vec0IvfRecall(Vec0Table *p, sqlite3_int64 nQuery, sqlite3_int64 k, int nProbe,

@@ -95,7 +95,8 @@ static void vec0IvfRetrainFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
     vec0IvfResultError(ctx, zFunc, p, rc);
     return;
   }
-  rc = vec0IvfTrain(p, nList);
+  rc = vec0IvfListIndex(p);
+  if( rc==SQLITE_OK ) rc = vec0IvfTrain(p, nList);
   if( rc!=SQLITE_OK ){
     vec0IvfResultError(ctx, zFunc, p, rc);
     sqlite3_exec(p->db, "ROLLBACK TO vecsync_ivf_retrain", 0, 0, 0);
@@ -115,12 +116,13 @@ static void vec0IvfRetrainFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
 /* vecsync_index_info(table): the index as JSON (vec0IvfInfo says what each field is). */
 static void vec0IvfInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   Vec0Table *p = vec0IvfTableArg(ctx, "vecsync_index_info", argv[0], VEC0_NEED_INFO);
-  char *z;
+  char *z = 0;
+  int rc;
   (void)argc;
   if( p==0 ) return;
-  z = vec0IvfInfo(p);
-  if( z==0 ){
-    sqlite3_result_error_nomem(ctx);
+  rc = vec0IvfInfo(p, &z);
+  if( rc!=SQLITE_OK ){
+    vec0IvfResultError(ctx, "vecsync_index_info", p, rc);
     return;
   }
   sqlite3_result_text(ctx, z, -1, sqlite3_free);

@@ -127,6 +127,10 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
                                " VALUES(?1, ?2)",
   [VEC0_STMT_IVF_ASSIGN_DEL] = "DELETE FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
   [VEC0_STMT_IVF_ASSIGN_GET] = "SELECT list FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
+  /* Both read the index on T_ivf_assign(list) of a table with T_info ivf_list_index. */
+  [VEC0_STMT_IVF_LIST_SLOTS] = "SELECT slot FROM \"%w\".\"%w_ivf_assign\" WHERE list=?1",
+  [VEC0_STMT_IVF_LIST_SIZES] = "SELECT list, count(*), min(slot), max(slot)"
+                               " FROM \"%w\".\"%w_ivf_assign\" GROUP BY list",
 };
 
 /* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */
@@ -336,15 +340,19 @@ int vec0ShadowCreate(Vec0Table *p){
         p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->cfg.eQuant);
   }
   if( p->cfg.bIvf ){
-    /* The ivf index (vec0_ivf.c): each list's centroid, each slot's list. */
+    /* The ivf index (vec0_ivf.c): each list's centroid, each slot's list, and the slots
+    ** of a list by the index on list, so that a list is read when a query first needs
+    ** it (T_info ivf_list_index; named with the uid, as a partition key's index is). */
     sqlite3_str_appendf(pStr,
         "CREATE TABLE \"%w\".\"%w_ivf_centroids\"(list INTEGER PRIMARY KEY,"
         " centroid BLOB NOT NULL);"
         "CREATE TABLE \"%w\".\"%w_ivf_assign\"(slot INTEGER PRIMARY KEY,"
         " list INTEGER NOT NULL);"
+        "CREATE INDEX \"%w\".\"%w_ivf_assign_list_%llx\" ON \"%w_ivf_assign\"(list);"
         "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('ivf_lists', 0),"
-        " ('ivf_trained_rows', 0), ('ivf_version', 0);",
-        p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName);
+        " ('ivf_trained_rows', 0), ('ivf_version', 0), ('ivf_list_index', 1);",
+        p->zStoreSchema, p->zName, p->zStoreSchema, p->zName,
+        p->zStoreSchema, p->zName, iUid, p->zName, p->zStoreSchema, p->zName);
   }
   if( p->cfg.nExtraVec>0 ){
     sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "

@@ -390,6 +390,9 @@ enum {
   VEC0_STMT_IVF_ASSIGN_SET,   /* INSERT OR REPLACE INTO T_ivf_assign(slot, list) VALUES(?1, ?2) */
   VEC0_STMT_IVF_ASSIGN_DEL,   /* DELETE FROM T_ivf_assign WHERE slot=?1 */
   VEC0_STMT_IVF_ASSIGN_GET,   /* SELECT list FROM T_ivf_assign WHERE slot=?1 */
+  VEC0_STMT_IVF_LIST_SLOTS,   /* SELECT slot FROM T_ivf_assign WHERE list=?1 */
+  VEC0_STMT_IVF_LIST_SIZES,   /* SELECT list, count(*), min(slot), max(slot) FROM
+                              ** T_ivf_assign GROUP BY list */
   VEC0_STMT_COUNT
 };
 
@@ -697,13 +700,16 @@ void vec0IvfDrop(Vec0Table *p);
 ** 0: the declaration's nlist or about sqrt(rows)) inside the caller's savepoint. */
 int vec0IvfReady(Vec0Table *p);
 int vec0IvfTrain(Vec0Table *p, int nList);
-/* After vec0IvfReady: its lists (0: not trained); its report as JSON text
-** (sqlite3_malloc'ed; NULL: out of memory); recall@k at nProbe over nQuery stored rows
+/* A table made without the index on T_ivf_assign(list) gets it (inside the caller's
+** savepoint; vecsync_ivf_retrain): its lists are then read when a query needs them. */
+int vec0IvfListIndex(Vec0Table *p);
+/* After vec0IvfReady: its lists (0: not trained); its report as JSON text into *pzOut
+** (sqlite3_malloc'ed); recall@k at nProbe over nQuery stored rows
 ** taken as queries against the exact search (*prRecall -1 for an empty table). */
 int vec0IvfLists(Vec0Table *p);
 /* A query's nprobe from a SQL value: an integer from 1 to VEC0_IVF_MAX_LISTS, else 0. */
 int vec0IvfProbeValue(sqlite3_value *pVal);
-char *vec0IvfInfo(Vec0Table *p);
+int vec0IvfInfo(Vec0Table *p, char **pzOut);
 int vec0IvfRecall(Vec0Table *p, sqlite3_int64 nQuery, sqlite3_int64 k, int nProbe,
                   double *prRecall);
 
