@@ -73,11 +73,15 @@ class _Model:
 
 
 def generate(n: int, n_queries: int, seed: int, dim: int = DIM, clusters: int = CLUSTERS,
-             kind: str = "lowrank"):
-    """Return (X, Q): n stored vectors and n_queries queries, float32, C-contiguous."""
+             kind: str = "lowrank", out: str | None = None):
+    """Return (X, Q): n stored vectors and n_queries queries, float32, C-contiguous. With
+    `out`, X is a memory map of a new .npy file there (a set larger than memory)."""
     model = _Model(seed, dim, clusters, RANK, kind)
     data = np.random.default_rng([seed, 1])
-    X = np.empty((n, dim), dtype=np.float32)
+    if out is None:
+        X = np.empty((n, dim), dtype=np.float32)
+    else:
+        X = np.lib.format.open_memmap(out, mode="w+", dtype=np.float32, shape=(n, dim))
     for start in range(0, n, CHUNK):
         stop = min(start + CHUNK, n)
         # Always draw a whole chunk so that a prefix of the data does not depend on n.
