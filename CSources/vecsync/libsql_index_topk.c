@@ -321,8 +321,7 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   rc = vec0VectorArg(pStore, argv[1], "query", &q, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0StorageReady(pStore);
-  /* An ivf index scans lists of the copy's vectors: it needs them in memory. */
-  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pStore, def.bIvf ? VEC0_NEED_COPY : VEC0_NEED_SEARCH);
+  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pStore, vec0IvfCacheNeed(pStore));
   if( rc!=SQLITE_OK ){
     zErr = vec0TakeError(pStore);
     goto cleanup;

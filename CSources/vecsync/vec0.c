@@ -294,11 +294,7 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     pCur->bEof = 1;                   /* k = 0 or LIMIT 0: no row, nothing scanned */
     goto cleanup;
   }
-  /* An ivf index of float32 lists scans the copy's vectors: it needs them in memory, where
-  ** the process's first search would stream them. Coded lists answer from a streamed copy
-  ** too (the candidates' vectors read from T_vectors), as the exact scan does. */
-  rc = vec0CacheEnsure(p, p->cfg.bIvf && p->cfg.eIvfQuant==VEC0_QUANT_NONE
-                          ? VEC0_NEED_COPY : VEC0_NEED_SEARCH);
+  rc = vec0CacheEnsure(p, vec0IvfCacheNeed(p));
   if( rc!=SQLITE_OK ) goto cleanup;
   if( k<0 ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
   if( bFilter ){

@@ -1255,6 +1255,10 @@ static int vec0IvfUsable(Vec0Table *p){
       && (!p->pView->bStreamed || p->pIvf->nCode>0);
 }
 
+int vec0IvfCacheNeed(const Vec0Table *p){
+  return p->cfg.bIvf && p->cfg.eIvfQuant==VEC0_QUANT_NONE ? VEC0_NEED_COPY : VEC0_NEED_SEARCH;
+}
+
 int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
                   const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
   int rc = SQLITE_OK;

@@ -689,6 +689,11 @@ int vec0SearchBatch(Vec0Table *p, const float *Q, int nQuery, sqlite3_int64 k,
 ** nprobe); more are scanned, nearest first, until k rows pass aMask. */
 int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
                   const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop);
+/* What a search of p asks vec0CacheEnsure for: the vectors in memory (VEC0_NEED_COPY) for
+** an ivf index of float32 lists, which scans the copy's vectors; else VEC0_NEED_SEARCH
+** (the process's first search streams; coded lists answer from a streamed copy, reading
+** their candidates' vectors from T_vectors). */
+int vec0IvfCacheNeed(const Vec0Table *p);
 /* After a row's vector a was written to slot iSlot (and its row to T_rows): the slot into
 ** its nearest list (the insert that brings an untrained table to its training size trains
 ** it). After slot iSlot was freed: out of its list. No-ops without an index. */
