@@ -24,6 +24,78 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the memo of the last index ------------------------------------------------------- */
+
+/* A connection's last vector_top_k index (Vec0Registry.pTopK): its declaration as
+** libsqlIndexLookup read it, once libsqlIndexBuild had made its search data current. Both
+** depend only on the schema and the rows, so the next call with the same index name reuses
+** them while its stamp is unchanged: the schema_version of main and of the index's schema
+** (this connection's DDL, committed or not), the index schema's SQLITE_FCNTL_DATA_VERSION
+** (a commit, this connection's or another's) and sqlite3_total_changes64 (this
+** connection's writes). It saves the ten or so statements those two run each call. */
+struct LibsqlTopKMemo {
+  char *zName;                /* The index as the call named it */
+  LibsqlIndex def;            /* Its declaration */
+  sqlite3_int64 aStamp[4];    /* What they depend on, after the build (libsqlTopKStamp) */
+};
+
+void libsqlTopKMemoFree(LibsqlTopKMemo *pMemo){
+  if( pMemo==0 ) return;
+  sqlite3_free(pMemo->zName);
+  libsqlIndexClear(&pMemo->def);
+  sqlite3_free(pMemo);
+}
+
+/* PRAGMA zSchema.schema_version. */
+static int libsqlSchemaVersion(sqlite3 *db, const char *zSchema, sqlite3_int64 *piVersion){
+  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version", zSchema);
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ) return rc;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) *piVersion = sqlite3_column_int64(pStmt, 0);
+  return sqlite3_finalize(pStmt);
+}
+
+/* The stamp a memo of an index in schema zSchema is valid for (LibsqlTopKMemo). */
+static int libsqlTopKStamp(sqlite3 *db, const char *zSchema, sqlite3_int64 *aStamp){
+  unsigned int iData = 0;
+  int rc = libsqlSchemaVersion(db, "main", &aStamp[0]);
+  if( rc==SQLITE_OK ) rc = libsqlSchemaVersion(db, zSchema, &aStamp[1]);
+  if( rc==SQLITE_OK ) rc = sqlite3_file_control(db, zSchema, SQLITE_FCNTL_DATA_VERSION, &iData);
+  aStamp[2] = iData;
+  aStamp[3] = sqlite3_total_changes64(db);
+  return rc;
+}
+
+/* pMemo (taken from the registry by this call) if it is index zIndex and still valid. */
+static int libsqlTopKMemoValid(sqlite3 *db, const LibsqlTopKMemo *pMemo, const char *zIndex){
+  sqlite3_int64 aStamp[4];
+  return pMemo && strcmp(pMemo->zName, zIndex)==0
+      && libsqlTopKStamp(db, pMemo->def.zSchema, aStamp)==SQLITE_OK
+      && memcmp(aStamp, pMemo->aStamp, sizeof(aStamp))==0;
+}
+
+/* A memo of index zIndex holding *pDef (moved into it: *pDef is left empty), stamped now;
+** NULL when out of memory or the stamp cannot be read (*pDef then unchanged). */
+static LibsqlTopKMemo *libsqlTopKMemoNew(sqlite3 *db, const char *zIndex, LibsqlIndex *pDef){
+  LibsqlTopKMemo *pMemo = sqlite3_malloc(sizeof(*pMemo));
+  if( pMemo==0 ) return 0;
+  memset(pMemo, 0, sizeof(*pMemo));
+  pMemo->zName = sqlite3_mprintf("%s", zIndex);
+  if( pMemo->zName==0 || libsqlTopKStamp(db, pDef->zSchema, pMemo->aStamp)!=SQLITE_OK ){
+    libsqlTopKMemoFree(pMemo);
+    return 0;
+  }
+  pMemo->def = *pDef;
+  memset(pDef, 0, sizeof(*pDef));
+  return pMemo;
+}
+
+/* ---- the search -------------------------------------------------------------------------- */
+
 /* Order hits by their position (iRowid) in a scan, for libsqlScanKeys. */
 static int libsqlHitByPosition(const void *a, const void *b){
   sqlite3_int64 x = (*(const VsHit* const*)a)->iRowid, y = (*(const VsHit* const*)b)->iRowid;
@@ -247,19 +319,27 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   VtkCursor *pCur = (VtkCursor*)cur;
   VsTableFunction *pTab = (VsTableFunction*)cur->pVtab;
+  Vec0Registry *pReg = (Vec0Registry*)pTab->pAux;
+  LibsqlTopKMemo *pMemo = 0;      /* The registry's memo, this call's until it returns */
   LibsqlIndex def;
+  const LibsqlIndex *pDef = &def; /* The index's declaration: def, or the memo's */
   Vec0Table *pStore = 0;
   VsVector v;
   float *q = 0;
   char *zErr = 0, *zStore = 0;
   const char *zIndex = (const char*)sqlite3_value_text(argv[0]);
   sqlite3_int64 k;
-  int rc, nProbe = 0;
+  int rc, nProbe = 0, bMemo = 0;
   (void)idxStr;
 
   memset(&def, 0, sizeof(def));
   memset(&v, 0, sizeof(v));
   vtkCursorReset(cur);
+  /* Taken out of the registry while in use: a call this one makes cannot free it. */
+  if( pReg ){
+    pMemo = pReg->pTopK;
+    pReg->pTopK = 0;
+  }
   if( zIndex==0 ){
     zErr = sqlite3_mprintf("the index name is NULL");
     rc = SQLITE_ERROR;
@@ -288,35 +368,47 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       goto cleanup;
     }
   }
-  rc = libsqlIndexLookup(pTab->db, zIndex, &def, &zErr);
-  if( rc!=SQLITE_OK ) goto cleanup;
-  pCur->bKeyIsRowid = def.zKey==0 || def.bKeyRowidLike;
+  bMemo = libsqlTopKMemoValid(pTab->db, pMemo, zIndex);
+  if( bMemo ){
+    pDef = &pMemo->def;
+    rc = SQLITE_OK;
+  }else{
+    rc = libsqlIndexLookup(pTab->db, zIndex, &def, &zErr);
+    if( rc!=SQLITE_OK ) goto cleanup;
+  }
+  pCur->bKeyIsRowid = pDef->zKey==0 || pDef->bKeyRowidLike;
   rc = vsVectorFromValue(argv[1], VS_F32, &v, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
-  if( v.nDim!=def.nDim ){
+  if( v.nDim!=pDef->nDim ){
     zErr = sqlite3_mprintf("the query vector has %d dimensions, index %s has %d",
-                           v.nDim, zIndex, def.nDim);
+                           v.nDim, zIndex, pDef->nDim);
     rc = SQLITE_ERROR;
     goto cleanup;
   }
   if( k==0 ) goto cleanup;    /* no row, the arguments checked */
-  rc = libsqlIndexBuild(pTab->db, (Vec0Registry*)pTab->pAux, &def, 0, 0, &zErr);
-  if( (rc&0xff)==SQLITE_READONLY || (rc&0xff)==SQLITE_BUSY || (rc&0xff)==SQLITE_LOCKED ){
-    /* A connection that cannot write cannot build the search data or apply what other
-    ** connections logged: it scans the table's rows itself, exactly, until a writable
-    ** connection has done so. So does a search of an index whose search data was made
-    ** for another declaration (exact, now 'type=ivf', or the reverse), which a statement
-    ** that reads cannot drop: until vecsync_rebuild() makes it again. */
-    sqlite3_free(zErr);
-    zErr = 0;
-    if( def.eColType==VS_LIBSQL_1BIT ) libsqlQueryAsBits((float*)v.aData, v.nDim);
-    rc = libsqlScanTable(pTab->db, &def, &v, k, &pCur->top, &pCur->apKey, &zErr);
-    goto cleanup;
+  if( !bMemo ){
+    rc = libsqlIndexBuild(pTab->db, pReg, &def, 0, 0, &zErr);
+    if( (rc&0xff)==SQLITE_READONLY || (rc&0xff)==SQLITE_BUSY || (rc&0xff)==SQLITE_LOCKED ){
+      /* A connection that cannot write cannot build the search data or apply what other
+      ** connections logged: it scans the table's rows itself, exactly, until a writable
+      ** connection has done so. So does a search of an index whose search data was made
+      ** for another declaration (exact, now 'type=ivf', or the reverse), which a
+      ** statement that reads cannot drop: until vecsync_rebuild() makes it again. */
+      sqlite3_free(zErr);
+      zErr = 0;
+      if( def.eColType==VS_LIBSQL_1BIT ) libsqlQueryAsBits((float*)v.aData, v.nDim);
+      rc = libsqlScanTable(pTab->db, &def, &v, k, &pCur->top, &pCur->apKey, &zErr);
+      goto cleanup;
+    }
+    if( rc!=SQLITE_OK ) goto cleanup;
+    /* The search data is current: the next call reuses this lookup while nothing changed. */
+    libsqlTopKMemoFree(pMemo);
+    pMemo = libsqlTopKMemoNew(pTab->db, zIndex, &def);
+    if( pMemo ) pDef = &pMemo->def;
   }
-  if( rc!=SQLITE_OK ) goto cleanup;
-  zStore = sqlite3_mprintf("vecsync_idx_%s", def.zIndex);
+  zStore = sqlite3_mprintf("vecsync_idx_%s", pDef->zIndex);
   if( zStore==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  rc = vec0Find(pTab->db, (Vec0Registry*)pTab->pAux, def.zSchema, zStore, &pStore, &zErr);
+  rc = vec0Find(pTab->db, pReg, pDef->zSchema, zStore, &pStore, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0VectorArg(pStore, argv[1], "query", &q, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -326,21 +418,30 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     zErr = vec0TakeError(pStore);
     goto cleanup;
   }
-  if( def.eColType==VS_LIBSQL_1BIT ) libsqlQueryAsBits(q, def.nDim);
+  if( pDef->eColType==VS_LIBSQL_1BIT ) libsqlQueryAsBits(q, pDef->nDim);
   /* Exact unless the store has an ivf index (trained): then the nprobe nearest lists. */
   rc = vec0IvfSearch(pStore, q, k, nProbe, 0, 0, &pCur->top);
   if( rc!=SQLITE_OK && zErr==0 ) zErr = vec0TakeError(pStore);
-  if( rc==SQLITE_OK && def.zKey ) rc = libsqlIndexHitKeys(pTab->db, &def, &pCur->top, &pCur->apKey, &zErr);
+  if( rc==SQLITE_OK && pDef->zKey ){
+    rc = libsqlIndexHitKeys(pTab->db, pDef, &pCur->top, &pCur->apKey, &zErr);
+  }
 
 cleanup:
-  if( rc==SQLITE_OK && def.eColType==VS_LIBSQL_1BIT && def.eMetric==VS_METRIC_COSINE ){
-    libsqlHitsAsHamming(&pCur->top, def.nDim);
+  if( rc==SQLITE_OK && pDef->eColType==VS_LIBSQL_1BIT && pDef->eMetric==VS_METRIC_COSINE ){
+    libsqlHitsAsHamming(&pCur->top, pDef->nDim);
   }
   pCur->base.nRow = pCur->top.n;
   if( rc!=SQLITE_OK ){
     sqlite3_free(pTab->base.zErrMsg);
     pTab->base.zErrMsg = rc==SQLITE_NOMEM ? 0 : sqlite3_mprintf("vector_top_k: %s",
         zErr ? zErr : sqlite3_errmsg(pTab->db));
+  }
+  if( pReg && rc==SQLITE_OK && pMemo ){
+    /* Back into the registry (one a nested call put there is replaced). */
+    libsqlTopKMemoFree(pReg->pTopK);
+    pReg->pTopK = pMemo;
+  }else{
+    libsqlTopKMemoFree(pMemo);
   }
   sqlite3_free(zErr);
   sqlite3_free(zStore);
@@ -349,8 +450,6 @@ cleanup:
   libsqlIndexClear(&def);
   return rc;
 }
-
-
 
 static int vtkColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   VtkCursor *pCur = (VtkCursor*)cur;

@@ -404,6 +404,7 @@ enum {
 #define VEC0_ROW_USER  3
 
 typedef struct Vec0Registry Vec0Registry;
+typedef struct LibsqlTopKMemo LibsqlTopKMemo;
 typedef struct Vec0Table Vec0Table;
 typedef struct Vec0Ivf Vec0Ivf;     /* An ivf index's lists in memory (vec0_ivf.c) */
 struct Vec0Table {
@@ -454,6 +455,8 @@ struct Vec0Registry {
                               ** the last one frees the registry (vsRegistryRelease, set
                               ** by vecsync_main.c, which owns the registries) */
   Vec0Registry *pNextReg;     /* Next connection's registry (vecsync_main.c's list) */
+  LibsqlTopKMemo *pTopK;      /* vector_top_k's last index, found and made current
+                              ** (libsql_index_topk.c), or NULL */
 };
 
 /* The connection's list of tables (vec0_table.c): a table joins it on connect and leaves
@@ -964,8 +967,10 @@ int libsqlCreateRunning(sqlite3 *db);
 ** while a statement reads (vector_top_k then scans the table). */
 int libsqlIndexBuild(sqlite3 *db, Vec0Registry *pReg, const LibsqlIndex *pDef, int bRebuild,
                      sqlite3_int64 *pnRow, char **pzErr);
-/* vector_top_k(index, query, k), an eponymous table (libsql_index_topk.c). */
+/* vector_top_k(index, query, k), an eponymous table (libsql_index_topk.c); the memo of its
+** last index a registry keeps, freed with the registry. */
 extern const sqlite3_module libsqlTopKModule;
+void libsqlTopKMemoFree(LibsqlTopKMemo *pMemo);
 
 /* ---- sqlite-vec's int8 and bit vectors: their distances (vector_kernels.c) ----------- */
 

@@ -49,7 +49,10 @@ static void vsRegistryRelease(void *pArg){
     }
   }
   pthread_mutex_unlock(&registryMutex);
-  if( bFree ) sqlite3_free(pReg);
+  if( bFree ){
+    libsqlTopKMemoFree(pReg->pTopK);
+    sqlite3_free(pReg);
+  }
 }
 
 /* The registry of db, new (*pbNew) when the extension was not registered on db yet. */
