@@ -21,8 +21,9 @@
 ** the clock), scoring the sample against the centroids with one
 ** sgemm a block of rows (vsScoreBlockBatch); under cosine the k-means is spherical
 ** (rows and centroids of unit length). Every row then joins the list of its nearest
-** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list, T_info
-** ivf_lists, ivf_trained_rows and ivf_version (random, new at each training).
+** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list (with an
+** index on list), T_info ivf_lists, ivf_trained_rows, ivf_version (random, new at each
+** training) and ivf_list_index.
 **
 ** A connection keeps the index in memory (Vec0Ivf): per list the slots of its rows and,
 ** unless quantizer=none, their int8 (or bit) codes in one block, vec0_quant.c's; per
