@@ -949,6 +949,19 @@ static int vec0IvfRowCount(Vec0Table *p, sqlite3_int64 *pnRow){
   return rc;
 }
 
+/* After a statement run on the storage connection: SQLite may have rolled back the
+** statement's savepoint while it ran (an interrupt, a full disk), and the rollback drops
+** the lists (vec0RollbackTo). The write is then refused, never applied to lists that are
+** gone. */
+static int vec0IvfAfterWrite(Vec0Table *p, int rc){
+  if( rc==SQLITE_OK && p->pIvf==0 ){
+    vec0SetError(p, "vec0 \"%s\": the ivf index was rolled back while a write updated it",
+                 p->zName);
+    rc = SQLITE_ABORT;
+  }
+  return rc;
+}
+
 int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
   sqlite3_stmt *pStmt = 0;
   int rc, iList = 0;
@@ -972,7 +985,7 @@ int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
     sqlite3_bind_int64(pStmt, 1, iSlot);
     sqlite3_bind_int(pStmt, 2, iList);
     sqlite3_step(pStmt);
-    rc = sqlite3_reset(pStmt);
+    rc = vec0IvfAfterWrite(p, sqlite3_reset(pStmt));
   }
   if( rc==SQLITE_OK ) rc = vec0IvfListAdd(p->pIvf, iList, iSlot, a);
   if( rc!=SQLITE_OK ) vec0IvfDrop(p);
@@ -983,7 +996,7 @@ int vec0IvfRemove(Vec0Table *p, sqlite3_int64 iSlot){
   int rc;
   if( !p->cfg.bIvf ) return SQLITE_OK;
   rc = vec0IvfReady(p);
-  if( rc==SQLITE_OK ) rc = vec0StmtRun(p, VEC0_STMT_IVF_ASSIGN_DEL, iSlot);
+  if( rc==SQLITE_OK ) rc = vec0IvfAfterWrite(p, vec0StmtRun(p, VEC0_STMT_IVF_ASSIGN_DEL, iSlot));
   if( rc==SQLITE_OK ) vec0IvfListRemove(p->pIvf, iSlot);
   else vec0IvfDrop(p);
   return rc;
