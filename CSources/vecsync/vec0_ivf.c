@@ -795,22 +795,6 @@ static int vec0IvfExec(Vec0Table *p, const char *zFmt){
   return rc;
 }
 
-int vec0IvfListIndex(Vec0Table *p){
-  sqlite3_int64 bHas = 0;
-  char *zSql;
-  int rc = vec0InfoGet(p, "ivf_list_index", &bHas);
-  if( rc!=SQLITE_OK || bHas ) return rc;
-  /* A table made before the index: named with its uid, as vec0ShadowCreate names it. */
-  zSql = sqlite3_mprintf("CREATE INDEX IF NOT EXISTS \"%w\".\"%w_ivf_assign_list_%llx\""
-                         " ON \"%w_ivf_assign\"(list)", p->zStoreSchema, p->zName,
-                         p->iUid, p->zName);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(p->dbStore, zSql, 0, 0, 0);
-  sqlite3_free(zSql);
-  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_list_index", 1);
-  return rc;
-}
-
 /* Write x (centroids, every slot's list) to the shadow tables and T_info. */
 static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x){
   sqlite3_stmt *pStmt = 0;

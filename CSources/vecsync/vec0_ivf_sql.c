@@ -95,7 +95,7 @@ static void vec0IvfRetrainFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
     vec0IvfResultError(ctx, zFunc, p, rc);
     return;
   }
-  rc = vec0IvfListIndex(p);
+  rc = vec0ShadowIvfIndex(p);
   if( rc==SQLITE_OK ) rc = vec0IvfTrain(p, nList);
   if( rc!=SQLITE_OK ){
     vec0IvfResultError(ctx, zFunc, p, rc);

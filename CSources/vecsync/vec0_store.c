@@ -340,19 +340,17 @@ int vec0ShadowCreate(Vec0Table *p){
         p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->cfg.eQuant);
   }
   if( p->cfg.bIvf ){
-    /* The ivf index (vec0_ivf.c): each list's centroid, each slot's list, and the slots
-    ** of a list by the index on list, so that a list is read when a query first needs
-    ** it (T_info ivf_list_index; named with the uid, as a partition key's index is). */
+    /* The ivf index (vec0_ivf.c): each list's centroid, each slot's list (and, made by
+    ** vec0ShadowIvfIndex below, the index on list that reads a list when a query first
+    ** needs it). */
     sqlite3_str_appendf(pStr,
         "CREATE TABLE \"%w\".\"%w_ivf_centroids\"(list INTEGER PRIMARY KEY,"
         " centroid BLOB NOT NULL);"
         "CREATE TABLE \"%w\".\"%w_ivf_assign\"(slot INTEGER PRIMARY KEY,"
         " list INTEGER NOT NULL);"
-        "CREATE INDEX \"%w\".\"%w_ivf_assign_list_%llx\" ON \"%w_ivf_assign\"(list);"
         "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('ivf_lists', 0),"
-        " ('ivf_trained_rows', 0), ('ivf_version', 0), ('ivf_list_index', 1);",
-        p->zStoreSchema, p->zName, p->zStoreSchema, p->zName,
-        p->zStoreSchema, p->zName, iUid, p->zName, p->zStoreSchema, p->zName);
+        " ('ivf_trained_rows', 0), ('ivf_version', 0);",
+        p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName);
   }
   if( p->cfg.nExtraVec>0 ){
     sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
@@ -383,6 +381,24 @@ int vec0ShadowCreate(Vec0Table *p){
     p->bCodes = p->cfg.eQuant!=VEC0_QUANT_NONE;
     p->bStorageChecked = 1;
   }
+  if( rc==SQLITE_OK && p->cfg.bIvf ) rc = vec0ShadowIvfIndex(p);
+  return rc;
+}
+
+int vec0ShadowIvfIndex(Vec0Table *p){
+  sqlite3_int64 bHas = 0;
+  char *zSql;
+  int rc = vec0InfoGet(p, "ivf_list_index", &bHas);
+  if( rc!=SQLITE_OK || bHas ) return rc;
+  /* Named with the table's uid, as a partition key's index is: an index keeps its name
+  ** through ALTER TABLE ... RENAME. A new table, or one made before the index. */
+  zSql = sqlite3_mprintf("CREATE INDEX IF NOT EXISTS \"%w\".\"%w_ivf_assign_list_%llx\""
+                         " ON \"%w_ivf_assign\"(list)", p->zStoreSchema, p->zName,
+                         p->iUid, p->zName);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(p->dbStore, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_list_index", 1);
   return rc;
 }
 

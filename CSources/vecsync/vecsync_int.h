@@ -474,6 +474,10 @@ void vec0SetError(Vec0Table *p, const char *zFmt, ...);
 /* ---- vec0: storage (vec0_store.c) ---------------------------------------------------- */
 
 int vec0ShadowCreate(Vec0Table *p);
+/* The index on T_ivf_assign(list), and T_info ivf_list_index, for a new table
+** (vec0ShadowCreate) or one made without them (vecsync_ivf_retrain, inside its savepoint):
+** its lists are then read when a query needs them. */
+int vec0ShadowIvfIndex(Vec0Table *p);
 int vec0ShadowDrop(Vec0Table *p);
 /* sqlite-vec's storage (for vec0_migrate.c): drop only its shadow tables; whether T_rows
 ** (ours) and T_rowids (sqlite-vec's) exist; forget a storage check after the storage changed (the caller clears the copy first). */
@@ -708,9 +712,6 @@ void vec0IvfDrop(Vec0Table *p);
 ** 0: the declaration's nlist or about sqrt(rows)) inside the caller's savepoint. */
 int vec0IvfReady(Vec0Table *p);
 int vec0IvfTrain(Vec0Table *p, int nList);
-/* A table made without the index on T_ivf_assign(list) gets it (inside the caller's
-** savepoint; vecsync_ivf_retrain): its lists are then read when a query needs them. */
-int vec0IvfListIndex(Vec0Table *p);
 /* After vec0IvfReady: its lists (0: not trained); its report as JSON text into *pzOut
 ** (sqlite3_malloc'ed); recall@k at nProbe over nQuery stored rows
 ** taken as queries against the exact search (*prRecall -1 for an empty table). */
