@@ -107,8 +107,6 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
   [VEC0_STMT_CODES_IDS]  = "SELECT chunk_id FROM \"%w\".\"%w_codes\" ORDER BY chunk_id",
   [VEC0_STMT_BLOB_NEW]   = "INSERT INTO \"%w\".\"%w_vectors\"(chunk_id, vectors) VALUES(?1, zeroblob(?2))",
   [VEC0_STMT_BLOB_IDS]   = "SELECT chunk_id FROM \"%w\".\"%w_vectors\" ORDER BY chunk_id",
-  /* Not count(*): it would read every page of a table of small blobs. */
-  [VEC0_STMT_BLOB_RANGE] = "SELECT min(chunk_id), max(chunk_id) FROM \"%w\".\"%w_vectors\"",
   [VEC0_STMT_SLOT_BY_ROWID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE rowid=?1",
   [VEC0_STMT_SLOT_BY_ID] = "SELECT rowid, slot FROM \"%w\".\"%w_rows\" WHERE id=?1",
   [VEC0_STMT_SLOT_ALL]   = "SELECT rowid, slot FROM \"%w\".\"%w_rows\"",
@@ -161,6 +159,14 @@ static char *vec0StmtSql(Vec0Table *p, int eStmt){
       if( eStmt==VEC0_STMT_READ_BY_ROWID ) sqlite3_str_appendall(pStr, " WHERE rowid=?1");
       if( eStmt==VEC0_STMT_READ_BY_ID ) sqlite3_str_appendall(pStr, " WHERE id=?1");
       if( eStmt==VEC0_STMT_READ_ALL ) sqlite3_str_appendall(pStr, " ORDER BY rowid");
+      break;
+    case VEC0_STMT_BLOB_RANGE:
+      /* The ends of the b-tree: SQLite finds min() or max() alone there, but the pair in
+      ** one SELECT (like count(*)) by reading every blob's page, 15,000 pages at 1,000,000
+      ** rows, on every load and every catch-up. */
+      sqlite3_str_appendf(pStr, "SELECT (SELECT min(chunk_id) FROM \"%w\".\"%w_vectors\"),"
+                                " (SELECT max(chunk_id) FROM \"%w\".\"%w_vectors\")",
+                          zS, zT, zS, zT);
       break;
     default:
       sqlite3_str_appendf(pStr, azVec0Stmt[eStmt], zS, zT);
