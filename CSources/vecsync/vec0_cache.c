@@ -645,7 +645,7 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
 static int vec0LogUsable(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
                          sqlite3_int64 nSlot, int *pbUsable){
   sqlite3_stmt *pStmt = 0;
-  sqlite3_int64 iLogFrom = 0, nRow = 0, iMin = 0;
+  sqlite3_int64 iLogFrom = 0, nRow = 0, nReload = 0;
   int rc;
   *pbUsable = 0;
   if( !p->bChangeLog ) return SQLITE_OK;
@@ -657,25 +657,40 @@ static int vec0LogUsable(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
   sqlite3_bind_int64(pStmt, 2, iTo);
   if( sqlite3_step(pStmt)==SQLITE_ROW ){
     nRow = sqlite3_column_int64(pStmt, 0);
-    iMin = sqlite3_column_int64(pStmt, 1);
+    nReload = sqlite3_column_int64(pStmt, 1);
   }
   rc = sqlite3_reset(pStmt);
-  *pbUsable = rc==SQLITE_OK && (nRow==0 || iMin>=0) && nRow<=nSlot/4 + 64;
+  *pbUsable = rc==SQLITE_OK && nReload==0 && nRow<=nSlot/4 + 64;
   return rc;
 }
 
-/* Bring private snapshot s from its generation to iTo by replaying T_changes. */
+/* Private snapshot s, replayed to a next_slot below its own (the table's trailing slots were
+** given back, vec0StorageTrim): it ends at nSlot, and drops the chunks past it. Each slot
+** it loses must be free by now; a row still in one means next_slot went down by damage. */
+static int vec0SnapShrink(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 nSlot){
+  sqlite3_int64 nChunk = (nSlot + p->cfg.nChunk - 1)/p->cfg.nChunk, i;
+  for(i=nSlot; i<s->nSlot; i++){
+    const Vec0Chunk *c = s->apChunk[i/p->cfg.nChunk];
+    if( c->aLive[i%p->cfg.nChunk] ){
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot went down to %lld below "
+                      "row %lld in slot %lld", p->zName, nSlot, c->aRowid[i%p->cfg.nChunk], i);
+      return SQLITE_CORRUPT_VTAB;
+    }
+  }
+  while( s->nChunkAlloc>nChunk ) vec0ChunkUnref(s->apChunk[--s->nChunkAlloc]);
+  s->nSlot = nSlot;
+  return SQLITE_OK;
+}
+
+/* Bring private snapshot s from its generation to iTo by replaying T_changes. A slot at or
+** past next_slot (given back since, with its blob) is free whatever the log said it held
+** on the way, and is not read. */
 static int vec0ApplyLog(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iTo){
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 nSlot = 0;
   float *a = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nWord);
   int rc = a ? SQLITE_OK : SQLITE_NOMEM;
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
-  if( rc==SQLITE_OK && nSlot<s->nSlot ){
-    vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot went down from %lld to %lld",
-                 p->zName, s->nSlot, nSlot);
-    rc = SQLITE_CORRUPT_VTAB;
-  }
   if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
   if( rc==SQLITE_OK ) rc = vec0SnapGrow(p, s, nSlot);
   if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_LOG_RANGE, &pStmt);
@@ -686,17 +701,23 @@ static int vec0ApplyLog(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iTo){
       sqlite3_int64 iSlot = sqlite3_column_int64(pStmt, 0);
       int bLive = sqlite3_column_type(pStmt, 1)!=SQLITE_NULL;
       sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 1);
-      if( iSlot<0 || iSlot>=nSlot ){
-        vec0SetError(p, "vec0 \"%s\": storage is damaged: %s_changes names slot %lld, "
-                        "next_slot is %lld", p->zName, p->zName, iSlot, nSlot);
+      if( iSlot==VEC0_LOG_TRIMMED ) continue;
+      if( iSlot<0 ){
+        vec0SetError(p, "vec0 \"%s\": storage is damaged: %s_changes names slot %lld",
+                     p->zName, p->zName, iSlot);
         rc = SQLITE_CORRUPT_VTAB;
         break;
+      }
+      if( iSlot>=nSlot ){
+        if( iSlot<s->nSlot ) rc = vec0SnapSet(p, s, iSlot, 0, 0, 0);
+        continue;
       }
       if( bLive ) rc = vec0StoredVector(p, iSlot, a);
       if( rc==SQLITE_OK ) rc = vec0SnapSet(p, s, iSlot, bLive, iRowid, bLive ? a : 0);
     }
     if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
   }
+  if( rc==SQLITE_OK && nSlot<s->nSlot ) rc = vec0SnapShrink(p, s, nSlot);
   sqlite3_free(a);
   return rc;
 }

@@ -577,10 +577,12 @@ static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbD
   sqlite3_bind_int64(pLog, 2, iGen);
   while( rc==SQLITE_OK && sqlite3_step(pLog)==SQLITE_ROW ){
     sqlite3_int64 iSlot = sqlite3_column_int64(pLog, 0), iList = -1;
+    if( iSlot==VEC0_LOG_TRIMMED ) continue;
     if( iSlot<0 ){ bReload = 1; break; }
     if( iSlot>=nSlot ){
-      rc = vec0IvfCorrupt(p, "T_changes names a slot past next_slot");
-      break;
+      /* Given back since (vec0StorageTrim): free now, in no list. */
+      vec0IvfListRemove(x, iSlot);
+      continue;
     }
     sqlite3_bind_int64(pAt, 1, iSlot);
     if( sqlite3_step(pAt)==SQLITE_ROW ) iList = sqlite3_column_int64(pAt, 0);

@@ -29,7 +29,8 @@
 **   T_free(slot INTEGER PRIMARY KEY)   slots freed by DELETE, reused first by INSERT
 **   T_changes(generation, slot, rowid) the change log: which slots each write transaction
 **                                      (generation) changed, and the row now there (NULL:
-**                                      freed); slot -1 means "too many, reload". Kept for
+**                                      freed); slot -1 means "too many, reload", slot
+**                                      -2 "next_slot came down" (vec0StorageTrim). Kept for
 **                                      the last VEC0_LOG_KEEP generations ('log_from' says
 **                                      from where), so another connection's copy catches
 **                                      up in time proportional to the change (vec0_cache.c)
@@ -117,8 +118,8 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
                            " VALUES(?1, ?2, ?3)",
   [VEC0_STMT_LOG_RANGE]  = "SELECT slot, rowid FROM \"%w\".\"%w_changes\""
                            " WHERE generation>?1 AND generation<=?2 ORDER BY generation",
-  [VEC0_STMT_LOG_COUNT]  = "SELECT count(*), min(slot) FROM \"%w\".\"%w_changes\""
-                           " WHERE generation>?1 AND generation<=?2",
+  [VEC0_STMT_LOG_COUNT]  = "SELECT count(*), coalesce(sum(slot<0 AND slot<>-2), 0)"
+                           " FROM \"%w\".\"%w_changes\" WHERE generation>?1 AND generation<=?2",
   [VEC0_STMT_LOG_PRUNE]  = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1",
   [VEC0_STMT_LOG_MARK]   = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1",
   [VEC0_STMT_IVF_ASSIGN_SET] = "INSERT OR REPLACE INTO \"%w\".\"%w_ivf_assign\"(slot, list)"
@@ -691,12 +692,12 @@ int vec0LogFrom(Vec0Table *p, sqlite3_int64 *piFrom){
 static int vec0LogAdd(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid);
 
 /* Mark this transaction's generation "reload" in T_changes (its rows replaced by one with
-** slot -1): readers that reach it load their copy whole instead of replaying. */
+** slot VEC0_LOG_RELOAD): readers that reach it load their copy whole instead of replaying. */
 static int vec0LogReload(Vec0Table *p){
   int rc;
   if( !p->bChangeLog || !p->bGenerationBumped || p->nLogged<0 ) return SQLITE_OK;
   rc = vec0StmtRun(p, VEC0_STMT_LOG_MARK, p->iWriteGen);
-  if( rc==SQLITE_OK ) rc = vec0LogAdd(p, -1, 0, 0);
+  if( rc==SQLITE_OK ) rc = vec0LogAdd(p, VEC0_LOG_RELOAD, 0, 0);
   p->nLogged = -1;
   return rc;
 }
@@ -850,8 +851,11 @@ static int vec0FreeCount(Vec0Table *p, sqlite3_int64 iFrom, sqlite3_int64 iTo,
 
 /* Give back the storage of trailing blobs whose every slot is free (deleting the newest
 ** rows, or all of them, then lets VACUUM shrink the file): their T_vectors rows and free
-** slots are deleted and next_slot comes down. The copy is rebuilt, and the change log tells
-** the other connections to reload, since slots went away. */
+** slots are deleted and next_slot comes down. The writer's copy is rebuilt; the change log
+** marks the generation VEC0_LOG_TRIMMED beside the freed slots' rows, and the other
+** connections replay it as any other (vec0_cache.c's vec0ApplyLog takes their copy's
+** slots down to next_slot): a row inserted then deleted at the end of a table costs them
+** the change, not a whole load. */
 int vec0StorageTrim(Vec0Table *p, int *pbTrimmed){
   sqlite3_int64 nSlot = 0, nNew, nFree = 0;
   int rc = vec0NextSlot(p, &nSlot);
@@ -874,7 +878,7 @@ int vec0StorageTrim(Vec0Table *p, int *pbTrimmed){
   if( rc!=SQLITE_OK || nNew==nSlot ) return rc;
   rc = vec0StmtRun(p, VEC0_STMT_FREE_TRIM, nNew);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "next_slot", nNew);
-  if( rc==SQLITE_OK ) rc = vec0LogReload(p);
+  if( rc==SQLITE_OK ) rc = vec0LogSlot(p, VEC0_LOG_TRIMMED, 0, 0);
   *pbTrimmed = 1;
   return rc;
 }

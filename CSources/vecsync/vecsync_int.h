@@ -384,7 +384,7 @@ enum {
   VEC0_STMT_READ_ALL,         /* SELECT <row> FROM T_rows ORDER BY rowid: cursors */
   VEC0_STMT_LOG_ADD,          /* INSERT OR REPLACE INTO T_changes(generation, slot, rowid) */
   VEC0_STMT_LOG_RANGE,        /* SELECT slot, rowid FROM T_changes WHERE generation in (?1, ?2] */
-  VEC0_STMT_LOG_COUNT,        /* SELECT count(*), min(slot) FROM T_changes WHERE ... (?1, ?2] */
+  VEC0_STMT_LOG_COUNT,        /* SELECT count(*), reload marks FROM T_changes WHERE ... (?1, ?2] */
   VEC0_STMT_LOG_PRUNE,        /* DELETE FROM T_changes WHERE generation<=?1 */
   VEC0_STMT_LOG_MARK,         /* DELETE this generation's rows, for a "reload" mark */
   VEC0_STMT_IVF_ASSIGN_SET,   /* INSERT OR REPLACE INTO T_ivf_assign(slot, list) VALUES(?1, ?2) */
@@ -517,6 +517,12 @@ int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot);
 int vec0StorageTrim(Vec0Table *p, int *pbTrimmed);
 int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a);
 int vec0LogSlot(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRowid);
+/* The slot of T_changes' marks: a generation readers load whole (VEC0_LOG_RELOAD, its only
+** row), and one that gave back trailing slots (VEC0_LOG_TRIMMED, beside its slots' rows:
+** a reader's replay takes next_slot down with it; a build that knows only the reload mark
+** reads any negative slot as one, and loads whole). */
+#define VEC0_LOG_RELOAD  (-1)
+#define VEC0_LOG_TRIMMED (-2)
 /* Whether this connection's view is the state it reads now (its own writes included). */
 int vec0ViewCurrent(Vec0Table *p);
 /* Open blob iBlob of T_codes (checked against its expected size). */

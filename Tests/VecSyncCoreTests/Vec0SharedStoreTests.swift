@@ -106,7 +106,7 @@ struct Vec0SharedStoreTests {
         }
     }
 
-    @Test("Deleting the newest rows gives their storage back; readers reload and VACUUM shrinks the file")
+    @Test("Deleting the newest rows gives their storage back; readers follow and VACUUM shrinks the file")
     func trailingDeletesReleaseStorage() throws {
         // 500 rows of 8 dimensions, chunk_size 64: blobs of 64 slots, slots 0..499.
         try Fixture.with(rows: 500, seed: 0x5eed_0113) { fixture in
@@ -149,6 +149,128 @@ struct Vec0SharedStoreTests {
                 try db.execute(sql: "INSERT INTO v(rowid, embedding) VALUES (1, ?)", arguments: [Self.query])
             }
             #expect(try Self.nearest(in: reader) == [1])
+        }
+    }
+
+    @Test("A row added at the end of the table and deleted costs readers a replay, not a load")
+    func trimmedSlotsAreReplayed() throws {
+        // 512 rows of 8 dimensions, chunk_size 64: blobs of 64 slots, 0..7 full. Row 513
+        // opens blob 8; deleting it gives the blob back and takes next_slot down to 512.
+        try Fixture.with(rows: 512, seed: 0x5eed_0115) { fixture in
+            let reader = try fixture.connection()
+            let writer = try fixture.connection()
+            let before = try Self.nearest(in: reader)    // streamed: the first search
+            _ = try Self.nearest(in: reader)             // the copy, loaded
+            func nextSlot() throws -> Int {
+                try writer.read { db in
+                    try Int.fetchOne(db, sql: "SELECT value FROM v_info WHERE key = 'next_slot'") ?? -1
+                }
+            }
+            func insert(_ rowid: Int) throws {
+                try writer.write { db in
+                    try db.execute(
+                        sql: "INSERT INTO v(rowid, embedding) VALUES (?, ?)", arguments: [rowid, Self.query])
+                }
+            }
+            func delete(_ rowid: Int) throws {
+                try writer.write { db in try db.execute(sql: "DELETE FROM v WHERE rowid = ?", arguments: [rowid]) }
+            }
+            try insert(9001)
+            #expect(try Self.nearest(in: reader).first == 9001)
+            try delete(9001)
+            #expect(try nextSlot() == 512, "the trailing blob was given back")
+            let (rows, info) = try reader.read { db in (try Self.nearest(db), try Self.info(db)) }
+            #expect(rows == before, "the deleted row is gone: \(rows)")
+            #expect(info.loaded == 2 && info.rows == 512, "replayed, not loaded again: \(info)")
+
+            // Inserted and given back between two searches: the replay meets the row's
+            // slot past next_slot (its blob gone) and does not read it.
+            try insert(9002)
+            try delete(9002)
+            try insert(9003)
+            let (again, info2) = try reader.read { db in (try Self.nearest(db), try Self.info(db)) }
+            #expect(again.first == 9003 && !again.contains(9002), "\(again)")
+            #expect(info2.loaded == 2 && info2.rows == 513, "\(info2)")
+            try delete(9003)
+            try insert(9004)
+            try delete(9004)
+            let (last, info3) = try reader.read { db in (try Self.nearest(db), try Self.info(db)) }
+            #expect(last == before, "\(last)")
+            #expect(info3.loaded == 2 && info3.rows == 512, "\(info3)")
+            // The writer's own copy follows too.
+            #expect(try Self.nearest(in: writer) == before)
+        }
+    }
+
+    @Test("An ivf index follows slots given back at the end of the table without reading its lists again")
+    func ivfFollowsTrimmedSlots() throws {
+        try Fixture.with(rows: 1, seed: 0x5eed_0116) { fixture in
+            let writer = try fixture.connection()
+            var random = ExtensionRandom(defaultSeed: 0x5eed_0116)
+            let vectors = (0..<520).map { _ in Vector((0..<8).map { _ in Float.random(in: -1...1, using: &random) }) }
+            try writer.write { db in
+                try db.execute(sql: """
+                    CREATE VIRTUAL TABLE w USING vec0(
+                      embedding float[8] indexed by ivf(nlist=8, nprobe=2), chunk_size=64)
+                    """)
+                for row in 0..<512 {
+                    try db.execute(
+                        sql: "INSERT INTO w(rowid, embedding) VALUES (?, ?)", arguments: [row + 1, vectors[row]])
+                }
+                _ = try Int.fetchOne(db, sql: "SELECT vecsync_ivf_retrain('w')")
+            }
+            func search(_ db: Database) throws -> [[Int64]] {
+                try vectors[512..<520].map { q in
+                    try Int64.fetchAll(
+                        db, sql: "SELECT rowid FROM w WHERE embedding MATCH ? AND k = 5", arguments: [q])
+                }
+            }
+            func report(_ db: Database) throws -> [Int] {
+                let json = try String.fetchOne(db, sql: "SELECT vecsync_index_info('w')") ?? "{}"
+                let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
+                return [object["lists_in_memory"] as? Int ?? -1, object["listed_rows"] as? Int ?? -1]
+            }
+            let reader = try fixture.connection()
+            let before = try reader.read(search)
+            let inMemory = try reader.read(report)[0]
+            #expect(inMemory > 0)
+            for rowid in [9001, 9002] {
+                try writer.write { db in
+                    try db.execute(sql: "INSERT INTO w(rowid, embedding) VALUES (?, ?)", arguments: [rowid, vectors[512]])
+                }
+                #expect(try reader.read(search)[0].first == Int64(rowid))
+                try writer.write { db in try db.execute(sql: "DELETE FROM w WHERE rowid = ?", arguments: [rowid]) }
+                #expect(try writer.read { db in
+                    try Int.fetchOne(db, sql: "SELECT value FROM w_info WHERE key = 'next_slot'")
+                } == 512)
+                #expect(try reader.read(report) == [inMemory, 512], "caught up, not read again")
+                #expect(try reader.read(search) == before)
+            }
+            #expect(try fixture.connection().read(search) == before, "a new connection answers alike")
+        }
+    }
+
+    @Test("next_slot taken down under rows by damage is an error for a reader replaying the log")
+    func damagedNextSlotBelowRowsIsAnError() throws {
+        try Fixture.with(rows: 512, seed: 0x5eed_0117) { fixture in
+            let reader = try fixture.connection()
+            _ = try Self.nearest(in: reader)
+            _ = try Self.nearest(in: reader)
+            // Blob 7 (slots 448..511) and next_slot both gone, rows 449..512 still in T_rows,
+            // and a new generation with nothing logged: the shape a trim has, without its frees.
+            try fixture.connection().write { db in
+                try db.execute(sql: """
+                    DELETE FROM v_vectors WHERE chunk_id = 7;
+                    UPDATE v_info SET value = 448 WHERE key = 'next_slot';
+                    UPDATE v_info SET value = value + 1 WHERE key = 'generation';
+                    """)
+            }
+            #expect {
+                try Self.nearest(in: reader)
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains("storage is damaged") && message.contains("next_slot went down to 448")
+            }
         }
     }
 
