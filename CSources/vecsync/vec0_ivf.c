@@ -339,27 +339,26 @@ static int vec0IvfCoarse(const Vec0Ivf *x, const float *q, float *aOut){
   return rc;
 }
 
+/* The nearest centroid to a vector scored s[j] = a.c against each (vec0IvfCentroidKey's
+** order, the first on a tie). */
+static int vec0IvfNearestScored(const Vec0Ivf *x, int eMetric, const float *s){
+  return eMetric==VS_METRIC_COSINE ? vsArgMinScaled(s, 0, -1.0f, x->nList)
+                                   : vsArgMinScaled(s, x->aCentSq, -2.0f, x->nList);
+}
+
 /* For each of the nRow rows of X (row-major, nDim), its nearest centroid into aBest:
 ** one sgemm a block. aScore has room for VEC0_IVF_BLOCK_SCORES floats. */
 static void vec0IvfNearest(const Vec0Ivf *x, int eMetric, const float *X, int nRow,
                            float *aScore, int *aBest){
   int nBlock = (int)(VEC0_IVF_BLOCK_SCORES / x->nList);
-  int i0, i, j;
+  int i0, i;
   if( nBlock<1 ) nBlock = 1;
   if( nBlock>VEC0_IVF_BLOCK_ROWS ) nBlock = VEC0_IVF_BLOCK_ROWS;
   for(i0=0; i0<nRow; i0+=nBlock){
     int nB = nRow-i0<nBlock ? nRow-i0 : nBlock;
     vsScoreBlockBatch(x->aCent, x->nList, x->nDim, &X[(size_t)i0*(size_t)x->nDim], nB, aScore);
     for(i=0; i<nB; i++){
-      const float *s = &aScore[(size_t)i*(size_t)x->nList];
-      int iBest = 0;
-      float rBest = 0;
-      for(j=0; j<x->nList; j++){
-        /* l2: |c|^2 - 2 x.c orders by |x - c|; cosine: the largest x.c (c unit length). */
-        float r = eMetric==VS_METRIC_COSINE ? -s[j] : x->aCentSq[j] - 2.0f*s[j];
-        if( j==0 || r<rBest ){ rBest = r; iBest = j; }
-      }
-      aBest[i0+i] = iBest;
+      aBest[i0+i] = vec0IvfNearestScored(x, eMetric, &aScore[(size_t)i*(size_t)x->nList]);
     }
   }
 }
@@ -374,10 +373,7 @@ static int vec0IvfNearestOne(const Vec0Ivf *x, int eMetric, const float *a, int 
   if( aScore==0 ) return SQLITE_NOMEM;
   if( x->aCentCode==0 ){
     vsScoreBlock(x->aCent, x->nList, x->nDim, a, aScore);
-    for(j=0; j<x->nList; j++){
-      float r = vec0IvfCentroidKey(x, eMetric, j, aScore[j]);
-      if( j==0 || r<rBest ){ rBest = r; iBest = j; }
-    }
+    iBest = vec0IvfNearestScored(x, eMetric, aScore);
   }else{
     rc = vec0IvfCoarse(x, a, aScore);
     /* The VEC0_IVF_REFINE best by code, kept sorted (insertion: few and small). */

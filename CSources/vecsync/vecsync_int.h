@@ -155,6 +155,12 @@ double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm);
 ** scan's L1 scores (AVX2 where the CPU has it), re-ranked exactly by vsDistanceF32. */
 void vsL1Block(const float *A, int nRow, int nDim, const float *q, float *out);
 
+/* The first j < n (n > 0) with the smallest c[j] + m*s[j] (c NULL: m*s[j]), for m = -1 or
+** -2, whose products are exact: the nearest of n centroids scored s = x.c (ivf: -s under
+** cosine, |c|^2 - 2s under l2). AVX2 where the CPU has it, with the scalar loop's answer
+** for finite scores. */
+int vsArgMinScaled(const float *s, const float *c, float m, int n);
+
 /* out[i] = dot(A[i*nDim ..], q) for the nRow rows of a row-major block. One sgemv. */
 void vsScoreBlock(const float *A, int nRow, int nDim, const float *q, float *out);
 /* out[j*nRow + i] = dot(A[i], Q[j]) for nQuery queries: one sgemm. */

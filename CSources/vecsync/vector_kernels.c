@@ -94,6 +94,43 @@ static float vsDotAvx2(const float *a, const float *b, int n){
   }
 }
 
+/* vsArgMinScaled's eight lanes: each keeps its smallest key and the first index holding it,
+** then the lanes' best, the smaller index on a tie; the leftover keys one by one after
+** (their indexes are larger, so a strict less-than keeps the first). */
+__attribute__((target("avx2,fma")))
+static int vsArgMinAvx2(const float *s, const float *c, float m, int n){
+  __m256 vm = _mm256_set1_ps(m), vBest, vIdx, vStep = _mm256_set1_ps(8.0f);
+  __m256 vCur = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+  float aBest[8], aIdx[8], rBest;
+  int i = 8, j, iBest;
+  vBest = _mm256_mul_ps(vm, _mm256_loadu_ps(s));
+  if( c ) vBest = _mm256_add_ps(vBest, _mm256_loadu_ps(c));
+  vIdx = vCur;
+  for(; i+8<=n; i+=8){
+    __m256 k = _mm256_mul_ps(vm, _mm256_loadu_ps(s+i)), lt;
+    if( c ) k = _mm256_add_ps(k, _mm256_loadu_ps(c+i));
+    vCur = _mm256_add_ps(vCur, vStep);
+    lt = _mm256_cmp_ps(k, vBest, _CMP_LT_OQ);
+    vBest = _mm256_blendv_ps(vBest, k, lt);
+    vIdx = _mm256_blendv_ps(vIdx, vCur, lt);
+  }
+  _mm256_storeu_ps(aBest, vBest);
+  _mm256_storeu_ps(aIdx, vIdx);
+  rBest = aBest[0];
+  iBest = (int)aIdx[0];
+  for(j=1; j<8; j++){
+    if( aBest[j]<rBest || (aBest[j]==rBest && (int)aIdx[j]<iBest) ){
+      rBest = aBest[j];
+      iBest = (int)aIdx[j];
+    }
+  }
+  for(; i<n; i++){
+    float r = m*s[i] + (c ? c[i] : 0.0f);
+    if( r<rBest ){ rBest = r; iBest = i; }
+  }
+  return iBest;
+}
+
 /* Sum of the 8 lanes of v. */
 __attribute__((target("avx2,fma")))
 static float vsHsum256(__m256 v){
@@ -261,6 +298,24 @@ const char *vsScanName(void){
 }
 
 float vsDotF32(const float *a, const float *b, int n){ return vsDotImpl(a, b, n); }
+
+static int vsArgMinScalar(const float *s, const float *c, float m, int n){
+  float rBest = m*s[0] + (c ? c[0] : 0.0f);
+  int i, iBest = 0;
+  for(i=1; i<n; i++){
+    float r = m*s[i] + (c ? c[i] : 0.0f);
+    if( r<rBest ){ rBest = r; iBest = i; }
+  }
+  return iBest;
+}
+
+int vsArgMinScaled(const float *s, const float *c, float m, int n){
+#ifdef VS_X86
+  /* Indexes ride in float lanes: exact below 2^24. */
+  if( vsDotImpl==vsDotAvx2 && n>=8 && n<(1<<24) ) return vsArgMinAvx2(s, c, m, n);
+#endif
+  return vsArgMinScalar(s, c, m, n);
+}
 
 float vsNormF32(const float *a, int n){
   return sqrtf(vsDotImpl(a, a, n));
