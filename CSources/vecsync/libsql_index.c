@@ -106,14 +106,9 @@ static int libsqlIndexDimsRefresh(sqlite3 *db, LibsqlIndexDims *p, int bForce){
   rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list WHERE name<>'temp'",
                           -1, &pList, 0);
   while( rc==SQLITE_OK && sqlite3_step(pList)==SQLITE_ROW ){
-    char *zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version",
-                                 (const char*)sqlite3_column_text(pList, 0));
-    if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
-    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-    sqlite3_free(zSql);
-    if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ) iVersion += sqlite3_column_int(pStmt, 0);
-    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
-    pStmt = 0;
+    sqlite3_int64 iOne = 0;
+    rc = vsPragma(db, (const char*)sqlite3_column_text(pList, 0), "schema_version", &iOne, 0);
+    iVersion += (int)iOne;
   }
   sqlite3_finalize(pList);
   if( rc!=SQLITE_OK ) return rc;

@@ -46,24 +46,11 @@ void libsqlTopKMemoFree(LibsqlTopKMemo *pMemo){
   sqlite3_free(pMemo);
 }
 
-/* PRAGMA zSchema.schema_version. */
-static int libsqlSchemaVersion(sqlite3 *db, const char *zSchema, sqlite3_int64 *piVersion){
-  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version", zSchema);
-  sqlite3_stmt *pStmt = 0;
-  int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ) return rc;
-  if( sqlite3_step(pStmt)==SQLITE_ROW ) *piVersion = sqlite3_column_int64(pStmt, 0);
-  return sqlite3_finalize(pStmt);
-}
-
 /* The stamp a memo of an index in schema zSchema is valid for (LibsqlTopKMemo). */
 static int libsqlTopKStamp(sqlite3 *db, const char *zSchema, sqlite3_int64 *aStamp){
   unsigned int iData = 0;
-  int rc = libsqlSchemaVersion(db, "main", &aStamp[0]);
-  if( rc==SQLITE_OK ) rc = libsqlSchemaVersion(db, zSchema, &aStamp[1]);
+  int rc = vsPragma(db, "main", "schema_version", &aStamp[0], 0);
+  if( rc==SQLITE_OK ) rc = vsPragma(db, zSchema, "schema_version", &aStamp[1], 0);
   if( rc==SQLITE_OK ) rc = sqlite3_file_control(db, zSchema, SQLITE_FCNTL_DATA_VERSION, &iData);
   aStamp[2] = iData;
   aStamp[3] = sqlite3_total_changes64(db);

@@ -793,24 +793,6 @@ static int vec0IvfExec(Vec0Table *p, const char *zFmt){
   return rc;
 }
 
-/* The storage schema's PRAGMA zName (cache_size, page_size): read into *piVal, or set to
-** *piVal when bSet. */
-static int vec0IvfPragma(Vec0Table *p, const char *zName, sqlite3_int64 *piVal, int bSet){
-  sqlite3_stmt *pStmt = 0;
-  char *zSql = bSet ? sqlite3_mprintf("PRAGMA \"%w\".%s=%lld", p->zStoreSchema, zName, *piVal)
-                    : sqlite3_mprintf("PRAGMA \"%w\".%s", p->zStoreSchema, zName);
-  int rc = zSql ? sqlite3_prepare_v2(p->dbStore, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW && !bSet ){
-    *piVal = sqlite3_column_int64(pStmt, 0);
-  }
-  if( pStmt ){
-    int rc2 = sqlite3_finalize(pStmt);
-    if( rc==SQLITE_OK ) rc = rc2;
-  }
-  return rc;
-}
-
 /* Every slot's list into T_ivf_assign, in slot order (the table's key, so its pages fill
 ** one after another). The index on list then takes a row at each list's end: one page a
 ** list is written to at once, more than SQLite's default cache of 2 MB holds from about
@@ -820,13 +802,13 @@ static int vec0IvfPragma(Vec0Table *p, const char *zName, sqlite3_int64 *piVal, 
 static int vec0IvfStoreAssign(Vec0Table *p, Vec0Ivf *x){
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 iOld = 0, nPage = 0, iSlot, nWant = 2*(sqlite3_int64)x->nList + 2048;
-  int rc = vec0IvfPragma(p, "cache_size", &iOld, 0), bSet = 0;
-  if( rc==SQLITE_OK ) rc = vec0IvfPragma(p, "page_size", &nPage, 0);
+  int rc = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &iOld, 0), bSet = 0;
+  if( rc==SQLITE_OK ) rc = vsPragma(p->dbStore, p->zStoreSchema, "page_size", &nPage, 0);
   if( rc==SQLITE_OK && nPage>0 ){
     /* cache_size: pages, or -KiB. */
     bSet = (iOld>=0 ? iOld : (-iOld*1024)/nPage) < nWant;
   }
-  if( rc==SQLITE_OK && bSet ) rc = vec0IvfPragma(p, "cache_size", &nWant, 1);
+  if( rc==SQLITE_OK && bSet ) rc = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &nWant, 1);
   if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
   for(iSlot=0; rc==SQLITE_OK && iSlot<x->nSlot; iSlot++){
     if( x->aListOf[iSlot]<0 ) continue;
@@ -836,7 +818,7 @@ static int vec0IvfStoreAssign(Vec0Table *p, Vec0Ivf *x){
     rc = sqlite3_reset(pStmt);
   }
   if( bSet ){
-    int rc2 = vec0IvfPragma(p, "cache_size", &iOld, 1);
+    int rc2 = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &iOld, 1);
     if( rc==SQLITE_OK ) rc = rc2;
   }
   return rc;

@@ -118,7 +118,8 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
                            " VALUES(?1, ?2, ?3)",
   [VEC0_STMT_LOG_RANGE]  = "SELECT slot, rowid FROM \"%w\".\"%w_changes\""
                            " WHERE generation>?1 AND generation<=?2 ORDER BY generation",
-  [VEC0_STMT_LOG_COUNT]  = "SELECT count(*), coalesce(sum(slot<0 AND slot<>-2), 0)"
+  [VEC0_STMT_LOG_COUNT]  = "SELECT count(*), coalesce(sum(slot<0 AND slot<>"
+                           VS_STR(VEC0_LOG_TRIMMED) "), 0)"
                            " FROM \"%w\".\"%w_changes\" WHERE generation>?1 AND generation<=?2",
   [VEC0_STMT_LOG_PRUNE]  = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1",
   [VEC0_STMT_LOG_MARK]   = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1",

@@ -529,6 +529,9 @@ int vec0LogSlot(Vec0Table *p, sqlite3_int64 iSlot, int bLive, sqlite3_int64 iRow
 ** reads any negative slot as one, and loads whole). */
 #define VEC0_LOG_RELOAD  (-1)
 #define VEC0_LOG_TRIMMED (-2)
+/* A macro's value as SQL text: VS_STR(VEC0_LOG_TRIMMED) is "(-2)". */
+#define VS_STR(x) VS_STR_(x)
+#define VS_STR_(x) #x
 /* Whether this connection's view is the state it reads now (its own writes included). */
 int vec0ViewCurrent(Vec0Table *p);
 /* Open blob iBlob of T_codes (checked against its expected size). */
@@ -828,6 +831,10 @@ int vec0HasTextPk(Vec0Table *p);
 
 /* An SQL function's error, as "fn: message" (fn is the function's user data); frees zErr. */
 void vsResultError(sqlite3_context *ctx, int rc, char *zErr);
+/* PRAGMA zSchema.zName (an integer pragma: schema_version, page_size, cache_size) read into
+** *piVal, or set to *piVal when bSet. */
+int vsPragma(sqlite3 *db, const char *zSchema, const char *zName, sqlite3_int64 *piVal,
+             int bSet);
 /* What the table-valued functions (vecsync_knn_batch, vec_each, vector_top_k) share: their
 ** table, which xConnect (vsTableFunctionConnect, after declaring zDecl) makes and
 ** xDisconnect frees; xOpen makes a zeroed cursor of nCursor bytes, xClose lets xReset free

@@ -41,6 +41,18 @@ void vsResultError(sqlite3_context *ctx, int rc, char *zErr){
   sqlite3_free(zErr);
 }
 
+int vsPragma(sqlite3 *db, const char *zSchema, const char *zName, sqlite3_int64 *piVal,
+             int bSet){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = bSet ? sqlite3_mprintf("PRAGMA \"%w\".%s=%lld", zSchema, zName, *piVal)
+                    : sqlite3_mprintf("PRAGMA \"%w\".%s", zSchema, zName);
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ) return rc;
+  if( sqlite3_step(pStmt)==SQLITE_ROW && !bSet ) *piVal = sqlite3_column_int64(pStmt, 0);
+  return sqlite3_finalize(pStmt);
+}
+
 /* Read argument pVal of a function as a vector (eWant: vsVectorFromValue's) into *pV; on
 ** error the function's result is the error, and 0 is returned. */
 static int vsVectorArg(sqlite3_context *ctx, sqlite3_value *pVal, int eWant, VsVector *pV){
