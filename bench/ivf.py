@@ -15,9 +15,10 @@ Systems (--systems, comma-separated; all by default):
   (the build from an existing table), queried ``and nprobe = N``. On the clustered set the
   same child then measures growth and deletes without a retrain and a filtered query
   (--no-extras skips them).
-- ``vecsync-ivf-budget``: the same under ``vecsync_memory_budget(1)``: the table's copy keeps
-  rowids and liveness only, the index answers from its lists' int8 codes and reads only the
-  candidates' float32 vectors from the file (no growth, delete or filter measurements).
+- ``vecsync-ivf-budget``: the same under a memory budget of (D + 32) bytes a row: the
+  table's copy (4·D + 13 bytes a row) is over it and keeps rowids and liveness only, the
+  lists' int8 codes fit; the index answers from them and reads only the candidates' float32
+  vectors from the file (no growth, delete or filter measurements).
 - ``vecsync-libsql-ivf``: ours through libSQL's syntax: a plain table with an
   ``F32_BLOB(D)`` column, filled, then ``create index ... (libsql_vector_idx(e, 'type=ivf'))``,
   queried ``vector_top_k('i', vector32(?), 10, nprobe)``.
@@ -222,9 +223,12 @@ def vecsync_exact(run: Run) -> None:
 def vecsync_ivf(run: Run, budget: bool = False) -> None:
     path, conn = _our_database(run)
     if budget:
-        # One byte: the copy keeps rowids and liveness only; the index answers from its
-        # lists' codes and reads the candidates' vectors from the file.
-        conn.execute("select vecsync_memory_budget(1)")
+        # Room for the lists' int8 codes (a code, its scale and norm, and the slot: D + 16
+        # bytes a row, with a margin) but not for the copy's vectors (4·D + 13): the copy
+        # keeps rowids and liveness only, the index answers from its lists' codes and reads
+        # the candidates' vectors from the file. A budget below the lists would give them
+        # back and read them again.
+        conn.execute(f"select vecsync_memory_budget({len(run.X) * (run.dim + 32)})")
     options = run.plan["ivf_options"]
     conn.execute(f"create virtual table v using vec0(e float[{run.dim}] distance_metric=cosine "
                  f"indexed by ivf({options}))")

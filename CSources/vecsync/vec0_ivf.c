@@ -32,7 +32,9 @@
 ** reflects: another connection's commit changes one of them and it is read again whole
 ** (the codes made again from the vectors). Writes (vec0IvfPut, vec0IvfRemove) change the
 ** shadow table and the lists together; a statement or transaction rolled back drops the
-** lists (vec0IvfDrop), which are then read again.
+** lists (vec0IvfDrop), which are then read again. Under a memory budget the lists read
+** when needed are held to it: the least recently scanned are given back (vec0IvfFitBudget)
+** and read again when a query next scans them, and a training keeps none of them.
 **
 ** A KNN query (vec0IvfSearch) orders the lists by centroid distance (vec0IvfProbeOrder),
 ** scans the nprobe nearest, then further lists, nearest first, until k rows that pass
@@ -85,7 +87,9 @@ struct Vec0IvfList {
   unsigned char *aCode;       /* Coded lists: n codes of nCode bytes, in aSlot's order */
   float *aScale;              /* Coded lists: each code's scale (int8) */
   float *aNorm;               /* Coded lists: each vector's L2 norm */
-  int bUnread;                /* Not read from T_ivf_assign yet (Vec0Ivf.bLazy): empty */
+  int bUnread;                /* Not read from T_ivf_assign yet (Vec0Ivf.bLazy), or given
+                              ** back under the memory budget: empty */
+  sqlite3_uint64 iUsed;       /* Vec0Ivf.iTick when a query last scanned it */
 };
 
 struct Vec0Ivf {
@@ -109,6 +113,8 @@ struct Vec0Ivf {
   Vec0IvfList *aList;         /* nList lists */
   int bLazy;                  /* Lists are read when a query first scans them, through
                               ** the index on T_ivf_assign(list) (T_info ivf_list_index) */
+  sqlite3_uint64 iTick;       /* Lists scanned so far, by every query */
+  sqlite3_int64 nGivenBack;   /* Lists given back to keep under the memory budget */
 };
 
 static void vec0IvfFree(Vec0Ivf *x){
@@ -271,6 +277,57 @@ static void vec0IvfListsFit(Vec0Ivf *x, int iFirst, int iEnd){
       (void)vec0IvfResize(&pL->aNorm, sizeof(float), n);
     }
     pL->nAlloc = (int)n;
+  }
+}
+
+/* Bytes list pL holds in memory: its slots and (coded lists) codes, scales and norms. */
+static sqlite3_int64 vec0IvfListBytes(const Vec0Ivf *x, const Vec0IvfList *pL){
+  sqlite3_int64 nRow = sizeof(sqlite3_int64) + (x->nCode ? x->nCode + 2*sizeof(float) : 0);
+  return (sqlite3_int64)pL->nAlloc*nRow;
+}
+
+/* Bytes every list holds in memory. */
+static sqlite3_int64 vec0IvfListsBytes(const Vec0Ivf *x){
+  sqlite3_int64 n = 0;
+  int i;
+  for(i=0; i<x->nList; i++) n += vec0IvfListBytes(x, &x->aList[i]);
+  return n;
+}
+
+/* Give list pL back: empty, its rows out of the per-slot arrays, read again from
+** T_ivf_assign (by the index on list) when a query next scans it. */
+static void vec0IvfListGiveBack(Vec0Ivf *x, Vec0IvfList *pL){
+  int i;
+  for(i=0; i<pL->n; i++) x->aListOf[pL->aSlot[i]] = -1;
+  sqlite3_free(pL->aSlot);
+  sqlite3_free(pL->aCode);
+  sqlite3_free(pL->aScale);
+  sqlite3_free(pL->aNorm);
+  pL->aSlot = 0;
+  pL->aCode = 0;
+  pL->aScale = pL->aNorm = 0;
+  pL->n = pL->nAlloc = 0;
+  pL->bUnread = 1;
+  x->nGivenBack++;
+}
+
+/* Under a memory budget (vecsync_memory_budget), lists that can be read again (x->bLazy)
+** are given back, least recently scanned first and never list iKeep, until the lists hold
+** at most the budget. O(lists) a list given back: a list read costs far more. */
+static void vec0IvfFitBudget(Vec0Ivf *x, int iKeep){
+  sqlite3_int64 nBudget = vec0MemoryBudget(-1), nHeld;
+  if( nBudget<=0 || !x->bLazy ) return;
+  nHeld = vec0IvfListsBytes(x);
+  while( nHeld>nBudget ){
+    int i, iOld = -1;
+    for(i=0; i<x->nList; i++){
+      const Vec0IvfList *pL = &x->aList[i];
+      if( i==iKeep || pL->bUnread ) continue;
+      if( iOld<0 || pL->iUsed<x->aList[iOld].iUsed ) iOld = i;
+    }
+    if( iOld<0 ) break;
+    nHeld -= vec0IvfListBytes(x, &x->aList[iOld]);
+    vec0IvfListGiveBack(x, &x->aList[iOld]);
   }
 }
 
@@ -866,18 +923,19 @@ static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x){
 ** holds a savepoint or a statement: a failure leaves the storage as it was. */
 int vec0IvfTrain(Vec0Table *p, int nListWant){
   Vec0IvfRow *aRow = 0;
-  sqlite3_int64 n = 0, m, i, nSlot = 0, iGen = 0, iVersion = 0;
+  sqlite3_int64 n = 0, m, i, nSlot = 0, iGen = 0, iVersion = 0, bLazy = 0;
   Vec0Ivf *x = 0;
   Vec0Reader r;
   float *X = 0, *aScore = 0;
   int *aBest = 0;
-  int nDim = p->cfg.nDim, nList, rc;
+  int nDim = p->cfg.nDim, nList, rc, bLean;
 
   memset(&r, 0, sizeof(r));
   vec0IvfDrop(p);
   rc = vec0IvfRows(p, &aRow, &n);
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
   if( rc==SQLITE_OK ) rc = vec0IvfStamp(p, &iGen, &iVersion);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_list_index", &bLazy);
   if( rc!=SQLITE_OK ) goto cleanup;
   nList = nListWant>0 ? nListWant : p->cfg.nIvfList;
   if( nList<=0 ) nList = (int)(sqrt((double)n) + 0.5);
@@ -887,6 +945,11 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   if( rc!=SQLITE_OK ) goto cleanup;
   x->nTrained = n;
   x->iGen = iGen;
+  x->bLazy = bLazy!=0;
+  /* Under a memory budget, lists that can be read again keep only each row's list while
+  ** training (what T_ivf_assign stores), and are read when queries scan them: at
+  ** 10,000,000 x 384 the codes of every list are 3.7 GiB. */
+  bLean = x->bLazy && vec0MemoryBudget(-1)>0;
   if( nList>0 ){
     /* The sample: m rows spread evenly over the rows in rowid order. */
     m = (sqlite3_int64)VEC0_IVF_SAMPLE_PER_LIST*nList;
@@ -914,13 +977,22 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
       if( rc!=SQLITE_OK ) break;
       vec0IvfNearest(x, p->cfg.eMetric, X, nB, aScore, aBest);
       for(j=0; j<nB && rc==SQLITE_OK; j++){
-        rc = vec0IvfListAdd(x, aBest[j], aRow[i+j].iSlot, &X[(size_t)j*(size_t)nDim]);
+        if( bLean ){
+          x->aListOf[aRow[i+j].iSlot] = aBest[j];
+        }else{
+          rc = vec0IvfListAdd(x, aBest[j], aRow[i+j].iSlot, &X[(size_t)j*(size_t)nDim]);
+        }
       }
     }
   }
   vec0ReaderClose(&r);                          /* before the writes */
   if( rc==SQLITE_OK ) vec0IvfListsFit(x, 0, x->nList);
   if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x);
+  if( rc==SQLITE_OK && bLean ){
+    /* Stored: every list is now read when a query needs it. */
+    memset(x->aListOf, 0xff, sizeof(int)*(size_t)x->nSlot);
+    for(i=0; i<x->nList; i++) x->aList[i].bUnread = 1;
+  }
   if( rc==SQLITE_OK ){
     p->pIvf = x;
     x = 0;
@@ -1160,8 +1232,9 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   }
   if( rc==SQLITE_OK && x->nCode ) rc = vec0QuantQueryInit(&x->cfgCode, q, &qq);
   if( rc!=SQLITE_OK ) goto cleanup;
+  vec0IvfFitBudget(x, -1);          /* the budget may have been lowered, writes grow lists */
   for(i=0; i<x->nList; i++){
-    const Vec0IvfList *pL;
+    Vec0IvfList *pL;
     /* Until k rows passed the filters the heap is not full (it holds nKeep >= k): every
     ** row that passed is in it. */
     if( i>=nProbe && pTop->n>=k ) break;
@@ -1170,9 +1243,13 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
       nSorted = x->nList;
     }
     pL = &x->aList[aOrder[i].iList];
+    pL->iUsed = ++x->iTick;
     if( pL->bUnread ){
       rc = vec0IvfListRead(p, x, aOrder[i].iList, &r);
       if( rc!=SQLITE_OK ) goto cleanup;
+      /* Lists scanned before in this query may go: their candidates are in the heap by
+      ** slot, and re-scored from the copy or T_vectors, not from the lists. */
+      vec0IvfFitBudget(x, aOrder[i].iList);
     }
     if( x->nCode ){
       double rBound = vsTopKBound(pTop);
@@ -1382,11 +1459,12 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
                             || (rMean>0 && nMax>4*rMean && nMax>64));
   pStr = sqlite3_str_new(0);
   sqlite3_str_appendf(pStr, "{\"index\":\"ivf\",\"trained\":%s,\"rows\":%lld,\"lists\":%d,"
-                      "\"lists_in_memory\":%d,"
+                      "\"lists_in_memory\":%d,\"list_bytes\":%lld,\"lists_given_back\":%lld,"
                       "\"listed_rows\":%lld,\"list_min\":%d,\"list_max\":%d,"
                       "\"list_mean\":%.1f,\"nprobe\":%d,\"trained_rows\":%lld,"
                       "\"growth\":%.3f,\"imbalance\":%.3f,\"retrain_suggested\":%s}",
-                      x->nList>0 ? "true" : "false", nRow, x->nList, nRead, nListed, nMin,
+                      x->nList>0 ? "true" : "false", nRow, x->nList, nRead,
+                      vec0IvfListsBytes(x), x->nGivenBack, nListed, nMin,
                       nMax, rMean, p->cfg.nIvfProbe, x->nTrained,
                       x->nTrained>0 ? (double)nRow/x->nTrained : 0.0,
                       rMean>0 ? nMax/rMean : 0.0, bRetrain ? "true" : "false");

@@ -94,7 +94,9 @@ public enum VecSyncExtension {
     ///
     /// A table whose vectors would take more keeps only 9 bytes a row in memory (row ids and
     /// liveness) and its searches read the vectors from the database, chunk by chunk:
-    /// answers stay exact, searches get slower. It takes effect at each table's next search.
+    /// answers stay exact, searches get slower. A connection's lists of an ivf index
+    /// (`indexed by ivf(...)`) are held to it too: the least recently scanned are given back
+    /// and read again when a query needs them. It takes effect at each table's next search.
     /// The same setting is `SELECT vecsync_memory_budget(bytes)` in SQL.
     ///
     /// ```swift

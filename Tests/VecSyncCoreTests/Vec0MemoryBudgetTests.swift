@@ -89,6 +89,58 @@ struct Vec0MemoryBudgetTests {
         #expect(approximate > 0, "every nprobe 1 answer was the exact one: \(lines)")
     }
 
+    @Test("Under the budget an ivf index gives back its least recently scanned lists, answering the same")
+    func ivfListsStayUnderTheBudget() throws {
+        var random = SeededRandom(defaultSeed: 0x5eed_0133)
+        func vector() -> String { Self.vector(&random) }
+        // 2,000 rows in 16 lists: about 125 rows a list, 24 bytes a row (slot, 8-byte code,
+        // scale, norm), 3 KB a list. A budget of 8 KiB holds two or three lists.
+        let budget = 8192
+        var script = """
+            create virtual table t using vec0(embedding float[8] indexed by ivf(nlist=16, nprobe=3), \
+            cat integer, chunk_size=16);
+            begin;
+
+            """
+        for row in 1...2000 {
+            script += "insert into t(rowid, embedding, cat) values (\(row), '\(vector())', \(row % 3));\n"
+        }
+        script += "commit;\n.output /dev/null\nselect vecsync_ivf_retrain('t');\n.output stdout\n"
+        func info(_ field: String) -> String { "select json_extract(vecsync_index_info('t'), '$.\(field)');\n" }
+        // A retrain under the budget keeps no list: each is read when a query scans it.
+        script += ".output /dev/null\nselect vecsync_memory_budget(\(budget));\n"
+        script += "select vecsync_ivf_retrain('t');\n.output stdout\n" + info("lists_in_memory")
+        let rounds = 16
+        for round in 0..<rounds {
+            script += "delete from t where rowid = \(round * 13 + 5);\n"
+            script += "update t set embedding = '\(vector())' where rowid = \(round * 17 + 9);\n"
+            script += "insert into t(rowid, embedding, cat) values (\(3000 + round), '\(vector())', 1);\n"
+            let filter = round % 3 == 2 ? " and cat = 1" : ""
+            let knn =
+                "select group_concat(rowid || ':' || round(distance, 9), ' ') from (select rowid, distance "
+                + "from t where embedding match '\(vector())' and k = 6\(filter));\n"
+            script += "select vecsync_memory_budget(0);\n" + knn
+            script += "select vecsync_memory_budget(\(budget));\n" + knn
+            script += "select json_extract(vecsync_index_info('t'), '$.list_bytes') <= \(budget) + 4096;\n"
+        }
+        script += info("lists_given_back") + info("lists_in_memory") + info("listed_rows")
+        let output = try Shell.run(script)
+        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
+        let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try #require(lines.count >= 1 + rounds * 5 + 3, "output: \(output.stdout)")
+        #expect(lines[0] == "0", "lists in memory after a retrain under the budget: \(lines[0])")
+        for round in 0..<rounds {
+            let l = Array(lines[(1 + round * 5)..<(1 + round * 5 + 5)])
+            #expect(l[0] == "0" && l[2] == "\(budget)", "round \(round): \(l)")
+            #expect(!l[1].isEmpty && l[3] == l[1], "round \(round): under the budget \(l[3]), without \(l[1])")
+            #expect(l[4] == "1", "round \(round): the lists held more than the budget and a list")
+        }
+        let tail = Array(lines[(1 + rounds * 5)...])
+        #expect((Int(tail[0]) ?? 0) > 0, "no list was given back: \(tail)")
+        #expect((Int(tail[1]) ?? 99) < 16, "every list stayed in memory: \(tail)")
+        #expect(tail[2] == "2000", "rows listed: \(tail)")
+    }
+
     @Test("The budget is read and set from SQL, and refuses what is not a byte count")
     func budgetFromSQL() throws {
         let output = try Shell.run(
