@@ -989,8 +989,9 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   if( rc==SQLITE_OK ) vec0IvfListsFit(x, 0, x->nList);
   if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x);
   if( rc==SQLITE_OK && bLean ){
-    /* Stored: every list is now read when a query needs it. */
-    memset(x->aListOf, 0xff, sizeof(int)*(size_t)x->nSlot);
+    /* Stored: every list is now read when a query needs it (an empty table has no
+    ** per-slot arrays). */
+    if( x->nSlot>0 ) memset(x->aListOf, 0xff, sizeof(int)*(size_t)x->nSlot);
     for(i=0; i<x->nList; i++) x->aList[i].bUnread = 1;
   }
   if( rc==SQLITE_OK ){
