@@ -117,15 +117,22 @@ struct Vec0Ivf {
   sqlite3_int64 nGivenBack;   /* Lists given back to keep under the memory budget */
 };
 
+/* List pL's arrays freed: it holds no row. */
+static void vec0IvfListEmpty(Vec0IvfList *pL){
+  sqlite3_free(pL->aSlot);
+  sqlite3_free(pL->aCode);
+  sqlite3_free(pL->aScale);
+  sqlite3_free(pL->aNorm);
+  pL->aSlot = 0;
+  pL->aCode = 0;
+  pL->aScale = pL->aNorm = 0;
+  pL->n = pL->nAlloc = 0;
+}
+
 static void vec0IvfFree(Vec0Ivf *x){
   int i;
   if( x==0 ) return;
-  for(i=0; i<x->nList; i++){
-    sqlite3_free(x->aList[i].aSlot);
-    sqlite3_free(x->aList[i].aCode);
-    sqlite3_free(x->aList[i].aScale);
-    sqlite3_free(x->aList[i].aNorm);
-  }
+  for(i=0; i<x->nList; i++) vec0IvfListEmpty(&x->aList[i]);
   sqlite3_free(x->aList);
   sqlite3_free(x->aCent);
   sqlite3_free(x->aCentSq);
@@ -299,14 +306,7 @@ static sqlite3_int64 vec0IvfListsBytes(const Vec0Ivf *x){
 static void vec0IvfListGiveBack(Vec0Ivf *x, Vec0IvfList *pL){
   int i;
   for(i=0; i<pL->n; i++) x->aListOf[pL->aSlot[i]] = -1;
-  sqlite3_free(pL->aSlot);
-  sqlite3_free(pL->aCode);
-  sqlite3_free(pL->aScale);
-  sqlite3_free(pL->aNorm);
-  pL->aSlot = 0;
-  pL->aCode = 0;
-  pL->aScale = pL->aNorm = 0;
-  pL->n = pL->nAlloc = 0;
+  vec0IvfListEmpty(pL);
   pL->bUnread = 1;
   x->nGivenBack++;
 }
