@@ -11,8 +11,9 @@
 ** zeros, wrong dimensions: refused as any vec0 refuses them), UPDATE of a vector or a
 ** rowid, DELETE, BEGIN / COMMIT / ROLLBACK and savepoints, vecsync_ivf_retrain() with or
 ** without an nlist, KNN with k, nprobe and a tag filter, vecsync_index_info() and
-** vecsync_ivf_recall(), a memory budget set or lifted, and damage to T_ivf_centroids, T_ivf_assign and T_info's ivf keys
-** (blobs of other lengths, lists and slots out of range, rows deleted or added), each
+** vecsync_ivf_recall(), a memory budget set or lifted, and damage to T_ivf_centroids,
+** T_ivf_assign and T_info's ivf keys (blobs of other lengths, lists, slots and rowids out
+** of range or of another type, rows deleted or added), each
 ** followed by a bump of ivf_version so the next statement reads the index again.
 **
 ** The oracle: whenever no damage has been done, a KNN query with k at least the rows
@@ -77,6 +78,10 @@ static void damage(sqlite3 *db, FuzzIn *in){
     "UPDATE v_ivf_assign SET list = NULL WHERE slot = %d + 0 * %d",
     "UPDATE v_info SET value = %d + 0 * %d WHERE key = 'ivf_list_index'",
     "UPDATE OR REPLACE v_ivf_assign SET slot = %d WHERE slot = %d",
+    "UPDATE v_ivf_assign SET rowid = %d WHERE slot = %d",
+    "UPDATE v_ivf_assign SET rowid = 'r' || %d WHERE slot = %d",
+    "INSERT OR REPLACE INTO v_ivf_assign(slot, list, rowid) VALUES (%d, %d, 1)",
+    "UPDATE v_ivf_assign SET rowid = rowid + %d WHERE slot >= %d",
   };
   static const int aX[] = { -1, 0, 1, 2, 3, 4, 5, 7, 8, 32, 65536, 100000, 2147483647 };
   int x = aX[fuzzPick(in, sizeof(aX)/sizeof(aX[0]))];

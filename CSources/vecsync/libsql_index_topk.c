@@ -400,7 +400,6 @@ static int vtkFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   rc = vec0VectorArg(pStore, argv[1], "query", &q, &zErr);
   if( rc!=SQLITE_OK ) goto cleanup;
   rc = vec0StorageReady(pStore);
-  if( rc==SQLITE_OK ) rc = vec0CacheEnsure(pStore, vec0IvfCacheNeed(pStore));
   if( rc!=SQLITE_OK ){
     zErr = vec0TakeError(pStore);
     goto cleanup;

@@ -294,8 +294,11 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     pCur->bEof = 1;                   /* k = 0 or LIMIT 0: no row, nothing scanned */
     goto cleanup;
   }
-  rc = vec0CacheEnsure(p, vec0IvfCacheNeed(p));
-  if( rc!=SQLITE_OK ) goto cleanup;
+  if( k<0 || bFilter || iMatch!=p->cfg.iVec ){
+    /* The copy, for what this needs of it; else vec0IvfSearch asks for it when it does. */
+    rc = vec0CacheEnsure(p, vec0IvfCacheNeed(p));
+    if( rc!=SQLITE_OK ) goto cleanup;
+  }
   if( k<0 ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
   if( bFilter ){
     rc = vec0FilterMask(p, aArg, nArg, argv, &aMask);
@@ -400,6 +403,7 @@ static int vec0CursorRow(Vec0Cursor *pCur, sqlite3_stmt **ppRow){
   }
   if( !pCur->bRowLoaded ){
     sqlite3_int64 iRowid = pCur->top.a[pCur->iHit].iRowid;
+    sqlite3_int64 iSlot = pCur->top.a[pCur->iHit].iSlot;
     sqlite3_reset(pCur->pRow);
     sqlite3_bind_int64(pCur->pRow, 1, iRowid);
     if( sqlite3_step(pCur->pRow)!=SQLITE_ROW ){
@@ -410,6 +414,13 @@ static int vec0CursorRow(Vec0Cursor *pCur, sqlite3_stmt **ppRow){
         rc = SQLITE_CORRUPT_VTAB;
       }
       return rc;
+    }
+    if( sqlite3_column_int64(pCur->pRow, VEC0_ROW_SLOT)!=iSlot ){
+      /* The hit's rowid came from elsewhere than T_rows (an ivf list's T_ivf_assign). */
+      sqlite3_reset(pCur->pRow);
+      vec0SetError(p, "vec0 \"%s\": storage is damaged: row %lld is not in slot %lld",
+                   p->zName, iRowid, iSlot);
+      return SQLITE_CORRUPT_VTAB;
     }
     pCur->bRowLoaded = 1;
   }

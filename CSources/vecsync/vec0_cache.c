@@ -322,8 +322,10 @@ static int vec0SnapSet(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iSlot, int b
 }
 
 const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot){
-  const Vec0Chunk *c = p->pView->apChunk[iSlot/p->cfg.nChunk];
-  if( c->aVec==0 ) return 0;
+  const Vec0Chunk *c;
+  if( p->pView==0 || iSlot<0 || iSlot>=p->pView->nSlot ) return 0;
+  c = p->pView->apChunk[iSlot/p->cfg.nChunk];
+  if( c==0 || c->aVec==0 ) return 0;
   return c->aVec + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nWord;
 }
 

@@ -84,6 +84,7 @@ struct Vec0IvfList {
   int n;                      /* Rows in the list */
   int nAlloc;                 /* Room for rows in the arrays below */
   sqlite3_int64 *aSlot;       /* Their slots */
+  sqlite3_int64 *aRowid;      /* Vec0Ivf.bRowids: their rowids, in aSlot's order */
   unsigned char *aCode;       /* Coded lists: n codes of nCode bytes, in aSlot's order */
   float *aScale;              /* Coded lists: each code's scale (int8) */
   float *aNorm;               /* Coded lists: each vector's L2 norm */
@@ -113,17 +114,21 @@ struct Vec0Ivf {
   Vec0IvfList *aList;         /* nList lists */
   int bLazy;                  /* Lists are read when a query first scans them, through
                               ** the index on T_ivf_assign(list) (T_info ivf_list_index) */
+  int bRowids;                /* T_ivf_assign keeps each slot's rowid (ivf_list_index 2):
+                              ** the lists hold them, and a query needs no copy */
   sqlite3_uint64 iTick;       /* Lists scanned so far, by every query */
   sqlite3_int64 nGivenBack;   /* Lists given back to keep under the memory budget */
+  sqlite3_int64 nNoCopy;      /* Queries answered from the lists alone (no copy made) */
 };
 
 /* List pL's arrays freed: it holds no row. */
 static void vec0IvfListEmpty(Vec0IvfList *pL){
   sqlite3_free(pL->aSlot);
+  sqlite3_free(pL->aRowid);
   sqlite3_free(pL->aCode);
   sqlite3_free(pL->aScale);
   sqlite3_free(pL->aNorm);
-  pL->aSlot = 0;
+  pL->aSlot = pL->aRowid = 0;
   pL->aCode = 0;
   pL->aScale = pL->aNorm = 0;
   pL->n = pL->nAlloc = 0;
@@ -239,6 +244,7 @@ static void vec0IvfListRemove(Vec0Ivf *x, sqlite3_int64 iSlot){
   iPos = x->aPos[iSlot];
   pL->aSlot[iPos] = pL->aSlot[pL->n-1];
   x->aPos[pL->aSlot[iPos]] = iPos;
+  if( pL->aRowid ) pL->aRowid[iPos] = pL->aRowid[pL->n-1];
   if( x->nCode ){
     memcpy(&pL->aCode[(size_t)iPos*(size_t)x->nCode],
            &pL->aCode[(size_t)(pL->n-1)*(size_t)x->nCode], (size_t)x->nCode);
@@ -256,6 +262,7 @@ static int vec0IvfListRoom(Vec0Ivf *x, Vec0IvfList *pL){
   if( pL->nAlloc>=0x3fffffff ) return SQLITE_TOOBIG;
   nNew = pL->nAlloc<16 ? 16 : (sqlite3_uint64)pL->nAlloc*2;
   if( vec0IvfResize(&pL->aSlot, sizeof(sqlite3_int64), nNew) ) return SQLITE_NOMEM;
+  if( x->bRowids && vec0IvfResize(&pL->aRowid, sizeof(sqlite3_int64), nNew) ) return SQLITE_NOMEM;
   if( x->nCode
    && (vec0IvfResize(&pL->aCode, (sqlite3_uint64)x->nCode, nNew)
        || vec0IvfResize(&pL->aScale, sizeof(float), nNew)
@@ -278,6 +285,7 @@ static void vec0IvfListsFit(Vec0Ivf *x, int iFirst, int iEnd){
     /* An array whose smaller block is refused keeps its larger one: every array then has
     ** room for at least n rows, which is what nAlloc promises. */
     (void)vec0IvfResize(&pL->aSlot, sizeof(sqlite3_int64), n);
+    if( x->bRowids ) (void)vec0IvfResize(&pL->aRowid, sizeof(sqlite3_int64), n);
     if( x->nCode ){
       (void)vec0IvfResize(&pL->aCode, (sqlite3_uint64)x->nCode, n);
       (void)vec0IvfResize(&pL->aScale, sizeof(float), n);
@@ -287,9 +295,11 @@ static void vec0IvfListsFit(Vec0Ivf *x, int iFirst, int iEnd){
   }
 }
 
-/* Bytes list pL holds in memory: its slots and (coded lists) codes, scales and norms. */
+/* Bytes list pL holds in memory: its slots, rowids and (coded lists) codes, scales and
+** norms. */
 static sqlite3_int64 vec0IvfListBytes(const Vec0Ivf *x, const Vec0IvfList *pL){
-  sqlite3_int64 nRow = sizeof(sqlite3_int64) + (x->nCode ? x->nCode + 2*sizeof(float) : 0);
+  sqlite3_int64 nRow = sizeof(sqlite3_int64)*(x->bRowids ? 2 : 1)
+                     + (x->nCode ? x->nCode + 2*sizeof(float) : 0);
   return (sqlite3_int64)pL->nAlloc*nRow;
 }
 
@@ -331,10 +341,12 @@ static void vec0IvfFitBudget(Vec0Ivf *x, int iKeep){
   }
 }
 
-/* Put slot iSlot (< x->nSlot), whose vector is a, into list iList, out of any other; a
-** coded list keeps a's code (again, when the slot stays in its list). A list not read yet
-** takes nothing: the slot is among those it reads from T_ivf_assign when it is. */
-static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, const float *a){
+/* Put slot iSlot (< x->nSlot) of row iRowid, whose vector is a, into list iList, out of
+** any other; a coded list keeps a's code (again, when the slot stays in its list). A list
+** not read yet takes nothing: the slot is among those it reads from T_ivf_assign when it
+** is. */
+static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, sqlite3_int64 iRowid,
+                          const float *a){
   Vec0IvfList *pL = &x->aList[iList];
   int iPos, rc;
   if( pL->bUnread ){
@@ -351,6 +363,7 @@ static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, const floa
     pL->aSlot[pL->n++] = iSlot;
   }
   iPos = x->aPos[iSlot];
+  if( pL->aRowid ) pL->aRowid[iPos] = iRowid;
   if( x->nCode ){
     vec0QuantEncode(&x->cfgCode, a, &pL->aCode[(size_t)iPos*(size_t)x->nCode],
                     &pL->aScale[iPos]);
@@ -472,37 +485,49 @@ static int vec0IvfStamp(Vec0Table *p, sqlite3_int64 *piGen, sqlite3_int64 *piVer
   return rc;
 }
 
-/* Slot iSlot of list iList, read from T_ivf_assign, into the list in memory: its vector
-** read through r into a (coded lists) and coded. */
+/* The statement of T_ivf_assign's layout: eRowids for a table that keeps rowids there,
+** else eOld (see VEC0_STMT_IVF_ASSIGN_PUT). */
+static int vec0IvfStmt(Vec0Table *p, const Vec0Ivf *x, int eRowids, int eOld,
+                       sqlite3_stmt **ppStmt){
+  return vec0Stmt(p, x->bRowids ? eRowids : eOld, ppStmt);
+}
+
+/* Slot iSlot of list iList, read from T_ivf_assign with the rowid in column iCol of pStmt
+** (NULL unless x->bRowids), into the list in memory: its vector read through r into a
+** (coded lists) and coded. */
 static int vec0IvfAddRead(Vec0Table *p, Vec0Ivf *x, Vec0Reader *r, sqlite3_int64 iSlot,
-                          sqlite3_int64 iList, float *a){
+                          sqlite3_int64 iList, sqlite3_stmt *pStmt, int iCol, float *a){
   int rc = SQLITE_OK;
-  if( iSlot<0 || iSlot>=x->nSlot || iList<0 || iList>=x->nList ){
-    return vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
+  if( iSlot<0 || iSlot>=x->nSlot || iList<0 || iList>=x->nList
+   || (x->bRowids && sqlite3_column_type(pStmt, iCol)!=SQLITE_INTEGER) ){
+    return vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot, no list or no rowid");
   }
   /* A coded list needs each row's vector: from the copy when it is current, else from
   ** T_vectors, in slot order (the order of T_ivf_assign's key and its index's). */
   if( x->nCode ) rc = vec0ReadVectorWith(p, r, iSlot, a);
-  if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
+  if( rc==SQLITE_OK ){
+    rc = vec0IvfListAdd(x, (int)iList, iSlot, sqlite3_column_int64(pStmt, iCol), a);
+  }
   return rc;
 }
 
-/* List iList, not read yet, read: its slots by the index on T_ivf_assign(list). The
-** caller drops the whole index on an error (the list may hold part of its rows). */
+/* List iList, not read yet, read: its slots (and rowids) by the index on T_ivf_assign.
+** The caller drops the whole index on an error (the list may hold part of its rows). */
 static int vec0IvfListRead(Vec0Table *p, Vec0Ivf *x, int iList, Vec0Reader *r){
   Vec0IvfList *pL = &x->aList[iList];
   sqlite3_stmt *pStmt = 0;
   float *a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
-  int rc = a ? vec0Stmt(p, VEC0_STMT_IVF_LIST_SLOTS, &pStmt) : SQLITE_NOMEM;
+  int rc = a ? vec0IvfStmt(p, x, VEC0_STMT_IVF_LIST_ROWS, VEC0_STMT_IVF_LIST_SLOTS, &pStmt)
+             : SQLITE_NOMEM;
   pL->bUnread = 0;
   if( rc==SQLITE_OK ){
     sqlite3_bind_int(pStmt, 1, iList);
     while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
       if( sqlite3_column_type(pStmt, 0)!=SQLITE_INTEGER ){
-        rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
+        rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot, no list or no rowid");
         break;
       }
-      rc = vec0IvfAddRead(p, x, r, sqlite3_column_int64(pStmt, 0), iList, a);
+      rc = vec0IvfAddRead(p, x, r, sqlite3_column_int64(pStmt, 0), iList, pStmt, 1, a);
     }
     {
       int rc2 = sqlite3_reset(pStmt);
@@ -518,7 +543,7 @@ static int vec0IvfListRead(Vec0Table *p, Vec0Ivf *x, int iList, Vec0Reader *r){
 ** every slot's list, every value checked before use. */
 static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
                        Vec0Ivf **ppOut){
-  sqlite3_int64 nList = 0, nTrained = 0, nSlot = 0, bLazy = 0;
+  sqlite3_int64 nList = 0, nTrained = 0, nSlot = 0, iLayout = 0;
   sqlite3_stmt *pStmt = 0;
   Vec0Ivf *x = 0;
   Vec0Reader r;
@@ -528,7 +553,7 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   memset(&r, 0, sizeof(r));
   rc = vec0InfoGet(p, "ivf_lists", &nList);
   if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_trained_rows", &nTrained);
-  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_list_index", &bLazy);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_list_index", &iLayout);
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
   if( rc!=SQLITE_OK ) goto cleanup;
   if( nList<0 || nList>VEC0_IVF_MAX_LISTS || nTrained<0 ){
@@ -540,6 +565,8 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   x->iGen = iGen;
   x->iVersion = iVersion;
   x->nTrained = nTrained;
+  x->bLazy = iLayout!=0;
+  x->bRowids = iLayout>=VEC0_IVF_LAYOUT;
   if( nList==0 ) goto cleanup;
   rc = vec0IvfPrepare(p, "SELECT list, centroid FROM \"%w\".\"%w_ivf_centroids\" ORDER BY list",
                       &pStmt);
@@ -569,22 +596,22 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   }
   if( rc!=SQLITE_OK ) goto cleanup;
   vec0IvfCentroidsDone(x, p->cfg.eMetric);
-  if( bLazy ){
+  if( x->bLazy ){
     /* A query reads the lists it scans: opening a large table costs its centroids. */
-    x->bLazy = 1;
     for(j=0; j<x->nList; j++) x->aList[j].bUnread = 1;
     goto cleanup;
   }
   a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
   if( a==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-  rc = vec0IvfPrepare(p, "SELECT slot, list FROM \"%w\".\"%w_ivf_assign\"", &pStmt);
+  /* The first layout (no index, no rowids): every list at once. */
+  rc = vec0IvfPrepare(p, "SELECT slot, list, NULL FROM \"%w\".\"%w_ivf_assign\"", &pStmt);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     if( sqlite3_column_type(pStmt, 1)!=SQLITE_INTEGER ){
-      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
+      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot, no list or no rowid");
       break;
     }
     rc = vec0IvfAddRead(p, x, &r, sqlite3_column_int64(pStmt, 0),
-                        sqlite3_column_int64(pStmt, 1), a);
+                        sqlite3_column_int64(pStmt, 1), pStmt, 2, a);
   }
   if( pStmt ){
     int rc2 = sqlite3_finalize(pStmt);
@@ -623,13 +650,16 @@ static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbD
     a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
     if( a==0 ) rc = SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_GET, &pAt);
+  if( rc==SQLITE_OK ){
+    rc = vec0IvfStmt(p, x, VEC0_STMT_IVF_ASSIGN_AT, VEC0_STMT_IVF_ASSIGN_GET, &pAt);
+  }
   if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_LOG_RANGE, &pLog);
   if( rc!=SQLITE_OK ) goto cleanup;
   sqlite3_bind_int64(pLog, 1, x->iGen);
   sqlite3_bind_int64(pLog, 2, iGen);
   while( rc==SQLITE_OK && sqlite3_step(pLog)==SQLITE_ROW ){
-    sqlite3_int64 iSlot = sqlite3_column_int64(pLog, 0), iList = -1;
+    sqlite3_int64 iSlot = sqlite3_column_int64(pLog, 0), iList = -1, iRowid = 0;
+    int bRowid = 0;
     if( iSlot==VEC0_LOG_TRIMMED ) continue;
     if( iSlot<0 ){ bReload = 1; break; }
     if( iSlot>=nSlot ){
@@ -638,16 +668,20 @@ static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbD
       continue;
     }
     sqlite3_bind_int64(pAt, 1, iSlot);
-    if( sqlite3_step(pAt)==SQLITE_ROW ) iList = sqlite3_column_int64(pAt, 0);
+    if( sqlite3_step(pAt)==SQLITE_ROW ){
+      iList = sqlite3_column_int64(pAt, 0);
+      iRowid = sqlite3_column_int64(pAt, 1);
+      bRowid = sqlite3_column_type(pAt, 1)==SQLITE_INTEGER;
+    }
     rc = sqlite3_reset(pAt);
     if( rc!=SQLITE_OK ) break;
     if( iList<0 ){
       vec0IvfListRemove(x, iSlot);
-    }else if( iList>=x->nList ){
-      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no list");
+    }else if( iList>=x->nList || (x->bRowids && !bRowid) ){
+      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no list or no rowid");
     }else{
       if( x->nCode ) rc = vec0ReadVector(p, iSlot, a);
-      if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, a);
+      if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, iRowid, a);
     }
   }
   if( pLog ){
@@ -856,7 +890,7 @@ static int vec0IvfExec(Vec0Table *p, const char *zFmt){
 ** 250 lists; the cache is raised to hold them for this, then set back. At 1,000,000 rows
 ** and 1,000 lists this took the retrain from 23.5 to 14.7 s (in list order and the
 ** default cache, the table's pages were written in random order). */
-static int vec0IvfStoreAssign(Vec0Table *p, Vec0Ivf *x){
+static int vec0IvfStoreAssign(Vec0Table *p, Vec0Ivf *x, const sqlite3_int64 *aRowidOf){
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 iOld = 0, nPage = 0, iSlot, nWant = 2*(sqlite3_int64)x->nList + 2048;
   int rc = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &iOld, 0), bSet = 0;
@@ -866,11 +900,14 @@ static int vec0IvfStoreAssign(Vec0Table *p, Vec0Ivf *x){
     bSet = (iOld>=0 ? iOld : (-iOld*1024)/nPage) < nWant;
   }
   if( rc==SQLITE_OK && bSet ) rc = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &nWant, 1);
-  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
+  if( rc==SQLITE_OK ){
+    rc = vec0IvfStmt(p, x, VEC0_STMT_IVF_ASSIGN_PUT, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
+  }
   for(iSlot=0; rc==SQLITE_OK && iSlot<x->nSlot; iSlot++){
     if( x->aListOf[iSlot]<0 ) continue;
     sqlite3_bind_int64(pStmt, 1, iSlot);
     sqlite3_bind_int(pStmt, 2, x->aListOf[iSlot]);
+    if( x->bRowids ) sqlite3_bind_int64(pStmt, 3, aRowidOf[iSlot]);
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
   }
@@ -881,8 +918,9 @@ static int vec0IvfStoreAssign(Vec0Table *p, Vec0Ivf *x){
   return rc;
 }
 
-/* Write x (centroids, every slot's list) to the shadow tables and T_info. */
-static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x){
+/* Write x (centroids, every slot's list and, x->bRowids, its rowid from aRowidOf) to the
+** shadow tables and T_info. */
+static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x, const sqlite3_int64 *aRowidOf){
   sqlite3_stmt *pStmt = 0;
   unsigned char *pBlob = sqlite3_malloc64(4*(sqlite3_uint64)x->nDim + 1);
   sqlite3_int64 iVersion = 0;
@@ -902,7 +940,7 @@ static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x){
   }
   sqlite3_finalize(pStmt);
   pStmt = 0;
-  if( rc==SQLITE_OK ) rc = vec0IvfStoreAssign(p, x);
+  if( rc==SQLITE_OK ) rc = vec0IvfStoreAssign(p, x, aRowidOf);
   /* A new version, never a count: a retrain rolled back with an outer transaction leaves
   ** this connection's lists stamped with a version the file never kept, which a later
   ** retrain elsewhere must not reach again. */
@@ -923,7 +961,8 @@ static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x){
 ** holds a savepoint or a statement: a failure leaves the storage as it was. */
 int vec0IvfTrain(Vec0Table *p, int nListWant){
   Vec0IvfRow *aRow = 0;
-  sqlite3_int64 n = 0, m, i, nSlot = 0, iGen = 0, iVersion = 0, bLazy = 0;
+  sqlite3_int64 n = 0, m, i, nSlot = 0, iGen = 0, iVersion = 0, iLayout = 0;
+  sqlite3_int64 *aRowidOf = 0;    /* x->bRowids: each slot's rowid, for T_ivf_assign */
   Vec0Ivf *x = 0;
   Vec0Reader r;
   float *X = 0, *aScore = 0;
@@ -935,7 +974,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   rc = vec0IvfRows(p, &aRow, &n);
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
   if( rc==SQLITE_OK ) rc = vec0IvfStamp(p, &iGen, &iVersion);
-  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_list_index", &bLazy);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_list_index", &iLayout);
   if( rc!=SQLITE_OK ) goto cleanup;
   nList = nListWant>0 ? nListWant : p->cfg.nIvfList;
   if( nList<=0 ) nList = (int)(sqrt((double)n) + 0.5);
@@ -945,7 +984,13 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   if( rc!=SQLITE_OK ) goto cleanup;
   x->nTrained = n;
   x->iGen = iGen;
-  x->bLazy = bLazy!=0;
+  x->bLazy = iLayout!=0;
+  x->bRowids = iLayout>=VEC0_IVF_LAYOUT;
+  if( x->bRowids && nSlot>0 ){
+    aRowidOf = sqlite3_malloc64(sizeof(sqlite3_int64)*(sqlite3_uint64)nSlot);
+    if( aRowidOf==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+    for(i=0; i<n; i++) aRowidOf[aRow[i].iSlot] = aRow[i].iRowid;
+  }
   /* Under a memory budget, lists that can be read again keep only each row's list while
   ** training (what T_ivf_assign stores), and are read when queries scan them: at
   ** 10,000,000 x 384 the codes of every list are 3.7 GiB. */
@@ -980,14 +1025,15 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
         if( bLean ){
           x->aListOf[aRow[i+j].iSlot] = aBest[j];
         }else{
-          rc = vec0IvfListAdd(x, aBest[j], aRow[i+j].iSlot, &X[(size_t)j*(size_t)nDim]);
+          rc = vec0IvfListAdd(x, aBest[j], aRow[i+j].iSlot, aRow[i+j].iRowid,
+                              &X[(size_t)j*(size_t)nDim]);
         }
       }
     }
   }
   vec0ReaderClose(&r);                          /* before the writes */
   if( rc==SQLITE_OK ) vec0IvfListsFit(x, 0, x->nList);
-  if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x);
+  if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x, aRowidOf);
   if( rc==SQLITE_OK && bLean ){
     /* Stored: every list is now read when a query needs it (an empty table has no
     ** per-slot arrays). */
@@ -1003,6 +1049,7 @@ cleanup:
   vec0ReaderClose(&r);
   vec0IvfFree(x);
   sqlite3_free(aRow);
+  sqlite3_free(aRowidOf);
   sqlite3_free(X);
   sqlite3_free(aScore);
   sqlite3_free(aBest);
@@ -1040,12 +1087,37 @@ static int vec0IvfAfterWrite(Vec0Table *p, int rc){
   return rc;
 }
 
-int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
+/* Row iRowid's new rowid into T_ivf_assign and its list in memory: an UPDATE of the key
+** that kept the vector. */
+static int vec0IvfPutRowid(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid){
+  Vec0Ivf *x = p->pIvf;
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  if( !x->bRowids || x->nList==0 ) return SQLITE_OK;
+  rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_ROWID, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, iSlot);
+    sqlite3_bind_int64(pStmt, 2, iRowid);
+    sqlite3_step(pStmt);
+    rc = vec0IvfAfterWrite(p, sqlite3_reset(pStmt));
+  }
+  if( rc==SQLITE_OK && iSlot<x->nSlot && x->aListOf[iSlot]>=0 ){
+    x->aList[x->aListOf[iSlot]].aRowid[x->aPos[iSlot]] = iRowid;
+  }
+  return rc;
+}
+
+int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a){
   sqlite3_stmt *pStmt = 0;
   int rc, iList = 0;
   if( !p->cfg.bIvf ) return SQLITE_OK;
   rc = vec0IvfReady(p);
   if( rc!=SQLITE_OK ) return rc;
+  if( a==0 ){
+    rc = vec0IvfPutRowid(p, iSlot, iRowid);
+    if( rc!=SQLITE_OK ) vec0IvfDrop(p);
+    return rc;
+  }
   if( p->pIvf->nList==0 ){
     /* Not trained: the insert that brings the table to VEC0_IVF_TRAIN_ROWS rows trains it
     ** (this row included: it is in T_rows already). */
@@ -1058,14 +1130,17 @@ int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
   }
   rc = vec0IvfNearestOne(p->pIvf, p->cfg.eMetric, a, &iList);
   if( rc==SQLITE_OK ) rc = vec0IvfSlotsGrow(p->pIvf, iSlot+1);
-  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
+  if( rc==SQLITE_OK ){
+    rc = vec0IvfStmt(p, p->pIvf, VEC0_STMT_IVF_ASSIGN_PUT, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
+  }
   if( rc==SQLITE_OK ){
     sqlite3_bind_int64(pStmt, 1, iSlot);
     sqlite3_bind_int(pStmt, 2, iList);
+    if( p->pIvf->bRowids ) sqlite3_bind_int64(pStmt, 3, iRowid);
     sqlite3_step(pStmt);
     rc = vec0IvfAfterWrite(p, sqlite3_reset(pStmt));
   }
-  if( rc==SQLITE_OK ) rc = vec0IvfListAdd(p->pIvf, iList, iSlot, a);
+  if( rc==SQLITE_OK ) rc = vec0IvfListAdd(p->pIvf, iList, iSlot, iRowid, a);
   if( rc!=SQLITE_OK ) vec0IvfDrop(p);
   return rc;
 }
@@ -1184,7 +1259,7 @@ static const Vec0Chunk *vec0IvfLiveChunk(const Vec0Table *p, sqlite3_int64 iSlot
                                          const unsigned char *aMask){
   const Vec0Snapshot *v = p->pView;
   const Vec0Chunk *c;
-  if( iSlot<0 || iSlot>=v->nSlot || (aMask && !aMask[iSlot]) ) return 0;
+  if( v==0 || iSlot<0 || iSlot>=v->nSlot || (aMask && !aMask[iSlot]) ) return 0;
   c = v->apChunk[iSlot/p->cfg.nChunk];
   if( c==0 || !c->aLive[iSlot%p->cfg.nChunk] ) return 0;
   return c;
@@ -1194,7 +1269,7 @@ static const Vec0Chunk *vec0IvfLiveChunk(const Vec0Table *p, sqlite3_int64 iSlot
 ** vectors) read from T_vectors through r into aBuf. NULL, and *pRc set, on an error. */
 static const float *vec0IvfVector(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot,
                                   float *aBuf, int *pRc){
-  const float *v = vec0CacheVector(p, iSlot);
+  const float *v = vec0IvfLiveChunk(p, iSlot, 0) ? vec0CacheVector(p, iSlot) : 0;
   if( v ) return v;
   *pRc = vec0ReaderRead(p, r, iSlot, aBuf);
   return *pRc==SQLITE_OK ? aBuf : 0;
@@ -1216,16 +1291,20 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   sqlite3_int64 *aExactSlot = 0;  /* ... and their slots (in aExact's block) */
   float qNorm = vsNormF32(q, p->cfg.nDim);
   int nChunk = p->cfg.nChunk, nWord = p->cfg.nWord, nDim = p->cfg.nDim;
-  sqlite3_int64 nKeep;
-  int rc, i, j, nDistAlloc = 0, nSorted = 0, nExact = 0;
+  sqlite3_int64 nKeep, nLive = 0;
+  int rc = SQLITE_OK, i, j, nDistAlloc = 0, nSorted = 0, nExact = 0;
 
   memset(&qq, 0, sizeof(qq));
   memset(&r, 0, sizeof(r));
+  /* Without the copy (the lists hold rowids) the rows are counted from the storage. */
+  if( p->pView ) nLive = p->pView->nLive;
+  else rc = vec0IvfRowCount(p, &nLive);
+  if( rc!=SQLITE_OK ) return rc;
   /* k may be any int64: no more than the rows, so k*oversample cannot overflow. */
-  if( k>p->pView->nLive ) k = p->pView->nLive>0 ? p->pView->nLive : 1;
+  if( k>nLive ) k = nLive>0 ? nLive : 1;
   nKeep = k + VEC0_IVF_EXTRA;
   if( x->nCode ) nKeep = k*x->cfgCode.nIvfOversample;
-  rc = vsTopKInit(pTop, nKeep, p->pView->nLive);
+  rc = vsTopKInit(pTop, nKeep, nLive);
   if( rc==SQLITE_OK ) rc = vec0IvfProbeOrder(p, q, nProbe, &aOrder, &nSorted);
   if( rc==SQLITE_OK ){
     aVec = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nWord);
@@ -1262,13 +1341,20 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
       }
       vec0QuantScore(&qq, pL->aCode, pL->aScale, pL->aNorm, pL->n, aDist);
       for(j=0; j<pL->n; j++){
-        const Vec0Chunk *c;
+        sqlite3_int64 iSlot = pL->aSlot[j], iRowid;
         /* A row the heap would refuse is not looked up: its chunk's flags and rowid
         ** are a cache miss each, most of a query's time when read for every row. */
         if( aDist[j]>rBound ) continue;
-        c = vec0IvfLiveChunk(p, pL->aSlot[j], aMask);
-        if( c==0 ) continue;
-        vsTopKPush(pTop, aDist[j], c->aRowid[pL->aSlot[j]%nChunk], pL->aSlot[j]);
+        if( pL->aRowid ){
+          /* A list that holds rowids holds live rows only (a delete takes its row out). */
+          if( aMask && (iSlot>=p->pView->nSlot || !aMask[iSlot]) ) continue;
+          iRowid = pL->aRowid[j];
+        }else{
+          const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, aMask);
+          if( c==0 ) continue;
+          iRowid = c->aRowid[iSlot%nChunk];
+        }
+        vsTopKPush(pTop, aDist[j], iRowid, iSlot);
         rBound = vsTopKBound(pTop);
       }
     }else{
@@ -1288,7 +1374,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
     /* The coded candidates ranked by float32 key, as the exact scan ranks rows; the best
     ** k + VEC0_IVF_EXTRA go on to the exact distance. A vector read from T_vectors gets
     ** its exact distance now, so that it is read once. */
-    if( p->pView->bStreamed ){
+    if( p->pView==0 || p->pView->bStreamed ){
       aExact = sqlite3_malloc64((sizeof(double) + sizeof(sqlite3_int64))*(sqlite3_uint64)pTop->n
                                 + 1);
       if( aExact==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
@@ -1299,7 +1385,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
       const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, 0);
       const float *v = vec0IvfVector(p, &r, iSlot, aVec, &rc);
       if( v ){
-        float rNorm = c->aNorm ? c->aNorm[iSlot%nChunk] : vsNormF32(v, nDim);
+        float rNorm = c && c->aNorm ? c->aNorm[iSlot%nChunk] : vsNormF32(v, nDim);
         pTop->a[i].rDist = vsScoreDistance(p->cfg.eMetric, vsDotF32(q, v, nDim), qNorm, rNorm);
         if( aExact ){
           aExactSlot[nExact] = iSlot;
@@ -1343,10 +1429,10 @@ cleanup:
   return rc;
 }
 
-/* Whether the index can answer: trained, and the copy's vectors in memory, or coded
-** lists (a copy over the memory budget, or the process's first search, holds rowids and
-** liveness only: the lists' codes choose the candidates, whose vectors are read from
-** T_vectors). */
+/* Whether the index can answer with the copy: trained, and the copy's vectors in memory,
+** or coded lists (a copy over the memory budget, or the process's first search, holds
+** rowids and liveness only: the lists' codes choose the candidates, whose vectors are
+** read from T_vectors). */
 static int vec0IvfUsable(Vec0Table *p){
   return p->pIvf && p->pIvf->nList>0 && p->pView && p->pView->nChunkAlloc>0
       && (!p->pView->bStreamed || p->pIvf->nCode>0);
@@ -1358,14 +1444,24 @@ int vec0IvfCacheNeed(const Vec0Table *p){
 
 int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
                   const unsigned char *aMask, const Vec0Range *pRange, VsTopK *pTop){
-  int rc = SQLITE_OK;
+  Vec0Ivf *x;
+  int rc = SQLITE_OK, bAlone;
   if( p->cfg.bIvf && pRange==0 ) rc = vec0IvfReady(p);
   if( rc!=SQLITE_OK ) return rc;
-  if( !p->cfg.bIvf || pRange || !vec0IvfUsable(p) ){
-    return vec0Search(p, q, k, aMask, pRange, pTop);
-  }
+  x = p->cfg.bIvf && pRange==0 ? p->pIvf : 0;
   if( nProbe<=0 ) nProbe = p->cfg.nIvfProbe;
-  if( nProbe>=p->pIvf->nList ){
+  /* Coded lists that hold their rows' rowids answer without the copy: a new process's
+  ** first query reads the centroids and the lists it probes, not every row's rowid (at
+  ** 10,000,000 rows that scan of T_rows took 1.3 s with the file in memory, 3 s from
+  ** disk). A copy some other search made is kept current and used. */
+  bAlone = x && x->nList>0 && x->bRowids && x->nCode>0 && nProbe<x->nList && aMask==0
+        && p->pView==0;
+  if( !bAlone ){
+    rc = vec0CacheEnsure(p, vec0IvfCacheNeed(p));
+    if( rc!=SQLITE_OK ) return rc;
+    if( x==0 || !vec0IvfUsable(p) ) return vec0Search(p, q, k, aMask, pRange, pTop);
+  }
+  if( nProbe>=x->nList ){
     /* Every list: the exact scan is the same answer, certain and no slower. */
     return vec0Search(p, q, k, aMask, pRange, pTop);
   }
@@ -1383,6 +1479,7 @@ int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
   }
   p->nScanThreads = 1;
   rc = vec0IvfScan(p, q, k, nProbe, aMask, pTop);
+  if( rc==SQLITE_OK && bAlone ) p->pIvf->nNoCopy++;
   if( rc!=SQLITE_OK ) vec0IvfDrop(p);   /* a list may be read in part: read again next */
   return rc;
 }
@@ -1463,12 +1560,14 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
                       "\"lists_in_memory\":%d,\"list_bytes\":%lld,\"lists_given_back\":%lld,"
                       "\"listed_rows\":%lld,\"list_min\":%d,\"list_max\":%d,"
                       "\"list_mean\":%.1f,\"nprobe\":%d,\"trained_rows\":%lld,"
-                      "\"growth\":%.3f,\"imbalance\":%.3f,\"retrain_suggested\":%s}",
+                      "\"growth\":%.3f,\"imbalance\":%.3f,\"retrain_suggested\":%s,"
+                      "\"rowids_in_lists\":%s,\"queries_without_copy\":%lld}",
                       x->nList>0 ? "true" : "false", nRow, x->nList, nRead,
                       vec0IvfListsBytes(x), x->nGivenBack, nListed, nMin,
                       nMax, rMean, p->cfg.nIvfProbe, x->nTrained,
                       x->nTrained>0 ? (double)nRow/x->nTrained : 0.0,
-                      rMean>0 ? nMax/rMean : 0.0, bRetrain ? "true" : "false");
+                      rMean>0 ? nMax/rMean : 0.0, bRetrain ? "true" : "false",
+                      x->bRowids ? "true" : "false", x->nNoCopy);
   *pzOut = sqlite3_str_finish(pStr);
   return *pzOut ? SQLITE_OK : SQLITE_NOMEM;
 }

@@ -123,12 +123,18 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
                            " FROM \"%w\".\"%w_changes\" WHERE generation>?1 AND generation<=?2",
   [VEC0_STMT_LOG_PRUNE]  = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1",
   [VEC0_STMT_LOG_MARK]   = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1",
+  [VEC0_STMT_IVF_ASSIGN_PUT] = "INSERT OR REPLACE INTO \"%w\".\"%w_ivf_assign\"(slot, list, rowid)"
+                               " VALUES(?1, ?2, ?3)",
   [VEC0_STMT_IVF_ASSIGN_SET] = "INSERT OR REPLACE INTO \"%w\".\"%w_ivf_assign\"(slot, list)"
                                " VALUES(?1, ?2)",
+  [VEC0_STMT_IVF_ASSIGN_AT]  = "SELECT list, rowid FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
+  [VEC0_STMT_IVF_ASSIGN_GET] = "SELECT list, NULL FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
+  [VEC0_STMT_IVF_ASSIGN_ROWID] = "UPDATE \"%w\".\"%w_ivf_assign\" SET rowid=?2 WHERE slot=?1",
   [VEC0_STMT_IVF_ASSIGN_DEL] = "DELETE FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
-  [VEC0_STMT_IVF_ASSIGN_GET] = "SELECT list FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
-  /* Both read the index on T_ivf_assign(list) of a table with T_info ivf_list_index. */
-  [VEC0_STMT_IVF_LIST_SLOTS] = "SELECT slot FROM \"%w\".\"%w_ivf_assign\" WHERE list=?1",
+  /* The next three read the index on T_ivf_assign(list, rowid), or on list (T_info
+  ** ivf_list_index 1): a list's rows are one range of it. */
+  [VEC0_STMT_IVF_LIST_ROWS]  = "SELECT slot, rowid FROM \"%w\".\"%w_ivf_assign\" WHERE list=?1",
+  [VEC0_STMT_IVF_LIST_SLOTS] = "SELECT slot, NULL FROM \"%w\".\"%w_ivf_assign\" WHERE list=?1",
   [VEC0_STMT_IVF_LIST_SIZES] = "SELECT list, count(*), min(slot), max(slot)"
                                " FROM \"%w\".\"%w_ivf_assign\" GROUP BY list",
 };
@@ -348,17 +354,14 @@ int vec0ShadowCreate(Vec0Table *p){
         p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->cfg.eQuant);
   }
   if( p->cfg.bIvf ){
-    /* The ivf index (vec0_ivf.c): each list's centroid, each slot's list (and, made by
-    ** vec0ShadowIvfIndex below, the index on list that reads a list when a query first
-    ** needs it). */
+    /* The ivf index (vec0_ivf.c): each list's centroid (and, made by vec0ShadowIvfIndex
+    ** below, T_ivf_assign: each slot's list and rowid). */
     sqlite3_str_appendf(pStr,
         "CREATE TABLE \"%w\".\"%w_ivf_centroids\"(list INTEGER PRIMARY KEY,"
         " centroid BLOB NOT NULL);"
-        "CREATE TABLE \"%w\".\"%w_ivf_assign\"(slot INTEGER PRIMARY KEY,"
-        " list INTEGER NOT NULL);"
         "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES ('ivf_lists', 0),"
         " ('ivf_trained_rows', 0), ('ivf_version', 0);",
-        p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName);
+        p->zStoreSchema, p->zName, p->zStoreSchema, p->zName);
   }
   if( p->cfg.nExtraVec>0 ){
     sqlite3_str_appendf(pStr, "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
@@ -394,19 +397,25 @@ int vec0ShadowCreate(Vec0Table *p){
 }
 
 int vec0ShadowIvfIndex(Vec0Table *p){
-  sqlite3_int64 bHas = 0;
+  sqlite3_int64 iLayout = 0;
   char *zSql;
-  int rc = vec0InfoGet(p, "ivf_list_index", &bHas);
-  if( rc!=SQLITE_OK || bHas ) return rc;
-  /* Named with the table's uid, as a partition key's index is: an index keeps its name
-  ** through ALTER TABLE ... RENAME. A new table, or one made before the index. */
-  zSql = sqlite3_mprintf("CREATE INDEX IF NOT EXISTS \"%w\".\"%w_ivf_assign_list_%llx\""
-                         " ON \"%w_ivf_assign\"(list)", p->zStoreSchema, p->zName,
-                         p->iUid, p->zName);
+  int rc = vec0InfoGet(p, "ivf_list_index", &iLayout);
+  if( rc!=SQLITE_OK || iLayout>=VEC0_IVF_LAYOUT ) return rc;
+  /* The rowid is NOT NULL: an older version of this extension, which writes slot and
+  ** list only, fails on the constraint rather than leave a row it cannot name. Dropping
+  ** the table drops an older index on list with it. The index is named with the table's
+  ** uid, as a partition key's is: an index keeps its name through ALTER TABLE ... RENAME. */
+  zSql = sqlite3_mprintf(
+      "DROP TABLE IF EXISTS \"%w\".\"%w_ivf_assign\";"
+      "CREATE TABLE \"%w\".\"%w_ivf_assign\"(slot INTEGER PRIMARY KEY,"
+      " list INTEGER NOT NULL, rowid INTEGER NOT NULL);"
+      "CREATE INDEX \"%w\".\"%w_ivf_assign_rows_%llx\" ON \"%w_ivf_assign\"(list, rowid);",
+      p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName,
+      p->iUid, p->zName);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(p->dbStore, zSql, 0, 0, 0);
   sqlite3_free(zSql);
-  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_list_index", 1);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_list_index", VEC0_IVF_LAYOUT);
   return rc;
 }
 

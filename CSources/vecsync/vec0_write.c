@@ -408,8 +408,10 @@ int vec0UpdateWrite(Vec0Table *p, int argc, sqlite3_value **argv,
     if( rc==SQLITE_OK && key.iRowid!=iOldRowid ) rc = vec0WriteRowid(p, iSlot, key.iRowid);
   }
   /* The ivf index: the row into its nearest list, after T_rows has it (an insert that
-  ** trains the index reads every row there). */
-  if( rc==SQLITE_OK && aVec ) rc = vec0IvfPut(p, iSlot, aVec);
+  ** trains the index reads every row there); a new rowid alone into its list. */
+  if( rc==SQLITE_OK && (aVec || (!bInsert && key.iRowid!=iOldRowid)) ){
+    rc = vec0IvfPut(p, iSlot, key.iRowid, aVec);
+  }
   if( rc==SQLITE_OK ) *pRowid = key.iRowid;
 
 cleanup:

@@ -393,10 +393,16 @@ enum {
   VEC0_STMT_LOG_COUNT,        /* SELECT count(*), reload marks FROM T_changes WHERE ... (?1, ?2] */
   VEC0_STMT_LOG_PRUNE,        /* DELETE FROM T_changes WHERE generation<=?1 */
   VEC0_STMT_LOG_MARK,         /* DELETE this generation's rows, for a "reload" mark */
+  /* T_ivf_assign: each statement a table of T_info ivf_list_index 2 runs (rowid column),
+  ** then its form for an older table (slot and list only, rowid read as NULL). */
+  VEC0_STMT_IVF_ASSIGN_PUT,   /* INSERT OR REPLACE INTO T_ivf_assign(slot, list, rowid) */
   VEC0_STMT_IVF_ASSIGN_SET,   /* INSERT OR REPLACE INTO T_ivf_assign(slot, list) VALUES(?1, ?2) */
+  VEC0_STMT_IVF_ASSIGN_AT,    /* SELECT list, rowid FROM T_ivf_assign WHERE slot=?1 */
+  VEC0_STMT_IVF_ASSIGN_GET,   /* SELECT list, NULL FROM T_ivf_assign WHERE slot=?1 */
+  VEC0_STMT_IVF_LIST_ROWS,    /* SELECT slot, rowid FROM T_ivf_assign WHERE list=?1 */
+  VEC0_STMT_IVF_LIST_SLOTS,   /* SELECT slot, NULL FROM T_ivf_assign WHERE list=?1 */
+  VEC0_STMT_IVF_ASSIGN_ROWID, /* UPDATE T_ivf_assign SET rowid=?2 WHERE slot=?1 */
   VEC0_STMT_IVF_ASSIGN_DEL,   /* DELETE FROM T_ivf_assign WHERE slot=?1 */
-  VEC0_STMT_IVF_ASSIGN_GET,   /* SELECT list FROM T_ivf_assign WHERE slot=?1 */
-  VEC0_STMT_IVF_LIST_SLOTS,   /* SELECT slot FROM T_ivf_assign WHERE list=?1 */
   VEC0_STMT_IVF_LIST_SIZES,   /* SELECT list, count(*), min(slot), max(slot) FROM
                               ** T_ivf_assign GROUP BY list */
   VEC0_STMT_COUNT
@@ -480,9 +486,11 @@ void vec0SetError(Vec0Table *p, const char *zFmt, ...);
 /* ---- vec0: storage (vec0_store.c) ---------------------------------------------------- */
 
 int vec0ShadowCreate(Vec0Table *p);
-/* The index on T_ivf_assign(list), and T_info ivf_list_index, for a new table
-** (vec0ShadowCreate) or one made without them (vecsync_ivf_retrain, inside its savepoint):
-** its lists are then read when a query needs them. */
+/* T_ivf_assign with each slot's rowid beside its list, its index on (list, rowid), and
+** T_info ivf_list_index 2: for a new table (vec0ShadowCreate), or made again, empty, for a
+** table made before them (vecsync_ivf_retrain, inside its savepoint, which fills it). A
+** query then reads a list's slots and rowids from that index alone, when it needs them. */
+#define VEC0_IVF_LAYOUT 2
 int vec0ShadowIvfIndex(Vec0Table *p);
 int vec0ShadowDrop(Vec0Table *p);
 /* sqlite-vec's storage (for vec0_migrate.c): drop only its shadow tables; whether T_rows
@@ -606,8 +614,8 @@ int vec0ReadVectorWith(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *
 /* How this connection's copy stands, as the JSON text of vecsync_cache_info()
 ** (sqlite3_malloc'ed; NULL: out of memory). The view must be ensured. */
 char *vec0CacheInfo(Vec0Table *p);
-/* The copy of slot iSlot's vector (pView must cover iSlot), or NULL when the view is
-** streamed (over the memory budget). */
+/* The copy of slot iSlot's vector, or NULL when there is no view, it does not cover
+** iSlot, or it is streamed (over the memory budget). */
 const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot);
 /* The process's memory budget for vec0 copies in bytes (0: none); sets it when iNew >= 0. */
 sqlite3_int64 vec0MemoryBudget(sqlite3_int64 iNew);
@@ -716,10 +724,11 @@ int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
 ** (the process's first search streams; coded lists answer from a streamed copy, reading
 ** their candidates' vectors from T_vectors). */
 int vec0IvfCacheNeed(const Vec0Table *p);
-/* After a row's vector a was written to slot iSlot (and its row to T_rows): the slot into
-** its nearest list (the insert that brings an untrained table to its training size trains
-** it). After slot iSlot was freed: out of its list. No-ops without an index. */
-int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, const float *a);
+/* After row iRowid's vector a was written to slot iSlot (and its row to T_rows): the slot
+** into its nearest list (the insert that brings an untrained table to its training size
+** trains it); a NULL: the row's rowid changed, not its vector. After slot iSlot was freed:
+** out of its list. No-ops without an index. */
+int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const float *a);
 int vec0IvfRemove(Vec0Table *p, sqlite3_int64 iSlot);
 /* Forget the lists in memory (a rollback, a failed write, disconnect): read again next. */
 void vec0IvfDrop(Vec0Table *p);
