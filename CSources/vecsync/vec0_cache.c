@@ -754,6 +754,25 @@ static int vec0FirstLoad(Vec0Table *p, int bPrivate, const Vec0Snapshot *pBase, 
   return bFirst;
 }
 
+int vec0CacheSkip(Vec0Table *p){
+  sqlite3_int64 nSlot = 0;
+  int bFirst;
+  if( p->pView && p->bViewPrivate ) return 0;             /* this transaction's own */
+  if( vec0NextSlot(p, &nSlot)!=SQLITE_OK ) return 0;     /* vec0CacheEnsure says why */
+  if( vec0OverBudget(p, nSlot) ){
+    /* A view made under a larger budget would be made again, streamed: of no use. */
+    vec0CacheDrop(p);
+    return 1;
+  }
+  if( p->pView || p->pShared==0 || p->cfg.eQuant!=VEC0_QUANT_NONE ) return 0;
+  /* The first search would stream the copy (vec0FirstLoad): the next one loads it. */
+  pthread_mutex_lock(&sharedMutex);
+  bFirst = !p->pShared->bSearched;
+  p->pShared->bSearched = 1;
+  pthread_mutex_unlock(&sharedMutex);
+  return bFirst;
+}
+
 /* A snapshot of generation iGen as this connection reads it, into *ppSnap. bPrivate: it
 ** includes this transaction's uncommitted writes (never published). */
 static int vec0ViewBuild(Vec0Table *p, sqlite3_int64 iGen, int bPrivate, int eNeed,

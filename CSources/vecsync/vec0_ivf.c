@@ -1450,12 +1450,14 @@ int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
   if( rc!=SQLITE_OK ) return rc;
   x = p->cfg.bIvf && pRange==0 ? p->pIvf : 0;
   if( nProbe<=0 ) nProbe = p->cfg.nIvfProbe;
-  /* Coded lists that hold their rows' rowids answer without the copy: a new process's
-  ** first query reads the centroids and the lists it probes, not every row's rowid (at
-  ** 10,000,000 rows that scan of T_rows took 1.3 s with the file in memory, 3 s from
-  ** disk). A copy some other search made is kept current and used. */
+  /* Coded lists that hold their rows' rowids answer without the copy when it would hold
+  ** no vectors (vec0CacheSkip): a new process's first query reads the centroids and the
+  ** lists it probes, not every row's rowid and slot (at 10,000,000 rows that scan of
+  ** T_rows took 1.3 s with the file in memory, 3 s from disk), and over the memory
+  ** budget no query reads them. A copy with vectors re-scores the candidates faster than
+  ** reads of T_vectors: a copy this connection has is kept current and used. */
   bAlone = x && x->nList>0 && x->bRowids && x->nCode>0 && nProbe<x->nList && aMask==0
-        && p->pView==0;
+        && vec0CacheSkip(p);
   if( !bAlone ){
     rc = vec0CacheEnsure(p, vec0IvfCacheNeed(p));
     if( rc!=SQLITE_OK ) return rc;
@@ -1514,8 +1516,9 @@ static int vec0IvfSizes(Vec0Table *p, int *aSize){
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iList = sqlite3_column_int64(pStmt, 0);
     if( sqlite3_column_type(pStmt, 0)!=SQLITE_INTEGER || iList<0 || iList>=x->nList
-     || sqlite3_column_int64(pStmt, 2)<0 || sqlite3_column_int64(pStmt, 3)>=nSlot ){
-      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot or no list");
+     || sqlite3_column_int64(pStmt, 2)<0 || sqlite3_column_int64(pStmt, 3)>=nSlot
+     || sqlite3_column_int64(pStmt, 4)!=0 ){
+      rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot, no list or no rowid");
       break;
     }
     aSize[iList] = (int)sqlite3_column_int64(pStmt, 1);
@@ -1529,7 +1532,7 @@ static int vec0IvfSizes(Vec0Table *p, int *aSize){
 
 int vec0IvfInfo(Vec0Table *p, char **pzOut){
   const Vec0Ivf *x = p->pIvf;
-  sqlite3_int64 nListed = 0, nRow = p->pView ? p->pView->nLive : 0;
+  sqlite3_int64 nListed = 0, nRow = 0;
   double rMean;
   int nMin = 0, nMax = 0, nRead = 0, i, bRetrain, rc;
   int *aSize;
@@ -1538,7 +1541,8 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
   if( x==0 ) return SQLITE_NOMEM;
   aSize = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)x->nList + 1);
   if( aSize==0 ) return SQLITE_NOMEM;
-  rc = vec0IvfSizes(p, aSize);
+  rc = vec0IvfRowCount(p, &nRow);
+  if( rc==SQLITE_OK ) rc = vec0IvfSizes(p, aSize);
   for(i=0; rc==SQLITE_OK && i<x->nList; i++){
     int n = aSize[i];
     nListed += n;

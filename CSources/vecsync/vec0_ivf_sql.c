@@ -115,12 +115,14 @@ static void vec0IvfRetrainFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
 
 /* vecsync_index_info(table): the index as JSON (vec0IvfInfo says what each field is). */
 static void vec0IvfInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  Vec0Table *p = vec0IvfTableArg(ctx, "vecsync_index_info", argv[0], VEC0_NEED_INFO);
+  /* The index alone: a report makes no copy of the table (its rows are counted). */
+  Vec0Table *p = vec0IvfTableArg(ctx, "vecsync_index_info", argv[0], -1);
   char *z = 0;
   int rc;
   (void)argc;
   if( p==0 ) return;
-  rc = vec0IvfInfo(p, &z);
+  rc = vec0IvfReady(p);
+  if( rc==SQLITE_OK ) rc = vec0IvfInfo(p, &z);
   if( rc!=SQLITE_OK ){
     vec0IvfResultError(ctx, "vecsync_index_info", p, rc);
     return;

@@ -135,7 +135,8 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
   ** ivf_list_index 1): a list's rows are one range of it. */
   [VEC0_STMT_IVF_LIST_ROWS]  = "SELECT slot, rowid FROM \"%w\".\"%w_ivf_assign\" WHERE list=?1",
   [VEC0_STMT_IVF_LIST_SLOTS] = "SELECT slot, NULL FROM \"%w\".\"%w_ivf_assign\" WHERE list=?1",
-  [VEC0_STMT_IVF_LIST_SIZES] = "SELECT list, count(*), min(slot), max(slot)"
+  [VEC0_STMT_IVF_LIST_SIZES] = "SELECT list, count(*), min(slot), max(slot),"
+                               " sum(typeof(rowid)<>'integer')"
                                " FROM \"%w\".\"%w_ivf_assign\" GROUP BY list",
 };
 

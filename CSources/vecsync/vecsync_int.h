@@ -403,8 +403,9 @@ enum {
   VEC0_STMT_IVF_LIST_SLOTS,   /* SELECT slot, NULL FROM T_ivf_assign WHERE list=?1 */
   VEC0_STMT_IVF_ASSIGN_ROWID, /* UPDATE T_ivf_assign SET rowid=?2 WHERE slot=?1 */
   VEC0_STMT_IVF_ASSIGN_DEL,   /* DELETE FROM T_ivf_assign WHERE slot=?1 */
-  VEC0_STMT_IVF_LIST_SIZES,   /* SELECT list, count(*), min(slot), max(slot) FROM
-                              ** T_ivf_assign GROUP BY list */
+  VEC0_STMT_IVF_LIST_SIZES,   /* SELECT list, count(*), min(slot), max(slot), rowids not
+                              ** integers FROM T_ivf_assign GROUP BY list (an older
+                              ** table's rowid is its slot) */
   VEC0_STMT_COUNT
 };
 
@@ -614,6 +615,12 @@ int vec0ReadVectorWith(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *
 /* How this connection's copy stands, as the JSON text of vecsync_cache_info()
 ** (sqlite3_malloc'ed; NULL: out of memory). The view must be ensured. */
 char *vec0CacheInfo(Vec0Table *p);
+/* For a search that can answer without the copy (an ivf index whose lists hold their
+** rowids): whether to, because the copy would hold no vectors: over the memory budget (a
+** view made under a larger one is dropped), or, this connection holding no view, the
+** process's first search of the table, which would stream it (the table's next search
+** loads it, as after a streamed first search). */
+int vec0CacheSkip(Vec0Table *p);
 /* The copy of slot iSlot's vector, or NULL when there is no view, it does not cover
 ** iSlot, or it is streamed (over the memory budget). */
 const float *vec0CacheVector(Vec0Table *p, sqlite3_int64 iSlot);

@@ -141,6 +141,67 @@ struct Vec0MemoryBudgetTests {
         #expect(tail[2] == "2000", "rows listed: \(tail)")
     }
 
+    @Test("Coded lists that keep their rowids answer without the copy as they answer with it")
+    func ivfAnswersWithoutTheCopy() throws {
+        var random = SeededRandom(defaultSeed: 0x5eed_0134)
+        func vector() -> String { Self.vector(&random) }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("vecsync-nocopy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("t.db").path
+        var setUp = """
+            create virtual table t using vec0(embedding float[8] distance_metric=cosine \
+            indexed by ivf(nlist=12, nprobe=2), cat integer, chunk_size=16);
+            begin;
+
+            """
+        for row in 1...1500 {
+            setUp += "insert into t(rowid, embedding, cat) values (\(row), '\(vector())', \(row % 3));\n"
+        }
+        setUp += "commit;\n.output /dev/null\nselect vecsync_ivf_retrain('t');\n"
+        let built = try Shell.run(setUp, databasePath: path)
+        #expect(built.stderr.isEmpty, "stderr: \(built.stderr)")
+        func knn(_ q: String) -> String {
+            "select group_concat(rowid || ':' || round(distance, 9), ' ') from (select rowid, distance "
+                + "from t where embedding match \(q) and k = 6);\n"
+        }
+        let info = "select json_extract(vecsync_index_info('t'), '$.queries_without_copy');\n"
+        // A new process's first query, without a budget: no copy; its next query makes one.
+        let first = "'\(vector())'"
+        let opened = try Shell.run(knn(first) + info + knn(first) + info, databasePath: path)
+        #expect(opened.stderr.isEmpty, "stderr: \(opened.stderr)")
+        let o = opened.stdout.split(separator: "\n").map(String.init)
+        try #require(o.count == 4, "output: \(opened.stdout)")
+        #expect(!o[0].isEmpty && o[2] == o[0], "first query \(o[0]), with the copy \(o[2])")
+        #expect(o[1] == "1" && o[3] == "1", "queries without the copy: \(o)")
+        // Then through writes (a delete, an update of a vector and of a key, an insert), each
+        // query over a budget (no copy: the lists' rowids, T_vectors' vectors) and without.
+        let rounds = 10
+        var script = ""
+        for round in 0..<rounds {
+            script += "delete from t where rowid = \(round * 7 + 1);\n"
+            script += "update t set embedding = '\(vector())' where rowid = \(round * 11 + 2);\n"
+            script += "update t set rowid = \(5000 + round) where rowid = \(round * 13 + 4);\n"
+            script += "insert into t(rowid, embedding, cat) values (\(2000 + round), '\(vector())', 1);\n"
+            let q = "'\(vector())'"
+            script += ".output /dev/null\nselect vecsync_memory_budget(1);\n.output stdout\n" + knn(q)
+            script += ".output /dev/null\nselect vecsync_memory_budget(0);\n.output stdout\n" + knn(q)
+        }
+        script += info
+        let output = try Shell.run(script, databasePath: path)
+        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count == rounds * 2 + 1, "output: \(output.stdout)")
+        for round in 0..<rounds {
+            let (without, with) = (lines[round * 2], lines[round * 2 + 1])
+            #expect(!with.isEmpty && without == with, "round \(round): without the copy \(without), with \(with)")
+        }
+        // Every query over the budget, and the process's first without one (it would have
+        // streamed the copy): the other nine re-scored from the copy.
+        #expect(lines[rounds * 2] == "\(rounds + 1)", "queries without the copy: \(lines[rounds * 2])")
+    }
+
     @Test("The budget is read and set from SQL, and refuses what is not a byte count")
     func budgetFromSQL() throws {
         let output = try Shell.run(
