@@ -760,8 +760,9 @@ int vec0CacheSkip(Vec0Table *p){
   if( p->pView && p->bViewPrivate ) return 0;             /* this transaction's own */
   if( vec0NextSlot(p, &nSlot)!=SQLITE_OK ) return 0;     /* vec0CacheEnsure says why */
   if( vec0OverBudget(p, nSlot) ){
-    /* A view made under a larger budget would be made again, streamed: of no use. */
-    vec0CacheDrop(p);
+    /* A view holding vectors was made under a larger budget: the next vec0CacheEnsure
+    ** would make it again, streamed. A streamed one may be in use by the caller. */
+    if( p->pView && !p->pView->bStreamed ) vec0CacheDrop(p);
     return 1;
   }
   if( p->pView || p->pShared==0 || p->cfg.eQuant!=VEC0_QUANT_NONE ) return 0;

@@ -21,14 +21,15 @@
 ** the clock), scoring the sample against the centroids with one
 ** sgemm a block of rows (vsScoreBlockBatch); under cosine the k-means is spherical
 ** (rows and centroids of unit length). Every row then joins the list of its nearest
-** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list (with an
-** index on list), T_info ivf_lists, ivf_trained_rows, ivf_version (random, new at each
-** training) and ivf_list_index.
+** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list and rowid
+** (with an index on (list, rowid): a list's rows are one range of it), T_info ivf_lists,
+** ivf_trained_rows, ivf_version (random, new at each training) and ivf_list_index (2; 1: a
+** table made before the rowids, indexed on list alone; 0: not indexed).
 **
-** A connection keeps the index in memory (Vec0Ivf): per list the slots of its rows and,
-** unless quantizer=none, their int8 (or bit) codes in one block, vec0_quant.c's; per
-** slot its list and place, so a delete is O(1); past VEC0_IVF_CODED_CENTROIDS lists the
-** centroids' int8 codes too. It is stamped with the generation and ivf_version it
+** A connection keeps the index in memory (Vec0Ivf): per list the slots and rowids of its
+** rows and, unless quantizer=none, their int8 (or bit) codes in one block, vec0_quant.c's;
+** per slot its list and place, so a delete is O(1); past VEC0_IVF_CODED_CENTROIDS lists
+** the centroids' int8 codes too. It is stamped with the generation and ivf_version it
 ** reflects: another connection's commit changes one of them and it is read again whole
 ** (the codes made again from the vectors). Writes (vec0IvfPut, vec0IvfRemove) change the
 ** shadow table and the lists together; a statement or transaction rolled back drops the
@@ -42,8 +43,10 @@
 ** rows when k rows match. Coded lists keep the k*oversample best by code, which are
 ** ranked again by float32 key from the in-memory copy; the best k + VEC0_IVF_EXTRA get the
 ** exact (double) distance the exact scan orders by, and are reported with its figures.
-** A copy over the memory budget (streamed: rowids and liveness only) keeps coded lists
-** usable: the kept candidates' vectors are read from T_vectors instead, the same answer.
+** Coded lists need no copy at all when it would hold no vectors (over the memory budget,
+** or the process's first search, which would stream it): their rowids name the rows, and
+** the kept candidates' vectors are read from T_vectors instead, the same answer. A table
+** made before the lists kept rowids takes them from a streamed copy (rowids and liveness).
 ** Before training, at nprobe >= the lists, with distance bounds, with a filter that passes
 ** few rows (VEC0_IVF_FILTER_EXACT), and for float32 lists over the budget, the query is
 ** the exact search.
@@ -1254,10 +1257,10 @@ static int vec0IvfProbeOrder(Vec0Table *p, const float *q, int nProbe,
   return rc;
 }
 
-/* Whether slot iSlot holds a row that passes the query's filters. */
-static const Vec0Chunk *vec0IvfLiveChunk(const Vec0Table *p, sqlite3_int64 iSlot,
-                                         const unsigned char *aMask){
-  const Vec0Snapshot *v = p->pView;
+/* Whether slot iSlot holds a row that passes the query's filters, by the copy v (NULL: no
+** copy, no row found). */
+static const Vec0Chunk *vec0IvfLiveChunk(const Vec0Table *p, const Vec0Snapshot *v,
+                                         sqlite3_int64 iSlot, const unsigned char *aMask){
   const Vec0Chunk *c;
   if( v==0 || iSlot<0 || iSlot>=v->nSlot || (aMask && !aMask[iSlot]) ) return 0;
   c = v->apChunk[iSlot/p->cfg.nChunk];
@@ -1265,12 +1268,13 @@ static const Vec0Chunk *vec0IvfLiveChunk(const Vec0Table *p, sqlite3_int64 iSlot
   return c;
 }
 
-/* A candidate's float32 vector: the copy's, or (a copy over the memory budget holds no
-** vectors) read from T_vectors through r into aBuf. NULL, and *pRc set, on an error. */
-static const float *vec0IvfVector(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot,
-                                  float *aBuf, int *pRc){
-  const float *v = vec0IvfLiveChunk(p, iSlot, 0) ? vec0CacheVector(p, iSlot) : 0;
-  if( v ) return v;
+/* A candidate's float32 vector: the copy v's, or (no copy, or one over the memory budget,
+** which holds no vectors) read from T_vectors through r into aBuf. NULL, and *pRc set, on
+** an error. */
+static const float *vec0IvfVector(Vec0Table *p, const Vec0Snapshot *v, Vec0Reader *r,
+                                  sqlite3_int64 iSlot, float *aBuf, int *pRc){
+  const Vec0Chunk *c = vec0IvfLiveChunk(p, v, iSlot, 0);
+  if( c && c->aVec ) return c->aVec + (size_t)(iSlot%p->cfg.nChunk)*(size_t)p->cfg.nWord;
   *pRc = vec0ReaderRead(p, r, iSlot, aBuf);
   return *pRc==SQLITE_OK ? aBuf : 0;
 }
@@ -1279,9 +1283,10 @@ static const float *vec0IvfVector(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSl
 ** order, nProbe of them and then more while fewer than k rows passed the filters (aMask);
 ** each row ranked by its code (coded lists: the best k*oversample kept) or by its float32
 ** vector; the kept candidates re-scored from the float32 vectors (the copy's, or read
-** from T_vectors) in double precision, as the exact scan orders them. */
-static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
-                       const unsigned char *aMask, VsTopK *pTop){
+** from T_vectors) in double precision, as the exact scan orders them. v: the copy, current,
+** or NULL when the lists hold rowids and the query needs none (vec0CacheSkip). */
+static int vec0IvfScan(Vec0Table *p, const Vec0Snapshot *v, const float *q, sqlite3_int64 k,
+                       int nProbe, const unsigned char *aMask, VsTopK *pTop){
   Vec0Ivf *x = p->pIvf;
   Vec0IvfOrder *aOrder = 0;
   Vec0QuantQuery qq;
@@ -1297,7 +1302,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
   memset(&qq, 0, sizeof(qq));
   memset(&r, 0, sizeof(r));
   /* Without the copy (the lists hold rowids) the rows are counted from the storage. */
-  if( p->pView ) nLive = p->pView->nLive;
+  if( v ) nLive = v->nLive;
   else rc = vec0IvfRowCount(p, &nLive);
   if( rc!=SQLITE_OK ) return rc;
   /* k may be any int64: no more than the rows, so k*oversample cannot overflow. */
@@ -1347,10 +1352,10 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
         if( aDist[j]>rBound ) continue;
         if( pL->aRowid ){
           /* A list that holds rowids holds live rows only (a delete takes its row out). */
-          if( aMask && (iSlot>=p->pView->nSlot || !aMask[iSlot]) ) continue;
+          if( aMask && (iSlot>=v->nSlot || !aMask[iSlot]) ) continue;
           iRowid = pL->aRowid[j];
         }else{
-          const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, aMask);
+          const Vec0Chunk *c = vec0IvfLiveChunk(p, v, iSlot, aMask);
           if( c==0 ) continue;
           iRowid = c->aRowid[iSlot%nChunk];
         }
@@ -1360,7 +1365,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
     }else{
       for(j=0; j<pL->n; j++){
         sqlite3_int64 iSlot = pL->aSlot[j];
-        const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, aMask);
+        const Vec0Chunk *c = vec0IvfLiveChunk(p, v, iSlot, aMask);
         int iIn = (int)(iSlot%nChunk);
         float s;
         if( c==0 ) continue;
@@ -1374,7 +1379,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
     /* The coded candidates ranked by float32 key, as the exact scan ranks rows; the best
     ** k + VEC0_IVF_EXTRA go on to the exact distance. A vector read from T_vectors gets
     ** its exact distance now, so that it is read once. */
-    if( p->pView==0 || p->pView->bStreamed ){
+    if( v==0 || v->bStreamed ){
       aExact = sqlite3_malloc64((sizeof(double) + sizeof(sqlite3_int64))*(sqlite3_uint64)pTop->n
                                 + 1);
       if( aExact==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
@@ -1382,14 +1387,14 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
     }
     for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
       sqlite3_int64 iSlot = pTop->a[i].iSlot;
-      const Vec0Chunk *c = vec0IvfLiveChunk(p, iSlot, 0);
-      const float *v = vec0IvfVector(p, &r, iSlot, aVec, &rc);
-      if( v ){
-        float rNorm = c && c->aNorm ? c->aNorm[iSlot%nChunk] : vsNormF32(v, nDim);
-        pTop->a[i].rDist = vsScoreDistance(p->cfg.eMetric, vsDotF32(q, v, nDim), qNorm, rNorm);
+      const Vec0Chunk *c = vec0IvfLiveChunk(p, v, iSlot, 0);
+      const float *f = vec0IvfVector(p, v, &r, iSlot, aVec, &rc);
+      if( f ){
+        float rNorm = c && c->aNorm ? c->aNorm[iSlot%nChunk] : vsNormF32(f, nDim);
+        pTop->a[i].rDist = vsScoreDistance(p->cfg.eMetric, vsDotF32(q, f, nDim), qNorm, rNorm);
         if( aExact ){
           aExactSlot[nExact] = iSlot;
-          aExact[nExact++] = vsDistanceF32(p->cfg.eMetric, q, v, nDim);
+          aExact[nExact++] = vsDistanceF32(p->cfg.eMetric, q, f, nDim);
         }
       }
     }
@@ -1398,7 +1403,7 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
     if( pTop->n>k + VEC0_IVF_EXTRA ) pTop->n = (int)(k + VEC0_IVF_EXTRA);
   }
   for(i=0; i<pTop->n && rc==SQLITE_OK; i++){
-    const float *v;
+    const float *f;
     /* A row with no direction (an all-zero vector under cosine) stays last, NULL. */
     if( pTop->a[i].rDist==VS_NO_DIRECTION ) continue;
     if( aExact ){
@@ -1408,8 +1413,8 @@ static int vec0IvfScan(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe
         continue;
       }
     }
-    v = vec0IvfVector(p, &r, pTop->a[i].iSlot, aVec, &rc);
-    if( v ) pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, v, nDim);
+    f = vec0IvfVector(p, v, &r, pTop->a[i].iSlot, aVec, &rc);
+    if( f ) pTop->a[i].rDist = vsDistanceF32(p->cfg.eMetric, q, f, nDim);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
   vsTopKSort(pTop);
@@ -1480,7 +1485,7 @@ int vec0IvfSearch(Vec0Table *p, const float *q, sqlite3_int64 k, int nProbe,
     }
   }
   p->nScanThreads = 1;
-  rc = vec0IvfScan(p, q, k, nProbe, aMask, pTop);
+  rc = vec0IvfScan(p, bAlone ? 0 : p->pView, q, k, nProbe, aMask, pTop);
   if( rc==SQLITE_OK && bAlone ) p->pIvf->nNoCopy++;
   if( rc!=SQLITE_OK ) vec0IvfDrop(p);   /* a list may be read in part: read again next */
   return rc;
@@ -1594,6 +1599,8 @@ int vec0IvfRecall(Vec0Table *p, sqlite3_int64 nQuery, sqlite3_int64 k, int nProb
   if( nQuery>nRow ) nQuery = nRow;
   for(i=0; i<nQuery && rc==SQLITE_OK; i++){
     rc = vec0ReadVector(p, aRow[(i*nRow)/nQuery].iSlot, q);
+    /* The index's search may drop a copy made under a larger memory budget. */
+    if( rc==SQLITE_OK && p->pView==0 ) rc = vec0CacheEnsure(p, VEC0_NEED_COPY);
     if( rc==SQLITE_OK ) rc = vec0Search(p, q, k, 0, 0, &exact);
     if( rc==SQLITE_OK ) rc = vec0IvfSearch(p, q, k, nProbe, 0, 0, &approx);
     if( rc!=SQLITE_OK ) break;
