@@ -15,6 +15,18 @@ struct Vec0MemoryBudgetTests {
                 separator: ",") + "]"
     }
 
+    /// A script making table t (`embedding float[8]`, then `options` inside `vec0(...)`, and
+    /// `cat integer`) with `rows` rows in one transaction (cat = rowid % 3), its ivf index
+    /// then retrained, the retrain's output hidden.
+    static func ivfTable(_ random: inout SeededRandom, rows: Int, options: String) -> String {
+        var script = "create virtual table t using vec0(embedding float[8] \(options), cat integer, "
+            + "chunk_size=16);\nbegin;\n"
+        for row in 1...rows {
+            script += "insert into t(rowid, embedding, cat) values (\(row), '\(vector(&random))', \(row % 3));\n"
+        }
+        return script + "commit;\n.output /dev/null\nselect vecsync_ivf_retrain('t');\n.output stdout\n"
+    }
+
     @Test("Searches over the budget answer exactly as searches in memory, through writes")
     func streamedSearchesMatchInMemory() throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0130)
@@ -44,16 +56,8 @@ struct Vec0MemoryBudgetTests {
     func ivfOverBudgetMatchesInMemory() throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0132)
         func vector() -> String { Self.vector(&random) }
-        var script = """
-            create virtual table t using vec0(embedding float[8] distance_metric=cosine \
-            indexed by ivf(nlist=16, nprobe=1), cat integer, chunk_size=16);
-            begin;
-
-            """
-        for row in 1...400 {
-            script += "insert into t(rowid, embedding, cat) values (\(row), '\(vector())', \(row % 3));\n"
-        }
-        script += "commit;\n.output /dev/null\nselect vecsync_ivf_retrain('t');\n.output stdout\n"
+        var script = Self.ivfTable(
+            &random, rows: 400, options: "distance_metric=cosine indexed by ivf(nlist=16, nprobe=1)")
         // Per query: the index's answer (nprobe 1) and the exact one (nprobe 16, every list),
         // in memory and then over a budget of 1 KiB, then whether the copy was streamed.
         let rounds = 12
@@ -96,16 +100,7 @@ struct Vec0MemoryBudgetTests {
         // 2,000 rows in 16 lists: about 125 rows a list, 24 bytes a row (slot, 8-byte code,
         // scale, norm), 3 KB a list. A budget of 8 KiB holds two or three lists.
         let budget = 8192
-        var script = """
-            create virtual table t using vec0(embedding float[8] indexed by ivf(nlist=16, nprobe=3), \
-            cat integer, chunk_size=16);
-            begin;
-
-            """
-        for row in 1...2000 {
-            script += "insert into t(rowid, embedding, cat) values (\(row), '\(vector())', \(row % 3));\n"
-        }
-        script += "commit;\n.output /dev/null\nselect vecsync_ivf_retrain('t');\n.output stdout\n"
+        var script = Self.ivfTable(&random, rows: 2000, options: "indexed by ivf(nlist=16, nprobe=3)")
         func info(_ field: String) -> String { "select json_extract(vecsync_index_info('t'), '$.\(field)');\n" }
         // A retrain under the budget keeps no list: each is read when a query scans it.
         script += ".output /dev/null\nselect vecsync_memory_budget(\(budget));\n"
@@ -150,16 +145,8 @@ struct Vec0MemoryBudgetTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("t.db").path
-        var setUp = """
-            create virtual table t using vec0(embedding float[8] distance_metric=cosine \
-            indexed by ivf(nlist=12, nprobe=2), cat integer, chunk_size=16);
-            begin;
-
-            """
-        for row in 1...1500 {
-            setUp += "insert into t(rowid, embedding, cat) values (\(row), '\(vector())', \(row % 3));\n"
-        }
-        setUp += "commit;\n.output /dev/null\nselect vecsync_ivf_retrain('t');\n"
+        let setUp = Self.ivfTable(
+            &random, rows: 1500, options: "distance_metric=cosine indexed by ivf(nlist=12, nprobe=2)")
         let built = try Shell.run(setUp, databasePath: path)
         #expect(built.stderr.isEmpty, "stderr: \(built.stderr)")
         func knn(_ q: String) -> String {
