@@ -756,22 +756,18 @@ static int vec0FirstLoad(Vec0Table *p, int bPrivate, const Vec0Snapshot *pBase, 
 
 int vec0CacheSkip(Vec0Table *p){
   sqlite3_int64 nSlot = 0;
-  int bFirst;
   if( p->pView && p->bViewPrivate ) return 0;             /* this transaction's own */
-  if( vec0NextSlot(p, &nSlot)!=SQLITE_OK ) return 0;     /* vec0CacheEnsure says why */
-  if( vec0OverBudget(p, nSlot) ){
-    /* A view holding vectors was made under a larger budget: the next vec0CacheEnsure
-    ** would make it again, streamed. A streamed one may be in use by the caller. */
-    if( p->pView && !p->pView->bStreamed ) vec0CacheDrop(p);
-    return 1;
+  if( vec0MemoryBudget(-1)>0 ){
+    if( vec0NextSlot(p, &nSlot)!=SQLITE_OK ) return 0;   /* vec0CacheEnsure says why */
+    if( vec0OverBudget(p, nSlot) ){
+      /* A view holding vectors was made under a larger budget: the next vec0CacheEnsure
+      ** would make it again, streamed. A streamed one may be in use by the caller. */
+      if( p->pView && !p->pView->bStreamed ) vec0CacheDrop(p);
+      return 1;
+    }
   }
-  if( p->pView || p->pShared==0 || p->cfg.eQuant!=VEC0_QUANT_NONE ) return 0;
-  /* The first search would stream the copy (vec0FirstLoad): the next one loads it. */
-  pthread_mutex_lock(&sharedMutex);
-  bFirst = !p->pShared->bSearched;
-  p->pShared->bSearched = 1;
-  pthread_mutex_unlock(&sharedMutex);
-  return bFirst;
+  /* The first search would stream the copy: the next one loads it. */
+  return p->pView==0 && vec0FirstLoad(p, 0, 0, VEC0_NEED_SEARCH);
 }
 
 /* A snapshot of generation iGen as this connection reads it, into *ppSnap. bPrivate: it
