@@ -12,8 +12,9 @@
 ** rowid, DELETE, BEGIN / COMMIT / ROLLBACK and savepoints, vecsync_ivf_retrain() with or
 ** without an nlist, KNN with k, nprobe and a tag filter, vecsync_index_info() and
 ** vecsync_ivf_recall(), a memory budget set or lifted, and damage to T_ivf_centroids,
-** T_ivf_assign and T_info's ivf keys (blobs of other lengths, lists, slots and rowids out
-** of range or of another type, rows deleted or added), each
+** T_ivf_assign and T_info's ivf keys (blobs of other lengths, lists, slots, rowids and
+** codes out of range or of another type, codes cut, of non-finite scales or another row's,
+** rows deleted or added), each
 ** followed by a bump of ivf_version so the next statement reads the index again.
 **
 ** The oracle: whenever no damage has been done, a KNN query with k at least the rows
@@ -82,6 +83,14 @@ static void damage(sqlite3 *db, FuzzIn *in){
     "UPDATE v_ivf_assign SET rowid = 'r' || %d WHERE slot = %d",
     "INSERT OR REPLACE INTO v_ivf_assign(slot, list, rowid) VALUES (%d, %d, 1)",
     "UPDATE v_ivf_assign SET rowid = rowid + %d WHERE slot >= %d",
+    "UPDATE v_ivf_assign SET code = zeroblob(%d) WHERE slot >= %d",
+    "UPDATE v_ivf_assign SET code = NULL WHERE slot >= %d + 0 * %d",
+    "UPDATE v_ivf_assign SET code = 'c' || %d WHERE slot = %d",
+    "UPDATE v_ivf_assign SET code = substr(code, 1, %d) WHERE slot >= %d",
+    "UPDATE v_ivf_assign SET code = substr(code, 1, length(code) - 8) || x'0000c07f0000807f'"
+    " WHERE slot >= %d + 0 * %d",
+    "UPDATE v_ivf_assign SET code = (SELECT code FROM v_ivf_assign WHERE slot = %d)"
+    " WHERE slot = %d",
   };
   static const int aX[] = { -1, 0, 1, 2, 3, 4, 5, 7, 8, 32, 65536, 100000, 2147483647 };
   int x = aX[fuzzPick(in, sizeof(aX)/sizeof(aX[0]))];

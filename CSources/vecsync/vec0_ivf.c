@@ -108,6 +108,7 @@ struct Vec0Ivf {
   float *aCentScale;          /* ... each code's scale */
   float *aCentNorm;           /* ... each centroid's L2 norm */
   int nCode;                  /* Bytes of a code; 0: the lists scan the copy's float32 */
+  unsigned char *aRec;        /* Coded lists: room for one code's record, for a write */
   float *aCent;               /* nList*nDim floats: the centroids (unit length: cosine) */
   float *aCentSq;             /* nList floats: their squared norms */
   sqlite3_int64 nTrained;     /* Rows the lists were trained on */
@@ -117,8 +118,10 @@ struct Vec0Ivf {
   Vec0IvfList *aList;         /* nList lists */
   int bLazy;                  /* Lists are read when a query first scans them, through
                               ** the index on T_ivf_assign(list) (T_info ivf_list_index) */
-  int bRowids;                /* T_ivf_assign keeps each slot's rowid (ivf_list_index 2):
-                              ** the lists hold them, and a query needs no copy */
+  int bRowids;                /* T_ivf_assign keeps each slot's rowid (ivf_list_index 2
+                              ** or 3): the lists hold them, and a query needs no copy */
+  int bCodes;                 /* Coded lists whose T_ivf_assign keeps each row's code
+                              ** (ivf_list_index 3): a list is read without its vectors */
   sqlite3_uint64 iTick;       /* Lists scanned so far, by every query */
   sqlite3_int64 nGivenBack;   /* Lists given back to keep under the memory budget */
   sqlite3_int64 nNoCopy;      /* Queries answered from the lists alone (no copy made) */
@@ -149,6 +152,7 @@ static void vec0IvfFree(Vec0Ivf *x){
   sqlite3_free(x->aCentNorm);
   sqlite3_free(x->aListOf);
   sqlite3_free(x->aPos);
+  sqlite3_free(x->aRec);
   sqlite3_free(x);
 }
 
@@ -177,9 +181,15 @@ static int vec0IvfNew(const Vec0Table *p, int nList, sqlite3_int64 nSlot, Vec0Iv
   x->cfgCode = p->cfg;
   x->cfgCode.eQuant = p->cfg.eIvfQuant;
   x->nCode = x->cfgCode.eQuant!=VEC0_QUANT_NONE ? vec0QuantCodeBytes(&x->cfgCode) : 0;
+  if( x->nCode ){
+    x->aRec = sqlite3_malloc(vec0QuantRecordBytes(&x->cfgCode));
+    if( x->aRec==0 ) rc = SQLITE_NOMEM;
+  }
   x->cfgCent = p->cfg;
   x->cfgCent.eQuant = VEC0_QUANT_INT8;
-  if( nSlot>0x7fffffff ){
+  if( rc!=SQLITE_OK ){
+    /* freed below */
+  }else if( nSlot>0x7fffffff ){
     rc = SQLITE_TOOBIG;                       /* places are ints */
   }else if( nList>0 ){
     x->aCent = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)nList*(sqlite3_uint64)nDim);
@@ -345,11 +355,11 @@ static void vec0IvfFitBudget(Vec0Ivf *x, int iKeep){
 }
 
 /* Put slot iSlot (< x->nSlot) of row iRowid, whose vector is a, into list iList, out of
-** any other; a coded list keeps a's code (again, when the slot stays in its list). A list
-** not read yet takes nothing: the slot is among those it reads from T_ivf_assign when it
-** is. */
+** any other; a coded list keeps a's code (again, when the slot stays in its list), or the
+** code of record pRec (vec0QuantRecord's) when it is given. A list not read yet takes
+** nothing: the slot is among those it reads from T_ivf_assign when it is. */
 static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, sqlite3_int64 iRowid,
-                          const float *a){
+                          const float *a, const unsigned char *pRec){
   Vec0IvfList *pL = &x->aList[iList];
   int iPos, rc;
   if( pL->bUnread ){
@@ -367,7 +377,10 @@ static int vec0IvfListAdd(Vec0Ivf *x, int iList, sqlite3_int64 iSlot, sqlite3_in
   }
   iPos = x->aPos[iSlot];
   if( pL->aRowid ) pL->aRowid[iPos] = iRowid;
-  if( x->nCode ){
+  if( x->nCode && pRec ){
+    vec0QuantRecordRead(&x->cfgCode, pRec, &pL->aCode[(size_t)iPos*(size_t)x->nCode],
+                        &pL->aNorm[iPos], &pL->aScale[iPos]);
+  }else if( x->nCode ){
     vec0QuantEncode(&x->cfgCode, a, &pL->aCode[(size_t)iPos*(size_t)x->nCode],
                     &pL->aScale[iPos]);
     pL->aNorm[iPos] = vsNormF32(a, x->nDim);
@@ -488,39 +501,53 @@ static int vec0IvfStamp(Vec0Table *p, sqlite3_int64 *piGen, sqlite3_int64 *piVer
   return rc;
 }
 
-/* The statement of T_ivf_assign's layout: eRowids for a table that keeps rowids there,
-** else eOld (see VEC0_STMT_IVF_ASSIGN_PUT). */
-static int vec0IvfStmt(Vec0Table *p, const Vec0Ivf *x, int eRowids, int eOld,
+/* The statement of T_ivf_assign's layout: eCodes for a table that keeps coded lists'
+** codes there, eRowids for one that keeps rowids, else eOld (see VEC0_STMT_IVF_ASSIGN_CODE). */
+static int vec0IvfStmt(Vec0Table *p, const Vec0Ivf *x, int eCodes, int eRowids, int eOld,
                        sqlite3_stmt **ppStmt){
-  return vec0Stmt(p, x->bRowids ? eRowids : eOld, ppStmt);
+  return vec0Stmt(p, x->bCodes ? eCodes : x->bRowids ? eRowids : eOld, ppStmt);
 }
 
 /* Slot iSlot of list iList, read from T_ivf_assign with the rowid in column iCol of pStmt
-** (NULL unless x->bRowids), into the list in memory: its vector read through r into a
-** (coded lists) and coded. */
+** (NULL unless x->bRowids) and, x->bCodes, the row's code in column iCol+1, into the list
+** in memory. A coded list without that code reads the row's vector through r into a and
+** codes it. */
 static int vec0IvfAddRead(Vec0Table *p, Vec0Ivf *x, Vec0Reader *r, sqlite3_int64 iSlot,
                           sqlite3_int64 iList, sqlite3_stmt *pStmt, int iCol, float *a){
+  const unsigned char *pRec = 0;
   int rc = SQLITE_OK;
   if( iSlot<0 || iSlot>=x->nSlot || iList<0 || iList>=x->nList
    || (x->bRowids && sqlite3_column_type(pStmt, iCol)!=SQLITE_INTEGER) ){
     return vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot, no list or no rowid");
   }
-  /* A coded list needs each row's vector: from the copy when it is current, else from
-  ** T_vectors, in slot order (the order of T_ivf_assign's key and its index's). */
-  if( x->nCode ) rc = vec0ReadVectorWith(p, r, iSlot, a);
+  if( x->bCodes && sqlite3_column_type(pStmt, iCol+1)!=SQLITE_NULL ){
+    /* Any bytes make a code (the record's non-finite floats read as 0); their count
+    ** must be the record's. */
+    pRec = sqlite3_column_blob(pStmt, iCol+1);
+    if( sqlite3_column_type(pStmt, iCol+1)!=SQLITE_BLOB || pRec==0
+     || sqlite3_column_bytes(pStmt, iCol+1)!=vec0QuantRecordBytes(&x->cfgCode) ){
+      return vec0IvfCorrupt(p, "a code in T_ivf_assign is not a code of the table's lists");
+    }
+  }else if( x->nCode ){
+    /* The vector: from the copy when it is current, else from T_vectors, in slot order
+    ** (the order of T_ivf_assign's key within a list, and of its older indexes). */
+    rc = vec0ReadVectorWith(p, r, iSlot, a);
+  }
   if( rc==SQLITE_OK ){
-    rc = vec0IvfListAdd(x, (int)iList, iSlot, sqlite3_column_int64(pStmt, iCol), a);
+    rc = vec0IvfListAdd(x, (int)iList, iSlot, sqlite3_column_int64(pStmt, iCol), a, pRec);
   }
   return rc;
 }
 
-/* List iList, not read yet, read: its slots (and rowids) by the index on T_ivf_assign.
-** The caller drops the whole index on an error (the list may hold part of its rows). */
+/* List iList, not read yet, read: its slots (rowids, codes) by T_ivf_assign's key, or its
+** index on list. The caller drops the whole index on an error (the list may hold part of
+** its rows). */
 static int vec0IvfListRead(Vec0Table *p, Vec0Ivf *x, int iList, Vec0Reader *r){
   Vec0IvfList *pL = &x->aList[iList];
   sqlite3_stmt *pStmt = 0;
   float *a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
-  int rc = a ? vec0IvfStmt(p, x, VEC0_STMT_IVF_LIST_ROWS, VEC0_STMT_IVF_LIST_SLOTS, &pStmt)
+  int rc = a ? vec0IvfStmt(p, x, VEC0_STMT_IVF_LIST_CODES, VEC0_STMT_IVF_LIST_ROWS,
+                           VEC0_STMT_IVF_LIST_SLOTS, &pStmt)
              : SQLITE_NOMEM;
   pL->bUnread = 0;
   if( rc==SQLITE_OK ){
@@ -569,7 +596,8 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   x->iVersion = iVersion;
   x->nTrained = nTrained;
   x->bLazy = iLayout!=0;
-  x->bRowids = iLayout>=VEC0_IVF_LAYOUT;
+  x->bRowids = iLayout>=VEC0_IVF_LAYOUT_ROWIDS;
+  x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0;
   if( nList==0 ) goto cleanup;
   rc = vec0IvfPrepare(p, "SELECT list, centroid FROM \"%w\".\"%w_ivf_centroids\" ORDER BY list",
                       &pStmt);
@@ -654,7 +682,8 @@ static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbD
     if( a==0 ) rc = SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ){
-    rc = vec0IvfStmt(p, x, VEC0_STMT_IVF_ASSIGN_AT, VEC0_STMT_IVF_ASSIGN_GET, &pAt);
+    rc = vec0IvfStmt(p, x, VEC0_STMT_IVF_ASSIGN_AT, VEC0_STMT_IVF_ASSIGN_AT,
+                     VEC0_STMT_IVF_ASSIGN_GET, &pAt);
   }
   if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_LOG_RANGE, &pLog);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -684,7 +713,7 @@ static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbD
       rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no list or no rowid");
     }else{
       if( x->nCode ) rc = vec0ReadVector(p, iSlot, a);
-      if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, iRowid, a);
+      if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, iRowid, a, 0);
     }
   }
   if( pLog ){
@@ -887,47 +916,45 @@ static int vec0IvfExec(Vec0Table *p, const char *zFmt){
   return rc;
 }
 
-/* Every slot's list into T_ivf_assign, in slot order (the table's key, so its pages fill
-** one after another). The index on list then takes a row at each list's end: one page a
-** list is written to at once, more than SQLite's default cache of 2 MB holds from about
-** 250 lists; the cache is raised to hold them for this, then set back. At 1,000,000 rows
-** and 1,000 lists this took the retrain from 23.5 to 14.7 s (in list order and the
-** default cache, the table's pages were written in random order). */
-static int vec0IvfStoreAssign(Vec0Table *p, Vec0Ivf *x, const sqlite3_int64 *aRowidOf){
-  sqlite3_stmt *pStmt = 0;
-  sqlite3_int64 iOld = 0, nPage = 0, iSlot, nWant = 2*(sqlite3_int64)x->nList + 2048;
-  int rc = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &iOld, 0), bSet = 0;
-  if( rc==SQLITE_OK ) rc = vsPragma(p->dbStore, p->zStoreSchema, "page_size", &nPage, 0);
-  if( rc==SQLITE_OK && nPage>0 ){
-    /* cache_size: pages, or -KiB. */
-    bSet = (iOld>=0 ? iOld : (-iOld*1024)/nPage) < nWant;
+/* Slot iSlot's row into T_ivf_assign: list iList, rowid iRowid and, x->bCodes, the code of
+** vector a, made in x->aRec (where the caller's list in memory takes it from). *ppStmt is
+** the statement of the table's layout, found at the first call. */
+static int vec0IvfWrite(Vec0Table *p, Vec0Ivf *x, sqlite3_stmt **ppStmt, sqlite3_int64 iSlot,
+                        int iList, sqlite3_int64 iRowid, const float *a){
+  int rc = SQLITE_OK;
+  if( *ppStmt==0 ){
+    rc = vec0IvfStmt(p, x, VEC0_STMT_IVF_ASSIGN_CODE, VEC0_STMT_IVF_ASSIGN_PUT,
+                     VEC0_STMT_IVF_ASSIGN_SET, ppStmt);
+    if( rc!=SQLITE_OK ) return rc;
   }
-  if( rc==SQLITE_OK && bSet ) rc = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &nWant, 1);
-  if( rc==SQLITE_OK ){
-    rc = vec0IvfStmt(p, x, VEC0_STMT_IVF_ASSIGN_PUT, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
+  sqlite3_bind_int64(*ppStmt, 1, iSlot);
+  sqlite3_bind_int(*ppStmt, 2, iList);
+  if( x->bRowids ) sqlite3_bind_int64(*ppStmt, 3, iRowid);
+  if( x->bCodes ){
+    /* Copied: a rollback while the statement runs frees x (vec0IvfAfterWrite). */
+    vec0QuantRecord(&x->cfgCode, a, x->aRec);
+    sqlite3_bind_blob(*ppStmt, 4, x->aRec, vec0QuantRecordBytes(&x->cfgCode),
+                      SQLITE_TRANSIENT);
   }
-  for(iSlot=0; rc==SQLITE_OK && iSlot<x->nSlot; iSlot++){
-    if( x->aListOf[iSlot]<0 ) continue;
-    sqlite3_bind_int64(pStmt, 1, iSlot);
-    sqlite3_bind_int(pStmt, 2, x->aListOf[iSlot]);
-    if( x->bRowids ) sqlite3_bind_int64(pStmt, 3, aRowidOf[iSlot]);
-    sqlite3_step(pStmt);
-    rc = sqlite3_reset(pStmt);
-  }
-  if( bSet ){
-    int rc2 = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &iOld, 1);
-    if( rc==SQLITE_OK ) rc = rc2;
-  }
-  return rc;
+  sqlite3_step(*ppStmt);
+  return sqlite3_reset(*ppStmt);
 }
 
-/* Write x (centroids, every slot's list and, x->bRowids, its rowid from aRowidOf) to the
-** shadow tables and T_info. */
-static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x, const sqlite3_int64 *aRowidOf){
+/* A training's writes, before its rows are assigned: the old centroids and lists deleted,
+** x's centroids written, and SQLite's cache raised (*piOld its size before, *pbSet whether
+** it was changed) to hold a page at each list's end. Each row then goes into T_ivf_assign
+** as it is assigned (vec0IvfWrite), in slot order: each one lands at its list's end in
+** the key (list, slot) of the table (or, an older layout, at the table's end and its
+** list's end in the index). One page a list is written to at once, more than SQLite's
+** default cache of 2 MB holds from about 250 lists. At 1,000,000 rows and 1,000 lists
+** this took an older layout's retrain from 23.5 to 14.7 s (in list order and the default
+** cache, the table's pages were written in random order). */
+static int vec0IvfStoreBegin(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 *piOld, int *pbSet){
   sqlite3_stmt *pStmt = 0;
   unsigned char *pBlob = sqlite3_malloc64(4*(sqlite3_uint64)x->nDim + 1);
-  sqlite3_int64 iVersion = 0;
+  sqlite3_int64 nPage = 0, nWant = 2*(sqlite3_int64)x->nList + 2048;
   int rc = pBlob ? SQLITE_OK : SQLITE_NOMEM, i;
+  *pbSet = 0;
   if( rc==SQLITE_OK ) rc = vec0IvfExec(p, "DELETE FROM \"%w\".\"%w_ivf_centroids\"");
   if( rc==SQLITE_OK ) rc = vec0IvfExec(p, "DELETE FROM \"%w\".\"%w_ivf_assign\"");
   if( rc==SQLITE_OK ){
@@ -942,8 +969,28 @@ static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x, const sqlite3_int64 *aRowidOf)
     rc = sqlite3_reset(pStmt);
   }
   sqlite3_finalize(pStmt);
-  pStmt = 0;
-  if( rc==SQLITE_OK ) rc = vec0IvfStoreAssign(p, x, aRowidOf);
+  sqlite3_free(pBlob);
+  if( rc==SQLITE_OK ) rc = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", piOld, 0);
+  if( rc==SQLITE_OK ) rc = vsPragma(p->dbStore, p->zStoreSchema, "page_size", &nPage, 0);
+  if( rc==SQLITE_OK && nPage>0 ){
+    /* cache_size: pages, or -KiB. */
+    *pbSet = (*piOld>=0 ? *piOld : (-*piOld*1024)/nPage) < nWant;
+  }
+  if( rc==SQLITE_OK && *pbSet ){
+    rc = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &nWant, 1);
+    if( rc!=SQLITE_OK ) *pbSet = 0;
+  }
+  return rc;
+}
+
+/* A training's writes, after its rows: the cache set back (bSet), and (rc SQLITE_OK)
+** T_info's keys of the index written. */
+static int vec0IvfStoreEnd(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iOld, int bSet, int rc){
+  sqlite3_int64 iVersion = 0;
+  if( bSet ){
+    int rc2 = vsPragma(p->dbStore, p->zStoreSchema, "cache_size", &iOld, 1);
+    if( rc==SQLITE_OK ) rc = rc2;
+  }
   /* A new version, never a count: a retrain rolled back with an outer transaction leaves
   ** this connection's lists stamped with a version the file never kept, which a later
   ** retrain elsewhere must not reach again. */
@@ -955,8 +1002,12 @@ static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x, const sqlite3_int64 *aRowidOf)
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_lists", x->nList);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_trained_rows", x->nTrained);
   if( rc==SQLITE_OK ) x->iVersion = iVersion;
-  sqlite3_free(pBlob);
   return rc;
+}
+
+static int vec0IvfSlotCmp(const void *a, const void *b){
+  sqlite3_int64 x = ((const Vec0IvfRow*)a)->iSlot, y = ((const Vec0IvfRow*)b)->iSlot;
+  return x<y ? -1 : x>y;
 }
 
 /* Train the index on the table's rows now: centroids (nList of them, or the declaration's
@@ -964,13 +1015,13 @@ static int vec0IvfStore(Vec0Table *p, Vec0Ivf *x, const sqlite3_int64 *aRowidOf)
 ** holds a savepoint or a statement: a failure leaves the storage as it was. */
 int vec0IvfTrain(Vec0Table *p, int nListWant){
   Vec0IvfRow *aRow = 0;
-  sqlite3_int64 n = 0, m, i, nSlot = 0, iGen = 0, iVersion = 0, iLayout = 0;
-  sqlite3_int64 *aRowidOf = 0;    /* x->bRowids: each slot's rowid, for T_ivf_assign */
+  sqlite3_int64 n = 0, m, i, nSlot = 0, iGen = 0, iVersion = 0, iLayout = 0, iOldCache = 0;
+  sqlite3_stmt *pWrite = 0;
   Vec0Ivf *x = 0;
   Vec0Reader r;
   float *X = 0, *aScore = 0;
   int *aBest = 0;
-  int nDim = p->cfg.nDim, nList, rc, bLean;
+  int nDim = p->cfg.nDim, nList, rc, bLean, bCacheSet = 0;
 
   memset(&r, 0, sizeof(r));
   vec0IvfDrop(p);
@@ -988,15 +1039,11 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   x->nTrained = n;
   x->iGen = iGen;
   x->bLazy = iLayout!=0;
-  x->bRowids = iLayout>=VEC0_IVF_LAYOUT;
-  if( x->bRowids && nSlot>0 ){
-    aRowidOf = sqlite3_malloc64(sizeof(sqlite3_int64)*(sqlite3_uint64)nSlot);
-    if( aRowidOf==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-    for(i=0; i<n; i++) aRowidOf[aRow[i].iSlot] = aRow[i].iRowid;
-  }
-  /* Under a memory budget, lists that can be read again keep only each row's list while
-  ** training (what T_ivf_assign stores), and are read when queries scan them: at
-  ** 10,000,000 x 384 the codes of every list are 3.7 GiB. */
+  x->bRowids = iLayout>=VEC0_IVF_LAYOUT_ROWIDS;
+  x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0;
+  /* Under a memory budget, lists that can be read again keep nothing while training
+  ** (T_ivf_assign stores every row as it is assigned), and are read when queries scan
+  ** them: at 10,000,000 x 384 the codes of every list are 3.7 GiB. */
   bLean = x->bLazy && vec0MemoryBudget(-1)>0;
   if( nList>0 ){
     /* The sample: m rows spread evenly over the rows in rowid order. */
@@ -1013,34 +1060,37 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
     sqlite3_free(X);
     X = 0;
     if( rc!=SQLITE_OK ) goto cleanup;
-    /* Every row into the list of its nearest centroid, a block at a time. */
+    /* Every row into the list of its nearest centroid, a block at a time, in slot order:
+    ** T_vectors is read in its order, and T_ivf_assign written in the order above. */
+    for(i=1; i<n && aRow[i-1].iSlot<aRow[i].iSlot; i++){}
+    if( i<n ) qsort(aRow, (size_t)n, sizeof(Vec0IvfRow), vec0IvfSlotCmp);
     X = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)VEC0_IVF_BLOCK_ROWS*(sqlite3_uint64)nDim);
     aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)VEC0_IVF_BLOCK_SCORES
                               + sizeof(float)*(sqlite3_uint64)nList);
     aBest = sqlite3_malloc64(sizeof(int)*VEC0_IVF_BLOCK_ROWS);
     if( X==0 || aScore==0 || aBest==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
-    for(i=0; i<n && rc==SQLITE_OK; i+=VEC0_IVF_BLOCK_ROWS){
-      int nB = n-i<VEC0_IVF_BLOCK_ROWS ? (int)(n-i) : VEC0_IVF_BLOCK_ROWS, j;
-      rc = vec0IvfReadRows(p, &r, aRow, i, nB, X);
-      if( rc!=SQLITE_OK ) break;
-      vec0IvfNearest(x, p->cfg.eMetric, X, nB, aScore, aBest);
-      for(j=0; j<nB && rc==SQLITE_OK; j++){
-        if( bLean ){
-          x->aListOf[aRow[i+j].iSlot] = aBest[j];
-        }else{
-          rc = vec0IvfListAdd(x, aBest[j], aRow[i+j].iSlot, aRow[i+j].iRowid,
-                              &X[(size_t)j*(size_t)nDim]);
-        }
+  }
+  rc = vec0IvfStoreBegin(p, x, &iOldCache, &bCacheSet);
+  for(i=0; i<n && nList>0 && rc==SQLITE_OK; i+=VEC0_IVF_BLOCK_ROWS){
+    int nB = n-i<VEC0_IVF_BLOCK_ROWS ? (int)(n-i) : VEC0_IVF_BLOCK_ROWS, j;
+    rc = vec0IvfReadRows(p, &r, aRow, i, nB, X);
+    if( rc!=SQLITE_OK ) break;
+    vec0IvfNearest(x, p->cfg.eMetric, X, nB, aScore, aBest);
+    for(j=0; j<nB && rc==SQLITE_OK; j++){
+      const Vec0IvfRow *pRow = &aRow[i+j];
+      const float *a = &X[(size_t)j*(size_t)nDim];
+      rc = vec0IvfWrite(p, x, &pWrite, pRow->iSlot, aBest[j], pRow->iRowid, a);
+      if( rc==SQLITE_OK && !bLean ){
+        rc = vec0IvfListAdd(x, aBest[j], pRow->iSlot, pRow->iRowid, a,
+                            x->bCodes ? x->aRec : 0);
       }
     }
   }
-  vec0ReaderClose(&r);                          /* before the writes */
+  vec0ReaderClose(&r);
+  rc = vec0IvfStoreEnd(p, x, iOldCache, bCacheSet, rc);
   if( rc==SQLITE_OK ) vec0IvfListsFit(x, 0, x->nList);
-  if( rc==SQLITE_OK ) rc = vec0IvfStore(p, x, aRowidOf);
   if( rc==SQLITE_OK && bLean ){
-    /* Stored: every list is now read when a query needs it (an empty table has no
-    ** per-slot arrays). */
-    if( x->nSlot>0 ) memset(x->aListOf, 0xff, sizeof(int)*(size_t)x->nSlot);
+    /* Stored: every list is read when a query needs it. */
     for(i=0; i<x->nList; i++) x->aList[i].bUnread = 1;
   }
   if( rc==SQLITE_OK ){
@@ -1052,7 +1102,6 @@ cleanup:
   vec0ReaderClose(&r);
   vec0IvfFree(x);
   sqlite3_free(aRow);
-  sqlite3_free(aRowidOf);
   sqlite3_free(X);
   sqlite3_free(aScore);
   sqlite3_free(aBest);
@@ -1133,17 +1182,12 @@ int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const fl
   }
   rc = vec0IvfNearestOne(p->pIvf, p->cfg.eMetric, a, &iList);
   if( rc==SQLITE_OK ) rc = vec0IvfSlotsGrow(p->pIvf, iSlot+1);
+  if( rc==SQLITE_OK ) rc = vec0IvfWrite(p, p->pIvf, &pStmt, iSlot, iList, iRowid, a);
+  if( rc==SQLITE_OK ) rc = vec0IvfAfterWrite(p, rc);
   if( rc==SQLITE_OK ){
-    rc = vec0IvfStmt(p, p->pIvf, VEC0_STMT_IVF_ASSIGN_PUT, VEC0_STMT_IVF_ASSIGN_SET, &pStmt);
+    Vec0Ivf *x = p->pIvf;
+    rc = vec0IvfListAdd(x, iList, iSlot, iRowid, a, x->bCodes ? x->aRec : 0);
   }
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_int64(pStmt, 1, iSlot);
-    sqlite3_bind_int(pStmt, 2, iList);
-    if( p->pIvf->bRowids ) sqlite3_bind_int64(pStmt, 3, iRowid);
-    sqlite3_step(pStmt);
-    rc = vec0IvfAfterWrite(p, sqlite3_reset(pStmt));
-  }
-  if( rc==SQLITE_OK ) rc = vec0IvfListAdd(p->pIvf, iList, iSlot, iRowid, a);
   if( rc!=SQLITE_OK ) vec0IvfDrop(p);
   return rc;
 }
@@ -1570,13 +1614,15 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
                       "\"listed_rows\":%lld,\"list_min\":%d,\"list_max\":%d,"
                       "\"list_mean\":%.1f,\"nprobe\":%d,\"trained_rows\":%lld,"
                       "\"growth\":%.3f,\"imbalance\":%.3f,\"retrain_suggested\":%s,"
-                      "\"rowids_in_lists\":%s,\"queries_without_copy\":%lld}",
+                      "\"rowids_in_lists\":%s,\"queries_without_copy\":%lld,"
+                      "\"codes_stored\":%s}",
                       x->nList>0 ? "true" : "false", nRow, x->nList, nRead,
                       vec0IvfListsBytes(x), x->nGivenBack, nListed, nMin,
                       nMax, rMean, p->cfg.nIvfProbe, x->nTrained,
                       x->nTrained>0 ? (double)nRow/x->nTrained : 0.0,
                       rMean>0 ? nMax/rMean : 0.0, bRetrain ? "true" : "false",
-                      x->bRowids ? "true" : "false", x->nNoCopy);
+                      x->bRowids ? "true" : "false", x->nNoCopy,
+                      x->bCodes ? "true" : "false");
   *pzOut = sqlite3_str_finish(pStr);
   return *pzOut ? SQLITE_OK : SQLITE_NOMEM;
 }

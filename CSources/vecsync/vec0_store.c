@@ -123,6 +123,11 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
                            " FROM \"%w\".\"%w_changes\" WHERE generation>?1 AND generation<=?2",
   [VEC0_STMT_LOG_PRUNE]  = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation<=?1",
   [VEC0_STMT_LOG_MARK]   = "DELETE FROM \"%w\".\"%w_changes\" WHERE generation=?1",
+  [VEC0_STMT_IVF_ASSIGN_CODE] = "INSERT OR REPLACE INTO \"%w\".\"%w_ivf_assign\""
+                                "(slot, list, rowid, code) VALUES(?1, ?2, ?3, ?4)",
+  /* A list's rows, one range of the table's key (list, slot). */
+  [VEC0_STMT_IVF_LIST_CODES] = "SELECT slot, rowid, code FROM \"%w\".\"%w_ivf_assign\""
+                               " WHERE list=?1",
   [VEC0_STMT_IVF_ASSIGN_PUT] = "INSERT OR REPLACE INTO \"%w\".\"%w_ivf_assign\"(slot, list, rowid)"
                                " VALUES(?1, ?2, ?3)",
   [VEC0_STMT_IVF_ASSIGN_SET] = "INSERT OR REPLACE INTO \"%w\".\"%w_ivf_assign\"(slot, list)"
@@ -131,8 +136,8 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
   [VEC0_STMT_IVF_ASSIGN_GET] = "SELECT list, NULL FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
   [VEC0_STMT_IVF_ASSIGN_ROWID] = "UPDATE \"%w\".\"%w_ivf_assign\" SET rowid=?2 WHERE slot=?1",
   [VEC0_STMT_IVF_ASSIGN_DEL] = "DELETE FROM \"%w\".\"%w_ivf_assign\" WHERE slot=?1",
-  /* The next three read the index on T_ivf_assign(list, rowid), or on list (T_info
-  ** ivf_list_index 1): a list's rows are one range of it. */
+  /* The next three read a range of T_ivf_assign's key (ivf_list_index 3), or of its index
+  ** on (list, rowid) (2) or on list (1). */
   [VEC0_STMT_IVF_LIST_ROWS]  = "SELECT slot, rowid FROM \"%w\".\"%w_ivf_assign\" WHERE list=?1",
   [VEC0_STMT_IVF_LIST_SLOTS] = "SELECT slot, NULL FROM \"%w\".\"%w_ivf_assign\" WHERE list=?1",
   [VEC0_STMT_IVF_LIST_SIZES] = "SELECT list, count(*), min(slot), max(slot),"
@@ -403,14 +408,17 @@ int vec0ShadowIvfIndex(Vec0Table *p){
   int rc = vec0InfoGet(p, "ivf_list_index", &iLayout);
   if( rc!=SQLITE_OK || iLayout>=VEC0_IVF_LAYOUT ) return rc;
   /* The rowid is NOT NULL: an older version of this extension, which writes slot and
-  ** list only, fails on the constraint rather than leave a row it cannot name. Dropping
-  ** the table drops an older index on list with it. The index is named with the table's
-  ** uid, as a partition key's is: an index keeps its name through ALTER TABLE ... RENAME. */
+  ** list only, fails on the constraint rather than leave a row it cannot name. One that
+  ** writes slot, list and rowid leaves the code NULL, as a float32 list does: the list's
+  ** read codes that row's vector then. The unique index on slot makes INSERT OR REPLACE
+  ** move a row from one list to another. Dropping the table drops an older index with
+  ** it. The index is named with the table's uid, as a partition key's is: an index keeps
+  ** its name through ALTER TABLE ... RENAME. */
   zSql = sqlite3_mprintf(
       "DROP TABLE IF EXISTS \"%w\".\"%w_ivf_assign\";"
-      "CREATE TABLE \"%w\".\"%w_ivf_assign\"(slot INTEGER PRIMARY KEY,"
-      " list INTEGER NOT NULL, rowid INTEGER NOT NULL);"
-      "CREATE INDEX \"%w\".\"%w_ivf_assign_rows_%llx\" ON \"%w_ivf_assign\"(list, rowid);",
+      "CREATE TABLE \"%w\".\"%w_ivf_assign\"(list INTEGER NOT NULL, slot INTEGER NOT NULL,"
+      " rowid INTEGER NOT NULL, code BLOB, PRIMARY KEY(list, slot)) WITHOUT ROWID;"
+      "CREATE UNIQUE INDEX \"%w\".\"%w_ivf_assign_slots_%llx\" ON \"%w_ivf_assign\"(slot);",
       p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName,
       p->iUid, p->zName);
   if( zSql==0 ) return SQLITE_NOMEM;

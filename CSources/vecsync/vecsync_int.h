@@ -393,8 +393,11 @@ enum {
   VEC0_STMT_LOG_COUNT,        /* SELECT count(*), reload marks FROM T_changes WHERE ... (?1, ?2] */
   VEC0_STMT_LOG_PRUNE,        /* DELETE FROM T_changes WHERE generation<=?1 */
   VEC0_STMT_LOG_MARK,         /* DELETE this generation's rows, for a "reload" mark */
-  /* T_ivf_assign: each statement a table of T_info ivf_list_index 2 runs (rowid column),
-  ** then its form for an older table (slot and list only, rowid read as NULL). */
+  /* T_ivf_assign: a statement of T_info ivf_list_index 3 with its code (a coded list's),
+  ** then those a table of ivf_list_index 2 or 3 runs (rowid column), then each one's form
+  ** for an older table (slot and list only, rowid read as NULL). */
+  VEC0_STMT_IVF_ASSIGN_CODE,  /* INSERT OR REPLACE INTO T_ivf_assign(slot, list, rowid, code) */
+  VEC0_STMT_IVF_LIST_CODES,   /* SELECT slot, rowid, code FROM T_ivf_assign WHERE list=?1 */
   VEC0_STMT_IVF_ASSIGN_PUT,   /* INSERT OR REPLACE INTO T_ivf_assign(slot, list, rowid) */
   VEC0_STMT_IVF_ASSIGN_SET,   /* INSERT OR REPLACE INTO T_ivf_assign(slot, list) VALUES(?1, ?2) */
   VEC0_STMT_IVF_ASSIGN_AT,    /* SELECT list, rowid FROM T_ivf_assign WHERE slot=?1 */
@@ -487,11 +490,14 @@ void vec0SetError(Vec0Table *p, const char *zFmt, ...);
 /* ---- vec0: storage (vec0_store.c) ---------------------------------------------------- */
 
 int vec0ShadowCreate(Vec0Table *p);
-/* T_ivf_assign with each slot's rowid beside its list, its index on (list, rowid), and
-** T_info ivf_list_index 2: for a new table (vec0ShadowCreate), or made again, empty, for a
-** table made before them (vecsync_ivf_retrain, inside its savepoint, which fills it). A
-** query then reads a list's slots and rowids from that index alone, when it needs them. */
-#define VEC0_IVF_LAYOUT 2
+/* T_ivf_assign keyed by (list, slot), each row's rowid and code beside them, with a unique
+** index on slot, and T_info ivf_list_index 3: for a new table (vec0ShadowCreate), or made
+** again, empty, for a table made before it (vecsync_ivf_retrain, inside its savepoint,
+** which fills it). A query then reads a list's slots, rowids and codes as one range of
+** the table, when it needs them, without reading its rows' vectors. Layout 2 kept the
+** rowids (slot the key, an index on (list, rowid)), layout 1 the list alone. */
+#define VEC0_IVF_LAYOUT 3
+#define VEC0_IVF_LAYOUT_ROWIDS 2
 int vec0ShadowIvfIndex(Vec0Table *p);
 int vec0ShadowDrop(Vec0Table *p);
 /* sqlite-vec's storage (for vec0_migrate.c): drop only its shadow tables; whether T_rows
@@ -638,6 +644,9 @@ int vec0QuantCodeBytes(const Vec0Config *pCfg);
 ** reads these instead of every vector. */
 int vec0QuantRecordBytes(const Vec0Config *pCfg);
 void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec);
+/* The record of a code already made, with its vector's norm and the code's scale. */
+void vec0QuantRecordPack(const Vec0Config *pCfg, const unsigned char *pCode, float rNorm,
+                         float rScale, unsigned char *pRec);
 /* Read a record back: its code into pCode, *pNorm and *pScale (a value that is not a finite
 ** number, from a damaged file, reads as 0). */
 void vec0QuantRecordRead(const Vec0Config *pCfg, const unsigned char *pRec,
