@@ -21,17 +21,19 @@
 ** the clock), scoring the sample against the centroids with one
 ** sgemm a block of rows (vsScoreBlockBatch); under cosine the k-means is spherical
 ** (rows and centroids of unit length). Every row then joins the list of its nearest
-** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each slot's list and rowid
-** (with an index on (list, rowid): a list's rows are one range of it), T_info ivf_lists,
-** ivf_trained_rows, ivf_version (random, new at each training) and ivf_list_index (2; 1: a
-** table made before the rowids, indexed on list alone; 0: not indexed).
+** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each row's list, slot,
+** rowid and code (keyed by (list, slot): a list's rows are one range of it; a unique
+** index on slot), T_info ivf_lists, ivf_trained_rows, ivf_version (random, new at each
+** training) and ivf_list_index (3; 2: a table made before the codes, keyed by slot and
+** indexed on (list, rowid); 1: before the rowids, indexed on list alone; 0: not indexed).
+** A training writes every row's code; a later write leaves its row's code NULL, and the
+** list's read codes that row's vector.
 **
 ** A connection keeps the index in memory (Vec0Ivf): per list the slots and rowids of its
 ** rows and, unless quantizer=none, their int8 (or bit) codes in one block, vec0_quant.c's;
 ** per slot its list and place, so a delete is O(1); past VEC0_IVF_CODED_CENTROIDS lists
 ** the centroids' int8 codes too. It is stamped with the generation and ivf_version it
-** reflects: another connection's commit changes one of them and it is read again whole
-** (the codes made again from the vectors). Writes (vec0IvfPut, vec0IvfRemove) change the
+** reflects: another connection's commit changes one of them and it is read again whole. Writes (vec0IvfPut, vec0IvfRemove) change the
 ** shadow table and the lists together; a statement or transaction rolled back drops the
 ** lists (vec0IvfDrop), which are then read again. Under a memory budget the lists read
 ** when needed are held to it: the least recently scanned are given back (vec0IvfFitBudget)
