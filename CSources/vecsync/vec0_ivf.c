@@ -33,7 +33,8 @@
 ** rows and, unless quantizer=none, their int8 (or bit) codes in one block, vec0_quant.c's;
 ** per slot its list and place, so a delete is O(1); past VEC0_IVF_CODED_CENTROIDS lists
 ** the centroids' int8 codes too. It is stamped with the generation and ivf_version it
-** reflects: another connection's commit changes one of them and it is read again whole. Writes (vec0IvfPut, vec0IvfRemove) change the
+** reflects: after another connection's commit it replays the slots that changed (from
+** T_changes), or reads itself again. Writes (vec0IvfPut, vec0IvfRemove) change the
 ** shadow table and the lists together; a statement or transaction rolled back drops the
 ** lists (vec0IvfDrop), which are then read again. Under a memory budget the lists read
 ** when needed are held to it: the least recently scanned are given back (vec0IvfFitBudget)
@@ -930,7 +931,9 @@ static int vec0IvfWrite(Vec0Table *p, Vec0Ivf *x, sqlite3_stmt **ppStmt, sqlite3
   sqlite3_bind_int(*ppStmt, 2, iList);
   if( x->bRowids ) sqlite3_bind_int64(*ppStmt, 3, iRowid);
   if( bCode ){
-    sqlite3_bind_blob(*ppStmt, 4, pRec, vec0QuantRecordBytes(&x->cfgCode), SQLITE_STATIC);
+    /* Copied: the statement is kept (vec0Stmt) after the block of records is freed. */
+    sqlite3_bind_blob(*ppStmt, 4, pRec, vec0QuantRecordBytes(&x->cfgCode),
+                      SQLITE_TRANSIENT);
   }
   sqlite3_step(*ppStmt);
   return sqlite3_reset(*ppStmt);
