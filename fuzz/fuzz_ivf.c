@@ -5,7 +5,8 @@
 ** Each input gets a fresh :memory: connection and:
 **
 **   create virtual table v using vec0(e float[1..8] distance_metric=<l2|cosine>
-**     indexed by ivf(nlist=<0..5>, nprobe=<1..5>, quantizer=<int8|binary|none>), tag integer);
+**     indexed by ivf(nlist=<0..5>, nprobe=<1..5>, quantizer=<int8|binary|none>,
+**     stored_codes=<0|1>), tag integer);
 **
 ** then up to MAX_OPS operations: INSERT (OR REPLACE) with vectors from the input (NaN,
 ** zeros, wrong dimensions: refused as any vec0 refuses them), UPDATE of a vector or a
@@ -117,10 +118,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   /* binary codes need whole bytes of dimensions: 8 when it is picked */
   {
     unsigned q = fuzzPick(&in, 3);
+    unsigned u;
     if( q==1 ) nDim = 8;
+    u = fuzzU8(&in);                   /* the metric, and whether the codes are stored */
     if( fuzzExec(db, "CREATE VIRTUAL TABLE v USING vec0(e float[%d] distance_metric=%s "
-                     "indexed by ivf(nlist=%d, nprobe=%d, quantizer=%s), tag integer)",
-                 nDim, fuzzU8(&in)&1 ? "cosine" : "l2", nList, nProbe, azQuant[q])!=SQLITE_OK ){
+                     "indexed by ivf(nlist=%d, nprobe=%d, quantizer=%s, stored_codes=%d), "
+                     "tag integer)",
+                 nDim, u&1 ? "cosine" : "l2", nList, nProbe, azQuant[q], (u&2)==0)!=SQLITE_OK ){
       fuzzClose(db);
       return 0;
     }

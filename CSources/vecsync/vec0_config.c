@@ -235,8 +235,10 @@ cleanup:
 
 /* One option of ivf(...), as sqlite-vec 0.1.10 reads them: nlist (0 to 65536; 0, as
 ** leaving it out, lets training choose about sqrt(rows)), nprobe (1 to 65536),
-** quantizer (none, int8, binary) and oversample (1 or more, with a quantizer). The lists
-** are scanned in float32 whatever the quantizer: the distances are exact either way. */
+** quantizer (none, int8, binary) and oversample (1 or more, with a quantizer); and ours,
+** stored_codes (1, the default: a training keeps each row's code in T_ivf_assign; 0:
+** none, for a smaller file). The candidates are re-scored from the float32 vectors
+** whatever the quantizer: the distances are exact either way. */
 static int vec0IvfOption(const char *zCol, const char *zKey, const char *zValue,
                          Vec0Config *p, char **pzErr){
   if( vec0Is(zKey, "nlist") ){
@@ -266,9 +268,17 @@ static int vec0IvfOption(const char *zCol, const char *zKey, const char *zValue,
                                "to %d, got \"%s\"", zCol, VEC0_MAX_OVERSAMPLE, zValue);
       return SQLITE_ERROR;
     }
+  }else if( vec0Is(zKey, "stored_codes") ){
+    int bStored = 1;
+    if( !vec0IntValue(zValue, 0, 1, &bStored) ){
+      *pzErr = sqlite3_mprintf("vec0: column \"%s\": stored_codes must be 0 or 1, got "
+                               "\"%s\"", zCol, zValue);
+      return SQLITE_ERROR;
+    }
+    p->bIvfNoCodes = !bStored;
   }else{
     *pzErr = sqlite3_mprintf("vec0: column \"%s\": unknown ivf option \"%s\"; use nlist, "
-                             "nprobe, quantizer and oversample", zCol, zKey);
+                             "nprobe, quantizer, oversample and stored_codes", zCol, zKey);
     return SQLITE_ERROR;
   }
   return SQLITE_OK;
@@ -313,6 +323,7 @@ static int vec0ParseIvf(Vec0Scan *s, const char *zCol, int bDiskann, Vec0Config 
   p->nIvfProbe = 0;
   p->eIvfQuant = -1;
   p->nIvfOversample = 1;
+  p->bIvfNoCodes = 0;
   if( bDiskann ){
     rc = vec0ParseIndexOptions(s, zCol, "diskann(neighbor_quantizer=binary|int8, "
                                "n_neighbors=N, search_list_size=N, ...)",

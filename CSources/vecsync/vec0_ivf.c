@@ -596,7 +596,7 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   x->nTrained = nTrained;
   x->bLazy = iLayout!=0;
   x->bRowids = iLayout>=VEC0_IVF_LAYOUT_ROWIDS;
-  x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0;
+  x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0 && !p->cfg.bIvfNoCodes;
   if( nList==0 ) goto cleanup;
   rc = vec0IvfPrepare(p, "SELECT list, centroid FROM \"%w\".\"%w_ivf_centroids\" ORDER BY list",
                       &pStmt);
@@ -1072,7 +1072,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   x->iGen = iGen;
   x->bLazy = iLayout!=0;
   x->bRowids = iLayout>=VEC0_IVF_LAYOUT_ROWIDS;
-  x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0;
+  x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0 && !p->cfg.bIvfNoCodes;
   /* Under a memory budget, lists that can be read again keep nothing while training
   ** (T_ivf_assign stores every row as it is assigned), and are read when queries scan
   ** them: at 10,000,000 x 384 the codes of every list are 3.7 GiB. */

@@ -278,6 +278,8 @@ struct Vec0Config {
                         ** default), VEC0_QUANT_BIT (quantizer=binary), or VEC0_QUANT_NONE
                         ** (quantizer=none: they scan the copy's float32 vectors) */
   int nIvfOversample;   /* ivf: coded lists: candidates re-scored exactly per result */
+  int bIvfNoCodes;      /* ivf: stored_codes=0: T_ivf_assign keeps no code, and a list's
+                        ** read codes its rows' vectors (less disk, slower cold reads) */
 };
 
 /* "indexed by ivf(nlist=N, nprobe=N, quantizer=none|int8|binary, oversample=N)", sqlite-vec
