@@ -122,8 +122,8 @@ struct Vec0Ivf {
   int *aListOf;               /* Per slot: its list, or -1 */
   int *aPos;                  /* Per slot: its place in that list's aSlot */
   Vec0IvfList *aList;         /* nList lists */
-  int bLazy;                  /* Lists are read when a query first scans them, through
-                              ** the index on T_ivf_assign(list) (T_info ivf_list_index) */
+  int bLazy;                  /* Lists are read when a query first scans them, a range of
+                              ** T_ivf_assign's key or index (T_info ivf_list_index) */
   int bRowids;                /* T_ivf_assign keeps each slot's rowid (ivf_list_index 2
                               ** or 3): the lists hold them, and a query needs no copy */
   int bCodes;                 /* Coded lists whose T_ivf_assign keeps each row's code

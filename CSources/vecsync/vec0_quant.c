@@ -85,18 +85,12 @@ static float vec0FloatLE(const unsigned char *p){
   return (r==r && r-r==0.0f) ? r : 0.0f;       /* NaN and infinities read as 0 */
 }
 
-void vec0QuantRecordPack(const Vec0Config *pCfg, const unsigned char *pCode, float rNorm,
-                         float rScale, unsigned char *pRec){
+void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec){
   int nCode = vec0QuantCodeBytes(pCfg);
-  if( pRec!=pCode ) memcpy(pRec, pCode, (size_t)nCode);
+  float rScale = 0.0f, rNorm = vsNormF32(a, pCfg->nDim);
+  vec0QuantEncode(pCfg, a, pRec, &rScale);
   vsF32ToLE(&rNorm, 1, pRec + nCode);
   if( pCfg->eQuant==VEC0_QUANT_INT8 ) vsF32ToLE(&rScale, 1, pRec + nCode + 4);
-}
-
-void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec){
-  float rScale = 0.0f;
-  vec0QuantEncode(pCfg, a, pRec, &rScale);
-  vec0QuantRecordPack(pCfg, pRec, vsNormF32(a, pCfg->nDim), rScale, pRec);
 }
 
 void vec0QuantRecordRead(const Vec0Config *pCfg, const unsigned char *pRec,

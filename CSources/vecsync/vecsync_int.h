@@ -646,9 +646,6 @@ int vec0QuantCodeBytes(const Vec0Config *pCfg);
 ** reads these instead of every vector. */
 int vec0QuantRecordBytes(const Vec0Config *pCfg);
 void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec);
-/* The record of a code already made, with its vector's norm and the code's scale. */
-void vec0QuantRecordPack(const Vec0Config *pCfg, const unsigned char *pCode, float rNorm,
-                         float rScale, unsigned char *pRec);
 /* Read a record back: its code into pCode, *pNorm and *pScale (a value that is not a finite
 ** number, from a damaged file, reads as 0). */
 void vec0QuantRecordRead(const Vec0Config *pCfg, const unsigned char *pRec,
