@@ -36,6 +36,8 @@ extension Database {
     /// ```
     ///
     /// Identifiers are quoted and values bound. Keys that cannot be read as `Key` throw.
+    /// `probes`, for a table with an ivf index, adds `AND nprobe = ?`: the lists the query
+    /// scans.
     public func vec0Search<Key: DatabaseValueConvertible & Sendable & Hashable>(
         table: String,
         keyColumn: String,
@@ -43,6 +45,7 @@ extension Database {
         near query: Vector,
         k: Int,
         where filters: [VectorFilter] = [],
+        probes: Int? = nil,
         as keyType: Key.Type
     ) throws -> [VectorMatch<Key>] {
         try Self.checkK(k)
@@ -53,6 +56,10 @@ extension Database {
         for filter in filters {
             sql += " AND " + filter.sql
             arguments += [filter.value]
+        }
+        if let probes {
+            sql += " AND nprobe = ?"
+            arguments += [probes]
         }
         sql += " ORDER BY distance"
         let rows = try VecSyncError.wrap { try Row.fetchAll(self, sql: sql, arguments: arguments) }
@@ -73,11 +80,12 @@ extension Database {
         embeddingColumn: String = "embedding",
         near query: Vector,
         k: Int,
-        where filters: [VectorFilter] = []
+        where filters: [VectorFilter] = [],
+        probes: Int? = nil
     ) throws -> [VectorMatch<DatabaseValue>] {
         try vec0Search(
             table: table, keyColumn: keyColumn, embeddingColumn: embeddingColumn,
-            near: query, k: k, where: filters, as: DatabaseValue.self)
+            near: query, k: k, where: filters, probes: probes, as: DatabaseValue.self)
     }
 
     static func checkK(_ k: Int) throws {

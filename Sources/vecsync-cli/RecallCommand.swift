@@ -61,7 +61,7 @@ struct RecallCommand: ParsableCommand {
     /// The measurements, made in one read transaction.
     func measure(_ db: Database) throws -> RecallReport {
         let name = try Self.ivfTable(db, named: table)
-        let info = try Self.indexInfo(db, name)
+        let info = try Self.sqliteMessage { try db.ivfStatus(table: name) }
         guard info.trained else {
             throw ValidationErrorText(
                 "\(name)'s ivf index is not trained yet (\(info.rows) rows): every query is exact. It trains "
@@ -72,7 +72,7 @@ struct RecallCommand: ParsableCommand {
         let exact = try Self.secondsPerQuery(db, name, vectors, k: k, nprobe: info.lists)
         var settings: [RecallReport.Setting] = []
         for probe in probes {
-            let recall = try Self.recall(db, name, queries: queries, k: k, nprobe: probe)
+            let recall = try Self.sqliteMessage { try db.ivfRecall(table: name, queries: queries, k: k, probes: probe) } ?? 0
             let seconds = try Self.secondsPerQuery(db, name, vectors, k: k, nprobe: probe)
             settings.append(.init(nprobe: probe, recall: recall, millisecondsPerQuery: seconds * 1000))
         }
@@ -97,18 +97,6 @@ struct RecallCommand: ParsableCommand {
                     : "\(name) has several vec0 indexes: name one of \(indexes.map(\.name).joined(separator: ", "))")
         }
         return indexes[0].name
-    }
-
-    /// What `vecsync_index_info` says of the index: whether it is trained, its rows and lists.
-    static func indexInfo(_ db: Database, _ name: String) throws -> (trained: Bool, rows: Int, lists: Int) {
-        let text = try sqliteMessage { try String.fetchOne(db, sql: "SELECT vecsync_index_info(?)", arguments: [name]) }
-        struct Info: Decodable {
-            var trained: Bool
-            var rows: Int
-            var lists: Int
-        }
-        let info = try JSONDecoder().decode(Info.self, from: Data((text ?? "{}").utf8))
-        return (info.trained, info.rows, info.lists)
     }
 
     /// 1, 2, 4, … below `lists` (at least one setting).
@@ -145,14 +133,6 @@ struct RecallCommand: ParsableCommand {
         throw ValidationErrorText("\(name) has no float[N] column")
     }
 
-    /// vecsync_ivf_recall's answer: recall@k at nprobe over `queries` stored rows.
-    static func recall(_ db: Database, _ name: String, queries: Int, k: Int, nprobe: Int) throws -> Double {
-        try sqliteMessage {
-            try Double.fetchOne(
-                db, sql: "SELECT vecsync_ivf_recall(?, ?, ?, ?)", arguments: [name, queries, k, nprobe]) ?? 0
-        }
-    }
-
     /// Seconds a query takes at `nprobe` (at least the lists: the exact scan), over `vectors`.
     static func secondsPerQuery(_ db: Database, _ name: String, _ vectors: [Data], k: Int, nprobe: Int) throws
         -> Double
@@ -174,6 +154,8 @@ struct RecallCommand: ParsableCommand {
             return try body()
         } catch let error as DatabaseError {
             throw ValidationErrorText(error.message ?? "\(error)")
+        } catch VecSyncError.sqlite(let message, _, _) {
+            throw ValidationErrorText(message)
         }
     }
 }

@@ -115,4 +115,34 @@ struct SwiftPageExamples {
         #expect(nearest.map(\.key) == [1])
         #expect(report.isConsistent)
     }
+
+    @Test("An ivf index is declared, trained, measured and searched from Swift")
+    func ivfIndex() throws {
+        let dbPool = try DatabasePool(path: try DocExample.databasePath("ivf"), configuration: .vecSync())
+        let query = DocExample.vector(384, seed: 5)
+        try dbPool.write { db in
+            try db.execute(sql: "CREATE TABLE docs (id INTEGER PRIMARY KEY, lang TEXT, embedding F32_BLOB(384))")
+            for id in 1...600 {
+                try db.execute(
+                    sql: "INSERT INTO docs VALUES (?, 'en', ?)", arguments: [id, DocExample.vector(384, seed: UInt64(id))])
+            }
+        }
+        // snippet: ivf-index
+        let index = VectorIndex(table: "docs", dimensions: 384, name: "docs_vec",
+                                ivf: .init(lists: 24, probes: 4))
+        try dbPool.write { db in
+            try index.create(db)
+            try index.retrainIVF(db)   // trains itself at 4,096 rows; retrain after large changes
+        }
+        let (status, recall, nearest) = try dbPool.read { db in
+            (try index.ivfStatus(db),                                    // lists, sizes, drift
+             try index.ivfRecall(db, queries: 50, k: 10, probes: 8),     // share of the exact top 10 found
+             try index.search(db, near: query, limit: 10, probes: 8, as: Int64.self))
+        }
+        if status.retrainSuggested { try dbPool.write { db in try index.retrainIVF(db) } }
+        // end snippet
+        #expect(status.trained && status.lists == 24 && status.listedRows == 600 && status.codesStored)
+        #expect(recall.map { $0 > 0 && $0 <= 1 } == true)
+        #expect(nearest.count == 10 && nearest[0].key == 5)
+    }
 }

@@ -341,4 +341,68 @@ struct VectorIndexTests {
             #expect(try String.fetchOne(db, sql: "SELECT vecsync_ivf_retrain('items_ivf')") == "4")
         }
     }
+
+    @Test func ivfOptionsStatusRetrainRecallAndProbesFromSwift() throws {
+        try HostFixtures.withItems(dimensions: Self.dims, count: 300, seed: 0x5EED_0104) { db, plain, rng in
+            var lean = plain
+            lean.name = "items_lean"
+            lean.ivf = .init(lists: 8, probes: 2, quantizer: .binary, oversample: 8, storesCodes: false)
+            try lean.create(db)
+            let declaration = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'items_lean'")
+            #expect(
+                declaration?.contains("indexed by ivf(nlist=8, nprobe=2, quantizer=binary, oversample=8, stored_codes=0)")
+                    == true, "\(declaration ?? "")")
+            #expect(try VectorIndex.registered(in: db).first { $0.name == "items_lean" } == lean)
+
+            var coded = plain
+            coded.name = "items_coded"
+            coded.ivf = .init(lists: 8)
+            try coded.create(db)
+
+            // 300 rows: under the 4,096 at which an index trains itself.
+            #expect(try coded.ivfStatus(db).trained == false)
+            #expect(try coded.retrainIVF(db) == 8)
+            #expect(try lean.retrainIVF(db, lists: 6) == 6)
+            let status = try coded.ivfStatus(db)
+            #expect(status.trained && status.lists == 8 && status.rows == 300 && status.listedRows == 300)
+            #expect(status.codesStored && status.nprobe == 8 && status.trainedRows == 300)  // the default 10, at most nlist
+            #expect(status.listMin <= status.listMax && !status.retrainSuggested)
+            let leanStatus = try db.ivfStatus(table: "items_lean")
+            #expect(leanStatus.lists == 6 && !leanStatus.codesStored && leanStatus.nprobe == 2)
+
+            // Every list probed is the exact scan; one list still returns `limit` rows.
+            let all = try rows(db)
+            for _ in 0..<10 {
+                let q = Vector.random(dimensions: Self.dims, using: &rng)
+                let exact = try coded.search(db, near: q, limit: 10, probes: 8, as: String.self)
+                #expect(HostFixtures.isExactTopK(exact, rows: all, query: q, metric: .cosine, k: 10), "seed \(rng.seed)")
+                #expect(try coded.search(db, near: q, limit: 10, probes: 1, as: String.self).count == 10)
+                #expect(try lean.search(db, near: q, limit: 10, probes: 1).count == 10)
+            }
+            #expect(try coded.ivfRecall(db, queries: 20, k: 5, probes: 8) == 1.0)
+            let recall = try #require(try lean.ivfRecall(db, queries: 20, k: 5))
+            #expect(recall > 0 && recall <= 1)
+
+            // No ivf index: refused before any SQL, and by the extension for a bare name.
+            #expect(throws: VecSyncError.self) { try plain.search(db, near: Vector(repeating: 1, dimensions: Self.dims), limit: 3, probes: 2) }
+            #expect(throws: VecSyncError.self) { try plain.retrainIVF(db) }
+            try plain.create(db)
+            do {
+                _ = try db.ivfStatus(table: plain.name)
+                Issue.record("a status of a table without an ivf index")
+            } catch VecSyncError.sqlite(let message, _, _) {
+                #expect(message.contains("has no ivf index"), "\(message)")
+            }
+            // Options the extension refuses name themselves.
+            var bad = plain
+            bad.name = "items_bad"
+            bad.ivf = .init(quantizer: VectorIndex.IVF.Quantizer.none, oversample: 4)
+            do {
+                try bad.create(db)
+                Issue.record("oversample with quantizer=none was accepted")
+            } catch VecSyncError.sqlite(let message, _, _) {
+                #expect(message.contains("oversample"), "\(message)")
+            }
+        }
+    }
 }
