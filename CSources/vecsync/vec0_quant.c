@@ -170,22 +170,68 @@ static int vec0DotI8(const signed char *a, const signed char *b, int n){
 /* q.b for 32 elements at a time: maddubs multiplies |q| (unsigned) by b carrying q's
 ** sign, which cannot saturate since no code is -128 (2*127*127 < 32768). */
 __attribute__((target("avx2")))
-static int vec0DotI8Avx2(const unsigned char *qAbs, const signed char *q,
-                         const signed char *b, int n){
-  __m256i acc = _mm256_setzero_si256();
+static __m256i vec0DotI8Step(__m256i acc, __m256i va, __m256i vq, const signed char *b){
   const __m256i ones = _mm256_set1_epi16(1);
-  __m128i s;
-  int i = 0;
-  for(; i+32<=n; i+=32){
-    __m256i vq = _mm256_loadu_si256((const __m256i*)(q+i));
-    __m256i va = _mm256_loadu_si256((const __m256i*)(qAbs+i));
-    __m256i vb = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i*)(b+i)), vq);
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(va, vb), ones));
+  __m256i vb = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i*)b), vq);
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(va, vb), ones));
+}
+
+/* The four int32 sums of a, b, c and d's eight lanes each, in that order. */
+__attribute__((target("avx2")))
+static __m128i vec0SumI32x4(__m256i a, __m256i b, __m256i c, __m256i d){
+  __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
+  __m256i abcd = _mm256_hadd_epi32(ab, cd);
+  return _mm_add_epi32(_mm256_castsi256_si128(abcd), _mm256_extracti128_si256(abcd, 1));
+}
+
+/* q.b for each of the nRow codes of n bytes at aCode into aDot, with STEP one 32-byte
+** step of a row's sum: four rows at a time, which share the loads of q and a reduction. */
+#define VEC0_DOT_I8_ROWS(STEP)                                                                \
+  int r = 0, i, j;                                                                          \
+  for(; r+4<=nRow; r+=4){                                                                   \
+    const signed char *b = aCode + (size_t)r*n;                                             \
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;                         \
+    int aTail[4];                                                                           \
+    for(i=0; i+32<=n; i+=32){                                                               \
+      __m256i vq = _mm256_loadu_si256((const __m256i*)(q+i));                               \
+      __m256i va = _mm256_loadu_si256((const __m256i*)(qAbs+i));                            \
+      a0 = STEP(a0, va, vq, b+i);                                                           \
+      a1 = STEP(a1, va, vq, b+n+i);                                                         \
+      a2 = STEP(a2, va, vq, b+2*n+i);                                                       \
+      a3 = STEP(a3, va, vq, b+3*n+i);                                                       \
+    }                                                                                       \
+    for(j=0; j<4; j++) aTail[j] = vec0DotI8(q+i, b+(size_t)j*n+i, n-i);                     \
+    _mm_storeu_si128((__m128i*)&aDot[r], _mm_add_epi32(vec0SumI32x4(a0, a1, a2, a3),        \
+                                                      _mm_loadu_si128((const __m128i*)aTail))); \
+  }                                                                                         \
+  for(; r<nRow; r++){                                                                       \
+    const signed char *b = aCode + (size_t)r*n;                                             \
+    __m256i a0 = _mm256_setzero_si256(), z = a0;                                            \
+    for(i=0; i+32<=n; i+=32){                                                               \
+      a0 = STEP(a0, _mm256_loadu_si256((const __m256i*)(qAbs+i)),                           \
+                _mm256_loadu_si256((const __m256i*)(q+i)), b+i);                            \
+    }                                                                                       \
+    aDot[r] = _mm_cvtsi128_si32(vec0SumI32x4(a0, z, z, z)) + vec0DotI8(q+i, b+i, n-i);      \
   }
-  s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-  s = _mm_hadd_epi32(s, s);
-  s = _mm_hadd_epi32(s, s);
-  return _mm_cvtsi128_si32(s) + vec0DotI8(q+i, b+i, n-i);
+
+__attribute__((target("avx2")))
+static void vec0DotI8Avx2(const unsigned char *qAbs, const signed char *q,
+                          const signed char *aCode, int n, int nRow, int *aDot){
+  VEC0_DOT_I8_ROWS(vec0DotI8Step)
+}
+
+/* The same step in one instruction where the CPU has AVX-512 VNNI: vpdpbusd adds the four
+** products |q|.b of each 32-bit lane to it, exactly the sum maddubs and madd make. */
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni")))
+static __m256i vec0DotI8StepVnni(__m256i acc, __m256i va, __m256i vq, const signed char *b){
+  __m256i vb = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i*)b), vq);
+  return _mm256_dpbusd_epi32(acc, va, vb);
+}
+
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni")))
+static void vec0DotI8Vnni(const unsigned char *qAbs, const signed char *q,
+                          const signed char *aCode, int n, int nRow, int *aDot){
+  VEC0_DOT_I8_ROWS(vec0DotI8StepVnni)
 }
 #endif
 
@@ -194,11 +240,21 @@ static void vec0ScoreInt8(const Vec0QuantQuery *pQ, const unsigned char *aCode,
   const signed char *q = (const signed char*)pQ->aCode;
   int i, n = pQ->nDim;
 #ifdef VEC0_QUANT_X86
-  if( __builtin_cpu_supports("avx2") ){
-    for(i=0; i<nRow; i++){
-      int dot = vec0DotI8Avx2(pQ->aAbs, q, (const signed char*)aCode + (size_t)i*n, n);
-      aDist[i] = (float)vsScoreDistance(pQ->eMetric, (float)dot*pQ->rScale*aScale[i],
-                                        pQ->qNorm, aNorm[i]);
+  int eKernel = vsInt8Kernel();     /* 2: AVX-512 VNNI, 1: AVX2 */
+  if( eKernel>0 ){
+    int aDot[64], i0, j;
+    for(i0=0; i0<nRow; i0+=64){
+      int nB = nRow-i0<64 ? nRow-i0 : 64;
+      const signed char *b = (const signed char*)aCode + (size_t)i0*n;
+      if( eKernel==2 ){
+        vec0DotI8Vnni(pQ->aAbs, q, b, n, nB, aDot);
+      }else{
+        vec0DotI8Avx2(pQ->aAbs, q, b, n, nB, aDot);
+      }
+      for(j=0; j<nB; j++){
+        aDist[i0+j] = (float)vsScoreDistance(pQ->eMetric, (float)aDot[j]*pQ->rScale*aScale[i0+j],
+                                             pQ->qNorm, aNorm[i0+j]);
+      }
     }
     return;
   }

@@ -174,6 +174,8 @@ int vsScoreBlockThreads(void);
 const char *vsBlasName(void);
 const char *vsSimdName(void);
 const char *vsScanName(void);
+int vsInt8Kernel(void);               /* what scores int8 codes: 2 AVX-512 VNNI, 1 AVX2, 0 C */
+const char *vsInt8KernelName(void);
 void vsKernelsInit(void);
 
 /* ---- top-k selection (vector_topk.c) ------------------------------------------------- */

@@ -265,6 +265,30 @@ static void (*vsScoreBatchImpl)(const float*, int, int, const float*, int, float
 /* The single-query block scorer: BLAS sgemv, or the AVX2 kernel when the CPU has it. */
 static void (*vsScoreRowsImpl)(const float*, int, int, const float*, float*) = 0;
 static const char *zSimd = "scalar (compiler-vectorised, baseline ISA)";
+/* What scores int8 codes (vec0_quant.c): 2 AVX-512 VNNI, 1 AVX2, 0 portable C. */
+static int vsInt8Level = 0;
+
+/* The best int8 kernel this CPU runs; VECSYNC_INT8=avx2 or =c in the environment asks for a
+** lesser one, to compare them or to test each. */
+static void vsInt8Init(void){
+  const char *zWant = getenv("VECSYNC_INT8");
+  int nMax = zWant==0 ? 2 : strcmp(zWant, "c")==0 ? 0 : strcmp(zWant, "avx2")==0 ? 1 : 2;
+  vsInt8Level = 0;
+#ifdef VS_X86
+  if( __builtin_cpu_supports("avx2") ){
+    vsInt8Level = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
+                ? 2 : 1;
+  }
+#endif
+  if( vsInt8Level>nMax ) vsInt8Level = nMax;
+}
+
+int vsInt8Kernel(void){ return vsInt8Level; }
+
+const char *vsInt8KernelName(void){
+  static const char *azName[] = { "portable C", "avx2 kernel", "avx512-vnni kernel" };
+  return azName[vsInt8Level];
+}
 
 void vsKernelsInit(void){
 #ifdef VS_X86
@@ -287,6 +311,7 @@ void vsKernelsInit(void){
 #elif defined(__ARM_NEON) || defined(__aarch64__)
   zSimd = "neon (compiler-vectorised)";
 #endif
+  vsInt8Init();
 }
 
 const char *vsSimdName(void){ return zSimd; }

@@ -243,9 +243,10 @@ static void vsVecVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
 /* vecsync_debug(), vec_debug(): version, SQLite, BLAS and SIMD in use, one per line. */
 static void vsDebugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char *z = sqlite3_mprintf(
-      "vecsync %s\nsqlite %s\nblas: %s\nsimd: %s\nscan: %s\nmax dimensions: %d",
+      "vecsync %s\nsqlite %s\nblas: %s\nsimd: %s\nscan: %s\nint8 codes: %s\n"
+      "max dimensions: %d",
       VECSYNC_VERSION, sqlite3_libversion(), vsBlasName(), vsSimdName(), vsScanName(),
-      VS_MAX_DIMS);
+      vsInt8KernelName(), VS_MAX_DIMS);
   (void)argc; (void)argv;
   if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
   sqlite3_result_text(ctx, z, -1, sqlite3_free);

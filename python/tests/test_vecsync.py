@@ -256,3 +256,50 @@ def test_ivf_index_follows_another_connections_writes(tmp_path, request):
         assert found == a.rows("select rowid from x where e match ? and k = 1", (q,)), (SEED, step)
     a.close()
     b.close()
+
+
+def test_int8_kernels_answer_alike(tmp_path):
+    """Int8 codes are scored by the best kernel the CPU runs (AVX-512 VNNI, AVX2, or portable
+    C; VECSYNC_INT8=avx2 or =c asks for a lesser one). The sums are integers, so every kernel
+    must choose the same candidates: at every length around the kernels' 32-byte steps and
+    their four rows at a time, in a rescore table (oversample 1: the codes alone choose) and in
+    an ivf index past 64 lists (its centroids scored by code too)."""
+    script = (
+        "import json, random, struct, sqlite3, vecsync\n"
+        "conn = sqlite3.connect(':memory:')\n"
+        "conn.enable_load_extension(True)\n"
+        "vecsync.load(conn)\n"
+        "kernel = [l for l in conn.execute('select vecsync_debug()').fetchone()[0].splitlines()\n"
+        "          if l.startswith('int8 codes:')][0]\n"
+        "rnd = random.Random(%d)\n"
+        "out = []\n"
+        "for dim in (3, 7, 31, 32, 33, 65, 100, 768):\n"
+        "    f32 = lambda v: struct.pack('<%%df' %% len(v), *v)\n"
+        "    rows = [f32([rnd.gauss(0, 1) for _ in range(dim)]) for _ in range(1003)]\n"
+        "    for name, decl in (('r', 'indexed by rescore(quantizer=int8, oversample=1)'),\n"
+        "                       ('i', 'indexed by ivf(nlist=100, nprobe=3)')):\n"
+        "        t = '%%s%%d' %% (name, dim)\n"
+        "        conn.execute('create virtual table %%s using vec0(e float[%%d] %%s)' %% (t, dim, decl))\n"
+        "        conn.executemany('insert into %%s(rowid, e) values (?, ?)' %% t, list(enumerate(rows, 1)))\n"
+        "        if name == 'i':\n"
+        "            conn.execute(\"select vecsync_ivf_retrain('%%s')\" %% t)\n"
+        "        for _ in range(12):\n"
+        "            q = f32([rnd.gauss(0, 1) for _ in range(dim)])\n"
+        "            out.append([r[0] for r in conn.execute('select rowid from %%s where e match ? and k = 7' %% t, (q,))])\n"
+        "print(json.dumps({'kernel': kernel, 'answers': out}))\n") % SEED
+    import json
+    import subprocess
+    import sys
+    if not hasattr(sqlite3.connect(":memory:"), "enable_load_extension"):
+        pytest.skip("this Python's sqlite3 module was built without extension loading")
+    runs = {}
+    for want in ("", "avx2", "c"):
+        env = dict(os.environ, VECSYNC_INT8=want)
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                             cwd=str(tmp_path), env=env)
+        assert run.returncode == 0, (want, run.stderr)
+        runs[want] = json.loads(run.stdout)
+    assert runs["c"]["kernel"] == "int8 codes: portable C"
+    assert runs["avx2"]["kernel"] in ("int8 codes: avx2 kernel", "int8 codes: portable C")
+    for want in ("", "avx2"):
+        assert runs[want]["answers"] == runs["c"]["answers"], (runs[want]["kernel"], "seed %d" % SEED)
