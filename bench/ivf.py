@@ -641,6 +641,9 @@ def save(args, runs: dict, session: dict | None = None) -> dict:
         into.update(data=run["data"], k=K)
         into["systems"].update(run["systems"])
     if session:
+        # Each session names its machine and revision: a --merge may add runs made on
+        # another machine, or at another commit, than the file's first ones.
+        session.setdefault("machine", machine.describe(common.REPO))
         result.setdefault("sessions", []).append(session)
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     tmp = f"{args.json}.{os.getpid()}.tmp"
@@ -726,8 +729,10 @@ def _best(rows, floor):
 
 def print_report(result: dict) -> None:
     for s in result.get("sessions", []):
-        print(f"- session {s['started']}: {', '.join(s['systems'])}; at start `{s['uptime_start']}`, "
-              f"at end `{s['uptime_end']}`")
+        m = s.get("machine") or {}
+        where = f" on {m['cpu']}, {m['revision']}" if m.get("cpu") else ""
+        print(f"- session {s['started']}{where}: {', '.join(s['systems'])}; at start "
+              f"`{s['uptime_start']}`, at end `{s['uptime_end']}`")
     for key, run in result["runs"].items():
         systems = run["systems"]
         print(f"\n### {key}\n")
