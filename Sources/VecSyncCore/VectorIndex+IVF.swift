@@ -22,8 +22,9 @@ extension VectorIndex {
             case int8
             /// A bit a dimension: an eighth of int8's memory, coarser candidates.
             case binary
-            /// The float32 vector itself: the same answers as int8, more slowly.
-            case none
+            /// The float32 vector itself (`quantizer=none`): the same answers as int8, more
+            /// slowly.
+            case float32 = "none"
         }
 
         /// The number of lists (`nlist`); nil lets training choose about √rows.
@@ -34,7 +35,7 @@ extension VectorIndex {
         /// What a list keeps of each row; nil: int8.
         public var quantizer: Quantizer?
         /// Candidates re-scored exactly per result (`oversample`); nil: 4 for int8, 16 for
-        /// binary. Refused with ``Quantizer/none``.
+        /// binary. Refused with ``Quantizer/float32``.
         public var oversample: Int?
         /// Whether a training keeps each row's code in the file (`stored_codes`), so a new
         /// process reads a list without its rows' vectors; nil: yes. `false` makes the file

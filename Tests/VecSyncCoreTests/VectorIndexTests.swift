@@ -396,7 +396,7 @@ struct VectorIndexTests {
             // Options the extension refuses name themselves.
             var bad = plain
             bad.name = "items_bad"
-            bad.ivf = .init(quantizer: VectorIndex.IVF.Quantizer.none, oversample: 4)
+            bad.ivf = .init(quantizer: .float32, oversample: 4)
             do {
                 try bad.create(db)
                 Issue.record("oversample with quantizer=none was accepted")
