@@ -166,6 +166,9 @@ static int vec0DotI8(const signed char *a, const signed char *b, int n){
   return s;
 }
 
+#ifndef VEC0_PF
+#define VEC0_PF 1
+#endif
 #ifdef VEC0_QUANT_X86
 /* q.b for 32 elements at a time: maddubs multiplies |q| (unsigned) by b carrying q's
 ** sign, which cannot saturate since no code is -128 (2*127*127 < 32768). */
@@ -190,6 +193,8 @@ static __m128i vec0SumI32x4(__m256i a, __m256i b, __m256i c, __m256i d){
   int r = 0, i, j;                                                                          \
   for(; r+4<=nRow; r+=4){                                                                   \
     const signed char *b = aCode + (size_t)r*n;                                             \
+    int rPf = r + 4*VEC0_PF, nPf = nRow + nAfter - rPf < 4 ? nRow + nAfter - rPf : 4;      \
+    for(i=0; i<nPf*n; i+=64) _mm_prefetch((const char*)b + (size_t)4*VEC0_PF*n + i, _MM_HINT_T0); \
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;                         \
     int aTail[4];                                                                           \
     for(i=0; i+32<=n; i+=32){                                                               \
@@ -216,7 +221,7 @@ static __m128i vec0SumI32x4(__m256i a, __m256i b, __m256i c, __m256i d){
 
 __attribute__((target("avx2")))
 static void vec0DotI8Avx2(const unsigned char *qAbs, const signed char *q,
-                          const signed char *aCode, int n, int nRow, int *aDot){
+                          const signed char *aCode, int n, int nRow, int nAfter, int *aDot){
   VEC0_DOT_I8_ROWS(vec0DotI8Step)
 }
 
@@ -230,7 +235,7 @@ static __m256i vec0DotI8StepVnni(__m256i acc, __m256i va, __m256i vq, const sign
 
 __attribute__((target("avx2,avx512f,avx512vl,avx512vnni")))
 static void vec0DotI8Vnni(const unsigned char *qAbs, const signed char *q,
-                          const signed char *aCode, int n, int nRow, int *aDot){
+                          const signed char *aCode, int n, int nRow, int nAfter, int *aDot){
   VEC0_DOT_I8_ROWS(vec0DotI8StepVnni)
 }
 #endif
@@ -247,9 +252,9 @@ static void vec0ScoreInt8(const Vec0QuantQuery *pQ, const unsigned char *aCode,
       int nB = nRow-i0<64 ? nRow-i0 : 64;
       const signed char *b = (const signed char*)aCode + (size_t)i0*n;
       if( eKernel==2 ){
-        vec0DotI8Vnni(pQ->aAbs, q, b, n, nB, aDot);
+        vec0DotI8Vnni(pQ->aAbs, q, b, n, nB, nRow-i0-nB, aDot);
       }else{
-        vec0DotI8Avx2(pQ->aAbs, q, b, n, nB, aDot);
+        vec0DotI8Avx2(pQ->aAbs, q, b, n, nB, nRow-i0-nB, aDot);
       }
       for(j=0; j<nB; j++){
         aDist[i0+j] = (float)vsScoreDistance(pQ->eMetric, (float)aDot[j]*pQ->rScale*aScale[i0+j],
