@@ -260,11 +260,99 @@ static int vsBlasTuned(void){
 
 #endif /* VS_X86 */
 
+/* ---- double-precision sums (vsDistanceF32) -------------------------------------------- */
+
+/* What vsDistanceF32 sums, into pS:
+**   VS_SUMS_DOT     q.v
+**   VS_SUMS_COSINE  q.v, q.q and v.v
+**   VS_SUMS_L2      (q-v).(q-v)
+** each as eight running sums, element i into sum i%8 and the last n%8 elements into sum 0,
+** added ((0+1)+(2+3))+((4+5)+(6+7)): the additions do not wait on one another. The AVX2
+** version adds in the same order, and gives the same bits: a float times a float is exact
+** in double, so its fused multiply-adds round once, as the multiply and add here do (l2
+** squares a difference, which is not exact: it multiplies, then adds). */
+#define VS_SUMS_DOT    0
+#define VS_SUMS_COSINE 1
+#define VS_SUMS_L2     2
+
+/* Elements i to n-1 into sum 0 of a (and b, c), then each set of eight sums added up. */
+static void vsSumsFinish(const float *q, const float *v, int i, int n, int eWhat,
+                         double *a, double *b, double *c, double *pS){
+  int j;
+  for(; i<n; i++){
+    if( eWhat==VS_SUMS_L2 ){
+      double d = (double)q[i]-v[i];
+      a[0] += d*d;
+    }else{
+      a[0] += (double)q[i]*v[i];
+      if( eWhat==VS_SUMS_COSINE ){ b[0] += (double)q[i]*q[i]; c[0] += (double)v[i]*v[i]; }
+    }
+  }
+  for(j=0; j<3; j++){
+    const double *x = j==0 ? a : j==1 ? b : c;
+    pS[j] = ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
+  }
+}
+
+static void vsSumsScalar(const float *q, const float *v, int n, int eWhat, double *pS){
+  double a[8] = {0}, b[8] = {0}, c[8] = {0};
+  int i = 0, j;
+  for(; i+8<=n; i+=8){
+    for(j=0; j<8; j++){
+      if( eWhat==VS_SUMS_L2 ){
+        double d = (double)q[i+j]-v[i+j];
+        a[j] += d*d;
+      }else{
+        a[j] += (double)q[i+j]*v[i+j];
+        if( eWhat==VS_SUMS_COSINE ){
+          b[j] += (double)q[i+j]*q[i+j];
+          c[j] += (double)v[i+j]*v[i+j];
+        }
+      }
+    }
+  }
+  vsSumsFinish(q, v, i, n, eWhat, a, b, c, pS);
+}
+
+#ifdef VS_X86
+__attribute__((target("avx2,fma")))
+static void vsSumsAvx2(const float *q, const float *v, int n, int eWhat, double *pS){
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0;
+  double a[8], b[8], c[8];
+  int i = 0;
+  for(; i+8<=n; i+=8){
+    __m256d x0 = _mm256_cvtps_pd(_mm_loadu_ps(q+i)), x1 = _mm256_cvtps_pd(_mm_loadu_ps(q+i+4));
+    __m256d y0 = _mm256_cvtps_pd(_mm_loadu_ps(v+i)), y1 = _mm256_cvtps_pd(_mm_loadu_ps(v+i+4));
+    if( eWhat==VS_SUMS_L2 ){
+      __m256d d0 = _mm256_sub_pd(x0, y0), d1 = _mm256_sub_pd(x1, y1);
+      a0 = _mm256_add_pd(a0, _mm256_mul_pd(d0, d0));   /* d*d is not exact: no fma */
+      a1 = _mm256_add_pd(a1, _mm256_mul_pd(d1, d1));
+    }else{
+      a0 = _mm256_fmadd_pd(x0, y0, a0);
+      a1 = _mm256_fmadd_pd(x1, y1, a1);
+      if( eWhat==VS_SUMS_COSINE ){
+        b0 = _mm256_fmadd_pd(x0, x0, b0); b1 = _mm256_fmadd_pd(x1, x1, b1);
+        c0 = _mm256_fmadd_pd(y0, y0, c0); c1 = _mm256_fmadd_pd(y1, y1, c1);
+      }
+    }
+  }
+  _mm256_storeu_pd(a, a0); _mm256_storeu_pd(a+4, a1);
+  _mm256_storeu_pd(b, b0); _mm256_storeu_pd(b+4, b1);
+  _mm256_storeu_pd(c, c0); _mm256_storeu_pd(c+4, c1);
+  vsSumsFinish(q, v, i, n, eWhat, a, b, c, pS);
+}
+#endif
+
+static void (*vsSumsImpl)(const float*, const float*, int, int, double*) = vsSumsScalar;
+
 static float (*vsDotImpl)(const float*, const float*, int) = vsDotScalar;
 static void (*vsScoreBatchImpl)(const float*, int, int, const float*, int, float*) = 0;
 /* The single-query block scorer: BLAS sgemv, or the AVX2 kernel when the CPU has it. */
 static void (*vsScoreRowsImpl)(const float*, int, int, const float*, float*) = 0;
 static const char *zSimd = "scalar (compiler-vectorised, baseline ISA)";
+#ifdef VS_X86
+static int vsAvx2 = 0;            /* The AVX2 kernels were chosen (vsKernelsInit) */
+#endif
 /* What scores int8 codes (vec0_quant.c): 2 AVX-512 VNNI, 1 AVX2, 0 portable C. */
 static int vsInt8Level = 0;
 
@@ -292,9 +380,16 @@ const char *vsInt8KernelName(void){
 
 void vsKernelsInit(void){
 #ifdef VS_X86
+  const char *zWant = getenv("VECSYNC_SIMD");
   __builtin_cpu_init();
-  if( __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ){
+  if( zWant && strcmp(zWant, "c")==0 ){
+    /* VECSYNC_SIMD=c: the portable code (and BLAS) on this CPU too, to test one against
+    ** the other. */
+    zSimd = "portable C (VECSYNC_SIMD=c)";
+  }else if( __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ){
+    vsAvx2 = 1;
     vsDotImpl = vsDotAvx2;
+    vsSumsImpl = vsSumsAvx2;
     /* This kernel scans faster than the sgemv of the reference BLAS and of OpenBLAS; for
     ** batches the tiled kernel replaces the reference BLAS's sgemm (and any BLAS not known
     ** to be tuned: a wheel's bundled copy has a name of its own) and matches OpenBLAS's,
@@ -372,25 +467,25 @@ double vsL2SqF64(const VsVector *a, const VsVector *b){
 }
 
 double vsDistanceF32(int eMetric, const float *q, const float *v, int n){
-  double dot = 0, qq = 0, vv = 0, d2 = 0;
+  double s[3], d = 0;
   int i;
   switch( eMetric ){
     case VS_METRIC_COSINE: {
       double r;
-      for(i=0; i<n; i++){ dot += (double)q[i]*v[i]; qq += (double)q[i]*q[i]; vv += (double)v[i]*v[i]; }
-      r = 1.0 - dot/sqrt(qq*vv);
+      vsSumsImpl(q, v, n, VS_SUMS_COSINE, s);
+      r = 1.0 - s[0]/sqrt(s[1]*s[2]);
       return r<0.0 ? 0.0 : (r>2.0 ? 2.0 : r);
     }
     case VS_METRIC_DOT:
-      for(i=0; i<n; i++) dot += (double)q[i]*v[i];
-      return -dot;
+      vsSumsImpl(q, v, n, VS_SUMS_DOT, s);
+      return -s[0];
     case VS_METRIC_L1:
       /* vec_distance_l1's figure: the same sum, in the same order (vsL1F64). */
-      for(i=0; i<n; i++) d2 += fabs((double)q[i]-(double)v[i]);
-      return d2;
+      for(i=0; i<n; i++) d += fabs((double)q[i]-(double)v[i]);
+      return d;
   }
-  for(i=0; i<n; i++){ double d = (double)q[i]-v[i]; d2 += d*d; }
-  return sqrt(d2);
+  vsSumsImpl(q, v, n, VS_SUMS_L2, s);
+  return sqrt(s[0]);
 }
 
 double vsScoreDistance(int eMetric, float s, float qNorm, float vNorm){
@@ -439,7 +534,7 @@ static float vsL1RowAvx2(const float *a, const float *q, int n){
 void vsL1Block(const float *A, int nRow, int nDim, const float *q, float *out){
   int i;
 #ifdef VS_X86
-  if( __builtin_cpu_supports("avx2") ){
+  if( vsAvx2 ){
     for(i=0; i<nRow; i++) out[i] = vsL1RowAvx2(A + (size_t)i*nDim, q, nDim);
     return;
   }

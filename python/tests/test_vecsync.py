@@ -8,6 +8,7 @@ Run them outside python/ (make test-python does, in a fresh venv from the wheel)
 """
 import math
 import os
+import platform
 import random
 import sqlite3
 import struct
@@ -256,6 +257,58 @@ def test_ivf_index_follows_another_connections_writes(tmp_path, request):
         assert found == a.rows("select rowid from x where e match ? and k = 1", (q,)), (SEED, step)
     a.close()
     b.close()
+
+
+def test_portable_and_avx2_distances_alike(tmp_path):
+    """The exact distances that order every answer are double-precision sums, taken by an
+    AVX2 kernel where the CPU has one and by portable C elsewhere (VECSYNC_SIMD=c asks for
+    it here too). Both must give the same bits, for every metric and at every length around
+    the eight running sums, or the same rows would be reported with other distances and
+    ties broken differently on another machine."""
+    script = (
+        "import json, random, struct, sqlite3, vecsync\n"
+        "conn = sqlite3.connect(':memory:')\n"
+        "conn.enable_load_extension(True)\n"
+        "vecsync.load(conn)\n"
+        "simd = [l for l in conn.execute('select vecsync_debug()').fetchone()[0].splitlines()\n"
+        "        if l.startswith('simd:')][0]\n"
+        "rnd = random.Random(%d)\n"
+        "out = []\n"
+        "for dim in (1, 3, 7, 8, 9, 15, 16, 17, 100, 768):\n"
+        "    f32 = lambda v: struct.pack('<%%df' %% len(v), *v)\n"
+        "    rows = [f32([rnd.gauss(0, 1) * 10 ** rnd.randint(-3, 3) for _ in range(dim)]) for _ in range(300)]\n"
+        "    for metric in ('cosine', 'l2'):\n"
+        "        t = 'm_%%s_%%d' %% (metric, dim)\n"
+        "        conn.execute('create table %%s(id integer primary key, e F32_BLOB(%%d))' %% (t, dim))\n"
+        "        conn.execute(\"create index %%s_i on %%s(libsql_vector_idx(e, 'metric=%%s'))\" %% (t, t, metric))\n"
+        "        conn.executemany('insert into %%s(id, e) values (?, ?)' %% t, list(enumerate(rows, 1)))\n"
+        "        for _ in range(5):\n"
+        "            q = f32([rnd.gauss(0, 1) for _ in range(dim)])\n"
+        "            out.append([(r[0], r[1].hex()) for r in conn.execute(\n"
+        "                \"select id, distance from vector_top_k('%%s_i', ?, 8)\" %% t, (q,))])\n"
+        "    t = 'd%%d' %% dim\n"
+        "    conn.execute('create virtual table %%s using vec0(e float[%%d] distance_metric=dot)' %% (t, dim))\n"
+        "    conn.executemany('insert into %%s(rowid, e) values (?, ?)' %% t, list(enumerate(rows, 1)))\n"
+        "    for _ in range(5):\n"
+        "        q = f32([rnd.gauss(0, 1) for _ in range(dim)])\n"
+        "        out.append([(r[0], r[1].hex()) for r in conn.execute(\n"
+        "            'select rowid, distance from %%s where e match ? and k = 8' %% t, (q,))])\n"
+        "print(json.dumps({'simd': simd, 'answers': out}))\n") % SEED
+    import json
+    import subprocess
+    import sys
+    if not hasattr(sqlite3.connect(":memory:"), "enable_load_extension"):
+        pytest.skip("this Python's sqlite3 module was built without extension loading")
+    runs = {}
+    for want in ("", "c"):
+        env = dict(os.environ, VECSYNC_SIMD=want)
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                             cwd=str(tmp_path), env=env)
+        assert run.returncode == 0, (want, run.stderr)
+        runs[want] = json.loads(run.stdout)
+    if platform.machine() in ("x86_64", "AMD64"):
+        assert runs["c"]["simd"] == "simd: portable C (VECSYNC_SIMD=c)", runs["c"]["simd"]
+    assert runs[""]["answers"] == runs["c"]["answers"], (runs[""]["simd"], "seed %d" % SEED)
 
 
 def test_int8_kernels_answer_alike(tmp_path):
