@@ -225,7 +225,7 @@ static int vec0ReadK(Vec0Table *p, sqlite3_value *pVal, const char *zWhat,
 
 /* Run a KNN plan: the hits go to pCur->top; their rows are read as the cursor moves. */
 static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
-                         sqlite3_value **argv){
+                         sqlite3_value **argv, int bDistance){
   Vec0Table *p = (Vec0Table*)pCur->base.pVtab;
   sqlite3_int64 k = -1, kLimit = -1, nProbe = 0;
   unsigned char *aMask = 0;
@@ -309,7 +309,7 @@ static int vec0FilterKnn(Vec0Cursor *pCur, const Vec0PlanArg *aArg, int nArg,
     rc = vec0SearchColumn(p, iMatch, q, k, aMask, bRange ? &range : 0, &pCur->top);
   }else{
     rc = vec0IvfSearch(p, q, k, (int)nProbe, aMask, bRange ? &range : 0, &pCur->top);
-    if( rc==SQLITE_OK ) rc = vec0ReportDistances(p, q, &pCur->top);
+    if( rc==SQLITE_OK && bDistance ) rc = vec0ReportDistances(p, q, &pCur->top);
   }
   if( rc!=SQLITE_OK ) goto cleanup;
   /* k took the nearest rows, those without a distance last; they are returned in the
@@ -334,8 +334,10 @@ static int vec0Filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   Vec0PlanArg aArg[VEC0_MAX_PLAN_ARGS];
   int nArg = 0;
   int rc;
+  int bDistance = (idxNum & VEC0_PLAN_NO_DISTANCE)==0;
 
   vec0CursorReset(pCur);
+  idxNum &= ~VEC0_PLAN_NO_DISTANCE;
   pCur->ePlan = idxNum;
   rc = vec0StorageReady(p);
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -346,7 +348,7 @@ static int vec0Filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   }
 
   if( idxNum==VEC0_PLAN_KNN ){
-    rc = vec0FilterKnn(pCur, aArg, nArg, argv);
+    rc = vec0FilterKnn(pCur, aArg, nArg, argv, bDistance);
   }else{
     pCur->eScanStmt = VEC0_STMT_READ_ALL;
     if( idxNum==VEC0_PLAN_POINT ){

@@ -50,6 +50,18 @@ static char vec0FilterOp(int op){
   return 0;
 }
 
+/* Whether the statement reads the distance column (user column iColDistance) or bounds it:
+** colUsed has a bit a column, the last for every column from the 64th on. */
+static int vec0DistanceUsed(const Vec0Table *p, const sqlite3_index_info *pInfo,
+                            int iColDistance){
+  int i, iSql = iColDistance + vec0ColumnOffset(p);
+  if( iSql>=63 || (pInfo->colUsed & ((sqlite3_uint64)1<<iSql))!=0 ) return 1;
+  for(i=0; i<pInfo->nConstraint; i++){
+    if( vec0UserColumn(p, pInfo->aConstraint[i].iColumn)==iColDistance ) return 1;
+  }
+  return 0;
+}
+
 /* SQL comparison text of a filter operator taking one value. */
 static const char *vec0OpSql(char eOp){
   switch( eOp ){
@@ -250,6 +262,7 @@ int vec0BestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     zIdx = sqlite3_str_finish(pStr);
     if( zIdx==0 ) return SQLITE_NOMEM;
     pInfo->idxNum = VEC0_PLAN_KNN;
+    if( !vec0DistanceUsed(p, pInfo, iColDistance) ) pInfo->idxNum |= VEC0_PLAN_NO_DISTANCE;
     pInfo->idxStr = zIdx;
     pInfo->needToFreeIdxStr = 1;
     pInfo->estimatedCost = 10.0;

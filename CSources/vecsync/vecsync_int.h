@@ -799,6 +799,9 @@ int vec0ScanRun(Vec0Table *p, const Vec0ScanJob *pJob, VsTopK *pTop);
 #define VEC0_PLAN_SCAN  1
 #define VEC0_PLAN_POINT 2
 #define VEC0_PLAN_KNN   3
+/* Or'ed into VEC0_PLAN_KNN: the statement never reads the distance column, so the hits'
+** reported figures (vec0ReportDistances) are not computed. */
+#define VEC0_PLAN_NO_DISTANCE 0x100
 
 /* What one xFilter argument is (Vec0PlanArg.eArg). */
 #define VEC0_ARG_MATCH  'M'   /* the query vector */
