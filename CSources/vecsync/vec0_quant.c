@@ -166,9 +166,10 @@ static int vec0DotI8(const signed char *a, const signed char *b, int n){
   return s;
 }
 
-#ifndef VEC0_PF
-#define VEC0_PF 1
-#endif
+/* The int8 kernels prefetch the codes of the next four rows while they score four: an ivf
+** query waits on its lists' codes, which come from memory (at 100,000 x 768, queries at
+** nprobe 8 to 32 took 17-35% less time; two or four groups ahead did no better). */
+#define VEC0_I8_AHEAD 4
 #ifdef VEC0_QUANT_X86
 /* q.b for 32 elements at a time: maddubs multiplies |q| (unsigned) by b carrying q's
 ** sign, which cannot saturate since no code is -128 (2*127*127 < 32768). */
@@ -188,13 +189,17 @@ static __m128i vec0SumI32x4(__m256i a, __m256i b, __m256i c, __m256i d){
 }
 
 /* q.b for each of the nRow codes of n bytes at aCode into aDot, with STEP one 32-byte
-** step of a row's sum: four rows at a time, which share the loads of q and a reduction. */
+** step of a row's sum: four rows at a time, which share the loads of q and a reduction.
+** nAfter more codes follow the nRow in memory, and may be prefetched. */
 #define VEC0_DOT_I8_ROWS(STEP)                                                                \
   int r = 0, i, j;                                                                          \
   for(; r+4<=nRow; r+=4){                                                                   \
     const signed char *b = aCode + (size_t)r*n;                                             \
-    int rPf = r + 4*VEC0_PF, nPf = nRow + nAfter - rPf < 4 ? nRow + nAfter - rPf : 4;      \
-    for(i=0; i<nPf*n; i+=64) _mm_prefetch((const char*)b + (size_t)4*VEC0_PF*n + i, _MM_HINT_T0); \
+    int nAhead = nRow + nAfter - (r + VEC0_I8_AHEAD);                                       \
+    if( nAhead>VEC0_I8_AHEAD ) nAhead = VEC0_I8_AHEAD;                                      \
+    for(i=0; i<nAhead*n; i+=64){                                                            \
+      _mm_prefetch((const char*)b + (size_t)VEC0_I8_AHEAD*n + i, _MM_HINT_T0);              \
+    }                                                                                       \
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;                         \
     int aTail[4];                                                                           \
     for(i=0; i+32<=n; i+=32){                                                               \
