@@ -1602,28 +1602,42 @@ int vec0IvfProbeValue(sqlite3_value *pVal){
 
 /* The rows of each list into aSize (nList): the lists' own counts, or (some not read
 ** yet) counted in T_ivf_assign by its index on list, each list's slots checked. */
-static int vec0IvfSizes(Vec0Table *p, int *aSize){
+/* Each list's rows into aSize (from the lists in memory when every one is read), and into
+** *pnUncoded the rows whose code is not in the file: NULL in T_ivf_assign (written since
+** the last training; their list's read codes their vectors), or every listed row of coded
+** lists that do not keep their codes. Counting the NULL codes reads T_ivf_assign whole. */
+static int vec0IvfSizes(Vec0Table *p, int *aSize, sqlite3_int64 *pnUncoded){
   const Vec0Ivf *x = p->pIvf;
   sqlite3_stmt *pStmt = 0;
-  sqlite3_int64 nSlot = 0;
+  sqlite3_int64 nSlot = 0, nListed = 0;
   int i, rc, bAll = 1;
+  *pnUncoded = 0;
   for(i=0; i<x->nList; i++){
     aSize[i] = x->aList[i].n;
+    nListed += x->aList[i].n;
     if( x->aList[i].bUnread ) bAll = 0;
   }
-  if( bAll ) return SQLITE_OK;
+  if( bAll && !x->bCodes ){
+    if( x->nCode ) *pnUncoded = nListed;
+    return SQLITE_OK;
+  }
   memset(aSize, 0, sizeof(int)*(size_t)x->nList);
   rc = vec0NextSlot(p, &nSlot);
-  if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_IVF_LIST_SIZES, &pStmt);
+  if( rc==SQLITE_OK ){
+    rc = vec0Stmt(p, x->bCodes ? VEC0_STMT_IVF_LIST_SIZES_CODED : VEC0_STMT_IVF_LIST_SIZES,
+                  &pStmt);
+  }
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iList = sqlite3_column_int64(pStmt, 0);
+    sqlite3_int64 n = sqlite3_column_int64(pStmt, 1);
     if( sqlite3_column_type(pStmt, 0)!=SQLITE_INTEGER || iList<0 || iList>=x->nList
      || sqlite3_column_int64(pStmt, 2)<0 || sqlite3_column_int64(pStmt, 3)>=nSlot
      || sqlite3_column_int64(pStmt, 4)!=0 ){
       rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot, no list or no rowid");
       break;
     }
-    aSize[iList] = (int)sqlite3_column_int64(pStmt, 1);
+    aSize[iList] = (int)n;
+    *pnUncoded += x->bCodes ? sqlite3_column_int64(pStmt, 5) : x->nCode ? n : 0;
   }
   if( pStmt ){
     int rc2 = sqlite3_reset(pStmt);
@@ -1634,7 +1648,7 @@ static int vec0IvfSizes(Vec0Table *p, int *aSize){
 
 int vec0IvfInfo(Vec0Table *p, char **pzOut){
   const Vec0Ivf *x = p->pIvf;
-  sqlite3_int64 nListed = 0, nRow = 0;
+  sqlite3_int64 nListed = 0, nRow = 0, nUncoded = 0;
   double rMean;
   int nMin = 0, nMax = 0, nRead = 0, i, bRetrain, rc;
   int *aSize;
@@ -1644,7 +1658,7 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
   aSize = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)x->nList + 1);
   if( aSize==0 ) return SQLITE_NOMEM;
   rc = vec0IvfRowCount(p, &nRow);
-  if( rc==SQLITE_OK ) rc = vec0IvfSizes(p, aSize);
+  if( rc==SQLITE_OK ) rc = vec0IvfSizes(p, aSize, &nUncoded);
   for(i=0; rc==SQLITE_OK && i<x->nList; i++){
     int n = aSize[i];
     nListed += n;
@@ -1668,14 +1682,14 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
                       "\"list_mean\":%.1f,\"nprobe\":%d,\"trained_rows\":%lld,"
                       "\"growth\":%.3f,\"imbalance\":%.3f,\"retrain_suggested\":%s,"
                       "\"rowids_in_lists\":%s,\"queries_without_copy\":%lld,"
-                      "\"codes_stored\":%s}",
+                      "\"codes_stored\":%s,\"rows_without_codes\":%lld}",
                       x->nList>0 ? "true" : "false", nRow, x->nList, nRead,
                       vec0IvfListsBytes(x), x->nGivenBack, nListed, nMin,
                       nMax, rMean, p->cfg.nIvfProbe, x->nTrained,
                       x->nTrained>0 ? (double)nRow/x->nTrained : 0.0,
                       rMean>0 ? nMax/rMean : 0.0, bRetrain ? "true" : "false",
                       x->bRowids ? "true" : "false", x->nNoCopy,
-                      x->bCodes ? "true" : "false");
+                      x->bCodes ? "true" : "false", nUncoded);
   *pzOut = sqlite3_str_finish(pStr);
   return *pzOut ? SQLITE_OK : SQLITE_NOMEM;
 }

@@ -143,6 +143,9 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
   [VEC0_STMT_IVF_LIST_SIZES] = "SELECT list, count(*), min(slot), max(slot),"
                                " sum(typeof(rowid)<>'integer')"
                                " FROM \"%w\".\"%w_ivf_assign\" GROUP BY list",
+  [VEC0_STMT_IVF_LIST_SIZES_CODED] = "SELECT list, count(*), min(slot), max(slot),"
+                               " sum(typeof(rowid)<>'integer'), sum(code IS NULL)"
+                               " FROM \"%w\".\"%w_ivf_assign\" GROUP BY list",
 };
 
 /* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */

@@ -413,6 +413,8 @@ enum {
   VEC0_STMT_IVF_LIST_SIZES,   /* SELECT list, count(*), min(slot), max(slot), rowids not
                               ** integers FROM T_ivf_assign GROUP BY list (an older
                               ** table's rowid is its slot) */
+  VEC0_STMT_IVF_LIST_SIZES_CODED, /* the same, and the rows whose code is NULL (a layout
+                              ** with codes) */
   VEC0_STMT_COUNT
 };
 
