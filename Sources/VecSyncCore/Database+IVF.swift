@@ -43,6 +43,10 @@ public struct IVFStatus: Sendable, Hashable, Decodable {
     /// Whether the lists keep each row's code in the file: coded lists of the current
     /// layout, not declared `stored_codes=0` (``VectorIndex/IVF/storesCodes``).
     public var codesStored: Bool
+    /// Rows whose code the file lacks (written since the last training, or every row when
+    /// the codes are not stored): reading their list codes their vectors again. A retrain
+    /// stores them. 0 for float32 lists.
+    public var rowsWithoutCodes: Int
 }
 
 extension Database {

@@ -366,9 +366,10 @@ struct VectorIndexTests {
             let status = try coded.ivfStatus(db)
             #expect(status.trained && status.lists == 8 && status.rows == 300 && status.listedRows == 300)
             #expect(status.codesStored && status.nprobe == 8 && status.trainedRows == 300)  // the default 10, at most nlist
-            #expect(status.listMin <= status.listMax && !status.retrainSuggested)
+            #expect(status.listMin <= status.listMax && !status.retrainSuggested && status.rowsWithoutCodes == 0)
             let leanStatus = try db.ivfStatus(table: "items_lean")
             #expect(leanStatus.lists == 6 && !leanStatus.codesStored && leanStatus.nprobe == 2)
+            #expect(leanStatus.rowsWithoutCodes == 300)  // stored_codes=0: every row coded when its list is read
 
             // Every list probed is the exact scan; one list still returns `limit` rows.
             let all = try rows(db)
