@@ -259,6 +259,24 @@ def test_ivf_index_follows_another_connections_writes(tmp_path, request):
     b.close()
 
 
+def _runs_under(script, variable, values, tmp_path):
+    """The JSON each run of script prints, a new Python process with the environment variable
+    set to each of values in turn (a kernel is chosen once, when the extension loads)."""
+    import json
+    import subprocess
+    import sys
+    if not hasattr(sqlite3.connect(":memory:"), "enable_load_extension"):
+        pytest.skip("this Python's sqlite3 module was built without extension loading")
+    runs = {}
+    for want in values:
+        env = dict(os.environ, **{variable: want})
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                             cwd=str(tmp_path), env=env)
+        assert run.returncode == 0, (variable, want, run.stderr)
+        runs[want] = json.loads(run.stdout)
+    return runs
+
+
 def test_portable_and_avx2_distances_alike(tmp_path):
     """The exact distances that order every answer are double-precision sums, taken by an
     AVX2 kernel where the CPU has one and by portable C elsewhere (VECSYNC_SIMD=c asks for
@@ -294,18 +312,7 @@ def test_portable_and_avx2_distances_alike(tmp_path):
         "        out.append([(r[0], r[1].hex()) for r in conn.execute(\n"
         "            'select rowid, distance from %%s where e match ? and k = 8' %% t, (q,))])\n"
         "print(json.dumps({'simd': simd, 'answers': out}))\n") % SEED
-    import json
-    import subprocess
-    import sys
-    if not hasattr(sqlite3.connect(":memory:"), "enable_load_extension"):
-        pytest.skip("this Python's sqlite3 module was built without extension loading")
-    runs = {}
-    for want in ("", "c"):
-        env = dict(os.environ, VECSYNC_SIMD=want)
-        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                             cwd=str(tmp_path), env=env)
-        assert run.returncode == 0, (want, run.stderr)
-        runs[want] = json.loads(run.stdout)
+    runs = _runs_under(script, "VECSYNC_SIMD", ("", "c"), tmp_path)
     if platform.machine() in ("x86_64", "AMD64"):
         assert runs["c"]["simd"] == "simd: portable C (VECSYNC_SIMD=c)", runs["c"]["simd"]
     assert runs[""]["answers"] == runs["c"]["answers"], (runs[""]["simd"], "seed %d" % SEED)
@@ -340,18 +347,7 @@ def test_int8_kernels_answer_alike(tmp_path):
         "            q = f32([rnd.gauss(0, 1) for _ in range(dim)])\n"
         "            out.append([r[0] for r in conn.execute('select rowid from %%s where e match ? and k = 7' %% t, (q,))])\n"
         "print(json.dumps({'kernel': kernel, 'answers': out}))\n") % SEED
-    import json
-    import subprocess
-    import sys
-    if not hasattr(sqlite3.connect(":memory:"), "enable_load_extension"):
-        pytest.skip("this Python's sqlite3 module was built without extension loading")
-    runs = {}
-    for want in ("", "avx2", "c"):
-        env = dict(os.environ, VECSYNC_INT8=want)
-        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                             cwd=str(tmp_path), env=env)
-        assert run.returncode == 0, (want, run.stderr)
-        runs[want] = json.loads(run.stdout)
+    runs = _runs_under(script, "VECSYNC_INT8", ("", "avx2", "c"), tmp_path)
     assert runs["c"]["kernel"] == "int8 codes: portable C"
     assert runs["avx2"]["kernel"] in ("int8 codes: avx2 kernel", "int8 codes: portable C")
     for want in ("", "avx2"):
