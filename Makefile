@@ -71,7 +71,10 @@ else
 	$(SWIFT) build -c release --product vecsync --scratch-path .build/extension \
 	  -Xswiftc -nostartfiles -Xswiftc -static-stdlib
 endif
-	cp .build/extension/release/libvecsync.$(LIB_SUFFIX) $(EXTENSION)
+	@# A new file renamed into place: a process that has the old one loaded keeps it (copying
+	@# over it in place would change the pages it runs from, and kill it with SIGBUS).
+	cp .build/extension/release/libvecsync.$(LIB_SUFFIX) $(EXTENSION).new
+	mv -f $(EXTENSION).new $(EXTENSION)
 
 demo: extension
 	$(SWIFT) build -c release --product vecsync-cli
