@@ -76,6 +76,7 @@ static void damage(sqlite3 *db, FuzzIn *in){
     "DELETE FROM v_ivf_assign WHERE slot >= %d + 0 * %d",
     "UPDATE v_info SET value = %d + 0 * %d WHERE key = 'ivf_lists'",
     "UPDATE v_info SET value = %d + 0 * %d WHERE key = 'ivf_trained_rows'",
+    "INSERT OR REPLACE INTO v_info(key, value) VALUES ('ivf_trained_max', %d + 0 * %d)",
     "UPDATE v_ivf_centroids SET centroid = CAST('x' AS TEXT) || %d || %d",
     "UPDATE v_ivf_assign SET list = NULL WHERE slot = %d + 0 * %d",
     "UPDATE v_info SET value = %d + 0 * %d WHERE key = 'ivf_list_index'",

@@ -23,8 +23,8 @@
 ** (rows and centroids of unit length). Every row then joins the list of its nearest
 ** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each row's list, slot,
 ** rowid and code (keyed by (list, slot): a list's rows are one range of it; a unique
-** index on slot), T_info ivf_lists, ivf_trained_rows, ivf_version (random, new at each
-** training) and ivf_list_index (3; 2: a table made before the codes, keyed by slot and
+** index on slot), T_info ivf_lists, ivf_trained_rows, ivf_trained_max (the largest
+** list's rows then), ivf_version (random, new at each training) and ivf_list_index (3; 2: a table made before the codes, keyed by slot and
 ** indexed on (list, rowid); 1: before the rowids, indexed on list alone; 0: not indexed).
 ** A training writes every row's code; a later write leaves its row's code NULL, and the
 ** list's read codes that row's vector.
@@ -118,6 +118,8 @@ struct Vec0Ivf {
   float *aCent;               /* nList*nDim floats: the centroids (unit length: cosine) */
   float *aCentSq;             /* nList floats: their squared norms */
   sqlite3_int64 nTrained;     /* Rows the lists were trained on */
+  sqlite3_int64 nTrainedMax;  /* Rows of the largest list then (T_info ivf_trained_max;
+                              ** 0 in a file that predates it) */
   sqlite3_int64 nSlot;        /* Entries of aListOf and aPos */
   int *aListOf;               /* Per slot: its list, or -1 */
   int *aPos;                  /* Per slot: its place in that list's aSlot */
@@ -572,7 +574,7 @@ static int vec0IvfListRead(Vec0Table *p, Vec0Ivf *x, int iList, Vec0Reader *r){
 ** every slot's list, every value checked before use. */
 static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
                        Vec0Ivf **ppOut){
-  sqlite3_int64 nList = 0, nTrained = 0, nSlot = 0, iLayout = 0;
+  sqlite3_int64 nList = 0, nTrained = 0, nTrainedMax = 0, nSlot = 0, iLayout = 0;
   sqlite3_stmt *pStmt = 0;
   Vec0Ivf *x = 0;
   Vec0Reader r;
@@ -582,11 +584,13 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   memset(&r, 0, sizeof(r));
   rc = vec0InfoGet(p, "ivf_lists", &nList);
   if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_trained_rows", &nTrained);
+  if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_trained_max", &nTrainedMax);
   if( rc==SQLITE_OK ) rc = vec0InfoGet(p, "ivf_list_index", &iLayout);
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
   if( rc!=SQLITE_OK ) goto cleanup;
-  if( nList<0 || nList>VEC0_IVF_MAX_LISTS || nTrained<0 ){
-    rc = vec0IvfCorrupt(p, "ivf_lists or ivf_trained_rows out of range");
+  if( nList<0 || nList>VEC0_IVF_MAX_LISTS || nTrained<0 || nTrainedMax<0
+   || nTrainedMax>nTrained ){
+    rc = vec0IvfCorrupt(p, "ivf_lists, ivf_trained_rows or ivf_trained_max out of range");
     goto cleanup;
   }
   rc = vec0IvfNew(p, (int)nList, nSlot, &x);
@@ -594,6 +598,7 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   x->iGen = iGen;
   x->iVersion = iVersion;
   x->nTrained = nTrained;
+  x->nTrainedMax = nTrainedMax;
   x->bLazy = iLayout!=0;
   x->bRowids = iLayout>=VEC0_IVF_LAYOUT_ROWIDS;
   x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0 && !p->cfg.bIvfNoCodes;
@@ -1030,6 +1035,7 @@ static int vec0IvfStoreEnd(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iOld, int bSe
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_version", iVersion);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_lists", x->nList);
   if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_trained_rows", x->nTrained);
+  if( rc==SQLITE_OK ) rc = vec0InfoSet(p, "ivf_trained_max", x->nTrainedMax);
   if( rc==SQLITE_OK ) x->iVersion = iVersion;
   return rc;
 }
@@ -1053,6 +1059,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   Vec0Reader r;
   float *X = 0, *aScore = 0;
   int *aBest = 0;
+  sqlite3_int64 *aCount = 0;      /* Rows assigned to each list */
   int nDim = p->cfg.nDim, nList, rc, bLean, bCacheSet = 0;
 
   memset(&r, 0, sizeof(r));
@@ -1100,7 +1107,9 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
     aScore = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)VEC0_IVF_BLOCK_SCORES
                               + sizeof(float)*(sqlite3_uint64)nList);
     aBest = sqlite3_malloc64(sizeof(int)*VEC0_IVF_BLOCK_ROWS);
-    if( X==0 || aScore==0 || aBest==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+    aCount = sqlite3_malloc64(sizeof(sqlite3_int64)*(sqlite3_uint64)nList);
+    if( X==0 || aScore==0 || aBest==0 || aCount==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
+    memset(aCount, 0, sizeof(sqlite3_int64)*(size_t)nList);
   }
   if( nList>0 ){
     /* Room for a block of rows waiting to be written: VEC0_IVF_PENDING_BYTES of records,
@@ -1131,6 +1140,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
       pP->iRowid = aRow[i+j].iRowid;
       pP->iList = aBest[j];
       pP->iRec = nPend++;
+      if( ++aCount[aBest[j]]>x->nTrainedMax ) x->nTrainedMax = aCount[aBest[j]];
       if( pRec ) vec0QuantRecord(&x->cfgCode, a, pRec);
       if( !bLean ) rc = vec0IvfListAdd(x, pP->iList, pP->iSlot, pP->iRowid, a, pRec);
     }
@@ -1155,6 +1165,7 @@ cleanup:
   sqlite3_free(X);
   sqlite3_free(aScore);
   sqlite3_free(aBest);
+  sqlite3_free(aCount);
   sqlite3_free(aPend);
   sqlite3_free(aPendRec);
   return rc;
@@ -1649,7 +1660,7 @@ static int vec0IvfSizes(Vec0Table *p, int *aSize, sqlite3_int64 *pnUncoded){
 int vec0IvfInfo(Vec0Table *p, char **pzOut){
   const Vec0Ivf *x = p->pIvf;
   sqlite3_int64 nListed = 0, nRow = 0, nUncoded = 0;
-  double rMean;
+  double rMean, rTrainedImbalance;
   int nMin = 0, nMax = 0, nRead = 0, i, bRetrain, rc;
   int *aSize;
   sqlite3_str *pStr;
@@ -1672,22 +1683,27 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
   /* Drift: how far the table moved from the one the centroids were trained on (rows now
   ** over rows then), and how uneven the lists became (largest over mean). Retraining is
   ** suggested when the table doubled or shrank to under 40%, or a list holds over 4 times
-  ** the mean. */
+  ** the mean and more than twice the largest list at the training: data whose clusters
+  ** differ in size leave lists that uneven after any training, which a retrain would not
+  ** change (a file from before ivf_trained_max: over 4 times the mean alone). */
+  rTrainedImbalance = x->nTrained>0 ? (double)x->nTrainedMax*x->nList/(double)x->nTrained : 0.0;
   bRetrain = x->nList>0 && (nRow>2*x->nTrained || 5*nRow<2*x->nTrained
-                            || (rMean>0 && nMax>4*rMean && nMax>64));
+                            || (rMean>0 && nMax>4*rMean && nMax>64
+                                && nMax>2*x->nTrainedMax));
   pStr = sqlite3_str_new(0);
   sqlite3_str_appendf(pStr, "{\"index\":\"ivf\",\"trained\":%s,\"rows\":%lld,\"lists\":%d,"
                       "\"lists_in_memory\":%d,\"list_bytes\":%lld,\"lists_given_back\":%lld,"
                       "\"listed_rows\":%lld,\"list_min\":%d,\"list_max\":%d,"
                       "\"list_mean\":%.1f,\"nprobe\":%d,\"trained_rows\":%lld,"
-                      "\"growth\":%.3f,\"imbalance\":%.3f,\"retrain_suggested\":%s,"
+                      "\"growth\":%.3f,\"imbalance\":%.3f,\"trained_imbalance\":%.3f,"
+                      "\"retrain_suggested\":%s,"
                       "\"rowids_in_lists\":%s,\"queries_without_copy\":%lld,"
                       "\"codes_stored\":%s,\"rows_without_codes\":%lld}",
                       x->nList>0 ? "true" : "false", nRow, x->nList, nRead,
                       vec0IvfListsBytes(x), x->nGivenBack, nListed, nMin,
                       nMax, rMean, p->cfg.nIvfProbe, x->nTrained,
                       x->nTrained>0 ? (double)nRow/x->nTrained : 0.0,
-                      rMean>0 ? nMax/rMean : 0.0, bRetrain ? "true" : "false",
+                      rMean>0 ? nMax/rMean : 0.0, rTrainedImbalance, bRetrain ? "true" : "false",
                       x->bRowids ? "true" : "false", x->nNoCopy,
                       x->bCodes ? "true" : "false", nUncoded);
   *pzOut = sqlite3_str_finish(pStr);
