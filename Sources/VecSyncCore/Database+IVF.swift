@@ -33,8 +33,12 @@ public struct IVFStatus: Sendable, Hashable, Decodable {
     public var growth: Double
     /// The largest list over the mean.
     public var imbalance: Double
+    /// The largest list over the mean at the last training (0 for an index trained by an
+    /// earlier version): what the data's own clusters make of the lists.
+    public var trainedImbalance: Double
     /// True when the table doubled or fell under 40 % since the last training, or a list
-    /// holds over four times the mean: retrain then (``VectorIndex/retrainIVF(_:lists:)``).
+    /// holds over four times the mean and over twice the largest list at the training:
+    /// retrain then (``VectorIndex/retrainIVF(_:lists:)``).
     public var retrainSuggested: Bool
     /// False for a table made by an earlier version, until a retrain.
     public var rowidsInLists: Bool

@@ -367,6 +367,7 @@ struct VectorIndexTests {
             #expect(status.trained && status.lists == 8 && status.rows == 300 && status.listedRows == 300)
             #expect(status.codesStored && status.nprobe == 8 && status.trainedRows == 300)  // the default 10, at most nlist
             #expect(status.listMin <= status.listMax && !status.retrainSuggested && status.rowsWithoutCodes == 0)
+            #expect(status.trainedImbalance == status.imbalance)  // nothing written since the training
             let leanStatus = try db.ivfStatus(table: "items_lean")
             #expect(leanStatus.lists == 6 && !leanStatus.codesStored && leanStatus.nprobe == 2)
             #expect(leanStatus.rowsWithoutCodes == 300)  // stored_codes=0: every row coded when its list is read
