@@ -24,8 +24,9 @@
 ** centroid. T_ivf_centroids keeps the centroids, T_ivf_assign each row's list, slot,
 ** rowid and code (keyed by (list, slot): a list's rows are one range of it; a unique
 ** index on slot), T_info ivf_lists, ivf_trained_rows, ivf_trained_max (the largest
-** list's rows then), ivf_version (random, new at each training) and ivf_list_index (3; 2: a table made before the codes, keyed by slot and
-** indexed on (list, rowid); 1: before the rowids, indexed on list alone; 0: not indexed).
+** list's rows then), ivf_version (random, new at each training) and ivf_list_index (3;
+** 2: a table made before the codes, keyed by slot and indexed on (list, rowid); 1: before
+** the rowids, indexed on list alone; 0: not indexed).
 ** A training writes every row's code; a later write leaves its row's code NULL, and the
 ** list's read codes that row's vector.
 **
@@ -1611,9 +1612,8 @@ int vec0IvfProbeValue(sqlite3_value *pVal){
   return (int)n;
 }
 
-/* The rows of each list into aSize (nList): the lists' own counts, or (some not read
-** yet) counted in T_ivf_assign by its index on list, each list's slots checked. */
-/* Each list's rows into aSize (from the lists in memory when every one is read), and into
+/* The rows of each list into aSize (nList): the lists' own counts when every one is read,
+** else counted in T_ivf_assign by its index on list, each list's slots checked. And into
 ** *pnUncoded the rows whose code is not in the file: NULL in T_ivf_assign (written since
 ** the last training; their list's read codes their vectors), or every listed row of coded
 ** lists that do not keep their codes. Counting the NULL codes reads T_ivf_assign whole. */
