@@ -310,10 +310,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     fuzzClose(db);
     return 0;
   }
-  /* vectors_per_blob as vec0 computes it: what a well-sized blob holds. */
-  for(nPerBlob=1; nPerBlob*2<=nChunk && nPerBlob*2*nDim<=65536 && nChunk%(nPerBlob*2)==0; ){
-    nPerBlob *= 2;
-  }
+  /* vectors_per_blob as vec0 chose it (by the page size, for a quantized table): what a
+  ** well-sized blob holds. */
+  nPerBlob = 1;
+  pIns = fuzzPrepare(db, "SELECT value FROM v_info WHERE key = 'vectors_per_blob'");
+  if( pIns && sqlite3_step(pIns)==SQLITE_ROW ) nPerBlob = sqlite3_column_int(pIns, 0);
+  sqlite3_finalize(pIns);
+  if( nPerBlob<1 || nPerBlob>nChunk ) nPerBlob = 1;
   pIns = fuzzPrepare(db, "INSERT INTO v(id, embedding, album, n, note%s) "
                          "VALUES('k' || ?1, %s(?2), ?3, ?4, 'note'%s)",
                      bExtra ? ", w" : "", zVec[0]=='?' ? "" : zVec[4]=='i' ? "vec_int8" : "vec_bit",

@@ -580,21 +580,22 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
   }
   while( rc==SQLITE_OK && pStmt && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
-    sqlite3_int64 iFirst = iBlob*p->nPerBlob;     /* first slot the blob holds */
+    sqlite3_int64 iFirst;                         /* first slot the blob holds */
     Vec0Chunk *c;
-    int j, i0;
+    int j, i0, nIn = 0;
     if( iBlob!=nSeen++ ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors is "
                       "missing", p->zName, nSeen-1, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
       break;
     }
-    if( iBlob<0 || iBlob>=(sqlite3_int64)s->nChunkAlloc*(p->cfg.nChunk/p->nPerBlob) ){
+    if( iBlob<0 || iBlob>=vec0BlobOf(p, (sqlite3_int64)s->nChunkAlloc*p->cfg.nChunk, 0) ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
                    p->zName, iBlob, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
       break;
     }
+    iFirst = vec0BlobFirst(p, iBlob, &nIn);
     c = s->apChunk[iFirst/p->cfg.nChunk];
     i0 = (int)(iFirst%p->cfg.nChunk);
     if( c->aVec ){
@@ -606,7 +607,7 @@ static int vec0LoadAll(Vec0Table *p, Vec0Snapshot *s){
       if( aTmp==0 ){ rc = SQLITE_NOMEM; break; }
     }
     rc = vec0ReaderBlob(p, &r, iBlob, aTmp);
-    for(j=0; rc==SQLITE_OK && j<p->nPerBlob; j++){
+    for(j=0; rc==SQLITE_OK && j<nIn; j++){
       vec0ChunkPut(p, c, i0+j, aTmp + (size_t)j*nWord);
     }
   }

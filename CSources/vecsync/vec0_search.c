@@ -582,23 +582,24 @@ static int vec0ScanStreamed(Vec0Scan *s, const unsigned char *aMask){
   if( rc==SQLITE_OK ) rc = vec0Stmt(p, VEC0_STMT_BLOB_IDS, &pStmt);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     sqlite3_int64 iBlob = sqlite3_column_int64(pStmt, 0);
-    sqlite3_int64 iBase = iBlob*nPer;
+    sqlite3_int64 iBase;
     const Vec0Chunk *c;
-    int i, i0, nRow, nLive = 0;
+    int i, i0, nRow, nIn = 0, nLive = 0;
     if( iBlob!=nSeen++ ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors is "
                       "missing", p->zName, nSeen-1, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
       break;
     }
-    if( iBlob<0 || iBlob>v->nSlot/nPer ){
+    if( iBlob<0 || iBlob>vec0BlobOf(p, v->nSlot, 0) ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
                    p->zName, iBlob, p->zName);
       rc = SQLITE_CORRUPT_VTAB;
       break;
     }
+    iBase = vec0BlobFirst(p, iBlob, &nIn);
     if( iBase>=v->nSlot ) continue;
-    nRow = (int)(v->nSlot - iBase < nPer ? v->nSlot - iBase : nPer);
+    nRow = (int)(v->nSlot - iBase < nIn ? v->nSlot - iBase : nIn);
     c = v->apChunk[iBase/p->cfg.nChunk];
     i0 = (int)(iBase%p->cfg.nChunk);
     for(i=0; i<nRow; i++) nLive += c->aLive[i0+i] && (aMask==0 || aMask[iBase+i]);
@@ -1011,9 +1012,10 @@ static int vec0ScanTypedPart(const Vec0ScanJob *pJob, Vec0ScanPart *pPart){
       if( nPass==0 ) continue;
     }
     if( v->bStreamed ){
+      sqlite3_int64 iBlob = vec0BlobOf(p, iBase, 0);
       int j;
       for(j=0; rc==SQLITE_OK && j*nPer<nRow; j++){
-        rc = vec0ReaderBlob(p, x->pReader, iBase/nPer + j, A + (size_t)j*nPer*nWord);
+        rc = vec0ReaderBlob(p, x->pReader, iBlob + j, A + (size_t)j*nPer*nWord);
       }
       if( rc!=SQLITE_OK ) break;
       aRow = (const unsigned char*)A;

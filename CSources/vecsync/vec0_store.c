@@ -286,24 +286,61 @@ int vec0NextSlot(Vec0Table *p, sqlite3_int64 *pnSlot){
 
 /* ---- creating and checking the shadow tables ------------------------------------------ */
 
-/* Slots a blob of T_vectors holds: blobs of at most 64 KiB·4 (256 KiB), because writing
-** one vector walks the blob's overflow pages up to its offset; a power of two that
-** divides chunk_size, so each blob lands inside one chunk of the copy. */
-static int vec0PerBlobFor(const Vec0Config *pCfg){
-  /* Blobs of up to 256 KiB, so a load reads few of them; a quantized table loads its codes
-  ** instead and reads its vectors one candidate at a time, so its blobs are 12 KiB at most:
-  ** reading a vector in the middle of a long blob walks its chain of overflow pages from
-  ** the start (64 pages for 256 KiB), and blobs of a page or less leave pages part empty.
-  ** So does a table with a coded ivf index, whose candidates are read one at a time over
-  ** the memory budget (at 1,000,000 x 384, 256 KiB blobs made such a query 3.9 ms). */
+/* Bytes of database pages one blob of nByte bytes takes in T_vectors, a table b-tree of
+** pages of nPage usable bytes: the overflow pages its record needs and its share of a leaf
+** page (SQLite's file format: a record longer than the page's local maximum keeps between
+** nMinLocal and nMaxLocal bytes in its cell, the rest in a chain of overflow pages). Into
+** *pnOverflow the length of that chain. */
+static double vec0BlobPageBytes(sqlite3_int64 nByte, int nPage, int *pnOverflow){
+  int nMaxLocal = nPage - 35, nMinLocal = (nPage - 12)*32/255 - 23;
+  sqlite3_int64 nType = 2*nByte + 12;                   /* the blob's serial type */
+  sqlite3_int64 nRec = 2 + nByte + (nType<128 ? 1 : nType<16384 ? 2 : 3);
+  sqlite3_int64 nLocal = nRec, nOverflow = 0, nCell;
+  if( nRec>nMaxLocal ){
+    nLocal = nMinLocal + (nRec - nMinLocal) % (nPage - 4);
+    if( nLocal>nMaxLocal ) nLocal = nMinLocal;
+    nOverflow = (nRec - nLocal + nPage - 5)/(nPage - 4);
+  }
+  /* Cell: payload size and rowid varints, the overflow pointer, its 2-byte offset. */
+  nCell = nLocal + 3 + 4 + (nOverflow ? 4 : 0) + 2;
+  *pnOverflow = (int)nOverflow;
+  return (double)nOverflow*nPage + (double)nPage/(double)((nPage - 8)/nCell);
+}
+
+/* Slots a blob of T_vectors holds. A table searched from its in-memory copy has blobs of
+** up to 256 KiB, so a load reads few of them: a power of two that divides chunk_size. A
+** quantized table loads its codes instead and reads its vectors one candidate at a time,
+** and so does a table with a coded ivf index over the memory budget (at 1,000,000 x 384,
+** 256 KiB blobs made such a query 3.9 ms): reading a vector in the middle of a blob walks
+** its chain of overflow pages from the start, so their blobs are 12 KiB at most, and sized
+** by the database's pages (nPage bytes): the fewest pages a vector among the sizes whose
+** chain is no longer than the power of two's. At 768 dimensions blobs of 3 vectors take
+** 2 overflow pages and 1.037 bytes of page a byte, against 3 and 1.042 for 4; at 384, 3
+** vectors take 1 page and 1.016 bytes against 3 and 1.042 for 8. Such a count need not
+** divide chunk_size: a chunk's last blob is then shorter (vec0BlobOf). */
+static int vec0PerBlobFor(const Vec0Config *pCfg, int nPage){
   int bOneAtATime = pCfg->eQuant!=VEC0_QUANT_NONE
                  || (pCfg->bIvf && pCfg->eIvfQuant!=VEC0_QUANT_NONE);
   sqlite3_int64 nMax = bOneAtATime ? 3072 : 65536;   /* words */
-  int n = 1;
+  sqlite3_int64 nVecBytes = (sqlite3_int64)pCfg->nWord*4;
+  int n = 1, nBest, i, nChain = 0, nChainI = 0;
+  double rBest, rPow;
   while( n*2<=pCfg->nChunk && (sqlite3_int64)n*2*pCfg->nWord<=nMax && pCfg->nChunk%(n*2)==0 ){
     n *= 2;
   }
-  return n;
+  if( !bOneAtATime || nPage<512 || nPage>65536 ) return n;
+  rPow = vec0BlobPageBytes(n*nVecBytes, nPage, &nChain)/n;
+  nBest = n;
+  rBest = rPow;
+  for(i=1; i<=pCfg->nChunk && i*(sqlite3_int64)pCfg->nWord<=nMax; i++){
+    double r = vec0BlobPageBytes(i*nVecBytes, nPage, &nChainI)/i;
+    if( nChainI<=nChain && r<rBest ){
+      nBest = i;
+      rBest = r;
+    }
+  }
+  /* Another size must save over 0.2% of the pages to be chosen over the power of two. */
+  return rBest*1.002<rPow ? nBest : n;
 }
 
 /* Bits an element of the vector column takes: 32, 8 (int8) or 1 (bit). */
@@ -323,6 +360,22 @@ static const char *vec0ShadowType(int eType){
   return "";
 }
 
+/* The page size of the database the shadow tables go in (4096 when it cannot be read).
+** Bytes a page reserves at its end (SQLITE_FCNTL_RESERVE_BYTES, rare) are not taken off:
+** they would only make the blobs fit the pages a little less well. */
+static int vec0PageBytes(Vec0Table *p){
+  sqlite3_stmt *pStmt = 0;
+  int nPage = 4096;
+  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".page_size", p->zStoreSchema);
+  if( zSql && sqlite3_prepare_v2(p->dbStore, zSql, -1, &pStmt, 0)==SQLITE_OK
+   && sqlite3_step(pStmt)==SQLITE_ROW ){
+    nPage = sqlite3_column_int(pStmt, 0);
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  return nPage;
+}
+
 int vec0ShadowCreate(Vec0Table *p){
   int rc, i;
   char *zSql;
@@ -332,7 +385,7 @@ int vec0ShadowCreate(Vec0Table *p){
     sqlite3_randomness(sizeof(iUid), &iUid);
     iUid &= 0x7fffffffffffffffLL;
   }
-  p->nPerBlob = vec0PerBlobFor(&p->cfg);
+  p->nPerBlob = vec0PerBlobFor(&p->cfg, vec0PageBytes(p));
   sqlite3_str_appendf(pStr,
       "CREATE TABLE \"%w\".\"%w_info\"(key TEXT PRIMARY KEY, value);"
       "INSERT INTO \"%w\".\"%w_info\"(key, value) VALUES "
@@ -598,8 +651,7 @@ int vec0StorageCheck(Vec0Table *p, int *pbForeign){
     zWhat = "chunk_size";
   }else if( nBits!=vec0ElementBits(&p->cfg) ){
     zWhat = "element_bits";
-  }else if( nPer<1 || nPer>p->cfg.nChunk || p->cfg.nChunk%nPer!=0 || (nPer & (nPer-1))!=0
-         || nPer*p->cfg.nWord>VS_MAX_DIMS*16 ){
+  }else if( nPer<1 || nPer>p->cfg.nChunk || nPer*p->cfg.nWord>VS_MAX_DIMS*16 ){
     zWhat = "vectors_per_blob";
   }
   if( zWhat ){
@@ -670,7 +722,7 @@ int vec0BlobsCheck(Vec0Table *p, sqlite3_int64 nSlot){
   }
   rc = sqlite3_reset(pStmt);
   if( rc!=SQLITE_OK ) return rc;
-  nWant = (nSlot + p->nPerBlob - 1)/p->nPerBlob;
+  nWant = nSlot>0 ? vec0BlobOf(p, nSlot-1, 0) + 1 : 0;
   if( iMax!=nWant-1 || (nWant>0 && iMin!=0) ){     /* not iMax+1: it may be INT64_MAX */
     if( iMax<0 ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: next_slot %lld needs vector blobs 0 "
@@ -810,8 +862,8 @@ int vec0SlotCheck(Vec0Table *p, sqlite3_int64 iSlot, const char *zWhere){
 /* Take a free slot, or a new one at the end (adding a blob when needed). */
 int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot, sqlite3_int64 *pnGrown){
   sqlite3_stmt *pStmt;
-  sqlite3_int64 iSlot = -1, nSlot = 0;
-  int bFree = 0;
+  sqlite3_int64 iSlot = -1, nSlot = 0, iBlob;
+  int bFree = 0, iAt = 0;
   int rc = vec0Stmt(p, VEC0_STMT_FREE_FIRST, &pStmt);
   *pnGrown = 0;
   if( rc!=SQLITE_OK ) goto cleanup;
@@ -829,11 +881,14 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot, sqlite3_int64 *pnGrown){
   rc = vec0NextSlot(p, &nSlot);
   if( rc!=SQLITE_OK ) goto cleanup;
   iSlot = nSlot;
-  if( iSlot%p->nPerBlob==0 ){
+  iBlob = vec0BlobOf(p, iSlot, &iAt);
+  if( iAt==0 ){
+    int nBlobSlots = 0;
+    vec0BlobFirst(p, iBlob, &nBlobSlots);
     rc = vec0Stmt(p, VEC0_STMT_BLOB_NEW, &pStmt);
     if( rc!=SQLITE_OK ) goto cleanup;
-    sqlite3_bind_int64(pStmt, 1, iSlot/p->nPerBlob);
-    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->nPerBlob*p->cfg.nWord*4);
+    sqlite3_bind_int64(pStmt, 1, iBlob);
+    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)nBlobSlots*p->cfg.nWord*4);
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
     if( rc==SQLITE_OK && p->bCodes && iSlot%p->cfg.nChunk==0 ){
@@ -855,7 +910,7 @@ cleanup:
   return rc;
 }
 
-static int vec0BlobOpen(Vec0Table*, sqlite3_int64, int, sqlite3_blob**);
+static int vec0BlobOpen(Vec0Table*, sqlite3_int64, int, int*, sqlite3_blob**);
 static int vec0CodesWrite(Vec0Table*, sqlite3_int64, const float*);
 
 /* How many slots of [iFrom, iTo) are free. */
@@ -887,10 +942,11 @@ int vec0StorageTrim(Vec0Table *p, int *pbTrimmed){
   if( rc!=SQLITE_OK || nFree==0 ) return rc;        /* the last slot is in use */
   nNew = nSlot;
   while( rc==SQLITE_OK && nNew>0 ){
-    sqlite3_int64 iStart = ((nNew-1)/p->nPerBlob)*p->nPerBlob;
+    sqlite3_int64 iBlob = vec0BlobOf(p, nNew-1, 0);
+    sqlite3_int64 iStart = vec0BlobFirst(p, iBlob, 0);
     rc = vec0FreeCount(p, iStart, nNew, &nFree);
     if( rc!=SQLITE_OK || nFree!=nNew-iStart ) break;
-    rc = vec0StmtRun(p, VEC0_STMT_BLOB_DEL, iStart/p->nPerBlob);
+    rc = vec0StmtRun(p, VEC0_STMT_BLOB_DEL, iBlob);
     if( rc==SQLITE_OK && p->bCodes && iStart%p->cfg.nChunk==0 ){
       /* The chunk's records go with its first blob of vectors. */
       rc = vec0StmtRun(p, VEC0_STMT_CODES_DEL, iStart/p->cfg.nChunk);
@@ -921,7 +977,7 @@ static void vec0WordsFromLE(Vec0Table *p, const unsigned char *pIn, int nVec, fl
 ** embedding does not stay readable in the file. */
 int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   sqlite3_blob *pBlob = 0;
-  int nByte = p->cfg.nWord*4;
+  int nByte = p->cfg.nWord*4, iAt = 0;
   void *pZero = 0;
   int rc = vec0StmtRun(p, VEC0_STMT_FREE_ADD, iSlot);
   if( rc==SQLITE_OK ){
@@ -930,18 +986,15 @@ int vec0SlotFree(Vec0Table *p, sqlite3_int64 iSlot){
   }
   if( rc==SQLITE_OK ){
     memset(pZero, 0, (size_t)nByte);
-    rc = vec0BlobOpen(p, iSlot, 1, &pBlob);
+    rc = vec0BlobOpen(p, iSlot, 1, &iAt, &pBlob);
   }
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_blob_write(pBlob, pZero, nByte, (int)(iSlot%p->nPerBlob)*nByte);
-  }
+  if( rc==SQLITE_OK ) rc = sqlite3_blob_write(pBlob, pZero, nByte, iAt*nByte);
   sqlite3_blob_close(pBlob);
   sqlite3_free(pZero);
   if( rc==SQLITE_OK ) rc = vec0CodesWrite(p, iSlot, 0);
   return rc;
 }
 
-/* Open the blob that holds slot iSlot for incremental I/O. */
 /* Open blob iBlob of T_<zSuffix> (column zSuffix too), which must be nByte bytes; zWhat
 ** names its kind in errors. */
 static int vec0ShadowBlobOpen(Vec0Table *p, const char *zSuffix, const char *zWhat,
@@ -967,9 +1020,39 @@ static int vec0ShadowBlobOpen(Vec0Table *p, const char *zSuffix, const char *zWh
   return rc;
 }
 
-static int vec0BlobOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, sqlite3_blob **ppBlob){
-  return vec0ShadowBlobOpen(p, "vectors", "vector", iSlot/p->nPerBlob,
-                            p->nPerBlob*p->cfg.nWord*4, bWrite, ppBlob);
+/* Where slot iSlot's vector is stored. A chunk's slots are ceil(nChunk/nPerBlob) blobs,
+** numbered on from the last chunk's: each holds nPerBlob slots but the chunk's last, which
+** holds the rest, so no blob crosses a chunk (a load reads a blob straight into its
+** chunk). When nPerBlob divides nChunk this is blob iSlot/nPerBlob, place iSlot%nPerBlob. */
+sqlite3_int64 vec0BlobOf(const Vec0Table *p, sqlite3_int64 iSlot, int *piAt){
+  int nChunk = p->cfg.nChunk, nPer = p->nPerBlob, iIn = (int)(iSlot%nChunk);
+  sqlite3_int64 nPerChunk = (nChunk + nPer - 1)/nPer;
+  if( piAt ) *piAt = iSlot<0 ? 0 : iIn%nPer;
+  if( iSlot<0 ) return -1;                  /* no blob: opening it says so */
+  return (iSlot/nChunk)*nPerChunk + iIn/nPer;
+}
+
+sqlite3_int64 vec0BlobFirst(const Vec0Table *p, sqlite3_int64 iBlob, int *pnSlot){
+  int nChunk = p->cfg.nChunk, nPer = p->nPerBlob;
+  sqlite3_int64 nPerChunk = (nChunk + nPer - 1)/nPer;
+  int iIn = iBlob<0 ? 0 : (int)(iBlob%nPerChunk)*nPer;
+  if( pnSlot ) *pnSlot = nChunk - iIn < nPer ? nChunk - iIn : nPer;
+  if( iBlob<0 ) return -1;
+  return (iBlob/nPerChunk)*nChunk + iIn;
+}
+
+/* Open blob iBlob of T_vectors, checking its size. */
+static int vec0BlobOpenAt(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob){
+  int nSlot = 0;
+  vec0BlobFirst(p, iBlob, &nSlot);
+  return vec0ShadowBlobOpen(p, "vectors", "vector", iBlob, nSlot*p->cfg.nWord*4, bWrite,
+                            ppBlob);
+}
+
+/* Open the blob that holds slot iSlot; *piAt: the slot's place in it. */
+static int vec0BlobOpen(Vec0Table *p, sqlite3_int64 iSlot, int bWrite, int *piAt,
+                        sqlite3_blob **ppBlob){
+  return vec0BlobOpenAt(p, vec0BlobOf(p, iSlot, piAt), bWrite, ppBlob);
 }
 
 int vec0CodesOpen(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob){
@@ -997,7 +1080,7 @@ static int vec0CodesWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
 /* Store vector a in slot iSlot (checked): its blob, and its code. */
 int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
   sqlite3_blob *pBlob = 0;
-  int nByte = p->cfg.nWord*4;
+  int nByte = p->cfg.nWord*4, iAt = 0;
   unsigned char *pBuf = 0;
   int rc = SQLITE_OK;
   if( iSlot<0 ){
@@ -1007,10 +1090,8 @@ int vec0VectorWrite(Vec0Table *p, sqlite3_int64 iSlot, const float *a){
   pBuf = sqlite3_malloc(nByte);
   if( pBuf==0 ){ rc = SQLITE_NOMEM; goto cleanup; }
   vec0WordsToLE(p, a, 1, pBuf);
-  rc = vec0BlobOpen(p, iSlot, 1, &pBlob);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_blob_write(pBlob, pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
-  }
+  rc = vec0BlobOpen(p, iSlot, 1, &iAt, &pBlob);
+  if( rc==SQLITE_OK ) rc = sqlite3_blob_write(pBlob, pBuf, nByte, iAt*nByte);
   if( rc==SQLITE_OK ) rc = vec0CodesWrite(p, iSlot, a);
 
 cleanup:
@@ -1021,8 +1102,9 @@ cleanup:
 
 /* Point r's blob handle at blob iBlob of T_vectors, checking its size. */
 static int vec0ReaderSeek(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob){
-  int nBlobBytes = p->nPerBlob*p->cfg.nWord*4;
-  int rc = SQLITE_OK;
+  int nSlot = 0, rc = SQLITE_OK, nBlobBytes;
+  vec0BlobFirst(p, iBlob, &nSlot);
+  nBlobBytes = nSlot*p->cfg.nWord*4;
   if( r->pBlob && r->iBlob==iBlob ) return SQLITE_OK;
   if( r->pBlob ){
     /* Moving an open handle costs far less than opening one. */
@@ -1037,31 +1119,30 @@ static int vec0ReaderSeek(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob){
     }
   }
   if( r->pBlob==0 ){
-    rc = vec0BlobOpen(p, iBlob*p->nPerBlob, 0, &r->pBlob);
+    rc = vec0BlobOpenAt(p, iBlob, 0, &r->pBlob);
   }
   if( rc==SQLITE_OK ) r->iBlob = iBlob;
   return rc;
 }
 
 int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a){
-  int nByte = p->cfg.nWord*4;
+  int nByte = p->cfg.nWord*4, iAt = 0;
   int rc;
   if( r->pBuf==0 ){
     r->pBuf = sqlite3_malloc(nByte);
     if( r->pBuf==0 ) return SQLITE_NOMEM;
   }
-  rc = vec0ReaderSeek(p, r, iSlot/p->nPerBlob);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_blob_read(r->pBlob, r->pBuf, nByte, (int)(iSlot%p->nPerBlob)*nByte);
-  }
+  rc = vec0ReaderSeek(p, r, vec0BlobOf(p, iSlot, &iAt));
+  if( rc==SQLITE_OK ) rc = sqlite3_blob_read(r->pBlob, r->pBuf, nByte, iAt*nByte);
   if( rc==SQLITE_OK ) vec0WordsFromLE(p, r->pBuf, 1, a);
   return rc;
 }
 
 int vec0ReaderBlob(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob, float *a){
-  int rc = vec0ReaderSeek(p, r, iBlob);
-  if( rc==SQLITE_OK ) rc = sqlite3_blob_read(r->pBlob, a, p->nPerBlob*p->cfg.nWord*4, 0);
-  if( rc==SQLITE_OK ) vec0WordsFromLE(p, (const unsigned char*)a, p->nPerBlob, a);
+  int nSlot = 0, rc = vec0ReaderSeek(p, r, iBlob);
+  vec0BlobFirst(p, iBlob, &nSlot);
+  if( rc==SQLITE_OK ) rc = sqlite3_blob_read(r->pBlob, a, nSlot*p->cfg.nWord*4, 0);
+  if( rc==SQLITE_OK ) vec0WordsFromLE(p, (const unsigned char*)a, nSlot, a);
   return rc;
 }
 

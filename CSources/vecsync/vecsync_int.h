@@ -323,8 +323,9 @@ const char *vec0MetricName(int eMetric);
 ** Words, one meaning each:
 **   slot   where one vector lives: a number from 0 to next_slot-1
 **   chunk  cfg.nChunk consecutive slots: the unit the in-memory copy is scanned in
-**   blob   one row of T_vectors (column chunk_id numbers it): nPerBlob consecutive slots,
-**          a power of two that divides nChunk
+**   blob   one row of T_vectors (column chunk_id numbers it): nPerBlob consecutive slots
+**          of one chunk, or fewer at a chunk's end when nPerBlob does not divide nChunk
+**          (vec0BlobOf)
 */
 
 /* One chunk of the in-memory copy: nChunk slots' vectors, norms, rowids and liveness.
@@ -568,8 +569,13 @@ struct Vec0Reader {
   unsigned char *pBuf;        /* One vector's bytes */
 };
 int vec0ReaderRead(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iSlot, float *a);
-/* The whole blob iBlob (nPerBlob vectors) into a, straight from the file's pages. */
+/* The whole blob iBlob (its vec0BlobFirst count of vectors) into a, straight from the
+** file's pages. */
 int vec0ReaderBlob(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob, float *a);
+/* The blob of T_vectors holding slot iSlot, and (piAt, may be NULL) its place there; the
+** first slot blob iBlob holds, and (pnSlot) how many. -1 for a negative slot or blob. */
+sqlite3_int64 vec0BlobOf(const Vec0Table *p, sqlite3_int64 iSlot, int *piAt);
+sqlite3_int64 vec0BlobFirst(const Vec0Table *p, sqlite3_int64 iBlob, int *pnSlot);
 void vec0ReaderClose(Vec0Reader *r);
 /* Check next_slot against the blobs of T_vectors (before allocating for them): the first
 ** and last blob ids, read from the ends of the table. A blob missing in between is found
