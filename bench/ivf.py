@@ -13,8 +13,8 @@ Systems (--systems, comma-separated; all by default):
 - ``vecsync-ivf``: our vec0 ``indexed by ivf()``: inserts (the index trains itself at 4,096
   rows and takes every later row into its nearest list), then ``vecsync_ivf_retrain('v')``
   (the build from an existing table), queried ``and nprobe = N``. On the clustered set the
-  same child then measures growth and deletes without a retrain and a filtered query
-  (--no-extras skips them).
+  same child then measures growth and deletes without a retrain, a filtered query, and
+  queries while another process writes (--no-extras skips them).
 - ``vecsync-ivf-budget``: the same under a memory budget of (D + 32) bytes a row: the
   table's copy (4·D + 13 bytes a row) is over it and keeps rowids and liveness only, the
   lists' int8 codes fit; the index answers from them and reads only the candidates' float32
@@ -250,6 +250,7 @@ def vecsync_ivf(run: Run, budget: bool = False) -> None:
         conn = open_apsw(path, [_our_extension(run)])
         _ivf_growth_and_deletes(run, conn, sql)
         _ivf_filtered(run, conn)
+        _ivf_writes_while_reading(run, conn, path, sql)
         conn.close()
 
 
@@ -312,6 +313,82 @@ def _ivf_filtered(run: Run, conn) -> None:
     where = {int(r): j for j, r in enumerate(sel)}
     sql = f"select rowid from f where e match ? and k = {K} and tag = 7 and nprobe = ?"
     run.result["filtered"] = _ivf_sweep(run, conn, sql, X[sel], gtf, where)
+
+
+QUIET_SECONDS = 10.0  # the queries alone, before the writes-while-reading measurement
+
+
+def _ivf_writes_while_reading(run: Run, conn, path: str, sql: str) -> None:
+    """This connection queries for QUIET_SECONDS alone, then while another process writes
+    half the table's rows again as fast as it can (1,000 new rows of the same clusters a
+    transaction, then 100 of the oldest deleted): each query sees the last commit, so it
+    first takes in the rows written since its last one. The queries run at the smallest
+    nprobe that reached recall 0.99 in the sweep above; reported: their mean, p50 and p99
+    in each phase, and the writer's rows a second."""
+    good = [r["value"] for r in run.result["rows"] if r["recall"] >= 0.99]
+    nprobe = min(good) if good else max(run.plan["nprobe"])
+    n = len(run.X)
+    # Points of the same clusters past those _ivf_growth_and_deletes inserted.
+    fresh = datasets.generate(n + n // 10 + n // 2, 1, run.plan["seed"], dim=run.dim)[0][n + n // 10:]
+    rows_path = os.path.join(run.plan["db_dir"], "writer-rows.npy")
+    np.save(rows_path, fresh)
+    writer_plan = {"db": path, "extension": _our_extension(run), "rows": rows_path,
+                   "first_id": 10 * n,
+                   "out": os.path.join(run.plan["db_dir"], "writer.json")}
+    plan_path = os.path.join(run.plan["db_dir"], "writer-plan.json")
+    with open(plan_path, "w") as f:
+        json.dump(writer_plan, f)
+
+    def phase(proc=None) -> dict:
+        lat, i = [], 0
+        begin = time.perf_counter()
+        end = begin + QUIET_SECONDS
+        while (time.perf_counter() < end) if proc is None else (proc.poll() is None or not lat):
+            t0 = time.perf_counter()
+            knn_rows(conn, sql, run.Q[i % len(run.Q)], (nprobe,))
+            lat.append((time.perf_counter() - t0) * 1000)
+            i += 1
+        wall = time.perf_counter() - begin
+        mean = sum(lat) / len(lat)
+        lat.sort()
+        return {"queries": len(lat), "wall_s": wall, "mean_ms": mean, "p50_ms": lat[len(lat) // 2],
+                "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))], "max_ms": lat[-1]}
+
+    for q in run.Q[:WARMUP]:
+        knn_rows(conn, sql, q, (nprobe,))
+    quiet = phase()
+    proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--writer", plan_path])
+    busy = phase(proc)
+    proc.wait()
+    with open(writer_plan["out"]) as f:
+        wrote = json.load(f)
+    run.result["writes_while_reading"] = {"nprobe": nprobe, "quiet": quiet, "writing": busy,
+                                          **wrote}
+
+
+def writer(plan_path: str) -> int:
+    """The writer of _ivf_writes_while_reading, a process of its own."""
+    with open(plan_path) as f:
+        plan = json.load(f)
+    X = np.load(plan["rows"])
+    conn = open_apsw(plan["db"], [plan["extension"]])
+    conn.execute("pragma busy_timeout = 60000")
+    first, oldest = plan["first_id"], 1
+    done, start = 0, time.perf_counter()
+    while done + BATCH <= len(X):
+        conn.execute("begin")
+        conn.executemany("insert into v(rowid, e) values (?, ?)",
+                         [(first + done + i, X[done + i].tobytes()) for i in range(BATCH)])
+        conn.execute("delete from v where rowid >= ? and rowid < ?", (oldest, oldest + BATCH // 10))
+        conn.execute("commit")
+        done += BATCH
+        oldest += BATCH // 10
+    elapsed = time.perf_counter() - start
+    conn.close()
+    with open(plan["out"], "w") as f:
+        json.dump({"rows_written": done, "rows_deleted": done // 10, "write_s": elapsed,
+                   "insert_rows_s": done / elapsed}, f)
+    return 0
 
 
 def vecsync_libsql_ivf(run: Run) -> None:
@@ -685,9 +762,12 @@ def main() -> int:
                    help="what goes inside ivf(...) in our declaration, e.g. oversample=4")
     p.add_argument("--timeout", type=float, default=3 * 3600, help="seconds per system")
     p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--writer", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
         return child(args.child)
+    if args.writer:
+        return writer(args.writer)
     if args.report:
         with open(args.json) as f:
             print_report(json.load(f))
@@ -795,6 +875,16 @@ def _print_our_extras(v: dict, exact: dict | None, data: dict) -> None:
         for g, d in zip(v["after_growth"], v["after_deletes"]):
             print(f"| {g['nprobe']} | {g['recall']:.3f} | {g['mean_ms']:.2f} | {d['recall']:.3f} | "
                   f"{d['mean_ms']:.2f} |")
+    if "writes_while_reading" in v:
+        w = v["writes_while_reading"]
+        print(f"\nQueries at nprobe {w['nprobe']} while another process writes "
+              f"{w['rows_written']:,} rows at {w['insert_rows_s']:,.0f} rows/s (1,000-row "
+              f"transactions, 100 rows deleted in each), against the same queries alone:\n")
+        print("| | queries | mean ms | p50 ms | p99 ms | max ms |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for label, ph in (("alone", w["quiet"]), ("while writing", w["writing"])):
+            print(f"| {label} | {ph['queries']:,} in {ph['wall_s']:.1f} s | {ph['mean_ms']:.3f} | "
+                  f"{ph['p50_ms']:.3f} | {ph['p99_ms']:.2f} | {ph['max_ms']:.1f} |")
     if "filtered" in v:
         print("\nFiltered, `and tag = 7` (1% of the rows pass):\n")
         print("| nprobe | recall@10 | queries with 10 rows | query ms (mean / p50) |")
