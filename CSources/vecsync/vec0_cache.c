@@ -691,8 +691,11 @@ static int vec0SnapShrink(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 nSlot){
 static int vec0ApplyLog(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iTo){
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 nSlot = 0;
+  Vec0Reader r;               /* one blob handle, moved from blob to blob: opening one per
+                              ** row cost more than the rest of the replay */
   float *a = sqlite3_malloc64(sizeof(float)*(size_t)p->cfg.nWord);
   int rc = a ? SQLITE_OK : SQLITE_NOMEM;
+  memset(&r, 0, sizeof(r));
   if( rc==SQLITE_OK ) rc = vec0NextSlot(p, &nSlot);
   if( rc==SQLITE_OK ) rc = vec0BlobsCheck(p, nSlot);
   if( rc==SQLITE_OK ) rc = vec0SnapGrow(p, s, nSlot);
@@ -715,12 +718,13 @@ static int vec0ApplyLog(Vec0Table *p, Vec0Snapshot *s, sqlite3_int64 iTo){
         if( iSlot<s->nSlot ) rc = vec0SnapSet(p, s, iSlot, 0, 0, 0);
         continue;
       }
-      if( bLive ) rc = vec0StoredVector(p, iSlot, a);
+      if( bLive ) rc = vec0ReaderRead(p, &r, iSlot, a);
       if( rc==SQLITE_OK ) rc = vec0SnapSet(p, s, iSlot, bLive, iRowid, bLive ? a : 0);
     }
     if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt); else sqlite3_reset(pStmt);
   }
   if( rc==SQLITE_OK && nSlot<s->nSlot ) rc = vec0SnapShrink(p, s, nSlot);
+  vec0ReaderClose(&r);
   sqlite3_free(a);
   return rc;
 }

@@ -674,9 +674,11 @@ cleanup:
 static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbDone){
   sqlite3_stmt *pLog = 0, *pAt = 0;
   sqlite3_int64 iLogFrom = 0, nSlot = 0;
+  Vec0Reader r;               /* T_vectors, when the copy is not current */
   float *a = 0;
   int rc, bReload = 0;
   *pbDone = 0;
+  memset(&r, 0, sizeof(r));
   if( !p->bChangeLog ) return SQLITE_OK;
   rc = vec0LogFrom(p, &iLogFrom);
   if( rc!=SQLITE_OK || x->iGen<iLogFrom ) return rc;
@@ -717,7 +719,7 @@ static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbD
     }else if( iList>=x->nList || (x->bRowids && !bRowid) ){
       rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no list or no rowid");
     }else{
-      if( x->nCode ) rc = vec0ReadVector(p, iSlot, a);
+      if( x->nCode ) rc = vec0ReadVectorWith(p, &r, iSlot, a);
       if( rc==SQLITE_OK ) rc = vec0IvfListAdd(x, (int)iList, iSlot, iRowid, a, 0);
     }
   }
@@ -728,6 +730,7 @@ static int vec0IvfCatchUp(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 iGen, int *pbD
   if( rc==SQLITE_OK ) *pbDone = !bReload;
 
 cleanup:
+  vec0ReaderClose(&r);
   sqlite3_free(a);
   return rc;
 }
