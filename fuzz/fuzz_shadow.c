@@ -272,7 +272,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   FuzzBudget budget;
   FuzzIn in;
   sqlite3 *db;
-  sqlite3_stmt *pIns;
+  sqlite3_stmt *pIns, *pPer;    /* the rows' insert; the read of vectors_per_blob */
   unsigned flags;
   int nDim, nChunk, nRow, nPerBlob, i, nDamage, bExtra;
 
@@ -313,9 +313,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   /* vectors_per_blob as vec0 chose it (by the page size, for a quantized table): what a
   ** well-sized blob holds. */
   nPerBlob = 1;
-  pIns = fuzzPrepare(db, "SELECT value FROM v_info WHERE key = 'vectors_per_blob'");
-  if( pIns && sqlite3_step(pIns)==SQLITE_ROW ) nPerBlob = sqlite3_column_int(pIns, 0);
-  sqlite3_finalize(pIns);
+  pPer = fuzzPrepare(db, "SELECT value FROM v_info WHERE key = 'vectors_per_blob'");
+  if( pPer && sqlite3_step(pPer)==SQLITE_ROW ) nPerBlob = sqlite3_column_int(pPer, 0);
+  sqlite3_finalize(pPer);
   if( nPerBlob<1 || nPerBlob>nChunk ) nPerBlob = 1;
   pIns = fuzzPrepare(db, "INSERT INTO v(id, embedding, album, n, note%s) "
                          "VALUES('k' || ?1, %s(?2), ?3, ?4, 'note'%s)",

@@ -859,6 +859,8 @@ int vec0SlotCheck(Vec0Table *p, sqlite3_int64 iSlot, const char *zWhere){
   return rc;
 }
 
+static int vec0BlobBytes(const Vec0Table*, sqlite3_int64);
+
 /* Take a free slot, or a new one at the end (adding a blob when needed). */
 int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot, sqlite3_int64 *pnGrown){
   sqlite3_stmt *pStmt;
@@ -883,12 +885,10 @@ int vec0SlotAlloc(Vec0Table *p, sqlite3_int64 *piSlot, sqlite3_int64 *pnGrown){
   iSlot = nSlot;
   iBlob = vec0BlobOf(p, iSlot, &iAt);
   if( iAt==0 ){
-    int nBlobSlots = 0;
-    vec0BlobFirst(p, iBlob, &nBlobSlots);
     rc = vec0Stmt(p, VEC0_STMT_BLOB_NEW, &pStmt);
     if( rc!=SQLITE_OK ) goto cleanup;
     sqlite3_bind_int64(pStmt, 1, iBlob);
-    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)nBlobSlots*p->cfg.nWord*4);
+    sqlite3_bind_int64(pStmt, 2, vec0BlobBytes(p, iBlob));
     sqlite3_step(pStmt);
     rc = sqlite3_reset(pStmt);
     if( rc==SQLITE_OK && p->bCodes && iSlot%p->cfg.nChunk==0 ){
@@ -1041,11 +1041,16 @@ sqlite3_int64 vec0BlobFirst(const Vec0Table *p, sqlite3_int64 iBlob, int *pnSlot
   return (iBlob/nPerChunk)*nChunk + iIn;
 }
 
-/* Open blob iBlob of T_vectors, checking its size. */
-static int vec0BlobOpenAt(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob){
+/* Bytes of blob iBlob of T_vectors. */
+static int vec0BlobBytes(const Vec0Table *p, sqlite3_int64 iBlob){
   int nSlot = 0;
   vec0BlobFirst(p, iBlob, &nSlot);
-  return vec0ShadowBlobOpen(p, "vectors", "vector", iBlob, nSlot*p->cfg.nWord*4, bWrite,
+  return nSlot*p->cfg.nWord*4;
+}
+
+/* Open blob iBlob of T_vectors, checking its size. */
+static int vec0BlobOpenAt(Vec0Table *p, sqlite3_int64 iBlob, int bWrite, sqlite3_blob **ppBlob){
+  return vec0ShadowBlobOpen(p, "vectors", "vector", iBlob, vec0BlobBytes(p, iBlob), bWrite,
                             ppBlob);
 }
 
@@ -1102,9 +1107,7 @@ cleanup:
 
 /* Point r's blob handle at blob iBlob of T_vectors, checking its size. */
 static int vec0ReaderSeek(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob){
-  int nSlot = 0, rc = SQLITE_OK, nBlobBytes;
-  vec0BlobFirst(p, iBlob, &nSlot);
-  nBlobBytes = nSlot*p->cfg.nWord*4;
+  int rc = SQLITE_OK;
   if( r->pBlob && r->iBlob==iBlob ) return SQLITE_OK;
   if( r->pBlob ){
     /* Moving an open handle costs far less than opening one. */
@@ -1112,7 +1115,7 @@ static int vec0ReaderSeek(Vec0Table *p, Vec0Reader *r, sqlite3_int64 iBlob){
     if( rc!=SQLITE_OK ){
       sqlite3_blob_close(r->pBlob);
       r->pBlob = 0;
-    }else if( sqlite3_blob_bytes(r->pBlob)!=nBlobBytes ){
+    }else if( sqlite3_blob_bytes(r->pBlob)!=vec0BlobBytes(p, iBlob) ){
       vec0SetError(p, "vec0 \"%s\": storage is damaged: vector blob %lld of %s_vectors",
                    p->zName, iBlob, p->zName);
       return SQLITE_CORRUPT_VTAB;
