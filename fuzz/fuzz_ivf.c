@@ -13,9 +13,10 @@
 ** rowid, DELETE, BEGIN / COMMIT / ROLLBACK and savepoints, vecsync_ivf_retrain() with or
 ** without an nlist, KNN with k, nprobe and a tag filter, vecsync_index_info() and
 ** vecsync_ivf_recall(), a memory budget set or lifted, and damage to T_ivf_centroids,
-** T_ivf_assign and T_info's ivf keys (blobs of other lengths, lists, slots, rowids and
-** codes out of range or of another type, codes cut, of non-finite scales or another row's,
-** rows deleted or added), each
+** T_ivf_assign, T_ivf_packs and T_info's ivf keys (blobs of other lengths, lists, slots,
+** rowids, codes and places in a pack out of range or of another type, codes and packs
+** cut, of non-finite or huge scales or another row's, rows and packs deleted or added),
+** each
 ** followed by a bump of ivf_version so the next statement reads the index again.
 **
 ** The oracle: whenever no damage has been done, a KNN query with k at least the rows
@@ -93,6 +94,18 @@ static void damage(sqlite3 *db, FuzzIn *in){
     " WHERE slot >= %d + 0 * %d",
     "UPDATE v_ivf_assign SET code = (SELECT code FROM v_ivf_assign WHERE slot = %d)"
     " WHERE slot = %d",
+    "UPDATE v_ivf_assign SET code = %d WHERE slot >= %d",
+    "UPDATE v_ivf_assign SET code = (%d << 32) + %d WHERE typeof(code) = 'integer'",
+    "UPDATE v_ivf_packs SET codes = zeroblob(%d) WHERE list >= %d",
+    "UPDATE v_ivf_packs SET codes = substr(codes, 1, %d) WHERE list >= %d",
+    "DELETE FROM v_ivf_packs WHERE list >= %d + 0 * %d",
+    "UPDATE v_ivf_packs SET part = %d WHERE list = %d",
+    "UPDATE v_ivf_packs SET codes = CAST('p' AS TEXT) || %d || %d",
+    "INSERT OR REPLACE INTO v_ivf_packs(list, part, codes) VALUES (%d, %d, x'00')",
+    "UPDATE v_ivf_packs SET codes = x'7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f'"
+    " || substr(codes, 25) WHERE list >= %d + 0 * %d",
+    "UPDATE v_ivf_packs SET codes = x'0000c07f0000807f0000c07f0000807f0000c07f0000807f'"
+    " || substr(codes, 25) WHERE list >= %d + 0 * %d",
   };
   static const int aX[] = { -1, 0, 1, 2, 3, 4, 5, 7, 8, 32, 65536, 100000, 2147483647 };
   int x = aX[fuzzPick(in, sizeof(aX)/sizeof(aX[0]))];

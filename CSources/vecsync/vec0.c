@@ -576,9 +576,10 @@ static int vec0RollbackTo(sqlite3_vtab *pVtab, int i){
 static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
   Vec0Table *p = (Vec0Table*)pVtab;
   static const char *azSuffix[] = { "info", "vectors", "free", "rows", "changes", "codes",
-                                     "ivf_centroids", "ivf_assign" };
+                                     "ivf_centroids", "ivf_assign", "ivf_packs" };
   char *zName = sqlite3_mprintf("%s", zNew);
   int rc = zName ? SQLITE_OK : SQLITE_NOMEM;
+  int bPacks = 0;
   size_t i;
   if( vec0StorageReady(p)!=SQLITE_OK ){
     /* Rename what is there: the check's only use here is learning about T_changes. */
@@ -591,6 +592,10 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
                  p->zName, p->zName);
     rc = SQLITE_ERROR;
   }
+  if( rc==SQLITE_OK && p->cfg.bIvf ){
+    /* A table made before T_ivf_packs has it from its next retrain. */
+    rc = vec0ShadowExists(p, "ivf_packs", &bPacks);
+  }
   vec0CacheClear(p);
   vec0StmtsFinalize(p);
   for(i=0; i<sizeof(azSuffix)/sizeof(azSuffix[0]) && rc==SQLITE_OK; i++){
@@ -599,6 +604,7 @@ static int vec0Rename(sqlite3_vtab *pVtab, const char *zNew){
     if( i==4 ) bExists = p->bChangeLog;   /* tables made before T_changes have none */
     if( i==5 ) bExists = p->bCodes;       /* only quantized tables have codes */
     if( i>=6 ) bExists = p->cfg.bIvf;     /* only an ivf index has these */
+    if( i==8 ) bExists = bPacks;
     if( !bExists ) continue;
     zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"",
                                  p->zSchema, p->zName, azSuffix[i], zNew, azSuffix[i]);
@@ -621,7 +627,8 @@ static int vec0ShadowName(const char *zSuffix){
       || sqlite3_stricmp(zSuffix, "free")==0 || sqlite3_stricmp(zSuffix, "rows")==0
       || sqlite3_stricmp(zSuffix, "changes")==0 || sqlite3_stricmp(zSuffix, "codes")==0
       || sqlite3_stricmp(zSuffix, "ivf_centroids")==0
-      || sqlite3_stricmp(zSuffix, "ivf_assign")==0;
+      || sqlite3_stricmp(zSuffix, "ivf_assign")==0
+      || sqlite3_stricmp(zSuffix, "ivf_packs")==0;
 }
 
 static sqlite3_module vec0Module = {

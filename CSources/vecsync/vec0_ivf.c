@@ -77,6 +77,14 @@ SQLITE_EXTENSION_INIT3
 ** VEC0_IVF_PENDING_BYTES of records, each block in the order of T_ivf_assign's key. */
 #define VEC0_IVF_PENDING_ROWS 65536
 #define VEC0_IVF_PENDING_BYTES ((sqlite3_int64)32*1024*1024)
+/* A training of coded lists writes a list's codes to T_ivf_packs in parts of at most this
+** many bytes; a row of T_ivf_assign names its code by the part above bit
+** VEC0_IVF_PACK_SHIFT and its place in the part below. */
+#define VEC0_IVF_PACK_BYTES ((sqlite3_int64)8*1024*1024)
+#define VEC0_IVF_PACK_SHIFT 32
+#define VEC0_IVF_PACK_MASK ((((sqlite3_int64)1)<<VEC0_IVF_PACK_SHIFT)-1)
+#define vec0IvfPackPlace(iAt, nPerPart) \
+  ((((sqlite3_int64)(iAt)/(nPerPart))<<VEC0_IVF_PACK_SHIFT) | ((sqlite3_int64)(iAt)%(nPerPart)))
 /* Candidates kept beyond k for the exact re-score: float32 keys may misorder near ties. */
 #define VEC0_IVF_EXTRA 16
 /* Above this many lists the centroids are scored by their int8 codes first (a quarter of
@@ -129,8 +137,11 @@ struct Vec0Ivf {
                               ** T_ivf_assign's key or index (T_info ivf_list_index) */
   int bRowids;                /* T_ivf_assign keeps each slot's rowid (ivf_list_index 2
                               ** or 3): the lists hold them, and a query needs no copy */
-  int bCodes;                 /* Coded lists whose T_ivf_assign keeps each row's code
-                              ** (ivf_list_index 3): a list is read without its vectors */
+  int bCodes;                 /* Coded lists whose T_ivf_assign keeps each row's code, or
+                              ** its place in T_ivf_packs (ivf_list_index 3 or 4): a list
+                              ** is read without its vectors */
+  int bPacks;                 /* T_ivf_packs is there (ivf_list_index 4): a training writes
+                              ** coded lists' codes to it, a list's as one blob */
   sqlite3_uint64 iTick;       /* Lists scanned so far, by every query */
   sqlite3_int64 nGivenBack;   /* Lists given back to keep under the memory budget */
   sqlite3_int64 nNoCopy;      /* Queries answered from the lists alone (no copy made) */
@@ -510,19 +521,68 @@ static int vec0IvfStmt(Vec0Table *p, const Vec0Ivf *x, int eCodes, int eRowids, 
   return vec0Stmt(p, x->bCodes ? eCodes : x->bRowids ? eRowids : eOld, ppStmt);
 }
 
+/* A list's pack (T_ivf_packs) as a list read meets it: the part last read. */
+typedef struct Vec0IvfPack Vec0IvfPack;
+struct Vec0IvfPack {
+  sqlite3_stmt *pStmt;        /* VEC0_STMT_IVF_PACK, stepped to the part (the caller
+                              ** resets it) */
+  int iList;                  /* The list */
+  sqlite3_int64 iPart;        /* The part read, or -1 */
+  const unsigned char *a;     /* Its records, one after another */
+  sqlite3_int64 n;            /* How many */
+};
+
+/* The record at place iAt of pPack's list (a row of T_ivf_assign's integer code: the
+** part above bit 32, the place in it below) into *ppRec, its part read when it is not
+** the one read last (a list's rows name their places in order: each part is read once). */
+static int vec0IvfPackAt(Vec0Table *p, const Vec0Ivf *x, Vec0IvfPack *pPack,
+                         sqlite3_int64 iAt, const unsigned char **ppRec){
+  sqlite3_int64 nRec = vec0QuantRecordBytes(&x->cfgCode), nByte;
+  sqlite3_int64 iPart = iAt>>VEC0_IVF_PACK_SHIFT, i = iAt & VEC0_IVF_PACK_MASK;
+  if( iAt>=0 && iPart!=pPack->iPart ){
+    sqlite3_reset(pPack->pStmt);
+    pPack->iPart = -1;
+    pPack->n = 0;
+    sqlite3_bind_int(pPack->pStmt, 1, pPack->iList);
+    sqlite3_bind_int64(pPack->pStmt, 2, iPart);
+    if( sqlite3_step(pPack->pStmt)==SQLITE_ROW ){
+      pPack->a = sqlite3_column_blob(pPack->pStmt, 0);
+      nByte = sqlite3_column_bytes(pPack->pStmt, 0);
+      if( sqlite3_column_type(pPack->pStmt, 0)!=SQLITE_BLOB || pPack->a==0
+       || nByte%nRec!=0 ){
+        return vec0IvfCorrupt(p, "a pack of T_ivf_packs is not a whole number of codes");
+      }
+      pPack->iPart = iPart;
+      pPack->n = nByte/nRec;
+    }else{
+      int rc = sqlite3_reset(pPack->pStmt);
+      if( rc!=SQLITE_OK ) return rc;
+    }
+  }
+  if( iAt<0 || iPart!=pPack->iPart || i>=pPack->n ){
+    return vec0IvfCorrupt(p, "a row of T_ivf_assign names no code of its list's pack");
+  }
+  *ppRec = &pPack->a[(size_t)i*(size_t)nRec];
+  return SQLITE_OK;
+}
+
 /* Slot iSlot of list iList, read from T_ivf_assign with the rowid in column iCol of pStmt
-** (NULL unless x->bRowids) and, x->bCodes, the row's code in column iCol+1, into the list
-** in memory. A coded list without that code reads the row's vector through r into a and
-** codes it. */
+** (NULL unless x->bRowids) and, x->bCodes, the row's code in column iCol+1 (or, an
+** integer, its place in the list's pack pPack), into the list in memory. A coded list
+** without that code reads the row's vector through r into a and codes it. */
 static int vec0IvfAddRead(Vec0Table *p, Vec0Ivf *x, Vec0Reader *r, sqlite3_int64 iSlot,
-                          sqlite3_int64 iList, sqlite3_stmt *pStmt, int iCol, float *a){
+                          sqlite3_int64 iList, sqlite3_stmt *pStmt, int iCol,
+                          Vec0IvfPack *pPack, float *a){
   const unsigned char *pRec = 0;
   int rc = SQLITE_OK;
   if( iSlot<0 || iSlot>=x->nSlot || iList<0 || iList>=x->nList
    || (x->bRowids && sqlite3_column_type(pStmt, iCol)!=SQLITE_INTEGER) ){
     return vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot, no list or no rowid");
   }
-  if( x->bCodes && sqlite3_column_type(pStmt, iCol+1)!=SQLITE_NULL ){
+  if( x->bCodes && pPack && sqlite3_column_type(pStmt, iCol+1)==SQLITE_INTEGER ){
+    rc = vec0IvfPackAt(p, x, pPack, sqlite3_column_int64(pStmt, iCol+1), &pRec);
+    if( rc!=SQLITE_OK ) return rc;
+  }else if( x->bCodes && sqlite3_column_type(pStmt, iCol+1)!=SQLITE_NULL ){
     /* Any bytes make a code (the record's non-finite floats read as 0); their count
     ** must be the record's. */
     pRec = sqlite3_column_blob(pStmt, iCol+1);
@@ -542,16 +602,21 @@ static int vec0IvfAddRead(Vec0Table *p, Vec0Ivf *x, Vec0Reader *r, sqlite3_int64
 }
 
 /* List iList, not read yet, read: its slots (rowids, codes) by T_ivf_assign's key, or its
-** index on list. The caller drops the whole index on an error (the list may hold part of
-** its rows). */
+** index on list, and the codes of its pack. The caller drops the whole index on an error
+** (the list may hold part of its rows). */
 static int vec0IvfListRead(Vec0Table *p, Vec0Ivf *x, int iList, Vec0Reader *r){
   Vec0IvfList *pL = &x->aList[iList];
   sqlite3_stmt *pStmt = 0;
+  Vec0IvfPack pack;
   float *a = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)p->cfg.nWord);
   int rc = a ? vec0IvfStmt(p, x, VEC0_STMT_IVF_LIST_CODES, VEC0_STMT_IVF_LIST_ROWS,
                            VEC0_STMT_IVF_LIST_SLOTS, &pStmt)
              : SQLITE_NOMEM;
+  memset(&pack, 0, sizeof(pack));
+  pack.iList = iList;
+  pack.iPart = -1;
   pL->bUnread = 0;
+  if( rc==SQLITE_OK && x->bCodes && x->bPacks ) rc = vec0Stmt(p, VEC0_STMT_IVF_PACK, &pack.pStmt);
   if( rc==SQLITE_OK ){
     sqlite3_bind_int(pStmt, 1, iList);
     while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -559,12 +624,17 @@ static int vec0IvfListRead(Vec0Table *p, Vec0Ivf *x, int iList, Vec0Reader *r){
         rc = vec0IvfCorrupt(p, "a row of T_ivf_assign names no slot, no list or no rowid");
         break;
       }
-      rc = vec0IvfAddRead(p, x, r, sqlite3_column_int64(pStmt, 0), iList, pStmt, 1, a);
+      rc = vec0IvfAddRead(p, x, r, sqlite3_column_int64(pStmt, 0), iList, pStmt, 1,
+                          pack.pStmt ? &pack : 0, a);
     }
     {
       int rc2 = sqlite3_reset(pStmt);
       if( rc==SQLITE_OK ) rc = rc2;
     }
+  }
+  if( pack.pStmt ){
+    int rc2 = sqlite3_reset(pack.pStmt);
+    if( rc==SQLITE_OK ) rc = rc2;
   }
   if( rc==SQLITE_OK ) vec0IvfListsFit(x, iList, iList+1);
   sqlite3_free(a);
@@ -602,7 +672,8 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
   x->nTrainedMax = nTrainedMax;
   x->bLazy = iLayout!=0;
   x->bRowids = iLayout>=VEC0_IVF_LAYOUT_ROWIDS;
-  x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0 && !p->cfg.bIvfNoCodes;
+  x->bCodes = iLayout>=VEC0_IVF_LAYOUT_CODES && x->nCode>0 && !p->cfg.bIvfNoCodes;
+  x->bPacks = iLayout>=VEC0_IVF_LAYOUT;
   if( nList==0 ) goto cleanup;
   rc = vec0IvfPrepare(p, "SELECT list, centroid FROM \"%w\".\"%w_ivf_centroids\" ORDER BY list",
                       &pStmt);
@@ -647,7 +718,7 @@ static int vec0IvfLoad(Vec0Table *p, sqlite3_int64 iGen, sqlite3_int64 iVersion,
       break;
     }
     rc = vec0IvfAddRead(p, x, &r, sqlite3_column_int64(pStmt, 0),
-                        sqlite3_column_int64(pStmt, 1), pStmt, 2, a);
+                        sqlite3_column_int64(pStmt, 1), pStmt, 2, 0, a);
   }
   if( pStmt ){
     int rc2 = sqlite3_finalize(pStmt);
@@ -924,13 +995,15 @@ static int vec0IvfExec(Vec0Table *p, const char *zFmt){
   return rc;
 }
 
-/* Slot iSlot's row into T_ivf_assign: list iList, rowid iRowid and (x->bCodes and pRec
-** given: a training's rows) its code's record pRec; without one the code is NULL, and a
-** list read codes the row's vector. *ppStmt is the statement, found at the first call:
-** each caller passes a record always or never. */
+/* Slot iSlot's row into T_ivf_assign: list iList, rowid iRowid and (x->bCodes, a
+** training's rows) its code's record pRec, or its place iPacked in its list's pack
+** (vec0IvfPacksWrite); with neither (pRec 0, iPacked -1) the code is NULL, and a list read
+** codes the row's vector. *ppStmt is the statement, found at the first call: each caller
+** passes a code always or never. */
 static int vec0IvfWrite(Vec0Table *p, Vec0Ivf *x, sqlite3_stmt **ppStmt, sqlite3_int64 iSlot,
-                        int iList, sqlite3_int64 iRowid, const unsigned char *pRec){
-  int bCode = x->bCodes && pRec;
+                        int iList, sqlite3_int64 iRowid, const unsigned char *pRec,
+                        sqlite3_int64 iPacked){
+  int bCode = x->bCodes && (pRec || iPacked>=0);
   if( *ppStmt==0 ){
     int rc = vec0IvfStmt(p, x, bCode ? VEC0_STMT_IVF_ASSIGN_CODE : VEC0_STMT_IVF_ASSIGN_PUT,
                          VEC0_STMT_IVF_ASSIGN_PUT, VEC0_STMT_IVF_ASSIGN_SET, ppStmt);
@@ -939,10 +1012,12 @@ static int vec0IvfWrite(Vec0Table *p, Vec0Ivf *x, sqlite3_stmt **ppStmt, sqlite3
   sqlite3_bind_int64(*ppStmt, 1, iSlot);
   sqlite3_bind_int(*ppStmt, 2, iList);
   if( x->bRowids ) sqlite3_bind_int64(*ppStmt, 3, iRowid);
-  if( bCode ){
+  if( bCode && pRec ){
     /* Copied: the statement is kept (vec0Stmt) after the block of records is freed. */
     sqlite3_bind_blob(*ppStmt, 4, pRec, vec0QuantRecordBytes(&x->cfgCode),
                       SQLITE_TRANSIENT);
+  }else if( bCode ){
+    sqlite3_bind_int64(*ppStmt, 4, iPacked);
   }
   sqlite3_step(*ppStmt);
   return sqlite3_reset(*ppStmt);
@@ -953,7 +1028,8 @@ typedef struct Vec0IvfPending Vec0IvfPending;
 struct Vec0IvfPending {
   sqlite3_int64 iSlot, iRowid;
   int iList;
-  int iRec;                   /* x->bCodes: its record's place in the block of records */
+  int iRec;                   /* Its record's place in the block of records, or (lists
+                              ** written to T_ivf_packs) its place in its list */
 };
 static int vec0IvfPendingCmp(const void *a, const void *b){
   const Vec0IvfPending *u = a, *v = b;
@@ -961,20 +1037,65 @@ static int vec0IvfPendingCmp(const void *a, const void *b){
   return u->iSlot<v->iSlot ? -1 : u->iSlot>v->iSlot;
 }
 
-/* The n rows of aPend (their records in aRec) written to T_ivf_assign in (list, slot)
-** order: a list's rows of the block go to one place of the table's key, one after
+/* The n rows of aPend (their records in aRec; none: bPacked, their places in their lists'
+** packs, or no code) written to T_ivf_assign in (list, slot) order: a list's rows of the block go to one place of the table's key, one after
 ** another. Written one at a time as they were assigned (a row at each list's end by
 ** turns), a lean retrain at 1,000,000 x 384 and 1,000 lists took 24.6-26.4 s; in blocks
 ** of 65,536 rows in key order, 22.2-22.4 s, 5.2 s of it these writes (the same retrain
 ** writing each row's list and rowid alone, without its code: 12.5-13.4 s). */
 static int vec0IvfFlush(Vec0Table *p, Vec0Ivf *x, sqlite3_stmt **ppStmt,
-                        Vec0IvfPending *aPend, int n, const unsigned char *aRec){
-  int nRec = x->bCodes ? vec0QuantRecordBytes(&x->cfgCode) : 0, i, rc = SQLITE_OK;
+                        Vec0IvfPending *aPend, int n, const unsigned char *aRec,
+                        sqlite3_int64 nPerPart){
+  int nRec = aRec ? vec0QuantRecordBytes(&x->cfgCode) : 0, i, rc = SQLITE_OK;
   qsort(aPend, (size_t)n, sizeof(Vec0IvfPending), vec0IvfPendingCmp);
   for(i=0; i<n && rc==SQLITE_OK; i++){
     rc = vec0IvfWrite(p, x, ppStmt, aPend[i].iSlot, aPend[i].iList, aPend[i].iRowid,
-                      x->bCodes ? &aRec[(size_t)aPend[i].iRec*(size_t)nRec] : 0);
+                      aRec ? &aRec[(size_t)aPend[i].iRec*(size_t)nRec] : 0,
+                      nPerPart>0 ? vec0IvfPackPlace(aPend[i].iRec, nPerPart) : -1);
   }
+  return rc;
+}
+
+/* Records a part of a pack holds: VEC0_IVF_PACK_BYTES of them, and no more than the
+** connection lets a blob hold. */
+static sqlite3_int64 vec0IvfPackPerPart(Vec0Table *p, const Vec0Ivf *x){
+  sqlite3_int64 nRec = vec0QuantRecordBytes(&x->cfgCode);
+  sqlite3_int64 nByte = sqlite3_limit(p->dbStore, SQLITE_LIMIT_LENGTH, -1) - 64;
+  if( nByte>VEC0_IVF_PACK_BYTES ) nByte = VEC0_IVF_PACK_BYTES;  /* 64: the row's keys */
+  return nByte/nRec>0 ? nByte/nRec : 1;
+}
+
+/* Each coded list in memory, as a training left it, into T_ivf_packs: its codes' records
+** in the order of its slots, nPerPart a part, which a row of T_ivf_assign names by its
+** place (vec0IvfPackPlace). */
+static int vec0IvfPacksWrite(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 nPerPart){
+  sqlite3_int64 nRec = vec0QuantRecordBytes(&x->cfgCode), nMax = 0, j, iPart;
+  sqlite3_stmt *pStmt = 0;
+  unsigned char *aBuf;
+  int i, rc;
+  for(i=0; i<x->nList; i++) if( x->aList[i].n>nMax ) nMax = x->aList[i].n;
+  if( nMax>nPerPart ) nMax = nPerPart;
+  aBuf = sqlite3_malloc64((sqlite3_uint64)(nMax*nRec + 1));
+  if( aBuf==0 ) return SQLITE_NOMEM;
+  rc = vec0Stmt(p, VEC0_STMT_IVF_PACK_PUT, &pStmt);
+  for(i=0; i<x->nList && rc==SQLITE_OK; i++){
+    const Vec0IvfList *pL = &x->aList[i];
+    for(iPart=0; iPart*nPerPart<pL->n && rc==SQLITE_OK; iPart++){
+      sqlite3_int64 iFirst = iPart*nPerPart, n = pL->n-iFirst<nPerPart ? pL->n-iFirst : nPerPart;
+      for(j=0; j<n; j++){
+        vec0QuantRecordWrite(&x->cfgCode, &pL->aCode[(size_t)(iFirst+j)*(size_t)x->nCode],
+                             pL->aNorm[iFirst+j], pL->aScale[iFirst+j],
+                             &aBuf[(size_t)j*(size_t)nRec]);
+      }
+      sqlite3_bind_int(pStmt, 1, i);
+      sqlite3_bind_int64(pStmt, 2, iPart);
+      sqlite3_bind_blob64(pStmt, 3, aBuf, (sqlite3_uint64)(n*nRec), SQLITE_STATIC);
+      sqlite3_step(pStmt);
+      rc = sqlite3_reset(pStmt);
+    }
+  }
+  if( pStmt ) sqlite3_clear_bindings(pStmt);
+  sqlite3_free(aBuf);
   return rc;
 }
 
@@ -995,6 +1116,9 @@ static int vec0IvfStoreBegin(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 *piOld, int
   *pbSet = 0;
   if( rc==SQLITE_OK ) rc = vec0IvfExec(p, "DELETE FROM \"%w\".\"%w_ivf_centroids\"");
   if( rc==SQLITE_OK ) rc = vec0IvfExec(p, "DELETE FROM \"%w\".\"%w_ivf_assign\"");
+  if( rc==SQLITE_OK && x->bPacks ){
+    rc = vec0IvfExec(p, "DELETE FROM \"%w\".\"%w_ivf_packs\"");
+  }
   if( rc==SQLITE_OK ){
     rc = vec0IvfPrepare(p, "INSERT INTO \"%w\".\"%w_ivf_centroids\"(list, centroid) "
                            "VALUES(?1, ?2)", &pStmt);
@@ -1059,6 +1183,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   Vec0IvfPending *aPend = 0;      /* Rows assigned, not written yet (nPend of nPendMax) */
   unsigned char *aPendRec = 0;    /* ... their records (nRec bytes each, x->bCodes) */
   int nPend = 0, nPendMax = 0, nRec = 0;
+  sqlite3_int64 nPerPart = 0;     /* Codes written to T_ivf_packs: records a part */
   Vec0Ivf *x = 0;
   Vec0Reader r;
   float *X = 0, *aScore = 0;
@@ -1083,11 +1208,16 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   x->iGen = iGen;
   x->bLazy = iLayout!=0;
   x->bRowids = iLayout>=VEC0_IVF_LAYOUT_ROWIDS;
-  x->bCodes = iLayout>=VEC0_IVF_LAYOUT && x->nCode>0 && !p->cfg.bIvfNoCodes;
+  x->bCodes = iLayout>=VEC0_IVF_LAYOUT_CODES && x->nCode>0 && !p->cfg.bIvfNoCodes;
+  x->bPacks = iLayout>=VEC0_IVF_LAYOUT;
   /* Under a memory budget, lists that can be read again keep nothing while training
   ** (T_ivf_assign stores every row as it is assigned), and are read when queries scan
   ** them: at 10,000,000 x 384 the codes of every list are 3.7 GiB. */
   bLean = x->bLazy && vec0MemoryBudget(-1)>0;
+  /* Lists held in memory write their codes to T_ivf_packs once every row is assigned, and
+  ** T_ivf_assign their places; a lean training writes each code in its row (in blocks, it
+  ** holds no list whole). */
+  if( x->bCodes && x->bPacks && !bLean ) nPerPart = vec0IvfPackPerPart(p, x);
   if( nList>0 ){
     /* The sample: m rows spread evenly over the rows in rowid order. */
     m = (sqlite3_int64)VEC0_IVF_SAMPLE_PER_LIST*nList;
@@ -1118,7 +1248,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   if( nList>0 ){
     /* Room for a block of rows waiting to be written: VEC0_IVF_PENDING_BYTES of records,
     ** and at least a block of assigned rows. */
-    nRec = x->bCodes ? vec0QuantRecordBytes(&x->cfgCode) : 0;
+    nRec = x->bCodes && nPerPart==0 ? vec0QuantRecordBytes(&x->cfgCode) : 0;
     nPendMax = nRec>0 ? (int)(VEC0_IVF_PENDING_BYTES/nRec) : VEC0_IVF_PENDING_ROWS;
     if( nPendMax>VEC0_IVF_PENDING_ROWS ) nPendMax = VEC0_IVF_PENDING_ROWS;
     if( nPendMax<VEC0_IVF_BLOCK_ROWS ) nPendMax = VEC0_IVF_BLOCK_ROWS;
@@ -1133,7 +1263,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
     if( rc!=SQLITE_OK ) break;
     vec0IvfNearest(x, p->cfg.eMetric, X, nB, aScore, aBest);
     if( nPend+nB>nPendMax ){
-      rc = vec0IvfFlush(p, x, &pWrite, aPend, nPend, aPendRec);
+      rc = vec0IvfFlush(p, x, &pWrite, aPend, nPend, aPendRec, nPerPart);
       nPend = 0;
     }
     for(j=0; j<nB && rc==SQLITE_OK; j++){
@@ -1147,9 +1277,13 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
       if( ++aCount[aBest[j]]>x->nTrainedMax ) x->nTrainedMax = aCount[aBest[j]];
       if( pRec ) vec0QuantRecord(&x->cfgCode, a, pRec);
       if( !bLean ) rc = vec0IvfListAdd(x, pP->iList, pP->iSlot, pP->iRowid, a, pRec);
+      if( nPerPart>0 ) pP->iRec = x->aPos[pP->iSlot];     /* its place in its list's pack */
     }
   }
-  if( rc==SQLITE_OK && nPend>0 ) rc = vec0IvfFlush(p, x, &pWrite, aPend, nPend, aPendRec);
+  if( rc==SQLITE_OK && nPend>0 ){
+    rc = vec0IvfFlush(p, x, &pWrite, aPend, nPend, aPendRec, nPerPart);
+  }
+  if( rc==SQLITE_OK && nPerPart>0 ) rc = vec0IvfPacksWrite(p, x, nPerPart);
   vec0ReaderClose(&r);
   rc = vec0IvfStoreEnd(p, x, iOldCache, bCacheSet, rc);
   if( rc==SQLITE_OK ) vec0IvfListsFit(x, 0, x->nList);
@@ -1253,7 +1387,7 @@ int vec0IvfPut(Vec0Table *p, sqlite3_int64 iSlot, sqlite3_int64 iRowid, const fl
   ** writes every row's code, in the table's key order. */
   rc = vec0IvfNearestOne(p->pIvf, p->cfg.eMetric, a, &iList);
   if( rc==SQLITE_OK ) rc = vec0IvfSlotsGrow(p->pIvf, iSlot+1);
-  if( rc==SQLITE_OK ) rc = vec0IvfWrite(p, p->pIvf, &pStmt, iSlot, iList, iRowid, 0);
+  if( rc==SQLITE_OK ) rc = vec0IvfWrite(p, p->pIvf, &pStmt, iSlot, iList, iRowid, 0, -1);
   if( rc==SQLITE_OK ) rc = vec0IvfAfterWrite(p, rc);
   if( rc==SQLITE_OK ) rc = vec0IvfListAdd(p->pIvf, iList, iSlot, iRowid, a, 0);
   if( rc!=SQLITE_OK ) vec0IvfDrop(p);
@@ -1627,13 +1761,16 @@ int vec0IvfProbeValue(sqlite3_value *pVal){
 ** else counted in T_ivf_assign by its index on list, each list's slots checked. And into
 ** *pnUncoded the rows whose code is not in the file: NULL in T_ivf_assign (written since
 ** the last training; their list's read codes their vectors), or every listed row of coded
-** lists that do not keep their codes. Counting the NULL codes reads T_ivf_assign whole. */
-static int vec0IvfSizes(Vec0Table *p, int *aSize, sqlite3_int64 *pnUncoded){
+** lists that do not keep their codes; into *pnPacked those whose code is in their list's
+** pack. Counting the NULL codes reads T_ivf_assign whole. */
+static int vec0IvfSizes(Vec0Table *p, int *aSize, sqlite3_int64 *pnUncoded,
+                        sqlite3_int64 *pnPacked){
   const Vec0Ivf *x = p->pIvf;
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 nSlot = 0, nListed = 0;
   int i, rc, bAll = 1;
   *pnUncoded = 0;
+  *pnPacked = 0;
   for(i=0; i<x->nList; i++){
     aSize[i] = x->aList[i].n;
     nListed += x->aList[i].n;
@@ -1660,6 +1797,7 @@ static int vec0IvfSizes(Vec0Table *p, int *aSize, sqlite3_int64 *pnUncoded){
     }
     aSize[iList] = (int)n;
     *pnUncoded += x->bCodes ? sqlite3_column_int64(pStmt, 5) : x->nCode ? n : 0;
+    if( x->bCodes ) *pnPacked += sqlite3_column_int64(pStmt, 6);
   }
   if( pStmt ){
     int rc2 = sqlite3_reset(pStmt);
@@ -1670,7 +1808,7 @@ static int vec0IvfSizes(Vec0Table *p, int *aSize, sqlite3_int64 *pnUncoded){
 
 int vec0IvfInfo(Vec0Table *p, char **pzOut){
   const Vec0Ivf *x = p->pIvf;
-  sqlite3_int64 nListed = 0, nRow = 0, nUncoded = 0;
+  sqlite3_int64 nListed = 0, nRow = 0, nUncoded = 0, nPacked = 0, nPackBytes = 0;
   double rMean, rTrainedImbalance;
   int nMin = 0, nMax = 0, nRead = 0, i, bRetrain, rc;
   int *aSize;
@@ -1680,7 +1818,15 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
   aSize = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)x->nList + 1);
   if( aSize==0 ) return SQLITE_NOMEM;
   rc = vec0IvfRowCount(p, &nRow);
-  if( rc==SQLITE_OK ) rc = vec0IvfSizes(p, aSize, &nUncoded);
+  if( rc==SQLITE_OK ) rc = vec0IvfSizes(p, aSize, &nUncoded, &nPacked);
+  if( rc==SQLITE_OK && x->bCodes && x->bPacks ){
+    sqlite3_stmt *pStmt = 0;
+    rc = vec0Stmt(p, VEC0_STMT_IVF_PACK_BYTES, &pStmt);
+    if( rc==SQLITE_OK ){
+      if( sqlite3_step(pStmt)==SQLITE_ROW ) nPackBytes = sqlite3_column_int64(pStmt, 1);
+      rc = sqlite3_reset(pStmt);
+    }
+  }
   for(i=0; rc==SQLITE_OK && i<x->nList; i++){
     int n = aSize[i];
     nListed += n;
@@ -1709,14 +1855,17 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
                       "\"growth\":%.3f,\"imbalance\":%.3f,\"trained_imbalance\":%.3f,"
                       "\"retrain_suggested\":%s,"
                       "\"rowids_in_lists\":%s,\"queries_without_copy\":%lld,"
-                      "\"codes_stored\":%s,\"rows_without_codes\":%lld}",
+                      "\"codes_stored\":%s,\"rows_without_codes\":%lld,"
+                      "\"codes_in_packs\":%lld,\"pack_bytes\":%lld,\"stale_pack_codes\":%lld}",
                       x->nList>0 ? "true" : "false", nRow, x->nList, nRead,
                       vec0IvfListsBytes(x), x->nGivenBack, nListed, nMin,
                       nMax, rMean, p->cfg.nIvfProbe, x->nTrained,
                       x->nTrained>0 ? (double)nRow/x->nTrained : 0.0,
                       rMean>0 ? nMax/rMean : 0.0, rTrainedImbalance, bRetrain ? "true" : "false",
                       x->bRowids ? "true" : "false", x->nNoCopy,
-                      x->bCodes ? "true" : "false", nUncoded);
+                      x->bCodes ? "true" : "false", nUncoded, nPacked, nPackBytes,
+                      nPackBytes/vec0QuantRecordBytes(&x->cfgCode) > nPacked
+                        ? nPackBytes/vec0QuantRecordBytes(&x->cfgCode) - nPacked : 0);
   *pzOut = sqlite3_str_finish(pStr);
   return *pzOut ? SQLITE_OK : SQLITE_NOMEM;
 }

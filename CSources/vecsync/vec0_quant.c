@@ -86,9 +86,15 @@ static float vec0FloatLE(const unsigned char *p){
 }
 
 void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec){
-  int nCode = vec0QuantCodeBytes(pCfg);
-  float rScale = 0.0f, rNorm = vsNormF32(a, pCfg->nDim);
+  float rScale = 0.0f;
   vec0QuantEncode(pCfg, a, pRec, &rScale);
+  vec0QuantRecordWrite(pCfg, pRec, vsNormF32(a, pCfg->nDim), rScale, pRec);
+}
+
+void vec0QuantRecordWrite(const Vec0Config *pCfg, const unsigned char *pCode, float rNorm,
+                          float rScale, unsigned char *pRec){
+  int nCode = vec0QuantCodeBytes(pCfg);
+  if( pCode!=pRec ) memcpy(pRec, pCode, (size_t)nCode);
   vsF32ToLE(&rNorm, 1, pRec + nCode);
   if( pCfg->eQuant==VEC0_QUANT_INT8 ) vsF32ToLE(&rScale, 1, pRec + nCode + 4);
 }

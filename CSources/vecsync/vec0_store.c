@@ -144,8 +144,15 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
                                " sum(typeof(rowid)<>'integer')"
                                " FROM \"%w\".\"%w_ivf_assign\" GROUP BY list",
   [VEC0_STMT_IVF_LIST_SIZES_CODED] = "SELECT list, count(*), min(slot), max(slot),"
-                               " sum(typeof(rowid)<>'integer'), sum(code IS NULL)"
+                               " sum(typeof(rowid)<>'integer'), sum(code IS NULL),"
+                               " sum(typeof(code)='integer')"
                                " FROM \"%w\".\"%w_ivf_assign\" GROUP BY list",
+  [VEC0_STMT_IVF_PACK]       = "SELECT codes FROM \"%w\".\"%w_ivf_packs\""
+                               " WHERE list=?1 AND part=?2",
+  [VEC0_STMT_IVF_PACK_PUT]   = "INSERT INTO \"%w\".\"%w_ivf_packs\"(list, part, codes)"
+                               " VALUES(?1, ?2, ?3)",
+  [VEC0_STMT_IVF_PACK_BYTES] = "SELECT count(*), coalesce(sum(length(codes)), 0)"
+                               " FROM \"%w\".\"%w_ivf_packs\"",
 };
 
 /* The SQL text of statement eStmt (sqlite3_malloc'ed), or NULL when out of memory. */
@@ -469,14 +476,22 @@ int vec0ShadowIvfIndex(Vec0Table *p){
   ** read codes that row's vector then. The unique index on slot makes INSERT OR REPLACE
   ** move a row from one list to another. Dropping the table drops an older index with
   ** it. The index is named with the table's uid, as a partition key's is: an index keeps
-  ** its name through ALTER TABLE ... RENAME. */
+  ** its name through ALTER TABLE ... RENAME. A training writes each list's codes as blobs
+  ** of T_ivf_packs (one a list unless it passes VEC0_IVF_PACK_BYTES) and in T_ivf_assign
+  ** a row's place in them, an integer (vec0_ivf.c): nine 392-byte codes at 384 dimensions filled a 4096-byte page of T_ivf_assign
+  ** to 83%, a blob of them fills its pages but the last. A version of layout 3 reads that
+  ** integer as a damaged code and says so; its retrain writes every code in its row, and
+  ** the packs it leaves are read by no row until the next retrain here deletes them. */
   zSql = sqlite3_mprintf(
       "DROP TABLE IF EXISTS \"%w\".\"%w_ivf_assign\";"
+      "DROP TABLE IF EXISTS \"%w\".\"%w_ivf_packs\";"
       "CREATE TABLE \"%w\".\"%w_ivf_assign\"(list INTEGER NOT NULL, slot INTEGER NOT NULL,"
       " rowid INTEGER NOT NULL, code BLOB, PRIMARY KEY(list, slot)) WITHOUT ROWID;"
-      "CREATE UNIQUE INDEX \"%w\".\"%w_ivf_assign_slots_%llx\" ON \"%w_ivf_assign\"(slot);",
+      "CREATE UNIQUE INDEX \"%w\".\"%w_ivf_assign_slots_%llx\" ON \"%w_ivf_assign\"(slot);"
+      "CREATE TABLE \"%w\".\"%w_ivf_packs\"(list INTEGER NOT NULL, part INTEGER NOT NULL,"
+      " codes BLOB NOT NULL, PRIMARY KEY(list, part)) WITHOUT ROWID;",
       p->zStoreSchema, p->zName, p->zStoreSchema, p->zName, p->zStoreSchema, p->zName,
-      p->iUid, p->zName);
+      p->zStoreSchema, p->zName, p->iUid, p->zName, p->zStoreSchema, p->zName);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(p->dbStore, zSql, 0, 0, 0);
   sqlite3_free(zSql);
@@ -484,13 +499,11 @@ int vec0ShadowIvfIndex(Vec0Table *p){
   return rc;
 }
 
-static int vec0ShadowExists(Vec0Table*, const char*, int*);
-
 /* The WHERE clause matching, in sqlite_schema, the shadow tables of table ?1 that this
 ** extension makes (info, vectors, free, rows, changes) and those sqlite-vec makes. */
 #define VEC0_SHADOW_OURS \
   "substr(name, length(?1)+2) IN ('info','vectors','free','rows','changes','codes'," \
-  "'ivf_centroids','ivf_assign')"
+  "'ivf_centroids','ivf_assign','ivf_packs')"
 #define VEC0_SHADOW_THEIRS \
   "(substr(name, length(?1)+2) IN ('chunks','rowids','auxiliary')" \
   " OR substr(name, length(?1)+2) GLOB 'vector_chunks[0-9][0-9]'" \
@@ -550,8 +563,7 @@ void vec0StorageForget(Vec0Table *p){
   p->bChangeLog = 0;
 }
 
-/* Whether table T_zSuffix exists in the table's schema. */
-static int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists){
+int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists){
   sqlite3_stmt *pStmt = 0;
   char *zSql = sqlite3_mprintf(
       "SELECT 1 FROM \"%w\".sqlite_schema WHERE type='table' AND name='%q_%q'",

@@ -398,7 +398,7 @@ enum {
   VEC0_STMT_LOG_COUNT,        /* SELECT count(*), reload marks FROM T_changes WHERE ... (?1, ?2] */
   VEC0_STMT_LOG_PRUNE,        /* DELETE FROM T_changes WHERE generation<=?1 */
   VEC0_STMT_LOG_MARK,         /* DELETE this generation's rows, for a "reload" mark */
-  /* T_ivf_assign: a statement of T_info ivf_list_index 3 with its code (a coded list's),
+  /* T_ivf_assign: a statement of T_info ivf_list_index 3 or 4 with its code (a coded list's),
   ** then those a table of ivf_list_index 2 or 3 runs (rowid column), then each one's form
   ** for an older table (slot and list only, rowid read as NULL). */
   VEC0_STMT_IVF_ASSIGN_CODE,  /* INSERT OR REPLACE INTO T_ivf_assign(slot, list, rowid, code) */
@@ -414,8 +414,11 @@ enum {
   VEC0_STMT_IVF_LIST_SIZES,   /* SELECT list, count(*), min(slot), max(slot), rowids not
                               ** integers FROM T_ivf_assign GROUP BY list (an older
                               ** table's rowid is its slot) */
-  VEC0_STMT_IVF_LIST_SIZES_CODED, /* the same, and the rows whose code is NULL (a layout
-                              ** with codes) */
+  VEC0_STMT_IVF_LIST_SIZES_CODED, /* the same, the rows whose code is NULL and those
+                              ** whose code is in their list's pack (a layout with codes) */
+  VEC0_STMT_IVF_PACK,         /* SELECT codes FROM T_ivf_packs WHERE list=?1 AND part=?2 */
+  VEC0_STMT_IVF_PACK_PUT,     /* INSERT INTO T_ivf_packs(list, part, codes) VALUES(...) */
+  VEC0_STMT_IVF_PACK_BYTES,   /* SELECT count(*), sum(length(codes)) FROM T_ivf_packs */
   VEC0_STMT_COUNT
 };
 
@@ -498,14 +501,19 @@ void vec0SetError(Vec0Table *p, const char *zFmt, ...);
 
 int vec0ShadowCreate(Vec0Table *p);
 /* T_ivf_assign keyed by (list, slot), each row's rowid and code beside them, with a unique
-** index on slot, and T_info ivf_list_index 3: for a new table (vec0ShadowCreate), or made
-** again, empty, for a table made before it (vecsync_ivf_retrain, inside its savepoint,
-** which fills it). A query then reads a list's slots, rowids and codes as one range of
-** the table, when it needs them, without reading its rows' vectors. Layout 2 kept the
-** rowids (slot the key, an index on (list, rowid)), layout 1 the list alone. */
-#define VEC0_IVF_LAYOUT 3
+** index on slot, T_ivf_packs (a list's codes written by a training, one blob a list) and
+** T_info ivf_list_index 4: for a new table (vec0ShadowCreate), or made again, empty, for a
+** table made before it (vecsync_ivf_retrain, inside its savepoint, which fills them). A
+** query then reads a list's slots, rowids and codes as one range of the table and one
+** blob, when it needs them, without reading its rows' vectors. Layout 3 kept every code
+** in its row of T_ivf_assign, layout 2 no code (slot the key, an index on (list, rowid)),
+** layout 1 the list alone. */
+#define VEC0_IVF_LAYOUT 4
+#define VEC0_IVF_LAYOUT_CODES 3
 #define VEC0_IVF_LAYOUT_ROWIDS 2
 int vec0ShadowIvfIndex(Vec0Table *p);
+/* Whether table T_zSuffix exists in the table's schema. */
+int vec0ShadowExists(Vec0Table *p, const char *zSuffix, int *pbExists);
 int vec0ShadowDrop(Vec0Table *p);
 /* sqlite-vec's storage (for vec0_migrate.c): drop only its shadow tables; whether T_rows
 ** (ours) and T_rowids (sqlite-vec's) exist; forget a storage check after the storage changed (the caller clears the copy first). */
@@ -656,6 +664,9 @@ int vec0QuantCodeBytes(const Vec0Config *pCfg);
 ** reads these instead of every vector. */
 int vec0QuantRecordBytes(const Vec0Config *pCfg);
 void vec0QuantRecord(const Vec0Config *pCfg, const float *a, unsigned char *pRec);
+/* The record of a code already made: pCode (vec0QuantCodeBytes), rNorm and rScale. */
+void vec0QuantRecordWrite(const Vec0Config *pCfg, const unsigned char *pCode, float rNorm,
+                          float rScale, unsigned char *pRec);
 /* Read a record back: its code into pCode, *pNorm and *pScale (a value that is not a finite
 ** number, from a damaged file, reads as 0). */
 void vec0QuantRecordRead(const Vec0Config *pCfg, const unsigned char *pRec,
