@@ -1037,25 +1037,6 @@ static int vec0IvfPendingCmp(const void *a, const void *b){
   return u->iSlot<v->iSlot ? -1 : u->iSlot>v->iSlot;
 }
 
-/* The n rows of aPend (their records in aRec; none: bPacked, their places in their lists'
-** packs, or no code) written to T_ivf_assign in (list, slot) order: a list's rows of the block go to one place of the table's key, one after
-** another. Written one at a time as they were assigned (a row at each list's end by
-** turns), a lean retrain at 1,000,000 x 384 and 1,000 lists took 24.6-26.4 s; in blocks
-** of 65,536 rows in key order, 22.2-22.4 s, 5.2 s of it these writes (the same retrain
-** writing each row's list and rowid alone, without its code: 12.5-13.4 s). */
-static int vec0IvfFlush(Vec0Table *p, Vec0Ivf *x, sqlite3_stmt **ppStmt,
-                        Vec0IvfPending *aPend, int n, const unsigned char *aRec,
-                        sqlite3_int64 nPerPart){
-  int nRec = aRec ? vec0QuantRecordBytes(&x->cfgCode) : 0, i, rc = SQLITE_OK;
-  qsort(aPend, (size_t)n, sizeof(Vec0IvfPending), vec0IvfPendingCmp);
-  for(i=0; i<n && rc==SQLITE_OK; i++){
-    rc = vec0IvfWrite(p, x, ppStmt, aPend[i].iSlot, aPend[i].iList, aPend[i].iRowid,
-                      aRec ? &aRec[(size_t)aPend[i].iRec*(size_t)nRec] : 0,
-                      nPerPart>0 ? vec0IvfPackPlace(aPend[i].iRec, nPerPart) : -1);
-  }
-  return rc;
-}
-
 /* Records a part of a pack holds: VEC0_IVF_PACK_BYTES of them, and no more than the
 ** connection lets a blob hold. */
 static sqlite3_int64 vec0IvfPackPerPart(Vec0Table *p, const Vec0Ivf *x){
@@ -1065,19 +1046,77 @@ static sqlite3_int64 vec0IvfPackPerPart(Vec0Table *p, const Vec0Ivf *x){
   return nByte/nRec>0 ? nByte/nRec : 1;
 }
 
+/* Part iPart of list iList's pack: the n records of aRec. */
+static int vec0IvfPackPut(Vec0Table *p, const Vec0Ivf *x, int iList, sqlite3_int64 iPart,
+                          const unsigned char *aRec, sqlite3_int64 n){
+  sqlite3_stmt *pStmt = 0;
+  int rc = vec0Stmt(p, VEC0_STMT_IVF_PACK_PUT, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int(pStmt, 1, iList);
+  sqlite3_bind_int64(pStmt, 2, iPart);
+  sqlite3_bind_blob64(pStmt, 3, aRec, (sqlite3_uint64)(n*vec0QuantRecordBytes(&x->cfgCode)),
+                      SQLITE_STATIC);
+  sqlite3_step(pStmt);
+  rc = sqlite3_reset(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  return rc;
+}
+
+/* The n rows of aPend written to T_ivf_assign in (list, slot) order, each with its code:
+** none (aRec 0, nPerPart 0); its record of aRec (nPerPart 0); its place in its list's pack
+** (nPerPart > 0), which vec0IvfPacksWrite writes later from the lists (aRec 0: iRec is
+** the place) or, a lean training's, written here (aRec given): each list's rows of the
+** block make a part of its pack, numbered from *piPart on. Either way: a list's rows of the block go to one place of the table's key, one after
+** another. Written one at a time as they were assigned (a row at each list's end by
+** turns), a lean retrain at 1,000,000 x 384 and 1,000 lists took 24.6-26.4 s; in blocks
+** of 65,536 rows in key order, 22.2-22.4 s, 5.2 s of it these writes (the same retrain
+** writing each row's list and rowid alone, without its code: 12.5-13.4 s). */
+static int vec0IvfFlush(Vec0Table *p, Vec0Ivf *x, sqlite3_stmt **ppStmt,
+                        Vec0IvfPending *aPend, int n, const unsigned char *aRec,
+                        sqlite3_int64 nPerPart, sqlite3_int64 *piPart){
+  int nRec = aRec ? vec0QuantRecordBytes(&x->cfgCode) : 0, i, j, k, rc = SQLITE_OK;
+  unsigned char *aPart = 0;       /* A lean training's part, gathered */
+  qsort(aPend, (size_t)n, sizeof(Vec0IvfPending), vec0IvfPendingCmp);
+  if( aRec && nPerPart>0 ){
+    aPart = sqlite3_malloc64((sqlite3_uint64)(n<nPerPart ? n : nPerPart)*(sqlite3_uint64)nRec);
+    if( aPart==0 ) return SQLITE_NOMEM;
+  }
+  for(i=0; i<n && rc==SQLITE_OK; i=j){
+    j = i + 1;
+    if( aPart==0 ){
+      rc = vec0IvfWrite(p, x, ppStmt, aPend[i].iSlot, aPend[i].iList, aPend[i].iRowid,
+                        aRec ? &aRec[(size_t)aPend[i].iRec*(size_t)nRec] : 0,
+                        nPerPart>0 ? vec0IvfPackPlace(aPend[i].iRec, nPerPart) : -1);
+      continue;
+    }
+    /* Rows i..j-1: this list's rows of the block, at most a part of them. */
+    while( j<n && j-i<nPerPart && aPend[j].iList==aPend[i].iList ) j++;
+    for(k=i; k<j; k++){
+      memcpy(&aPart[(size_t)(k-i)*(size_t)nRec], &aRec[(size_t)aPend[k].iRec*(size_t)nRec],
+             (size_t)nRec);
+    }
+    rc = vec0IvfPackPut(p, x, aPend[i].iList, *piPart, aPart, j-i);
+    for(k=i; k<j && rc==SQLITE_OK; k++){
+      rc = vec0IvfWrite(p, x, ppStmt, aPend[k].iSlot, aPend[k].iList, aPend[k].iRowid, 0,
+                        (*piPart<<VEC0_IVF_PACK_SHIFT) | (sqlite3_int64)(k-i));
+    }
+    (*piPart)++;
+  }
+  sqlite3_free(aPart);
+  return rc;
+}
+
 /* Each coded list in memory, as a training left it, into T_ivf_packs: its codes' records
 ** in the order of its slots, nPerPart a part, which a row of T_ivf_assign names by its
 ** place (vec0IvfPackPlace). */
 static int vec0IvfPacksWrite(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 nPerPart){
   sqlite3_int64 nRec = vec0QuantRecordBytes(&x->cfgCode), nMax = 0, j, iPart;
-  sqlite3_stmt *pStmt = 0;
   unsigned char *aBuf;
-  int i, rc;
+  int i, rc = SQLITE_OK;
   for(i=0; i<x->nList; i++) if( x->aList[i].n>nMax ) nMax = x->aList[i].n;
   if( nMax>nPerPart ) nMax = nPerPart;
   aBuf = sqlite3_malloc64((sqlite3_uint64)(nMax*nRec + 1));
   if( aBuf==0 ) return SQLITE_NOMEM;
-  rc = vec0Stmt(p, VEC0_STMT_IVF_PACK_PUT, &pStmt);
   for(i=0; i<x->nList && rc==SQLITE_OK; i++){
     const Vec0IvfList *pL = &x->aList[i];
     for(iPart=0; iPart*nPerPart<pL->n && rc==SQLITE_OK; iPart++){
@@ -1087,14 +1126,9 @@ static int vec0IvfPacksWrite(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 nPerPart){
                              pL->aNorm[iFirst+j], pL->aScale[iFirst+j],
                              &aBuf[(size_t)j*(size_t)nRec]);
       }
-      sqlite3_bind_int(pStmt, 1, i);
-      sqlite3_bind_int64(pStmt, 2, iPart);
-      sqlite3_bind_blob64(pStmt, 3, aBuf, (sqlite3_uint64)(n*nRec), SQLITE_STATIC);
-      sqlite3_step(pStmt);
-      rc = sqlite3_reset(pStmt);
+      rc = vec0IvfPackPut(p, x, i, iPart, aBuf, n);
     }
   }
-  if( pStmt ) sqlite3_clear_bindings(pStmt);
   sqlite3_free(aBuf);
   return rc;
 }
@@ -1184,6 +1218,8 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   unsigned char *aPendRec = 0;    /* ... their records (nRec bytes each, x->bCodes) */
   int nPend = 0, nPendMax = 0, nRec = 0;
   sqlite3_int64 nPerPart = 0;     /* Codes written to T_ivf_packs: records a part */
+  sqlite3_int64 iPart = 0;        /* ... a lean training's next part */
+  int bPackAtEnd = 0;             /* ... from the lists in memory, once all are assigned */
   Vec0Ivf *x = 0;
   Vec0Reader r;
   float *X = 0, *aScore = 0;
@@ -1214,10 +1250,14 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   ** (T_ivf_assign stores every row as it is assigned), and are read when queries scan
   ** them: at 10,000,000 x 384 the codes of every list are 3.7 GiB. */
   bLean = x->bLazy && vec0MemoryBudget(-1)>0;
-  /* Lists held in memory write their codes to T_ivf_packs once every row is assigned, and
-  ** T_ivf_assign their places; a lean training writes each code in its row (in blocks, it
-  ** holds no list whole). */
-  if( x->bCodes && x->bPacks && !bLean ) nPerPart = vec0IvfPackPerPart(p, x);
+  /* Lists held in memory write their codes to T_ivf_packs once every row is assigned, a
+  ** list's in one blob; a lean training, which holds no list whole, writes a part of each
+  ** list's pack a block of rows (at 1,000,000 x 384 and 1,000 lists, about 65 codes a part,
+  ** where a page of T_ivf_assign held nine codes in their rows). */
+  if( x->bCodes && x->bPacks ){
+    nPerPart = vec0IvfPackPerPart(p, x);
+    bPackAtEnd = !bLean;
+  }
   if( nList>0 ){
     /* The sample: m rows spread evenly over the rows in rowid order. */
     m = (sqlite3_int64)VEC0_IVF_SAMPLE_PER_LIST*nList;
@@ -1248,7 +1288,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   if( nList>0 ){
     /* Room for a block of rows waiting to be written: VEC0_IVF_PENDING_BYTES of records,
     ** and at least a block of assigned rows. */
-    nRec = x->bCodes && nPerPart==0 ? vec0QuantRecordBytes(&x->cfgCode) : 0;
+    nRec = x->bCodes && !bPackAtEnd ? vec0QuantRecordBytes(&x->cfgCode) : 0;
     nPendMax = nRec>0 ? (int)(VEC0_IVF_PENDING_BYTES/nRec) : VEC0_IVF_PENDING_ROWS;
     if( nPendMax>VEC0_IVF_PENDING_ROWS ) nPendMax = VEC0_IVF_PENDING_ROWS;
     if( nPendMax<VEC0_IVF_BLOCK_ROWS ) nPendMax = VEC0_IVF_BLOCK_ROWS;
@@ -1263,7 +1303,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
     if( rc!=SQLITE_OK ) break;
     vec0IvfNearest(x, p->cfg.eMetric, X, nB, aScore, aBest);
     if( nPend+nB>nPendMax ){
-      rc = vec0IvfFlush(p, x, &pWrite, aPend, nPend, aPendRec, nPerPart);
+      rc = vec0IvfFlush(p, x, &pWrite, aPend, nPend, aPendRec, nPerPart, &iPart);
       nPend = 0;
     }
     for(j=0; j<nB && rc==SQLITE_OK; j++){
@@ -1277,13 +1317,13 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
       if( ++aCount[aBest[j]]>x->nTrainedMax ) x->nTrainedMax = aCount[aBest[j]];
       if( pRec ) vec0QuantRecord(&x->cfgCode, a, pRec);
       if( !bLean ) rc = vec0IvfListAdd(x, pP->iList, pP->iSlot, pP->iRowid, a, pRec);
-      if( nPerPart>0 ) pP->iRec = x->aPos[pP->iSlot];     /* its place in its list's pack */
+      if( bPackAtEnd ) pP->iRec = x->aPos[pP->iSlot];     /* its place in its list's pack */
     }
   }
   if( rc==SQLITE_OK && nPend>0 ){
-    rc = vec0IvfFlush(p, x, &pWrite, aPend, nPend, aPendRec, nPerPart);
+    rc = vec0IvfFlush(p, x, &pWrite, aPend, nPend, aPendRec, nPerPart, &iPart);
   }
-  if( rc==SQLITE_OK && nPerPart>0 ) rc = vec0IvfPacksWrite(p, x, nPerPart);
+  if( rc==SQLITE_OK && bPackAtEnd ) rc = vec0IvfPacksWrite(p, x, nPerPart);
   vec0ReaderClose(&r);
   rc = vec0IvfStoreEnd(p, x, iOldCache, bCacheSet, rc);
   if( rc==SQLITE_OK ) vec0IvfListsFit(x, 0, x->nList);

@@ -51,6 +51,14 @@ public struct IVFStatus: Sendable, Hashable, Decodable {
     /// the codes are not stored): reading their list codes their vectors again. A retrain
     /// stores them. 0 for float32 lists.
     public var rowsWithoutCodes: Int
+    /// Rows whose code is in their list's pack: the codes a training wrote, a list's as one
+    /// blob of the file (rows written since keep theirs elsewhere, or none).
+    public var codesInPacks: Int
+    /// Bytes of those packs.
+    public var packBytes: Int
+    /// Codes in the packs that no row uses any more (deleted or rewritten since the last
+    /// training): space the next retrain gives back.
+    public var stalePackCodes: Int
 }
 
 extension Database {

@@ -136,6 +136,55 @@ struct Vec0MemoryBudgetTests {
         #expect(tail[2] == "2000", "rows listed: \(tail)")
     }
 
+    @Test("A retrain under the budget writes its codes a block of rows at a time, as parts of the lists' packs")
+    func leanRetrainWritesPackParts() throws {
+        // 70,000 rows: a retrain under the budget writes them in two blocks (65,536 rows at
+        // most), so each list's pack is two parts; u, the same rows retrained without the
+        // budget, has one a list. Same centroids, same codes, same answers.
+        let rows = 70000
+        var script = ""
+        for table in ["t", "u"] {
+            script += "create virtual table \(table) using vec0(embedding float[8] indexed by ivf(nlist=16, nprobe=1));\n"
+        }
+        // Each element cycles with a prime period of its own: no two rows alike.
+        let vector = [1009, 1013, 1019, 1021, 1031, 1033, 1039, 1049].map { "((i * 7919 % \($0)) * 2.0 / \($0) - 1)" }
+            .joined(separator: " || ',' || ")
+        script += "with recursive n(i) as (select 1 union all select i + 1 from n where i < \(rows))\n"
+            + "insert into t(rowid, embedding) select i, '[' || \(vector) || ']' from n;\n"
+            + "insert into u(rowid, embedding) select rowid, embedding from t;\n"
+            + ".output /dev/null\nselect vecsync_ivf_retrain('u');\n"
+            + "select vecsync_memory_budget(1048576);\nselect vecsync_ivf_retrain('t');\n"
+            + "select vecsync_memory_budget(0);\n.output stdout\n"
+        for table in ["t", "u"] {
+            script += "select count(*), count(distinct list), sum(length(codes)) from \(table)_ivf_packs;\n"
+            script += "select count(*), sum(typeof(code) = 'integer') from \(table)_ivf_assign;\n"
+        }
+        script += "select (select group_concat(hex(centroid)) from (select centroid from t_ivf_centroids order by list))"
+            + " = (select group_concat(hex(centroid)) from (select centroid from u_ivf_centroids order by list));\n"
+        for q in ["[0.5,0.5,0,0,0,0,0,0]", "[-1,0.25,0.5,-0.5,1,0,0,-0.75]", "[0,0,0,0,0,0,0,1]"] {
+            for table in ["t", "u"] {
+                script += "select group_concat(rowid || ':' || distance, ' ') from (select rowid, distance from \(table)"
+                    + " where embedding match '\(q)' and k = 8 and nprobe = 2);\n"
+            }
+        }
+        script += "delete from t where rowid % 10 = 0;\n"
+        script += "select json_extract(vecsync_index_info('t'), '$.stale_pack_codes'), "
+            + "json_extract(vecsync_index_info('t'), '$.codes_in_packs');\n"
+        let output = try Shell.run(script)
+        #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count == 12, "output: \(output.stdout)")
+        let bytes = rows * (8 + 8)  // int8 codes: a byte a dimension, the norm and the scale
+        #expect(lines[0] == "32|16|\(bytes)", "t's packs: \(lines[0])")
+        #expect(lines[1] == "\(rows)|\(rows)" && lines[3] == lines[1], "rows: \(lines[1]), \(lines[3])")
+        #expect(lines[2] == "16|16|\(bytes)", "u's packs: \(lines[2])")
+        #expect(lines[4] == "1", "the two retrains trained other centroids")
+        for i in stride(from: 5, to: 11, by: 2) {
+            #expect(!lines[i].isEmpty && lines[i] == lines[i + 1], "t: \(lines[i]), u: \(lines[i + 1])")
+        }
+        #expect(lines[11] == "7000|63000", "after deleting a tenth: \(lines[11])")
+    }
+
     @Test("Coded lists that keep their rowids answer without the copy as they answer with it")
     func ivfAnswersWithoutTheCopy() throws {
         var random = SeededRandom(defaultSeed: 0x5eed_0134)

@@ -368,6 +368,8 @@ struct VectorIndexTests {
             #expect(status.codesStored && status.nprobe == 8 && status.trainedRows == 300)  // the default 10, at most nlist
             #expect(status.listMin <= status.listMax && !status.retrainSuggested && status.rowsWithoutCodes == 0)
             #expect(status.trainedImbalance == status.imbalance)  // nothing written since the training
+            // int8 codes: a byte a dimension, then the norm and the scale a row.
+            #expect(status.codesInPacks == 300 && status.packBytes == 300 * (Self.dims + 8) && status.stalePackCodes == 0)
             let leanStatus = try db.ivfStatus(table: "items_lean")
             #expect(leanStatus.lists == 6 && !leanStatus.codesStored && leanStatus.nprobe == 2)
             #expect(leanStatus.rowsWithoutCodes == 300)  // stored_codes=0: every row coded when its list is read
