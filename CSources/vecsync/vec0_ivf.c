@@ -616,7 +616,9 @@ static int vec0IvfListRead(Vec0Table *p, Vec0Ivf *x, int iList, Vec0Reader *r){
   pack.iList = iList;
   pack.iPart = -1;
   pL->bUnread = 0;
-  if( rc==SQLITE_OK && x->bCodes && x->bPacks ) rc = vec0Stmt(p, VEC0_STMT_IVF_PACK, &pack.pStmt);
+  if( rc==SQLITE_OK && x->bCodes && x->bPacks ){
+    rc = vec0Stmt(p, VEC0_STMT_IVF_PACK, &pack.pStmt);
+  }
   if( rc==SQLITE_OK ){
     sqlite3_bind_int(pStmt, 1, iList);
     while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -1066,11 +1068,12 @@ static int vec0IvfPackPut(Vec0Table *p, const Vec0Ivf *x, int iList, sqlite3_int
 ** none (aRec 0, nPerPart 0); its record of aRec (nPerPart 0); its place in its list's pack
 ** (nPerPart > 0), which vec0IvfPacksWrite writes later from the lists (aRec 0: iRec is
 ** the place) or, a lean training's, written here (aRec given): each list's rows of the
-** block make a part of its pack, numbered from *piPart on. Either way: a list's rows of the block go to one place of the table's key, one after
-** another. Written one at a time as they were assigned (a row at each list's end by
-** turns), a lean retrain at 1,000,000 x 384 and 1,000 lists took 24.6-26.4 s; in blocks
-** of 65,536 rows in key order, 22.2-22.4 s, 5.2 s of it these writes (the same retrain
-** writing each row's list and rowid alone, without its code: 12.5-13.4 s). */
+** block make a part of its pack, numbered from *piPart on. A list's rows of the block go
+** to one place of the table's key, one after another. Written one at a time as they were
+** assigned (a row at each list's end by turns), a lean retrain at 1,000,000 x 384 and 1,000
+** lists took 24.6-26.4 s; in blocks of 65,536 rows in key order, 22.2-22.4 s, 5.2 s of it
+** these writes (the same retrain writing each row's list and rowid alone, without its
+** code: 12.5-13.4 s). */
 static int vec0IvfFlush(Vec0Table *p, Vec0Ivf *x, sqlite3_stmt **ppStmt,
                         Vec0IvfPending *aPend, int n, const unsigned char *aRec,
                         sqlite3_int64 nPerPart, sqlite3_int64 *piPart){
@@ -1120,7 +1123,8 @@ static int vec0IvfPacksWrite(Vec0Table *p, Vec0Ivf *x, sqlite3_int64 nPerPart){
   for(i=0; i<x->nList && rc==SQLITE_OK; i++){
     const Vec0IvfList *pL = &x->aList[i];
     for(iPart=0; iPart*nPerPart<pL->n && rc==SQLITE_OK; iPart++){
-      sqlite3_int64 iFirst = iPart*nPerPart, n = pL->n-iFirst<nPerPart ? pL->n-iFirst : nPerPart;
+      sqlite3_int64 iFirst = iPart*nPerPart;
+      sqlite3_int64 n = pL->n-iFirst<nPerPart ? pL->n-iFirst : nPerPart;
       for(j=0; j<n; j++){
         vec0QuantRecordWrite(&x->cfgCode, &pL->aCode[(size_t)(iFirst+j)*(size_t)x->nCode],
                              pL->aNorm[iFirst+j], pL->aScale[iFirst+j],
