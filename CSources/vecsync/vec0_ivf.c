@@ -77,6 +77,10 @@ SQLITE_EXTENSION_INIT3
 ** VEC0_IVF_PENDING_BYTES of records, each block in the order of T_ivf_assign's key. */
 #define VEC0_IVF_PENDING_ROWS 65536
 #define VEC0_IVF_PENDING_BYTES ((sqlite3_int64)32*1024*1024)
+/* A lean training that writes its codes to T_ivf_packs makes a part of each list's pack a
+** block: its blocks hold this many bytes of records (a row count of no bound of its own),
+** so that the parts are long (a part's last page is partly empty). */
+#define VEC0_IVF_PENDING_PACK_BYTES ((sqlite3_int64)128*1024*1024)
 /* A training of coded lists writes a list's codes to T_ivf_packs in parts of at most this
 ** many bytes; a row of T_ivf_assign names its code by the part above bit
 ** VEC0_IVF_PACK_SHIFT and its place in the part below. */
@@ -1256,8 +1260,9 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
   bLean = x->bLazy && vec0MemoryBudget(-1)>0;
   /* Lists held in memory write their codes to T_ivf_packs once every row is assigned, a
   ** list's in one blob; a lean training, which holds no list whole, writes a part of each
-  ** list's pack a block of rows (at 1,000,000 x 384 and 1,000 lists, about 65 codes a part,
-  ** where a page of T_ivf_assign held nine codes in their rows). */
+  ** list's pack a block of rows (VEC0_IVF_PENDING_PACK_BYTES: at 10,000,000 x 384 and
+  ** 3,162 lists about 105 codes a part; blocks of 65,536 rows, 21 a part, left 5.5% of the
+  ** packs' pages unused). */
   if( x->bCodes && x->bPacks ){
     nPerPart = vec0IvfPackPerPart(p, x);
     bPackAtEnd = !bLean;
@@ -1295,6 +1300,7 @@ int vec0IvfTrain(Vec0Table *p, int nListWant){
     nRec = x->bCodes && !bPackAtEnd ? vec0QuantRecordBytes(&x->cfgCode) : 0;
     nPendMax = nRec>0 ? (int)(VEC0_IVF_PENDING_BYTES/nRec) : VEC0_IVF_PENDING_ROWS;
     if( nPendMax>VEC0_IVF_PENDING_ROWS ) nPendMax = VEC0_IVF_PENDING_ROWS;
+    if( nRec>0 && nPerPart>0 ) nPendMax = (int)(VEC0_IVF_PENDING_PACK_BYTES/nRec);
     if( nPendMax<VEC0_IVF_BLOCK_ROWS ) nPendMax = VEC0_IVF_BLOCK_ROWS;
     aPend = sqlite3_malloc64(sizeof(Vec0IvfPending)*(sqlite3_uint64)nPendMax);
     if( nRec>0 ) aPendRec = sqlite3_malloc64((sqlite3_uint64)nRec*(sqlite3_uint64)nPendMax);

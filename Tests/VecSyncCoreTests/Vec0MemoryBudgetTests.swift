@@ -136,12 +136,15 @@ struct Vec0MemoryBudgetTests {
         #expect(tail[2] == "2000", "rows listed: \(tail)")
     }
 
-    @Test("A retrain under the budget writes its codes a block of rows at a time, as parts of the lists' packs")
+    @Test("A retrain under the budget writes its codes as parts of the lists' packs, answering as one without it")
     func leanRetrainWritesPackParts() throws {
-        // 70,000 rows: a retrain under the budget writes them in two blocks (65,536 rows at
-        // most), so each list's pack is two parts; u, the same rows retrained without the
-        // budget, has one a list. Same centroids, same codes, same answers.
-        let rows = 70000
+        // 40,000 rows in 16 lists, blobs of at most 20,000 bytes (.limit length): about
+        // 1,240 codes of 16 bytes a part, two or three parts a list. A retrain under the
+        // budget (t) holds no list whole and writes each list's part as its block of rows
+        // reaches it, parts numbered across lists; one without the budget (u) writes each
+        // list's parts from memory, numbered within the list. Same centroids, same codes,
+        // same answers.
+        let rows = 40000
         var script = ""
         for table in ["t", "u"] {
             script += "create virtual table \(table) using vec0(embedding float[8] indexed by ivf(nlist=16, nprobe=1));\n"
@@ -152,11 +155,12 @@ struct Vec0MemoryBudgetTests {
         script += "with recursive n(i) as (select 1 union all select i + 1 from n where i < \(rows))\n"
             + "insert into t(rowid, embedding) select i, '[' || \(vector) || ']' from n;\n"
             + "insert into u(rowid, embedding) select rowid, embedding from t;\n"
-            + ".output /dev/null\nselect vecsync_ivf_retrain('u');\n"
+            + ".output /dev/null\n.limit length 20000\nselect vecsync_ivf_retrain('u');\n"
             + "select vecsync_memory_budget(1048576);\nselect vecsync_ivf_retrain('t');\n"
             + "select vecsync_memory_budget(0);\n.output stdout\n"
         for table in ["t", "u"] {
-            script += "select count(*), count(distinct list), sum(length(codes)) from \(table)_ivf_packs;\n"
+            script += "select count(*), count(distinct list), sum(length(codes)), max(part), max(length(codes)) <= 20000"
+                + " from \(table)_ivf_packs;\n"
             script += "select count(*), sum(typeof(code) = 'integer') from \(table)_ivf_assign;\n"
         }
         script += "select (select group_concat(hex(centroid)) from (select centroid from t_ivf_centroids order by list))"
@@ -172,17 +176,23 @@ struct Vec0MemoryBudgetTests {
             + "json_extract(vecsync_index_info('t'), '$.codes_in_packs');\n"
         let output = try Shell.run(script)
         #expect(output.stderr.isEmpty, "stderr: \(output.stderr)")
+        // The shell prints the limit .limit sets whatever .output says.
         let lines = output.stdout.split(separator: "\n").map(String.init)
+            .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("length ") }
         try #require(lines.count == 12, "output: \(output.stdout)")
         let bytes = rows * (8 + 8)  // int8 codes: a byte a dimension, the norm and the scale
-        #expect(lines[0] == "32|16|\(bytes)", "t's packs: \(lines[0])")
+        let t = lines[0].split(separator: "|").map(String.init), u = lines[2].split(separator: "|").map(String.init)
+        try #require(t.count == 5 && u.count == 5, "packs: \(lines[0]), \(lines[2])")
+        #expect(t[0] == u[0] && (Int(t[0]) ?? 0) > 32, "parts: t \(lines[0]), u \(lines[2])")
+        #expect(t[1] == "16" && u[1] == "16" && t[2] == "\(bytes)" && u[2] == "\(bytes)", "t \(lines[0]), u \(lines[2])")
+        #expect(Int(t[3]) == (Int(t[0]) ?? 0) - 1 && (Int(u[3]) ?? 99) < 4, "part numbers: t \(lines[0]), u \(lines[2])")
+        #expect(t[4] == "1" && u[4] == "1", "a part longer than the limit: \(lines[0]), \(lines[2])")
         #expect(lines[1] == "\(rows)|\(rows)" && lines[3] == lines[1], "rows: \(lines[1]), \(lines[3])")
-        #expect(lines[2] == "16|16|\(bytes)", "u's packs: \(lines[2])")
         #expect(lines[4] == "1", "the two retrains trained other centroids")
         for i in stride(from: 5, to: 11, by: 2) {
             #expect(!lines[i].isEmpty && lines[i] == lines[i + 1], "t: \(lines[i]), u: \(lines[i + 1])")
         }
-        #expect(lines[11] == "7000|63000", "after deleting a tenth: \(lines[11])")
+        #expect(lines[11] == "4000|36000", "after deleting a tenth: \(lines[11])")
     }
 
     @Test("Coded lists that keep their rowids answer without the copy as they answer with it")
