@@ -73,6 +73,7 @@ static void vec0IvfResultError(sqlite3_context *ctx, const char *zFunc, Vec0Tabl
 static void vec0IvfRetrainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const char *zFunc = "vecsync_ivf_retrain";
   Vec0Table *p;
+  sqlite3 *db;
   int nList = 0, rc, rc2;
   if( argc>1 ){
     sqlite3_int64 n = sqlite3_value_int64(argv[1]);
@@ -90,7 +91,8 @@ static void vec0IvfRetrainFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
     sqlite3_result_error_code(ctx, SQLITE_READONLY);
     return;
   }
-  rc = sqlite3_exec(p->db, "SAVEPOINT vecsync_ivf_retrain", 0, 0, 0);
+  db = p->db;
+  rc = sqlite3_exec(db, "SAVEPOINT vecsync_ivf_retrain", 0, 0, 0);
   if( rc!=SQLITE_OK ){
     vec0IvfResultError(ctx, zFunc, p, rc);
     return;
@@ -98,19 +100,21 @@ static void vec0IvfRetrainFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
   rc = vec0ShadowIvfIndex(p);
   if( rc==SQLITE_OK ) rc = vec0IvfTrain(p, nList);
   if( rc!=SQLITE_OK ){
+    /* p is not used after the rollback: undoing vec0ShadowIvfIndex's new shadow tables (a
+    ** table of an earlier layout) resets the schema, which disconnects p and frees it. Its
+    ** lists go first, to be read again from what the file holds. */
     vec0IvfResultError(ctx, zFunc, p, rc);
-    sqlite3_exec(p->db, "ROLLBACK TO vecsync_ivf_retrain", 0, 0, 0);
+    vec0IvfDrop(p);
+    p = 0;
+    sqlite3_exec(db, "ROLLBACK TO vecsync_ivf_retrain", 0, 0, 0);
   }
-  rc2 = sqlite3_exec(p->db, "RELEASE vecsync_ivf_retrain", 0, 0, 0);
+  rc2 = sqlite3_exec(db, "RELEASE vecsync_ivf_retrain", 0, 0, 0);
   if( rc==SQLITE_OK && rc2!=SQLITE_OK ){
     rc = rc2;
     vec0IvfResultError(ctx, zFunc, p, rc);
+    vec0IvfDrop(p);
   }
-  if( rc==SQLITE_OK ){
-    sqlite3_result_int(ctx, vec0IvfLists(p));
-  }else{
-    vec0IvfDrop(p);                   /* read again from what the file holds */
-  }
+  if( rc==SQLITE_OK ) sqlite3_result_int(ctx, vec0IvfLists(p));
 }
 
 /* vecsync_index_info(table): the index as JSON (vec0IvfInfo says what each field is). */

@@ -202,6 +202,33 @@ def test_knn_batch_answers_each_query_as_match_does(db, metric, queries):
         assert batch.get(j) == match, "seed %d (VECSYNC_SEED=%d replays it), query %d" % (SEED, SEED, j)
 
 
+def test_failed_retrain_of_an_earlier_layout_leaves_the_table_as_it_was(db):
+    """A retrain of a table whose codes are in their rows (ivf_list_index 3) makes its
+    shadow tables again; when it then fails, the rollback undoes that too (and with it the
+    schema: the table is connected again, not used after it is freed), and the table
+    answers as before once its damage is mended."""
+    db.conn.execute("create virtual table t using vec0(e float[2] indexed by ivf(nlist=2, nprobe=1))")
+    for i, v in enumerate([[0, 0], [0, 1], [1, 0], [10, 10], [10, 11], [11, 10]], start=1):
+        db.conn.execute("insert into t(rowid, e) values (?, ?)", (i, f32(v)))
+    assert db.rows("select vecsync_ivf_retrain('t')") == [(2,)]
+    db.conn.execute("update t_ivf_assign set code = null")
+    db.conn.execute("drop table t_ivf_packs")
+    db.conn.execute("update t_info set value = 3 where key = 'ivf_list_index'")
+    db.conn.execute("update t_info set value = value + 1 where key = 'ivf_version'")
+    schema = db.rows("select name, sql from sqlite_schema where name like 't_ivf%' order by name")
+    saved = db.rows("select vectors from t_vectors where chunk_id = 0")[0][0]
+    db.conn.execute("update t_vectors set vectors = x'00' where chunk_id = 0")
+    with pytest.raises(Exception, match="storage is damaged"):
+        db.rows("select vecsync_ivf_retrain('t')")
+    assert db.rows("select name, sql from sqlite_schema where name like 't_ivf%' order by name") == schema
+    assert db.rows("select value from t_info where key = 'ivf_list_index'") == [(3,)]
+    db.conn.execute("update t_vectors set vectors = ? where chunk_id = 0", (saved,))
+    assert db.rows("select rowid from t where e match '[10, 10]' and k = 2 and nprobe = 1") == [(4,), (5,)]
+    assert db.rows("select vecsync_ivf_retrain('t')") == [(2,)]
+    assert db.rows("select value from t_info where key = 'ivf_list_index'") == [(4,)]
+    assert db.rows("select rowid from t where e match '[10, 10]' and k = 2 and nprobe = 1") == [(4,), (5,)]
+
+
 def test_ivf_index_follows_another_connections_writes(tmp_path, request):
     """Two connections on one file: what one writes (small transactions, replayed from the
     change log, and a large one, read again whole), the other's ivf index finds, with the
