@@ -588,9 +588,16 @@ static int libsqlStoreTrain(sqlite3 *db, Vec0Registry *pReg, const LibsqlIndex *
   if( rc==SQLITE_OK ) rc = sqlite3_exec(db, "SAVEPOINT vecsync_train", 0, 0, 0);
   if( rc==SQLITE_OK ){
     rc = vec0IvfTrain(pStore, 0);
-    if( rc!=SQLITE_OK ) sqlite3_exec(db, "ROLLBACK TO vecsync_train", 0, 0, 0);
+    if( rc!=SQLITE_OK ){
+      /* pStore is not used after the rollback: in a transaction that changed the schema
+      ** (the one that made the store) it resets the schema, which disconnects pStore and
+      ** frees it. Its lists go first, to be read again from what the file holds. */
+      if( *pzErr==0 ) *pzErr = vec0TakeError(pStore);
+      vec0IvfDrop(pStore);
+      pStore = 0;
+      sqlite3_exec(db, "ROLLBACK TO vecsync_train", 0, 0, 0);
+    }
     sqlite3_exec(db, "RELEASE vecsync_train", 0, 0, 0);
-    if( rc!=SQLITE_OK ) vec0IvfDrop(pStore);     /* read again from what the file holds */
   }
   if( rc!=SQLITE_OK && pStore && *pzErr==0 ) *pzErr = vec0TakeError(pStore);
   sqlite3_free(zStore);
