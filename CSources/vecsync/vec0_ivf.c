@@ -1858,7 +1858,7 @@ static int vec0IvfSizes(Vec0Table *p, int *aSize, sqlite3_int64 *pnUncoded,
 
 int vec0IvfInfo(Vec0Table *p, char **pzOut){
   const Vec0Ivf *x = p->pIvf;
-  sqlite3_int64 nListed = 0, nRow = 0, nUncoded = 0, nPacked = 0, nPackBytes = 0;
+  sqlite3_int64 nListed = 0, nRow = 0, nUncoded = 0, nPacked = 0, nPackBytes = 0, nStale;
   double rMean, rTrainedImbalance;
   int nMin = 0, nMax = 0, nRead = 0, i, bRetrain, rc;
   int *aSize;
@@ -1873,7 +1873,7 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
     sqlite3_stmt *pStmt = 0;
     rc = vec0Stmt(p, VEC0_STMT_IVF_PACK_BYTES, &pStmt);
     if( rc==SQLITE_OK ){
-      if( sqlite3_step(pStmt)==SQLITE_ROW ) nPackBytes = sqlite3_column_int64(pStmt, 1);
+      if( sqlite3_step(pStmt)==SQLITE_ROW ) nPackBytes = sqlite3_column_int64(pStmt, 0);
       rc = sqlite3_reset(pStmt);
     }
   }
@@ -1886,6 +1886,8 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
   }
   sqlite3_free(aSize);
   if( rc!=SQLITE_OK ) return rc;
+  /* Codes in the packs that no row names any more. */
+  nStale = nPackBytes/vec0QuantRecordBytes(&x->cfgCode) - nPacked;
   rMean = x->nList>0 ? (double)nListed/x->nList : 0.0;
   /* Drift: how far the table moved from the one the centroids were trained on (rows now
   ** over rows then), and how uneven the lists became (largest over mean). Retraining is
@@ -1914,8 +1916,7 @@ int vec0IvfInfo(Vec0Table *p, char **pzOut){
                       rMean>0 ? nMax/rMean : 0.0, rTrainedImbalance, bRetrain ? "true" : "false",
                       x->bRowids ? "true" : "false", x->nNoCopy,
                       x->bCodes ? "true" : "false", nUncoded, nPacked, nPackBytes,
-                      nPackBytes/vec0QuantRecordBytes(&x->cfgCode) > nPacked
-                        ? nPackBytes/vec0QuantRecordBytes(&x->cfgCode) - nPacked : 0);
+                      nStale>0 ? nStale : 0);
   *pzOut = sqlite3_str_finish(pStr);
   return *pzOut ? SQLITE_OK : SQLITE_NOMEM;
 }

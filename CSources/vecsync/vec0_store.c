@@ -151,7 +151,7 @@ static const char *const azVec0Stmt[VEC0_STMT_COUNT] = {
                                " WHERE list=?1 AND part=?2",
   [VEC0_STMT_IVF_PACK_PUT]   = "INSERT INTO \"%w\".\"%w_ivf_packs\"(list, part, codes)"
                                " VALUES(?1, ?2, ?3)",
-  [VEC0_STMT_IVF_PACK_BYTES] = "SELECT count(*), coalesce(sum(length(codes)), 0)"
+  [VEC0_STMT_IVF_PACK_BYTES] = "SELECT coalesce(sum(length(codes)), 0)"
                                " FROM \"%w\".\"%w_ivf_packs\"",
 };
 

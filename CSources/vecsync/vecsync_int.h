@@ -418,7 +418,7 @@ enum {
                               ** whose code is in their list's pack (a layout with codes) */
   VEC0_STMT_IVF_PACK,         /* SELECT codes FROM T_ivf_packs WHERE list=?1 AND part=?2 */
   VEC0_STMT_IVF_PACK_PUT,     /* INSERT INTO T_ivf_packs(list, part, codes) VALUES(...) */
-  VEC0_STMT_IVF_PACK_BYTES,   /* SELECT count(*), sum(length(codes)) FROM T_ivf_packs */
+  VEC0_STMT_IVF_PACK_BYTES,   /* SELECT sum(length(codes)) FROM T_ivf_packs */
   VEC0_STMT_COUNT
 };
 
